@@ -1,0 +1,189 @@
+/*
+ * The daemon's internal header (tmux style): shared types and the
+ * prototypes modules call across file boundaries, under one banner per file.
+ * Private to core/; plugins include <gprofiler/plugin.h> only.
+ */
+#ifndef GPROFILER_INTERNAL_H
+#define GPROFILER_INTERNAL_H
+
+#ifdef GP_PLUGIN_BUILD
+#error "plugins include <gprofiler/plugin.h> only, never the daemon's core/gprofiler.h"
+#endif
+
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <gprofiler/plugin.h>
+
+#include "log.h"
+#include "xmalloc.h"
+
+struct event_base;
+struct json_object;
+
+#define GP_AGENT_VERSION	PACKAGE_VERSION
+
+/* Magic numbers of objects that travel as void * (Varnish miniobj). */
+#define PLUGIN_MAGIC		0x504c5547u
+#define PLUGIN_CTX_MAGIC	0x50435458u
+#define SNAPSHOT_MAGIC		0x534e4150u
+#define TIMER_MAGIC		0x54494d52u
+#define WATCH_MAGIC		0x57415443u
+#define CHILD_MAGIC		0x4348494cu
+#define JSON_MAGIC		0x4a534f4eu
+
+/* Asserts stay on in release builds: a bad magic is memory corruption. */
+#define CHECK_OBJ(ptr, m) do {						\
+	if ((ptr) == NULL || (ptr)->magic != (m))			\
+		fatalx("%s:%d: bad object %p (magic %s)", __FILE__,	\
+		    __LINE__, (void *)(ptr), #m);			\
+} while (0)
+
+/* Profiling modes; the names are the --mode values. */
+#define MODE_NONE	0u
+#define MODE_CPU	GP_MODE_CPU
+#define MODE_ALLOCATION	GP_MODE_ALLOCATION
+#define MODE_GPU	GP_MODE_GPU
+
+/* Exit statuses. */
+#define EXIT_USAGE	2
+
+/* Where a setting came from (higher wins). */
+#define SRC_DEFAULT	0
+#define SRC_FILE	1
+#define SRC_ENV		2
+#define SRC_CLI		3
+#define SRC_COMMAND	4	/* a heartbeat command's combined_config */
+
+/* config.c */
+/*
+ * An effective set of option values, core and plugin, as text, each with
+ * where it came from.  Owned by whoever created it; runs keep their own copy.
+ */
+struct config;
+struct config	*config_new(void);
+struct config	*config_clone(const struct config *);
+void		 config_free(struct config *);
+/* Effective value as text (the default when not set); NULL if none. */
+const char	*config_get(const struct config *, const char *name);
+int64_t		 config_get_int(const struct config *, const char *name,
+		    int64_t dflt);
+int		 config_get_bool(const struct config *, const char *name);
+int		 config_is_set(const struct config *, const char *name);
+/* Set a value; -EINVAL with a message in err naming origin and fix. */
+int		 config_set(struct config *, const char *name,
+		    const char *value, int source, const char *origin,
+		    char *err, size_t errlen);
+unsigned	 config_mode(const struct config *);	/* MODE_* */
+const char	*config_mode_name(unsigned mode);
+/* The effective settings for metadata.run_arguments, secrets removed.
+ * Caller owns the result. */
+struct json_object *config_run_arguments(const struct config *);
+
+/* plugin.c */
+struct manifest {
+	char		*name;
+	unsigned	 kind;		/* GP_KIND_* */
+	unsigned	 modes;		/* GP_MODE_* */
+	unsigned	 abi_major;
+	char	       **options;	/* option names, NULL-terminated */
+};
+
+struct plugin {
+	unsigned		 magic;		/* PLUGIN_MAGIC */
+	char			*path;		/* the .so */
+	struct manifest		 manifest;
+	void			*dl;		/* NULL until loaded */
+	const struct gp_plugin	*desc;		/* NULL until loaded */
+	void			*priv;
+	struct gp_plugin_ctx	*ctx;
+	int			 started;
+	TAILQ_ENTRY(plugin)	 entry;
+};
+TAILQ_HEAD(plugin_list, plugin);
+
+/* The plugins that serve `mode` among those found in the plugin dirs,
+ * dlopen()ed, checked and initialised.  Fatal for a missing or broken
+ * system profiler that the mode requires. */
+int		 plugins_load_for_mode(struct plugin_list *,
+		    const struct config *, unsigned mode, char *err,
+		    size_t errlen);
+void		 plugins_unload(struct plugin_list *);
+struct plugin	*plugins_system(struct plugin_list *);
+
+/* host_api.c */
+const struct gp_host_api *host_api(void);
+struct gp_plugin_ctx *host_ctx_new(struct plugin *, struct event_base *);
+void		 host_ctx_free(struct gp_plugin_ctx *);
+/* The configuration plugins see through option_get (the current run's). */
+void		 host_ctx_set_config(struct gp_plugin_ctx *,
+		    const struct config *);
+
+/* profile.c */
+/*
+ * A cycle's folded stacks: interned frames, one table per PID, adding a
+ * sample is O(depth).  Stack views are borrowed from the profile.
+ */
+struct profile;
+struct profile_stack {
+	int32_t		 pid;
+	const char	*comm;
+	const char	*container;	/* "" when none */
+	const char	*appid;		/* NULL when none */
+	uint32_t	 appmeta_idx;	/* index into application_metadata */
+	const char *const *frames;	/* root first, without the prefixes */
+	uint32_t	 nframes;
+	uint64_t	 count;
+};
+struct profile	*profile_new(void);
+void		 profile_free(struct profile *);
+int		 profile_add_stack(struct profile *, int32_t pid,
+		    const char *comm, const char *const *frames,
+		    uint32_t nframes, uint64_t count);
+/* Visit every stack; a non-zero return from cb stops and is returned. */
+int		 profile_foreach(const struct profile *,
+		    int (*cb)(const struct profile_stack *, void *), void *);
+uint64_t	 profile_total(const struct profile *);
+
+/*
+ * The result of one cycle, handed to the writers (col.c, output.c,
+ * flamegraph.c, pprof.c) and the uploader.
+ */
+struct cycle_output {
+	const struct config	*cfg;
+	const struct profile	*profile;	/* merged and enriched */
+	struct json_object	*header;	/* the .col header object */
+	struct timespec		 start;		/* CLOCK_REALTIME */
+	struct timespec		 end;
+	unsigned		 mode;
+	int64_t			 frequency;
+	int			 adhoc;		/* a non-continuous command run */
+};
+
+/* col.c */
+/* The .col text (header line, stacks, no trailing newline). Caller frees. */
+char		*col_render(const struct cycle_output *, size_t *lenp);
+
+/* output.c */
+/* Local files for one cycle under --output-dir: .col, .html, .pb.gz,
+ * last_* symlinks, rotation.  0 / -errno (logged). */
+int		 output_write_cycle(const struct cycle_output *);
+
+/* flamegraph.c */
+/* Self-contained HTML flame graph of a profile.  Caller frees. */
+char		*flamegraph_render(const struct cycle_output *, size_t *lenp);
+
+/* pprof.c */
+/* gzip'd perftools.profiles.Profile of the cycle.  Caller frees. */
+unsigned char	*pprof_render(const struct cycle_output *, size_t *lenp);
+
+/* upload.c */
+/* Queue the cycle's profile for upload (spooled until accepted). */
+int		 upload_enqueue(const struct cycle_output *, const char *col,
+		    size_t collen);
+
+#endif /* GPROFILER_INTERNAL_H */

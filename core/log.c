@@ -1,0 +1,234 @@
+/*
+ * The daemon's log: "LEVEL component: message" lines on stderr (level set by
+ * -v) and, at DEBUG, in --log-file.  Never give it a token.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static int	 log_verbose = LOG_LEVEL_INFO;
+static FILE	*log_file;
+static const char *log_procname = "gprofiler";
+
+static const char *const log_levels[] = { "ERROR", "WARN", "INFO", "DEBUG" };
+
+/* Start logging to stderr; verbose raises the stderr level to DEBUG. */
+void
+log_init(int verbose, const char *procname)
+{
+	log_verbose = verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO;
+	if (procname != NULL)
+		log_procname = procname;
+}
+
+void
+log_setverbose(int v)
+{
+	log_verbose = v ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO;
+}
+
+int
+log_getverbose(void)
+{
+	return (log_verbose == LOG_LEVEL_DEBUG);
+}
+
+/* Also log everything, at DEBUG, to path (appended, 0600). */
+int
+log_open_file(const char *path)
+{
+	int	 fd;
+	FILE	*f;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd == -1)
+		return (-errno);
+	if ((f = fdopen(fd, "a")) == NULL) {
+		close(fd);
+		return (-errno);
+	}
+	setvbuf(f, NULL, _IOLBF, 0);
+	log_close_file();
+	log_file = f;
+	return (0);
+}
+
+void
+log_close_file(void)
+{
+	if (log_file != NULL)
+		fclose(log_file);
+	log_file = NULL;
+}
+
+void
+log_vmsg(int level, const char *component, const char *fmt, va_list ap)
+{
+	char		 msg[4096], ts[32];
+	struct timespec	 now;
+	struct tm	 tm;
+
+	if (level < LOG_LEVEL_ERR)
+		level = LOG_LEVEL_ERR;
+	if (level > LOG_LEVEL_DEBUG)
+		level = LOG_LEVEL_DEBUG;
+	if (level > log_verbose && log_file == NULL)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (level <= log_verbose) {
+		if (component != NULL)
+			fprintf(stderr, "%s %s: %s\n", log_levels[level],
+			    component, msg);
+		else
+			fprintf(stderr, "%s %s\n", log_levels[level], msg);
+	}
+	if (log_file != NULL) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		gmtime_r(&now.tv_sec, &tm);
+		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(log_file, "%s.%03ldZ %s %s: %s\n", ts,
+		    now.tv_nsec / 1000000, log_levels[level],
+		    component != NULL ? component : log_procname, msg);
+	}
+}
+
+void
+log_msg(int level, const char *component, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	log_vmsg(level, component, fmt, ap);
+	va_end(ap);
+}
+
+/* Like log_warnx, with ": strerror(errno)" appended. */
+void
+log_warn(const char *fmt, ...)
+{
+	char	 buf[2048];
+	int	 saved = errno;
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	log_msg(LOG_LEVEL_WARN, NULL, "%s: %s", buf, strerror(saved));
+	errno = saved;
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	log_vmsg(LOG_LEVEL_WARN, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	log_vmsg(LOG_LEVEL_INFO, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	log_vmsg(LOG_LEVEL_DEBUG, NULL, fmt, ap);
+	va_end(ap);
+}
+
+/* Broken invariant or start-up failure: log with strerror and exit 1. */
+void
+fatal(const char *fmt, ...)
+{
+	char	 buf[2048];
+	int	 saved = errno;
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	log_msg(LOG_LEVEL_ERR, NULL, "%s: %s", buf, strerror(saved));
+	exit(1);
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	log_vmsg(LOG_LEVEL_ERR, NULL, fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+static long long
+log_now(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ts.tv_sec);
+}
+
+void
+log_complain(struct complain *c, int level, const char *component,
+    const char *fmt, ...)
+{
+	char		 buf[2048];
+	long long	 now = log_now();
+	unsigned	 iv = c->c_interval ? c->c_interval : 60;
+	va_list		 ap;
+
+	if (c->c_last != 0 && now - c->c_last < (long long)iv) {
+		c->c_suppressed++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (c->c_suppressed > 0)
+		log_msg(level, component, "%s (%u similar messages suppressed)",
+		    buf, c->c_suppressed);
+	else
+		log_msg(level, component, "%s", buf);
+	c->c_last = now;
+	c->c_suppressed = 0;
+}
+
+/* The condition behind a complain is over: say so once if it was logged. */
+void
+log_release(struct complain *c, const char *component, const char *fmt, ...)
+{
+	char	 buf[2048];
+	va_list	 ap;
+
+	if (c->c_last == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	log_msg(LOG_LEVEL_INFO, component, "%s", buf);
+	c->c_last = 0;
+	c->c_suppressed = 0;
+}

@@ -1,0 +1,1 @@
+# core: build rules (automake fragment, included from the top Makefile.am).

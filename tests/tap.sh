@@ -1,0 +1,27 @@
+# TAP helpers for shell integration tests: source this file.
+#   ok COND-EXIT-STATUS "what"; skip_all "why"; done_testing
+tap_n=0
+tap_failed=0
+ok() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		echo "not ok $tap_n - $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+# check "what" command args...: runs the command, ok if it exits 0.
+check() {
+	what=$1; shift
+	"$@" >/dev/null 2>&1
+	ok $? "$what"
+}
+diag() { echo "# $*"; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+done_testing() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
+# A private temporary directory removed at exit.
+tap_tmpdir() {
+	TMP=$(mktemp -d /tmp/gptest.XXXXXX) || exit 99
+	trap 'rm -rf "$TMP"' EXIT
+}
