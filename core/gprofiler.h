@@ -174,12 +174,38 @@ char		*col_render(const struct cycle_output *, size_t *lenp);
 int		 output_write_cycle(const struct cycle_output *);
 
 /* flamegraph.c */
-/* Self-contained HTML flame graph of a profile.  Caller frees. */
-char		*flamegraph_render(const struct cycle_output *, size_t *lenp);
+/* Self-contained HTML flame graph of a .col text (its header gives times,
+ * host, mode).  Caller frees. */
+char		*flamegraph_render(const char *col, size_t collen, size_t *lenp);
 
 /* pprof.c */
 /* gzip'd perftools.profiles.Profile of the cycle.  Caller frees. */
 unsigned char	*pprof_render(const struct cycle_output *, size_t *lenp);
+
+/* run.c */
+/*
+ * One profiling run: a configuration, the active plugins, cycles every
+ * profiling-duration seconds (or one cycle without --continuous).
+ */
+struct run;
+struct run_hooks {
+	/* After a cycle's local files are written (e.g. queue the upload). */
+	void		(*on_cycle)(const struct cycle_output *,
+			    const char *col, size_t collen, void *arg);
+	/* The run ended by itself (single cycle done) or failed. */
+	void		(*on_finished)(struct run *, int status,
+			    const char *err, void *arg);
+	/* Container name of a PID, "" for none; NULL: names disabled. */
+	const char	*(*container_name)(int32_t pid, void *arg);
+	void		*arg;
+};
+struct run	*run_new(struct event_base *, const struct config *,
+		    struct plugin_list *, const struct run_hooks *);
+int		 run_start(struct run *);
+/* Finish or abandon the current cycle, stop the plugins (bounded), then
+ * call done. */
+void		 run_stop(struct run *, void (*done)(void *), void *);
+void		 run_free(struct run *);
 
 /* upload.c */
 /* Queue the cycle's profile for upload (spooled until accepted). */

@@ -98,8 +98,9 @@ struct gp_json;		/* a JSON object under construction */
  * One configuration option.  `name` is the long option without "--" and is
  * also the config key (in the plugin's [section] or at top level) and, upper
  * cased with '-' turned to '_' and prefixed GPROFILER_, the environment
- * variable.  Names must start with the plugin name ("perf-mode") so that two
- * plugins never collide.
+ * variable.  Names are unique among all plugins and the core options; start
+ * them with the plugin's name ("perf-mode") unless compatibility with
+ * gProfiler's flags says otherwise.
  */
 struct gp_option {
 	const char	*name;
