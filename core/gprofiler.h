@@ -123,6 +123,23 @@ void		 host_ctx_free(struct gp_plugin_ctx *);
 void		 host_ctx_set_config(struct gp_plugin_ctx *,
 		    const struct config *);
 
+/* child.c */
+/*
+ * Child processes for the core and for plugins (through host_api.c):
+ * struct gp_child is defined in child.c.  Reaped via SIGCHLD on the base
+ * given to the first child_spawn (one base per process).
+ */
+struct gp_child	*child_spawn(struct event_base *,
+		    const struct gp_child_spec *, void *owner);
+int		 child_stop(struct gp_child *, int sig, unsigned grace_ms);
+pid_t		 child_pid(const struct gp_child *);
+size_t		 child_stderr_tail(const struct gp_child *, char *, size_t);
+void		 child_abandon(struct gp_child *);
+void		 child_abandon_owner(void *owner);
+void		 child_reap(void);
+unsigned	 child_count(void);
+void		 child_fini(void);
+
 /* profile.c */
 /*
  * A cycle's folded stacks: interned frames, one table per PID, adding a

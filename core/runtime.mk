@@ -1,1 +1,13 @@
-# core: build rules (automake fragment, included from the top Makefile.am).
+# core/runtime.mk: the daemon's runtime (host API, children, profile store,
+# merge, cycle, run, .col writer, metadata, metrics).
+core_libgpcore_la_SOURCES += \
+	core/child.c
+
+RUNTIME_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
+RUNTIME_TEST_LDADD = core/libgpcore.la
+
+check_PROGRAMS += tests/unit/test_child
+TESTS += tests/unit/test_child
+tests_unit_test_child_SOURCES = tests/unit/test_child.c
+tests_unit_test_child_CFLAGS = $(RUNTIME_TEST_CFLAGS)
+tests_unit_test_child_LDADD = $(RUNTIME_TEST_LDADD)
