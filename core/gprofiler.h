@@ -110,8 +110,8 @@ TAILQ_HEAD(plugin_list, plugin);
  * dlopen()ed, checked and initialised.  Fatal for a missing or broken
  * system profiler that the mode requires. */
 int		 plugins_load_for_mode(struct plugin_list *,
-		    const struct config *, unsigned mode, char *err,
-		    size_t errlen);
+		    struct event_base *, struct config *, unsigned mode,
+		    char *err, size_t errlen);
 void		 plugins_unload(struct plugin_list *);
 struct plugin	*plugins_system(struct plugin_list *);
 
@@ -165,6 +165,31 @@ int		 profile_add_stack(struct profile *, int32_t pid,
 int		 profile_foreach(const struct profile *,
 		    int (*cb)(const struct profile_stack *, void *), void *);
 uint64_t	 profile_total(const struct profile *);
+/* The stacks of one PID; every PID (with stacks, an error or attributes). */
+int		 profile_foreach_in_pid(const struct profile *, int32_t pid,
+		    int (*cb)(const struct profile_stack *, void *), void *);
+int		 profile_foreach_pid(const struct profile *,
+		    int (*cb)(int32_t pid, void *), void *);
+uint64_t	 profile_pid_total(const struct profile *, int32_t pid);
+size_t		 profile_npids(const struct profile *);
+int		 profile_has_pid(const struct profile *, int32_t pid);
+/* Per-PID attributes; strings are copied, getters return borrowed text. */
+void		 profile_set_error(struct profile *, int32_t pid,
+		    const char *comm, int kind, const char *reason);
+const char	*profile_pid_error(const struct profile *, int32_t pid);
+const char	*profile_pid_comm(const struct profile *, int32_t pid);
+void		 profile_set_container(struct profile *, int32_t pid,
+		    const char *);
+const char	*profile_pid_container(const struct profile *, int32_t pid);
+void		 profile_set_appid(struct profile *, int32_t pid,
+		    const char *);
+const char	*profile_pid_appid(const struct profile *, int32_t pid);
+/* Takes ownership of md; the getter's result is borrowed. */
+void		 profile_set_appmeta(struct profile *, int32_t pid,
+		    struct json_object *md);
+struct json_object *profile_pid_appmeta(const struct profile *, int32_t pid);
+void		 profile_set_appmeta_idx(struct profile *, int32_t pid,
+		    uint32_t idx);
 
 /*
  * The result of one cycle, handed to the writers (col.c, output.c,
