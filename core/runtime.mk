@@ -1,7 +1,8 @@
 # core/runtime.mk: the daemon's runtime (host API, children, profile store,
 # merge, cycle, run, .col writer, metadata, metrics).
 core_libgpcore_la_SOURCES += \
-	core/child.c
+	core/child.c \
+	core/profile.c
 
 RUNTIME_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
 RUNTIME_TEST_LDADD = core/libgpcore.la
@@ -11,3 +12,9 @@ TESTS += tests/unit/test_child
 tests_unit_test_child_SOURCES = tests/unit/test_child.c
 tests_unit_test_child_CFLAGS = $(RUNTIME_TEST_CFLAGS)
 tests_unit_test_child_LDADD = $(RUNTIME_TEST_LDADD)
+
+check_PROGRAMS += tests/unit/test_profile
+TESTS += tests/unit/test_profile
+tests_unit_test_profile_SOURCES = tests/unit/test_profile.c
+tests_unit_test_profile_CFLAGS = $(RUNTIME_TEST_CFLAGS)
+tests_unit_test_profile_LDADD = $(RUNTIME_TEST_LDADD)
