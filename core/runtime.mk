@@ -2,7 +2,8 @@
 # merge, cycle, run, .col writer, metadata, metrics).
 core_libgpcore_la_SOURCES += \
 	core/child.c \
-	core/profile.c
+	core/profile.c \
+	core/col.c
 
 RUNTIME_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
 RUNTIME_TEST_LDADD = core/libgpcore.la
@@ -18,3 +19,9 @@ TESTS += tests/unit/test_profile
 tests_unit_test_profile_SOURCES = tests/unit/test_profile.c
 tests_unit_test_profile_CFLAGS = $(RUNTIME_TEST_CFLAGS)
 tests_unit_test_profile_LDADD = $(RUNTIME_TEST_LDADD)
+
+check_PROGRAMS += tests/unit/test_col
+TESTS += tests/unit/test_col
+tests_unit_test_col_SOURCES = tests/unit/test_col.c
+tests_unit_test_col_CFLAGS = $(RUNTIME_TEST_CFLAGS)
+tests_unit_test_col_LDADD = $(RUNTIME_TEST_LDADD)
