@@ -191,6 +191,19 @@ struct json_object *profile_pid_appmeta(const struct profile *, int32_t pid);
 void		 profile_set_appmeta_idx(struct profile *, int32_t pid,
 		    uint32_t idx);
 
+/* merge.c */
+/*
+ * specs/gprofiler-compat.md §3.  sys: the system profiler's result (NULL:
+ * none); rt: the process profilers' results.  rng returns uniform [0, 1)
+ * (injected for tests).  Caller frees the returned profile.
+ */
+struct profile	*merge_profiles(const struct profile *sys,
+		    const struct profile *const *rt, size_t nrt,
+		    double (*rng)(void *), void *rngarg);
+uint64_t	 merge_scale(uint64_t count, double ratio,
+		    double (*rng)(void *), void *rngarg);
+double		 merge_rng_default(void *);
+
 /*
  * The result of one cycle, handed to the writers (col.c, output.c,
  * flamegraph.c, pprof.c) and the uploader.

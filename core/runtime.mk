@@ -3,7 +3,8 @@
 core_libgpcore_la_SOURCES += \
 	core/child.c \
 	core/profile.c \
-	core/col.c
+	core/col.c \
+	core/merge.c
 
 RUNTIME_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
 RUNTIME_TEST_LDADD = core/libgpcore.la
@@ -25,3 +26,9 @@ TESTS += tests/unit/test_col
 tests_unit_test_col_SOURCES = tests/unit/test_col.c
 tests_unit_test_col_CFLAGS = $(RUNTIME_TEST_CFLAGS)
 tests_unit_test_col_LDADD = $(RUNTIME_TEST_LDADD)
+
+check_PROGRAMS += tests/unit/test_merge
+TESTS += tests/unit/test_merge
+tests_unit_test_merge_SOURCES = tests/unit/test_merge.c
+tests_unit_test_merge_CFLAGS = $(RUNTIME_TEST_CFLAGS)
+tests_unit_test_merge_LDADD = $(RUNTIME_TEST_LDADD) -lm
