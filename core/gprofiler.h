@@ -227,11 +227,39 @@ char		*col_render(const struct cycle_output *, size_t *lenp);
 /* Local files for one cycle under --output-dir: .col, .html, .pb.gz,
  * last_* symlinks, rotation.  0 / -errno (logged). */
 int		 output_write_cycle(const struct cycle_output *);
+/* Create --output-dir (0755) and check it is writable, at start-up: a bad
+ * one is one line in err naming the dir and the fix.  0 / -errno. */
+int		 output_check_dir(const struct config *, char *err,
+		    size_t errlen);
+/* Write dirfd/name via a temporary name, fsync and rename.  0 / -errno. */
+int		 output_write_atomic(int dirfd, const char *name,
+		    const void *buf, size_t len);
+/* Whether the --output-format comma list (default "col") names fmt. */
+int		 output_format_has(const struct config *, const char *fmt);
 
 /* flamegraph.c */
 /* Self-contained HTML flame graph of a .col text (its header gives times,
  * host, mode).  Caller frees. */
 char		*flamegraph_render(const char *col, size_t collen, size_t *lenp);
+/* The same with the cycle's times for the page header (NULL: from the
+ * .col header's start_time/end_time or metadata.current_time).
+ *
+ * Ad-hoc uploads (co->adhoc, spec §4.1 and §12 #10): unless config
+ * "flamegraph" is false, the uploader sets header["flamegraph_html"] to
+ *	flamegraph_render_times(col, collen, &co->start, &co->end, &len)
+ * of the cycle's .col and renders the .col again; continuous runs keep
+ * flamegraph_html null. */
+char		*flamegraph_render_times(const char *col, size_t collen,
+		    const struct timespec *start, const struct timespec *end,
+		    size_t *lenp);
+/* Just the page's JSON ({"meta", "tree"}), for tests and the fuzzer. */
+char		*flamegraph_json(const char *col, size_t collen,
+		    const struct timespec *start, const struct timespec *end,
+		    size_t *lenp);
+
+/* flamegraph_main.c */
+/* `gprofiler flamegraph FILE.col [-o out.html]`: exit status. */
+int		 flamegraph_main(int argc, char **argv);
 
 /* pprof.c */
 /* gzip'd perftools.profiles.Profile of the cycle.  Caller frees. */

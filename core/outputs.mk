@@ -1,1 +1,41 @@
-# core: build rules (automake fragment, included from the top Makefile.am).
+# core/outputs.mk: local output files (.col, flame graph HTML, pprof), the
+# .col parser, the `flamegraph` subcommand, and their tests.
+core_libgpcore_la_SOURCES += \
+	core/output.c \
+	core/col_parse.c core/col_parse.h \
+	core/flamegraph.c
+nodist_core_libgpcore_la_SOURCES = data/flamegraph_html.c
+
+# The page template is data: embed it as a C array at build time (od and
+# sed only, so VPATH and distcheck builds need nothing else).
+EXTRA_DIST += data/flamegraph.html
+BUILT_SOURCES += data/flamegraph_html.c
+CLEANFILES += data/flamegraph_html.c
+data/flamegraph_html.c: $(srcdir)/data/flamegraph.html
+	$(AM_V_GEN)$(MKDIR_P) data && { \
+	echo '/* Generated from data/flamegraph.html: do not edit. */'; \
+	echo '#include <stddef.h>'; \
+	echo 'extern const char flamegraph_template[];'; \
+	echo 'extern const size_t flamegraph_template_len;'; \
+	echo 'const char flamegraph_template[] = {'; \
+	od -An -v -tx1 $(srcdir)/data/flamegraph.html | \
+	    sed -e 's/[0-9a-f][0-9a-f]/0x&,/g'; \
+	echo '0x00 };'; \
+	echo 'const size_t flamegraph_template_len ='; \
+	echo '    sizeof(flamegraph_template) - 1;'; \
+	} >$@.tmp && mv $@.tmp $@
+
+OUTPUTS_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
+OUTPUTS_TEST_LDADD = core/libgpcore.la
+
+check_PROGRAMS += tests/unit/test_col_parse
+TESTS += tests/unit/test_col_parse
+tests_unit_test_col_parse_SOURCES = tests/unit/test_col_parse.c
+tests_unit_test_col_parse_CFLAGS = $(OUTPUTS_TEST_CFLAGS)
+tests_unit_test_col_parse_LDADD = $(OUTPUTS_TEST_LDADD)
+
+check_PROGRAMS += tests/unit/test_flamegraph
+TESTS += tests/unit/test_flamegraph
+tests_unit_test_flamegraph_SOURCES = tests/unit/test_flamegraph.c
+tests_unit_test_flamegraph_CFLAGS = $(OUTPUTS_TEST_CFLAGS)
+tests_unit_test_flamegraph_LDADD = $(OUTPUTS_TEST_LDADD)

@@ -1,0 +1,325 @@
+/*
+ * Local output files for one cycle under --output-dir (spec §5):
+ * profile_<end>.col, .html (unless --no-flamegraph), .pb.gz (with
+ * --output-format ...pprof), the last_profile.col / last_flamegraph.html
+ * symlinks, and --rotating-output.  Every file is written to a temporary
+ * name, fsync'ed and renamed, so a reader never sees half a profile.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gprofiler.h"
+
+#define OUTPUT_LAST_COL		"last_profile.col"
+#define OUTPUT_LAST_HTML	"last_flamegraph.html"
+
+/* The output-dir fix hint, said once wherever the directory fails. */
+#define OUTPUT_FIX	"create it writable by root or choose another with " \
+			"--output-dir"
+
+/* A boolean setting that defaults to on when unset or unknown. */
+static int
+output_cfg_on(const struct config *cfg, const char *name)
+{
+	const char	*v;
+
+	if ((v = config_get(cfg, name)) == NULL || *v == '\0')
+		return (1);
+	return (!(strcasecmp(v, "false") == 0 || strcmp(v, "0") == 0 ||
+	    strcasecmp(v, "no") == 0 || strcasecmp(v, "off") == 0));
+}
+
+static int
+output_cfg_off_default(const struct config *cfg, const char *name)
+{
+	const char	*v;
+
+	if ((v = config_get(cfg, name)) == NULL || *v == '\0')
+		return (0);
+	return (strcasecmp(v, "true") == 0 || strcmp(v, "1") == 0 ||
+	    strcasecmp(v, "yes") == 0 || strcasecmp(v, "on") == 0);
+}
+
+/* Whether the comma list in --output-format names fmt. */
+int
+output_format_has(const struct config *cfg, const char *fmt)
+{
+	const char	*v, *p, *e;
+	size_t		 n = strlen(fmt);
+
+	if ((v = config_get(cfg, "output-format")) == NULL)
+		v = "col";
+	for (p = v; *p != '\0'; p = *e ? e + 1 : e) {
+		while (*p == ' ')
+			p++;
+		e = p + strcspn(p, ",");
+		while (e > p && e[-1] == ' ')
+			e--;
+		if ((size_t)(e - p) == n && strncasecmp(p, fmt, n) == 0)
+			return (1);
+		e += strcspn(e, ",");
+	}
+	return (0);
+}
+
+/* mkdir -p with 0755 for what is missing. */
+static int
+output_mkdirs(const char *dir)
+{
+	char		 path[PATH_MAX];
+	size_t		 i, n;
+
+	n = strlen(dir);
+	if (n == 0 || n >= sizeof(path))
+		return (-ENAMETOOLONG);
+	memcpy(path, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0755) == -1 && errno != EEXIST)
+			return (-errno);
+		path[i] = dir[i];
+	}
+	return (0);
+}
+
+/*
+ * Check (and create) the output directory at start-up so a bad one is a
+ * start-up error, not a failure one cycle later.  0 or -errno with a
+ * one-line message in err.
+ */
+int
+output_check_dir(const struct config *cfg, char *err, size_t errlen)
+{
+	const char	*dir;
+	int		 rc;
+
+	if ((dir = config_get(cfg, "output-dir")) == NULL || *dir == '\0')
+		return (0);
+	if ((rc = output_mkdirs(dir)) == 0 && access(dir, W_OK | X_OK) == -1)
+		rc = -errno;
+	if (rc != 0)
+		snprintf(err, errlen, "output directory %s: %s: %s", dir,
+		    strerror(-rc), OUTPUT_FIX);
+	return (rc);
+}
+
+/*
+ * Write buf to dirfd/name atomically: a temporary name in the same
+ * directory, fsync, rename.  0 / -errno; nothing is left behind on error.
+ */
+int
+output_write_atomic(int dirfd, const char *name, const void *buf,
+    size_t len)
+{
+	char		 tmp[NAME_MAX + 1];
+	const char	*p = buf;
+	ssize_t		 w;
+	int		 fd, rc = 0;
+
+	if (snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name,
+	    (long)getpid()) >= (int)sizeof(tmp))
+		return (-ENAMETOOLONG);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	    O_NOFOLLOW, 0644);
+	if (fd == -1)
+		return (-errno);
+	while (len > 0) {
+		if ((w = write(fd, p, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			break;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (rc == 0 && fsync(fd) == -1)
+		rc = -errno;
+	if (close(fd) == -1 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && renameat(dirfd, tmp, dirfd, name) == -1)
+		rc = -errno;
+	if (rc != 0)
+		unlinkat(dirfd, tmp, 0);
+	return (rc);
+}
+
+/*
+ * Point dirfd/link at target (relative) atomically: <link>.tmp, then
+ * rename over link.  The previous target's name goes to old (may be "").
+ */
+static int
+output_relink(int dirfd, const char *link, const char *target, char *old,
+    size_t oldlen)
+{
+	char		 tmp[NAME_MAX + 1];
+	ssize_t		 n;
+
+	old[0] = '\0';
+	if ((n = readlinkat(dirfd, link, old, oldlen - 1)) > 0)
+		old[n] = '\0';
+	snprintf(tmp, sizeof(tmp), "%s.tmp", link);
+	unlinkat(dirfd, tmp, 0);
+	if (symlinkat(target, dirfd, tmp) == -1)
+		return (-errno);
+	if (renameat(dirfd, tmp, dirfd, link) == -1) {
+		n = -errno;
+		unlinkat(dirfd, tmp, 0);
+		return ((int)n);
+	}
+	return (0);
+}
+
+/* --rotating-output: remove the files of the previous cycle whose stem
+ * the old link named, unless this cycle reused the name. */
+static void
+output_rotate(int dirfd, const char *oldcol, const char *stem)
+{
+	static const char *const exts[] = { ".col", ".html", ".pb.gz" };
+	char		 oldstem[NAME_MAX + 1], name[NAME_MAX + 1];
+	size_t		 n;
+	unsigned	 i;
+
+	n = strlen(oldcol);
+	/* Only names this writer made: no path, "profile_*.col". */
+	if (strchr(oldcol, '/') != NULL || strncmp(oldcol, "profile_", 8) ||
+	    n < 4 || strcmp(oldcol + n - 4, ".col") != 0)
+		return;
+	snprintf(oldstem, sizeof(oldstem), "%.*s", (int)(n - 4), oldcol);
+	if (strcmp(oldstem, stem) == 0)
+		return;
+	for (i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", oldstem, exts[i]);
+		if (unlinkat(dirfd, name, 0) == -1 && errno != ENOENT)
+			log_warn("output: cannot remove old %s", name);
+	}
+}
+
+/* "profile_2025-01-08T11:00:00": the cycle's end in UTC, to the second. */
+static void
+output_stem(const struct timespec *end, char *buf, size_t len)
+{
+	struct tm	 tm;
+	time_t		 t = end->tv_sec;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "profile_%Y-%m-%dT%H:%M:%S", &tm);
+}
+
+static int
+output_put(int dirfd, const char *dir, const char *name, const void *buf,
+    size_t len)
+{
+	int		 rc;
+
+	if ((rc = output_write_atomic(dirfd, name, buf, len)) != 0)
+		log_msg(LOG_LEVEL_ERR, "output", "cannot write %s/%s: %s: %s",
+		    dir, name, strerror(-rc), OUTPUT_FIX);
+	return (rc);
+}
+
+static int
+output_put_html(int dirfd, const struct cycle_output *co, const char *dir,
+    const char *name, const char *col, size_t collen)
+{
+	char		*html;
+	size_t		 hlen;
+	int		 rc;
+
+	html = flamegraph_render_times(col, collen, &co->start, &co->end,
+	    &hlen);
+	rc = output_put(dirfd, dir, name, html, hlen);
+	free(html);
+	return (rc);
+}
+
+static int
+output_link(int dirfd, const char *dir, const char *link, const char *target,
+    char *old, size_t oldlen)
+{
+	int		 rc;
+
+	if ((rc = output_relink(dirfd, link, target, old, oldlen)) != 0)
+		log_msg(LOG_LEVEL_ERR, "output", "cannot link %s/%s: %s: %s",
+		    dir, link, strerror(-rc), OUTPUT_FIX);
+	return (rc);
+}
+
+static int
+output_open_dir(const char *dir)
+{
+	int		 rc, fd;
+
+	if ((rc = output_mkdirs(dir)) == 0) {
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd != -1)
+			return (fd);
+		rc = -errno;
+	}
+	log_msg(LOG_LEVEL_ERR, "output", "output directory %s: %s: %s", dir,
+	    strerror(-rc), OUTPUT_FIX);
+	return (rc);
+}
+
+int
+output_write_cycle(const struct cycle_output *co)
+{
+	char		 stem[NAME_MAX - 16], name[NAME_MAX + 1];
+	char		 oldcol[NAME_MAX + 1], oldhtml[NAME_MAX + 1];
+	const char	*dir;
+	char		*col;
+	size_t		 collen;
+	int		 dirfd, rc = 0, html;
+
+	dir = config_get(co->cfg, "output-dir");
+	if (dir == NULL || *dir == '\0')
+		return (0);
+	if ((dirfd = output_open_dir(dir)) < 0)
+		return (dirfd);
+	output_stem(&co->end, stem, sizeof(stem));
+	html = output_cfg_on(co->cfg, "flamegraph");
+	oldcol[0] = oldhtml[0] = '\0';
+
+	col = col_render(co, &collen);
+	snprintf(name, sizeof(name), "%s.col", stem);
+	if ((rc = output_put(dirfd, dir, name, col, collen)) != 0)
+		goto out;
+	if (html) {
+		snprintf(name, sizeof(name), "%s.html", stem);
+		if ((rc = output_put_html(dirfd, co, dir, name, col,
+		    collen)) != 0)
+			goto out;
+	}
+	/* PPROF_HOOK */
+	/* Links last, so they never name a file that is not complete. */
+	snprintf(name, sizeof(name), "%s.col", stem);
+	if ((rc = output_link(dirfd, dir, OUTPUT_LAST_COL, name, oldcol,
+	    sizeof(oldcol))) != 0)
+		goto out;
+	if (html) {
+		snprintf(name, sizeof(name), "%s.html", stem);
+		rc = output_link(dirfd, dir, OUTPUT_LAST_HTML, name, oldhtml,
+		    sizeof(oldhtml));
+	}
+	fsync(dirfd);
+	if (rc == 0 && output_cfg_off_default(co->cfg, "rotating-output"))
+		output_rotate(dirfd, oldcol, stem);
+	log_info("output: wrote %s/%s.col", dir, stem);
+out:
+	free(col);
+	close(dirfd);
+	return (rc);
+}
