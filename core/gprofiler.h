@@ -191,6 +191,36 @@ struct json_object *profile_pid_appmeta(const struct profile *, int32_t pid);
 void		 profile_set_appmeta_idx(struct profile *, int32_t pid,
 		    uint32_t idx);
 
+/* procfs.c */
+/* Pure parsers of /proc, os-release, auxv and ELF header bytes. */
+struct cpu_times {
+	uint64_t	 total;		/* without guest time */
+	uint64_t	 idle;		/* idle + iowait */
+};
+struct os_release {
+	char		 name[128];
+	char		 release[64];
+	char		 codename[64];
+};
+struct cpu_info {
+	char		 model_name[256];
+	char		 flags[4096];
+	int		 family;	/* -1: unknown */
+	int		 model;
+};
+int		 procfs_stat_ppid(const char *, size_t, int32_t *ppid);
+int		 procfs_cpu_times(const char *, size_t, struct cpu_times *);
+int		 procfs_meminfo(const char *, size_t, uint64_t *total_kb,
+		    uint64_t *avail_kb);
+int		 procfs_os_release(const char *, size_t, struct os_release *);
+int		 procfs_cpuinfo(const char *, size_t, struct cpu_info *);
+int		 procfs_auxv_execfn(const unsigned char *, size_t,
+		    uint64_t *addr);
+const char	*procfs_elf_arch(const unsigned char *, size_t);
+/* Read a small file whole (NUL-terminated); caller frees.  -errno. */
+int		 procfs_read(const char *path, char **bufp, size_t *lenp,
+		    size_t max);
+
 /* merge.c */
 /*
  * specs/gprofiler-compat.md §3.  sys: the system profiler's result (NULL:

@@ -4,7 +4,8 @@ core_libgpcore_la_SOURCES += \
 	core/child.c \
 	core/profile.c \
 	core/col.c \
-	core/merge.c
+	core/merge.c \
+	core/procfs.c
 
 RUNTIME_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
 RUNTIME_TEST_LDADD = core/libgpcore.la
@@ -32,3 +33,11 @@ TESTS += tests/unit/test_merge
 tests_unit_test_merge_SOURCES = tests/unit/test_merge.c
 tests_unit_test_merge_CFLAGS = $(RUNTIME_TEST_CFLAGS)
 tests_unit_test_merge_LDADD = $(RUNTIME_TEST_LDADD) -lm
+
+check_PROGRAMS += tests/unit/test_procfs
+TESTS += tests/unit/test_procfs
+tests_unit_test_procfs_SOURCES = tests/unit/test_procfs.c
+tests_unit_test_procfs_CFLAGS = $(RUNTIME_TEST_CFLAGS)
+tests_unit_test_procfs_LDADD = $(RUNTIME_TEST_LDADD)
+
+EXTRA_DIST += fuzz/fuzz_proc.c

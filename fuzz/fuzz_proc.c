@@ -1,0 +1,30 @@
+/*
+ * libFuzzer target for the /proc, os-release, auxv and ELF parsers.
+ * FUZZ_SOURCES: core/procfs.c core/xmalloc.c core/log.c
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gprofiler.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char	*s = (const char *)data;
+	struct cpu_times ct;
+	struct os_release os;
+	struct cpu_info	 ci;
+	uint64_t	 a, b;
+	int32_t		 pp;
+
+	procfs_stat_ppid(s, size, &pp);
+	procfs_cpu_times(s, size, &ct);
+	procfs_meminfo(s, size, &a, &b);
+	procfs_os_release(s, size, &os);
+	procfs_cpuinfo(s, size, &ci);
+	procfs_auxv_execfn(data, size, &a);
+	procfs_elf_arch(data, size);
+	return (0);
+}
