@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The CPU sampler: runs on every perf_event sample (one event per online
+ * CPU at -f Hz) and sends pid, tid, comm, the kernel stack, the user stack
+ * (frame pointers) and, for DWARF unwinding, the user registers and the
+ * top of the user stack to user space through a ring buffer.  Stacks go
+ * into the record itself, not a stack map, so none is lost to hash
+ * collisions; whatever is lost is counted in "stats".
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "sampler.h"
+
+/* Set by user space before loading. */
+const volatile __u32 self_tgid = 0;	/* never sample the agent itself */
+const volatile __u8 filter_pids = 0;	/* only tgids in "pids" */
+const volatile __u8 want_fp = 1;	/* frame-pointer user stack */
+const volatile __u8 want_dwarf = 0;	/* registers + user stack bytes */
+const volatile __u32 dwarf_size = 8192;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);	/* resized by user space */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+/* Indexed by CPU: a per-CPU array cannot hold values this large. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* resized to the possible CPUs */
+	__type(key, __u32);
+	__type(value, struct sample_buf);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STAT_NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* The kernel's x86_64 struct pt_regs, which bpf_task_pt_regs points at. */
+struct kregs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
+static __always_inline void
+stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v != NULL)
+		*v += 1;
+}
+
+/* User registers of the current task, in DWARF order (sampler.h). */
+static __always_inline int
+copy_user_regs(struct sample_buf *s)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct kregs r;
+	long p;
+
+	p = bpf_task_pt_regs(task);
+	if (p == 0 || bpf_probe_read_kernel(&r, sizeof(r), (void *)p) != 0)
+		return -1;
+	s->regs[0] = r.ax;  s->regs[1] = r.dx;  s->regs[2] = r.cx;
+	s->regs[3] = r.bx;  s->regs[4] = r.si;  s->regs[5] = r.di;
+	s->regs[6] = r.bp;  s->regs[7] = r.sp;  s->regs[8] = r.r8;
+	s->regs[9] = r.r9;  s->regs[10] = r.r10; s->regs[11] = r.r11;
+	s->regs[12] = r.r12; s->regs[13] = r.r13; s->regs[14] = r.r14;
+	s->regs[15] = r.r15; s->regs[16] = r.ip;
+	return 0;
+}
+
+/*
+ * Copy up to dwarf_size bytes from the user sp upwards, page by page, so a
+ * stack whose mapping ends before dwarf_size still yields what it has.
+ */
+static __always_inline __u32
+copy_user_stack(struct sample_buf *s)
+{
+	__u64 sp = s->regs[SAMPLE_REG_SP];
+	__u64 off = 0, want = dwarf_size, n;
+	int i;
+
+	if (want > SAMPLE_MAX_STACK)
+		want = SAMPLE_MAX_STACK;
+	for (i = 0; i < SAMPLE_MAX_STACK / SAMPLE_PAGE + 2; i++) {
+		if (off >= want)
+			break;
+		n = SAMPLE_PAGE - ((sp + off) & (SAMPLE_PAGE - 1));
+		if (n > want - off)
+			n = want - off;
+		/* bounds the verifier can see, whatever the compiler knows */
+		barrier_var(n);
+		n &= 2 * SAMPLE_PAGE - 1;
+		if (n == 0 || n > SAMPLE_PAGE)
+			break;
+		barrier_var(off);
+		off &= 0xffff;
+		if (bpf_probe_read_user(&s->stack[off], n,
+		    (void *)(sp + off)) != 0)
+			break;
+		off += n;
+	}
+	return ((__u32)off);
+}
+
+SEC("perf_event")
+int
+on_sample(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, cpu = bpf_get_smp_processor_id();
+	struct sample_buf *s;
+	__u64 size;
+	long kn, un = 0;
+
+	if (tgid != 0 && tgid == self_tgid)
+		return 0;
+	if (filter_pids && bpf_map_lookup_elem(&pids, &tgid) == NULL)
+		return 0;
+	s = bpf_map_lookup_elem(&scratch, &cpu);
+	if (s == NULL)
+		return 0;
+	stat_inc(STAT_SAMPLES);
+
+	s->hdr.pid = tgid;
+	s->hdr.tid = (__u32)id;
+	s->hdr.cpu = cpu;
+	s->hdr.flags = 0;
+	s->hdr.stack_off = 0;
+	s->hdr.stack_len = 0;
+	s->hdr.pad = 0;
+	bpf_get_current_comm(s->hdr.comm, sizeof(s->hdr.comm));
+
+	kn = bpf_get_stack(ctx, s->ips, SAMPLE_MAX_DEPTH * 8, 0);
+	if (kn < 0) {
+		kn = 0;
+		s->hdr.flags |= SAMPLE_F_KERN_ERR;
+		stat_inc(STAT_KSTACK_ERR);
+	}
+	kn /= 8;
+	if (kn > SAMPLE_MAX_DEPTH)
+		kn = SAMPLE_MAX_DEPTH;
+	if (want_fp && tgid != 0) {
+		s->hdr.flags |= SAMPLE_F_FP;
+		un = bpf_get_stack(ctx, &s->ips[kn & 0xff],
+		    SAMPLE_MAX_DEPTH * 8, BPF_F_USER_STACK);
+		if (un < 0) {
+			un = 0;
+			s->hdr.flags |= SAMPLE_F_USER_ERR;
+			stat_inc(STAT_USTACK_ERR);
+		}
+		un /= 8;
+		if (un > SAMPLE_MAX_DEPTH)
+			un = SAMPLE_MAX_DEPTH;
+	}
+	s->hdr.nkern = kn;
+	s->hdr.nuser = un;
+	size = sizeof(s->hdr) + (kn + un) * 8;
+
+	if (want_dwarf && tgid != 0 && copy_user_regs(s) == 0) {
+		s->hdr.flags |= SAMPLE_F_DWARF;
+		s->hdr.stack_off = __builtin_offsetof(struct sample_buf, regs);
+		s->hdr.stack_len = copy_user_stack(s);
+		if (s->hdr.stack_len == 0)
+			stat_inc(STAT_DWARF_ERR);
+		size = s->hdr.stack_off + sizeof(s->regs) + s->hdr.stack_len;
+	}
+	if (size > sizeof(*s))
+		return 0;
+	if (bpf_ringbuf_output(&events, s, size, BPF_RB_NO_WAKEUP) != 0)
+		stat_inc(STAT_RB_FULL);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

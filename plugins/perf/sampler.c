@@ -1,0 +1,378 @@
+/*
+ * Load the BPF sampler (sampler.bpf.c, through its libbpf skeleton), open
+ * one sampling perf event per online CPU and attach the program to each,
+ * and drain the ring buffer on demand.  Knows nothing about stacks beyond
+ * handing each record to the caller.
+ */
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#include <linux/perf_event.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "sampler.h"
+#include "sampler.skel.h"
+
+#define CPU_ONLINE_PATH	"/sys/devices/system/cpu/online"
+
+struct sampler {
+	struct sampler_bpf	*skel;
+	struct ring_buffer	*rb;
+	struct sampler_opts	 opts;
+	int			 ncpus;		/* possible CPUs */
+	int			*fds;		/* perf event per CPU, -1 */
+	struct bpf_link	       **links;
+	uint32_t		 ev_type;
+	uint64_t		 ev_config;
+	const char		*ev_name;
+};
+
+/* libbpf's printer is process-global: route it to the sampler loading. */
+static const struct sampler_opts *sampler_log_opts;
+
+static int
+sampler_libbpf_print(enum libbpf_print_level level, const char *fmt,
+    va_list ap)
+{
+	char buf[512];
+	size_t n;
+
+	if (level == LIBBPF_DEBUG || sampler_log_opts == NULL ||
+	    sampler_log_opts->log == NULL)
+		return (0);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = strlen(buf);
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	sampler_log_opts->log(sampler_log_opts->arg,
+	    level == LIBBPF_WARN ? 1 : 3, buf);
+	return (0);
+}
+
+static int
+sampler_perf_open(struct sampler *s, int cpu, uint32_t type, uint64_t config)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.freq = 1;
+	attr.sample_freq = s->opts.freq;
+	fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1,
+	    PERF_FLAG_FD_CLOEXEC);
+	return (fd < 0 ? -errno : fd);
+}
+
+/* Probe, don't assume: cycles if the host has a PMU, else cpu-clock,
+ * else task-clock. */
+static int
+sampler_pick_event(struct sampler *s, int cpu)
+{
+	static const struct {
+		uint32_t	 type;
+		uint64_t	 config;
+		const char	*name;
+	} ev[] = {
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cpu-cycles" },
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, "cpu-clock" },
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock" },
+	};
+	size_t i;
+	int fd, rc = -ENOENT;
+
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		fd = sampler_perf_open(s, cpu, ev[i].type, ev[i].config);
+		if (fd >= 0) {
+			s->ev_type = ev[i].type;
+			s->ev_config = ev[i].config;
+			s->ev_name = ev[i].name;
+			return (fd);
+		}
+		rc = fd;
+	}
+	return (rc);
+}
+
+static int
+sampler_online(uint8_t *set, int n)
+{
+	char buf[4096];
+	ssize_t len;
+	int fd;
+
+	fd = open(CPU_ONLINE_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return (-errno);
+	len = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (len <= 0)
+		return (-EIO);
+	return (cpulist_parse(buf, (size_t)len, set, (size_t)n));
+}
+
+static void
+sampler_cpu_close(struct sampler *s, int cpu)
+{
+	bpf_link__destroy(s->links[cpu]);
+	s->links[cpu] = NULL;
+	if (s->fds[cpu] >= 0)
+		close(s->fds[cpu]);
+	s->fds[cpu] = -1;
+}
+
+static int
+sampler_cpu_open(struct sampler *s, int cpu)
+{
+	int fd;
+
+	if (s->ev_name == NULL)
+		fd = sampler_pick_event(s, cpu);
+	else
+		fd = sampler_perf_open(s, cpu, s->ev_type, s->ev_config);
+	if (fd < 0)
+		return (fd);
+	s->fds[cpu] = fd;
+	s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.on_sample,
+	    fd);
+	if (s->links[cpu] == NULL) {
+		fd = -errno;
+		sampler_cpu_close(s, cpu);
+		return (fd);
+	}
+	return (0);
+}
+
+int
+sampler_sync_cpus(struct sampler *s)
+{
+	uint8_t *on;
+	int cpu, n = 0, rc;
+
+	on = calloc((size_t)s->ncpus, 1);
+	if (on == NULL)
+		return (-ENOMEM);
+	rc = sampler_online(on, s->ncpus);
+	if (rc < 0)
+		goto out;
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		if (!on[cpu] && s->fds[cpu] >= 0)
+			sampler_cpu_close(s, cpu);
+		else if (on[cpu] && s->fds[cpu] < 0 &&
+		    (rc = sampler_cpu_open(s, cpu)) < 0 && s->ev_name == NULL)
+			goto out;
+		if (s->fds[cpu] >= 0)
+			n++;
+	}
+	rc = n > 0 ? n : -ENODEV;
+out:
+	free(on);
+	return (rc);
+}
+
+static int
+sampler_rb_cb(void *arg, void *data, size_t len)
+{
+	struct sampler *s = arg;
+
+	return (s->opts.on_record(s->opts.arg, data, len));
+}
+
+/* A ring big enough for ~1 s of samples from every CPU, so a late drain
+ * loses nothing; a power of two of at least 256 KiB. */
+static uint32_t
+sampler_ring_size(const struct sampler_opts *o, int ncpus)
+{
+	uint64_t rec = sizeof(struct sample_hdr) + 2 * SAMPLE_MAX_DEPTH * 8;
+	uint64_t want, sz = 256 * 1024;
+
+	if (o->want_dwarf)
+		rec += SAMPLE_NREGS * 8 + o->dwarf_size;
+	want = rec * o->freq * (uint64_t)ncpus / 2;
+	while (sz < want && sz < 64ull * 1024 * 1024)
+		sz <<= 1;
+	return ((uint32_t)sz);
+}
+
+/* Why loading failed, in words an operator can act on. */
+static void
+sampler_explain(int rc, char *err, size_t errlen)
+{
+	const char *hint = "";
+	char buf[16] = "";
+	int fd;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+		hint = "; the kernel has no BTF (/sys/kernel/btf/vmlinux, "
+		    "CONFIG_DEBUG_INFO_BTF)";
+	else if (rc == -EPERM || rc == -EACCES) {
+		fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY);
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf) - 1) < 0)
+				buf[0] = '\0';
+			close(fd);
+		}
+		buf[strcspn(buf, "\n")] = '\0';
+		if (geteuid() != 0)
+			hint = "; run as root or grant CAP_BPF and CAP_PERFMON";
+		else if (rc == -EACCES)
+			hint = "; the kernel's verifier rejected the program "
+			    "(its log is above)";
+		else
+			hint = "; BPF is restricted (lockdown, or a "
+			    "seccomp/LSM policy)";
+	} else if (rc == -ENOSYS)
+		hint = "; the kernel lacks BPF or perf_event support";
+	snprintf(err, errlen, "cannot load the BPF sampler: %s%s%s%s",
+	    strerror(-rc), hint, buf[0] ? ", perf_event_paranoid=" : "", buf);
+}
+
+static int
+sampler_load(struct sampler *s)
+{
+	struct sampler_bpf *skel;
+	uint32_t key, i;
+	uint8_t one = 1;
+	int rc;
+
+	skel = sampler_bpf__open();
+	if (skel == NULL)
+		return (-errno);
+	s->skel = skel;
+	skel->rodata->self_tgid = (uint32_t)s->opts.self_pid;
+	skel->rodata->filter_pids = s->opts.pids != NULL;
+	skel->rodata->want_fp = s->opts.want_fp != 0;
+	skel->rodata->want_dwarf = s->opts.want_dwarf != 0;
+	skel->rodata->dwarf_size = s->opts.dwarf_size;
+	if ((rc = bpf_map__set_max_entries(skel->maps.scratch,
+	    (uint32_t)s->ncpus)) != 0 ||
+	    (rc = bpf_map__set_max_entries(skel->maps.events,
+	    sampler_ring_size(&s->opts, s->ncpus))) != 0 ||
+	    (s->opts.npids > 4096 && (rc = bpf_map__set_max_entries(
+	    skel->maps.pids, s->opts.npids)) != 0))
+		return (rc);
+	if ((rc = sampler_bpf__load(skel)) != 0)
+		return (rc);
+	for (i = 0; s->opts.pids != NULL && i < s->opts.npids; i++) {
+		key = (uint32_t)s->opts.pids[i];
+		if (bpf_map__update_elem(skel->maps.pids, &key, sizeof(key),
+		    &one, sizeof(one), BPF_ANY) != 0)
+			return (-errno);
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(skel->maps.events),
+	    sampler_rb_cb, s, NULL);
+	return (s->rb == NULL ? -errno : 0);
+}
+
+struct sampler *
+sampler_open(const struct sampler_opts *opts, char *err, size_t errlen)
+{
+	struct sampler *s;
+	libbpf_print_fn_t old;
+	int rc, i;
+
+	s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return (NULL);
+	}
+	s->opts = *opts;
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0) {
+		snprintf(err, errlen, "cannot count the CPUs: %s",
+		    strerror(-s->ncpus));
+		free(s);
+		return (NULL);
+	}
+	s->fds = calloc((size_t)s->ncpus, sizeof(*s->fds));
+	s->links = calloc((size_t)s->ncpus, sizeof(*s->links));
+	if (s->fds == NULL || s->links == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out_free;
+	}
+	for (i = 0; i < s->ncpus; i++)
+		s->fds[i] = -1;
+
+	sampler_log_opts = &s->opts;
+	old = libbpf_set_print(sampler_libbpf_print);
+	rc = sampler_load(s);
+	libbpf_set_print(old);
+	sampler_log_opts = NULL;
+	if (rc != 0) {
+		sampler_explain(rc, err, errlen);
+		goto out_free;
+	}
+	rc = sampler_sync_cpus(s);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot open a sampling perf event: %s%s",
+		    strerror(-rc), rc == -EACCES || rc == -EPERM ?
+		    " (needs root or CAP_PERFMON; see "
+		    "kernel.perf_event_paranoid)" : "");
+		goto out_free;
+	}
+	return (s);
+out_free:
+	sampler_close(s);
+	return (NULL);
+}
+
+void
+sampler_close(struct sampler *s)
+{
+	int i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; s->fds != NULL && i < s->ncpus; i++)
+		sampler_cpu_close(s, i);
+	ring_buffer__free(s->rb);
+	sampler_bpf__destroy(s->skel);
+	free(s->fds);
+	free(s->links);
+	free(s);
+}
+
+int
+sampler_drain(struct sampler *s)
+{
+	return (ring_buffer__consume(s->rb));
+}
+
+void
+sampler_stats(struct sampler *s, uint64_t out[STAT_NSTATS])
+{
+	uint64_t *vals;
+	uint32_t k;
+	int c;
+
+	memset(out, 0, sizeof(uint64_t) * STAT_NSTATS);
+	vals = calloc((size_t)s->ncpus, sizeof(*vals));
+	if (vals == NULL)
+		return;
+	for (k = 0; k < STAT_NSTATS; k++) {
+		if (bpf_map__lookup_elem(s->skel->maps.stats, &k, sizeof(k),
+		    vals, sizeof(*vals) * (size_t)s->ncpus, 0) != 0)
+			continue;
+		for (c = 0; c < s->ncpus; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+}
+
+const char *
+sampler_event_name(const struct sampler *s)
+{
+	return (s->ev_name != NULL ? s->ev_name : "none");
+}

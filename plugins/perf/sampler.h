@@ -1,0 +1,124 @@
+/*
+ * The sample record the BPF program (sampler.bpf.c) writes into the ring
+ * buffer and user space reads: plain old data shared by both sides, so only
+ * fixed-width types and no pointers.
+ *
+ * A record is a struct sample_hdr, then nkern kernel and nuser user
+ * instruction pointers (leaf first, as bpf_get_stack returns them), then,
+ * when stack_len > 0 at offset stack_off, SAMPLE_NREGS user registers and
+ * stack_len bytes of user stack copied from regs[SAMPLE_REG_SP] upwards
+ * (for DWARF unwinding).
+ */
+#ifndef GP_PERF_SAMPLER_H
+#define GP_PERF_SAMPLER_H
+
+#ifndef __bpf__
+#include <stdint.h>
+#define __u8	uint8_t
+#define __u16	uint16_t
+#define __u32	uint32_t
+#define __u64	uint64_t
+#endif
+
+#define SAMPLE_MAX_DEPTH	127	/* kernel.perf_event_max_stack default */
+#define SAMPLE_MAX_STACK	65528	/* --perf-dwarf-stack-size maximum */
+#define SAMPLE_PAGE		4096
+#define SAMPLE_COMM_LEN		16
+
+/* Registers kept for DWARF unwinding, in DWARF x86_64 numbering order. */
+#define SAMPLE_NREGS		17
+#define SAMPLE_REG_BP		6
+#define SAMPLE_REG_SP		7
+#define SAMPLE_REG_IP		16
+
+/* sample_hdr.flags */
+#define SAMPLE_F_KERN_ERR	0x1	/* kernel stack could not be read */
+#define SAMPLE_F_USER_ERR	0x2	/* user fp stack could not be read */
+#define SAMPLE_F_FP		0x4	/* nuser holds a frame-pointer stack */
+#define SAMPLE_F_DWARF		0x8	/* registers and stack bytes follow */
+
+/* Per-CPU counters in the "stats" map, summed by user space. */
+#define STAT_SAMPLES		0	/* program runs that passed the filter */
+#define STAT_RB_FULL		1	/* ring buffer had no room: sample lost */
+#define STAT_KSTACK_ERR		2
+#define STAT_USTACK_ERR		3
+#define STAT_DWARF_ERR		4	/* user stack bytes unreadable */
+#define STAT_NSTATS		5
+
+struct sample_hdr {
+	__u32	pid;		/* tgid; 0 = idle */
+	__u32	tid;
+	__u32	cpu;
+	__u16	nkern;
+	__u16	nuser;
+	__u32	flags;		/* SAMPLE_F_* */
+	__u32	stack_off;	/* offset of regs[], when SAMPLE_F_DWARF */
+	__u32	stack_len;	/* bytes of stack after regs[] */
+	__u32	pad;
+	char	comm[SAMPLE_COMM_LEN];	/* the thread's comm */
+};
+
+/*
+ * The BPF program's per-CPU scratch record (too large for the BPF stack);
+ * its prefix up to the last valid byte is what goes into the ring buffer.
+ */
+struct sample_buf {
+	struct sample_hdr hdr;
+	__u64	ips[2 * SAMPLE_MAX_DEPTH];
+	__u64	regs[SAMPLE_NREGS];
+	/* one extra page so a page-sized read at any offset stays inside */
+	__u8	stack[SAMPLE_MAX_STACK + 8 + SAMPLE_PAGE];
+};
+
+#ifndef __bpf__
+#include <stddef.h>
+
+/* sampler.c: the BPF program on one perf event per online CPU. */
+struct sampler;
+struct sampler_opts {
+	int32_t		 self_pid;	/* never sampled */
+	uint32_t	 freq;		/* Hz */
+	int		 want_fp;
+	int		 want_dwarf;
+	uint32_t	 dwarf_size;	/* bytes of user stack */
+	const int32_t	*pids;		/* only these tgids; NULL: all */
+	uint32_t	 npids;
+	/* one record (a ring-buffer sample); non-zero stops the drain */
+	int		(*on_record)(void *arg, const void *rec, size_t len);
+	/* libbpf warnings and sampler notes */
+	void		(*log)(void *arg, int level, const char *msg);
+	void		*arg;
+};
+/* NULL with a message in err saying what is missing. */
+struct sampler	*sampler_open(const struct sampler_opts *, char *err,
+		    size_t errlen);
+void		 sampler_close(struct sampler *);
+/* Consume what the ring buffer holds: records, or -errno. */
+int		 sampler_drain(struct sampler *);
+/* Follow CPU hot-plug: events for CPUs that came online, close the rest.
+ * Returns the number of CPUs sampled. */
+int		 sampler_sync_cpus(struct sampler *);
+/* Cumulative STAT_* counters summed over CPUs. */
+void		 sampler_stats(struct sampler *, uint64_t out[STAT_NSTATS]);
+/* "cpu-cycles", "cpu-clock" or "task-clock". */
+const char	*sampler_event_name(const struct sampler *);
+
+/* record.c: a ring-buffer record checked and split into its parts. */
+struct sample_view {
+	struct sample_hdr	 hdr;
+	const uint64_t		*kips;	/* hdr.nkern, leaf first */
+	const uint64_t		*uips;	/* hdr.nuser, leaf first */
+	const uint64_t		*regs;	/* SAMPLE_NREGS, or NULL */
+	const uint8_t		*stack;	/* hdr.stack_len bytes, or NULL */
+};
+/* 0, or -EINVAL when the record is malformed (then v is undefined). */
+int		 sample_record_parse(const void *rec, size_t len,
+		    struct sample_view *v);
+
+/* cpulist.c: "0-3,5" as in /sys/devices/system/cpu/online. */
+/* Sets set[i] = 1 for each listed CPU below n; the count, or -EINVAL. */
+int		 cpulist_parse(const char *buf, size_t len, uint8_t *set,
+		    size_t n);
+#endif
+
+#endif

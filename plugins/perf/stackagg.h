@@ -1,0 +1,38 @@
+/*
+ * Aggregation of raw samples: a hash keyed by (pid, kernel ips, user ips)
+ * summing counts, so a cycle keeps one entry per distinct stack however
+ * many samples hit it.
+ */
+#ifndef GP_PERF_STACKAGG_H
+#define GP_PERF_STACKAGG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct stack_entry {
+	struct stack_entry	*next;		/* hash chain */
+	uint64_t		 hash;
+	uint64_t		 count;
+	int32_t			 pid;
+	uint16_t		 nkern;
+	uint16_t		 nuser;
+	uint64_t		 ips[];		/* kernel then user, leaf first */
+};
+
+struct stackagg;
+
+struct stackagg	*stackagg_new(void);
+void		 stackagg_free(struct stackagg *);
+/* Add count samples of one stack; 0 or -ENOMEM. */
+int		 stackagg_add(struct stackagg *, int32_t pid,
+		    const uint64_t *kips, uint16_t nkern,
+		    const uint64_t *uips, uint16_t nuser, uint64_t count);
+/* Visit every entry (in no particular order); non-zero from cb stops. */
+int		 stackagg_foreach(const struct stackagg *,
+		    int (*cb)(const struct stack_entry *, void *), void *arg);
+/* Forget every entry, keep the table's capacity bounded. */
+void		 stackagg_clear(struct stackagg *);
+size_t		 stackagg_entries(const struct stackagg *);
+uint64_t	 stackagg_samples(const struct stackagg *);
+
+#endif

@@ -1,0 +1,72 @@
+/* Unit tests for plugins/perf/record.c: checking ring-buffer records. */
+#include <errno.h>
+#include <stdint.h>
+
+#include "testing.h"
+#include "sampler.h"
+
+static uint64_t buf[(sizeof(struct sample_hdr) + 8 * 300 + 8 * SAMPLE_NREGS +
+    65536) / 8];
+
+static size_t
+make(uint16_t nk, uint16_t nu, uint32_t stack_len)
+{
+	struct sample_hdr h;
+	uint64_t *ips = buf + sizeof(h) / 8;
+	size_t off;
+	int i;
+
+	memset(&h, 0, sizeof(h));
+	h.pid = 42;
+	h.tid = 43;
+	h.nkern = nk;
+	h.nuser = nu;
+	memcpy(h.comm, "busy", 5);
+	for (i = 0; i < nk + nu; i++)
+		ips[i] = 0x1000 + i;
+	off = sizeof(h) + 8 * (size_t)(nk + nu);
+	if (stack_len > 0) {
+		h.flags = SAMPLE_F_DWARF;
+		h.stack_off = (uint32_t)off;
+		h.stack_len = stack_len;
+		buf[off / 8 + SAMPLE_REG_SP] = 0x7ffc0000;
+		off += 8 * SAMPLE_NREGS + stack_len;
+	}
+	memcpy(buf, &h, sizeof(h));
+	return (off);
+}
+
+int
+main(void)
+{
+	struct sample_view v;
+	struct sample_hdr *h = (struct sample_hdr *)(void *)buf;
+	size_t len;
+
+	CHECK_INTEQ(sizeof(struct sample_hdr) % 8, 0, "header keeps ips aligned");
+	len = make(3, 5, 0);
+	CHECK_INTEQ(sample_record_parse(buf, len, &v), 0, "fp record");
+	CHECK_INTEQ(v.hdr.pid, 42, "pid");
+	CHECK(v.kips[0] == 0x1000 && v.kips[2] == 0x1002, "kernel ips");
+	CHECK(v.uips[0] == 0x1003 && v.uips[4] == 0x1007, "user ips follow");
+	CHECK(v.regs == NULL && v.stack == NULL, "no dwarf part");
+	CHECK_INTEQ(sample_record_parse(buf, len - 1, &v), -EINVAL, "truncated ips");
+	CHECK_INTEQ(sample_record_parse(buf, 8, &v), -EINVAL, "truncated header");
+	len = make(200, 0, 0);
+	CHECK_INTEQ(sample_record_parse(buf, len, &v), -EINVAL, "depth > max");
+
+	len = make(2, 0, 4096);
+	CHECK_INTEQ(sample_record_parse(buf, len, &v), 0, "dwarf record");
+	CHECK(v.regs != NULL && v.regs[SAMPLE_REG_SP] == 0x7ffc0000, "regs");
+	CHECK(v.stack == (const uint8_t *)(v.regs + SAMPLE_NREGS), "stack after regs");
+	CHECK_INTEQ(sample_record_parse(buf, len - 1, &v), -EINVAL, "short stack");
+	h->stack_off = 8;
+	CHECK_INTEQ(sample_record_parse(buf, len, &v), -EINVAL, "regs overlap ips");
+	len = make(2, 0, 4096);
+	h->stack_off += 4;
+	CHECK_INTEQ(sample_record_parse(buf, len, &v), -EINVAL, "misaligned regs");
+	len = make(2, 0, 4096);
+	h->stack_len = SAMPLE_MAX_STACK + 1;
+	CHECK_INTEQ(sample_record_parse(buf, sizeof(buf), &v), -EINVAL, "stack too big");
+	return (testing_done());
+}

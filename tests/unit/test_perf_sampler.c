@@ -1,0 +1,224 @@
+/*
+ * plugins/perf/sampler.c against the real kernel: load the BPF sampler,
+ * profile the perf_busy workload (frame pointers) and check what the ring
+ * buffer delivers: its pid and comm, user stacks inside its own text, the
+ * --pids filter, the agent's own pid left out, DWARF registers and stack.
+ */
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testing.h"
+#include "sampler.h"
+
+#ifndef WORKLOAD_DIR
+#define WORKLOAD_DIR "tests/workloads"
+#endif
+
+struct seen {
+	int32_t		 want;		/* the workload's pid */
+	int32_t		 other;
+	uint64_t	 text_lo, text_hi;	/* its executable mapping */
+	int		 records, bad, mine, others, self;
+	int		 deep;		/* >= 4 user frames, leaf in text */
+	int		 dwarf, dwarf_ok;
+	int		 comm_ok;
+};
+
+static int
+on_record(void *arg, const void *rec, size_t len)
+{
+	struct seen *s = arg;
+	struct sample_view v;
+
+	s->records++;
+	if (sample_record_parse(rec, len, &v) != 0) {
+		s->bad++;
+		return (0);
+	}
+	if ((pid_t)v.hdr.pid == getpid())
+		s->self++;
+	if ((int32_t)v.hdr.pid == s->other)
+		s->others++;
+	if ((int32_t)v.hdr.pid != s->want)
+		return (0);
+	s->mine++;
+	if (strcmp(v.hdr.comm, "perf_busy") == 0)
+		s->comm_ok++;
+	if (v.hdr.nuser >= 4 && v.uips[0] >= s->text_lo &&
+	    v.uips[0] < s->text_hi)
+		s->deep++;
+	if (v.hdr.flags & SAMPLE_F_DWARF) {
+		s->dwarf++;
+		if (v.hdr.stack_len >= 1024 && v.regs[SAMPLE_REG_SP] != 0 &&
+		    v.regs[SAMPLE_REG_IP] >= s->text_lo &&
+		    v.regs[SAMPLE_REG_IP] < s->text_hi)
+			s->dwarf_ok++;
+	}
+	return (0);
+}
+
+static void
+on_log(void *arg, int level, const char *msg)
+{
+	printf("# libbpf: %s\n", msg);
+}
+
+static pid_t
+spawn_busy(const char *secs)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl(WORKLOAD_DIR "/perf_busy", "perf_busy", "-t", secs,
+		    (char *)NULL);
+		_exit(127);
+	}
+	return (pid);
+}
+
+/* The r-xp mapping of the workload's own binary. */
+static void
+text_range(pid_t pid, struct seen *s)
+{
+	char path[64], line[512];
+	unsigned long lo, hi;
+	FILE *f;
+
+	usleep(100000);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strstr(line, "r-xp") && strstr(line, "perf_busy") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+			s->text_lo = lo;
+			s->text_hi = hi;
+		}
+	}
+	fclose(f);
+}
+
+static void
+run(struct sampler *sm, double secs)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < secs * 10; i++) {
+		nanosleep(&ts, NULL);
+		sampler_drain(sm);
+	}
+}
+
+static struct sampler *
+open_sampler(struct seen *s, int dwarf, const int32_t *pids, uint32_t npids)
+{
+	struct sampler_opts o;
+	char err[256] = "";
+	struct sampler *sm;
+
+	memset(&o, 0, sizeof(o));
+	o.self_pid = getpid();
+	o.freq = 99;
+	o.want_fp = 1;
+	o.want_dwarf = dwarf;
+	o.dwarf_size = 8192;
+	o.pids = pids;
+	o.npids = npids;
+	o.on_record = on_record;
+	o.log = on_log;
+	o.arg = s;
+	sm = sampler_open(&o, err, sizeof(err));
+	if (sm == NULL)
+		printf("# %s\n", err);
+	return (sm);
+}
+
+int
+main(void)
+{
+	struct seen s;
+	struct sampler *sm;
+	uint64_t st[STAT_NSTATS];
+	int32_t filt[1];
+	pid_t a, b;
+	volatile uint64_t x = 0;
+	time_t end;
+
+	if (geteuid() != 0)
+		SKIP_ALL("needs root for BPF");
+	if (access(WORKLOAD_DIR "/perf_busy", X_OK) != 0)
+		SKIP_ALL("perf_busy workload not built");
+
+	/* 1: whole host, frame pointers */
+	memset(&s, 0, sizeof(s));
+	s.want = a = spawn_busy("2");
+	text_range(a, &s);
+	sm = open_sampler(&s, 0, NULL, 0);
+	if (sm == NULL)
+		SKIP_ALL("BPF sampler cannot load here");
+	CHECK(strcmp(sampler_event_name(sm), "none") != 0, "an event was chosen");
+	printf("# event %s\n", sampler_event_name(sm));
+	end = time(NULL) + 1;
+	while (time(NULL) <= end)	/* the agent's own CPU: never sampled */
+		x++;
+	run(sm, 1.2);
+	waitpid(a, NULL, 0);
+	sampler_drain(sm);
+	sampler_stats(sm, st);
+	printf("# records %d mine %d deep %d self %d samples %llu full %llu\n",
+	    s.records, s.mine, s.deep, s.self, (unsigned long long)st[STAT_SAMPLES],
+	    (unsigned long long)st[STAT_RB_FULL]);
+	CHECK(s.text_lo != 0, "found the workload's text mapping");
+	CHECK_INTEQ(s.bad, 0, "every record parses");
+	CHECK(s.mine >= 100, "~99 Hz on the busy workload for >1.5 s");
+	CHECK(s.comm_ok == s.mine, "comm is the workload's");
+	CHECK(s.deep >= s.mine * 9 / 10, "user stacks deep and in its text");
+	CHECK_INTEQ(s.self, 0, "the agent's own pid is not sampled");
+	CHECK(st[STAT_SAMPLES] >= (uint64_t)s.records, "stats count samples");
+	CHECK_INTEQ(st[STAT_RB_FULL], 0, "nothing lost to a full ring");
+	CHECK(sampler_sync_cpus(sm) >= 1, "cpu re-scan keeps events");
+	sampler_close(sm);
+
+	/* 2: --pids: only b */
+	memset(&s, 0, sizeof(s));
+	a = spawn_busy("1.5");
+	s.want = b = spawn_busy("1.5");
+	s.other = a;
+	text_range(b, &s);
+	filt[0] = b;
+	sm = open_sampler(&s, 0, filt, 1);
+	CHECK(sm != NULL, "sampler with a pid filter");
+	if (sm != NULL) {
+		run(sm, 1);
+		sampler_close(sm);
+	}
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	printf("# filtered: mine %d others %d records %d\n", s.mine, s.others,
+	    s.records);
+	CHECK(s.mine >= 40, "the wanted pid is sampled");
+	CHECK_INTEQ(s.others, 0, "other pids are filtered out");
+	CHECK_INTEQ(s.records, s.mine, "nothing but the wanted pid");
+
+	/* 3: DWARF: registers and stack bytes */
+	memset(&s, 0, sizeof(s));
+	s.want = a = spawn_busy("1.5");
+	text_range(a, &s);
+	sm = open_sampler(&s, 1, NULL, 0);
+	CHECK(sm != NULL, "sampler with dwarf");
+	if (sm != NULL) {
+		run(sm, 1);
+		sampler_close(sm);
+	}
+	waitpid(a, NULL, 0);
+	printf("# dwarf: mine %d dwarf %d ok %d\n", s.mine, s.dwarf, s.dwarf_ok);
+	CHECK(s.mine >= 40 && s.dwarf == s.mine, "every sample carries regs");
+	CHECK(s.dwarf_ok >= s.dwarf * 9 / 10, "ip in text, stack copied");
+	return (testing_done());
+}
