@@ -1,1 +1,23 @@
-# core: build rules (automake fragment, included from the top Makefile.am).
+# core/studio.mk: Performance Studio integration (HTTP in the loop, upload,
+# spool, heartbeat and commands), container names, cloud metadata.
+core_libgpcore_la_SOURCES += \
+	core/http.c \
+	core/backoff.c \
+	core/studio.c \
+	core/upload_body.c \
+	core/upload.c \
+	core/spool.c
+
+STUDIO_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
+STUDIO_TEST_LDADD = core/libgpcore.la -lm
+
+check_PROGRAMS += tests/unit/test_upload tests/unit/test_spool
+TESTS += tests/unit/test_upload tests/unit/test_spool
+tests_unit_test_upload_SOURCES = tests/unit/test_upload.c
+tests_unit_test_upload_CFLAGS = $(STUDIO_TEST_CFLAGS)
+tests_unit_test_upload_LDADD = $(STUDIO_TEST_LDADD)
+tests_unit_test_spool_SOURCES = tests/unit/test_spool.c
+tests_unit_test_spool_CFLAGS = $(STUDIO_TEST_CFLAGS)
+tests_unit_test_spool_LDADD = $(STUDIO_TEST_LDADD)
+
+EXTRA_DIST += tests/fakes/studio_server.py

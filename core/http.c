@@ -1,0 +1,428 @@
+/*
+ * Asynchronous HTTP for the daemon: libcurl's multi interface driven by the
+ * libevent loop (CURLMOPT_SOCKETFUNCTION / CURLMOPT_TIMERFUNCTION), so
+ * uploads, heartbeats, Docker and cloud probes never block sampling.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <event2/event.h>
+
+#include "gprofiler.h"
+
+#define HTTP_MAGIC		0x48545450u
+#define HTTP_MAX_BODY_DFLT	(8u << 20)
+
+struct http_req {
+	unsigned		 magic;
+	CURL			*easy;
+	struct curl_slist	*hdrs;
+	char			*body;		/* request body, owned */
+	char			*resp;
+	size_t			 resplen;
+	size_t			 respcap;
+	size_t			 max_body;
+	int			 fd;
+	int			 too_big;
+	char			 errbuf[CURL_ERROR_SIZE];
+	void			(*done)(void *, const struct http_result *);
+	void			*arg;
+	TAILQ_ENTRY(http_req)	 entry;
+};
+TAILQ_HEAD(http_req_list, http_req);
+
+/* The event watching one of curl's sockets. */
+struct http_sock {
+	struct event	*ev;
+};
+
+static struct {
+	struct event_base	*base;
+	CURLM			*multi;
+	struct event		*timer;
+	struct http_req_list	 reqs;
+	unsigned		 npending;
+	int			 verify;
+	char			*ca_bundle;
+	char			*client_cert;
+	char			*client_key;
+} http;
+
+static void	http_check_done(void);
+
+static void
+http_on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	int	 running;
+
+	curl_multi_socket_action(http.multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	http_check_done();
+}
+
+static void
+http_on_socket(evutil_socket_t fd, short what, void *arg)
+{
+	int	 action = 0, running;
+
+	if (what & EV_READ)
+		action |= CURL_CSELECT_IN;
+	if (what & EV_WRITE)
+		action |= CURL_CSELECT_OUT;
+	curl_multi_socket_action(http.multi, fd, action, &running);
+	http_check_done();
+}
+
+/* curl asks for a socket to be watched, changed or forgotten. */
+static int
+http_cb_socket(CURL *easy, curl_socket_t s, int what, void *userp,
+    void *socketp)
+{
+	struct http_sock	*hs = socketp;
+	short			 ev = EV_PERSIST;
+
+	if (what == CURL_POLL_REMOVE) {
+		if (hs != NULL) {
+			event_free(hs->ev);
+			free(hs);
+		}
+		curl_multi_assign(http.multi, s, NULL);
+		return (0);
+	}
+	if (what & CURL_POLL_IN)
+		ev |= EV_READ;
+	if (what & CURL_POLL_OUT)
+		ev |= EV_WRITE;
+	if (hs == NULL) {
+		hs = xcalloc(1, sizeof(*hs));
+		curl_multi_assign(http.multi, s, hs);
+	} else
+		event_free(hs->ev);
+	hs->ev = event_new(http.base, s, ev, http_on_socket, NULL);
+	event_add(hs->ev, NULL);
+	return (0);
+}
+
+/* curl wants to be called after timeout_ms (-1: never). */
+static int
+http_cb_timer(CURLM *multi, long timeout_ms, void *userp)
+{
+	struct timeval	 tv;
+
+	if (timeout_ms < 0) {
+		evtimer_del(http.timer);
+		return (0);
+	}
+	tv.tv_sec = timeout_ms / 1000;
+	tv.tv_usec = (timeout_ms % 1000) * 1000;
+	evtimer_add(http.timer, &tv);
+	return (0);
+}
+
+static size_t
+http_cb_write(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+	struct http_req	*r = userdata;
+	size_t		 n = size * nmemb;
+	ssize_t		 w;
+	size_t		 off;
+
+	if (r->fd >= 0) {
+		/* A regular file: writes do not block on the network. */
+		for (off = 0; off < n; off += w) {
+			w = write(r->fd, ptr + off, n - off);
+			if (w < 0 && errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			if (w <= 0)
+				return (0);
+		}
+		return (n);
+	}
+	if (r->resplen + n > r->max_body) {
+		r->too_big = 1;
+		return (0);
+	}
+	if (r->resplen + n + 1 > r->respcap) {
+		r->respcap = (r->resplen + n + 1) * 2;
+		if (r->respcap > r->max_body + 1)
+			r->respcap = r->max_body + 1;
+		r->resp = xreallocarray(r->resp, 1, r->respcap);
+	}
+	memcpy(r->resp + r->resplen, ptr, n);
+	r->resplen += n;
+	r->resp[r->resplen] = '\0';
+	return (n);
+}
+
+static void
+http_req_free(struct http_req *r)
+{
+	if (r == NULL)
+		return;
+	curl_multi_remove_handle(http.multi, r->easy);
+	curl_easy_cleanup(r->easy);
+	curl_slist_free_all(r->hdrs);
+	free(r->body);
+	free(r->resp);
+	r->magic = 0;
+	free(r);
+}
+
+/* Deliver every finished transfer to its owner. */
+static void
+http_check_done(void)
+{
+	CURLMsg			*m;
+	int			 left;
+	struct http_req		*r;
+	struct http_result	 res;
+	long			 status;
+
+	while ((m = curl_multi_info_read(http.multi, &left)) != NULL) {
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		r = NULL;
+		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+		CHECK_OBJ(r, HTTP_MAGIC);
+		memset(&res, 0, sizeof(res));
+		status = 0;
+		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+		res.status = status;
+		res.body = r->resp != NULL ? r->resp : "";
+		res.bodylen = r->resplen;
+		if (m->data.result != CURLE_OK) {
+			res.rc = -EIO;
+			if (m->data.result == CURLE_OPERATION_TIMEDOUT) {
+				res.rc = -ETIMEDOUT;
+				res.timed_out = 1;
+			} else if (r->too_big)
+				res.rc = -EFBIG;
+			res.err = r->errbuf[0] != '\0' ? r->errbuf :
+			    curl_easy_strerror(m->data.result);
+			if (r->too_big)
+				res.err = "response too large";
+		}
+		TAILQ_REMOVE(&http.reqs, r, entry);
+		http.npending--;
+		/* Detach before the callback so it may start new requests. */
+		curl_multi_remove_handle(http.multi, r->easy);
+		r->done(r->arg, &res);
+		http_req_free(r);
+	}
+}
+
+/* Set up the loop's HTTP engine.  0 / -errno (logged). */
+int
+http_init(struct event_base *base)
+{
+	if (http.multi != NULL)
+		return (0);
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
+		log_warnx("http: curl_global_init failed");
+		return (-EIO);
+	}
+	http.base = base;
+	http.multi = curl_multi_init();
+	if (http.multi == NULL)
+		return (-ENOMEM);
+	http.timer = evtimer_new(base, http_on_timer, NULL);
+	TAILQ_INIT(&http.reqs);
+	http.verify = 1;
+	curl_multi_setopt(http.multi, CURLMOPT_SOCKETFUNCTION, http_cb_socket);
+	curl_multi_setopt(http.multi, CURLMOPT_TIMERFUNCTION, http_cb_timer);
+	return (0);
+}
+
+/*
+ * TLS settings for every later request: verify on unless --no-verify;
+ * a CA bundle and a client certificate/key (mTLS) are optional.
+ */
+void
+http_set_tls(int verify, const char *ca_bundle, const char *client_cert,
+    const char *client_key)
+{
+	http.verify = verify;
+	free(http.ca_bundle);
+	free(http.client_cert);
+	free(http.client_key);
+	http.ca_bundle = ca_bundle != NULL && *ca_bundle ? xstrdup(ca_bundle) :
+	    NULL;
+	http.client_cert = client_cert != NULL && *client_cert ?
+	    xstrdup(client_cert) : NULL;
+	http.client_key = client_key != NULL && *client_key ?
+	    xstrdup(client_key) : NULL;
+}
+
+static void
+http_apply_opts(struct http_req *r, const struct http_req_opts *o)
+{
+	CURL		*e = r->easy;
+	const char *const *h;
+
+	curl_easy_setopt(e, CURLOPT_URL, o->url);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)r);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, http_cb_write);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, "gprofiler/" GP_AGENT_VERSION);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+	    (long)(o->timeout_ms ? o->timeout_ms : 30000));
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+	    (long)(o->connect_timeout_ms ? o->connect_timeout_ms : 10000));
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, http.verify ? 1L : 0L);
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, http.verify ? 2L : 0L);
+	if (http.ca_bundle != NULL)
+		curl_easy_setopt(e, CURLOPT_CAINFO, http.ca_bundle);
+	if (http.client_cert != NULL)
+		curl_easy_setopt(e, CURLOPT_SSLCERT, http.client_cert);
+	if (http.client_key != NULL)
+		curl_easy_setopt(e, CURLOPT_SSLKEY, http.client_key);
+	if (o->unix_socket != NULL)
+		curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, o->unix_socket);
+	if (o->no_proxy)
+		curl_easy_setopt(e, CURLOPT_NOPROXY, "*");
+	if (o->userpwd != NULL) {
+		curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(e, CURLOPT_USERPWD, o->userpwd);
+	}
+	/* No "Expect: 100-continue" round trip before large bodies. */
+	r->hdrs = curl_slist_append(r->hdrs, "Expect:");
+	for (h = o->headers; h != NULL && *h != NULL; h++)
+		r->hdrs = curl_slist_append(r->hdrs, *h);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->hdrs);
+	if (o->method != NULL && strcmp(o->method, "GET") != 0) {
+		r->body = xmalloc(o->bodylen + 1);
+		if (o->bodylen > 0)
+			memcpy(r->body, o->body, o->bodylen);
+		/* POSTFIELDS with a size: curl sends Content-Length. */
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+		    (curl_off_t)o->bodylen);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
+		if (strcmp(o->method, "POST") != 0)
+			curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, o->method);
+	}
+}
+
+/*
+ * Start a request; o->done runs later from the loop, exactly once, unless
+ * http_cancel() is called first.  Everything in o is copied.  NULL when
+ * the engine is not initialised.
+ */
+struct http_req *
+http_request(const struct http_req_opts *o)
+{
+	struct http_req	*r;
+
+	if (http.multi == NULL || o->url == NULL || o->done == NULL)
+		return (NULL);
+	r = xcalloc(1, sizeof(*r));
+	r->magic = HTTP_MAGIC;
+	r->fd = o->download ? o->fd : -1;
+	r->max_body = o->max_body ? o->max_body : HTTP_MAX_BODY_DFLT;
+	r->done = o->done;
+	r->arg = o->arg;
+	if ((r->easy = curl_easy_init()) == NULL) {
+		free(r);
+		return (NULL);
+	}
+	http_apply_opts(r, o);
+	if (curl_multi_add_handle(http.multi, r->easy) != CURLM_OK) {
+		http_req_free(r);
+		return (NULL);
+	}
+	TAILQ_INSERT_TAIL(&http.reqs, r, entry);
+	http.npending++;
+	return (r);
+}
+
+/* Abort a request; its done callback is never called.  Accepts NULL. */
+void
+http_cancel(struct http_req *r)
+{
+	if (r == NULL)
+		return;
+	CHECK_OBJ(r, HTTP_MAGIC);
+	TAILQ_REMOVE(&http.reqs, r, entry);
+	http.npending--;
+	http_req_free(r);
+}
+
+unsigned
+http_pending(void)
+{
+	return (http.npending);
+}
+
+/* Cancel everything and free the engine. */
+void
+http_fini(void)
+{
+	struct http_req	*r;
+
+	if (http.multi == NULL)
+		return;
+	while ((r = TAILQ_FIRST(&http.reqs)) != NULL)
+		http_cancel(r);
+	curl_multi_cleanup(http.multi);
+	event_free(http.timer);
+	http.multi = NULL;
+	http_set_tls(1, NULL, NULL, NULL);
+	curl_global_cleanup();
+}
+
+struct http_dl {
+	void	(*done)(void *, int32_t, int32_t, const char *);
+	void	*arg;
+};
+
+static void
+http_download_done(void *arg, const struct http_result *res)
+{
+	struct http_dl	*d = arg;
+
+	if (res->rc != 0)
+		d->done(d->arg, res->rc, (int32_t)res->status, res->err);
+	else
+		d->done(d->arg, 0, (int32_t)res->status, NULL);
+	free(d);
+}
+
+/*
+ * The host API's http_download for plugins: GET url into fd with the
+ * daemon's TLS settings.
+ */
+int
+http_download(struct gp_plugin_ctx *ctx, const char *url, int32_t fd,
+    uint32_t timeout_ms, void (*done)(void *, int32_t, int32_t,
+    const char *), void *arg)
+{
+	struct http_req_opts	 o;
+	struct http_dl		*d;
+
+	if (url == NULL || fd < 0 || done == NULL)
+		return (-EINVAL);
+	d = xcalloc(1, sizeof(*d));
+	d->done = done;
+	d->arg = arg;
+	memset(&o, 0, sizeof(o));
+	o.method = "GET";
+	o.url = url;
+	o.download = 1;
+	o.fd = fd;
+	o.timeout_ms = timeout_ms;
+	o.done = http_download_done;
+	o.arg = d;
+	if (http_request(&o) == NULL) {
+		free(d);
+		return (-EIO);
+	}
+	return (0);
+}
