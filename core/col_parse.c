@@ -153,3 +153,35 @@ col_parse(const char *buf, size_t len,
 	free(fr.v);
 	return (rc);
 }
+
+/* Length of the valid UTF-8 sequence at p (1..4), 0 if invalid: frame
+ * names come from untrusted processes and every consumer repairs them. */
+size_t
+col_utf8_len(const unsigned char *p, size_t n)
+{
+	uint32_t	 c;
+	size_t		 len, i;
+
+	if (p[0] < 0x80)
+		return (1);
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, c = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, c = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, c = p[0] & 0x07;
+	else
+		return (0);
+	if (len > n)
+		return (0);
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return (0);
+		c = (c << 6) | (p[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, beyond U+10FFFF. */
+	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+		return (0);
+	return (len);
+}

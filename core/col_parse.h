@@ -52,4 +52,8 @@ int	col_parse(const char *buf, size_t len,
 	    int (*cb)(const struct col_line *, void *), void *arg,
 	    struct col_result *res);
 
+/* Length (1..4) of the valid UTF-8 sequence at p, n > 0 bytes; 0 when
+ * invalid (overlong, surrogate, truncated, > U+10FFFF). */
+size_t	col_utf8_len(const unsigned char *p, size_t n);
+
 #endif

@@ -76,37 +76,6 @@ fg_buf_u64(struct fg_buf *b, uint64_t v)
 	fg_buf_str(b, num);
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), 0 if invalid. */
-static size_t
-fg_utf8_len(const unsigned char *p, size_t n)
-{
-	uint32_t	 c;
-	size_t		 len, i;
-
-	if (p[0] < 0x80)
-		return (1);
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2, c = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		len = 3, c = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4, c = p[0] & 0x07;
-	else
-		return (0);
-	if (len > n)
-		return (0);
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return (0);
-		c = (c << 6) | (p[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates, beyond U+10FFFF. */
-	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return (0);
-	return (len);
-}
-
 /*
  * A JSON string safe inside <script>: <, >, & and U+2028/2029 as \u
  * escapes (no "</script>" or "<!--" can form), invalid UTF-8 as U+FFFD.
@@ -120,7 +89,7 @@ flamegraph_json_string(struct fg_buf *b, const char *s, size_t n)
 
 	fg_buf_add(b, "\"", 1);
 	for (i = 0; i < n; i += l) {
-		l = fg_utf8_len(p + i, n - i);
+		l = col_utf8_len(p + i, n - i);
 		if (l == 0) {
 			fg_buf_str(b, "\\ufffd");
 			l = 1;

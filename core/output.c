@@ -247,6 +247,25 @@ output_put_html(int dirfd, const struct cycle_output *co, const char *dir,
 }
 
 static int
+output_put_pprof(int dirfd, const struct cycle_output *co, const char *dir,
+    const char *name)
+{
+	unsigned char	*pb;
+	size_t		 plen;
+	int		 rc;
+
+	if ((pb = pprof_render(co, &plen)) == NULL) {
+		log_msg(LOG_LEVEL_ERR, "output", "cannot encode %s/%s", dir,
+		    name);
+		return (-EINVAL);
+	}
+	rc = output_put(dirfd, dir, name, pb, plen);
+	free(pb);
+	return (rc);
+}
+
+
+static int
 output_link(int dirfd, const char *dir, const char *link, const char *target,
     char *old, size_t oldlen)
 {
@@ -303,7 +322,11 @@ output_write_cycle(const struct cycle_output *co)
 		    collen)) != 0)
 			goto out;
 	}
-	/* PPROF_HOOK */
+	if (output_format_has(co->cfg, "pprof")) {
+		snprintf(name, sizeof(name), "%s.pb.gz", stem);
+		if ((rc = output_put_pprof(dirfd, co, dir, name)) != 0)
+			goto out;
+	}
 	/* Links last, so they never name a file that is not complete. */
 	snprintf(name, sizeof(name), "%s.col", stem);
 	if ((rc = output_link(dirfd, dir, OUTPUT_LAST_COL, name, oldcol,

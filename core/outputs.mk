@@ -3,8 +3,21 @@
 core_libgpcore_la_SOURCES += \
 	core/output.c \
 	core/col_parse.c core/col_parse.h \
-	core/flamegraph.c
-nodist_core_libgpcore_la_SOURCES = data/flamegraph_html.c
+	core/flamegraph.c \
+	core/flamegraph_main.c \
+	core/pprof.c
+nodist_core_libgpcore_la_SOURCES = data/flamegraph_html.c \
+	core/profile.pb-c.c core/profile.pb-c.h
+
+# pprof's schema, compiled by protoc-c into the build tree.
+EXTRA_DIST += core/profile.proto
+BUILT_SOURCES += core/profile.pb-c.c core/profile.pb-c.h
+CLEANFILES += core/profile.pb-c.c core/profile.pb-c.h core/profile.pb-c.stamp
+core/profile.pb-c.c core/profile.pb-c.h: core/profile.pb-c.stamp
+core/profile.pb-c.stamp: $(srcdir)/core/profile.proto
+	$(AM_V_GEN)$(MKDIR_P) core && \
+	$(PROTOC_C) --proto_path=$(srcdir)/core --c_out=core \
+	    $(srcdir)/core/profile.proto && touch $@
 
 # The page template is data: embed it as a C array at build time (od and
 # sed only, so VPATH and distcheck builds need nothing else).
