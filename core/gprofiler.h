@@ -59,6 +59,30 @@ struct json_object;
 #define SRC_CLI		3
 #define SRC_COMMAND	4	/* a heartbeat command's combined_config */
 
+/* options.c */
+#define OPTF_SECRET	 GP_OPTF_SECRET	/* never logged or in run_arguments */
+#define OPTF_MULTI	 0x100u	/* repeatable: values are joined with ',' */
+#define OPTF_CLIONLY	 0x200u	/* command line and environment only */
+#define OPTF_MODEDEFAULT 0x400u	/* default depends on the mode */
+#define OPTF_SECRETPATH	 0x800u	/* a file holding a secret: mode checked */
+
+struct option_def {
+	const char	*od_name;
+	char		 od_short;
+	uint32_t	 od_type;	/* GP_OPT_* */
+	uint32_t	 od_flags;	/* OPTF_* */
+	const char	*od_default;
+	int64_t		 od_min;	/* both 0: unbounded */
+	int64_t		 od_max;
+	const char	*od_choices;
+	const char	*od_dest;	/* run_arguments key (gProfiler's dest) */
+	const char	*od_help;
+};
+const struct option_def *options_find(const char *);
+const struct option_def *options_find_short(int);
+const struct option_def *options_get(size_t);
+size_t		 options_count(void);
+
 /* config.c */
 /*
  * An effective set of option values, core and plugin, as text, each with
@@ -83,15 +107,75 @@ const char	*config_mode_name(unsigned mode);
 /* The effective settings for metadata.run_arguments, secrets removed.
  * Caller owns the result. */
 struct json_object *config_run_arguments(const struct config *);
+const char	*config_origin(const struct config *, const char *name);
+void		 config_declare_plugin_option(struct config *, const char *name,
+		    const char *plugin, unsigned modes);
+const char	*config_option_plugin(const struct config *, const char *name,
+		    unsigned *modes);
+int		 config_register_plugin(struct config *, const char *plugin,
+		    const struct gp_option *rows, size_t nrows, size_t rowsize,
+		    char *err, size_t errlen);
+int		 config_check_value(uint32_t type, const char *value,
+		    int64_t min, int64_t max, const char *choices, char *out,
+		    size_t outlen, char *err, size_t errlen);
+int		 config_choice_ok(const char *choices, const char *value);
+int		 config_parse_size(const char *, unsigned long long *);
+void		 config_json_add(struct json_object *, const char *key,
+		    uint32_t type, const char *value);
+void		 config_foreach_set(const struct config *,
+		    void (*)(const char *name, const char *value,
+		    const char *origin, int source, void *arg), void *arg);
 
-/* plugin.c */
+/* config_parse.c */
+int		 config_parse_buf(const char *buf, size_t len,
+		    const char *fname, int (*cb)(void *arg, const char *section,
+		    const char *key, const char *value, const char *origin),
+		    void *arg, char *err, size_t errlen);
+
+/* config_load.c */
+struct settings;
+struct cmdline {
+	struct settings	*cl_cli;	/* options as given, in order */
+	char		*cl_subcommand;	/* "flamegraph", "upload-file" */
+	int		 cl_subargc;
+	char	       **cl_subargv;	/* from the subcommand's name on */
+	int		 cl_help;
+	int		 cl_version;
+	int		 cl_check;	/* -n: check the configuration only */
+};
+struct plugin_list;
+int		 cmdline_parse(struct cmdline *, int argc, char **argv,
+		    const struct plugin_list *, char *err, size_t errlen);
+void		 cmdline_free(struct cmdline *);
+char	       **cmdline_plugin_dirs(const struct cmdline *);
+int		 config_load(struct config **, const struct cmdline *,
+		    const struct plugin_list *, char *err, size_t errlen);
+int		 config_set_user(struct config *, const char *name,
+		    const char *value, int source, const char *origin,
+		    char *err, size_t errlen);
+int		 config_env_one(struct config *, const char *name, char *err,
+		    size_t errlen);
+
+/* config_check.c */
+int		 config_validate(const struct config *, char *err,
+		    size_t errlen);
+
+/* manifest.c */
 struct manifest {
 	char		*name;
 	unsigned	 kind;		/* GP_KIND_* */
 	unsigned	 modes;		/* GP_MODE_* */
 	unsigned	 abi_major;
 	char	       **options;	/* option names, NULL-terminated */
+	int		*bool_opts;	/* per option: typed ":bool" */
 };
+int		 manifest_parse(const char *buf, size_t len, const char *fname,
+		    struct manifest *, char *err, size_t errlen);
+void		 manifest_clear(struct manifest *);
+int		 manifest_has_option(const struct manifest *, const char *name,
+		    int *is_bool);
+
+/* plugin.c */
 
 struct plugin {
 	unsigned		 magic;		/* PLUGIN_MAGIC */
@@ -101,19 +185,32 @@ struct plugin {
 	const struct gp_plugin	*desc;		/* NULL until loaded */
 	void			*priv;
 	struct gp_plugin_ctx	*ctx;
+	int			 active;	/* loaded for the current mode */
 	int			 started;
 	TAILQ_ENTRY(plugin)	 entry;
 };
 TAILQ_HEAD(plugin_list, plugin);
 
-/* The plugins that serve `mode` among those found in the plugin dirs,
- * dlopen()ed, checked and initialised.  Fatal for a missing or broken
- * system profiler that the mode requires. */
+/*
+ * The list holds every plugin found (manifest only); those serving the
+ * run's mode are loaded and marked `active`.  Runs use active ones only.
+ */
+int		 plugins_scan(struct plugin_list *, char **dirs, char *err,
+		    size_t errlen);
+/* dlopen() without init, for --help. */
+int		 plugin_open(struct plugin *, char *err, size_t errlen);
+/* Load, check and init the plugins serving `mode`; register their options
+ * with the config and enforce their incompatible core options.  -EINVAL
+ * (usage error, exit 2) or other -errno (exit 1) with one line in err. */
 int		 plugins_load_for_mode(struct plugin_list *,
 		    struct event_base *, struct config *, unsigned mode,
 		    char *err, size_t errlen);
 void		 plugins_unload(struct plugin_list *);
+void		 plugins_free(struct plugin_list *);
+/* The active system profiler, or NULL. */
 struct plugin	*plugins_system(struct plugin_list *);
+/* Run every active plugin's check(); -EINVAL with the message. */
+int		 plugins_check(struct plugin_list *, char *err, size_t errlen);
 
 /* host_api.c */
 const struct gp_host_api *host_api(void);
@@ -122,6 +219,22 @@ void		 host_ctx_free(struct gp_plugin_ctx *);
 /* The configuration plugins see through option_get (the current run's). */
 void		 host_ctx_set_config(struct gp_plugin_ctx *,
 		    const struct config *);
+/* What the cycle and run use (host_api.c, runtime engineer). */
+void		 host_ctx_on_stop(struct gp_plugin_ctx *, void (*)(void *),
+		    void *);
+const char	*host_ctx_name(const struct gp_plugin_ctx *);
+struct gp_snapshot *snapshot_new(struct gp_plugin_ctx *,
+		    void (*done)(void *, struct gp_snapshot *, int status,
+		    const char *err), void *);
+struct profile	*snapshot_take_profile(struct gp_snapshot *);
+void		 snapshot_free(struct gp_snapshot *);
+/* A gp_json view of o for a plugin (takes a reference); release drops it. */
+struct gp_json	*host_json_wrap(struct json_object *o);
+void		 host_json_release(struct gp_json *);
+/* The HTTP engineer's implementation of api->http_download. */
+void		 host_set_http_download(int (*)(struct gp_plugin_ctx *,
+		    const char *, int32_t, uint32_t, void (*)(void *, int32_t,
+		    int32_t, const char *), void *));
 
 /* child.c */
 /*
@@ -220,6 +333,39 @@ const char	*procfs_elf_arch(const unsigned char *, size_t);
 /* Read a small file whole (NUL-terminated); caller frees.  -errno. */
 int		 procfs_read(const char *path, char **bufp, size_t *lenp,
 		    size_t max);
+
+/* metrics.c */
+/* cpu_avg/mem_avg of specs/gprofiler-compat.md §7 (5 s memory timer). */
+struct metrics;
+struct metrics	*metrics_new(struct event_base *);
+void		 metrics_free(struct metrics *);
+/* {"cpu_avg", "mem_avg"} since the last call; NULL m: both null. */
+struct json_object *metrics_cycle(struct metrics *);
+double		 metrics_cpu_percent(const struct cpu_times *,
+		    const struct cpu_times *);
+double		 metrics_mem_percent(uint64_t total_kb, uint64_t avail_kb);
+
+/* metadata.c */
+/* The header's "metadata" (§6): static keys once, per-cycle keys added. */
+void		 metadata_collect(int minimal);
+struct json_object *metadata_build(const struct config *, unsigned mode,
+		    int64_t freq);
+void		 metadata_add_sampling(struct json_object *, unsigned mode,
+		    int64_t freq);
+/* For the cloud probe: provider "aws"/"gcp"/"azure"; takes info. */
+void		 metadata_set_cloud(const char *provider,
+		    struct json_object *info);
+void		 metadata_iso_time(const struct timespec *, char *, size_t);
+const char	*metadata_arch_codename(int family, int model);
+void		 metadata_free(void);
+
+/* appmeta.c */
+/* {exe, execfn, arch} of a PID (NULL: gone), merged with plugin keys;
+ * appmeta_index dedups into the header list (entry 0 null), taking md. */
+struct json_object *appmeta_base(int32_t pid);
+struct json_object *appmeta_for_pid(int32_t pid, struct json_object *extra);
+uint32_t	 appmeta_index(struct json_object *list,
+		    struct json_object *md);
 
 /* merge.c */
 /*
@@ -320,6 +466,35 @@ int		 run_start(struct run *);
 void		 run_stop(struct run *, void (*done)(void *), void *);
 void		 run_free(struct run *);
 
+/* daemon.c */
+int		 daemon_lock(char *err, size_t errlen);
+void		 daemon_write_pidfile(const char *);
+void		 daemon_cleanup(void);
+int		 daemon_check_environment(const struct config *, char *err,
+		    size_t errlen);
+
+/* agent.c */
+struct agent;
+int		 agent_main(struct event_base *, const struct cmdline *,
+		    struct plugin_list *, struct config *);
+void		 agent_shutdown(struct agent *);
+
+/* agent_hooks.c */
+int		 agent_hook_start(struct event_base *, const struct config *,
+		    struct plugin_list *);
+int		 agent_hook_owns_runs(const struct config *);
+void		 agent_hook_cycle(const struct config *,
+		    const struct cycle_output *, const char *col, size_t collen);
+const char	*agent_hook_container_name(int32_t pid);
+void		 agent_hook_shutdown(struct event_base *);
+
+/* Subcommands (flamegraph_main.c, upload_file.c). */
+int		 flamegraph_main(int argc, char **argv);
+int		 upload_file_main(int argc, char **argv, struct config *);
+
+/* usage.c */
+void		 usage_print(FILE *, struct plugin_list *);
+
 /* upload.c */
 /* Queue the cycle's profile for upload (spooled until accepted). */
 int		 upload_enqueue(const struct cycle_output *, const char *col,
@@ -396,6 +571,35 @@ int		 studio_token_load(const struct config *, char **tokenp,
 /* UTC ISO-8601 without zone, seconds (us != 0: with microseconds). */
 void		 studio_iso_time(time_t, long usec, int us, char *buf,
 		    size_t len);
+
+/* daemon.c */
+int		 daemon_lock(char *err, size_t errlen);
+void		 daemon_write_pidfile(const char *);
+void		 daemon_cleanup(void);
+int		 daemon_check_environment(const struct config *, char *err,
+		    size_t errlen);
+
+/* agent.c */
+struct agent;
+int		 agent_main(struct event_base *, const struct cmdline *,
+		    struct plugin_list *, struct config *);
+void		 agent_shutdown(struct agent *);
+
+/* agent_hooks.c */
+int		 agent_hook_start(struct event_base *, const struct config *,
+		    struct plugin_list *);
+int		 agent_hook_owns_runs(const struct config *);
+void		 agent_hook_cycle(const struct config *,
+		    const struct cycle_output *, const char *col, size_t collen);
+const char	*agent_hook_container_name(int32_t pid);
+void		 agent_hook_shutdown(struct event_base *);
+
+/* Subcommands (flamegraph_main.c, upload_file.c). */
+int		 flamegraph_main(int argc, char **argv);
+int		 upload_file_main(int argc, char **argv, struct config *);
+
+/* usage.c */
+void		 usage_print(FILE *, struct plugin_list *);
 
 /* upload.c */
 #define UPLOAD_MAX_COMPRESSED	(4u << 20)	/* the backend's limit */

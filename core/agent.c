@@ -1,0 +1,267 @@
+/*
+ * The agent inside the loop: runs the profiling run the configuration asks
+ * for, and reacts to signals (TERM/INT stop cleanly, HUP reloads the
+ * configuration from the next cycle on).  One module owns the reactor's
+ * signal events (tmux proc.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "gprofiler.h"
+
+#define AGENT_MAGIC		0x4147454eu
+#define AGENT_STOP_BOUND_S	30	/* then exit regardless */
+
+struct agent {
+	unsigned		 magic;
+	struct event_base	*base;
+	const struct cmdline	*cl;
+	struct plugin_list	*plugins;
+	struct config		*cfg;
+	struct config		*pending;	/* SIGHUP: the next config */
+	struct run		*run;
+	struct event		*ev_sig[3];
+	struct event		*ev_watchdog;
+	int			 stopping;
+	int			 status;
+};
+
+static void	agent_stopped(void *);
+static int	agent_start_run(struct agent *);
+
+static void
+agent_on_cycle(const struct cycle_output *co, const char *col, size_t collen,
+    void *arg)
+{
+	struct agent	*a = arg;
+
+	CHECK_OBJ(a, AGENT_MAGIC);
+	agent_hook_cycle(a->cfg, co, col, collen);
+}
+
+static void
+agent_on_finished(struct run *run, int status, const char *err, void *arg)
+{
+	struct agent	*a = arg;
+
+	CHECK_OBJ(a, AGENT_MAGIC);
+	(void)run;
+	if (status != 0) {
+		log_msg(LOG_LEVEL_ERR, NULL, "profiling run failed: %s",
+		    err != NULL ? err : strerror(-status));
+		a->status = 1;
+	}
+	agent_shutdown(a);
+}
+
+static const char *
+agent_container_name(int32_t pid, void *arg)
+{
+	(void)arg;
+	return (agent_hook_container_name(pid));
+}
+
+static int
+agent_start_run(struct agent *a)
+{
+	struct run_hooks	 hooks;
+	int			 rc;
+
+	memset(&hooks, 0, sizeof(hooks));
+	hooks.on_cycle = agent_on_cycle;
+	hooks.on_finished = agent_on_finished;
+	if (!config_get_bool(a->cfg, "disable-container-names"))
+		hooks.container_name = agent_container_name;
+	hooks.arg = a;
+	a->run = run_new(a->base, a->cfg, a->plugins, &hooks);
+	if ((rc = run_start(a->run)) != 0) {
+		run_free(a->run);
+		a->run = NULL;
+	}
+	return (rc);
+}
+
+static void
+agent_watchdog(evutil_socket_t fd, short ev, void *arg)
+{
+	(void)fd;
+	(void)ev;
+	(void)arg;
+	log_warnx("plugins did not stop within %d s; exiting anyway",
+	    AGENT_STOP_BOUND_S);
+	daemon_cleanup();
+	exit(1);
+}
+
+/* Stop the run and leave the loop (bounded). */
+void
+agent_shutdown(struct agent *a)
+{
+	struct timeval	 tv = { AGENT_STOP_BOUND_S, 0 };
+
+	if (a->stopping)
+		return;
+	a->stopping = 1;
+	a->ev_watchdog = evtimer_new(a->base, agent_watchdog, a);
+	evtimer_add(a->ev_watchdog, &tv);
+	if (a->run != NULL)
+		run_stop(a->run, agent_stopped, a);
+	else
+		agent_stopped(a);
+}
+
+static void
+agent_stopped(void *arg)
+{
+	struct agent	*a = arg;
+
+	CHECK_OBJ(a, AGENT_MAGIC);
+	if (a->run != NULL) {
+		run_free(a->run);
+		a->run = NULL;
+	}
+	plugins_unload(a->plugins);
+	agent_hook_shutdown(a->base);
+	event_base_loopexit(a->base, NULL);
+}
+
+/* After SIGHUP: the old run has stopped; start again on the new config. */
+static void
+agent_restarted(void *arg)
+{
+	struct agent	*a = arg;
+	struct config	*old;
+	char		 err[1024];
+	int		 rc;
+
+	CHECK_OBJ(a, AGENT_MAGIC);
+	run_free(a->run);
+	a->run = NULL;
+	plugins_unload(a->plugins);
+	old = a->cfg;
+	a->cfg = a->pending;
+	a->pending = NULL;
+	rc = plugins_load_for_mode(a->plugins, a->base, a->cfg,
+	    config_mode(a->cfg), err, sizeof(err));
+	if (rc == 0)
+		rc = plugins_check(a->plugins, err, sizeof(err));
+	if (rc != 0) {
+		log_warnx("reload: %s; keeping the previous configuration",
+		    err);
+		plugins_unload(a->plugins);
+		config_free(a->cfg);
+		a->cfg = old;
+		if (plugins_load_for_mode(a->plugins, a->base, a->cfg,
+		    config_mode(a->cfg), err, sizeof(err)) != 0)
+			fatalx("reload: cannot restore the previous "
+			    "configuration: %s", err);
+	} else {
+		config_free(old);
+		log_info("configuration reloaded");
+	}
+	log_setverbose(config_get_bool(a->cfg, "verbose"));
+	if (agent_start_run(a) != 0) {
+		a->status = 1;
+		agent_shutdown(a);
+	}
+}
+
+static void
+agent_reload(struct agent *a)
+{
+	struct config	*cfg = NULL;
+	char		 err[1024];
+
+	if (a->stopping || a->pending != NULL)
+		return;
+	if (config_load(&cfg, a->cl, a->plugins, err, sizeof(err)) != 0 ||
+	    config_validate(cfg, err, sizeof(err)) != 0) {
+		log_warnx("reload: %s; keeping the previous configuration",
+		    err);
+		config_free(cfg);
+		return;
+	}
+	log_info("reloading the configuration: the new one applies from the "
+	    "next cycle");
+	a->pending = cfg;
+	if (a->run != NULL)
+		run_stop(a->run, agent_restarted, a);
+	else
+		agent_restarted(a);
+}
+
+static void
+agent_signal(evutil_socket_t sig, short ev, void *arg)
+{
+	struct agent	*a = arg;
+
+	(void)ev;
+	CHECK_OBJ(a, AGENT_MAGIC);
+	switch (sig) {
+	case SIGHUP:
+		agent_reload(a);
+		break;
+	case SIGINT:
+	case SIGTERM:
+		if (a->stopping) {
+			log_warnx("second signal: exiting now");
+			daemon_cleanup();
+			exit(1);
+		}
+		log_info("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+		agent_shutdown(a);
+		break;
+	}
+}
+
+/*
+ * Run the agent until it stops; the exit status.  Plugins for the mode
+ * are loaded and checked already.  Takes ownership of cfg.
+ */
+int
+agent_main(struct event_base *base, const struct cmdline *cl,
+    struct plugin_list *plugins, struct config *cfg)
+{
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	struct agent	 a;
+	size_t		 i;
+	int		 rc;
+
+	memset(&a, 0, sizeof(a));
+	a.magic = AGENT_MAGIC;
+	a.base = base;
+	a.cl = cl;
+	a.plugins = plugins;
+	a.cfg = cfg;
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < 3; i++) {
+		a.ev_sig[i] = evsignal_new(base, sigs[i], agent_signal, &a);
+		evsignal_add(a.ev_sig[i], NULL);
+	}
+	if ((rc = agent_hook_start(base, a.cfg, plugins)) != 0)
+		a.status = 1;
+	else if (agent_hook_owns_runs(a.cfg))
+		;	/* dynamic profiling: the heartbeat starts runs */
+	else if ((rc = agent_start_run(&a)) != 0) {
+		log_msg(LOG_LEVEL_ERR, NULL, "cannot start profiling: %s",
+		    strerror(-rc));
+		a.status = 1;
+	}
+	if (a.status == 0)
+		event_base_dispatch(base);
+	for (i = 0; i < 3; i++)
+		event_free(a.ev_sig[i]);
+	if (a.ev_watchdog != NULL)
+		event_free(a.ev_watchdog);
+	config_free(a.pending);
+	config_free(a.cfg);
+	a.cfg = NULL;
+	a.magic = 0;
+	return (a.status);
+}

@@ -1,0 +1,556 @@
+/*
+ * The plugin loader: finds manifests in the plugin directories, and
+ * dlopen()s only the plugins serving the run's mode (RTLD_NOW |
+ * RTLD_LOCAL), checking the descriptor against the ABI and the manifest
+ * before any plugin code runs (STYLE.md §9).
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gprofiler.h"
+
+/* The size of struct gp_plugin in ABI 1.0, the smallest we accept. */
+#define GP_PLUGIN_SIZE_1_0	sizeof(struct gp_plugin)
+
+/*
+ * As root, a plugin runs with full privileges: refuse files and
+ * directories that someone other than root could have written.
+ */
+static int
+plugin_path_safe(const char *path, int fd, char *err, size_t errlen)
+{
+	struct stat	 sb;
+
+	if (geteuid() != 0)
+		return (0);
+	if ((fd >= 0 ? fstat(fd, &sb) : stat(path, &sb)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return (-errno);
+	}
+	if (sb.st_uid != 0 || (sb.st_mode & 022) != 0) {
+		snprintf(err, errlen, "%s: refusing a plugin path not owned by "
+		    "root or writable by group/others (chown root %s; chmod "
+		    "go-w %s)", path, path, path);
+		return (-EPERM);
+	}
+	return (0);
+}
+
+static int
+plugin_read_manifest(int dfd, const char *dir, const char *fname,
+    struct manifest *m, char *err, size_t errlen)
+{
+	char	 path[512], buf[16384];
+	ssize_t	 n;
+	int	 fd, rc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, fname);
+	fd = openat(dfd, fname, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return (-errno);
+	}
+	if ((rc = plugin_path_safe(path, fd, err, errlen)) != 0) {
+		close(fd);
+		return (rc);
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0 || n == (ssize_t)sizeof(buf)) {
+		snprintf(err, errlen, "%s: unreadable or larger than %zu "
+		    "bytes", path, sizeof(buf) - 1);
+		return (-EINVAL);
+	}
+	return (manifest_parse(buf, n, path, m, err, errlen));
+}
+
+static struct plugin *
+plugins_find(struct plugin_list *list, const char *name)
+{
+	struct plugin	*p;
+
+	TAILQ_FOREACH(p, list, entry)
+		if (strcmp(p->manifest.name, name) == 0)
+			return (p);
+	return (NULL);
+}
+
+/* Add the plugins of one directory; problems are warnings, not fatal. */
+static void
+plugins_scan_dir(struct plugin_list *list, const char *dir)
+{
+	struct dirent	*de;
+	struct manifest	 m;
+	struct plugin	*p;
+	DIR		*d;
+	char		 err[1024], so[PATH_MAX];
+	size_t		 len;
+
+	if ((d = opendir(dir)) == NULL) {
+		if (errno != ENOENT || strcmp(dir, PLUGINDIR) != 0)
+			log_warnx("plugin directory %s: %s", dir,
+			    strerror(errno));
+		return;
+	}
+	if (plugin_path_safe(dir, dirfd(d), err, sizeof(err)) != 0) {
+		log_warnx("%s", err);
+		closedir(d);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (len < 8 || strcmp(de->d_name + len - 7, ".plugin") != 0)
+			continue;
+		if (plugin_read_manifest(dirfd(d), dir, de->d_name, &m, err,
+		    sizeof(err)) != 0) {
+			log_warnx("%s; plugin skipped", err);
+			continue;
+		}
+		if (strlen(m.name) + 7 != len ||
+		    strncmp(m.name, de->d_name, len - 7) != 0) {
+			log_warnx("%s/%s: name \"%s\" does not match the file "
+			    "name; plugin skipped", dir, de->d_name, m.name);
+			manifest_clear(&m);
+			continue;
+		}
+		if (plugins_find(list, m.name) != NULL) {
+			log_debug("plugin %s in %s ignored: found earlier",
+			    m.name, dir);
+			manifest_clear(&m);
+			continue;
+		}
+		p = xcalloc(1, sizeof(*p));
+		p->magic = PLUGIN_MAGIC;
+		p->manifest = m;
+		snprintf(so, sizeof(so), "%s/%s.so", dir, m.name);
+		p->path = xstrdup(so);
+		TAILQ_INSERT_TAIL(list, p, entry);
+	}
+	closedir(d);
+}
+
+/* Find every plugin in dirs (first directory wins on a name clash). */
+int
+plugins_scan(struct plugin_list *list, char **dirs, char *err, size_t errlen)
+{
+	size_t	 i;
+
+	TAILQ_INIT(list);
+	for (i = 0; dirs[i] != NULL; i++)
+		plugins_scan_dir(list, dirs[i]);
+	(void)err;
+	(void)errlen;
+	return (0);
+}
+
+static int
+plugin_check_options(const struct plugin *p, const struct gp_plugin *d,
+    char *err, size_t errlen)
+{
+	const struct gp_option	*o;
+	uint32_t		 i, j;
+
+	if (d->option_count > 0 && (d->options == NULL ||
+	    d->option_size < sizeof(struct gp_option))) {
+		snprintf(err, errlen, "%s: option table missing or rows of %u "
+		    "bytes (need %zu)", p->path, d->option_size,
+		    sizeof(struct gp_option));
+		return (-EINVAL);
+	}
+	for (i = 0; i < d->option_count; i++) {
+		o = (const void *)((const char *)d->options +
+		    (size_t)i * d->option_size);
+		if (o->name == NULL || o->type < GP_OPT_BOOL ||
+		    o->type > GP_OPT_SIZE ||
+		    (o->type == GP_OPT_ENUM && o->choices == NULL)) {
+			snprintf(err, errlen, "%s: option %u is malformed",
+			    p->path, i);
+			return (-EINVAL);
+		}
+		if (!manifest_has_option(&p->manifest, o->name, NULL)) {
+			snprintf(err, errlen, "%s: option \"%s\" is not in the "
+			    "manifest %s.plugin", p->path, o->name,
+			    p->manifest.name);
+			return (-EINVAL);
+		}
+		if (options_find(o->name) != NULL) {
+			snprintf(err, errlen, "%s: option \"%s\" is a core "
+			    "option", p->path, o->name);
+			return (-EINVAL);
+		}
+		for (j = 0; j < i; j++)
+			if (strcmp(((const struct gp_option *)(const void *)
+			    ((const char *)d->options + (size_t)j *
+			    d->option_size))->name, o->name) == 0) {
+				snprintf(err, errlen, "%s: option \"%s\" "
+				    "declared twice", p->path, o->name);
+				return (-EINVAL);
+			}
+	}
+	for (i = 0; p->manifest.options[i] != NULL; i++) {
+		for (j = 0; j < d->option_count; j++)
+			if (strcmp(((const struct gp_option *)(const void *)
+			    ((const char *)d->options + (size_t)j *
+			    d->option_size))->name,
+			    p->manifest.options[i]) == 0)
+				break;
+		if (j == d->option_count) {
+			snprintf(err, errlen, "%s: manifest option \"%s\" is "
+			    "not declared by the plugin", p->path,
+			    p->manifest.options[i]);
+			return (-EINVAL);
+		}
+	}
+	return (0);
+}
+
+/* The descriptor checks, in STYLE.md §9.2's order. */
+static int
+plugin_check_desc(const struct plugin *p, const struct gp_plugin *d,
+    char *err, size_t errlen)
+{
+	size_t	 i;
+
+	if (d->magic != GP_PLUGIN_MAGIC) {
+		snprintf(err, errlen, "%s: not a gprofiler plugin (magic "
+		    "0x%08x, expected 0x%08x)", p->path, d->magic,
+		    GP_PLUGIN_MAGIC);
+		return (-EINVAL);
+	}
+	if (d->abi_major != GP_ABI_MAJOR || d->abi_minor > GP_ABI_MINOR) {
+		snprintf(err, errlen, "%s: built for plugin ABI %u.%u, this "
+		    "gprofiler has %u.%u (rebuild the plugin against this "
+		    "version's gprofiler/plugin.h)", p->path, d->abi_major,
+		    d->abi_minor, GP_ABI_MAJOR, GP_ABI_MINOR);
+		return (-EINVAL);
+	}
+	if (d->struct_size < GP_PLUGIN_SIZE_1_0) {
+		snprintf(err, errlen, "%s: descriptor of %u bytes, ABI %u.%u "
+		    "needs %zu", p->path, d->struct_size, d->abi_major,
+		    d->abi_minor, GP_PLUGIN_SIZE_1_0);
+		return (-EINVAL);
+	}
+	for (i = 0; i < sizeof(d->reserved) / sizeof(d->reserved[0]); i++)
+		if (d->reserved[i] != 0 || d->flags != 0) {
+			snprintf(err, errlen, "%s: reserved fields or flags are "
+			    "not zero", p->path);
+			return (-EINVAL);
+		}
+	if (d->name == NULL || strcmp(d->name, p->manifest.name) != 0) {
+		snprintf(err, errlen, "%s: descriptor name \"%s\" does not "
+		    "match the file name", p->path,
+		    d->name != NULL ? d->name : "(null)");
+		return (-EINVAL);
+	}
+	if (d->kind != p->manifest.kind || d->modes != p->manifest.modes) {
+		snprintf(err, errlen, "%s: kind/modes %u/0x%x differ from the "
+		    "manifest's %u/0x%x", p->path, d->kind, d->modes,
+		    p->manifest.kind, p->manifest.modes);
+		return (-EINVAL);
+	}
+	if (d->init == NULL || d->start == NULL || d->snapshot == NULL ||
+	    d->stop == NULL) {
+		snprintf(err, errlen, "%s: init, start, snapshot and stop "
+		    "are required", p->path);
+		return (-EINVAL);
+	}
+	return (plugin_check_options(p, d, err, errlen));
+}
+
+/* dlopen() and check, without running init. */
+int
+plugin_open(struct plugin *p, char *err, size_t errlen)
+{
+	const struct gp_plugin	*d;
+	int			 fd, rc;
+
+	if (p->dl != NULL)
+		return (0);
+	fd = open(p->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd == -1) {
+		snprintf(err, errlen, "%s: %s", p->path, strerror(errno));
+		return (-errno);
+	}
+	rc = plugin_path_safe(p->path, fd, err, errlen);
+	close(fd);
+	if (rc != 0)
+		return (rc);
+	if ((p->dl = dlopen(p->path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+		snprintf(err, errlen, "%s: cannot load: %s (use ldd(1) to "
+		    "find missing libraries)", p->path, dlerror());
+		return (-ENOEXEC);
+	}
+	d = dlsym(p->dl, GP_PLUGIN_SYMBOL);
+	if (d == NULL) {
+		snprintf(err, errlen, "%s: no \"%s\" symbol: not a gprofiler "
+		    "plugin", p->path, GP_PLUGIN_SYMBOL);
+		rc = -ENOEXEC;
+	} else
+		rc = plugin_check_desc(p, d, err, errlen);
+	if (rc != 0) {
+		dlclose(p->dl);
+		p->dl = NULL;
+		return (rc);
+	}
+	p->desc = d;
+	return (0);
+}
+
+/* Whether a plugin is wanted in this run: gProfiler's --<name>-mode
+ * disabled (or --no-<name>) leaves it unloaded. */
+static int
+plugin_wanted(const struct plugin *p, const struct config *cfg, unsigned mode)
+{
+	char		 opt[160];
+	const char	*v;
+
+	if ((p->manifest.modes & mode) == 0)
+		return (0);
+	snprintf(opt, sizeof(opt), "%s-mode", p->manifest.name);
+	if (manifest_has_option(&p->manifest, opt, NULL) &&
+	    (v = config_get(cfg, opt)) != NULL &&
+	    (strcmp(v, "disabled") == 0 || strcmp(v, "none") == 0))
+		return (0);
+	return (1);
+}
+
+/* The system profiler for the mode: --system-profiler, else the first by
+ * name (so a run is reproducible whatever readdir's order). */
+static struct plugin *
+plugins_pick_system(struct plugin_list *list, const struct config *cfg,
+    unsigned mode)
+{
+	struct plugin	*p, *best = NULL;
+	const char	*want = config_get(cfg, "system-profiler");
+
+	TAILQ_FOREACH(p, list, entry) {
+		if (p->manifest.kind != GP_KIND_SYSTEM ||
+		    !plugin_wanted(p, cfg, mode))
+			continue;
+		if (want != NULL) {
+			if (strcmp(p->manifest.name, want) == 0)
+				return (p);
+			continue;
+		}
+		if (best == NULL ||
+		    strcmp(p->manifest.name, best->manifest.name) < 0)
+			best = p;
+	}
+	return (best);
+}
+
+/* Whether the user turned the mode's system profiler off on purpose. */
+static int
+plugins_system_disabled(struct plugin_list *list, const struct config *cfg,
+    unsigned mode)
+{
+	struct plugin	*p;
+
+	TAILQ_FOREACH(p, list, entry)
+		if (p->manifest.kind == GP_KIND_SYSTEM &&
+		    (p->manifest.modes & mode) && !plugin_wanted(p, cfg, mode))
+			return (1);
+	return (0);
+}
+
+static int
+plugin_init(struct plugin *p, struct event_base *base, struct config *cfg,
+    char *err, size_t errlen)
+{
+	int	 rc;
+
+	if ((rc = plugin_open(p, err, errlen)) != 0)
+		return (rc);
+	if ((rc = config_register_plugin(cfg, p->manifest.name,
+	    p->desc->options, p->desc->option_count, p->desc->option_size,
+	    err, errlen)) != 0)
+		return (rc);
+	p->ctx = host_ctx_new(p, base);
+	host_ctx_set_config(p->ctx, cfg);
+	if ((rc = p->desc->init(p->ctx, host_api(), &p->priv)) != 0) {
+		snprintf(err, errlen, "%s: init failed: %s", p->path,
+		    strerror(rc < 0 ? -rc : rc));
+		host_ctx_free(p->ctx);
+		p->ctx = NULL;
+		return (rc < 0 ? rc : -rc);
+	}
+	p->active = 1;
+	return (0);
+}
+
+/* A plugin's incompatible core options that the user set. */
+static int
+plugin_check_incompatible(const struct plugin *p, const struct config *cfg,
+    char *err, size_t errlen)
+{
+	const char *const	*inc;
+
+	for (inc = p->desc->incompatible; inc != NULL && *inc != NULL; inc++)
+		if (config_is_set(cfg, *inc) ||
+		    (config_option_plugin(cfg, *inc, NULL) != NULL &&
+		    config_origin(cfg, *inc) != NULL)) {
+			snprintf(err, errlen, "%s: --%s cannot be used with "
+			    "plugin %s (mode %s); remove it",
+			    config_origin(cfg, *inc), *inc, p->manifest.name,
+			    config_mode_name(config_mode(cfg)));
+			return (-EINVAL);
+		}
+	return (0);
+}
+
+/* Options given for plugins that do not serve this mode are mistakes. */
+struct foreign_state {
+	const struct config	*cfg;
+	unsigned		 mode;
+	char			*err;
+	size_t			 errlen;
+	int			 rc;
+};
+
+static void
+plugin_foreign_one(const char *name, const char *value, const char *origin,
+    int source, void *arg)
+{
+	struct foreign_state	*st = arg;
+	const char		*owner;
+	unsigned		 modes;
+	char			 ms[64] = "";
+
+	(void)value;
+	if (st->rc != 0 || source == SRC_DEFAULT)
+		return;
+	owner = config_option_plugin(st->cfg, name, &modes);
+	if (owner == NULL || (modes & st->mode) != 0)
+		return;
+	snprintf(ms, sizeof(ms), "%s%s%s", (modes & MODE_CPU) ? "cpu " : "",
+	    (modes & MODE_ALLOCATION) ? "allocation " : "",
+	    (modes & MODE_GPU) ? "gpu " : "");
+	if (*ms != '\0')
+		ms[strlen(ms) - 1] = '\0';
+	snprintf(st->err, st->errlen, "%s: --%s belongs to plugin %s, which "
+	    "serves mode %s, not %s; remove it or use --mode %s", origin, name,
+	    owner, ms, config_mode_name(st->mode), ms);
+	st->rc = -EINVAL;
+}
+
+int
+plugins_load_for_mode(struct plugin_list *list, struct event_base *base,
+    struct config *cfg, unsigned mode, char *err, size_t errlen)
+{
+	struct foreign_state	 fs = { cfg, mode, err, errlen, 0 };
+	struct plugin		*p, *sys;
+	char			 why[1024];
+	int			 rc;
+
+	config_foreach_set(cfg, plugin_foreign_one, &fs);
+	if (fs.rc != 0)
+		return (fs.rc);
+	if (mode == MODE_NONE)
+		return (0);
+	sys = plugins_pick_system(list, cfg, mode);
+	if (sys == NULL && !plugins_system_disabled(list, cfg, mode)) {
+		snprintf(err, errlen, "no system profiler plugin for mode %s "
+		    "is installed (looked for *.plugin manifests in %s and "
+		    "--plugin-dir); install one (perf for cpu, iaprof for "
+		    "gpu) or disable it (--perf-mode disabled)",
+		    config_mode_name(mode), PLUGINDIR);
+		return (-ENOENT);
+	}
+	if (sys != NULL && (rc = plugin_init(sys, base, cfg, err,
+	    errlen)) != 0)
+		return (rc);
+	TAILQ_FOREACH(p, list, entry) {
+		if (p->manifest.kind == GP_KIND_SYSTEM ||
+		    !plugin_wanted(p, cfg, mode) || p->active)
+			continue;
+		if ((rc = plugin_init(p, base, cfg, why, sizeof(why))) != 0) {
+			if (rc == -EINVAL && p->desc != NULL)
+				return (snprintf(err, errlen, "%s", why),
+				    -EINVAL);
+			log_warnx("%s; plugin %s skipped", why,
+			    p->manifest.name);
+		}
+	}
+	TAILQ_FOREACH(p, list, entry)
+		if (p->active && (rc = plugin_check_incompatible(p, cfg, err,
+		    errlen)) != 0)
+			return (rc);
+	return (0);
+}
+
+struct plugin *
+plugins_system(struct plugin_list *list)
+{
+	struct plugin	*p;
+
+	TAILQ_FOREACH(p, list, entry)
+		if (p->active && p->desc->kind == GP_KIND_SYSTEM)
+			return (p);
+	return (NULL);
+}
+
+int
+plugins_check(struct plugin_list *list, char *err, size_t errlen)
+{
+	struct plugin	*p;
+	char		 why[1024] = "";
+	int		 rc;
+
+	TAILQ_FOREACH(p, list, entry) {
+		if (!p->active || p->desc->check == NULL)
+			continue;
+		if ((rc = p->desc->check(p->priv, why, sizeof(why))) != 0) {
+			snprintf(err, errlen, "%s: %s", p->manifest.name,
+			    *why != '\0' ? why : "invalid options");
+			return (-EINVAL);
+		}
+	}
+	return (0);
+}
+
+/* Destroy and unload the active plugins (the list keeps the manifests, so
+ * another mode can load its own). */
+void
+plugins_unload(struct plugin_list *list)
+{
+	struct plugin	*p;
+
+	TAILQ_FOREACH(p, list, entry) {
+		if (p->active && p->desc->destroy != NULL)
+			p->desc->destroy(p->priv);
+		if (p->ctx != NULL)
+			host_ctx_free(p->ctx);
+		if (p->dl != NULL)
+			dlclose(p->dl);
+		p->ctx = NULL;
+		p->priv = NULL;
+		p->dl = NULL;
+		p->desc = NULL;
+		p->active = 0;
+		p->started = 0;
+	}
+}
+
+void
+plugins_free(struct plugin_list *list)
+{
+	struct plugin	*p;
+
+	plugins_unload(list);
+	while ((p = TAILQ_FIRST(list)) != NULL) {
+		TAILQ_REMOVE(list, p, entry);
+		manifest_clear(&p->manifest);
+		free(p->path);
+		free(p);
+	}
+}
