@@ -5,10 +5,14 @@ core_libgpcore_la_SOURCES += \
 	core/profile.c \
 	core/col.c \
 	core/merge.c \
-	core/procfs.c
+	core/procfs.c \
+	core/metrics.c \
+	core/appmeta.c
 
 RUNTIME_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
-RUNTIME_TEST_LDADD = core/libgpcore.la
+# merge.c and metrics.c round with libm.
+core_libgpcore_la_LIBADD += -lm
+RUNTIME_TEST_LDADD = core/libgpcore.la -lm
 
 check_PROGRAMS += tests/unit/test_child
 TESTS += tests/unit/test_child
@@ -41,3 +45,9 @@ tests_unit_test_procfs_CFLAGS = $(RUNTIME_TEST_CFLAGS)
 tests_unit_test_procfs_LDADD = $(RUNTIME_TEST_LDADD)
 
 EXTRA_DIST += fuzz/fuzz_proc.c
+
+check_PROGRAMS += tests/unit/test_metrics
+TESTS += tests/unit/test_metrics
+tests_unit_test_metrics_SOURCES = tests/unit/test_metrics.c
+tests_unit_test_metrics_CFLAGS = $(RUNTIME_TEST_CFLAGS)
+tests_unit_test_metrics_LDADD = $(RUNTIME_TEST_LDADD)

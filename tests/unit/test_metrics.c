@@ -1,0 +1,103 @@
+/* Unit tests of core/metrics.c and core/appmeta.c against this host. */
+#include "config.h"
+
+#include <limits.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <json-c/json.h>
+
+#include "gprofiler.h"
+#include "testing.h"
+
+static void
+test_cpu_mem_math(void)
+{
+	struct cpu_times a = { 1000, 800 }, b = { 2000, 1550 };
+
+	CHECK(metrics_cpu_percent(&a, &b) == 25.0, "busy 250 of 1000 = 25%");
+	b.idle = 1333;
+	CHECK(metrics_cpu_percent(&a, &b) == 46.7, "rounded to 0.1");
+	CHECK(metrics_cpu_percent(&a, &a) < 0, "no delta: unknown");
+	CHECK(metrics_mem_percent(16000, 4000) == 75.0, "mem used 75%");
+	CHECK(metrics_mem_percent(0, 0) < 0, "no MemTotal: unknown");
+}
+
+static void
+test_cycle(void)
+{
+	struct event_base *base = event_base_new();
+	struct metrics	*m = metrics_new(base);
+	struct json_object *o, *v;
+	volatile unsigned long spin = 0;
+	int		 i;
+
+	for (i = 0; i < 30000000; i++)	/* ~50 ms of CPU for a delta */
+		spin += i;
+	usleep(20000);
+	o = metrics_cycle(m);
+	CHECK(json_object_object_get_ex(o, "cpu_avg", &v) &&
+	    json_object_is_type(v, json_type_double) &&
+	    json_object_get_double(v) >= 0 &&
+	    json_object_get_double(v) <= 100, "cpu_avg in [0, 100]");
+	CHECK(json_object_object_get_ex(o, "mem_avg", &v) &&
+	    json_object_is_type(v, json_type_double) &&
+	    json_object_get_double(v) > 0 && json_object_get_double(v) < 100,
+	    "mem_avg from the start sample");
+	json_object_put(o);
+	o = metrics_cycle(NULL);
+	CHECK(json_object_object_get_ex(o, "cpu_avg", &v) && v == NULL &&
+	    json_object_object_get_ex(o, "mem_avg", &v) && v == NULL,
+	    "disabled: both null");
+	json_object_put(o);
+	metrics_free(m);
+	event_base_free(base);
+}
+
+static void
+test_appmeta(void)
+{
+	struct json_object *o, *v, *list, *extra;
+	char		 exe[PATH_MAX];
+	ssize_t		 n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	o = appmeta_base(getpid());
+	CHECK(o != NULL, "base metadata of this process");
+	CHECK(json_object_object_get_ex(o, "exe", &v) &&
+	    strcmp(json_object_get_string(v), exe) == 0, "exe");
+	CHECK(json_object_object_get_ex(o, "execfn", &v) && v != NULL &&
+	    strstr(json_object_get_string(v), "test_metrics") != NULL,
+	    "execfn from AT_EXECFN");
+	CHECK(json_object_object_get_ex(o, "arch", &v) && v != NULL &&
+	    strcmp(json_object_get_string(v), "unknown") != 0, "arch");
+	json_object_put(o);
+	CHECK(appmeta_base(INT32_MAX - 1) == NULL, "gone process: NULL");
+
+	list = json_object_new_array();
+	json_object_array_add(list, NULL);
+	extra = json_object_new_object();
+	json_object_object_add(extra, "python_version",
+	    json_object_new_string("3.11.2"));
+	CHECK_INTEQ(appmeta_index(list, appmeta_for_pid(getpid(), NULL)), 1,
+	    "first entry is 1");
+	CHECK_INTEQ(appmeta_index(list, appmeta_for_pid(getpid(), NULL)), 1,
+	    "equal object deduplicated");
+	CHECK_INTEQ(appmeta_index(list, appmeta_for_pid(getpid(), extra)), 2,
+	    "plugin keys make another entry");
+	CHECK_INTEQ(appmeta_index(list, NULL), 0, "none: 0");
+	CHECK_INTEQ(json_object_array_length(list), 3, "null + 2 entries");
+	json_object_put(extra);
+	json_object_put(list);
+}
+
+int
+main(void)
+{
+	log_init(0, "test_metrics");
+	test_cpu_mem_math();
+	test_cycle();
+	test_appmeta();
+	return (testing_done());
+}
