@@ -183,8 +183,9 @@ config_get(const struct config *c, const char *name)
 
 	if ((od = options_find(name)) != NULL)
 		name = od->od_name;
+	/* An empty value turns an option off ("--pid-file="). */
 	if ((v = config_find_value(c, name)) != NULL)
-		return (v->value);
+		return (*v->value != '\0' ? v->value : NULL);
 	return (config_default(c, name));
 }
 
@@ -353,10 +354,6 @@ config_check_value(uint32_t type, const char *value, int64_t min, int64_t max,
 		return (0);
 	case GP_OPT_PATH:
 	case GP_OPT_STRING:
-		if (type == GP_OPT_PATH && *value == '\0') {
-			snprintf(err, errlen, "expected a path");
-			return (-EINVAL);
-		}
 		if (strlen(value) >= outlen) {
 			snprintf(err, errlen, "value too long");
 			return (-EINVAL);

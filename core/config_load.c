@@ -200,7 +200,7 @@ cmdline_last(const struct cmdline *cl, const char *name)
 }
 
 /* The directories to look for plugins in: --plugin-dir (repeatable),
- * GPROFILER_PLUGIN_DIR, then the built-in one.  Caller frees. */
+ * GPROFILER_PLUGIN_DIR, then the system one.  Caller frees. */
 char **
 cmdline_plugin_dirs(const struct cmdline *cl)
 {
@@ -217,8 +217,13 @@ cmdline_plugin_dirs(const struct cmdline *cl)
 		dirs = xreallocarray(dirs, n + 2, sizeof(char *));
 		dirs[n++] = xstrdup(e);
 	}
+	/* GPROFILER_PLUGIN_SYSTEM_DIR replaces the built-in directory
+	 * (empty: none), as GStreamer's GST_PLUGIN_SYSTEM_PATH does. */
+	if ((e = getenv("GPROFILER_PLUGIN_SYSTEM_DIR")) == NULL)
+		e = PLUGINDIR;
 	dirs = xreallocarray(dirs, n + 2, sizeof(char *));
-	dirs[n++] = xstrdup(PLUGINDIR);
+	if (*e != '\0')
+		dirs[n++] = xstrdup(e);
 	dirs[n] = NULL;
 	return (dirs);
 }
