@@ -52,3 +52,8 @@ TESTS += tests/unit/test_flamegraph
 tests_unit_test_flamegraph_SOURCES = tests/unit/test_flamegraph.c
 tests_unit_test_flamegraph_CFLAGS = $(OUTPUTS_TEST_CFLAGS)
 tests_unit_test_flamegraph_LDADD = $(OUTPUTS_TEST_LDADD)
+
+# Headless Chromium (test-only dependency: Debian `chromium`) checks the
+# page as a person would see it; skipped when chromium is missing.
+TESTS += tests/integration/80-flamegraph-browser.py
+EXTRA_DIST += tests/integration/80-flamegraph-browser.py
