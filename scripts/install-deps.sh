@@ -1,11 +1,19 @@
 #!/bin/sh
-# Install what gprofiler needs to build and test on Debian 12, as root.
+# Install what gprofiler needs on Debian 12, as root.
+#   scripts/install-deps.sh          build dependencies
+#   scripts/install-deps.sh --test   and what the test suite runs against
 set -e
 export DEBIAN_FRONTEND=noninteractive
+build="build-essential autoconf automake libtool pkg-config ca-certificates
+	clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
+	libevent-dev libcurl4-openssl-dev libjson-c-dev libiberty-dev
+	libarchive-dev libssl-dev libprotobuf-c-dev protobuf-c-compiler"
+# Peers for the benchmarks and independent decoders and runtimes for tests.
+test="python3 openssl procps psmisc util-linux iproute2 linux-perf bpftrace
+	protobuf-compiler jattach chromium openjdk-17-jdk-headless g++
+	binutils elfutils time"
+pkgs=$build
+[ "${1:-}" = "--test" ] && pkgs="$build $test"
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends \
-	build-essential autoconf automake libtool pkg-config ca-certificates \
-	clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
-	libevent-dev libcurl4-openssl-dev libjson-c-dev libiberty-dev \
-	libarchive-dev libssl-dev libprotobuf-c-dev protobuf-c-compiler \
-	${GP_TEST_DEPS:-} >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
