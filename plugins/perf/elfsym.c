@@ -1,0 +1,428 @@
+/*
+ * ELF symbol tables through libelf.  The ELF is untrusted (a binary may be
+ * truncated, corrupt or hostile): libelf bounds-checks section data against
+ * the file, and every index and string here is checked before use.
+ * ELF_C_READ (not mmap) so a file truncated under us reads short instead
+ * of raising SIGBUS.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfsym.h"
+
+#define NAME_MAX_LEN	4096
+
+struct elfsym_build {
+	struct elfsym_table	*t;
+	size_t			 cap;		/* syms */
+	size_t			 names_cap;
+};
+
+/* Like perf's choose_best_symbol: sized, fewer leading '_', longer. */
+static int
+elfsym_prefer(const struct elfsym_sym *a, const struct elfsym_sym *b,
+    const char *names)
+{
+	const char	*na = names + a->name, *nb = names + b->name;
+	size_t		 ua = strspn(na, "_"), ub = strspn(nb, "_");
+
+	if ((a->size == 0) != (b->size == 0))
+		return (a->size == 0 ? 1 : -1);
+	if (ua != ub)
+		return (ua < ub ? -1 : 1);
+	if (strlen(na) != strlen(nb))
+		return (strlen(na) > strlen(nb) ? -1 : 1);
+	return (strcmp(na, nb));
+}
+
+static int
+elfsym_cmp(const void *va, const void *vb, void *arg)
+{
+	const struct elfsym_sym	*a = va, *b = vb;
+
+	if (a->addr != b->addr)
+		return (a->addr < b->addr ? -1 : 1);
+	return (elfsym_prefer(a, b, arg));
+}
+
+static int
+elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
+    const char *name)
+{
+	struct elfsym_table	*t = b->t;
+	struct elfsym_sym	*v;
+	size_t			 len, ncap;
+	char			*p;
+
+	if (t->nsyms >= ELFSYM_MAX_SYMS) {
+		t->dropped++;
+		return (0);
+	}
+	len = strnlen(name, NAME_MAX_LEN);
+	if (t->nsyms == b->cap) {
+		ncap = b->cap ? b->cap * 2 : 256;
+		if ((v = reallocarray(t->syms, ncap, sizeof(*v))) == NULL)
+			return (-ENOMEM);
+		t->syms = v;
+		b->cap = ncap;
+	}
+	if (t->names_len + len + 1 > b->names_cap) {
+		ncap = b->names_cap ? b->names_cap * 2 : 4096;
+		while (ncap < t->names_len + len + 1)
+			ncap *= 2;
+		if (ncap > UINT32_MAX || (p = realloc(t->names, ncap)) == NULL)
+			return (-ENOMEM);
+		t->names = p;
+		b->names_cap = ncap;
+	}
+	memcpy(t->names + t->names_len, name, len);
+	t->names[t->names_len + len] = '\0';
+	v = &t->syms[t->nsyms++];
+	v->addr = addr;
+	v->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+	v->name = (uint32_t)t->names_len;
+	t->names_len += len + 1;
+	return (0);
+}
+
+static int
+elfsym_section_exec(Elf *e, size_t shndx)
+{
+	Elf_Scn		*scn;
+	GElf_Shdr	 sh;
+
+	if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+		return (0);
+	if ((scn = elf_getscn(e, shndx)) == NULL || gelf_getshdr(scn, &sh) ==
+	    NULL)
+		return (0);
+	return ((sh.sh_flags & SHF_EXECINSTR) != 0);
+}
+
+/* Add the function symbols of one SHT_SYMTAB/SHT_DYNSYM section. */
+static int
+elfsym_read_symbols(struct elfsym_build *b, Elf *e, Elf_Scn *scn,
+    const GElf_Shdr *sh)
+{
+	Elf_Data	*d;
+	GElf_Sym	 s;
+	const char	*name;
+	size_t		 i, n;
+	int		 type, r;
+
+	if ((d = elf_getdata(scn, NULL)) == NULL || sh->sh_entsize == 0)
+		return (0);
+	n = d->d_size / sh->sh_entsize;
+	for (i = 1; i < n; i++) {
+		if (gelf_getsym(d, (int)i, &s) == NULL)
+			break;
+		type = GELF_ST_TYPE(s.st_info);
+		if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
+			continue;
+		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    !(type == STT_NOTYPE && elfsym_section_exec(e, s.st_shndx)))
+			continue;
+		name = elf_strptr(e, sh->sh_link, s.st_name);
+		if (name == NULL || name[0] == '\0' || name[0] == '$' ||
+		    strncmp(name, ".L", 2) == 0)
+			continue;
+		if ((r = elfsym_push(b, s.st_value, s.st_size, name)) != 0)
+			return (r);
+	}
+	return (0);
+}
+
+static void
+elfsym_read_note(struct elfsym_table *t, Elf_Data *d)
+{
+	GElf_Nhdr	 nh;
+	size_t		 off = 0, next, noff, doff;
+
+	while (off < d->d_size &&
+	    (next = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp((char *)d->d_buf + noff, "GNU", 4) == 0 &&
+		    nh.n_descsz > 0 && nh.n_descsz <= ELFSYM_BUILD_ID_MAX) {
+			memcpy(t->build_id, (char *)d->d_buf + doff,
+			    nh.n_descsz);
+			t->build_id_len = nh.n_descsz;
+			return;
+		}
+		off = next;
+	}
+}
+
+static void
+elfsym_read_debuglink(struct elfsym_table *t, Elf_Data *d)
+{
+	size_t	 len;
+
+	if (d->d_buf == NULL || d->d_size < 2 || t->debuglink != NULL)
+		return;
+	len = strnlen(d->d_buf, d->d_size);
+	if (len == 0 || len == d->d_size || memchr(d->d_buf, '/', len))
+		return;
+	t->debuglink = strndup(d->d_buf, len);
+}
+
+static void
+elfsym_read_segments(struct elfsym_table *t, Elf *e)
+{
+	GElf_Phdr	 ph;
+	size_t		 i, n;
+
+	if (elf_getphdrnum(e, &n) != 0)
+		return;
+	for (i = 0; i < n && t->nsegs < ELFSYM_MAX_SEGS; i++) {
+		if (gelf_getphdr(e, (int)i, &ph) == NULL)
+			break;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		t->segs[t->nsegs].vaddr = ph.p_vaddr;
+		t->segs[t->nsegs].off = ph.p_offset;
+		t->segs[t->nsegs].filesz = ph.p_filesz;
+		t->nsegs++;
+	}
+}
+
+/* Walk the sections once: symbols, build-id note, .gnu_debuglink. */
+static int
+elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
+{
+	struct elfsym_table	*t = b->t;
+	Elf_Scn			*scn = NULL;
+	GElf_Shdr		 sh;
+	Elf_Data		*d;
+	const char		*sname;
+	size_t			 shstrndx, before;
+	int			 r;
+
+	if (elf_kind(e) != ELF_K_ELF)
+		return (-ENOEXEC);
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		shstrndx = 0;
+	if (!debug_file)
+		elfsym_read_segments(t, e);
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
+			before = t->nsyms;
+			if ((r = elfsym_read_symbols(b, e, scn, &sh)) != 0)
+				return (r);
+			if (sh.sh_type == SHT_SYMTAB && t->nsyms > before)
+				t->has_symtab = 1;
+		} else if (sh.sh_type == SHT_NOTE && t->build_id_len == 0 &&
+		    !debug_file) {
+			if ((d = elf_getdata(scn, NULL)) != NULL)
+				elfsym_read_note(t, d);
+		} else if (sh.sh_type == SHT_PROGBITS && shstrndx != 0 &&
+		    !debug_file) {
+			sname = elf_strptr(e, shstrndx, sh.sh_name);
+			if (sname != NULL && strcmp(sname, ".gnu_debuglink") ==
+			    0 && (d = elf_getdata(scn, NULL)) != NULL)
+				elfsym_read_debuglink(t, d);
+		}
+	}
+	return (0);
+}
+
+/*
+ * Sort, keep the preferred symbol per address, give unsized symbols
+ * (assembly) the room up to the next symbol, and trim the arrays.
+ */
+static void
+elfsym_finish(struct elfsym_table *t)
+{
+	struct elfsym_sym	*v;
+	size_t			 i, o;
+	uint64_t		 gap;
+	char			*p;
+
+	if (t->nsyms == 0)
+		return;
+	qsort_r(t->syms, t->nsyms, sizeof(*t->syms), elfsym_cmp, t->names);
+	for (i = 1, o = 1; i < t->nsyms; i++)
+		if (t->syms[i].addr != t->syms[o - 1].addr)
+			t->syms[o++] = t->syms[i];
+	t->nsyms = o;
+	for (i = 0; i + 1 < t->nsyms; i++) {
+		if (t->syms[i].size != 0)
+			continue;
+		gap = t->syms[i + 1].addr - t->syms[i].addr;
+		t->syms[i].size = gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap;
+	}
+	if ((v = reallocarray(t->syms, t->nsyms, sizeof(*v))) != NULL)
+		t->syms = v;
+	if ((p = realloc(t->names, t->names_len)) != NULL)
+		t->names = p;
+}
+
+static int
+elfsym_load_elf(Elf *e, struct elfsym_table **out)
+{
+	struct elfsym_build	 b;
+	int			 r;
+
+	*out = NULL;
+	memset(&b, 0, sizeof(b));
+	if ((b.t = calloc(1, sizeof(*b.t))) == NULL)
+		return (-ENOMEM);
+	if ((r = elfsym_read_elf(&b, e, 0)) != 0) {
+		elfsym_free(b.t);
+		return (r);
+	}
+	elfsym_finish(b.t);
+	*out = b.t;
+	return (0);
+}
+
+int
+elfsym_load_fd(int fd, struct elfsym_table **out)
+{
+	Elf	*e;
+	int	 r;
+
+	*out = NULL;
+	(void)elf_version(EV_CURRENT);
+	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
+		return (-ENOEXEC);
+	r = elfsym_load_elf(e, out);
+	elf_end(e);
+	return (r);
+}
+
+int
+elfsym_load_mem(const void *buf, size_t len, struct elfsym_table **out)
+{
+	Elf	*e;
+	int	 r;
+
+	*out = NULL;
+	(void)elf_version(EV_CURRENT);
+	/* libelf does not write to a read-only image. */
+	if ((e = elf_memory((char *)(uintptr_t)buf, len)) == NULL)
+		return (-ENOEXEC);
+	r = elfsym_load_elf(e, out);
+	elf_end(e);
+	return (r);
+}
+
+int
+elfsym_add_debug_fd(struct elfsym_table *t, int fd)
+{
+	struct elfsym_table	 probe;
+	struct elfsym_build	 b;
+	Elf			*e;
+	int			 r;
+
+	(void)elf_version(EV_CURRENT);
+	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
+		return (-ENOEXEC);
+	/* Check the build-id before merging anything. */
+	memset(&probe, 0, sizeof(probe));
+	if (elf_kind(e) == ELF_K_ELF) {
+		Elf_Scn		*scn = NULL;
+		GElf_Shdr	 sh;
+		Elf_Data	*d;
+
+		while ((scn = elf_nextscn(e, scn)) != NULL &&
+		    probe.build_id_len == 0)
+			if (gelf_getshdr(scn, &sh) != NULL &&
+			    sh.sh_type == SHT_NOTE &&
+			    (d = elf_getdata(scn, NULL)) != NULL)
+				elfsym_read_note(&probe, d);
+	}
+	if (t->build_id_len != 0 && probe.build_id_len != 0 &&
+	    (t->build_id_len != probe.build_id_len ||
+	    memcmp(t->build_id, probe.build_id, t->build_id_len) != 0)) {
+		elf_end(e);
+		return (-ESTALE);
+	}
+	memset(&b, 0, sizeof(b));
+	b.t = t;
+	b.cap = t->nsyms;
+	b.names_cap = t->names_len;
+	r = elfsym_read_elf(&b, e, 1);
+	elf_end(e);
+	elfsym_finish(t);
+	return (r);
+}
+
+void
+elfsym_free(struct elfsym_table *t)
+{
+	if (t == NULL)
+		return;
+	free(t->syms);
+	free(t->names);
+	free(t->debuglink);
+	free(t);
+}
+
+int
+elfsym_file_to_vaddr(const struct elfsym_table *t, uint64_t off,
+    uint64_t *vaddr)
+{
+	size_t	 i;
+
+	for (i = 0; i < t->nsegs; i++) {
+		if (off >= t->segs[i].off &&
+		    off - t->segs[i].off < t->segs[i].filesz) {
+			*vaddr = off - t->segs[i].off + t->segs[i].vaddr;
+			return (0);
+		}
+	}
+	return (-ENOENT);
+}
+
+/* Nested symbols: look a few entries back for one that still covers. */
+#define ELFSYM_LOOKBACK	8
+
+const char *
+elfsym_lookup(const struct elfsym_table *t, uint64_t vaddr, size_t *idx)
+{
+	size_t	 lo = 0, hi = t->nsyms, mid, i, k;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo, k = 0; i > 0 && k < ELFSYM_LOOKBACK; i--, k++) {
+		if (vaddr - t->syms[i - 1].addr < t->syms[i - 1].size ||
+		    vaddr == t->syms[i - 1].addr) {
+			if (idx != NULL)
+				*idx = i - 1;
+			return (t->names + t->syms[i - 1].name);
+		}
+	}
+	return (NULL);
+}
+
+void
+elfsym_build_id_hex(const struct elfsym_table *t, char *buf, size_t len)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	size_t			 i;
+
+	if (len == 0)
+		return;
+	for (i = 0; i < t->build_id_len && 2 * i + 2 < len; i++) {
+		buf[2 * i] = hex[t->build_id[i] >> 4];
+		buf[2 * i + 1] = hex[t->build_id[i] & 0xf];
+	}
+	buf[2 * i] = '\0';
+}
+
+size_t
+elfsym_bytes(const struct elfsym_table *t)
+{
+	return (sizeof(*t) + t->nsyms * sizeof(*t->syms) + t->names_len);
+}

@@ -1,0 +1,64 @@
+/*
+ * ELF symbol tables for the symbolizer: the function symbols of one binary
+ * (.symtab and .dynsym, optionally merged with a separate debug file) as one
+ * address-sorted array plus one name blob, and the PT_LOAD segments needed
+ * to turn a file offset into a link-time address.  No section data is kept.
+ */
+#ifndef PERF_ELFSYM_H
+#define PERF_ELFSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ELFSYM_MAX_SYMS		(4u * 1024 * 1024)	/* per table */
+#define ELFSYM_MAX_SEGS		16
+#define ELFSYM_BUILD_ID_MAX	64
+
+struct elfsym_sym {
+	uint64_t	 addr;
+	uint32_t	 size;
+	uint32_t	 name;		/* offset into names */
+};
+
+struct elfsym_seg {
+	uint64_t	 vaddr;
+	uint64_t	 off;
+	uint64_t	 filesz;
+};
+
+struct elfsym_table {
+	struct elfsym_sym	*syms;
+	size_t			 nsyms;
+	char			*names;
+	size_t			 names_len;
+	struct elfsym_seg	 segs[ELFSYM_MAX_SEGS];
+	size_t			 nsegs;
+	uint8_t			 build_id[ELFSYM_BUILD_ID_MAX];
+	size_t			 build_id_len;
+	char			*debuglink;	/* .gnu_debuglink file name */
+	int			 has_symtab;	/* had a non-empty .symtab */
+	size_t			 dropped;	/* symbols over ELFSYM_MAX_SYMS */
+};
+
+/* Load from an open file (not closed) or from memory; 0 or -errno. */
+int		 elfsym_load_fd(int, struct elfsym_table **);
+int		 elfsym_load_mem(const void *, size_t, struct elfsym_table **);
+/*
+ * Merge the symbols of a separate debug file into t.  -ESTALE when both
+ * carry a build-id and they differ (a debug file for another build).
+ */
+int		 elfsym_add_debug_fd(struct elfsym_table *, int);
+void		 elfsym_free(struct elfsym_table *);
+
+/* Link-time address of a file offset (through PT_LOAD); 0 or -ENOENT. */
+int		 elfsym_file_to_vaddr(const struct elfsym_table *, uint64_t,
+		    uint64_t *);
+/* The function holding vaddr, or NULL; index in *idx when not NULL. */
+const char	*elfsym_lookup(const struct elfsym_table *, uint64_t, size_t *);
+/* Lower-case hex of the build-id into buf (2 * len + 1); "" without one. */
+void		 elfsym_build_id_hex(const struct elfsym_table *, char *,
+		    size_t);
+/* Heap bytes held by the table. */
+size_t		 elfsym_bytes(const struct elfsym_table *);
+
+#endif

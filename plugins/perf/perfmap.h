@@ -1,0 +1,45 @@
+/*
+ * JIT perf map files (/tmp/perf-PID.map): "START SIZE name" lines, START
+ * and SIZE hexadecimal with or without 0x, name = rest of the line.  Fed
+ * incrementally as the file grows; later entries win over earlier
+ * overlapping ones (code reuse).  Names are stored with the "_[j]" suffix.
+ */
+#ifndef PERF_PERFMAP_H
+#define PERF_PERFMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PERFMAP_SUFFIX		"_[j]"
+#define PERFMAP_MAX_NAME	4096
+#define PERFMAP_MAX_ENTRIES	(2u * 1024 * 1024)
+
+struct perfmap_entry {
+	uint64_t	 start;
+	uint64_t	 end;
+	uint32_t	 name;		/* offset into names */
+	uint32_t	 seq;		/* line order: higher wins */
+};
+
+struct perfmap {
+	struct perfmap_entry	*v;
+	size_t			 n;
+	size_t			 cap;
+	char			*names;
+	size_t			 names_len;
+	size_t			 names_cap;
+	size_t			 bad_lines;
+	size_t			 dropped;	/* over PERFMAP_MAX_ENTRIES */
+};
+
+/*
+ * Parse the complete lines of buf (a trailing partial line is left for
+ * the next call: *consumed says how far we got) and re-sort.  0 or -ENOMEM.
+ * With `final` set a last line without '\n' is parsed too.
+ */
+int		 perfmap_feed(struct perfmap *, const char *, size_t, int,
+		    size_t *);
+const char	*perfmap_lookup(const struct perfmap *, uint64_t);
+void		 perfmap_free(struct perfmap *);
+
+#endif

@@ -1,0 +1,350 @@
+/*
+ * The binary symbol-table cache.  A mapped binary is opened once through
+ * /proc/PID/map_files (works for deleted files and other mount
+ * namespaces; /proc/PID/root/<path> as fallback), identified by
+ * dev/inode/mtime/size, parsed into an elfsym table (completed from
+ * separate debug info when it has no .symtab), deduplicated by build-id,
+ * and shared by every process mapping it.  A binary that cannot be read
+ * is cached too (t == NULL), so it is tried and logged once.
+ */
+#include "config.h"
+
+#include <sys/auxv.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gprofiler/plugin.h>
+
+#include "symbolize_int.h"
+
+static struct sym_binary *
+sym_binary_new(struct symbolizer *s, struct elfsym_table *t)
+{
+	struct sym_binary	*b;
+
+	if ((b = calloc(1, sizeof(*b))) == NULL)
+		return (NULL);
+	b->t = t;
+	b->unused_since = s->cycle;
+	b->next = s->bins;
+	s->bins = b;
+	return (b);
+}
+
+static struct sym_binary *
+sym_binary_ref(struct sym_binary *b)
+{
+	if (b != NULL)
+		b->refs++;
+	return (b);
+}
+
+void
+sym_binary_unref(struct symbolizer *s, struct sym_binary *b)
+{
+	if (b != NULL && b->refs > 0 && --b->refs == 0)
+		b->unused_since = s->cycle;
+}
+
+static struct sym_filekey *
+sym_key_find(struct symbolizer *s, const struct stat *sb)
+{
+	struct sym_filekey	*k;
+	size_t			 i;
+
+	for (i = 0; i < s->nkeys; i++) {
+		k = &s->keys[i];
+		if (k->dev == sb->st_dev && k->ino == sb->st_ino &&
+		    k->size == sb->st_size && k->mtime_ns ==
+		    (int64_t)sb->st_mtim.tv_sec * 1000000000 +
+		    sb->st_mtim.tv_nsec)
+			return (k);
+	}
+	return (NULL);
+}
+
+static int
+sym_key_add(struct symbolizer *s, const struct stat *sb,
+    struct sym_binary *b)
+{
+	struct sym_filekey	*k;
+	size_t			 ncap;
+
+	if (s->nkeys == s->keys_cap) {
+		ncap = s->keys_cap ? s->keys_cap * 2 : 64;
+		if ((k = reallocarray(s->keys, ncap, sizeof(*k))) == NULL)
+			return (-ENOMEM);
+		s->keys = k;
+		s->keys_cap = ncap;
+	}
+	k = &s->keys[s->nkeys++];
+	k->dev = sb->st_dev;
+	k->ino = sb->st_ino;
+	k->size = sb->st_size;
+	k->mtime_ns = (int64_t)sb->st_mtim.tv_sec * 1000000000 +
+	    sb->st_mtim.tv_nsec;
+	k->bin = b;
+	return (0);
+}
+
+static struct sym_binary *
+sym_binary_by_build_id(struct symbolizer *s, const struct elfsym_table *t)
+{
+	struct sym_binary	*b;
+
+	if (t->build_id_len == 0)
+		return (NULL);
+	for (b = s->bins; b != NULL; b = b->next)
+		if (b->t != NULL && b->t->build_id_len == t->build_id_len &&
+		    memcmp(b->t->build_id, t->build_id, t->build_id_len) == 0)
+			return (b);
+	return (NULL);
+}
+
+/* Merge the debug file at path if it is not the binary itself. */
+static int
+sym_debug_try(struct symbolizer *s, struct elfsym_table *t,
+    const struct stat *bin_sb, const char *path)
+{
+	struct stat	 sb;
+	int		 fd, r;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (-errno);
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    (sb.st_dev == bin_sb->st_dev && sb.st_ino == bin_sb->st_ino)) {
+		close(fd);
+		return (-ENOENT);
+	}
+	r = elfsym_add_debug_fd(t, fd);
+	close(fd);
+	if (r != 0)
+		sym_log(s, GP_LOG_DEBUG, "symbolizer: debug file %s: %s", path,
+		    strerror(-r));
+	return (r);
+}
+
+/* snprintf that says whether the whole path fit. */
+static int __attribute__((format(printf, 3, 4)))
+sym_path_fmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return (n >= 0 && (size_t)n < len);
+}
+
+/*
+ * Separate debug info: by build-id under the debug root, then by
+ * .gnu_debuglink next to the binary (in the process's root), in its
+ * .debug/ directory, and under the debug root.
+ */
+static void
+sym_debug_find(struct symbolizer *s, struct sym_proc *p,
+    struct elfsym_table *t, const struct stat *sb, const char *path)
+{
+	char		 bid[2 * ELFSYM_BUILD_ID_MAX + 1], dir[PATH_MAX];
+	char		 cand[PATH_MAX];
+	const char	*slash;
+	size_t		 dlen;
+
+	elfsym_build_id_hex(t, bid, sizeof(bid));
+	if (strlen(bid) > 2) {
+		if (sym_path_fmt(cand, sizeof(cand), "%s/.build-id/%.2s/%s.debug",
+		    s->debug_root, bid, bid + 2) &&
+		    sym_debug_try(s, t, sb, cand) == 0)
+			return;
+	}
+	if (t->debuglink == NULL || path[0] != '/' ||
+	    (slash = strrchr(path, '/')) == NULL)
+		return;
+	dlen = (size_t)(slash - path);
+	if (dlen >= sizeof(dir))
+		return;
+	memcpy(dir, path, dlen);
+	dir[dlen] = '\0';
+	if (sym_path_fmt(cand, sizeof(cand), "/proc/%d/root%s/%s",
+	    (int)p->pid, dir, t->debuglink) &&
+	    sym_debug_try(s, t, sb, cand) == 0)
+		return;
+	if (sym_path_fmt(cand, sizeof(cand), "/proc/%d/root%s/.debug/%s",
+	    (int)p->pid, dir, t->debuglink) &&
+	    sym_debug_try(s, t, sb, cand) == 0)
+		return;
+	if (sym_path_fmt(cand, sizeof(cand), "%s%s/%s", s->debug_root, dir,
+	    t->debuglink))
+		(void)sym_debug_try(s, t, sb, cand);
+}
+
+/* Our own vdso: the kernel maps the same image into every process. */
+static struct sym_binary *
+sym_vdso(struct symbolizer *s)
+{
+	struct procmaps		 m;
+	struct elfsym_table	*t;
+	const char		*path;
+	unsigned long		 base;
+	char			*buf;
+	size_t			 len, i;
+
+	if (s->vdso_tried)
+		return (s->vdso);
+	s->vdso_tried = 1;
+	if ((base = getauxval(AT_SYSINFO_EHDR)) == 0 ||
+	    sym_read_file("/proc/self/maps", SYM_MAX_PROC_FILE, &buf, &len))
+		return (NULL);
+	if (procmaps_parse(buf, len, &m) != 0) {
+		free(buf);
+		return (NULL);
+	}
+	free(buf);
+	for (i = 0; i < m.n; i++) {
+		path = procmaps_path(&m, &m.v[i]);
+		if (m.v[i].start == base && path != NULL &&
+		    strcmp(path, "[vdso]") == 0)
+			s->vdso_size = m.v[i].end - m.v[i].start;
+	}
+	procmaps_free(&m);
+	if (s->vdso_size == 0 ||
+	    elfsym_load_mem((const void *)base, s->vdso_size, &t) != 0)
+		return (NULL);
+	if ((s->vdso = sym_binary_new(s, t)) == NULL)
+		elfsym_free(t);
+	else
+		s->vdso->permanent = 1;
+	return (s->vdso);
+}
+
+/* Open the binary behind a mapping as the process sees it. */
+static int
+sym_open_mapping(struct sym_proc *p, const struct procmaps_entry *e,
+    const char *path)
+{
+	char	 buf[PATH_MAX];
+	int	 fd;
+
+	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+	    (int)p->pid, e->start, e->end);
+	if ((fd = open(buf, O_RDONLY | O_CLOEXEC)) >= 0 || e->deleted)
+		return (fd);
+	if (!sym_path_fmt(buf, sizeof(buf), "/proc/%d/root%s", (int)p->pid,
+	    path))
+		return (-1);
+	return (open(buf, O_RDONLY | O_CLOEXEC));
+}
+
+static struct sym_binary *
+sym_binary_load(struct symbolizer *s, struct sym_proc *p, int fd,
+    const struct stat *sb, const char *path)
+{
+	struct elfsym_table	*t;
+	struct sym_binary	*b;
+	int			 r;
+
+	if ((r = elfsym_load_fd(fd, &t)) != 0) {
+		s->st.elf_failures++;
+		sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: %s: not a "
+		    "readable ELF (%s); its frames show as the dso",
+		    (int)p->pid, path, strerror(-r));
+		return (sym_binary_new(s, NULL));
+	}
+	if (!t->has_symtab)
+		sym_debug_find(s, p, t, sb, path);
+	if (t->dropped > 0)
+		sym_log(s, GP_LOG_WARN, "symbolizer: %s: %zu symbols over the "
+		    "limit of %u ignored", path, t->dropped, ELFSYM_MAX_SYMS);
+	if ((b = sym_binary_by_build_id(s, t)) != NULL) {
+		elfsym_free(t);
+		return (b);
+	}
+	if ((b = sym_binary_new(s, t)) == NULL)
+		elfsym_free(t);
+	return (b);
+}
+
+/*
+ * The binary behind one executable mapping, referenced for the caller's
+ * snapshot; NULL for anonymous memory or when it cannot be opened.
+ */
+struct sym_binary *
+sym_binary_for_mapping(struct symbolizer *s, struct sym_proc *p,
+    const struct procmaps_entry *e, const char *path)
+{
+	struct sym_filekey	*k;
+	struct sym_binary	*b;
+	struct stat		 sb;
+	int			 fd;
+
+	if (path == NULL)
+		return (NULL);
+	if (strcmp(path, "[vdso]") == 0) {
+		b = sym_vdso(s);
+		if (b == NULL || e->end - e->start != s->vdso_size)
+			return (NULL);
+		return (sym_binary_ref(b));
+	}
+	if (path[0] != '/' || strncmp(path, "/memfd:", 7) == 0)
+		return (NULL);
+	if ((fd = sym_open_mapping(p, e, path)) < 0) {
+		sym_log(s, GP_LOG_DEBUG, "symbolizer: pid %d: cannot open %s: "
+		    "%s", (int)p->pid, path, strerror(errno));
+		return (NULL);
+	}
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return (NULL);
+	}
+	if ((k = sym_key_find(s, &sb)) != NULL) {
+		close(fd);
+		return (sym_binary_ref(k->bin));
+	}
+	b = sym_binary_load(s, p, fd, &sb, path);
+	close(fd);
+	if (b == NULL || sym_key_add(s, &sb, b) != 0)
+		return (NULL);
+	return (sym_binary_ref(b));
+}
+
+static void
+sym_keys_drop(struct symbolizer *s, const struct sym_binary *b)
+{
+	size_t	 i, o;
+
+	for (i = 0, o = 0; i < s->nkeys; i++)
+		if (s->keys[i].bin != b)
+			s->keys[o++] = s->keys[i];
+	s->nkeys = o;
+}
+
+/* Free tables no live snapshot used for SYM_BIN_KEEP_CYCLES (all: now). */
+void
+sym_binaries_expire(struct symbolizer *s, int all)
+{
+	struct sym_binary	**bp, *b;
+
+	for (bp = &s->bins; (b = *bp) != NULL;) {
+		if (!all && (b->refs > 0 || b->permanent ||
+		    s->cycle - b->unused_since < SYM_BIN_KEEP_CYCLES)) {
+			bp = &b->next;
+			continue;
+		}
+		*bp = b->next;
+		sym_keys_drop(s, b);
+		elfsym_free(b->t);
+		free(b);
+	}
+	if (all)
+		s->vdso = NULL;
+}

@@ -1,0 +1,593 @@
+/*
+ * The symbolizer's API: the process table (snapshots of executable
+ * mappings taken on first sight, re-taken on exec or when an address
+ * falls outside them), and the frame rules of gprofiler-compat.md §4.3.
+ * Lookups are a hash probe for the process, then binary searches.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gprofiler/plugin.h>
+
+#include "symbolize_int.h"
+
+#define UNKNOWN		"[unknown]"
+
+static void	sym_proc_free(struct symbolizer *, struct sym_proc *);
+
+/* Boot time, to compare perf map mtimes with process start times. */
+static uint64_t
+sym_read_btime(void)
+{
+	char		*buf, *p;
+	size_t		 len;
+	uint64_t	 bt = 0;
+
+	if (sym_read_file("/proc/stat", 1u << 22, &buf, &len) != 0)
+		return (0);
+	for (p = buf; p < buf + len; p++) {
+		if ((p == buf || p[-1] == '\n') && buf + len - p > 6 &&
+		    memcmp(p, "btime ", 6) == 0) {
+			bt = strtoull(p + 6, NULL, 10);
+			break;
+		}
+	}
+	free(buf);
+	return (bt);
+}
+
+struct symbolizer *
+symbolizer_new(void (*log)(void *, int, const char *), void *arg)
+{
+	struct symbolizer	*s;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return (NULL);
+	s->log = log;
+	s->log_arg = arg;
+	s->debug_root = strdup("/usr/lib/debug");
+	s->kallsyms_path = strdup("/proc/kallsyms");
+	if (s->debug_root == NULL || s->kallsyms_path == NULL) {
+		symbolizer_free(s);
+		return (NULL);
+	}
+	s->btime = sym_read_btime();
+	s->clk_tck = sysconf(_SC_CLK_TCK);
+	return (s);
+}
+
+static void
+sym_snap_free(struct symbolizer *s, struct sym_snap *sn)
+{
+	size_t	 i;
+
+	if (sn == NULL)
+		return;
+	for (i = 0; i < sn->maps.n; i++) {
+		if (sn->bins != NULL)
+			sym_binary_unref(s, sn->bins[i]);
+		if (sn->dso != NULL)
+			free(sn->dso[i]);
+	}
+	free(sn->bins);
+	free(sn->dso);
+	procmaps_free(&sn->maps);
+	free(sn);
+}
+
+/* Borrowed strings point into a snapshot: keep it until the cycle ends. */
+static void
+sym_snap_retire(struct symbolizer *s, struct sym_snap *sn)
+{
+	size_t	 i;
+
+	if (sn == NULL)
+		return;
+	for (i = 0; i < sn->maps.n; i++) {
+		sym_binary_unref(s, sn->bins[i]);
+		sn->bins[i] = NULL;
+	}
+	sn->next = s->retired;
+	s->retired = sn;
+}
+
+void
+symbolizer_free(struct symbolizer *s)
+{
+	struct sym_snap	*sn;
+	size_t		 i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < SYM_PROC_BUCKETS; i++)
+		while (s->procs[i] != NULL)
+			sym_proc_free(s, s->procs[i]);
+	while ((sn = s->retired) != NULL) {
+		s->retired = sn->next;
+		sym_snap_free(s, sn);
+	}
+	sym_binaries_expire(s, 1);
+	sym_cycle_strings_free(s);
+	kallsyms_free(&s->ksyms);
+	free(s->keys);
+	free(s->debug_root);
+	free(s->kallsyms_path);
+	free(s);
+}
+
+static int
+sym_set_string(char **dst, const char *v)
+{
+	char	*p;
+
+	if (v == NULL || (p = strdup(v)) == NULL)
+		return (-ENOMEM);
+	free(*dst);
+	*dst = p;
+	return (0);
+}
+
+int
+symbolizer_set_debug_root(struct symbolizer *s, const char *dir)
+{
+	return (sym_set_string(&s->debug_root, dir));
+}
+
+int
+symbolizer_set_kallsyms_path(struct symbolizer *s, const char *path)
+{
+	kallsyms_free(&s->ksyms);
+	s->ksyms_state = 0;
+	return (sym_set_string(&s->kallsyms_path, path));
+}
+
+static struct sym_proc *
+sym_proc_find(struct symbolizer *s, int32_t pid)
+{
+	struct sym_proc	*p;
+
+	if (s->last_proc != NULL && s->last_proc->pid == pid)
+		return (s->last_proc);
+	for (p = s->procs[(uint32_t)pid % SYM_PROC_BUCKETS]; p != NULL;
+	    p = p->hnext)
+		if (p->pid == pid)
+			return (s->last_proc = p);
+	return (NULL);
+}
+
+static void
+sym_proc_free(struct symbolizer *s, struct sym_proc *p)
+{
+	struct sym_proc	**pp;
+
+	for (pp = &s->procs[(uint32_t)p->pid % SYM_PROC_BUCKETS]; *pp != p;
+	    pp = &(*pp)->hnext)
+		;
+	*pp = p->hnext;
+	if (s->last_proc == p)
+		s->last_proc = NULL;
+	sym_snap_retire(s, p->snap);
+	sym_jit_reset(&p->jit);
+	s->nprocs--;
+	free(p);
+}
+
+/* Start time and exe identity: what tells a PID's incarnations apart. */
+static int
+sym_proc_identity(int32_t pid, uint64_t *starttime, struct stat *exe)
+{
+	char	 path[64], *buf;
+	size_t	 len;
+	int	 r;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((r = sym_read_file(path, 4096, &buf, &len)) != 0)
+		return (r == -ENOENT ? -ESRCH : r);
+	r = procstat_starttime(buf, len, starttime);
+	free(buf);
+	if (r != 0)
+		return (-ESRCH);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, exe) != 0)
+		memset(exe, 0, sizeof(*exe));	/* kernel thread, zombie */
+	return (0);
+}
+
+/* Read maps and open every mapped binary. */
+static int
+sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p)
+{
+	struct sym_snap	*sn;
+	char		 path[64], *buf;
+	size_t		 len, i;
+	int		 r;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
+	if ((r = sym_read_file(path, SYM_MAX_PROC_FILE, &buf, &len)) != 0)
+		return (r == -ENOENT ? -ESRCH : r);
+	if ((sn = calloc(1, sizeof(*sn))) == NULL) {
+		free(buf);
+		return (-ENOMEM);
+	}
+	r = procmaps_parse(buf, len, &sn->maps);
+	free(buf);
+	if (r != 0 || (sn->maps.n > 0 &&
+	    ((sn->bins = calloc(sn->maps.n, sizeof(*sn->bins))) == NULL ||
+	    (sn->dso = calloc(sn->maps.n, sizeof(*sn->dso))) == NULL))) {
+		sym_snap_free(s, sn);
+		return (-ENOMEM);
+	}
+	if (sn->maps.bad_lines > 0)
+		sym_log(s, GP_LOG_WARN, "symbolizer: %s: %zu lines did not "
+		    "parse", path, sn->maps.bad_lines);
+	for (i = 0; i < sn->maps.n; i++)
+		sn->bins[i] = sym_binary_for_mapping(s, p, &sn->maps.v[i],
+		    procmaps_path(&sn->maps, &sn->maps.v[i]));
+	sym_snap_retire(s, p->snap);
+	p->snap = sn;
+	return (0);
+}
+
+static int
+sym_proc_status(struct sym_proc *p)
+{
+	struct procstatus	 st;
+	char			 path[64], *buf;
+	size_t			 len;
+	int			 r;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)p->pid);
+	if ((r = sym_read_file(path, 1u << 16, &buf, &len)) != 0)
+		return (r == -ENOENT ? -ESRCH : r);
+	r = procstatus_parse(buf, len, &st);
+	free(buf);
+	if (r != 0)
+		return (-ESRCH);
+	snprintf(p->comm, sizeof(p->comm), "%s", st.name);
+	p->nspid = st.nspid > 0 ? st.nspid : p->pid;
+	return (0);
+}
+
+/* (Re)take everything we know of a process incarnation. */
+static int
+sym_proc_load(struct symbolizer *s, struct sym_proc *p, uint64_t starttime,
+    const struct stat *exe)
+{
+	int	 r;
+
+	p->starttime = starttime;
+	p->exe_dev = exe->st_dev;
+	p->exe_ino = exe->st_ino;
+	sym_jit_reset(&p->jit);
+	p->jit.checked_ns = 0;
+	if ((r = sym_proc_status(p)) != 0)
+		return (r);
+	return (sym_proc_snapshot(s, p));
+}
+
+static int
+sym_proc_add(struct symbolizer *s, int32_t pid, struct sym_proc **out)
+{
+	struct sym_proc	*p;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return (-ENOMEM);
+	p->pid = pid;
+	p->nspid = pid;
+	p->used_cycle = s->cycle;
+	p->hnext = s->procs[(uint32_t)pid % SYM_PROC_BUCKETS];
+	s->procs[(uint32_t)pid % SYM_PROC_BUCKETS] = p;
+	s->nprocs++;
+	*out = p;
+	return (0);
+}
+
+int
+symbolizer_process_seen(struct symbolizer *s, int32_t pid)
+{
+	struct sym_proc	*p;
+	struct stat	 exe;
+	uint64_t	 now = sym_now_ns(), starttime;
+	int		 r;
+
+	if (pid <= 0)
+		return (-EINVAL);
+	p = sym_proc_find(s, pid);
+	if (p != NULL) {
+		p->used_cycle = s->cycle;
+		if (p->gone)
+			return (-ESRCH);
+		if (now - p->checked_ns < SYM_RECHECK_NS)
+			return (0);
+	}
+	if ((r = sym_proc_identity(pid, &starttime, &exe)) != 0) {
+		if (p != NULL)
+			p->gone = 1;
+		return (r);
+	}
+	if (p != NULL) {
+		p->checked_ns = now;
+		if (p->starttime == starttime && p->exe_dev == exe.st_dev &&
+		    p->exe_ino == exe.st_ino)
+			return (0);
+	} else if ((r = sym_proc_add(s, pid, &p)) != 0)
+		return (r);
+	p->checked_ns = now;
+	if ((r = sym_proc_load(s, p, starttime, &exe)) != 0) {
+		if (p->snap == NULL) {
+			sym_proc_free(s, p);
+			return (r);
+		}
+		p->gone = 1;
+	}
+	return (r);
+}
+
+const char *
+symbolizer_comm(struct symbolizer *s, int32_t pid)
+{
+	struct sym_proc	*p = sym_proc_find(s, pid);
+
+	return (p != NULL && p->comm[0] != '\0' ? p->comm : NULL);
+}
+
+/* A process we may not have seen: snapshot it now if it is alive. */
+static struct sym_proc *
+sym_proc_get(struct symbolizer *s, int32_t pid)
+{
+	struct sym_proc	*p;
+
+	if ((p = sym_proc_find(s, pid)) == NULL &&
+	    symbolizer_process_seen(s, pid) == 0)
+		p = sym_proc_find(s, pid);
+	if (p != NULL)
+		p->used_cycle = s->cycle;
+	return (p);
+}
+
+/* The mapping of addr, re-reading maps (once a second) on a miss. */
+static long
+sym_proc_mapping(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
+{
+	uint64_t	 now;
+	long		 i = -1;
+
+	if (p->snap != NULL && (i = procmaps_find(&p->snap->maps, addr)) >= 0)
+		return (i);
+	now = sym_now_ns();
+	if (p->gone || (p->reread_ns != 0 && now - p->reread_ns <
+	    SYM_RECHECK_NS))
+		return (-1);
+	p->reread_ns = now;
+	if (sym_proc_snapshot(s, p) == -ESRCH)
+		p->gone = 1;
+	if (p->snap != NULL)
+		i = procmaps_find(&p->snap->maps, addr);
+	return (i);
+}
+
+/* "(dso)" per §4.3: brackets dropped, " (deleted)" kept. */
+static const char *
+sym_dso_name(struct sym_snap *sn, long i)
+{
+	const char	*path = procmaps_path(&sn->maps, &sn->maps.v[i]);
+	size_t		 len;
+
+	if (sn->dso[i] != NULL)
+		return (sn->dso[i]);
+	len = strlen(path);
+	if (path[0] == '[' && len > 2 && path[len - 1] == ']') {
+		path++;
+		len -= 2;
+	}
+	if (asprintf(&sn->dso[i], "(%.*s)", (int)len, path) < 0) {
+		sn->dso[i] = NULL;
+		return (UNKNOWN);
+	}
+	return (sn->dso[i]);
+}
+
+/* Memory without a file behind it: anonymous, memfd, [anon:...]. */
+static int
+sym_anon_path(const char *path)
+{
+	return (path == NULL || strncmp(path, "/memfd:", 7) == 0 ||
+	    strncmp(path, "[anon", 5) == 0 || strcmp(path, "[heap]") == 0 ||
+	    strncmp(path, "[stack", 6) == 0);
+}
+
+static const char *
+sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
+{
+	const struct procmaps_entry	*e;
+	struct sym_binary		*b;
+	struct sym_snap			*sn;
+	const char			*path, *name;
+	uint64_t			 vaddr;
+	long				 i;
+
+	if ((i = sym_proc_mapping(s, p, addr)) < 0)
+		return (sym_jit_lookup(s, p, addr));
+	sn = p->snap;
+	e = &sn->maps.v[i];
+	path = procmaps_path(&sn->maps, e);
+	if (sym_anon_path(path)) {
+		if ((name = sym_jit_lookup(s, p, addr)) != NULL)
+			return (name);
+		return (path != NULL && path[0] == '/' ?
+		    sym_dso_name(sn, i) : NULL);
+	}
+	b = sn->bins[i];
+	if (b != NULL && b->t != NULL &&
+	    elfsym_file_to_vaddr(b->t, addr - e->start + e->pgoff,
+	    &vaddr) == 0 && (name = elfsym_lookup(b->t, vaddr, NULL)) != NULL)
+		return (sym_demangle(s, name));
+	return (sym_dso_name(sn, i));
+}
+
+const char *
+symbolizer_user_frame(struct symbolizer *s, int32_t pid, uint64_t addr)
+{
+	struct sym_proc	*p;
+	const char	*name = NULL;
+
+	s->st.user_frames++;
+	if ((p = sym_proc_get(s, pid)) != NULL)
+		name = sym_user_resolve(s, p, addr);
+	if (name == NULL)
+		return (UNKNOWN);
+	if (name[0] != '(')
+		s->st.user_resolved++;
+	return (name);
+}
+
+static void
+sym_kallsyms_load(struct symbolizer *s)
+{
+	char	*buf;
+	size_t	 len;
+	int	 r;
+
+	s->ksyms_state = -1;
+	if ((r = sym_read_file(s->kallsyms_path, SYM_MAX_PROC_FILE, &buf,
+	    &len)) != 0) {
+		sym_log(s, GP_LOG_WARN, "symbolizer: %s: %s; kernel frames "
+		    "show as [unknown]", s->kallsyms_path, strerror(-r));
+		return;
+	}
+	r = kallsyms_parse(buf, len, &s->ksyms);
+	free(buf);
+	if (r != 0) {
+		sym_log(s, GP_LOG_WARN, "symbolizer: %s: no usable kernel "
+		    "symbols%s; kernel frames show as [unknown]",
+		    s->kallsyms_path, s->ksyms.zeroed ? " (addresses hidden: "
+		    "run as root or lower kernel.kptr_restrict)" : "");
+		return;
+	}
+	s->ksyms_state = 1;
+}
+
+const char *
+symbolizer_kernel_frame(struct symbolizer *s, uint64_t addr)
+{
+	const char	*name, *v;
+	char		 buf[1100];
+	int		 n;
+
+	s->st.kernel_frames++;
+	if (s->ksyms_state == 0)
+		sym_kallsyms_load(s);
+	if (s->ksyms_state != 1 ||
+	    (name = kallsyms_lookup(&s->ksyms, addr)) == NULL)
+		return (UNKNOWN);
+	s->st.kernel_resolved++;
+	if ((v = sym_derived_get(s, name)) != NULL)
+		return (v);
+	n = snprintf(buf, sizeof(buf), "%s_[k]", name);
+	if (n < 0 || (size_t)n >= sizeof(buf) ||
+	    (v = sym_strdup(s, buf, (size_t)n)) == NULL)
+		return (UNKNOWN);
+	return (sym_derived_put(s, name, v));
+}
+
+int
+symbolizer_mapping(struct symbolizer *s, int32_t pid, uint64_t addr,
+    struct sym_mapping *out)
+{
+	const struct procmaps_entry	*e;
+	struct sym_proc			*p;
+	const char			*path;
+	char				 buf[96];
+	long				 i;
+	int				 n;
+
+	if ((p = sym_proc_get(s, pid)) == NULL ||
+	    (i = sym_proc_mapping(s, p, addr)) < 0)
+		return (-ENOENT);
+	e = &p->snap->maps.v[i];
+	path = procmaps_path(&p->snap->maps, e);
+	if (path == NULL || path[0] != '/')
+		return (-ENOENT);
+	if (!p->gone) {
+		n = snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64
+		    "-%" PRIx64, (int)pid, e->start, e->end);
+		path = sym_strdup(s, buf, (size_t)n);
+		if (path == NULL)
+			return (-ENOMEM);
+	}
+	out->path = path;
+	out->start = e->start;
+	out->end = e->end;
+	out->pgoff = e->pgoff;
+	return (0);
+}
+
+/* Is this incarnation of the process still running? */
+static int
+sym_proc_alive(struct sym_proc *p)
+{
+	struct stat	 exe;
+	uint64_t	 starttime;
+
+	if (p->gone || sym_proc_identity(p->pid, &starttime, &exe) != 0)
+		return (0);
+	return (starttime == p->starttime);
+}
+
+void
+symbolizer_cycle_end(struct symbolizer *s)
+{
+	struct sym_proc	*p, *next;
+	struct sym_snap	*sn;
+	size_t		 i;
+
+	for (i = 0; i < SYM_PROC_BUCKETS; i++) {
+		for (p = s->procs[i]; p != NULL; p = next) {
+			next = p->hnext;
+			if (s->cycle - p->used_cycle >= SYM_PROC_IDLE_CYCLES ||
+			    !sym_proc_alive(p))
+				sym_proc_free(s, p);
+		}
+	}
+	sym_cycle_strings_free(s);
+	while ((sn = s->retired) != NULL) {
+		s->retired = sn->next;
+		sym_snap_free(s, sn);
+	}
+	s->cycle++;
+	sym_binaries_expire(s, 0);
+	if (s->log_suppressed > 0 && s->log != NULL) {
+		char	 msg[128];
+
+		snprintf(msg, sizeof(msg), "symbolizer: %u more warnings "
+		    "suppressed this cycle", s->log_suppressed);
+		s->log(s->log_arg, GP_LOG_INFO, msg);
+	}
+	s->log_count = s->log_suppressed = 0;
+}
+
+void
+symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out)
+{
+	const struct sym_binary	*b;
+
+	*out = s->st;
+	out->processes = s->nprocs;
+	out->binaries = 0;
+	out->table_bytes = s->ksyms.n * (sizeof(uint64_t) + sizeof(uint32_t)) +
+	    s->ksyms.names_len;
+	for (b = s->bins; b != NULL; b = b->next) {
+		if (b->t == NULL)
+			continue;
+		out->binaries++;
+		out->table_bytes += elfsym_bytes(b->t);
+	}
+}

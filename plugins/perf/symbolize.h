@@ -1,0 +1,74 @@
+/*
+ * The perf plugin's symbolizer: turns sampled instruction pointers into
+ * gProfiler frame names (gprofiler-compat.md §4.3).
+ *
+ *   user    "func" (demangled), "name_[j]" from a JIT perf map,
+ *           "(dso path)" when only the mapping is known, "[unknown]"
+ *   kernel  "func_[k]", "[unknown]"
+ *
+ * Processes are snapshotted on first sight (maps, comm, start time, and
+ * the symbol tables of the binaries they map, opened through
+ * /proc/PID/map_files so deleted binaries and other mount namespaces
+ * work), so a process that exits before the cycle ends still resolves.
+ * Symbol tables are shared by every process mapping the same binary
+ * (cached by build-id, or dev/inode/mtime/size).  Single-threaded.
+ */
+#ifndef PERF_SYMBOLIZE_H
+#define PERF_SYMBOLIZE_H
+
+#include <stdint.h>
+
+struct symbolizer;
+
+struct sym_mapping {
+	const char	*path;	/* openable: /proc/PID/map_files/START-END */
+	uint64_t	 start;
+	uint64_t	 end;
+	uint64_t	 pgoff;
+};
+
+struct symbolizer_stats {
+	uint64_t	 user_frames;
+	uint64_t	 user_resolved;
+	uint64_t	 kernel_frames;
+	uint64_t	 kernel_resolved;
+	/* Additions (not in the original API). */
+	uint64_t	 perfmap_bad_lines;	/* skipped perf map lines */
+	uint64_t	 elf_failures;		/* binaries we could not read */
+	uint64_t	 processes;		/* known now */
+	uint64_t	 binaries;		/* symbol tables cached now */
+	uint64_t	 table_bytes;		/* heap held by those + kallsyms */
+};
+
+/* log(arg, GP_LOG_*, msg); log may be NULL. */
+struct symbolizer	*symbolizer_new(void (*)(void *, int, const char *),
+			    void *);
+void			 symbolizer_free(struct symbolizer *);
+
+/*
+ * First sight (or exec) of a process: snapshot it.  Cheap when known and
+ * unchanged (checked at most once a second).  -ESRCH if gone; a process
+ * known before it went away still resolves until symbolizer_cycle_end.
+ */
+int		 symbolizer_process_seen(struct symbolizer *, int32_t);
+/* Exec comm (Name: of /proc/PID/status) at first sight; NULL if unknown. */
+const char	*symbolizer_comm(struct symbolizer *, int32_t);
+/* Borrowed strings, valid until symbolizer_cycle_end. */
+const char	*symbolizer_user_frame(struct symbolizer *, int32_t, uint64_t);
+const char	*symbolizer_kernel_frame(struct symbolizer *, uint64_t);
+/* The mapping holding addr (for DWARF unwinding); 0 or -ENOENT.  The path
+ * is valid until symbolizer_cycle_end. */
+int		 symbolizer_mapping(struct symbolizer *, int32_t, uint64_t,
+		    struct sym_mapping *);
+/* Forget exited processes, free per-cycle strings, bound the caches. */
+void		 symbolizer_cycle_end(struct symbolizer *);
+void		 symbolizer_stats(const struct symbolizer *,
+		    struct symbolizer_stats *);
+
+/* Additions for tests and configuration. */
+/* Where separate debug info lives (default /usr/lib/debug); copied. */
+int		 symbolizer_set_debug_root(struct symbolizer *, const char *);
+/* Read kernel symbols from this file instead of /proc/kallsyms; copied. */
+int		 symbolizer_set_kallsyms_path(struct symbolizer *, const char *);
+
+#endif

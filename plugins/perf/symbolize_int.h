@@ -1,0 +1,155 @@
+/*
+ * The symbolizer's internal header: shared by symbolize.c (API, processes,
+ * frames), symbin.c (the binary symbol-table cache), symjit.c (perf map
+ * files) and symutil.c (per-cycle strings, file reading, logging).
+ */
+#ifndef PERF_SYMBOLIZE_INT_H
+#define PERF_SYMBOLIZE_INT_H
+
+#include <sys/types.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elfsym.h"
+#include "kallsyms.h"
+#include "perfmap.h"
+#include "procmaps.h"
+#include "symbolize.h"
+
+#define SYM_PROC_BUCKETS	1024
+#define SYM_BIN_KEEP_CYCLES	3	/* unused tables live this long */
+#define SYM_PROC_IDLE_CYCLES	10	/* unused live processes too */
+#define SYM_RECHECK_NS		1000000000ull	/* maps, exe, perf map */
+#define SYM_LOG_BURST		5	/* warnings per cycle */
+#define SYM_MAX_PROC_FILE	(64u << 20)	/* maps, kallsyms */
+
+/* One binary's symbols, shared by every mapping of it. */
+struct sym_binary {
+	struct elfsym_table	*t;		/* NULL: unreadable */
+	unsigned		 refs;		/* live snapshots using it */
+	uint64_t		 unused_since;	/* cycle refs dropped to 0 */
+	int			 permanent;	/* the vdso */
+	struct sym_binary	*next;
+};
+
+/* A file identity, resolving to a binary (several may share one). */
+struct sym_filekey {
+	dev_t			 dev;
+	ino_t			 ino;
+	int64_t			 mtime_ns;
+	off_t			 size;
+	struct sym_binary	*bin;
+};
+
+/* One look at a process's executable mappings. */
+struct sym_snap {
+	struct procmaps		 maps;
+	struct sym_binary	**bins;		/* parallel to maps.v */
+	char			**dso;		/* "(path)", made on demand */
+	struct sym_snap		*next;		/* retired list */
+};
+
+/* A JIT perf map file followed as it grows. */
+struct sym_jit {
+	struct perfmap		 pm;
+	off_t			 off;		/* bytes consumed */
+	dev_t			 dev;
+	ino_t			 ino;
+	char			 head[32];	/* detects rewrites */
+	size_t			 head_len;
+	uint64_t		 checked_ns;
+	int			 stale;		/* older than the process */
+};
+
+struct sym_proc {
+	int32_t			 pid;
+	int32_t			 nspid;
+	uint64_t		 starttime;	/* ticks since boot */
+	dev_t			 exe_dev;
+	ino_t			 exe_ino;
+	char			 comm[64];
+	struct sym_snap		*snap;
+	struct sym_jit		 jit;
+	uint64_t		 checked_ns;	/* process_seen */
+	uint64_t		 reread_ns;	/* maps re-read on a miss */
+	uint64_t		 used_cycle;
+	int			 gone;
+	struct sym_proc		*hnext;
+};
+
+/* Per-cycle strings: a bump arena plus a pointer-keyed derived cache. */
+struct sym_arena_chunk {
+	struct sym_arena_chunk	*next;
+	size_t			 used;
+	size_t			 size;
+	char			 data[];
+};
+
+struct sym_derived {
+	const void		*key;
+	const char		*val;
+};
+
+struct symbolizer {
+	void			(*log)(void *, int, const char *);
+	void			*log_arg;
+	char			*debug_root;
+	char			*kallsyms_path;
+
+	struct sym_proc		*procs[SYM_PROC_BUCKETS];
+	struct sym_proc		*last_proc;
+	size_t			 nprocs;
+
+	struct sym_binary	*bins;
+	struct sym_filekey	*keys;
+	size_t			 nkeys;
+	size_t			 keys_cap;
+	struct sym_binary	*vdso;
+	int			 vdso_tried;
+	size_t			 vdso_size;
+
+	struct kallsyms		 ksyms;
+	int			 ksyms_state;	/* 0 not tried, 1 ok, -1 no */
+
+	struct sym_snap		*retired;
+	struct sym_arena_chunk	*arena;
+	struct sym_derived	*derived;
+	size_t			 nderived;
+	size_t			 derived_cap;
+
+	uint64_t		 cycle;
+	uint64_t		 btime;		/* boot time, epoch seconds */
+	long			 clk_tck;
+	unsigned		 log_count;
+	unsigned		 log_suppressed;
+	struct symbolizer_stats	 st;
+};
+
+/* symutil.c */
+void		 sym_log(struct symbolizer *, int, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+uint64_t	 sym_now_ns(void);
+int		 sym_read_file(const char *, size_t, char **, size_t *);
+int		 sym_read_fd(int, size_t, char **, size_t *);
+const char	*sym_strdup(struct symbolizer *, const char *, size_t);
+const char	*sym_derived_get(struct symbolizer *, const void *);
+const char	*sym_derived_put(struct symbolizer *, const void *,
+		    const char *);
+void		 sym_cycle_strings_free(struct symbolizer *);
+const char	*sym_demangle(struct symbolizer *, const char *);
+
+/* symbin.c */
+struct sym_binary *sym_binary_for_mapping(struct symbolizer *,
+		    struct sym_proc *, const struct procmaps_entry *,
+		    const char *);
+void		 sym_binary_unref(struct symbolizer *, struct sym_binary *);
+void		 sym_binaries_expire(struct symbolizer *, int);
+
+/* symjit.c */
+const char	*sym_jit_lookup(struct symbolizer *, struct sym_proc *,
+		    uint64_t);
+void		 sym_jit_reset(struct sym_jit *);
+
+#endif

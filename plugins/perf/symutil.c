@@ -1,0 +1,230 @@
+/*
+ * Symbolizer helpers: rate-limited logging, bounded file reads, and the
+ * per-cycle strings (an arena plus a cache of strings derived from a
+ * stable source pointer: "func_[k]" from a kallsyms name, a demangled name
+ * from an ELF name), all freed at the end of the cycle.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libiberty/demangle.h>
+
+#include <gprofiler/plugin.h>
+
+#include "symbolize_int.h"
+
+#define ARENA_CHUNK	(64 * 1024)
+
+void
+sym_log(struct symbolizer *s, int level, const char *fmt, ...)
+{
+	char	 msg[512];
+	va_list	 ap;
+
+	if (s->log == NULL)
+		return;
+	if (level <= GP_LOG_WARN && s->log_count++ >= SYM_LOG_BURST) {
+		s->log_suppressed++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	s->log(s->log_arg, level, msg);
+}
+
+uint64_t
+sym_now_ns(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
+/* Read to EOF (procfs files report size 0, so no fstat). */
+int
+sym_read_fd(int fd, size_t max, char **out, size_t *outlen)
+{
+	char	*buf = NULL, *nb;
+	size_t	 len = 0, cap = 0;
+	ssize_t	 n;
+
+	for (;;) {
+		if (len == cap) {
+			if (cap >= max) {
+				free(buf);
+				return (-EFBIG);
+			}
+			cap = cap ? cap * 2 : 16384;
+			if ((nb = realloc(buf, cap)) == NULL) {
+				free(buf);
+				return (-ENOMEM);
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			free(buf);
+			return ((int)n);
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	*out = buf;
+	*outlen = len;
+	return (0);
+}
+
+int
+sym_read_file(const char *path, size_t max, char **out, size_t *outlen)
+{
+	int	 fd, r;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (-errno);
+	r = sym_read_fd(fd, max, out, outlen);
+	close(fd);
+	return (r);
+}
+
+/* Copy into the cycle's arena. */
+const char *
+sym_strdup(struct symbolizer *s, const char *str, size_t len)
+{
+	struct sym_arena_chunk	*c = s->arena;
+	size_t			 size;
+	char			*p;
+
+	if (c == NULL || c->size - c->used < len + 1) {
+		size = len + 1 > ARENA_CHUNK ? len + 1 : ARENA_CHUNK;
+		if ((c = malloc(sizeof(*c) + size)) == NULL)
+			return (NULL);
+		c->size = size;
+		c->used = 0;
+		c->next = s->arena;
+		s->arena = c;
+	}
+	p = c->data + c->used;
+	memcpy(p, str, len);
+	p[len] = '\0';
+	c->used += len + 1;
+	return (p);
+}
+
+static size_t
+derived_slot(const void *key, size_t cap)
+{
+	uint64_t	 h = (uint64_t)(uintptr_t)key;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return ((size_t)h & (cap - 1));
+}
+
+const char *
+sym_derived_get(struct symbolizer *s, const void *key)
+{
+	size_t	 i;
+
+	if (s->derived_cap == 0)
+		return (NULL);
+	for (i = derived_slot(key, s->derived_cap); s->derived[i].key != NULL;
+	    i = (i + 1) & (s->derived_cap - 1))
+		if (s->derived[i].key == key)
+			return (s->derived[i].val);
+	return (NULL);
+}
+
+static int
+derived_grow(struct symbolizer *s)
+{
+	struct sym_derived	*old = s->derived, *nv;
+	size_t			 ocap = s->derived_cap, ncap, i, j;
+
+	ncap = ocap ? ocap * 2 : 1024;
+	if ((nv = calloc(ncap, sizeof(*nv))) == NULL)
+		return (-ENOMEM);
+	for (i = 0; i < ocap; i++) {
+		if (old[i].key == NULL)
+			continue;
+		for (j = derived_slot(old[i].key, ncap); nv[j].key != NULL;
+		    j = (j + 1) & (ncap - 1))
+			;
+		nv[j] = old[i];
+	}
+	free(old);
+	s->derived = nv;
+	s->derived_cap = ncap;
+	return (0);
+}
+
+/* Remember val (an arena string or a stable one) for key; returns val. */
+const char *
+sym_derived_put(struct symbolizer *s, const void *key, const char *val)
+{
+	size_t	 i;
+
+	if (val == NULL)
+		return (NULL);
+	if ((s->nderived + 1) * 2 > s->derived_cap && derived_grow(s) != 0)
+		return (val);
+	for (i = derived_slot(key, s->derived_cap); s->derived[i].key != NULL;
+	    i = (i + 1) & (s->derived_cap - 1))
+		if (s->derived[i].key == key)
+			break;
+	if (s->derived[i].key == NULL)
+		s->nderived++;
+	s->derived[i].key = key;
+	s->derived[i].val = val;
+	return (val);
+}
+
+void
+sym_cycle_strings_free(struct symbolizer *s)
+{
+	struct sym_arena_chunk	*c, *next;
+
+	for (c = s->arena; c != NULL; c = next) {
+		next = c->next;
+		free(c);
+	}
+	s->arena = NULL;
+	free(s->derived);
+	s->derived = NULL;
+	s->nderived = s->derived_cap = 0;
+}
+
+/*
+ * A C++ or Rust name demangled (with parameters, as perf shows them), or
+ * the name itself.  Cached for the cycle by the name's address.
+ */
+const char *
+sym_demangle(struct symbolizer *s, const char *name)
+{
+	const char	*v;
+	char		*d;
+
+	if (!(name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')))
+		return (name);
+	if ((v = sym_derived_get(s, name)) != NULL)
+		return (v);
+	d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	if (d == NULL)
+		return (sym_derived_put(s, name, name));
+	v = sym_strdup(s, d, strlen(d));
+	free(d);
+	return (sym_derived_put(s, name, v != NULL ? v : name));
+}

@@ -1,0 +1,262 @@
+/*
+ * elfsym.c on real binaries: this test program, the libc it runs with,
+ * truncated and corrupted copies of libc, and a stripped copy of itself
+ * completed from a separate debug file made with objcopy.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "elfsym.h"
+#include "procmaps.h"
+#include "testing.h"
+#include "test_sym_util.h"
+
+#define CHECK_EQ(a, b)	CHECK_INTEQ(a, b, #a " == " #b)
+
+__attribute__((noinline)) int	elfsym_test_marker(int);
+
+__attribute__((noinline)) int
+elfsym_test_marker(int x)
+{
+	return (x * 3 + 1);
+}
+
+__attribute__((noinline)) static int
+static_helper(int x)
+{
+	return (x ^ 0x55);
+}
+
+/* Path of the file mapped at addr (map_files) and addr's file offset. */
+static int
+self_mapping(const void *addr, char *path, size_t len, uint64_t *off)
+{
+	struct procmaps	 m;
+	char		*buf;
+	size_t		 blen;
+	long		 i;
+	FILE		*f = fopen("/proc/self/maps", "r");
+
+	buf = malloc(1 << 20);
+	blen = fread(buf, 1, (1 << 20) - 1, f);
+	fclose(f);
+	procmaps_parse(buf, blen, &m);
+	free(buf);
+	if ((i = procmaps_find(&m, (uint64_t)(uintptr_t)addr)) < 0) {
+		procmaps_free(&m);
+		return (-1);
+	}
+	snprintf(path, len, "/proc/self/map_files/%" PRIx64 "-%" PRIx64,
+	    m.v[i].start, m.v[i].end);
+	*off = (uint64_t)(uintptr_t)addr - m.v[i].start + m.v[i].pgoff;
+	procmaps_free(&m);
+	return (0);
+}
+
+static const char *
+lookup_at(const struct elfsym_table *t, uint64_t off)
+{
+	uint64_t	 vaddr;
+
+	if (elfsym_file_to_vaddr(t, off, &vaddr) != 0)
+		return (NULL);
+	return (elfsym_lookup(t, vaddr, NULL));
+}
+
+static struct elfsym_table *
+load_path(const char *path, int *err)
+{
+	struct elfsym_table	*t = NULL;
+	int			 fd;
+
+	if ((fd = open(path, O_RDONLY)) < 0) {
+		*err = -errno;
+		return (NULL);
+	}
+	*err = elfsym_load_fd(fd, &t);
+	close(fd);
+	return (t);
+}
+
+static void
+test_self(void)
+{
+	struct elfsym_table	*t;
+	char			 path[128], hex[129];
+	uint64_t		 off, off2;
+	int			 err;
+
+	CHECK(self_mapping((const char *)elfsym_test_marker + 3, path,
+	    sizeof(path), &off) == 0, "own mapping");
+	t = load_path(path, &err);
+	CHECK(t != NULL && err == 0, "load own binary");
+	if (t == NULL)
+		return;
+	CHECK(t->has_symtab, "own binary has .symtab");
+	CHECK_STREQ(lookup_at(t, off), "elfsym_test_marker", "inside marker");
+	self_mapping((const void *)static_helper, path, sizeof(path), &off2);
+	CHECK_STREQ(lookup_at(t, off2), "static_helper", "static function");
+	elfsym_build_id_hex(t, hex, sizeof(hex));
+	CHECK(strlen(hex) == 40, "gcc's sha1 build-id");
+	printf("# own binary: %zu symbols, %zu bytes\n", t->nsyms,
+	    elfsym_bytes(t));
+	elfsym_free(t);
+	elfsym_free(NULL);
+}
+
+static char libc_path[128];
+static uint64_t libc_getpid_off;
+
+static void
+test_libc(void)
+{
+	struct elfsym_table	*t;
+	struct timespec		 a, b;
+	const char		*name;
+	uint64_t		 vaddr;
+	size_t			 i, hits = 0;
+	int			 err;
+
+	self_mapping((const void *)getpid, libc_path, sizeof(libc_path),
+	    &libc_getpid_off);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	t = load_path(libc_path, &err);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	CHECK(t != NULL, "load libc");
+	if (t == NULL)
+		return;
+	name = lookup_at(t, libc_getpid_off);
+	CHECK(name != NULL && (strcmp(name, "getpid") == 0 ||
+	    strcmp(name, "__getpid") == 0), "getpid resolves to getpid");
+	printf("# libc: %zu symbols, %zu bytes, loaded in %.2f ms; getpid -> "
+	    "%s\n", t->nsyms, elfsym_bytes(t), (b.tv_sec - a.tv_sec) * 1e3 +
+	    (b.tv_nsec - a.tv_nsec) / 1e6, name ? name : "(null)");
+	elfsym_file_to_vaddr(t, libc_getpid_off, &vaddr);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < 1000000; i++)
+		hits += elfsym_lookup(t, vaddr + (i & 7), NULL) != NULL;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	CHECK_EQ(hits, 1000000);
+	printf("# %.1f ns per lookup\n", ((b.tv_sec - a.tv_sec) * 1e9 +
+	    (b.tv_nsec - a.tv_nsec)) / 1e6);
+	elfsym_free(t);
+}
+
+/* Truncated and corrupted copies: fail or degrade, never crash. */
+static void
+test_bad_files(const char *dir)
+{
+	static const off_t	 cuts[] = { 0, 16, 63, 64, 1000, 4096, 65536 };
+	struct elfsym_table	*t;
+	struct stat		 sb;
+	char			 path[256];
+	unsigned char		 junk[512];
+	size_t			 i;
+	int			 err, fd, survived = 0;
+
+	snprintf(path, sizeof(path), "%s/libc.trunc", dir);
+	stat(libc_path, &sb);
+	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		tsu_copy(libc_path, path, cuts[i]);
+		t = load_path(path, &err);
+		if (cuts[i] < 64)
+			CHECK(t == NULL && err == -ENOEXEC, "short header");
+		if (t != NULL)
+			(void)lookup_at(t, libc_getpid_off);
+		elfsym_free(t);
+		survived++;
+	}
+	tsu_copy(libc_path, path, sb.st_size / 2);
+	t = load_path(path, &err);
+	CHECK(t == NULL || lookup_at(t, libc_getpid_off) == NULL,
+	    "half a libc (no section headers) resolves nothing");
+	elfsym_free(t);
+	/* Overwrite the section header table with junk. */
+	tsu_copy(libc_path, path, -1);
+	for (i = 0; i < sizeof(junk); i++)
+		junk[i] = (unsigned char)(i * 37 + 11);
+	fd = open(path, O_WRONLY);
+	CHECK(pwrite(fd, junk, sizeof(junk), sb.st_size - sizeof(junk)) ==
+	    (ssize_t)sizeof(junk), "corrupt copy");
+	close(fd);
+	t = load_path(path, &err);
+	if (t != NULL)
+		(void)lookup_at(t, libc_getpid_off);
+	elfsym_free(t);
+	CHECK(elfsym_load_mem("\177ELFjunk", 8, &t) == -ENOEXEC && t == NULL,
+	    "8 bytes of 'ELF' in memory");
+	CHECK_EQ(survived, 7);
+}
+
+static void
+test_debuginfo(const char *dir)
+{
+	struct elfsym_table	*t;
+	char			 self[128], stripped[256], dbg[256];
+	char			 other[256];
+	uint64_t		 off;
+	int			 err, fd;
+
+	self_mapping((const char *)elfsym_test_marker + 3, self, sizeof(self),
+	    &off);
+	/* objcopy runs as another process: give it the real path. */
+	memset(self, 0, sizeof(self));
+	if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0)
+		return;
+	snprintf(stripped, sizeof(stripped), "%s/stripped", dir);
+	snprintf(dbg, sizeof(dbg), "%s/self.debug", dir);
+	snprintf(other, sizeof(other), "%s/true.debug", dir);
+	tsu_copy(self, stripped, -1);
+	{
+		char	*a1[] = { "objcopy", "--only-keep-debug", self, dbg,
+		    NULL };
+		char	*a2[] = { "strip", "--strip-all", stripped, NULL };
+		char	*a3[] = { "objcopy", "--only-keep-debug", "/bin/true",
+		    other, NULL };
+
+		if (tsu_run(a1) != 0 || tsu_run(a2) != 0 || tsu_run(a3) != 0) {
+			CHECK(0, "objcopy/strip (binutils) ran");
+			return;
+		}
+	}
+	t = load_path(stripped, &err);
+	CHECK(t != NULL && !t->has_symtab, "stripped copy has no .symtab");
+	if (t == NULL)
+		return;
+	CHECK(lookup_at(t, off) == NULL, "stripped: marker unknown");
+	fd = open(other, O_RDONLY);
+	CHECK_EQ(elfsym_add_debug_fd(t, fd), -ESTALE);
+	close(fd);
+	CHECK(lookup_at(t, off) == NULL, "wrong debug file not merged");
+	fd = open(dbg, O_RDONLY);
+	CHECK_EQ(elfsym_add_debug_fd(t, fd), 0);
+	close(fd);
+	CHECK_STREQ(lookup_at(t, off), "elfsym_test_marker",
+	    "resolved through the debug file");
+	elfsym_free(t);
+}
+
+int
+main(void)
+{
+	char	*dir;
+
+	CHECK(elfsym_test_marker(1) == 4 && static_helper(0) == 0x55,
+	    "markers run");
+	if ((dir = tsu_tmpdir()) == NULL)
+		SKIP_ALL("no temporary directory");
+	test_self();
+	test_libc();
+	test_bad_files(dir);
+	test_debuginfo(dir);
+	tsu_rmtree(dir);
+	return (testing_done());
+}

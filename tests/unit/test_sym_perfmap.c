@@ -1,0 +1,99 @@
+/* perfmap.c: parsing, incremental feeding, overlap rules, bad lines. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "perfmap.h"
+#include "testing.h"
+
+#define CHECK_EQ(a, b)	CHECK_INTEQ(a, b, #a " == " #b)
+
+static void
+test_parse(void)
+{
+	static const char text[] =
+	    "0x00007f54ecec7640 0x0000000000000150 long Hot.fib(int)\n"
+	    "7f878c023f40 378 JS:~work /tmp/nd/app.js:2:14\n"
+	    "not a line\n"
+	    "1000 0 zero size\n"
+	    "2000 10\n"
+	    "ffffffffffffffff 10 wraps\n"
+	    "3000 10 py::f:/x.py\r\n"
+	    "\n"
+	    "4000 10 partial";
+	struct perfmap	 pm;
+	size_t		 used;
+
+	memset(&pm, 0, sizeof(pm));
+	CHECK_EQ(perfmap_feed(&pm, text, sizeof(text) - 1, 0, &used), 0);
+	CHECK_EQ(pm.n, 3);
+	CHECK_EQ(pm.bad_lines, 4);
+	CHECK_EQ(used, sizeof(text) - 1 - strlen("4000 10 partial"));
+	CHECK_STREQ(perfmap_lookup(&pm, 0x7f54ecec7640ull),
+	    "long Hot.fib(int)_[j]", "HotSpot 0x form, name with spaces");
+	CHECK_STREQ(perfmap_lookup(&pm, 0x7f54ecec778full),
+	    "long Hot.fib(int)_[j]", "last byte");
+	CHECK(perfmap_lookup(&pm, 0x7f54ecec7790ull) == NULL, "past the end");
+	CHECK_STREQ(perfmap_lookup(&pm, 0x7f878c024000ull),
+	    "JS:~work /tmp/nd/app.js:2:14_[j]", "V8 bare hex");
+	CHECK_STREQ(perfmap_lookup(&pm, 0x3005), "py::f:/x.py_[j]", "CR");
+	CHECK(perfmap_lookup(&pm, 0x4000) == NULL, "partial line waits");
+	CHECK_EQ(perfmap_feed(&pm, "4000 10 partial", 15, 1, &used), 0);
+	CHECK_STREQ(perfmap_lookup(&pm, 0x4001), "partial_[j]", "final");
+	perfmap_free(&pm);
+}
+
+/* Code reuse: a later entry over the same or overlapping range wins. */
+static void
+test_overlap(void)
+{
+	static const char a[] = "1000 100 old\n1200 10 other\n";
+	static const char b[] = "1000 100 new\n1040 20 inner\n";
+	struct perfmap	 pm;
+	size_t		 used;
+
+	memset(&pm, 0, sizeof(pm));
+	perfmap_feed(&pm, a, sizeof(a) - 1, 0, &used);
+	CHECK_STREQ(perfmap_lookup(&pm, 0x1050), "old_[j]", "before reuse");
+	perfmap_feed(&pm, b, sizeof(b) - 1, 0, &used);
+	CHECK_STREQ(perfmap_lookup(&pm, 0x1010), "new_[j]", "same start");
+	CHECK_STREQ(perfmap_lookup(&pm, 0x1045), "inner_[j]", "inner newer");
+	CHECK_STREQ(perfmap_lookup(&pm, 0x1070), "new_[j]", "after inner");
+	CHECK_STREQ(perfmap_lookup(&pm, 0x1205), "other_[j]", "untouched");
+	perfmap_free(&pm);
+}
+
+static void
+test_many(void)
+{
+	struct perfmap	 pm;
+	char		 line[64];
+	size_t		 used, i;
+	int		 ok = 1;
+
+	memset(&pm, 0, sizeof(pm));
+	for (i = 0; i < 20000; i++) {
+		snprintf(line, sizeof(line), "%zx 10 f%zu\n", 0x100000 +
+		    (20000 - i) * 0x10, i);
+		perfmap_feed(&pm, line, strlen(line), 0, &used);
+	}
+	for (i = 0; i < 20000 && ok; i++) {
+		snprintf(line, sizeof(line), "f%zu_[j]", i);
+		ok = perfmap_lookup(&pm, 0x100000 + (20000 - i) * 0x10 + 3) !=
+		    NULL && strcmp(perfmap_lookup(&pm, 0x100000 + (20000 - i) *
+		    0x10 + 3), line) == 0;
+	}
+	CHECK(ok, "20000 entries fed one by one, in reverse order");
+	perfmap_free(&pm);
+}
+
+int
+main(void)
+{
+	test_parse();
+	test_overlap();
+	test_many();
+	return (testing_done());
+}

@@ -1,0 +1,153 @@
+/*
+ * procmaps.c: /proc/PID/maps, status and stat parsers, on literal bytes
+ * and on this process's own /proc files.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procmaps.h"
+#include "testing.h"
+
+#define CHECK_EQ(a, b)	CHECK_INTEQ(a, b, #a " == " #b)
+
+static const char maps_text[] =
+    "55d0b7a00000-55d0b7a02000 r--p 00000000 fd:01 1234                       /usr/bin/cat\n"
+    "55d0b7a02000-55d0b7a07000 r-xp 00002000 fd:01 1234                       /usr/bin/cat\n"
+    "55d0b7a07000-55d0b7a09000 rw-p 00007000 fd:01 1234                       /usr/bin/cat\n"
+    "this is not a mapping\n"
+    "7f0000000000-7f0000001000 rwxp 00000000 00:00 0 \n"
+    "7f1000000000-7f1000010000 r-xp 00010000 08:02 99 /tmp/my lib.so (deleted)\n"
+    "7ffd1000-7ffd3000 r-xp 00000000 00:00 0                          [vdso]\n"
+    "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 [vsyscall]\n"
+    "10-5 r-xp 00000000 00:00 0 /bad/range\n"
+    "7f2000000000-7f2000001000 r-xp 00000000 fd:01 77 /no/newline";
+
+static void
+test_maps_literal(void)
+{
+	struct procmaps	 m;
+	long		 i;
+
+	CHECK_EQ(procmaps_parse(maps_text, sizeof(maps_text) - 1, &m), 0);
+	CHECK_EQ(m.n, 6);
+	CHECK_EQ(m.bad_lines, 2);
+	CHECK(m.v[0].start == 0x55d0b7a02000ull && m.v[0].end ==
+	    0x55d0b7a07000ull && m.v[0].pgoff == 0x2000, "exec range");
+	CHECK_STREQ(procmaps_path(&m, &m.v[0]), "/usr/bin/cat", "path");
+	CHECK(m.v[0].dev_major == 0xfd && m.v[0].dev_minor == 1 &&
+	    m.v[0].inode == 1234, "dev and inode");
+	CHECK(procmaps_path(&m, &m.v[1]) == NULL, "anonymous: no path");
+	CHECK_STREQ(procmaps_path(&m, &m.v[2]), "/tmp/my lib.so (deleted)",
+	    "path with spaces keeps (deleted)");
+	CHECK(m.v[2].deleted && !m.v[0].deleted, "deleted flag");
+	CHECK_STREQ(procmaps_path(&m, &m.v[3]), "[vdso]", "vdso");
+	CHECK_STREQ(procmaps_path(&m, &m.v[5]), "/no/newline", "last line");
+	i = procmaps_find(&m, 0x55d0b7a03456ull);
+	CHECK_EQ(i, 0);
+	CHECK_EQ(procmaps_find(&m, 0x55d0b7a07000ull), -1);
+	CHECK_EQ(procmaps_find(&m, 0x7f1000000000ull), 2);
+	procmaps_free(&m);
+	procmaps_free(&m);
+	CHECK_EQ(procmaps_parse("", 0, &m), 0);
+	CHECK_EQ(m.n, 0);
+	procmaps_free(&m);
+}
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	char	*buf = malloc(1 << 20);
+	FILE	*f = fopen(path, "r");
+
+	*len = fread(buf, 1, (1 << 20) - 1, f);
+	fclose(f);
+	return (buf);
+}
+
+/* Our own code must lie in an executable mapping of our own binary. */
+static void
+test_maps_self(void)
+{
+	struct procmaps	 m;
+	char		*buf, exe[4096];
+	size_t		 len;
+	long		 i;
+	ssize_t		 n;
+
+	buf = slurp("/proc/self/maps", &len);
+	CHECK_EQ(procmaps_parse(buf, len, &m), 0);
+	CHECK_EQ(m.bad_lines, 0);
+	i = procmaps_find(&m, (uint64_t)(uintptr_t)test_maps_self);
+	CHECK(i >= 0, "own function is in an exec mapping");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	if (i >= 0)
+		CHECK_STREQ(procmaps_path(&m, &m.v[i]), exe, "own binary");
+	i = procmaps_find(&m, (uint64_t)(uintptr_t)getpid);
+	CHECK(i >= 0 && strstr(procmaps_path(&m, &m.v[i]), "libc") != NULL,
+	    "getpid is in libc");
+	procmaps_free(&m);
+	free(buf);
+}
+
+static void
+test_status(void)
+{
+	static const char st[] = "Name:\tmy prog\nUmask:\t0022\n"
+	    "Tgid:\t4242\nNSpid:\t4242\t17\t3\nPPid:\t1\n";
+	struct procstatus	 ps;
+	char			*buf;
+	size_t			 len;
+
+	CHECK_EQ(procstatus_parse(st, sizeof(st) - 1, &ps), 0);
+	CHECK_STREQ(ps.name, "my prog", "Name with a space");
+	CHECK_EQ(ps.nspid, 3);
+	CHECK_EQ(ps.tgid, 4242);
+	CHECK(procstatus_parse("Tgid: 1\n", 8, &ps) != 0, "no Name: fails");
+	CHECK_EQ(procstatus_parse("Name:\tx\nNSpid:\t12 junk\n", 23, &ps),
+	    0);
+	CHECK_EQ(ps.nspid, 0);
+	buf = slurp("/proc/self/status", &len);
+	CHECK_EQ(procstatus_parse(buf, len, &ps), 0);
+	CHECK_STREQ(ps.name, "test_sym_procma", "own comm (15 chars)");
+	CHECK_EQ(ps.nspid, getpid());
+	free(buf);
+}
+
+static void
+test_stat(void)
+{
+	static const char st[] = "1234 (a) b) c) S 1 2 3 4 5 6 7 8 9 10 11 "
+	    "12 13 14 15 16 17 18 987654 20 21\n";
+	uint64_t	 t = 0, t2 = 0;
+	char		*buf, path[64];
+	size_t		 len;
+
+	CHECK_EQ(procstat_starttime(st, sizeof(st) - 1, &t), 0);
+	CHECK_EQ(t, 987654);
+	CHECK(procstat_starttime("1 (x) S 1 2", 11, &t) != 0, "short stat");
+	CHECK(procstat_starttime("no paren", 8, &t) != 0, "no comm");
+	buf = slurp("/proc/self/stat", &len);
+	CHECK_EQ(procstat_starttime(buf, len, &t), 0);
+	free(buf);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)getppid());
+	buf = slurp(path, &len);
+	CHECK_EQ(procstat_starttime(buf, len, &t2), 0);
+	CHECK(t > 0 && t2 > 0 && t2 <= t, "parent started before us");
+	free(buf);
+}
+
+int
+main(void)
+{
+	test_maps_literal();
+	test_maps_self();
+	test_status();
+	test_stat();
+	return (testing_done());
+}
