@@ -197,7 +197,8 @@ plugin_check_options(const struct plugin *p, const struct gp_plugin *d,
 				return (-EINVAL);
 			}
 	}
-	for (i = 0; p->manifest.options[i] != NULL; i++) {
+	for (i = 0; p->manifest.options != NULL &&
+	    p->manifest.options[i] != NULL; i++) {
 		for (j = 0; j < d->option_count; j++)
 			if (strcmp(((const struct gp_option *)(const void *)
 			    ((const char *)d->options + (size_t)j *
