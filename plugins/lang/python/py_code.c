@@ -1,0 +1,223 @@
+/*
+ * Code objects of one target, decoded once and cached by address
+ * (specs/cpython.md §9, §12): name (qualified from 3.11), file, first line
+ * and line table, read in three batched remote reads.  Addresses are reused
+ * after a code object dies, so the owner clears the cache every cycle.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyreader.h"
+
+#define PY_CODE_SLOTS	4096	/* power of two */
+#define PY_CODE_MAX	(PY_CODE_SLOTS * 3 / 4)
+#define PY_HDR_MAX	128	/* largest str/bytes header read */
+
+struct py_code_cache {
+	struct py_code	 slots[PY_CODE_SLOTS];
+	uint32_t	 used;
+	uint64_t	 code_type;	/* learned type pointer, when unknown */
+};
+
+struct py_code_cache *
+py_code_cache_new(void)
+{
+	return (calloc(1, sizeof(struct py_code_cache)));
+}
+
+static void
+py_code_release(struct py_code *c)
+{
+	free(c->name);
+	free(c->file);
+	free(c->linetable);
+	memset(c, 0, sizeof(*c));
+}
+
+void
+py_code_cache_clear(struct py_code_cache *cc)
+{
+	uint32_t i;
+
+	if (cc == NULL)
+		return;
+	for (i = 0; i < PY_CODE_SLOTS; i++)
+		if (cc->slots[i].addr != 0)
+			py_code_release(&cc->slots[i]);
+	cc->used = 0;
+}
+
+void
+py_code_cache_free(struct py_code_cache *cc)
+{
+	py_code_cache_clear(cc);
+	free(cc);
+}
+
+static uint32_t
+py_code_hash(uint64_t addr)
+{
+	addr ^= addr >> 33;
+	addr *= 0xff51afd7ed558ccdull;
+	addr ^= addr >> 33;
+	return ((uint32_t)addr & (PY_CODE_SLOTS - 1));
+}
+
+static char *
+py_code_utf8(const uint8_t *data, size_t nbytes, int kind)
+{
+	size_t cap = nbytes / (size_t)kind * 4 + 1;
+	char *s;
+
+	if ((s = malloc(cap)) == NULL)
+		return (NULL);
+	py_str_to_utf8(data, nbytes, kind, s, cap);
+	return (s);
+}
+
+/*
+ * Decode the code object at addr into c (owned strings).  code_type: the
+ * PyCode_Type address, or 0 when unknown (then the object must at least
+ * have a plausible type pointer).
+ */
+static int
+py_code_decode(struct py_mem *m, const struct py_offsets *o, uint64_t addr,
+    uint64_t code_type, struct py_code *c)
+{
+	uint8_t co[4096], hname[PY_HDR_MAX], hfile[PY_HDR_MAX], hlt[40];
+	uint8_t *name = NULL, *file = NULL, *lt = NULL;
+	uint64_t pname, pfile, plt, dname, dfile, type;
+	size_t nname, nfile, nlt, hsz = o->str_compact_size;
+	struct py_iov iov[3];
+	int rc, kname, kfile;
+	uint32_t n;
+
+	if (o->co_size > sizeof(co) || hsz > PY_HDR_MAX)
+		return (-EINVAL);
+	if ((rc = py_mem_read(m, addr, co, o->co_size)) != 0)
+		return (rc);
+	type = py_u64(co, o->ob_type);
+	if (code_type != 0 ? type != code_type : !py_ptr_ok(type))
+		return (-EINVAL);
+	pname = py_u64(co, o->co_qualname >= 0 ? (uint32_t)o->co_qualname :
+	    o->co_name);
+	pfile = py_u64(co, o->co_filename);
+	plt = py_u64(co, o->co_linetable);
+	if (!py_ptr_ok(pname) || !py_ptr_ok(pfile) || !py_ptr_ok(plt))
+		return (-EINVAL);
+	iov[0] = (struct py_iov){ pname, hname, hsz };
+	iov[1] = (struct py_iov){ pfile, hfile, hsz };
+	iov[2] = (struct py_iov){ plt, hlt, sizeof(hlt) };
+	if ((rc = py_mem_readv(m, iov, 3)) != 0)
+		return (rc);
+	if (py_str_decode(o, hname, hsz, pname, &dname, &nname, &kname) != 0 ||
+	    py_str_decode(o, hfile, hsz, pfile, &dfile, &nfile, &kfile) != 0)
+		return (-EINVAL);
+	nlt = py_u64(hlt, o->bytes_size);
+	if (nlt > PY_MAX_LINETABLE)
+		nlt = 0;
+	name = malloc(nname + 1);
+	file = malloc(nfile + 1);
+	lt = malloc(nlt + 1);
+	rc = -ENOMEM;
+	if (name == NULL || file == NULL || lt == NULL)
+		goto out_free;
+	n = 0;
+	if (nname > 0)
+		iov[n++] = (struct py_iov){ dname, name, nname };
+	if (nfile > 0)
+		iov[n++] = (struct py_iov){ dfile, file, nfile };
+	if (nlt > 0)
+		iov[n++] = (struct py_iov){ plt + o->bytes_sval, lt, nlt };
+	if ((rc = py_mem_readv(m, iov, n)) != 0)
+		goto out_free;
+	rc = -ENOMEM;
+	memset(c, 0, sizeof(*c));
+	c->addr = addr;
+	c->firstlineno = (int)py_u32(co, o->co_firstlineno);
+	c->name = py_code_utf8(name, nname, kname);
+	c->file = py_code_utf8(file, nfile, kfile);
+	c->linetable = lt;
+	c->linetable_len = (uint32_t)nlt;
+	lt = NULL;
+	if (c->name == NULL || c->file == NULL) {
+		py_code_release(c);
+		goto out_free;
+	}
+	rc = 0;
+out_free:
+	free(name);
+	free(file);
+	free(lt);
+	return (rc);
+}
+
+/*
+ * The decoded code object at addr, from the cache or the target.  *out
+ * stays valid until the cache is cleared.  A full cache is cleared first:
+ * callers hold *out only while formatting one sample.
+ */
+int
+py_code_get(struct py_code_cache *cc, struct py_mem *m,
+    const struct py_offsets *o, uint64_t code_type, uint64_t addr,
+    const struct py_code **out)
+{
+	struct py_code c;
+	uint32_t h, i;
+	int rc;
+
+	if (!py_ptr_ok(addr))
+		return (-EINVAL);
+	h = py_code_hash(addr);
+	for (i = 0; i < PY_CODE_SLOTS; i++) {
+		struct py_code *s = &cc->slots[(h + i) & (PY_CODE_SLOTS - 1)];
+
+		if (s->addr == addr) {
+			*out = s;
+			return (0);
+		}
+		if (s->addr == 0)
+			break;
+	}
+	if ((rc = py_code_decode(m, o, addr, code_type, &c)) != 0)
+		return (rc);
+	if (cc->used >= PY_CODE_MAX)
+		py_code_cache_clear(cc);
+	for (i = 0; i < PY_CODE_SLOTS; i++) {
+		struct py_code *s = &cc->slots[(h + i) & (PY_CODE_SLOTS - 1)];
+
+		if (s->addr == 0) {
+			*s = c;
+			cc->used++;
+			*out = s;
+			return (0);
+		}
+	}
+	py_code_release(&c);
+	return (-ENOSPC);
+}
+
+/* The line being executed at position pos (f_lasti or instruction ptr). */
+int
+py_code_line(const struct py_offsets *o, const struct py_code *c, int64_t pos)
+{
+	int64_t base;
+
+	switch (o->line_kind) {
+	case PY_LINE_LNOTAB:
+		return (py_line_lnotab(c->linetable, c->linetable_len,
+		    c->firstlineno, (int)pos));
+	case PY_LINE_310:
+		return (py_line_310(c->linetable, c->linetable_len,
+		    c->firstlineno, (int)pos));
+	default:
+		base = (int64_t)(c->addr + (uint64_t)o->co_code_adaptive);
+		if (pos < base)
+			return (c->firstlineno);
+		return (py_line_pep657(c->linetable, c->linetable_len,
+		    c->firstlineno, (pos - base) / 2));
+	}
+}

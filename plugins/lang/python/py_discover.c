@@ -1,0 +1,210 @@
+/*
+ * Python process discovery over /proc: which PIDs are candidates (maps
+ * regex, exclusions), how old they are, their comm, and their appid, with
+ * paths resolved inside the target's root (/proc/PID/root).
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "py_discover.h"
+#include "py_target.h"
+
+#define PY_CMDLINE_MAX	(128 * 1024)
+#define PY_ARGV_MAX	1024
+
+/* Maps match the python regex; cmdline and executable not excluded. */
+int
+py_discover_candidate(pid_t pid)
+{
+	char path[64], exe[PATH_MAX], *maps, *cmd, *line, *nl;
+	const char *base;
+	struct py_map m;
+	ssize_t n;
+	size_t len;
+	int hit = 0;
+
+	if ((maps = py_read_maps(pid, &len)) == NULL)
+		return (0);
+	for (line = maps; line < maps + len && !hit; line = nl + 1) {
+		if ((nl = memchr(line, '\n', (size_t)(maps + len - line))) ==
+		    NULL)
+			nl = maps + len;
+		if (py_proc_parse_map_line(line, (size_t)(nl - line), &m) ==
+		    0 && m.path != NULL)
+			hit = py_proc_map_is_python(m.path, m.pathlen);
+	}
+	free(maps);
+	if (!hit)
+		return (0);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if ((n = readlink(path, exe, sizeof(exe) - 1)) > 0) {
+		exe[n] = '\0';
+		base = strrchr(exe, '/');
+		base = base != NULL ? base + 1 : exe;
+		if (strncmp(base, "pypy", 4) == 0)
+			return (0);
+	}
+	if ((cmd = malloc(PY_CMDLINE_MAX)) == NULL)
+		return (0);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	n = py_read_small_file(path, cmd, PY_CMDLINE_MAX);
+	hit = n > 0 && !py_proc_cmdline_excluded(cmd, (size_t)n);
+	free(cmd);
+	return (hit);
+}
+
+/* Start time (clock ticks since boot) and age in seconds. */
+int
+py_discover_stat(pid_t pid, uint64_t *starttime, double *age)
+{
+	char path[64], buf[1024], up[128], state;
+	ssize_t n;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((n = py_read_small_file(path, buf, sizeof(buf))) <= 0)
+		return (-ESRCH);
+	if (py_proc_stat_state(buf, (size_t)n, &state, starttime) != 0)
+		return (-EINVAL);
+	if (py_read_small_file("/proc/uptime", up, sizeof(up)) <= 0 ||
+	    hz <= 0)
+		return (-EIO);
+	*age = strtod(up, NULL) - (double)*starttime / (double)hz;
+	return (0);
+}
+
+int
+py_discover_comm(pid_t pid, char *out, size_t len)
+{
+	char path[64], buf[512];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((n = py_read_small_file(path, buf, sizeof(buf))) <= 0)
+		return (-ESRCH);
+	return (py_proc_status_name(buf, (size_t)n, out, len));
+}
+
+/*
+ * Resolve an absolute path of the target's namespace under
+ * /proc/PID/root, following symlinks ourselves (the magic root link must
+ * not be left for realpath to resolve in our namespace).
+ */
+static int
+py_discover_resolve(void *arg, const char *in, char *out, size_t outlen)
+{
+	char cur[PATH_MAX], rest[PATH_MAX], tmp[PATH_MAX], link[PATH_MAX];
+	char root[64], full[PATH_MAX + 64];
+	int pid = (int)(intptr_t)arg, hops = 0;
+	char *comp, *slash;
+	ssize_t n;
+
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	if (in[0] != '/' || strlen(in) >= sizeof(rest))
+		return (-EINVAL);
+	snprintf(rest, sizeof(rest), "%s", in + 1);
+	cur[0] = '\0';
+	while (rest[0] != '\0') {
+		comp = rest;
+		slash = strchr(rest, '/');
+		if (slash != NULL)
+			*slash = '\0';
+		snprintf(tmp, sizeof(tmp), "%s", slash ? slash + 1 : "");
+		if (strcmp(comp, "") == 0 || strcmp(comp, ".") == 0) {
+			;
+		} else if (strcmp(comp, "..") == 0) {
+			char *last = strrchr(cur, '/');
+
+			if (last != NULL)
+				*last = '\0';
+		} else {
+			size_t cl = strlen(cur);
+
+			if (cl + strlen(comp) + 2 > sizeof(cur))
+				return (-ENAMETOOLONG);
+			snprintf(full, sizeof(full), "%s%s/%s", root, cur,
+			    comp);
+			n = readlink(full, link, sizeof(link) - 1);
+			if (n > 0) {
+				link[n] = '\0';
+				if (++hops > 40)
+					return (-ELOOP);
+				if (strlen(link) + strlen(tmp) + 2 >
+				    sizeof(rest))
+					return (-ENAMETOOLONG);
+				if (link[0] == '/')
+					cur[0] = '\0';
+				snprintf(rest, sizeof(rest), "%s/%s",
+				    link[0] == '/' ? link + 1 : link, tmp);
+				continue;
+			}
+			snprintf(cur + cl, sizeof(cur) - cl, "/%s", comp);
+		}
+		snprintf(rest, sizeof(rest), "%s", tmp);
+	}
+	if (snprintf(out, outlen, "%s", cur[0] ? cur : "/") >= (int)outlen)
+		return (-ENAMETOOLONG);
+	return (0);
+}
+
+static char *
+py_discover_read_file(void *arg, const char *p, size_t *lenp)
+{
+	char path[PATH_MAX + 64], *buf;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)(intptr_t)arg,
+	    p);
+	if ((buf = malloc(64 * 1024)) == NULL)
+		return (NULL);
+	if ((n = py_read_small_file(path, buf, 64 * 1024)) < 0) {
+		free(buf);
+		return (NULL);
+	}
+	*lenp = (size_t)n;
+	return (buf);
+}
+
+/* The appid of pid into out ("" when no rule matches). */
+int
+py_discover_appid(pid_t pid, char *out, size_t len)
+{
+	char path[64], cwd[PATH_MAX], *cmd;
+	const char *argv[PY_ARGV_MAX];
+	struct py_appid_env env;
+	ssize_t n, i;
+	int argc = 0, rc;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)pid);
+	if ((n = readlink(path, cwd, sizeof(cwd) - 1)) <= 0)
+		return (-ESRCH);
+	cwd[n] = '\0';
+	if ((cmd = malloc(PY_CMDLINE_MAX)) == NULL)
+		return (-ENOMEM);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if ((n = py_read_small_file(path, cmd, PY_CMDLINE_MAX)) <= 0) {
+		free(cmd);
+		return (-ESRCH);
+	}
+	for (i = 0; i < n && argc < PY_ARGV_MAX; i++) {
+		argv[argc++] = cmd + i;
+		i += (ssize_t)strlen(cmd + i);
+	}
+	env.cwd = cwd;
+	env.resolve = py_discover_resolve;
+	env.read_file = py_discover_read_file;
+	env.arg = (void *)(intptr_t)pid;
+	rc = py_appid(argv, argc, &env, out, len);
+	free(cmd);
+	return (rc);
+}

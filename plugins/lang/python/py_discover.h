@@ -1,0 +1,17 @@
+/*
+ * Finding Python processes in /proc (compat §10, cpython.md §2) and the
+ * per-process facts the plugin reports: comm, age, argv, cwd, appid.
+ */
+#ifndef GP_PY_DISCOVER_H
+#define GP_PY_DISCOVER_H
+
+#include <sys/types.h>
+
+#include <stdint.h>
+
+int	py_discover_candidate(pid_t);
+int	py_discover_stat(pid_t, uint64_t *, double *);
+int	py_discover_comm(pid_t, char *, size_t);
+int	py_discover_appid(pid_t, char *, size_t);
+
+#endif

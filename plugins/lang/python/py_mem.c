@@ -1,0 +1,83 @@
+/*
+ * Remote memory for the stack reader: every read goes through a readv
+ * callback so the decoders run unchanged over a live process
+ * (process_vm_readv, never stopping it) or over a fake image in tests and
+ * fuzzers.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "pyreader.h"
+
+#define PY_MEM_BATCH	64	/* iovecs per process_vm_readv call */
+
+int
+py_mem_readv(struct py_mem *m, const struct py_iov *iov, uint32_t n)
+{
+	uint32_t i;
+
+	if (n == 0)
+		return (0);
+	for (i = 0; i < n; i++)
+		if (iov[i].addr == 0 || iov[i].addr + iov[i].len < iov[i].addr)
+			return (-EFAULT);
+	m->nreads++;
+	return (m->readv(m->arg, iov, n));
+}
+
+int
+py_mem_read(struct py_mem *m, uint64_t addr, void *buf, size_t len)
+{
+	struct py_iov iov = { addr, buf, len };
+
+	return (py_mem_readv(m, &iov, 1));
+}
+
+int
+py_mem_read_ptr(struct py_mem *m, uint64_t addr, uint64_t *out)
+{
+	uint8_t b[8];
+	int rc;
+
+	if ((rc = py_mem_read(m, addr, b, sizeof(b))) != 0)
+		return (rc);
+	*out = py_u64(b, 0);
+	return (0);
+}
+
+/*
+ * process_vm_readv stops at the first remote element it cannot read and
+ * reports the bytes moved, so a short total means failure of that sample.
+ */
+int
+py_mem_proc_readv(void *arg, const struct py_iov *iov, uint32_t n)
+{
+	struct iovec local[PY_MEM_BATCH], remote[PY_MEM_BATCH];
+	pid_t pid = (pid_t)(intptr_t)arg;
+	uint32_t i, k;
+	size_t want;
+	ssize_t got;
+
+	for (i = 0; i < n; i += k) {
+		want = 0;
+		for (k = 0; k < PY_MEM_BATCH && i + k < n; k++) {
+			local[k].iov_base = iov[i + k].buf;
+			local[k].iov_len = iov[i + k].len;
+			remote[k].iov_base = (void *)(uintptr_t)iov[i + k].addr;
+			remote[k].iov_len = iov[i + k].len;
+			want += iov[i + k].len;
+		}
+		got = process_vm_readv(pid, local, k, remote, k, 0);
+		if (got < 0)
+			return (errno == ESRCH ? -ESRCH :
+			    errno == EPERM ? -EPERM : -EFAULT);
+		if ((size_t)got != want)
+			return (-EFAULT);
+	}
+	return (0);
+}

@@ -1,0 +1,164 @@
+/*
+ * One sample of one attached process: every thread state whose kernel
+ * thread is running (state R, specs/cpython.md §11) is walked and its
+ * frames are formatted `function (file:line)_[p]`, root first.  A failed
+ * read drops the sample of that thread; -ESRCH means the process is gone.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "py_target.h"
+
+/* ≤ 3.10: pthread_t → TID through glibc's struct pthread, cached. */
+static int32_t
+py_sample_tid(struct py_target *t, const struct py_tstate *ts)
+{
+	int32_t tid;
+	uint32_t i;
+
+	if (ts->native_tid > 0)
+		return (ts->native_tid);
+	for (i = 0; i < t->ntids; i++)
+		if (t->tids[i].thread_id == ts->thread_id)
+			return (t->tids[i].tid);
+	if (py_walk_pthread_tid(&t->mem, ts->thread_id, &tid) != 0)
+		return (-1);
+	if (t->ntids == sizeof(t->tids) / sizeof(t->tids[0]))
+		t->ntids = 0;	/* thread churn: start over */
+	t->tids[t->ntids].thread_id = ts->thread_id;
+	t->tids[t->ntids++].tid = tid;
+	return (tid);
+}
+
+/*
+ * Whether to sample the thread: its task is running; a TID that is not a
+ * task of the process means the glibc rule does not hold here, so fall
+ * back to every thread with Python frames (§11).
+ */
+static int
+py_sample_wanted(struct py_target *t, int32_t tid)
+{
+	char state;
+	int rc;
+
+	if (t->tid_fallback)
+		return (1);
+	if (tid <= 0) {
+		t->tid_fallback = 1;
+		return (1);
+	}
+	rc = py_task_state(t->pid, tid, &state);
+	if (rc == -ENOENT) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d", (int)t->pid);
+		if (access(path, F_OK) != 0)
+			return (-ESRCH);
+		t->tid_fallback = 1;
+		return (1);
+	}
+	return (rc == 0 && state == 'R');
+}
+
+static int
+py_sample_reserve(struct py_target *t, size_t need)
+{
+	size_t cap = t->textcap ? t->textcap : 16384;
+	char *nt;
+
+	if (need <= t->textcap)
+		return (0);
+	while (cap < need)
+		cap *= 2;
+	if ((nt = realloc(t->text, cap)) == NULL)
+		return (-ENOMEM);
+	t->text = nt;
+	t->textcap = cap;
+	return (0);
+}
+
+/* Format frames[0..n) (leaf first) into t->ptrs, root first. */
+static int
+py_sample_format(struct py_target *t, uint32_t n, uint32_t *out)
+{
+	const struct py_code *c;
+	size_t used = 0, need;
+	uint32_t i, k = 0;
+	size_t offs[PY_MAX_FRAMES];
+	int line, rc;
+
+	for (i = n; i-- > 0;) {
+		rc = py_code_get(t->codes, &t->mem, &t->off, t->code_type,
+		    t->frames[i].code, &c);
+		if (rc == -EINVAL && t->off.minor >= 13)
+			continue;	/* 3.13 non-code executable */
+		if (rc != 0)
+			return (rc);
+		line = t->line_mode == PY_LINE_CURRENT ?
+		    py_code_line(&t->off, c, t->frames[i].pos) :
+		    c->firstlineno;
+		need = strlen(c->name) + strlen(c->file) + 32;
+		if (py_sample_reserve(t, used + need) != 0)
+			return (-ENOMEM);
+		offs[k++] = used;
+		used += (size_t)snprintf(t->text + used, need,
+		    "%s (%s:%d)_[p]", c->name, c->file, line) + 1;
+	}
+	for (i = 0; i < k; i++)
+		t->ptrs[i] = t->text + offs[i];
+	*out = k;
+	return (0);
+}
+
+/*
+ * Sample every running thread once; emit() gets each non-empty stack.
+ * *nthreads counts the stacks emitted.  0, -ESRCH (gone) or -errno of a
+ * failed read (the sample is dropped, the process kept).
+ */
+int
+py_target_sample(struct py_target *t, py_emit_fn emit, void *arg,
+    uint32_t *nthreads)
+{
+	struct py_tstate ts;
+	uint64_t interp, cur, next;
+	uint32_t n, k, guard;
+	int rc, want;
+
+	*nthreads = 0;
+	if ((rc = py_walk_first_tstate(&t->mem, &t->off, t->runtime, &interp,
+	    &cur)) != 0)
+		return (rc);
+	for (guard = 0; cur != 0 && guard < PY_MAX_THREADS; guard++,
+	    cur = next) {
+		if ((rc = py_walk_tstate(&t->mem, &t->off, cur, &ts,
+		    &next)) != 0)
+			return (rc);
+		if (ts.interp != interp)
+			return (-EINVAL);	/* torn: list changed */
+		if (ts.top == 0)
+			continue;
+		want = py_sample_wanted(t, py_sample_tid(t, &ts));
+		if (want < 0)
+			return (want);
+		if (want == 0)
+			continue;
+		if ((rc = py_walk_frames(&t->mem, &t->off, &ts, t->frames,
+		    PY_MAX_FRAMES, &n)) != 0)
+			return (rc);
+		if (n == 0)
+			continue;
+		if ((rc = py_sample_format(t, n, &k)) != 0)
+			return (rc);
+		if (k == 0)
+			continue;
+		emit(arg, t, ts.native_tid > 0 ? ts.native_tid : -1,
+		    t->ptrs, k);
+		(*nthreads)++;
+	}
+	return (0);
+}

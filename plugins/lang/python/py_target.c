@@ -1,0 +1,338 @@
+/*
+ * Attaching to one Python process (specs/cpython.md §1, §3, §4): find the
+ * object holding the interpreter in its maps, open that file through
+ * /proc/PID/map_files or /proc/PID/root (the target's mount namespace),
+ * take _PyRuntime from its ELF symbols, establish the version and offsets
+ * and validate them with a trial read.  Nothing here stops the target.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "py_target.h"
+
+#define PY_MAPS_MAX	(16u << 20)
+
+ssize_t
+py_read_small_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n, total = 0;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (-errno);
+	while ((size_t)total + 1 < len) {
+		n = read(fd, buf + total, len - 1 - (size_t)total);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += n;
+	}
+	close(fd);
+	buf[total] = '\0';
+	return (total);
+}
+
+/* The whole of /proc/PID/maps, NUL-terminated; caller frees. */
+char *
+py_read_maps(pid_t pid, size_t *lenp)
+{
+	char path[64], *buf = NULL, *nb;
+	size_t cap = 64 * 1024, len = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (NULL);
+	for (;;) {
+		if (len + 4096 > cap) {
+			if (cap >= PY_MAPS_MAX ||
+			    (nb = realloc(buf, cap * 2)) == NULL)
+				break;
+			buf = nb;
+			cap *= 2;
+		} else if (buf == NULL && (buf = malloc(cap)) == NULL)
+			break;
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (buf != NULL)
+		buf[len] = '\0';
+	*lenp = len;
+	return (buf);
+}
+
+struct py_object {
+	uint64_t	 start, end;	/* the mapping at file offset 0 */
+	char		 path[512];
+	int		 found;
+};
+
+static void
+py_object_set(struct py_object *ob, const struct py_map *m)
+{
+	size_t n = m->pathlen < sizeof(ob->path) - 1 ? m->pathlen :
+	    sizeof(ob->path) - 1;
+
+	ob->start = m->start;
+	ob->end = m->end;
+	memcpy(ob->path, m->path, n);
+	ob->path[n] = '\0';
+	ob->found = 1;
+}
+
+/* libpython3.* if mapped (shared builds, embedders), and the executable. */
+static void
+py_find_objects(const char *maps, size_t len, uint64_t exe_ino,
+    struct py_object *lib, struct py_object *exe)
+{
+	const char *line = maps, *nl, *base;
+	struct py_map m;
+
+	while (line < maps + len) {
+		nl = memchr(line, '\n', (size_t)(maps + len - line));
+		if (nl == NULL)
+			nl = maps + len;
+		if (py_proc_parse_map_line(line, (size_t)(nl - line), &m) ==
+		    0 && m.path != NULL && m.offset == 0 && m.path[0] == '/') {
+			base = m.path + m.pathlen;
+			while (base > m.path && base[-1] != '/')
+				base--;
+			if (!lib->found && (size_t)(m.path + m.pathlen - base) >
+			    11 && memcmp(base, "libpython3.", 11) == 0)
+				py_object_set(lib, &m);
+			if (!exe->found && m.inode == exe_ino)
+				py_object_set(exe, &m);
+		}
+		line = nl + 1;
+	}
+}
+
+static int
+py_open_object(pid_t pid, const struct py_object *ob, int is_exe)
+{
+	char path[700];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+	    (int)pid, ob->start, ob->end);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
+		return (fd);
+	if (is_exe) {
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
+			return (fd);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, ob->path);
+	return (open(path, O_RDONLY | O_CLOEXEC));
+}
+
+static void
+py_buildid_text(const struct py_elf *pe, char *out, size_t len)
+{
+	size_t i, o;
+
+	if (pe->build_id_len == 0) {
+		out[0] = '\0';
+		return;
+	}
+	o = (size_t)snprintf(out, len, "buildid:");
+	for (i = 0; i < pe->build_id_len && o + 3 <= len; i++)
+		o += (size_t)snprintf(out + o, len - o, "%02x",
+		    pe->build_id[i]);
+}
+
+/* §4: the cookie, Py_Version, sys.version, then the file name. */
+static int
+py_detect_version(struct py_target *t, const struct py_elf *pe,
+    uint64_t bias, char *why, size_t whylen)
+{
+	uint8_t dbg[PY_DEBUG_OFFSETS_SIZE];
+	struct py_version fv;
+	char vbuf[129];
+	uint64_t hex;
+	int have_fv, rc;
+
+	have_fv = py_version_from_filename(t->object, &fv) == 0;
+	if ((rc = py_mem_read(&t->mem, t->runtime, dbg, sizeof(dbg))) != 0) {
+		snprintf(why, whylen, "cannot read _PyRuntime: %s",
+		    strerror(-rc));
+		return (rc);
+	}
+	if (memcmp(dbg, "xdebugpy", 8) == 0) {
+		if (py_version_from_hex(py_u64(dbg, 8), &t->ver) != 0)
+			goto unknown;
+	} else if (pe->py_version != 0 && (pe->has_py_version_value ?
+	    (hex = pe->py_version_value, 0) :
+	    py_mem_read_ptr(&t->mem, bias + pe->py_version, &hex)) == 0 &&
+	    py_version_from_hex(hex, &t->ver) == 0) {
+		;
+	} else if (pe->version_buf != 0 && py_mem_read(&t->mem,
+	    bias + pe->version_buf, vbuf, sizeof(vbuf) - 1) == 0 &&
+	    (vbuf[128] = '\0', py_version_from_string(vbuf, strlen(vbuf),
+	    &t->ver)) == 0) {
+		;
+	} else if (have_fv)
+		t->ver = fv;
+	else
+		goto unknown;
+	if (have_fv) {
+		t->ver.free_threaded |= fv.free_threaded;
+		t->ver.debug |= fv.debug;
+	}
+	if ((rc = py_version_supported(&t->ver, why, whylen)) != 0)
+		return (rc);
+	if (t->ver.minor >= 13) {
+		/* Trust the target's own description; refuse a mismatch. */
+		rc = py_offsets_from_debug(dbg, sizeof(dbg), t->ver.minor,
+		    &t->off, why, whylen);
+		return (rc != 0 ? -ENOTSUP : 0);
+	}
+	return (py_offsets_for_version(t->ver.major, t->ver.minor, &t->off));
+unknown:
+	snprintf(why, whylen, "unknown Python version in %s", t->object);
+	return (-ENOTSUP);
+}
+
+/* A trial read: the first thread state must point back at its interp. */
+static int
+py_validate(struct py_target *t, char *why, size_t whylen)
+{
+	struct py_tstate ts;
+	uint64_t interp, first, next;
+	int rc;
+
+	if ((rc = py_walk_first_tstate(&t->mem, &t->off, t->runtime, &interp,
+	    &first)) != 0 || first == 0)
+		goto out;
+	if ((rc = py_walk_tstate(&t->mem, &t->off, first, &ts, &next)) == 0 &&
+	    ts.interp != interp)
+		rc = -EINVAL;
+out:
+	if (rc == -EINVAL)
+		snprintf(why, whylen, "Python %d.%d layout does not match "
+		    "(interpreter state validation failed)", t->ver.major,
+		    t->ver.minor);
+	else if (rc != 0)
+		snprintf(why, whylen, "cannot read interpreter state: %s",
+		    strerror(-rc));
+	return (rc == -EINVAL ? -ENOTSUP : rc);
+}
+
+/*
+ * 0: attached.  -ENOTSUP: skip the process (reason in why); -ENOENT: no
+ * interpreter here (skip); other -errno: profiling error (reason in why).
+ */
+int
+py_target_attach(pid_t pid, struct py_target *t, char *why, size_t whylen)
+{
+	struct py_object lib = { 0 }, exe = { 0 }, *ob;
+	struct py_elf pe, exe_pe;
+	struct stat st;
+	char path[64], *maps;
+	size_t len;
+	uint64_t bias;
+	int fd, rc;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->mem.readv = py_mem_proc_readv;
+	t->mem.arg = (void *)(intptr_t)pid;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st) != 0)
+		st.st_ino = 0;
+	if ((maps = py_read_maps(pid, &len)) == NULL) {
+		snprintf(why, whylen, "cannot read maps");
+		return (-ESRCH);
+	}
+	py_find_objects(maps, len, (uint64_t)st.st_ino, &lib, &exe);
+	free(maps);
+	ob = lib.found ? &lib : &exe;
+	if (!ob->found) {
+		snprintf(why, whylen, "no Python interpreter found");
+		return (-ENOENT);
+	}
+	t->in_lib = lib.found;
+	snprintf(t->object, sizeof(t->object), "%s", ob->path);
+	if ((fd = py_open_object(pid, ob, !lib.found)) < 0) {
+		snprintf(why, whylen, "cannot open %s: %s", ob->path,
+		    strerror(errno));
+		return (-errno);
+	}
+	rc = py_elf_read_fd(fd, &pe);
+	close(fd);
+	if (rc != 0) {
+		snprintf(why, whylen, "no Python interpreter found (%s has "
+		    "no _PyRuntime)", ob->path);
+		return (-ENOENT);
+	}
+	py_buildid_text(&pe, lib.found ? t->lib_buildid : t->exe_buildid,
+	    sizeof(t->exe_buildid));
+	if (lib.found && exe.found && (fd = py_open_object(pid, &exe, 1)) >=
+	    0) {
+		if (py_elf_read_fd(fd, &exe_pe) != -ENOEXEC)
+			py_buildid_text(&exe_pe, t->exe_buildid,
+			    sizeof(t->exe_buildid));
+		close(fd);
+	}
+	bias = ob->start - pe.first_load_vaddr;
+	t->runtime = bias + pe.runtime;
+	t->code_type = pe.code_type != 0 ? bias + pe.code_type : 0;
+	if ((rc = py_detect_version(t, &pe, bias, why, whylen)) != 0)
+		return (rc);
+	if ((rc = py_validate(t, why, whylen)) != 0)
+		return (rc);
+	if ((t->codes = py_code_cache_new()) == NULL ||
+	    (t->frames = calloc(PY_MAX_FRAMES, sizeof(*t->frames))) == NULL ||
+	    (t->ptrs = calloc(PY_MAX_FRAMES, sizeof(*t->ptrs))) == NULL) {
+		py_target_release(t);
+		snprintf(why, whylen, "out of memory");
+		return (-ENOMEM);
+	}
+	return (0);
+}
+
+void
+py_target_release(struct py_target *t)
+{
+	if (t == NULL)
+		return;
+	py_code_cache_free(t->codes);
+	free(t->frames);
+	free(t->text);
+	free(t->ptrs);
+	t->codes = NULL;
+	t->frames = NULL;
+	t->text = NULL;
+	t->ptrs = NULL;
+	t->textcap = 0;
+}
+
+/* State letter of one thread; -ENOENT when the task does not exist. */
+int
+py_task_state(pid_t pid, int32_t tid, char *state)
+{
+	char path[64], buf[1024];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+	    (int)tid);
+	if ((n = py_read_small_file(path, buf, sizeof(buf))) < 0)
+		return ((int)n);
+	return (py_proc_stat_state(buf, (size_t)n, state, NULL));
+}

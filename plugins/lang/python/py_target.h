@@ -1,0 +1,56 @@
+/*
+ * One profiled Python process: what was discovered once at attach (the
+ * interpreter object, _PyRuntime, version, offsets) and the sampling of its
+ * running threads into folded frames.
+ */
+#ifndef GP_PY_TARGET_H
+#define GP_PY_TARGET_H
+
+#include <sys/types.h>
+
+#include "pyreader.h"
+
+#define PY_LINE_FIRST	0	/* co_firstlineno, as gProfiler (py-spy -F) */
+#define PY_LINE_CURRENT	1	/* the line being executed */
+
+struct py_tid_cache {
+	uint64_t	 thread_id;
+	int32_t		 tid;
+};
+
+struct py_target {
+	pid_t		 pid;
+	uint64_t	 starttime;
+	struct py_mem	 mem;
+	struct py_offsets off;
+	struct py_version ver;
+	uint64_t	 runtime;
+	uint64_t	 code_type;
+	char		 object[512];	/* maps path of the interpreter object */
+	int		 in_lib;	/* libpython, not the executable */
+	char		 exe_buildid[160];
+	char		 lib_buildid[160];
+	struct py_code_cache *codes;
+	struct py_tid_cache tids[64];
+	uint32_t	 ntids;
+	/* Sample scratch: frame texts and pointers, root first. */
+	struct py_frame	*frames;
+	char		*text;
+	size_t		 textcap;
+	const char	**ptrs;
+	int		 line_mode;
+	int		 tid_fallback;	/* TIDs not established: all threads */
+};
+
+/* emit: one thread's stack, root first. */
+typedef void	(*py_emit_fn)(void *, struct py_target *, int32_t,
+		    const char *const *, uint32_t);
+
+int	py_target_attach(pid_t, struct py_target *, char *, size_t);
+void	py_target_release(struct py_target *);
+int	py_target_sample(struct py_target *, py_emit_fn, void *, uint32_t *);
+int	py_task_state(pid_t, int32_t, char *);
+ssize_t	py_read_small_file(const char *, char *, size_t);
+char	*py_read_maps(pid_t, size_t *);
+
+#endif

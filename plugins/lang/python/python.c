@@ -1,0 +1,453 @@
+/*
+ * The Python process profiler: finds CPython 3.8-3.13 processes, samples
+ * their running threads' stacks at -f Hz by reading their memory (never
+ * stopping them) and hands the aggregated stacks, appids and app metadata
+ * to the host at each snapshot.  The reader itself is in py_*.c.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gprofiler/plugin.h>
+
+#include "py_agg.h"
+#include "py_discover.h"
+#include "py_target.h"
+
+#define PYP_RESCAN_MS	1000	/* new processes show up within a second */
+#define PYP_MAX_PROCS	4096
+#define PYP_MAX_FREQ	100
+#define PYP_FAIL_LIMIT	20	/* consecutive failed samples: an error */
+
+#define PYP_NEW		0
+#define PYP_ACTIVE	1
+#define PYP_SKIPPED	2	/* report "[Profiling skipped: reason]" */
+#define PYP_ERROR	3	/* report "[Profiling error: reason]" */
+#define PYP_IGNORED	4	/* not a Python process: remember, say nothing */
+#define PYP_GONE	5
+
+struct pyp_proc {
+	pid_t		 pid;
+	uint64_t	 starttime;
+	int		 state;
+	int		 seen;
+	uint32_t	 fails;
+	uint64_t	 samples;
+	char		 comm[64];
+	char		 reason[256];
+	char		 appid[1024];
+	struct py_target t;
+};
+
+struct pyp {
+	struct gp_plugin_ctx *ctx;
+	const struct gp_host_api *api;
+	int		 enabled;
+	uint32_t	 freq;
+	double		 min_duration;
+	struct gp_timer	*sample_timer;
+	struct gp_timer	*scan_timer;
+	struct pyp_proc	**procs;
+	uint32_t	 nprocs;
+	struct py_agg	*agg;
+	uint64_t	 nsamples, nfailed;
+};
+
+static const struct gp_option pyp_options[] = {
+	{ "python-mode", GP_OPT_ENUM, 0, "auto", 0, 0,
+	    "auto|pyperf|pyspy|py-spy|disabled|none",
+	    "Python profiling: auto (the built-in CPython 3.8-3.13 stack "
+	    "reader; pyperf and pyspy are accepted as synonyms) or disabled" },
+};
+
+static struct pyp_proc *
+pyp_find(struct pyp *p, pid_t pid)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i]->pid == pid)
+			return (p->procs[i]);
+	return (NULL);
+}
+
+static void
+pyp_proc_free(struct pyp_proc *pr)
+{
+	if (pr == NULL)
+		return;
+	py_target_release(&pr->t);
+	free(pr);
+}
+
+static void
+pyp_remove(struct pyp *p, uint32_t i)
+{
+	pyp_proc_free(p->procs[i]);
+	p->procs[i] = p->procs[--p->nprocs];
+}
+
+static void
+pyp_attach(struct pyp *p, struct pyp_proc *pr)
+{
+	int rc;
+
+	rc = py_target_attach(pr->pid, &pr->t, pr->reason,
+	    sizeof(pr->reason));
+	py_discover_comm(pr->pid, pr->comm, sizeof(pr->comm));
+	switch (rc) {
+	case 0:
+		pr->state = PYP_ACTIVE;
+		pr->t.line_mode = PY_LINE_FIRST;
+		py_discover_appid(pr->pid, pr->appid, sizeof(pr->appid));
+		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: Python %d.%d.%d "
+		    "in %s", (int)pr->pid, pr->t.ver.major, pr->t.ver.minor,
+		    pr->t.ver.micro, pr->t.object);
+		break;
+	case -ESRCH:
+		pr->state = PYP_GONE;
+		break;
+	case -ENOTSUP:
+	case -ENOENT:
+		pr->state = PYP_SKIPPED;
+		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d skipped: %s",
+		    (int)pr->pid, pr->reason);
+		break;
+	default:
+		pr->state = PYP_ERROR;
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->pid,
+		    pr->reason);
+		break;
+	}
+}
+
+/* Consider one /proc entry: new, re-exec'd (new start time) or known. */
+static void
+pyp_scan_pid(struct pyp *p, pid_t pid)
+{
+	struct pyp_proc *pr = pyp_find(p, pid);
+	uint64_t start;
+	double age;
+
+	if (py_discover_stat(pid, &start, &age) != 0)
+		return;
+	if (pr != NULL && pr->starttime == start) {
+		pr->seen = 1;
+		return;
+	}
+	if (pr != NULL)	/* PID reused: the old process is gone */
+		pr->state = PYP_GONE;
+	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
+	    age < p->min_duration || p->nprocs >= PYP_MAX_PROCS)
+		return;
+	if ((pr = calloc(1, sizeof(*pr))) == NULL)
+		return;
+	pr->pid = pid;
+	pr->starttime = start;
+	pr->seen = 1;
+	if (!py_discover_candidate(pid))
+		pr->state = PYP_IGNORED;
+	else
+		pyp_attach(p, pr);
+	p->procs[p->nprocs++] = pr;
+}
+
+static void
+pyp_scan(struct pyp *p)
+{
+	struct dirent *de;
+	uint32_t i;
+	DIR *d;
+	char *end;
+	long pid;
+
+	if ((d = opendir("/proc")) == NULL)
+		return;
+	for (i = 0; i < p->nprocs; i++)
+		p->procs[i]->seen = 0;
+	while ((de = readdir(d)) != NULL) {
+		pid = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0)
+			continue;
+		pyp_scan_pid(p, (pid_t)pid);
+	}
+	closedir(d);
+	/* Forget vanished processes, unless their stacks await a snapshot. */
+	for (i = 0; i < p->nprocs;) {
+		struct pyp_proc *pr = p->procs[i];
+
+		if (!pr->seen && pr->state != PYP_GONE)
+			pr->state = PYP_GONE;
+		if (pr->state == PYP_GONE && pr->samples == 0)
+			pyp_remove(p, i);
+		else
+			i++;
+	}
+}
+
+static void
+pyp_scan_cb(void *arg)
+{
+	pyp_scan(arg);
+}
+
+static void
+pyp_emit(void *arg, struct py_target *t, int32_t tid,
+    const char *const *frames, uint32_t n)
+{
+	struct pyp *p = arg;
+	struct pyp_proc *pr = pyp_find(p, t->pid);
+
+	if (py_agg_add(p->agg, (int32_t)t->pid, frames, n, 1) == 0 &&
+	    pr != NULL)
+		pr->samples++;
+}
+
+static void
+pyp_sample_proc(struct pyp *p, struct pyp_proc *pr)
+{
+	uint32_t nth;
+	int rc;
+
+	rc = py_target_sample(&pr->t, pyp_emit, p, &nth);
+	p->nsamples++;
+	if (rc == 0) {
+		pr->fails = 0;
+		return;
+	}
+	p->nfailed++;
+	if (rc == -ESRCH) {
+		pr->state = PYP_GONE;
+		return;
+	}
+	/* Torn reads are normal; only a run of failures is an error. */
+	if (++pr->fails >= PYP_FAIL_LIMIT || rc == -EPERM) {
+		snprintf(pr->reason, sizeof(pr->reason), "cannot read "
+		    "process memory: %s", strerror(-rc));
+		pr->state = PYP_ERROR;
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->pid,
+		    pr->reason);
+	}
+}
+
+static void
+pyp_sample_cb(void *arg)
+{
+	struct pyp *p = arg;
+	uint32_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i]->state == PYP_ACTIVE)
+			pyp_sample_proc(p, p->procs[i]);
+}
+
+struct pyp_deliver {
+	struct pyp	*p;
+	struct gp_snapshot *snap;
+};
+
+static void
+pyp_deliver_stack(void *arg, int32_t pid, const char *const *frames,
+    uint32_t n, uint64_t count)
+{
+	struct pyp_deliver *d = arg;
+	struct pyp_proc *pr = pyp_find(d->p, pid);
+
+	d->p->api->snapshot_add_stack(d->snap, pid, pr != NULL ? pr->comm :
+	    "python", frames, n, count);
+}
+
+static void
+pyp_deliver_meta(struct pyp *p, struct gp_snapshot *snap,
+    struct pyp_proc *pr)
+{
+	const struct gp_host_api *api = p->api;
+	struct gp_json *md;
+	char ver[64];
+
+	if (pr->appid[0] != '\0')
+		api->snapshot_set_appid(snap, pr->pid, pr->appid);
+	if ((md = api->json_new()) == NULL)
+		return;
+	snprintf(ver, sizeof(ver), "Python %d.%d.%d", pr->t.ver.major,
+	    pr->t.ver.minor, pr->t.ver.micro);
+	api->json_set_string(md, "python_version", ver);
+	if (pr->t.exe_buildid[0] != '\0')
+		api->json_set_string(md, "exe_elfid", pr->t.exe_buildid);
+	else
+		api->json_set_null(md, "exe_elfid");
+	if (pr->t.in_lib && pr->t.lib_buildid[0] != '\0')
+		api->json_set_string(md, "libpython_elfid", pr->t.lib_buildid);
+	else
+		api->json_set_null(md, "libpython_elfid");
+	api->json_set_null(md, "sys_maxunicode");
+	api->snapshot_set_app_metadata(snap, pr->pid, md);
+}
+
+static int
+pyp_snapshot(void *priv, struct gp_snapshot *snap)
+{
+	struct pyp *p = priv;
+	struct pyp_deliver d = { p, snap };
+	uint32_t i;
+
+	if (!p->enabled) {
+		p->api->snapshot_done(snap, 0, NULL);
+		return (0);
+	}
+	pyp_scan(p);
+	py_agg_foreach(p->agg, pyp_deliver_stack, &d);
+	for (i = 0; i < p->nprocs; i++) {
+		struct pyp_proc *pr = p->procs[i];
+
+		if (pr->samples > 0)
+			pyp_deliver_meta(p, snap, pr);
+		else if (pr->state == PYP_SKIPPED)
+			p->api->snapshot_pid_error(snap, pr->pid, pr->comm,
+			    GP_PID_SKIPPED, pr->reason);
+		else if (pr->state == PYP_ERROR)
+			p->api->snapshot_pid_error(snap, pr->pid, pr->comm,
+			    GP_PID_ERROR, pr->reason);
+		pr->samples = 0;
+		/* Code addresses are reused once objects die: start over. */
+		if (pr->t.codes != NULL)
+			py_code_cache_clear(pr->t.codes);
+	}
+	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u stacks, %llu samples "
+	    "(%llu failed), %u processes tracked", py_agg_count(p->agg),
+	    (unsigned long long)p->nsamples, (unsigned long long)p->nfailed,
+	    p->nprocs);
+	py_agg_clear(p->agg);
+	p->nsamples = p->nfailed = 0;
+	for (i = 0; i < p->nprocs;)
+		if (p->procs[i]->state == PYP_GONE)
+			pyp_remove(p, i);
+		else
+			i++;
+	p->api->snapshot_done(snap, 0, NULL);
+	return (0);
+}
+
+static void
+pyp_abandon(void *priv, struct gp_snapshot *snap)
+{
+	struct pyp *p = priv;
+	uint32_t i;
+
+	py_agg_clear(p->agg);
+	for (i = 0; i < p->nprocs; i++)
+		p->procs[i]->samples = 0;
+}
+
+static void
+pyp_reset(struct pyp *p)
+{
+	p->api->timer_del(p->sample_timer);
+	p->api->timer_del(p->scan_timer);
+	p->sample_timer = p->scan_timer = NULL;
+	while (p->nprocs > 0)
+		pyp_remove(p, p->nprocs - 1);
+	py_agg_clear(p->agg);
+}
+
+static int
+pyp_start(void *priv)
+{
+	struct pyp *p = priv;
+	const char *mode = p->api->option_get(p->ctx, "python-mode");
+	int64_t f;
+
+	pyp_reset(p);
+	p->enabled = mode == NULL || (strcmp(mode, "disabled") != 0 &&
+	    strcmp(mode, "none") != 0);
+	if (!p->enabled)
+		return (0);
+	f = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
+	p->freq = f < 1 ? 1 : f > PYP_MAX_FREQ ? PYP_MAX_FREQ : (uint32_t)f;
+	p->min_duration = (double)p->api->option_get_int(p->ctx,
+	    "min-duration", 0);
+	pyp_scan(p);
+	p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
+	    pyp_sample_cb, p);
+	p->scan_timer = p->api->timer_add(p->ctx, PYP_RESCAN_MS, 1,
+	    pyp_scan_cb, p);
+	if (p->sample_timer == NULL || p->scan_timer == NULL) {
+		pyp_reset(p);
+		return (-ENOMEM);
+	}
+	p->api->log(p->ctx, GP_LOG_INFO, "sampling Python at %u Hz, %u "
+	    "processes tracked", p->freq, p->nprocs);
+	return (0);
+}
+
+static int
+pyp_stop(void *priv)
+{
+	struct pyp *p = priv;
+
+	pyp_reset(p);
+	p->api->stop_done(p->ctx);
+	return (0);
+}
+
+static int
+pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
+    void **privp)
+{
+	struct pyp *p;
+
+	if (api->abi_major != GP_ABI_MAJOR)
+		return (-EINVAL);
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return (-ENOMEM);
+	p->ctx = ctx;
+	p->api = api;
+	p->procs = calloc(PYP_MAX_PROCS, sizeof(*p->procs));
+	p->agg = py_agg_new();
+	if (p->procs == NULL || p->agg == NULL) {
+		free(p->procs);
+		py_agg_free(p->agg);
+		free(p);
+		return (-ENOMEM);
+	}
+	*privp = p;
+	return (0);
+}
+
+static void
+pyp_destroy(void *priv)
+{
+	struct pyp *p = priv;
+
+	if (p == NULL)
+		return;
+	pyp_reset(p);
+	py_agg_free(p->agg);
+	free(p->procs);
+	free(p);
+}
+
+GP_PLUGIN_EXPORT const struct gp_plugin gprofiler_plugin = {
+	GP_PLUGIN_HEADER,
+	.name = "python",
+	.version = "0.1.0",
+	.build = "CPython 3.8-3.13 reader",
+	.description = "Python stacks read from CPython's memory",
+	.kind = GP_KIND_PROCESS,
+	.modes = GP_MODE_CPU,
+	.options = pyp_options,
+	.option_size = sizeof(struct gp_option),
+	.option_count = sizeof(pyp_options) / sizeof(pyp_options[0]),
+	.init = pyp_init,
+	.start = pyp_start,
+	.snapshot = pyp_snapshot,
+	.abandon = pyp_abandon,
+	.stop = pyp_stop,
+	.destroy = pyp_destroy,
+};

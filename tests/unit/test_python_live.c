@@ -1,0 +1,328 @@
+/*
+ * The CPython reader against real interpreters (every pyenv build 3.8-3.13
+ * found, and Debian's static python3.11): known nested functions with
+ * their lines, a sleeping thread that must not appear, a recursion deeper
+ * than 100 frames, non-ASCII names and paths, a process that exits.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testing.h"
+#include "python_spawn.h"
+#include "py_target.h"
+
+#define MAX_STACKS	512
+
+struct stacks {
+	char		*s[MAX_STACKS];
+	int		 n;
+	int		 max_depth;
+	char		 deepest[65536];
+};
+
+static void
+collect(void *arg, struct py_target *t, int32_t tid,
+    const char *const *frames, uint32_t n)
+{
+	struct stacks *st = arg;
+	size_t len = 0, i;
+	char *s;
+	int k;
+
+	for (i = 0; i < n; i++)
+		len += strlen(frames[i]) + 1;
+	if ((s = malloc(len + 1)) == NULL)
+		return;
+	s[0] = '\0';
+	for (i = 0; i < n; i++) {
+		strcat(s, frames[i]);
+		if (i + 1 < n)
+			strcat(s, ";");
+	}
+	if ((int)n > st->max_depth) {
+		st->max_depth = (int)n;
+		snprintf(st->deepest, sizeof(st->deepest), "%s", s);
+	}
+	for (k = 0; k < st->n; k++)
+		if (strcmp(st->s[k], s) == 0) {
+			free(s);
+			return;
+		}
+	if (st->n < MAX_STACKS)
+		st->s[st->n++] = s;
+	else
+		free(s);
+}
+
+static void
+stacks_free(struct stacks *st)
+{
+	int k;
+
+	for (k = 0; k < st->n; k++)
+		free(st->s[k]);
+	st->n = 0;
+	st->max_depth = 0;
+}
+
+static int
+stacks_find(const struct stacks *st, const char *needle)
+{
+	int k;
+
+	for (k = 0; k < st->n; k++)
+		if (strstr(st->s[k], needle) != NULL)
+			return (1);
+	return (0);
+}
+
+static void
+msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Sample count times, 2 ms apart; returns the failures seen. */
+static int
+sample_many(struct py_target *t, struct stacks *st, int count)
+{
+	uint32_t nth;
+	int i, fails = 0;
+
+	for (i = 0; i < count; i++) {
+		if (py_target_sample(t, collect, st, &nth) != 0)
+			fails++;
+		msleep(2);
+	}
+	return (fails);
+}
+
+static void
+frame_text(char *out, size_t len, const char *name, const char *file,
+    int line)
+{
+	snprintf(out, len, "%s (%s:%d)_[p]", name, file, line);
+}
+
+static void
+test_nested(const struct py_interp *pi, const char *srcdir)
+{
+	char script[PATH_MAX], want[PATH_MAX * 4], why[256], a[PATH_MAX],
+	    b[PATH_MAX], c[PATH_MAX];
+	char *argv[] = { (char *)pi->path, script, NULL };
+	struct stacks st = { 0 };
+	struct py_target t;
+	int modern, fails, rc;
+	pid_t pid;
+
+	snprintf(script, sizeof(script), "%s/tests/workloads/py_nested.py",
+	    srcdir);
+	modern = strncmp(pi->label, "3.1", 3) == 0 && pi->label[3] >= '1';
+	if ((pid = py_spawn(argv, 15000)) < 0) {
+		CHECK(0, "nested workload starts");
+		return;
+	}
+	rc = py_target_attach(pid, &t, why, sizeof(why));
+	CHECK(rc == 0, pi->label);
+	if (rc != 0) {
+		printf("# attach %s: %s (%d)\n", pi->path, why, rc);
+		py_spawn_kill(pid);
+		return;
+	}
+	CHECK(t.ver.major == 3 && strncmp(pi->label + 2, "", 0) == 0 &&
+	    atoi(pi->label + 2) == t.ver.minor, "version detected");
+	fails = sample_many(&t, &st, 250);
+	CHECK(fails < 25, "few torn samples");
+	frame_text(a, sizeof(a), "outer", script,
+	    py_spawn_marker_line(script, "DEF:outer"));
+	frame_text(b, sizeof(b), "middle", script,
+	    py_spawn_marker_line(script, "DEF:middle"));
+	frame_text(c, sizeof(c), "inner_loop", script,
+	    py_spawn_marker_line(script, "DEF:inner"));
+	snprintf(want, sizeof(want), "<module> (%s:1)_[p];%s;%s;%s", script,
+	    a, b, c);
+	CHECK(stacks_find(&st, want), "module;outer;middle;inner_loop with "
+	    "first lines");
+	frame_text(a, sizeof(a), modern ? "Worker.step" : "step", script,
+	    py_spawn_marker_line(script, "DEF:step"));
+	snprintf(want, sizeof(want), "%s;%s", c, a);
+	CHECK(stacks_find(&st, want), modern ? "qualified name Worker.step" :
+	    "step below inner_loop");
+	CHECK(!stacks_find(&st, "sleeping_thread_body"),
+	    "sleeping thread not sampled");
+	if (st.n == 0 || !stacks_find(&st, want)) {
+		int k;
+
+		for (k = 0; k < st.n && k < 5; k++)
+			printf("# got: %s\n", st.s[k]);
+	}
+	stacks_free(&st);
+
+	/* Current-line mode: the busy line of step(). */
+	t.line_mode = PY_LINE_CURRENT;
+	py_code_cache_clear(t.codes);
+	sample_many(&t, &st, 150);
+	frame_text(a, sizeof(a), modern ? "Worker.step" : "step", script,
+	    py_spawn_marker_line(script, "BUSY:step"));
+	frame_text(b, sizeof(b), "inner_loop", script,
+	    py_spawn_marker_line(script, "BUSY:inner"));
+	snprintf(want, sizeof(want), "%s;%s", b, a);
+	CHECK(stacks_find(&st, want), "current lines of inner_loop and step");
+	if (!stacks_find(&st, want) && st.n > 0)
+		printf("# got: %s\n", st.s[0]);
+	stacks_free(&st);
+
+	/* The process exits: the sample fails cleanly, now and reaped. */
+	kill(pid, SIGKILL);
+	msleep(50);
+	rc = sample_many(&t, &st, 3);
+	CHECK(rc == 3, "sampling a killed process fails cleanly");
+	waitpid(pid, NULL, 0);
+	{
+		uint32_t nth;
+
+		rc = py_target_sample(&t, collect, &st, &nth);
+		CHECK(rc == -ESRCH, "reaped process reports ESRCH");
+	}
+	stacks_free(&st);
+	py_target_release(&t);
+}
+
+static void
+test_deep(const struct py_interp *pi, const char *srcdir)
+{
+	char script[PATH_MAX], why[256], spin[PATH_MAX];
+	char *argv[] = { (char *)pi->path, script, (char *)"150", NULL };
+	struct stacks st = { 0 };
+	struct py_target t;
+	const char *p;
+	int n = 0;
+	pid_t pid;
+
+	snprintf(script, sizeof(script), "%s/tests/workloads/py_deep.py",
+	    srcdir);
+	if ((pid = py_spawn(argv, 15000)) < 0) {
+		CHECK(0, "deep workload starts");
+		return;
+	}
+	if (py_target_attach(pid, &t, why, sizeof(why)) != 0) {
+		CHECK(0, why);
+		py_spawn_kill(pid);
+		return;
+	}
+	sample_many(&t, &st, 100);
+	for (p = st.deepest; (p = strstr(p, "recurse (")) != NULL; p++)
+		n++;
+	CHECK(n >= 151, "recursion of 150 seen in full (>100 frames)");
+	frame_text(spin, sizeof(spin), "spin", script,
+	    py_spawn_marker_line(script, "DEF:spin"));
+	CHECK(strlen(st.deepest) > strlen(spin) && strcmp(st.deepest +
+	    strlen(st.deepest) - strlen(spin), spin) == 0, "spin is the leaf");
+	printf("# %s deep: %d frames, %d recurse\n", pi->label, st.max_depth,
+	    n);
+	stacks_free(&st);
+	py_target_release(&t);
+	py_spawn_kill(pid);
+}
+
+static int
+copy_file(const char *from, const char *to)
+{
+	char buf[8192];
+	FILE *in, *out;
+	size_t n;
+
+	if ((in = fopen(from, "r")) == NULL)
+		return (-1);
+	if ((out = fopen(to, "w")) == NULL) {
+		fclose(in);
+		return (-1);
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(in);
+	return (fclose(out));
+}
+
+static void
+test_unicode(const struct py_interp *pi, const char *srcdir,
+    const char *tmpdir)
+{
+	char src[PATH_MAX], script[PATH_MAX], why[256], want[PATH_MAX * 2];
+	char *argv[] = { (char *)pi->path, script, NULL };
+	struct stacks st = { 0 };
+	struct py_target t;
+	pid_t pid;
+
+	snprintf(src, sizeof(src), "%s/tests/workloads/py_unicode.py", srcdir);
+	snprintf(script, sizeof(script), "%s/ユニコード_é.py", tmpdir);
+	if (copy_file(src, script) != 0 || (pid = py_spawn(argv,
+	    15000)) < 0) {
+		CHECK(0, "unicode workload starts");
+		return;
+	}
+	if (py_target_attach(pid, &t, why, sizeof(why)) != 0) {
+		CHECK(0, why);
+		py_spawn_kill(pid);
+		return;
+	}
+	sample_many(&t, &st, 200);
+	frame_text(want, sizeof(want), "café_ünïcode", script,
+	    py_spawn_marker_line(script, "DEF:latin"));
+	CHECK(stacks_find(&st, want), "Latin-1 name and non-ASCII path");
+	frame_text(want, sizeof(want), "深い_関数", script,
+	    py_spawn_marker_line(script, "DEF:bmp"));
+	CHECK(stacks_find(&st, want), "UCS-2 name");
+	if (!stacks_find(&st, want) && st.n > 0)
+		printf("# got: %s\n", st.s[0]);
+	stacks_free(&st);
+	py_target_release(&t);
+	py_spawn_kill(pid);
+}
+
+int
+main(void)
+{
+	struct py_interp interps[8];
+	char tmpdir[] = "/tmp/gptest.pyXXXXXX", sub[PATH_MAX];
+	const char *srcdir = getenv("top_srcdir");
+	int i, n;
+
+	if (srcdir == NULL)
+		srcdir = ".";
+	if ((n = py_spawn_find(interps, 8)) == 0)
+		SKIP_ALL("no CPython 3.8-3.13 found (pyenv, /usr/bin)");
+	if (mkdtemp(tmpdir) == NULL)
+		SKIP_ALL("mkdtemp");
+	snprintf(sub, sizeof(sub), "%s/dïr ü", tmpdir);
+	mkdir(sub, 0755);
+	for (i = 0; i < n; i++) {
+		printf("# %s: %s\n", interps[i].label, interps[i].path);
+		test_nested(&interps[i], srcdir);
+		test_deep(&interps[i], srcdir);
+		test_unicode(&interps[i], srcdir, sub);
+	}
+	{
+		char cmd[PATH_MAX + 16];
+		char *rmv[] = { (char *)"/bin/rm", (char *)"-rf", tmpdir,
+		    NULL };
+		pid_t p;
+
+		(void)cmd;
+		if ((p = fork()) == 0) {
+			execv(rmv[0], rmv);
+			_exit(127);
+		}
+		waitpid(p, NULL, 0);
+	}
+	return (testing_done());
+}
