@@ -43,6 +43,7 @@
 #include "perfspect.h"
 
 #define PS_STDOUT_KEEP	1024
+#define PS_BACKOFF_PENDING	UINT64_MAX
 
 struct ps_result {
 	char		 status[24];	/* ok, not_ready, failed, ... */
@@ -218,13 +219,26 @@ collector_read(struct ps_collector *c, struct ps_result *r, int killed)
 	free(html);
 }
 
+/*
+ * Count a failure; the cycles to skip are settled when the failure is
+ * reported at a cycle's end (collector_snapshot_done), wherever in the
+ * cycle it happened.
+ */
 static void
 collector_backoff(struct ps_collector *c)
 {
+	c->failures++;
+	c->next_run_cycle = PS_BACKOFF_PENDING;
+}
+
+static void
+collector_backoff_settle(struct ps_collector *c)
+{
 	unsigned	 skip;
 
-	c->failures++;
-	skip = c->failures > 5 ? PS_BACKOFF_MAX_CYCLES - 1 :
+	if (c->next_run_cycle != PS_BACKOFF_PENDING)
+		return;
+	skip = c->failures > 4 ? PS_BACKOFF_MAX_CYCLES - 1 :
 	    (1u << (c->failures - 1)) - 1;
 	c->next_run_cycle = c->cycle + skip;
 }
@@ -268,9 +282,8 @@ collector_judge(struct ps_collector *c, struct ps_result *r, int status,
 		    WEXITSTATUS(status), c->last_error[0] != '\0' ?
 		    c->last_error : tail[0] != '\0' ? tail : "no message");
 	collector_backoff(c);
-	c->api->log(c->ctx, GP_LOG_WARN, "%s; retrying in %llu cycle(s); "
-	    "stderr:\n%s", r->error, (unsigned long long)(c->next_run_cycle -
-	    c->cycle + 1), tail);
+	c->api->log(c->ctx, GP_LOG_WARN, "%s (failure %u in a row; retried "
+	    "with backoff); stderr:\n%s", r->error, c->failures, tail);
 }
 
 static void
@@ -279,6 +292,7 @@ collector_snapshot_done(struct ps_collector *c)
 	struct gp_snapshot	*snap = c->snap;
 
 	c->snap = NULL;
+	collector_backoff_settle(c);
 	if (!c->stopping && c->cfg.binary[0] != '\0' &&
 	    c->cycle >= c->next_run_cycle)
 		collector_spawn(c);
