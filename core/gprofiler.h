@@ -691,6 +691,8 @@ void		 heartbeat_stop(void (*done)(void *), void *arg);
 int		 hb_state_load(const char *path);
 int		 hb_state_seen(const char *command_id);
 int		 hb_state_add(const char *path, const char *command_id);
+struct json_object *hb_state_ids_json(void);	/* caller owns */
+void		 hb_state_free(void);
 
 /* command.c */
 /* The run configuration of a start command: combined_config over base. */

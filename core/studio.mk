@@ -6,7 +6,11 @@ core_libgpcore_la_SOURCES += \
 	core/studio.c \
 	core/upload_body.c \
 	core/upload.c \
-	core/spool.c
+	core/spool.c \
+	core/heartbeat.c \
+	core/heartbeat_state.c \
+	core/command.c \
+	core/command_config.c
 
 STUDIO_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
 STUDIO_TEST_LDADD = core/libgpcore.la -lm
@@ -21,3 +25,9 @@ tests_unit_test_spool_CFLAGS = $(STUDIO_TEST_CFLAGS)
 tests_unit_test_spool_LDADD = $(STUDIO_TEST_LDADD)
 
 EXTRA_DIST += tests/fakes/studio_server.py
+
+check_PROGRAMS += tests/unit/test_heartbeat
+TESTS += tests/unit/test_heartbeat
+tests_unit_test_heartbeat_SOURCES = tests/unit/test_heartbeat.c
+tests_unit_test_heartbeat_CFLAGS = $(STUDIO_TEST_CFLAGS)
+tests_unit_test_heartbeat_LDADD = $(STUDIO_TEST_LDADD)

@@ -1,0 +1,211 @@
+/*
+ * Heartbeat answers (studio-api.md §5) and the set of command ids already
+ * executed, persisted atomically so a restart does not replay a command.
+ * The parser is a pure function over bytes (fuzzed).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "gprofiler.h"
+
+#define HB_MAX_IDS	1000
+
+static struct {
+	char	**seen;		/* executed ids, oldest first */
+	size_t	  nseen;
+} hb;
+
+void
+hb_command_clear(struct hb_command *c)
+{
+	json_object_put(c->combined_config);
+	memset(c, 0, sizeof(*c));
+}
+
+static int
+hb_err(char *err, size_t errlen, const char *msg)
+{
+	snprintf(err, errlen, "%s", msg);
+	return (-EINVAL);
+}
+
+/*
+ * A heartbeat answer: 1 with *c filled when it carries a command, 0 when
+ * it does not, -EINVAL (err set) when it is not what §5 promises.
+ */
+int
+heartbeat_parse_response(const char *body, size_t len, struct hb_command *c,
+    char *err, size_t errlen)
+{
+	struct json_tokener	*tok;
+	struct json_object	*o, *v, *pc, *ct, *cc, *id;
+	int			 rc;
+
+	memset(c, 0, sizeof(*c));
+	tok = json_tokener_new();
+	o = json_tokener_parse_ex(tok, body, (int)len);
+	json_tokener_free(tok);
+	if (o == NULL || !json_object_is_type(o, json_type_object)) {
+		rc = hb_err(err, errlen, "the answer is not a JSON object");
+		goto out;
+	}
+	if (!json_object_object_get_ex(o, "success", &v) ||
+	    !json_object_is_type(v, json_type_boolean)) {
+		rc = hb_err(err, errlen, "\"success\" is missing");
+		goto out;
+	}
+	if (!json_object_get_boolean(v) ||
+	    !json_object_object_get_ex(o, "profiling_command", &pc) ||
+	    pc == NULL) {
+		rc = 0;
+		goto out;
+	}
+	if (!json_object_is_type(pc, json_type_object) ||
+	    !json_object_object_get_ex(pc, "command_type", &ct) ||
+	    !json_object_is_type(ct, json_type_string)) {
+		rc = hb_err(err, errlen, "profiling_command has no "
+		    "command_type string");
+		goto out;
+	}
+	if (!json_object_object_get_ex(o, "command_id", &id) ||
+	    !json_object_is_type(id, json_type_string) ||
+	    json_object_get_string_len(id) == 0 ||
+	    json_object_get_string_len(id) >= (int)sizeof(c->command_id)) {
+		rc = hb_err(err, errlen, "command_id is missing or not a "
+		    "string");
+		goto out;
+	}
+	snprintf(c->command_id, sizeof(c->command_id), "%s",
+	    json_object_get_string(id));
+	snprintf(c->command_type, sizeof(c->command_type), "%.15s",
+	    json_object_get_string(ct));
+	if (json_object_object_get_ex(pc, "combined_config", &cc) &&
+	    cc != NULL) {
+		if (!json_object_is_type(cc, json_type_object)) {
+			rc = hb_err(err, errlen, "combined_config is not an "
+			    "object");
+			goto out;
+		}
+		c->combined_config = json_object_get(cc);
+	}
+	rc = 1;
+out:
+	json_object_put(o);
+	return (rc);
+}
+
+/* The persisted set of executed command ids. */
+int
+hb_state_load(const char *path)
+{
+	struct json_object	*o, *ids, *v;
+	size_t			 i, n;
+
+	for (i = 0; i < hb.nseen; i++)
+		free(hb.seen[i]);
+	free(hb.seen);
+	hb.seen = NULL;
+	hb.nseen = 0;
+	if ((o = json_object_from_file(path)) == NULL)
+		return (access(path, F_OK) == 0 ? -EINVAL : 0);
+	if (json_object_object_get_ex(o, "executed_command_ids", &ids) &&
+	    json_object_is_type(ids, json_type_array)) {
+		n = json_object_array_length(ids);
+		hb.seen = xreallocarray(NULL, n + 1, sizeof(*hb.seen));
+		for (i = 0; i < n; i++) {
+			v = json_object_array_get_idx(ids, i);
+			if (json_object_is_type(v, json_type_string))
+				hb.seen[hb.nseen++] =
+				    xstrdup(json_object_get_string(v));
+		}
+	}
+	json_object_put(o);
+	return (0);
+}
+
+int
+hb_state_seen(const char *id)
+{
+	size_t	 i;
+
+	for (i = 0; i < hb.nseen; i++)
+		if (strcmp(hb.seen[i], id) == 0)
+			return (1);
+	return (0);
+}
+
+struct json_object *
+hb_state_ids_json(void)
+{
+	struct json_object	*a = json_object_new_array();
+	size_t			 i;
+
+	for (i = 0; i < hb.nseen; i++)
+		json_object_array_add(a, json_object_new_string(hb.seen[i]));
+	return (a);
+}
+
+/* Remember id (the oldest beyond 1000 forgotten), saved atomically. */
+int
+hb_state_add(const char *path, const char *id)
+{
+	struct json_object	*o;
+	const char		*txt;
+	char			*tmp;
+	int			 fd, rc = 0;
+	size_t			 len;
+
+	if (hb_state_seen(id))
+		return (0);
+	if (hb.nseen == HB_MAX_IDS) {
+		free(hb.seen[0]);
+		memmove(hb.seen, hb.seen + 1, (hb.nseen - 1) *
+		    sizeof(*hb.seen));
+		hb.nseen--;
+	}
+	hb.seen = xreallocarray(hb.seen, hb.nseen + 1, sizeof(*hb.seen));
+	hb.seen[hb.nseen++] = xstrdup(id);
+	if (path == NULL)
+		return (0);
+	o = json_object_new_object();
+	json_object_object_add(o, "executed_command_ids", hb_state_ids_json());
+	txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	len = strlen(txt);
+	xasprintf(&tmp, "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd == -1 || write(fd, txt, len) != (ssize_t)len ||
+	    fdatasync(fd) == -1)
+		rc = -errno;
+	if (fd != -1)
+		close(fd);
+	if (rc == 0 && rename(tmp, path) == -1)
+		rc = -errno;
+	if (rc != 0) {
+		log_warnx("heartbeat: cannot save %s: %s; a restart may "
+		    "repeat command %s", path, strerror(-rc), id);
+		unlink(tmp);
+	}
+	free(tmp);
+	json_object_put(o);
+	return (rc);
+}
+
+
+void
+hb_state_free(void)
+{
+	size_t	 i;
+
+	for (i = 0; i < hb.nseen; i++)
+		free(hb.seen[i]);
+	free(hb.seen);
+	hb.seen = NULL;
+	hb.nseen = 0;
+}

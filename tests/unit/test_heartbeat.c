@@ -1,0 +1,202 @@
+/* Unit tests of heartbeat answers, the executed-command state, and the
+ * run configuration built from a command's combined_config. */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "gprofiler.h"
+#include "testing.h"
+
+static int
+parse(const char *s, struct hb_command *c)
+{
+	char	 err[256];
+
+	return (heartbeat_parse_response(s, strlen(s), c, err, sizeof(err)));
+}
+
+static void
+test_parse(void)
+{
+	struct hb_command	 c;
+	struct json_object	*v;
+
+	CHECK_INTEQ(parse("{\"success\": true, \"message\": \"Heartbeat "
+	    "received. New profiling command available.\", "
+	    "\"profiling_command\": {\"command_type\": \"start\", "
+	    "\"combined_config\": {\"duration\": 60, \"continuous\": true}}, "
+	    "\"command_id\": \"0efb3650-ab14-47a5-9c0f-e7a23e7faf8b\"}", &c), 1,
+	    "a start command");
+	CHECK_STREQ(c.command_id, "0efb3650-ab14-47a5-9c0f-e7a23e7faf8b", "id");
+	CHECK_STREQ(c.command_type, "start", "type");
+	CHECK(c.combined_config != NULL && json_object_object_get_ex(
+	    c.combined_config, "duration", &v) && json_object_get_int(v) == 60,
+	    "combined_config kept");
+	hb_command_clear(&c);
+	CHECK_INTEQ(parse("{\"success\": true, \"message\": \"Heartbeat "
+	    "received. No profiling commands.\", \"profiling_command\": null, "
+	    "\"command_id\": null}", &c), 0, "no command");
+	CHECK_INTEQ(parse("{\"success\": true, \"message\": \"Heartbeat "
+	    "received, but failed to check for commands.\", "
+	    "\"profiling_command\": null, \"command_id\": null}", &c), 0,
+	    "fallback answer");
+	CHECK_INTEQ(parse("{\"success\": true, \"profiling_command\": "
+	    "{\"command_type\": \"stop\", \"combined_config\": "
+	    "{\"stop_level\": \"host\"}}, \"command_id\": \"x\"}", &c), 1,
+	    "stop command");
+	hb_command_clear(&c);
+	CHECK_INTEQ(parse("\x00garbage", &c), -EINVAL, "garbage");
+	CHECK_INTEQ(parse("[]", &c), -EINVAL, "array");
+	CHECK_INTEQ(parse("{\"success\": true, \"profiling_command\": "
+	    "{\"command_type\": 5}, \"command_id\": \"x\"}", &c), -EINVAL,
+	    "wrong type");
+	CHECK_INTEQ(parse("{\"success\": true, \"profiling_command\": "
+	    "{\"command_type\": \"start\"}, \"command_id\": 7}", &c), -EINVAL,
+	    "non-string id");
+	CHECK_INTEQ(parse("{\"success\": true, \"profiling_command\": "
+	    "{\"command_type\": \"start\", \"combined_config\": [1]}, "
+	    "\"command_id\": \"a\"}", &c), -EINVAL, "config not an object");
+	CHECK_INTEQ(parse("{\"message\": \"x\"}", &c), -EINVAL,
+	    "success missing");
+}
+
+static void
+test_state(void)
+{
+	char	 tmpl[] = "/tmp/gphb.XXXXXX", path[128];
+	struct stat st;
+	int	 i;
+
+	if (mkdtemp(tmpl) == NULL)
+		return;
+	snprintf(path, sizeof(path), "%s/state.json", tmpl);
+	CHECK_INTEQ(hb_state_load(path), 0, "no state file is fine");
+	CHECK(!hb_state_seen("a"), "nothing seen");
+	hb_state_add(path, "a");
+	hb_state_add(path, "b");
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600,
+	    "state file 0600");
+	CHECK_INTEQ(hb_state_load(path), 0, "reload");
+	CHECK(hb_state_seen("a") && hb_state_seen("b") && !hb_state_seen("c"),
+	    "ids survive a restart");
+	for (i = 0; i < 1001; i++) {
+		char id[32];
+
+		snprintf(id, sizeof(id), "id-%d", i);
+		hb_state_add(path, id);
+	}
+	hb_state_load(path);
+	CHECK(!hb_state_seen("a") && hb_state_seen("id-1000"),
+	    "capped at 1000, oldest forgotten");
+	unlink(path);
+	FILE *f = fopen(path, "w");
+	fputs("{not json", f);
+	fclose(f);
+	CHECK_INTEQ(hb_state_load(path), -EINVAL, "damaged state reported");
+	unlink(path);
+	rmdir(tmpl);
+}
+
+static struct config *
+build(struct config *base, const char *json, int *rc, char *err)
+{
+	struct json_object	*cc = json_tokener_parse(json);
+	struct config		*out = NULL;
+	int			 skip = 0;
+
+	*rc = command_build_config(base, cc, "host-a", &out, &skip, err, 256);
+	json_object_put(cc);
+	if (*rc == 0 && skip)
+		*rc = 1;
+	return (out);
+}
+
+static void
+test_build(void)
+{
+	struct config	*base, *c;
+	char		 err[256];
+	int		 rc;
+
+	base = config_new();
+	c = build(base, "{\"command_type\": \"start\", \"duration\": 30, "
+	    "\"frequency\": 49, \"continuous\": true, \"profiling_mode\": "
+	    "\"cpu\", \"max_processes\": 7, \"unknown_key\": 1}", &rc, err);
+	CHECK(rc == 0 && c != NULL, "valid start config");
+	if (c != NULL) {
+		CHECK_INTEQ(config_get_int(c, "profiling-duration", 0), 30,
+		    "duration");
+		CHECK_INTEQ(config_get_int(c, "profiling-frequency", 0), 49,
+		    "frequency");
+		CHECK(config_get_bool(c, "continuous"), "continuous");
+		CHECK(!config_get_bool(c, "flamegraph"),
+		    "continuous runs send no flamegraph_html");
+		CHECK_INTEQ(config_get_int(c, "max-processes-runtime-profiler",
+		    0), 7, "max_processes");
+	}
+	config_free(c);
+	c = build(base, "{\"duration\": 60, \"pids\": [12, 34]}", &rc, err);
+	CHECK(rc == 0 && c != NULL && strcmp(config_get(c, "pids"),
+	    "12,34") == 0, "pids list");
+	CHECK(c != NULL && !config_get_bool(c, "continuous") &&
+	    config_get_bool(c, "flamegraph"), "ad-hoc embeds the flame graph");
+	CHECK(c != NULL && config_get_int(c, "max-processes-runtime-profiler",
+	    0) == 10, "max_processes defaults to 10");
+	config_free(c);
+	c = build(base, "{\"pids\": \"5, 6\"}", &rc, err);
+	CHECK(rc == 0 && c != NULL && strcmp(config_get(c, "pids"), "5,6") ==
+	    0, "pids as a comma string");
+	config_free(c);
+	c = build(base, "{\"target_hostnames\": [\"host-b\"]}", &rc, err);
+	CHECK(rc == 1 && c == NULL, "other host: skipped");
+	c = build(base, "{\"target_hostnames\": [\"host-a\"]}", &rc, err);
+	CHECK(rc == 0 && c != NULL, "this host listed");
+	config_free(c);
+	c = build(base, "{\"duration\": -5}", &rc, err);
+	CHECK(rc == -EINVAL && c == NULL && strstr(err, "duration") != NULL,
+	    "negative duration refused");
+	c = build(base, "{\"frequency\": \"abc\"}", &rc, err);
+	CHECK(rc == -EINVAL && strstr(err, "frequency") != NULL,
+	    "non-numeric frequency refused");
+	c = build(base, "{\"profiling_mode\": \"bogus\"}", &rc, err);
+	CHECK(rc == -EINVAL, "unknown mode refused");
+	c = build(base, "{\"pids\": [\"x\"]}", &rc, err);
+	CHECK(rc == -EINVAL, "bad pid refused");
+	c = build(base, "{\"profiler_configs\": {\"perf\": \"weird\"}}", &rc,
+	    err);
+	CHECK(rc == -EINVAL, "unknown perf config refused");
+	c = build(base, "{\"profiler_configs\": {\"perf\": "
+	    "\"enabled_aggressive\"}}", &rc, err);
+	CHECK(rc == 0 && c != NULL && config_get_int(c,
+	    "skip-system-profilers-above", 0) == 1500, "perf aggressive");
+	config_free(c);
+	c = build(base, "{\"profiler_configs\": {\"perf\": {\"mode\": "
+	    "\"enabled_restricted\"}}}", &rc, err);
+	CHECK(rc == 0 && c != NULL && config_get_int(c,
+	    "skip-system-profilers-above", 0) == 600, "perf as a dict");
+	config_free(c);
+	c = build(base, "{\"profiler_configs\": {}}", &rc, err);
+	CHECK(rc == 0 && c != NULL && !config_is_set(c,
+	    "skip-system-profilers-above"), "empty profiler_configs: no change");
+	config_free(c);
+	CHECK(build(base, "[]", &rc, err) == NULL && rc == -EINVAL,
+	    "combined_config not an object");
+	config_free(base);
+}
+
+int
+main(void)
+{
+	log_init(0, "test");
+	test_parse();
+	test_state();
+	test_build();
+	return (testing_done());
+}
