@@ -7,7 +7,11 @@ core_libgpcore_la_SOURCES += \
 	core/merge.c \
 	core/procfs.c \
 	core/metrics.c \
-	core/appmeta.c
+	core/appmeta.c \
+	core/metadata.c \
+	core/host_api.c \
+	core/cycle.c \
+	core/run.c core/run.h
 
 RUNTIME_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
 # merge.c and metrics.c round with libm.
