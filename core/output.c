@@ -25,8 +25,8 @@
 #define OUTPUT_LAST_HTML	"last_flamegraph.html"
 
 /* The output-dir fix hint, said once wherever the directory fails. */
-#define OUTPUT_FIX	"create it writable by root or choose another with " \
-			"--output-dir"
+#define OUTPUT_FIX	"make it a directory this user can write, or choose " \
+			"another with --output-dir"
 
 /* A boolean setting that defaults to on when unset or unknown. */
 static int

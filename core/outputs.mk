@@ -57,3 +57,9 @@ tests_unit_test_flamegraph_LDADD = $(OUTPUTS_TEST_LDADD)
 # page as a person would see it; skipped when chromium is missing.
 TESTS += tests/integration/80-flamegraph-browser.py
 EXTRA_DIST += tests/integration/80-flamegraph-browser.py
+
+check_PROGRAMS += tests/unit/test_output
+TESTS += tests/unit/test_output
+tests_unit_test_output_SOURCES = tests/unit/test_output.c
+tests_unit_test_output_CFLAGS = $(OUTPUTS_TEST_CFLAGS)
+tests_unit_test_output_LDADD = $(OUTPUTS_TEST_LDADD)
