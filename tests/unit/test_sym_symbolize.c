@@ -1,2 +1,488 @@
+/*
+ * The symbolizer against real processes: this program itself, libc,
+ * children started from copies of this program (deleted while running,
+ * stripped with and without separate debug info, inside their own mount
+ * namespace), a C++ program compiled here, a JIT perf map for our own
+ * anonymous executable memory (with garbage lines and a PID-reuse guard),
+ * and kernel addresses from /proc/kallsyms.
+ *
+ * Run as "test_sym_symbolize child": print marker addresses, wait for
+ * stdin to close.
+ */
+#include "config.h"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gprofiler/plugin.h>
+
+#include "symbolize.h"
 #include "testing.h"
-int main(void) { return testing_done(); }
+#include "test_sym_util.h"
+
+#define CHECK_EQ(a, b)	CHECK_INTEQ(a, b, #a " == " #b)
+
+__attribute__((noinline)) int	sym_test_marker(int);
+
+__attribute__((noinline)) int
+sym_test_marker(int x)
+{
+	return (x * 7 + 3);
+}
+
+static int	nlogs;
+
+static void
+test_log(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	nlogs++;
+	printf("# log %d: %s\n", level, msg);
+}
+
+static int
+child_main(void)
+{
+	char	 c;
+
+	printf("%" PRIxPTR "\n", (uintptr_t)sym_test_marker + 4);
+	fflush(stdout);
+	while (read(0, &c, 1) > 0)
+		;
+	return (sym_test_marker(0) == 3 ? 0 : 1);
+}
+
+static char	 self_exe[4096];
+static char	*tmp;
+
+struct child {
+	pid_t		 pid;
+	int		 to;
+	int		 from;
+	uint64_t	 addr;
+};
+
+static int
+child_start(struct child *c, char *const argv[])
+{
+	c->pid = tsu_spawn(argv, &c->to, &c->from);
+	if (c->pid < 0)
+		return (-1);
+	c->addr = tsu_read_addr(c->from);
+	return (c->addr != 0 ? 0 : -1);
+}
+
+static void
+child_stop(struct child *c)
+{
+	int	 st;
+
+	close(c->to);
+	close(c->from);
+	waitpid(c->pid, &st, 0);
+}
+
+static void
+test_self(struct symbolizer *s)
+{
+	struct symbolizer_stats	 st0, st1;
+	struct sym_mapping	 m;
+	const char		*name;
+	struct timespec		 a, b;
+	size_t			 i;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("# first sight of ourselves: %.2f ms\n", (b.tv_sec - a.tv_sec) *
+	    1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
+	CHECK_STREQ(symbolizer_comm(s, getpid()), "test_sym_symbol",
+	    "comm from status");
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(),
+	    (uintptr_t)sym_test_marker + 2), "sym_test_marker", "own function");
+	name = symbolizer_user_frame(s, getpid(), (uintptr_t)getpid);
+	CHECK(strcmp(name, "getpid") == 0 || strcmp(name, "__getpid") == 0,
+	    "libc getpid");
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), 0x10), "[unknown]",
+	    "unmapped address");
+	CHECK_EQ(symbolizer_mapping(s, getpid(), (uintptr_t)getpid, &m), 0);
+	CHECK(m.path != NULL && strncmp(m.path, "/proc/", 6) == 0 &&
+	    access(m.path, R_OK) == 0, "mapping path is openable");
+	CHECK(m.start <= (uintptr_t)getpid && (uintptr_t)getpid < m.end,
+	    "mapping range");
+	CHECK_EQ(symbolizer_mapping(s, getpid(), 0x10, &m), -ENOENT);
+	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
+	symbolizer_stats(s, &st0);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < 1000000; i++)
+		(void)symbolizer_user_frame(s, getpid(),
+		    (uintptr_t)getpid + (i & 3));
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("# %.1f ns per user frame\n", ((b.tv_sec - a.tv_sec) * 1e9 +
+	    (b.tv_nsec - a.tv_nsec)) / 1e6);
+	symbolizer_stats(s, &st1);
+	CHECK_EQ(st1.user_frames - st0.user_frames, 1000000);
+	CHECK_EQ(st1.user_resolved - st0.user_resolved, 1000000);
+	printf("# %" PRIu64 " tables, %" PRIu64 " bytes\n", st1.binaries,
+	    st1.table_bytes);
+}
+
+/* A copy of this program, deleted while it runs; stops and is forgotten. */
+static void
+test_deleted(struct symbolizer *s)
+{
+	struct symbolizer_stats	 st0, st1;
+	struct child		 c;
+	char			 bin[256];
+	char			*argv[] = { bin, "child", NULL };
+
+	snprintf(bin, sizeof(bin), "%s/deleted_copy", tmp);
+	tsu_copy(self_exe, bin, -1);
+	if (child_start(&c, argv) != 0) {
+		CHECK(0, "start child");
+		return;
+	}
+	unlink(bin);
+	symbolizer_stats(s, &st0);
+	CHECK_EQ(symbolizer_process_seen(s, c.pid), 0);
+	symbolizer_stats(s, &st1);
+	CHECK_EQ(st1.binaries, st0.binaries);
+	CHECK_STREQ(symbolizer_user_frame(s, c.pid, c.addr), "sym_test_marker",
+	    "deleted binary resolves (table shared by build-id)");
+	CHECK_STREQ(symbolizer_comm(s, c.pid), "deleted_copy", "child comm");
+	child_stop(&c);
+	/* Known processes are re-checked at most once a second. */
+	usleep(1100000);
+	CHECK_EQ(symbolizer_process_seen(s, c.pid), -ESRCH);
+	CHECK_STREQ(symbolizer_user_frame(s, c.pid, c.addr), "sym_test_marker",
+	    "still resolves after exit, until the cycle ends");
+	symbolizer_cycle_end(s);
+	CHECK(symbolizer_comm(s, c.pid) == NULL, "forgotten at cycle end");
+	CHECK_STREQ(symbolizer_user_frame(s, c.pid, c.addr), "[unknown]",
+	    "exited process unknown in the next cycle");
+}
+
+/* Stripped and deleted: the dso with its tag; with debug info: the name. */
+static void
+test_stripped(void)
+{
+	struct symbolizer	*s;
+	struct child		 c;
+	char			 bin[256], dbg[256], root[256], want[300];
+	char			 bid_dir[300], link[400];
+	char			*argv[] = { bin, "child", NULL };
+	char			*strip[] = { "strip", "--strip-all", bin, NULL };
+	char			*keep[] = { "objcopy", "--only-keep-debug",
+	    self_exe, dbg, NULL };
+	FILE			*f;
+	char			 line[512], bid[64] = "";
+	char			*rargv[] = { "readelf", "-n", self_exe, NULL };
+	int			 to, from;
+	pid_t			 pid;
+
+	snprintf(bin, sizeof(bin), "%s/stripped_copy", tmp);
+	snprintf(dbg, sizeof(dbg), "%s/self.debug", tmp);
+	tsu_copy(self_exe, bin, -1);
+	if (tsu_run(strip) != 0 || tsu_run(keep) != 0) {
+		CHECK(0, "strip and objcopy ran");
+		return;
+	}
+	/* Without debug info: "(path (deleted))". */
+	s = symbolizer_new(test_log, NULL);
+	if (child_start(&c, argv) != 0) {
+		CHECK(0, "start stripped child");
+		symbolizer_free(s);
+		return;
+	}
+	unlink(bin);
+	CHECK_EQ(symbolizer_process_seen(s, c.pid), 0);
+	snprintf(want, sizeof(want), "(%s (deleted))", bin);
+	CHECK_STREQ(symbolizer_user_frame(s, c.pid, c.addr), want,
+	    "stripped + deleted: dso keeps (deleted)");
+	child_stop(&c);
+	symbolizer_free(s);
+
+	/* Debug info by build-id under an overridden debug root. */
+	pid = tsu_spawn(rargv, &to, &from);
+	close(to);
+	f = fdopen(from, "r");
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, " Build ID: %63s", bid) == 1)
+			break;
+	fclose(f);
+	waitpid(pid, NULL, 0);
+	CHECK(strlen(bid) == 40, "readelf shows our build-id");
+	snprintf(root, sizeof(root), "%s/debugroot", tmp);
+	snprintf(bid_dir, sizeof(bid_dir), "%s/.build-id/%.2s", root, bid);
+	mkdir(root, 0755);
+	snprintf(bid_dir, sizeof(bid_dir), "%s/.build-id", root);
+	mkdir(bid_dir, 0755);
+	snprintf(bid_dir, sizeof(bid_dir), "%s/.build-id/%.2s", root, bid);
+	mkdir(bid_dir, 0755);
+	snprintf(link, sizeof(link), "%s/%s.debug", bid_dir, bid + 2);
+	rename(dbg, link);
+	tsu_copy(self_exe, bin, -1);
+	tsu_run(strip);
+	s = symbolizer_new(test_log, NULL);
+	CHECK_EQ(symbolizer_set_debug_root(s, root), 0);
+	if (child_start(&c, argv) == 0) {
+		CHECK_EQ(symbolizer_process_seen(s, c.pid), 0);
+		CHECK_STREQ(symbolizer_user_frame(s, c.pid, c.addr),
+		    "sym_test_marker", "stripped: resolved by build-id");
+		child_stop(&c);
+	}
+	symbolizer_free(s);
+	unlink(bin);
+}
+
+/* Its own mount namespace, its binary on a tmpfs we cannot see. */
+static void
+test_mount_ns(struct symbolizer *s)
+{
+	struct child	 c;
+	struct stat	 sb;
+	char		 mnt[256], nsbin[300];
+	char		*argv[] = { "unshare", "-m", "sh", "-c",
+	    "mount -t tmpfs none \"$1\" && cp \"$2\" \"$1/nsbin\" && "
+	    "exec \"$1/nsbin\" child", "sh", mnt, self_exe, NULL };
+
+	snprintf(mnt, sizeof(mnt), "%s/mnt", tmp);
+	snprintf(nsbin, sizeof(nsbin), "%s/nsbin", mnt);
+	mkdir(mnt, 0755);
+	if (child_start(&c, argv) != 0) {
+		printf("# unshare -m failed: no mount namespaces here\n");
+		return;
+	}
+	CHECK(stat(nsbin, &sb) != 0, "binary invisible from our namespace");
+	CHECK_EQ(symbolizer_process_seen(s, c.pid), 0);
+	CHECK_STREQ(symbolizer_comm(s, c.pid), "nsbin", "comm");
+	CHECK_STREQ(symbolizer_user_frame(s, c.pid, c.addr), "sym_test_marker",
+	    "resolved through map_files in another mount namespace");
+	child_stop(&c);
+}
+
+static const char cxx_src[] =
+    "#include <cstdio>\n#include <unistd.h>\n"
+    "namespace ns { struct Widget { static int spin(int x); }; }\n"
+    "__attribute__((noinline)) int ns::Widget::spin(int x) "
+    "{ return x * 2; }\n"
+    "int main() { std::printf(\"%lx\\n\", (unsigned long)"
+    "(&ns::Widget::spin) + 4); std::fflush(stdout); char c;\n"
+    "while (read(0, &c, 1) > 0) {} return ns::Widget::spin(0); }\n";
+
+static void
+test_cxx(struct symbolizer *s)
+{
+	struct child	 c;
+	char		 src[256], bin[256];
+	char		*cc[] = { "g++", "-O0", "-o", bin, src, NULL };
+	char		*argv[] = { bin, NULL };
+	FILE		*f;
+
+	snprintf(src, sizeof(src), "%s/w.cc", tmp);
+	snprintf(bin, sizeof(bin), "%s/cxx", tmp);
+	if ((f = fopen(src, "w")) == NULL)
+		return;
+	fputs(cxx_src, f);
+	fclose(f);
+	if (tsu_run(cc) != 0) {
+		printf("# g++ failed or missing: C++ check skipped\n");
+		return;
+	}
+	if (child_start(&c, argv) != 0) {
+		CHECK(0, "start C++ child");
+		return;
+	}
+	CHECK_EQ(symbolizer_process_seen(s, c.pid), 0);
+	CHECK_STREQ(symbolizer_user_frame(s, c.pid, c.addr),
+	    "ns::Widget::spin(int)", "C++ name demangled");
+	child_stop(&c);
+}
+
+static void
+write_map(const char *path, const char *text, time_t mtime)
+{
+	struct timespec	 ts[2];
+	FILE		*f = fopen(path, "a");
+
+	fputs(text, f);
+	fclose(f);
+	if (mtime != 0) {
+		ts[0].tv_sec = ts[1].tv_sec = mtime;
+		ts[0].tv_nsec = ts[1].tv_nsec = 0;
+		utimensat(AT_FDCWD, path, ts, 0);
+	}
+}
+
+/* Our own "JIT": anonymous executable memory named by a perf map. */
+static void
+test_perfmap(void)
+{
+	struct symbolizer	*s;
+	struct symbolizer_stats	 st;
+	char			 path[64], line[256];
+	uint8_t			*code;
+	uint64_t		 base;
+
+	code = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED) {
+		CHECK(0, "mmap executable memory");
+		return;
+	}
+	base = (uintptr_t)code;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+	snprintf(line, sizeof(line), "%" PRIx64 " 40 LazyCompile:*hot "
+	    "app.js:1\nnot a perf map line\n0x%" PRIx64 " 0x20 "
+	    "long Hot.fib(int)\n", base, base + 0x100);
+
+	/* A file older than the process is a previous owner's: ignored. */
+	write_map(path, line, time(NULL) - 86400 * 30);
+	s = symbolizer_new(test_log, NULL);
+	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 8), "[unknown]",
+	    "stale perf map (PID reuse) not used");
+	symbolizer_free(s);
+
+	unlink(path);
+	write_map(path, line, 0);
+	s = symbolizer_new(test_log, NULL);
+	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 8),
+	    "LazyCompile:*hot app.js:1_[j]", "JIT frame");
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 0x110),
+	    "long Hot.fib(int)_[j]", "0x form");
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 0x80),
+	    "[unknown]", "anonymous memory outside the map");
+	symbolizer_stats(s, &st);
+	CHECK_EQ(st.perfmap_bad_lines, 1);
+
+	/* The file grows; re-read (after the once-a-second check). */
+	snprintf(line, sizeof(line), "%" PRIx64 " 10 grown\n???\n",
+	    base + 0x200);
+	write_map(path, line, 0);
+	sleep(1);
+	usleep(100000);
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 0x204),
+	    "grown_[j]", "appended entry read");
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 8),
+	    "LazyCompile:*hot app.js:1_[j]", "old entry kept");
+	symbolizer_stats(s, &st);
+	CHECK_EQ(st.perfmap_bad_lines, 2);
+	symbolizer_free(s);
+	unlink(path);
+	munmap(code, 8192);
+}
+
+/* A truncated ELF mapped executable: "(dso)", not a crash. */
+static void
+test_truncated(struct symbolizer *s)
+{
+	char		 path[256], want[300], libc[4096] = "";
+	FILE		*f = fopen("/proc/self/maps", "r");
+	char		 line[4096 + 128], p[4096];
+	void		*m;
+	int		 fd;
+
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%*s %*s %*s %*s %*s %4095s", p) == 1 &&
+		    strstr(p, "/libc.so") != NULL)
+			snprintf(libc, sizeof(libc), "%s", p);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/libtrunc.so", tmp);
+	tsu_copy(libc, path, 200000);
+	fd = open(path, O_RDONLY);
+	m = mmap(NULL, 8192, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		CHECK(0, "map truncated libc");
+		return;
+	}
+	snprintf(want, sizeof(want), "(%s)", path);
+	/* A miss re-reads our maps, at most once a second. */
+	usleep(1100000);
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), (uintptr_t)m + 0x100),
+	    want, "truncated ELF degrades to the dso");
+	munmap(m, 8192);
+}
+
+static void
+test_kernel(struct symbolizer *s)
+{
+	FILE		*f = fopen("/proc/kallsyms", "r");
+	char		 line[512], name[256], type, want[300];
+	unsigned long long addr, found = 0;
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
+		    strcmp(name, "do_syscall_64") == 0 && addr != 0)
+			found = addr;
+	if (f != NULL)
+		fclose(f);
+	if (found == 0) {
+		printf("# no do_syscall_64 address in /proc/kallsyms\n");
+		return;
+	}
+	snprintf(want, sizeof(want), "do_syscall_64_[k]");
+	CHECK_STREQ(symbolizer_kernel_frame(s, found), want, "kernel symbol");
+	CHECK_STREQ(symbolizer_kernel_frame(s, found + 3), want, "inside");
+	CHECK_STREQ(symbolizer_kernel_frame(s, 0x1000), "[unknown]",
+	    "not a kernel address");
+}
+
+static void
+test_bad_kallsyms(void)
+{
+	struct symbolizer	*s = symbolizer_new(test_log, NULL);
+	char			 path[256];
+	int			 before = nlogs;
+
+	snprintf(path, sizeof(path), "%s/no-such-kallsyms", tmp);
+	symbolizer_set_kallsyms_path(s, path);
+	CHECK_STREQ(symbolizer_kernel_frame(s, 0xffffffff81000000ull),
+	    "[unknown]", "no kallsyms: [unknown]");
+	CHECK_STREQ(symbolizer_kernel_frame(s, 0xffffffff81000000ull),
+	    "[unknown]", "again");
+	CHECK_EQ(nlogs - before, 1);
+	symbolizer_free(s);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct symbolizer	*s;
+	ssize_t			 n;
+
+	if (argc > 1 && strcmp(argv[1], "child") == 0)
+		return (child_main());
+	if (geteuid() != 0)
+		SKIP_ALL("needs root (map_files, mount namespaces)");
+	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+	if (n <= 0 || (tmp = tsu_tmpdir()) == NULL)
+		SKIP_ALL("no /proc/self/exe or temporary directory");
+	self_exe[n] = '\0';
+	s = symbolizer_new(test_log, NULL);
+	test_self(s);
+	test_deleted(s);
+	test_mount_ns(s);
+	test_cxx(s);
+	test_truncated(s);
+	test_kernel(s);
+	symbolizer_cycle_end(s);
+	symbolizer_free(s);
+	test_stripped();
+	test_perfmap();
+	test_bad_kallsyms();
+	tsu_rmtree(tmp);
+	return (testing_done());
+}
