@@ -46,6 +46,12 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+/* The fields we read of the kernel's task_struct, relocated by CO-RE. */
+struct mm_struct;
+struct task_struct {
+	struct mm_struct *mm;
+} __attribute__((preserve_access_index));
+
 /* The kernel's x86_64 struct pt_regs, which bpf_task_pt_regs points at. */
 struct kregs {
 	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
@@ -124,6 +130,7 @@ on_sample(void *ctx)
 	struct sample_buf *s;
 	__u64 size;
 	long kn, un = 0;
+	int is_user;
 
 	if (tgid != 0 && tgid == self_tgid)
 		return 0;
@@ -152,7 +159,9 @@ on_sample(void *ctx)
 	kn /= 8;
 	if (kn > SAMPLE_MAX_DEPTH)
 		kn = SAMPLE_MAX_DEPTH;
-	if (want_fp && tgid != 0) {
+	/* kernel threads have no user stack: not an error */
+	is_user = tgid != 0 && bpf_get_current_task_btf()->mm != NULL;
+	if (want_fp && is_user) {
 		s->hdr.flags |= SAMPLE_F_FP;
 		un = bpf_get_stack(ctx, &s->ips[kn & 0xff],
 		    SAMPLE_MAX_DEPTH * 8, BPF_F_USER_STACK);
@@ -169,7 +178,7 @@ on_sample(void *ctx)
 	s->hdr.nuser = un;
 	size = sizeof(s->hdr) + (kn + un) * 8;
 
-	if (want_dwarf && tgid != 0 && copy_user_regs(s) == 0) {
+	if (want_dwarf && is_user && copy_user_regs(s) == 0) {
 		s->hdr.flags |= SAMPLE_F_DWARF;
 		s->hdr.stack_off = __builtin_offsetof(struct sample_buf, regs);
 		s->hdr.stack_len = copy_user_stack(s);

@@ -30,11 +30,22 @@ busy_spin(uint64_t n, uint64_t x)
 	return (x);
 }
 
+/*
+ * The hot functions call this so they are not leaves: GCC sets up no
+ * frame pointer in a leaf that needs no stack, which would hide their
+ * caller from a frame-pointer unwinder.
+ */
+NOINLINE void
+busy_note(uint64_t x)
+{
+	busy_sink = x;
+}
+
 NOINLINE uint64_t
 hot_fifty(uint64_t x)
 {
 	x = busy_spin(50 * UNIT, x);
-	busy_sink = x;
+	busy_note(x);
 	return (x + 1);
 }
 
@@ -42,7 +53,7 @@ NOINLINE uint64_t
 hot_thirty(uint64_t x)
 {
 	x = busy_spin(30 * UNIT, x);
-	busy_sink = x;
+	busy_note(x);
 	return (x + 1);
 }
 
@@ -50,7 +61,7 @@ NOINLINE uint64_t
 hot_twenty(uint64_t x)
 {
 	x = busy_spin(20 * UNIT, x);
-	busy_sink = x;
+	busy_note(x);
 	return (x + 1);
 }
 

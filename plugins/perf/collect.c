@@ -1,0 +1,62 @@
+/*
+ * From ring-buffer records to the cycle's tables: note each new PID (so
+ * the symbolizer snapshots it while it lives: short-lived processes still
+ * resolve), unwind DWARF samples now (the process and its stack are fresh),
+ * and aggregate by (pid, kernel ips, user ips).
+ */
+#include <string.h>
+
+#include "perf_int.h"
+#include "pidtab.h"
+#include "stackagg.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+static void
+collect_add(struct perf *p, struct stackagg *a, const struct sample_view *v,
+    const uint64_t *uips, uint16_t nuser)
+{
+	if (stackagg_add(a, (int32_t)v->hdr.pid, v->kips, v->hdr.nkern, uips,
+	    nuser, 1) != 0)
+		p->cur.agg_failures++;
+}
+
+int
+perf_collect_record(void *arg, const void *rec, size_t len)
+{
+	struct perf *p = arg;
+	struct sample_view v;
+	struct pidinfo *pi;
+	uint64_t ips[SAMPLE_MAX_DEPTH];
+	int isnew, n = 0;
+
+	if (sample_record_parse(rec, len, &v) != 0) {
+		p->cur.bad_records++;
+		perf_complain(p, "malformed sampler record (%zu bytes) "
+		    "skipped: the BPF object does not match the plugin", len);
+		return (0);
+	}
+	pi = pidtab_get(p->seen, (int32_t)v.hdr.pid, &isnew);
+	if (pi == NULL) {
+		p->cur.agg_failures++;
+		return (0);
+	}
+	if (isnew) {
+		memcpy(pi->comm, v.hdr.comm, sizeof(pi->comm) - 1);
+		if (v.hdr.pid != 0)
+			symbolizer_process_seen(p->sym, (int32_t)v.hdr.pid);
+	}
+	if (p->mode == PERF_MODE_FP || p->mode == PERF_MODE_SMART) {
+		collect_add(p, p->fp, &v, v.uips, v.hdr.nuser);
+		pi->fp_samples++;
+	}
+	if (p->mode == PERF_MODE_DWARF || p->mode == PERF_MODE_SMART) {
+		if (v.regs != NULL)
+			n = unwinder_unwind(p->uw, (int32_t)v.hdr.pid,
+			    (int32_t)v.hdr.tid, v.regs, v.stack,
+			    v.hdr.stack_len, ips, SAMPLE_MAX_DEPTH);
+		collect_add(p, p->dw, &v, ips, (uint16_t)n);
+		pi->dw_samples++;
+	}
+	return (0);
+}

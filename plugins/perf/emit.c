@@ -1,0 +1,171 @@
+/*
+ * The snapshot: symbolize each distinct stack and hand it to the host,
+ * root first (user frames from the outermost caller, then the kernel
+ * frames on top, the leaf last).  Smart mode keeps, per PID, whichever of
+ * the frame-pointer and DWARF tables has the deeper average user stack
+ * ([unknown] frames and kernel frames not counted); the tables hold the
+ * same samples, so DWARF counts are scaled by FP/DWARF totals only when
+ * they differ (stochastic rounding, gprofiler-compat.md §3).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf_int.h"
+#include "pidtab.h"
+#include "stackagg.h"
+#include "symbolize.h"
+
+struct emit {
+	struct perf		*p;
+	struct gp_snapshot	*snap;
+	int			 is_dwarf;	/* which table is walked */
+	double			 ratio;		/* DWARF count scale */
+	int			 rc;
+};
+
+static int
+emit_known(const char *f)
+{
+	return (f != NULL && strcmp(f, "[unknown]") != 0);
+}
+
+/* Smart mode: known user frames per PID, weighted by count. */
+static int
+emit_tally_cb(const struct stack_entry *e, void *arg)
+{
+	struct emit *em = arg;
+	struct pidinfo *pi = pidtab_find(em->p->seen, e->pid);
+	uint64_t known = 0;
+	uint16_t i;
+
+	if (pi == NULL)
+		return (0);
+	for (i = 0; i < e->nuser; i++)
+		known += emit_known(symbolizer_user_frame(em->p->sym, e->pid,
+		    e->ips[e->nkern + i]));
+	if (em->is_dwarf)
+		pi->dw_frames += known * e->count;
+	else
+		pi->fp_frames += known * e->count;
+	return (0);
+}
+
+static uint64_t
+emit_scale(uint64_t count, double ratio)
+{
+	double v = (double)count * ratio, fl = (double)(uint64_t)v;
+
+	if (ratio == 1.0)
+		return (count);
+	return ((uint64_t)fl + (drand48() < v - fl ? 1 : 0));
+}
+
+static int
+emit_wanted(struct emit *em, struct pidinfo *pi)
+{
+	if (pi->wanted < 0)
+		pi->wanted = em->p->api->pid_wanted(em->p->ctx, pi->pid) != 0;
+	return (pi->wanted);
+}
+
+static const char *
+emit_comm(struct perf *p, const struct pidinfo *pi)
+{
+	const char *c;
+
+	if (pi->pid == 0)
+		return ("swapper");
+	c = symbolizer_comm(p->sym, pi->pid);
+	if (c == NULL || c[0] == '\0')
+		c = pi->comm[0] != '\0' ? pi->comm : "[unknown]";
+	return (c);
+}
+
+static int
+emit_stack_cb(const struct stack_entry *e, void *arg)
+{
+	struct emit *em = arg;
+	struct perf *p = em->p;
+	struct pidinfo *pi = pidtab_find(p->seen, e->pid);
+	const char *frames[2 * SAMPLE_MAX_DEPTH];
+	uint32_t n = 0;
+	uint64_t count;
+	int i;
+
+	if (pi == NULL || !emit_wanted(em, pi))
+		return (0);
+	if (p->mode == PERF_MODE_SMART && pi->use_dwarf != em->is_dwarf)
+		return (0);
+	count = em->is_dwarf ? emit_scale(e->count, em->ratio) : e->count;
+	if (count == 0)
+		return (0);
+	for (i = (int)e->nuser - 1; i >= 0; i--) {
+		frames[n] = symbolizer_user_frame(p->sym, e->pid,
+		    e->ips[e->nkern + i]);
+		if (frames[n] == NULL)
+			frames[n] = "[unknown]";
+		p->cur.user_frames += count;
+		if (emit_known(frames[n]) && frames[n][0] != '(')
+			p->cur.user_resolved += count;
+		n++;
+	}
+	for (i = (int)e->nkern - 1; i >= 0; i--) {
+		frames[n] = symbolizer_kernel_frame(p->sym, e->ips[i]);
+		if (frames[n] == NULL)
+			frames[n] = "[unknown]";
+		n++;
+	}
+	if (p->api->snapshot_add_stack(em->snap, e->pid, emit_comm(p, pi),
+	    frames, n, count) != 0)
+		em->rc = -1;
+	return (0);
+}
+
+/* Smart mode's choice per PID: the deeper average wins, ties go to FP;
+ * PIDs only DWARF saw are kept (gprofiler-compat.md §12 #6). */
+static void
+emit_decide(struct pidinfo *pi, void *arg)
+{
+	struct perf *p = arg;
+	double fpd, dwd;
+
+	fpd = pi->fp_samples ? (double)pi->fp_frames / pi->fp_samples : -1;
+	dwd = pi->dw_samples ? (double)pi->dw_frames / pi->dw_samples : -1;
+	pi->use_dwarf = dwd > fpd;
+	p->cur.dwarf_pids += pi->use_dwarf;
+}
+
+static void
+emit_choose(struct perf *p, struct emit *em)
+{
+	uint64_t fpt, dwt;
+
+	em->is_dwarf = 0;
+	stackagg_foreach(p->fp, emit_tally_cb, em);
+	em->is_dwarf = 1;
+	stackagg_foreach(p->dw, emit_tally_cb, em);
+	pidtab_foreach(p->seen, emit_decide, p);
+	fpt = stackagg_samples(p->fp);
+	dwt = stackagg_samples(p->dw);
+	if (fpt > 0 && dwt > 0 && fpt != dwt)
+		em->ratio = (double)fpt / (double)dwt;
+}
+
+int
+perf_emit(struct perf *p, struct gp_snapshot *snap)
+{
+	struct emit em = { .p = p, .snap = snap, .ratio = 1.0 };
+
+	if (p->mode == PERF_MODE_SMART)
+		emit_choose(p, &em);
+	if (p->mode == PERF_MODE_FP || p->mode == PERF_MODE_SMART) {
+		em.is_dwarf = 0;
+		stackagg_foreach(p->fp, emit_stack_cb, &em);
+	}
+	if (p->mode == PERF_MODE_DWARF || p->mode == PERF_MODE_SMART) {
+		em.is_dwarf = 1;
+		stackagg_foreach(p->dw, emit_stack_cb, &em);
+	}
+	p->cur.pids = pidtab_count(p->seen);
+	return (em.rc);
+}

@@ -1,0 +1,407 @@
+/*
+ * The perf plugin: gProfiler's system profiler for cpu mode, sampling every
+ * CPU with a BPF program instead of running perf(1).  This file is the
+ * glue: descriptor, options, the run's life cycle, the drain timer and the
+ * profile metadata.  Sampling is in sampler.c, aggregation in collect.c,
+ * output in emit.c, symbols in symbolize.c.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gprofiler/plugin.h>
+
+#include "perf_int.h"
+#include "pidtab.h"
+#include "stackagg.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+#define PERF_MAX_FREQ_DWARF	100	/* gprofiler-compat.md §1.4 #4 */
+
+static const struct gp_option perf_options[] = {
+	{
+		.name = "perf-mode",
+		.type = GP_OPT_ENUM,
+		.defval = "fp",
+		.choices = "fp|dwarf|smart|disabled|none",
+		.help = "native user stacks from frame pointers (fp), DWARF "
+		    "CFI (dwarf), per process the deeper of both (smart), or "
+		    "no perf profiler (disabled; none is a synonym)",
+	},
+	{
+		.name = "perf-dwarf-stack-size",
+		.type = GP_OPT_INT,
+		.defval = "8192",
+		.min = 8,
+		.max = SAMPLE_MAX_STACK,
+		.help = "bytes of user stack copied per sample for DWARF "
+		    "unwinding (a multiple of 8)",
+	},
+};
+
+static int
+perf_mode_parse(const char *s)
+{
+	if (s == NULL || strcmp(s, "fp") == 0)
+		return (PERF_MODE_FP);
+	if (strcmp(s, "dwarf") == 0)
+		return (PERF_MODE_DWARF);
+	if (strcmp(s, "smart") == 0)
+		return (PERF_MODE_SMART);
+	if (strcmp(s, "disabled") == 0 || strcmp(s, "none") == 0)
+		return (PERF_MODE_DISABLED);
+	return (-EINVAL);
+}
+
+static const char *
+perf_mode_name(int mode)
+{
+	static const char *names[] = { "disabled", "fp", "dwarf", "smart" };
+
+	return (mode >= 0 && mode <= PERF_MODE_SMART ? names[mode] : "?");
+}
+
+void
+perf_complain(struct perf *p, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	time_t now = time(NULL);
+
+	if (p->complained != 0 && now - p->complained < 60)
+		return;
+	p->complained = now;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	p->api->log(p->ctx, GP_LOG_WARN, "%s (further such warnings "
+	    "suppressed for a minute)", buf);
+}
+
+static void
+perf_sym_log(void *arg, int level, const char *msg)
+{
+	struct perf *p = arg;
+
+	p->api->log(p->ctx, level, "%s", msg);
+}
+
+static int
+perf_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
+    void **privp)
+{
+	struct perf *p;
+
+	if (api->size < offsetof(struct gp_host_api, pid_wanted) +
+	    sizeof(api->pid_wanted))
+		return (-ENOTSUP);
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return (-ENOMEM);
+	p->magic = PERF_MAGIC;
+	p->ctx = ctx;
+	p->api = api;
+	*privp = p;
+	return (0);
+}
+
+static int
+perf_check(void *priv, char *err, uint32_t errlen)
+{
+	struct perf *p = priv;
+	int mode = perf_mode_parse(p->api->option_get(p->ctx, "perf-mode"));
+	int64_t freq, dsz;
+	const char *pids;
+	int32_t *list;
+	uint32_t n;
+
+	if (mode < 0) {
+		snprintf(err, errlen, "--perf-mode: expected one of fp, dwarf, "
+		    "smart, disabled");
+		return (-EINVAL);
+	}
+	freq = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
+	dsz = p->api->option_get_int(p->ctx, "perf-dwarf-stack-size", 8192);
+	if ((mode == PERF_MODE_DWARF || mode == PERF_MODE_SMART) &&
+	    freq > PERF_MAX_FREQ_DWARF) {
+		snprintf(err, errlen, "--profiling-frequency %lld is above %d, "
+		    "the limit with --perf-mode %s: lower -f or use "
+		    "--perf-mode fp", (long long)freq, PERF_MAX_FREQ_DWARF,
+		    perf_mode_name(mode));
+		return (-EINVAL);
+	}
+	if (dsz < 8 || dsz > SAMPLE_MAX_STACK || dsz % 8 != 0) {
+		snprintf(err, errlen, "--perf-dwarf-stack-size %lld: must be a "
+		    "multiple of 8 between 8 and %d", (long long)dsz,
+		    SAMPLE_MAX_STACK);
+		return (-EINVAL);
+	}
+	pids = p->api->option_get(p->ctx, "pids");
+	if (pids != NULL && pids[0] != '\0') {
+		if (pidlist_parse(pids, &list, &n) != 0) {
+			snprintf(err, errlen, "--pids '%s': expected "
+			    "comma-separated process ids", pids);
+			return (-EINVAL);
+		}
+		free(list);
+	}
+	return (0);
+}
+
+static void
+perf_drain_cb(void *arg)
+{
+	struct perf *p = arg;
+	int rc;
+
+	if (p->sampler != NULL && (rc = sampler_drain(p->sampler)) < 0)
+		perf_complain(p, "draining the sample ring buffer: %s",
+		    strerror(-rc));
+}
+
+/* Free what a run allocated; safe on a partly started run. */
+static void
+perf_teardown(struct perf *p)
+{
+	p->api->timer_del(p->drain_timer);
+	p->drain_timer = NULL;
+	sampler_close(p->sampler);
+	p->sampler = NULL;
+	unwinder_free(p->uw);
+	p->uw = NULL;
+	stackagg_free(p->fp);
+	stackagg_free(p->dw);
+	p->fp = p->dw = NULL;
+	pidtab_free(p->seen);
+	p->seen = NULL;
+	symbolizer_free(p->sym);
+	p->sym = NULL;
+	free(p->pids);
+	p->pids = NULL;
+	p->npids = 0;
+}
+
+static int
+perf_read_options(struct perf *p)
+{
+	const char *pids;
+
+	p->mode = perf_mode_parse(p->api->option_get(p->ctx, "perf-mode"));
+	p->freq = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
+	p->dwarf_size = (uint32_t)p->api->option_get_int(p->ctx,
+	    "perf-dwarf-stack-size", 8192);
+	if (p->mode < 0 || p->freq <= 0)
+		return (-EINVAL);
+	pids = p->api->option_get(p->ctx, "pids");
+	if (pids != NULL && pids[0] != '\0' &&
+	    pidlist_parse(pids, &p->pids, &p->npids) != 0)
+		return (-EINVAL);
+	return (0);
+}
+
+static int
+perf_start(void *priv)
+{
+	struct perf *p = priv;
+	struct sampler_opts o;
+	char err[512];
+
+	memset(&p->cur, 0, sizeof(p->cur));
+	memset(&p->last, 0, sizeof(p->last));
+	memset(p->stat_prev, 0, sizeof(p->stat_prev));
+	if (perf_read_options(p) != 0) {
+		p->api->log(p->ctx, GP_LOG_ERR, "invalid perf options");
+		perf_teardown(p);
+		return (-EINVAL);
+	}
+	if (p->mode == PERF_MODE_DISABLED)
+		return (0);
+	p->sym = symbolizer_new(perf_sym_log, p);
+	p->fp = stackagg_new();
+	p->dw = stackagg_new();
+	p->seen = pidtab_new();
+	p->uw = p->sym != NULL ? unwinder_new(p->sym) : NULL;
+	if (p->sym == NULL || p->fp == NULL || p->dw == NULL ||
+	    p->seen == NULL || p->uw == NULL) {
+		perf_teardown(p);
+		return (-ENOMEM);
+	}
+	memset(&o, 0, sizeof(o));
+	o.self_pid = getpid();
+	o.freq = (uint32_t)p->freq;
+	o.want_fp = p->mode == PERF_MODE_FP || p->mode == PERF_MODE_SMART;
+	o.want_dwarf = p->mode == PERF_MODE_DWARF ||
+	    p->mode == PERF_MODE_SMART;
+	o.dwarf_size = p->dwarf_size;
+	o.pids = p->pids;
+	o.npids = p->npids;
+	o.on_record = perf_collect_record;
+	o.log = perf_sym_log;
+	o.arg = p;
+	p->sampler = sampler_open(&o, err, sizeof(err));
+	if (p->sampler == NULL) {
+		p->api->log(p->ctx, GP_LOG_ERR, "%s", err);
+		perf_teardown(p);
+		return (-ENOTSUP);
+	}
+	p->cur.cpus = sampler_sync_cpus(p->sampler);
+	p->drain_timer = p->api->timer_add(p->ctx, PERF_DRAIN_MS, 1,
+	    perf_drain_cb, p);
+	if (p->drain_timer == NULL) {
+		perf_teardown(p);
+		return (-ENOMEM);
+	}
+	p->api->log(p->ctx, GP_LOG_INFO, "sampling %d CPUs at %lld Hz "
+	    "(%s, %s stacks%s)", p->cur.cpus, (long long)p->freq,
+	    sampler_event_name(p->sampler), perf_mode_name(p->mode),
+	    p->pids != NULL ? ", --pids" : "");
+	return (0);
+}
+
+/* The sampler's counters since the previous snapshot. */
+static void
+perf_stats_delta(struct perf *p)
+{
+	uint64_t now[STAT_NSTATS];
+	int i;
+
+	sampler_stats(p->sampler, now);
+	for (i = 0; i < STAT_NSTATS; i++) {
+		p->cur.stat[i] = now[i] - p->stat_prev[i];
+		p->stat_prev[i] = now[i];
+	}
+	if (p->cur.stat[STAT_RB_FULL] > 0)
+		p->api->log(p->ctx, GP_LOG_WARN, "%llu samples lost to a full "
+		    "ring buffer this cycle",
+		    (unsigned long long)p->cur.stat[STAT_RB_FULL]);
+}
+
+static void
+perf_cycle_reset(struct perf *p)
+{
+	p->last = p->cur;
+	memset(&p->cur, 0, sizeof(p->cur));
+	p->cur.cpus = p->last.cpus;
+	stackagg_clear(p->fp);
+	stackagg_clear(p->dw);
+	pidtab_clear(p->seen);
+	unwinder_cycle_end(p->uw);
+	symbolizer_cycle_end(p->sym);
+}
+
+static int
+perf_snapshot(void *priv, struct gp_snapshot *snap)
+{
+	struct perf *p = priv;
+	int rc, cpus;
+
+	if (p->sampler == NULL) {
+		p->api->snapshot_done(snap, 0, NULL);
+		return (0);
+	}
+	if ((rc = sampler_drain(p->sampler)) < 0)
+		perf_complain(p, "draining the sample ring buffer: %s",
+		    strerror(-rc));
+	cpus = sampler_sync_cpus(p->sampler);
+	if (cpus > 0 && cpus != p->cur.cpus) {
+		p->api->log(p->ctx, GP_LOG_INFO, "now sampling %d CPUs (was "
+		    "%d): CPU hot-plug", cpus, p->cur.cpus);
+		p->cur.cpus = cpus;
+	}
+	perf_stats_delta(p);
+	rc = perf_emit(p, snap);
+	perf_cycle_reset(p);
+	if (rc != 0)
+		p->api->snapshot_done(snap, -EIO, "perf: the host refused "
+		    "stacks");
+	else
+		p->api->snapshot_done(snap, 0, NULL);
+	return (0);
+}
+
+static void
+perf_abandon(void *priv, struct gp_snapshot *snap)
+{
+	/* snapshot() completes before returning: nothing is pending */
+}
+
+static int
+perf_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
+{
+	struct perf *p = priv;
+	const struct perf_cycle_stats *c = &p->last;
+	const struct gp_host_api *a = p->api;
+
+	a->json_set_string(md, "perf_mode", perf_mode_name(p->mode));
+	if (p->sampler == NULL)
+		return (0);
+	a->json_set_string(md, "perf_event", sampler_event_name(p->sampler));
+	a->json_set_int(md, "perf_cpus", c->cpus);
+	a->json_set_int(md, "perf_samples", (int64_t)c->stat[STAT_SAMPLES]);
+	a->json_set_int(md, "perf_dropped_samples",
+	    (int64_t)(c->stat[STAT_RB_FULL] + c->bad_records +
+	    c->agg_failures));
+	a->json_set_int(md, "perf_kernel_stack_errors",
+	    (int64_t)c->stat[STAT_KSTACK_ERR]);
+	a->json_set_int(md, "perf_user_stack_errors",
+	    (int64_t)c->stat[STAT_USTACK_ERR]);
+	if (p->mode != PERF_MODE_FP) {
+		a->json_set_int(md, "perf_dwarf_stack_errors",
+		    (int64_t)c->stat[STAT_DWARF_ERR]);
+		a->json_set_int(md, "perf_dwarf_pids", (int64_t)c->dwarf_pids);
+	}
+	a->json_set_int(md, "perf_pids", (int64_t)c->pids);
+	a->json_set_int(md, "perf_user_frames", (int64_t)c->user_frames);
+	a->json_set_int(md, "perf_user_frames_symbolized",
+	    (int64_t)c->user_resolved);
+	return (0);
+}
+
+static int
+perf_stop(void *priv)
+{
+	struct perf *p = priv;
+
+	perf_teardown(p);
+	p->api->stop_done(p->ctx);
+	return (0);
+}
+
+static void
+perf_destroy(void *priv)
+{
+	struct perf *p = priv;
+
+	if (p == NULL)
+		return;
+	perf_teardown(p);
+	p->magic = 0;
+	free(p);
+}
+
+GP_PLUGIN_EXPORT const struct gp_plugin gprofiler_plugin = {
+	GP_PLUGIN_HEADER,
+	.name = "perf",
+	.version = "1.0.0",
+	.build = "bpf sampler, libdw unwinder",
+	.description = "native CPU stacks of every process (BPF sampling, "
+	    "like perf record -a -g)",
+	.kind = GP_KIND_SYSTEM,
+	.modes = GP_MODE_CPU,
+	.options = perf_options,
+	.option_size = sizeof(struct gp_option),
+	.option_count = sizeof(perf_options) / sizeof(perf_options[0]),
+	.incompatible = NULL,
+	.init = perf_init,
+	.check = perf_check,
+	.start = perf_start,
+	.snapshot = perf_snapshot,
+	.abandon = perf_abandon,
+	.metadata = perf_metadata,
+	.stop = perf_stop,
+	.destroy = perf_destroy,
+};

@@ -1,0 +1,84 @@
+/*
+ * The perf plugin's state, shared by its glue (perf.c), the record
+ * collector (collect.c) and the snapshot emitter (emit.c).  Private to
+ * plugins/perf.
+ */
+#ifndef GP_PERF_INT_H
+#define GP_PERF_INT_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include <gprofiler/plugin.h>
+
+#include "sampler.h"
+
+#define PERF_MAGIC		0x50455246u	/* "PERF" */
+
+#define PERF_MODE_DISABLED	0
+#define PERF_MODE_FP		1
+#define PERF_MODE_DWARF		2
+#define PERF_MODE_SMART		3
+
+#define PERF_DRAIN_MS		100	/* ring-buffer drain period */
+
+struct stackagg;
+struct pidtab;
+struct symbolizer;
+struct unwinder;
+
+/* What one cycle saw, for the profile metadata. */
+struct perf_cycle_stats {
+	uint64_t	 stat[STAT_NSTATS];	/* sampler counters, this cycle */
+	uint64_t	 bad_records;
+	uint64_t	 agg_failures;		/* out of memory while adding */
+	uint64_t	 user_frames;		/* emitted, weighted by count */
+	uint64_t	 user_resolved;
+	uint64_t	 pids;
+	uint64_t	 dwarf_pids;		/* smart: PIDs DWARF won */
+	int		 cpus;
+};
+
+struct perf {
+	uint32_t		 magic;
+	struct gp_plugin_ctx	*ctx;
+	const struct gp_host_api *api;
+
+	int			 mode;		/* PERF_MODE_* */
+	int64_t			 freq;
+	uint32_t		 dwarf_size;
+	int32_t			*pids;		/* --pids, NULL for all */
+	uint32_t		 npids;
+
+	struct sampler		*sampler;
+	struct gp_timer		*drain_timer;
+	struct symbolizer	*sym;
+	struct unwinder		*uw;
+	struct stackagg		*fp;		/* frame-pointer stacks */
+	struct stackagg		*dw;		/* DWARF-unwound stacks */
+	struct pidtab		*seen;		/* this cycle's PIDs */
+
+	uint64_t		 stat_prev[STAT_NSTATS];
+	struct perf_cycle_stats	 cur;		/* being collected */
+	struct perf_cycle_stats	 last;		/* the last snapshot's */
+	time_t			 complained;	/* rate limit of bad input */
+};
+
+/* perf.c */
+/* One warning a minute at most about bad input. */
+void		 perf_complain(struct perf *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+
+/* collect.c */
+/* sampler_opts.on_record: one ring-buffer record into the tables. */
+int		 perf_collect_record(void *arg, const void *rec, size_t len);
+
+/* emit.c */
+/* The cycle's stacks into the snapshot (smart mode picks per PID). */
+int		 perf_emit(struct perf *, struct gp_snapshot *);
+
+/* pidlist.c */
+/* "1,2, 3" (the pids option) into a new array; -EINVAL naming nothing. */
+int		 pidlist_parse(const char *, int32_t **pidsp, uint32_t *np);
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * Per-process facts gathered during one cycle: the comm the BPF program
+ * saw, whether the run wants the PID, and the smart-mode depth tallies.
+ */
+#ifndef GP_PERF_PIDTAB_H
+#define GP_PERF_PIDTAB_H
+
+#include <stdint.h>
+
+struct pidinfo {
+	struct pidinfo	*next;
+	int32_t		 pid;
+	int32_t		 wanted;	/* -1 unknown, 0, 1 */
+	int32_t		 use_dwarf;	/* smart mode's choice */
+	char		 comm[16];	/* thread comm from the first sample */
+	/* smart mode: samples and known user frames per table */
+	uint64_t	 fp_samples, fp_frames;
+	uint64_t	 dw_samples, dw_frames;
+};
+
+struct pidtab;
+struct pidtab	*pidtab_new(void);
+void		 pidtab_free(struct pidtab *);
+/* The entry for pid, created (zeroed, wanted = -1) on first sight; *isnew
+ * says which.  NULL on allocation failure. */
+struct pidinfo	*pidtab_get(struct pidtab *, int32_t pid, int *isnew);
+struct pidinfo	*pidtab_find(const struct pidtab *, int32_t pid);
+void		 pidtab_clear(struct pidtab *);
+uint32_t	 pidtab_count(const struct pidtab *);
+void		 pidtab_foreach(struct pidtab *,
+		    void (*cb)(struct pidinfo *, void *), void *arg);
+
+#endif

@@ -1,0 +1,236 @@
+/*
+ * DWARF unwinding with libdw's dwfl: one Dwfl per process (its modules
+ * reported from /proc/PID/maps, their ELF files opened through the
+ * symbolizer's /proc/PID/map_files paths so deleted binaries and other
+ * mount namespaces work), attached to a fake "process" whose only thread
+ * has the sample's registers and whose memory is the copied stack.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "sampler.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+#define UNWIND_MAX_PROCS	128	/* cached Dwfl handles per cycle */
+
+struct unwind_proc {
+	struct unwind_proc	*next;
+	int32_t			 pid;
+	Dwfl			*dwfl;		/* NULL: reporting failed */
+};
+
+struct unwind_sample {
+	int32_t			 tid;
+	const uint64_t		*regs;
+	const uint8_t		*stack;
+	uint32_t		 len;
+	uint64_t		*ips;
+	int			 n, max;
+};
+
+struct unwinder {
+	struct symbolizer	*sym;
+	struct unwind_proc	*procs;
+	unsigned		 nprocs;
+	struct unwind_sample	 cur;		/* the sample being unwound */
+	int32_t			 cur_pid;
+};
+
+/* libdw's find_elf has no argument of ours: the loop is single-threaded,
+ * so the unwinder at work is a static. */
+static struct unwinder *unwind_active;
+
+static int
+unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+    Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	struct sym_mapping m;
+	Dwarf_Addr low = 0;
+	int fd;
+
+	dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
+	if (unwind_active != NULL && symbolizer_mapping(unwind_active->sym,
+	    unwind_active->cur_pid, low, &m) == 0 && m.path != NULL &&
+	    (fd = open(m.path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		*file_name = strdup(m.path);
+		return (fd);
+	}
+	return (dwfl_linux_proc_find_elf(mod, userdata, modname, base,
+	    file_name, elfp));
+}
+
+static const Dwfl_Callbacks unwind_proc_callbacks = {
+	.find_elf = unwind_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+static pid_t
+unwind_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct unwinder *u = arg;
+
+	if (*thread_argp != NULL)
+		return (0);
+	*thread_argp = u;
+	return (u->cur.tid);
+}
+
+static bool
+unwind_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	*thread_argp = arg;
+	return (true);
+}
+
+/* Memory is the copied stack only; anything else is unreadable. */
+static bool
+unwind_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+    void *arg)
+{
+	struct unwinder *u = arg;
+	uint64_t sp = u->cur.regs[SAMPLE_REG_SP];
+
+	if (addr < sp || addr - sp > u->cur.len ||
+	    u->cur.len - (addr - sp) < sizeof(*result))
+		return (false);
+	memcpy(result, u->cur.stack + (addr - sp), sizeof(*result));
+	return (true);
+}
+
+static bool
+unwind_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct unwinder *u = arg;
+	Dwarf_Word regs[SAMPLE_NREGS];
+	int i;
+
+	for (i = 0; i < SAMPLE_NREGS; i++)
+		regs[i] = u->cur.regs[i];
+	return (dwfl_thread_state_registers(thread, 0, SAMPLE_NREGS, regs));
+}
+
+static const Dwfl_Thread_Callbacks unwind_thread_callbacks = {
+	.next_thread = unwind_next_thread,
+	.get_thread = unwind_get_thread,
+	.memory_read = unwind_memory_read,
+	.set_initial_registers = unwind_set_initial_registers,
+};
+
+static int
+unwind_frame_cb(Dwfl_Frame *frame, void *arg)
+{
+	struct unwinder *u = arg;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(frame, &pc, NULL) || pc == 0)
+		return (DWARF_CB_ABORT);
+	u->cur.ips[u->cur.n++] = pc;
+	return (u->cur.n >= u->cur.max ? DWARF_CB_ABORT : DWARF_CB_OK);
+}
+
+struct unwinder *
+unwinder_new(struct symbolizer *sym)
+{
+	struct unwinder *u;
+
+	if ((u = calloc(1, sizeof(*u))) == NULL)
+		return (NULL);
+	u->sym = sym;
+	return (u);
+}
+
+static Dwfl *
+unwind_proc_open(struct unwinder *u, int32_t pid)
+{
+	Dwfl *dwfl;
+
+	if ((dwfl = dwfl_begin(&unwind_proc_callbacks)) == NULL)
+		return (NULL);
+	if (dwfl_linux_proc_report(dwfl, pid) != 0 ||
+	    dwfl_report_end(dwfl, NULL, NULL) != 0 ||
+	    !dwfl_attach_state(dwfl, NULL, pid, &unwind_thread_callbacks, u)) {
+		dwfl_end(dwfl);
+		return (NULL);
+	}
+	return (dwfl);
+}
+
+static struct unwind_proc *
+unwind_proc_get(struct unwinder *u, int32_t pid)
+{
+	struct unwind_proc *p;
+
+	for (p = u->procs; p != NULL; p = p->next)
+		if (p->pid == pid)
+			return (p);
+	if (u->nprocs >= UNWIND_MAX_PROCS)
+		unwinder_cycle_end(u);
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return (NULL);
+	p->pid = pid;
+	p->dwfl = unwind_proc_open(u, pid);
+	p->next = u->procs;
+	u->procs = p;
+	u->nprocs++;
+	return (p);
+}
+
+int
+unwinder_unwind(struct unwinder *u, int32_t pid, int32_t tid,
+    const uint64_t *regs, const uint8_t *stack, uint32_t len,
+    uint64_t *ips, int max)
+{
+	struct unwind_proc *p;
+
+	if (max <= 0 || regs[SAMPLE_REG_IP] == 0)
+		return (0);
+	u->cur_pid = pid;
+	u->cur.tid = tid;
+	u->cur.regs = regs;
+	u->cur.stack = stack;
+	u->cur.len = len;
+	u->cur.ips = ips;
+	u->cur.n = 0;
+	u->cur.max = max;
+	unwind_active = u;
+	p = unwind_proc_get(u, pid);
+	if (p != NULL && p->dwfl != NULL)
+		dwfl_getthread_frames(p->dwfl, tid, unwind_frame_cb, u);
+	unwind_active = NULL;
+	if (u->cur.n == 0) {
+		/* at least the sampled pc, as perf does */
+		ips[0] = regs[SAMPLE_REG_IP];
+		u->cur.n = 1;
+	}
+	return (u->cur.n);
+}
+
+void
+unwinder_cycle_end(struct unwinder *u)
+{
+	struct unwind_proc *p, *next;
+
+	for (p = u->procs; p != NULL; p = next) {
+		next = p->next;
+		if (p->dwfl != NULL)
+			dwfl_end(p->dwfl);
+		free(p);
+	}
+	u->procs = NULL;
+	u->nprocs = 0;
+}
+
+void
+unwinder_free(struct unwinder *u)
+{
+	if (u == NULL)
+		return;
+	unwinder_cycle_end(u);
+	free(u);
+}
