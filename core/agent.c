@@ -6,7 +6,11 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +32,44 @@ struct agent {
 	struct run		*run;
 	struct event		*ev_sig[3];
 	struct event		*ev_watchdog;
+	struct event		*ev_controller;	/* --controller-pid poll */
 	int			 stopping;
 	int			 status;
 };
 
 static void	agent_stopped(void *);
+
+/* --heartbeat-file: a watchdog outside tells we are alive by its mtime. */
+static void
+agent_touch_heartbeat_file(const char *path)
+{
+	int	 fd;
+
+	if (path == NULL)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd == -1 || futimens(fd, NULL) == -1)
+		log_warn("heartbeat file %s", path);
+	if (fd != -1)
+		close(fd);
+}
+
+/* --controller-pid: exit when the process that started us is gone. */
+static void
+agent_check_controller(evutil_socket_t fd, short ev, void *arg)
+{
+	struct agent	*a = arg;
+	pid_t		 pid;
+
+	(void)fd;
+	(void)ev;
+	CHECK_OBJ(a, AGENT_MAGIC);
+	pid = (pid_t)config_get_int(a->cfg, "controller-pid", 0);
+	if (pid > 0 && kill(pid, 0) == -1 && errno == ESRCH) {
+		log_info("controller process %d is gone: stopping", (int)pid);
+		agent_shutdown(a);
+	}
+}
 static int	agent_start_run(struct agent *);
 
 static void
@@ -42,6 +79,7 @@ agent_on_cycle(const struct cycle_output *co, const char *col, size_t collen,
 	struct agent	*a = arg;
 
 	CHECK_OBJ(a, AGENT_MAGIC);
+	agent_touch_heartbeat_file(config_get(a->cfg, "heartbeat-file"));
 	agent_hook_cycle(a->cfg, co, col, collen);
 }
 
@@ -244,6 +282,13 @@ agent_main(struct event_base *base, const struct cmdline *cl,
 		a.ev_sig[i] = evsignal_new(base, sigs[i], agent_signal, &a);
 		evsignal_add(a.ev_sig[i], NULL);
 	}
+	if (config_get(cfg, "controller-pid") != NULL) {
+		struct timeval	 one = { 1, 0 };
+
+		a.ev_controller = event_new(base, -1, EV_PERSIST,
+		    agent_check_controller, &a);
+		evtimer_add(a.ev_controller, &one);
+	}
 	if ((rc = agent_hook_start(base, a.cfg, plugins)) != 0)
 		a.status = 1;
 	else if (agent_hook_owns_runs(a.cfg))
@@ -259,6 +304,8 @@ agent_main(struct event_base *base, const struct cmdline *cl,
 		event_free(a.ev_sig[i]);
 	if (a.ev_watchdog != NULL)
 		event_free(a.ev_watchdog);
+	if (a.ev_controller != NULL)
+		event_free(a.ev_controller);
 	config_free(a.pending);
 	config_free(a.cfg);
 	a.cfg = NULL;

@@ -17,6 +17,9 @@
 
 static int	 log_verbose = LOG_LEVEL_INFO;
 static FILE	*log_file;
+static char	*log_path;
+static long long log_max_size;		/* 0: no rotation */
+static int	 log_backups;
 static const char *log_procname = "gprofiler";
 
 static const char *const log_levels[] = { "ERROR", "WARN", "INFO", "DEBUG" };
@@ -42,12 +45,17 @@ log_getverbose(void)
 	return (log_verbose == LOG_LEVEL_DEBUG);
 }
 
-/* Also log everything, at DEBUG, to path (appended, 0600). */
+/*
+ * Also log everything, at DEBUG, to path (appended, 0600), rotated to
+ * path.1 .. path.<backups> when it grows past max_size (gProfiler's
+ * --log-rotate-max-size / --log-rotate-backup-count).
+ */
 int
-log_open_file(const char *path)
+log_open_file(const char *path, long long max_size, int backups)
 {
 	int	 fd;
 	FILE	*f;
+	char	*dup;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (fd == -1)
@@ -57,9 +65,44 @@ log_open_file(const char *path)
 		return (-errno);
 	}
 	setvbuf(f, NULL, _IOLBF, 0);
+	dup = strdup(path);
 	log_close_file();
 	log_file = f;
+	log_path = dup;
+	log_max_size = max_size;
+	log_backups = backups;
 	return (0);
+}
+
+/* Shift path.N-1 to path.N ... path to path.1, and reopen. */
+static void
+log_rotate(void)
+{
+	char	 from[4096], to[4096];
+	char	*path;
+	int	 i;
+
+	if (log_path == NULL || log_max_size <= 0 ||
+	    ftell(log_file) < log_max_size)
+		return;
+	for (i = log_backups; i > 0; i--) {
+		if (i == 1)
+			snprintf(from, sizeof(from), "%s", log_path);
+		else
+			snprintf(from, sizeof(from), "%s.%d", log_path, i - 1);
+		snprintf(to, sizeof(to), "%s.%d", log_path, i);
+		rename(from, to);
+	}
+	if (log_backups <= 0)
+		truncate(log_path, 0);
+	path = log_path;
+	log_path = NULL;
+	fclose(log_file);
+	log_file = NULL;
+	if (log_open_file(path, log_max_size, log_backups) != 0)
+		fprintf(stderr, "WARN log: cannot reopen %s after rotation\n",
+		    path);
+	free(path);
 }
 
 void
@@ -68,6 +111,8 @@ log_close_file(void)
 	if (log_file != NULL)
 		fclose(log_file);
 	log_file = NULL;
+	free(log_path);
+	log_path = NULL;
 }
 
 void
@@ -98,6 +143,7 @@ log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 		fprintf(log_file, "%s.%03ldZ %s %s: %s\n", ts,
 		    now.tv_nsec / 1000000, log_levels[level],
 		    component != NULL ? component : log_procname, msg);
+		log_rotate();
 	}
 }
 

@@ -10,7 +10,8 @@
 #define LOG_LEVEL_DEBUG	3
 
 void	log_init(int verbose, const char *procname);
-int	log_open_file(const char *path);	/* 0 / -errno */
+int	log_open_file(const char *path, long long max_size,
+	    int backups);	/* 0 / -errno */
 void	log_close_file(void);
 void	log_setverbose(int);
 int	log_getverbose(void);

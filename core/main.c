@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,20 @@ main_usage_error(const char *msg)
 {
 	log_msg(LOG_LEVEL_ERR, NULL, "%s", msg);
 	exit(EXIT_USAGE);
+}
+
+/* The log file's directory (/var/log/gprofiler) on first start. */
+static void
+main_make_parent(const char *path)
+{
+	char	*dir, *slash;
+
+	dir = xstrdup(path);
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		(void)mkdir(dir, 0755);
+	}
+	free(dir);
 }
 
 static int
@@ -90,8 +106,11 @@ main(int argc, char **argv)
 	}
 	if (daemon_lock(err, sizeof(err)) != 0)
 		fatalx("%s", err);
-	if ((logfile = config_get(cfg, "log-file")) != NULL &&
-	    (rc = log_open_file(logfile)) != 0)
+	if ((logfile = config_get(cfg, "log-file")) != NULL)
+		main_make_parent(logfile);
+	if (logfile != NULL && (rc = log_open_file(logfile, config_get_int(cfg,
+	    "log-rotate-max-size", 0), (int)config_get_int(cfg,
+	    "log-rotate-backup-count", 1))) != 0)
 		log_msg(rc == -ENOENT ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN, NULL,
 		    "log file %s: %s", logfile, strerror(-rc));
 	daemon_write_pidfile(config_get(cfg, "pid-file"));
