@@ -18,6 +18,8 @@
 
 static void	cycle_finish(struct run *);
 
+int		run_snap_min_s = RUN_SNAP_MIN_S;
+
 static int64_t
 ts_ms(const struct timespec *a, const struct timespec *b)
 {
@@ -99,8 +101,8 @@ cycle_begin(evutil_socket_t fd, short what, void *arg)
 	clock_gettime(CLOCK_REALTIME, &r->req_start);
 	clock_gettime(CLOCK_MONOTONIC, &r->req_mono);
 	r->sys_end.tv_sec = 0;
-	bound = r->duration / 2 > RUN_SNAP_MIN_S ? r->duration / 2 :
-	    RUN_SNAP_MIN_S;
+	bound = r->duration / 2 > run_snap_min_s ? r->duration / 2 :
+	    run_snap_min_s;
 	tv.tv_sec = bound;
 	tv.tv_usec = 0;
 	evtimer_add(r->wait_ev, &tv);

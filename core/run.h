@@ -14,6 +14,7 @@
  * plugins, a longer one would let a hung plugin delay every cycle.
  */
 #define RUN_SNAP_MIN_S		10
+extern int	run_snap_min_s;		/* RUN_SNAP_MIN_S; tests lower it */
 
 struct run;
 

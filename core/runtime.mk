@@ -55,3 +55,9 @@ TESTS += tests/unit/test_metrics
 tests_unit_test_metrics_SOURCES = tests/unit/test_metrics.c
 tests_unit_test_metrics_CFLAGS = $(RUNTIME_TEST_CFLAGS)
 tests_unit_test_metrics_LDADD = $(RUNTIME_TEST_LDADD)
+
+check_PROGRAMS += tests/unit/test_run
+TESTS += tests/unit/test_run
+tests_unit_test_run_SOURCES = tests/unit/test_run.c
+tests_unit_test_run_CFLAGS = $(RUNTIME_TEST_CFLAGS)
+tests_unit_test_run_LDADD = $(RUNTIME_TEST_LDADD)

@@ -1,0 +1,285 @@
+/*
+ * Unit tests of core/run.c, core/cycle.c and core/host_api.c: a run with
+ * in-test plugins written against the ABI (a system profiler, a process
+ * profiler whose stacks replace the system's, one that never answers).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <json-c/json.h>
+
+#include "gprofiler.h"
+#include "run.h"
+#include "testing.h"
+
+static const struct gp_host_api *api;
+static struct event_base *base;
+static int	 abandoned, stopped, finished, cycles, timer_hits, watch_hits;
+static char	*last_col;
+static struct cycle_output last_co;
+static int64_t	 span_ms;
+
+static int
+sys_snapshot(void *priv, struct gp_snapshot *snap)
+{
+	const char	*f[] = { "main", "native_leaf" };
+	const char	*g[] = { "start", "work" };
+
+	api->snapshot_add_stack(snap, 4242, "python", f, 2, 10);
+	api->snapshot_add_stack(snap, 77, "nginx", g, 2, 3);
+	api->snapshot_done(snap, 0, NULL);
+	/* After done: ignored with a warning, never a crash. */
+	return (api->snapshot_add_stack(snap, 1, "x", f, 1, 1) == -EINVAL ?
+	    0 : -EIO);
+}
+
+static int
+py_snapshot(void *priv, struct gp_snapshot *snap)
+{
+	const char	*f[] = { "<module> (/srv/a.py:1)_[p]", "hot_[p]" };
+	struct gp_json	*md = api->json_new();
+
+	api->snapshot_add_stack(snap, 4242, "python", f, 2, 5);
+	api->snapshot_set_appid(snap, 4242, "python: a.py");
+	api->json_set_string(md, "python_version", "3.11");
+	api->snapshot_set_app_metadata(snap, 4242, md);
+	api->snapshot_done(snap, 0, NULL);
+	return (0);
+}
+
+static int
+hung_snapshot(void *priv, struct gp_snapshot *snap)
+{
+	return (0);	/* never answers */
+}
+
+static void
+hung_abandon(void *priv, struct gp_snapshot *snap)
+{
+	abandoned++;
+}
+
+static int
+p_stop(void *priv)
+{
+	stopped++;
+	api->stop_done(priv);
+	return (0);
+}
+
+static int
+sys_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
+{
+	api->json_set_string(md, "iaprof_version", "2026.3");
+	api->json_set_int(md, "iaprof_output_interval_ms", 10);
+	return (0);
+}
+
+static int
+p_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *a, void **privp)
+{
+	api = a;
+	*privp = ctx;
+	return (0);
+}
+
+static struct gp_plugin d_sys = { GP_PLUGIN_HEADER, .name = "tsys",
+	.kind = GP_KIND_SYSTEM, .modes = GP_MODE_CPU, .init = p_init,
+	.snapshot = sys_snapshot, .metadata = sys_metadata, .stop = p_stop };
+static struct gp_plugin d_py = { GP_PLUGIN_HEADER, .name = "tpy",
+	.kind = GP_KIND_PROCESS, .modes = GP_MODE_CPU, .init = p_init,
+	.snapshot = py_snapshot, .stop = p_stop };
+static struct gp_plugin d_hung = { GP_PLUGIN_HEADER, .name = "thung",
+	.kind = GP_KIND_PROCESS, .modes = GP_MODE_CPU, .init = p_init,
+	.snapshot = hung_snapshot, .abandon = hung_abandon };
+
+static struct plugin *
+mkplugin(struct plugin_list *pl, const struct gp_plugin *d,
+    const struct config *cfg)
+{
+	struct plugin	*p = xcalloc(1, sizeof(*p));
+
+	p->magic = PLUGIN_MAGIC;
+	p->manifest.name = xstrdup(d->name);
+	p->desc = d;
+	p->active = 1;
+	p->ctx = host_ctx_new(p, base);
+	host_ctx_set_config(p->ctx, cfg);
+	d->init(p->ctx, host_api(), &p->priv);
+	TAILQ_INSERT_TAIL(pl, p, entry);
+	return (p);
+}
+
+static void
+on_cycle(const struct cycle_output *co, const char *col, size_t len,
+    void *arg)
+{
+	cycles++;
+	free(last_col);
+	last_col = xstrndup(col, len);
+	span_ms = (co->end.tv_sec - co->start.tv_sec) * 1000 +
+	    (co->end.tv_nsec - co->start.tv_nsec) / 1000000;
+	last_co = *co;
+}
+
+static void
+on_finished(struct run *r, int status, const char *err, void *arg)
+{
+	finished = status == 0 ? 1 : -1;
+}
+
+static const char *
+cname(int32_t pid, void *arg)
+{
+	return (pid == 77 ? "web-1" : "");
+}
+
+static void
+stop_done_cb(void *arg)
+{
+	(*(int *)arg)++;
+}
+
+static void
+wake(evutil_socket_t fd, short w, void *a)
+{
+}
+
+static void
+loop_until(int *flag, int ms)
+{
+	struct event	*t = event_new(base, -1, EV_PERSIST, wake, NULL);
+	struct timeval	 tv = { 0, 20000 };
+	int		 i;
+
+	event_add(t, &tv);
+	for (i = 0; i < ms / 20 && !*flag; i++)
+		event_base_loop(base, EVLOOP_ONCE);
+	event_free(t);
+}
+
+static void
+tick(void *arg)
+{
+	timer_hits++;
+}
+
+static void
+readable(int32_t fd, uint32_t ev, void *arg)
+{
+	char	 c;
+
+	if ((ev & GP_EV_READ) && read(fd, &c, 1) == 1)
+		watch_hits++;
+}
+
+static void
+test_host_api(struct plugin *p, struct config *cfg)
+{
+	struct gp_plugin_ctx *ctx = p->ctx;
+	struct gp_timer	*t;
+	struct gp_watch	*w;
+	struct gp_json	*j;
+	char		 err[256];
+	int		 fds[2], one = 0;
+
+	CHECK(api->size == sizeof(struct gp_host_api), "table size");
+	CHECK_STREQ(api->option_get(ctx, "profiling-duration"), "1",
+	    "core option through option_get");
+	CHECK_INTEQ(api->option_get_int(ctx, "profiling-duration", 9), 1,
+	    "option_get_int");
+	CHECK(api->option_get(ctx, "no-such-option") == NULL, "unknown: NULL");
+	CHECK(api->pid_wanted(ctx, 4242), "no --pids: any pid");
+	CHECK(!api->pid_wanted(ctx, getpid()), "never the agent itself");
+	config_set(cfg, "pids", "12, 4242", SRC_CLI, "test", err,
+	    sizeof(err));
+	CHECK(api->pid_wanted(ctx, 4242) && api->pid_wanted(ctx, 12) &&
+	    !api->pid_wanted(ctx, 13), "--pids list");
+	config_set(cfg, "pids", "", SRC_CLI, "test", err, sizeof(err));
+	t = api->timer_add(ctx, 10, 1, tick, NULL);
+	CHECK(pipe2(fds, O_CLOEXEC) == 0, "pipe");
+	w = api->fd_watch(ctx, fds[0], GP_EV_READ, readable, NULL);
+	CHECK(w != NULL, "fd_watch");
+	(void)!write(fds[1], "ab", 2);
+	loop_until(&one, 100);
+	CHECK(timer_hits >= 3, "periodic timer fired");
+	CHECK(watch_hits >= 1, "fd watch fired");
+	api->timer_del(t);
+	api->fd_unwatch(w);
+	api->timer_del(NULL);
+	close(fds[0]);
+	close(fds[1]);
+	j = api->json_new();
+	CHECK_INTEQ(api->json_set_raw(j, "k", "{\"a\": [1, 2]}"), 0, "raw");
+	CHECK_INTEQ(api->json_set_raw(j, "k", "{bad"), -EINVAL, "bad raw");
+	api->json_free(j);
+	CHECK(api->http_download(ctx, "http://x", 1, 10, NULL, NULL) ==
+	    -ENOSYS, "http_download says it is not wired");
+}
+
+int
+main(void)
+{
+	struct plugin_list pl = TAILQ_HEAD_INITIALIZER(pl);
+	struct run_hooks hooks = { on_cycle, on_finished, cname, NULL };
+	struct config	*cfg;
+	struct run	*r;
+	struct plugin	*p;
+	char		 err[256];
+	int		 sdone = 0;
+
+	log_init(0, "test_run");
+	base = event_base_new();
+	cfg = config_new();
+	if (config_set(cfg, "profiling-duration", "1", SRC_CLI, "test", err,
+	    sizeof(err)) != 0)
+		printf("# %s\n", err);
+	mkplugin(&pl, &d_sys, cfg);
+	p = mkplugin(&pl, &d_py, cfg);
+	mkplugin(&pl, &d_hung, cfg);
+	test_host_api(p, cfg);
+
+	run_snap_min_s = 1;
+	r = run_new(base, cfg, &pl, &hooks);
+	CHECK_INTEQ(run_start(r), 0, "run starts");
+	loop_until(&finished, 6000);
+	CHECK_INTEQ(finished, 1, "single run finished by itself");
+	CHECK_INTEQ(cycles, 1, "one cycle without --continuous");
+	CHECK_INTEQ(abandoned, 1, "silent plugin told to abandon");
+	CHECK(span_ms >= 900, "end after start (the cycle's duration)");
+	CHECK(last_col != NULL && strstr(last_col, ";;python;appid: python: "
+	    "a.py;<module> (/srv/a.py:1)_[p];hot_[p] 10") != NULL,
+	    "runtime stacks replace native ones, scaled P/R = 2");
+	CHECK(strstr(last_col, "native_leaf") == NULL,
+	    "native stacks of the replaced pid are gone");
+	CHECK(strstr(last_col, "0;web-1;nginx;start;work 3") != NULL,
+	    "container name from the hook");
+	CHECK(strstr(last_col, "\"containers\": [ \"web-1\" ]") != NULL,
+	    "header containers");
+	CHECK(strstr(last_col, "\"iaprof_version\": \"2026.3\"") != NULL,
+	    "plugin metadata merged into metadata");
+	CHECK(strstr(last_col, "\"profiling_mode\": \"cpu\"") != NULL &&
+	    strstr(last_col, "\"sampling_frequency\": 11") != NULL,
+	    "mode and sampling keys");
+	CHECK(strstr(last_col, "\"cpu_avg\"") != NULL &&
+	    strstr(last_col, "\"mac_address\"") != NULL, "metrics, metadata");
+	run_stop(r, stop_done_cb, &sdone);
+	CHECK_INTEQ(sdone, 1, "stop completes (plugins answered inline)");
+	CHECK_INTEQ(stopped, 2, "stop() called on plugins that have it");
+	run_free(r);
+	free(last_col);
+	while ((p = TAILQ_FIRST(&pl)) != NULL) {
+		TAILQ_REMOVE(&pl, p, entry);
+		host_ctx_free(p->ctx);
+		free(p->manifest.name);
+		free(p);
+	}
+	config_free(cfg);
+	metadata_free();
+	event_base_free(base);
+	return (testing_done());
+}
