@@ -10,7 +10,8 @@ core_libgpcore_la_SOURCES += \
 	core/heartbeat.c \
 	core/heartbeat_state.c \
 	core/command.c \
-	core/command_config.c
+	core/command_config.c \
+	core/container.c
 
 STUDIO_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
 STUDIO_TEST_LDADD = core/libgpcore.la -lm
@@ -31,3 +32,11 @@ TESTS += tests/unit/test_heartbeat
 tests_unit_test_heartbeat_SOURCES = tests/unit/test_heartbeat.c
 tests_unit_test_heartbeat_CFLAGS = $(STUDIO_TEST_CFLAGS)
 tests_unit_test_heartbeat_LDADD = $(STUDIO_TEST_LDADD)
+
+check_PROGRAMS += tests/unit/test_container
+TESTS += tests/unit/test_container
+tests_unit_test_container_SOURCES = tests/unit/test_container.c
+tests_unit_test_container_CFLAGS = $(STUDIO_TEST_CFLAGS)
+tests_unit_test_container_LDADD = $(STUDIO_TEST_LDADD)
+
+EXTRA_DIST += fuzz/fuzz_heartbeat.c fuzz/fuzz_upload_resp.c fuzz/fuzz_cgroup.c
