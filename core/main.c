@@ -42,10 +42,9 @@ main_subcommand(struct cmdline *cl, struct config *cfg)
 {
 	if (strcmp(cl->cl_subcommand, "flamegraph") == 0)
 		return (flamegraph_main(cl->cl_subargc, cl->cl_subargv));
-	if (strcmp(cl->cl_subcommand, "upload-file") == 0)
-		return (upload_file_main(cl->cl_subargc, cl->cl_subargv, cfg));
+	(void)cfg;
 	log_msg(LOG_LEVEL_ERR, NULL, "unknown subcommand \"%s\" (known: "
-	    "flamegraph, upload-file; see --help)", cl->cl_subcommand);
+	    "flamegraph; see --help)", cl->cl_subcommand);
 	return (EXIT_USAGE);
 }
 
@@ -88,6 +87,7 @@ main(int argc, char **argv)
 	    config_validate(cfg, err, sizeof(err)) != 0)
 		main_usage_error(err);
 	log_setverbose(config_get_bool(cfg, "verbose"));
+	metadata_collect(config_get_bool(cfg, "disable-metadata-collection"));
 	if (daemon_check_environment(cfg, err, sizeof(err)) != 0)
 		fatalx("%s", err);
 	if ((base = event_base_new()) == NULL)
