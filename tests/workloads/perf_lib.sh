@@ -1,0 +1,71 @@
+# Helpers for the perf plugin's integration tests (tests/integration/2x-perf-*):
+# source after tests/tap.sh.  perf_profile runs the perf plugin for one cycle
+# and leaves folded stacks "comm;frame;...;frame count" in a file.
+WL=$top_builddir/tests/workloads
+PERF_SO=$GP_PLUGIN_DIR/perf.so
+[ -e "$PERF_SO" ] || PERF_SO=$top_builddir/plugins/perf/.libs/perf.so
+PERF_HOST=$top_builddir/tests/unit/test_perf_host
+
+perf_require() {
+	[ "$(id -u)" -eq 0 ] || skip_all "needs root for BPF"
+	[ -e "$PERF_SO" ] || skip_all "perf plugin not built"
+	[ -d /sys/kernel/btf ] || skip_all "kernel without BTF"
+}
+
+# perf_profile OUT SECONDS [key=value...]: profile the host for SECONDS with
+# the plugin (through the daemon when PERF_TEST_DAEMON=1 and $GP_BIN runs,
+# else through the test host driver); OUT gets the folded stacks, OUT.md the
+# metadata lines.
+perf_profile() {
+	out=$1; secs=$2; shift 2
+	if [ "${PERF_TEST_DAEMON:-0}" = 1 ] && [ -x "$GP_BIN" ]; then
+		perf_profile_daemon "$out" "$secs" "$@" && return 0
+		diag "daemon run failed; using the test host"
+	fi
+	set -- $(for kv in "$@"; do printf -- '-o %s ' "$kv"; done)
+	"$PERF_HOST" "$PERF_SO" -d "$secs" "$@" >"$out.raw" 2>"$out.err"
+	rc=$?
+	grep -v '^#' "$out.raw" >"$out"
+	grep '^# ' "$out.raw" | sed 's/^# //' >"$out.md"
+	return $rc
+}
+
+perf_profile_daemon() {
+	out=$1; secs=$2; shift 2
+	dir=$(mktemp -d "$TMP/daemon.XXXXXX")
+	args=""
+	for kv in "$@"; do args="$args --${kv%%=*} ${kv#*=}"; done
+	# shellcheck disable=SC2086
+	"$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" -o "$dir" -d "$secs" \
+	    --no-flamegraph $args >"$out.err" 2>&1 || return 1
+	col=$(ls "$dir"/profile_*.col 2>/dev/null | head -1)
+	[ -n "$col" ] || return 1
+	# drop the header and the index and container frames
+	tail -n +2 "$col" | cut -d';' -f3- >"$out"
+	head -1 "$col" >"$out.md"
+}
+
+# perf_wait_exec PID NAME: wait until PID has exec'ed NAME (comm).
+perf_wait_exec() {
+	i=0
+	while [ $i -lt 50 ]; do
+		[ "$(cat /proc/$1/comm 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.05; i=$((i + 1))
+	done
+	return 1
+}
+
+# perf_check_py SCRIPT ARGS...: run a Python checker printing "PASS what" /
+# "FAIL what" / "# diag" lines and turn them into this test's TAP lines.
+perf_check_py() {
+	"$PYTHON3" "$@" >"$TMP/py.out" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		PASS\ *) ok 0 "${line#PASS }" ;;
+		FAIL\ *) ok 1 "${line#FAIL }" ;;
+		*) diag "$line" ;;
+		esac
+	done <"$TMP/py.out"
+	ok $rc "checker ran"
+}
