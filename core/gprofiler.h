@@ -633,6 +633,8 @@ void		 upload_fini(void);
 /* "100mb" style sizes (binary units) as bytes; -EINVAL. */
 int		 upload_parse_size(const char *, uint64_t *);
 const char	*upload_gpid(void);
+void		 upload_set_memory_only(int);
+uint64_t	 upload_sent_count(void);
 
 /* spool.c */
 /*

@@ -11,7 +11,9 @@ core_libgpcore_la_SOURCES += \
 	core/heartbeat_state.c \
 	core/command.c \
 	core/command_config.c \
-	core/container.c
+	core/container.c \
+	core/upload_file.c \
+	core/cloud.c
 
 STUDIO_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
 STUDIO_TEST_LDADD = core/libgpcore.la -lm
@@ -40,3 +42,9 @@ tests_unit_test_container_CFLAGS = $(STUDIO_TEST_CFLAGS)
 tests_unit_test_container_LDADD = $(STUDIO_TEST_LDADD)
 
 EXTRA_DIST += fuzz/fuzz_heartbeat.c fuzz/fuzz_upload_resp.c fuzz/fuzz_cgroup.c
+
+check_PROGRAMS += tests/unit/test_cloud
+TESTS += tests/unit/test_cloud
+tests_unit_test_cloud_SOURCES = tests/unit/test_cloud.c
+tests_unit_test_cloud_CFLAGS = $(STUDIO_TEST_CFLAGS)
+tests_unit_test_cloud_LDADD = $(STUDIO_TEST_LDADD)

@@ -42,7 +42,21 @@ static struct {
 	void			(*flush_done)(void *);
 	void			*flush_arg;
 	uint64_t		 sent;
+	int			 memory_only;
 } up;
+
+/* Keep records in memory only (the upload-file subcommand). */
+void
+upload_set_memory_only(int on)
+{
+	up.memory_only = on;
+}
+
+uint64_t
+upload_sent_count(void)
+{
+	return (up.sent);
+}
 
 const char *
 upload_gpid(void)
@@ -253,7 +267,8 @@ upload_init(struct event_base *base, const struct config *cfg)
 		log_warnx("--spool-max-size %s: not a size (e.g. 256mb)", max);
 		return (-EINVAL);
 	}
-	spool_open(dir != NULL ? dir : UPLOAD_SPOOL_DIR, maxsz);
+	spool_open(up.memory_only ? NULL : dir != NULL ? dir :
+	    UPLOAD_SPOOL_DIR, maxsz);
 	up.retry = evtimer_new(base, upload_on_retry, NULL);
 	up.gpid[0] = '\0';
 	upload_send();
