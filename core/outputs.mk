@@ -63,3 +63,11 @@ TESTS += tests/unit/test_output
 tests_unit_test_output_SOURCES = tests/unit/test_output.c
 tests_unit_test_output_CFLAGS = $(OUTPUTS_TEST_CFLAGS)
 tests_unit_test_output_LDADD = $(OUTPUTS_TEST_LDADD)
+
+check_PROGRAMS += tests/unit/test_pprof
+TESTS += tests/unit/test_pprof
+tests_unit_test_pprof_SOURCES = tests/unit/test_pprof.c
+tests_unit_test_pprof_CFLAGS = $(OUTPUTS_TEST_CFLAGS)
+tests_unit_test_pprof_LDADD = $(OUTPUTS_TEST_LDADD)
+TESTS += tests/integration/81-pprof-decode.py
+EXTRA_DIST += tests/integration/81-pprof-decode.py
