@@ -83,8 +83,8 @@ py_svarint(const uint8_t *t, size_t len, size_t *i, int *out)
 int
 py_line_pep657(const uint8_t *t, size_t len, int firstlineno, int64_t unit)
 {
-	int64_t addr = 0;
-	int line = firstlineno, delta, code, known;
+	int64_t addr = 0, line = firstlineno;
+	int delta, code, known;
 	size_t i = 0;
 
 	if (unit < 0)
@@ -106,11 +106,13 @@ py_line_pep657(const uint8_t *t, size_t len, int firstlineno, int64_t unit)
 		} else if (code >= 10)
 			delta = code - 10;
 		line += delta;
+		if (line < -(1 << 30) || line > (1 << 30))
+			return (firstlineno);	/* garbage table */
 		/* Skip columns and end-line: to the next entry start. */
 		while (i < len && (t[i] & 0x80) == 0)
 			i++;
 		if (unit >= addr && unit < addr + length)
-			return (known ? line : firstlineno);
+			return (known ? (int)line : firstlineno);
 		addr += length;
 	}
 	return (firstlineno);
