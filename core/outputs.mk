@@ -71,3 +71,4 @@ tests_unit_test_pprof_CFLAGS = $(OUTPUTS_TEST_CFLAGS)
 tests_unit_test_pprof_LDADD = $(OUTPUTS_TEST_LDADD)
 TESTS += tests/integration/81-pprof-decode.py
 EXTRA_DIST += tests/integration/81-pprof-decode.py
+EXTRA_DIST += fuzz/fuzz_col.c
