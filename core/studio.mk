@@ -48,3 +48,10 @@ TESTS += tests/unit/test_cloud
 tests_unit_test_cloud_SOURCES = tests/unit/test_cloud.c
 tests_unit_test_cloud_CFLAGS = $(STUDIO_TEST_CFLAGS)
 tests_unit_test_cloud_LDADD = $(STUDIO_TEST_LDADD)
+
+check_PROGRAMS += tests/unit/test_studio_upload
+TESTS += tests/unit/test_studio_upload
+tests_unit_test_studio_upload_SOURCES = tests/unit/test_studio_upload.c
+tests_unit_test_studio_upload_CFLAGS = $(STUDIO_TEST_CFLAGS) \
+	-DTOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_studio_upload_LDADD = $(STUDIO_TEST_LDADD)
