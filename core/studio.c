@@ -257,6 +257,7 @@ studio_init(struct event_base *base, const struct config *cfg)
 	studio_hostname();
 	if ((rc = http_init(base)) != 0)
 		return (rc);
+	host_set_http_download(http_download);
 	http_set_tls(!config_get_bool(cfg, "no-verify"),
 	    config_get(cfg, "tls-ca-bundle"), config_get(cfg,
 	    "tls-client-cert"), config_get(cfg, "tls-client-key"));
