@@ -412,19 +412,16 @@ int		 output_write_atomic(int dirfd, const char *name,
 		    const void *buf, size_t len);
 /* Whether the --output-format comma list (default "col") names fmt. */
 int		 output_format_has(const struct config *, const char *fmt);
+/* Ad-hoc runs (co->adhoc, flamegraph on): set header["flamegraph_html"]
+ * to the cycle's page before the upload's col_render.  1 if set. */
+int		 output_embed_flamegraph(const struct cycle_output *);
 
 /* flamegraph.c */
 /* Self-contained HTML flame graph of a .col text (its header gives times,
  * host, mode).  Caller frees. */
 char		*flamegraph_render(const char *col, size_t collen, size_t *lenp);
 /* The same with the cycle's times for the page header (NULL: from the
- * .col header's start_time/end_time or metadata.current_time).
- *
- * Ad-hoc uploads (co->adhoc, spec §4.1 and §12 #10): unless config
- * "flamegraph" is false, the uploader sets header["flamegraph_html"] to
- *	flamegraph_render_times(col, collen, &co->start, &co->end, &len)
- * of the cycle's .col and renders the .col again; continuous runs keep
- * flamegraph_html null. */
+ * .col header's start_time/end_time or metadata.current_time). */
 char		*flamegraph_render_times(const char *col, size_t collen,
 		    const struct timespec *start, const struct timespec *end,
 		    size_t *lenp);

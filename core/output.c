@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "gprofiler.h"
 
 #define OUTPUT_LAST_COL		"last_profile.col"
@@ -291,6 +293,31 @@ output_open_dir(const char *dir)
 	log_msg(LOG_LEVEL_ERR, "output", "output directory %s: %s: %s", dir,
 	    strerror(-rc), OUTPUT_FIX);
 	return (rc);
+}
+
+/*
+ * Ad-hoc runs (a heartbeat command, not continuous) upload the flame graph
+ * in the header's flamegraph_html, as the reference agent does; continuous
+ * uploads keep it null to stay small (spec §12 #10).  Call before
+ * rendering the .col for the upload.  1 if embedded, else 0.
+ */
+int
+output_embed_flamegraph(const struct cycle_output *co)
+{
+	char		*col, *html;
+	size_t		 collen, hlen;
+
+	if (!co->adhoc || co->header == NULL ||
+	    !output_cfg_on(co->cfg, "flamegraph"))
+		return (0);
+	col = col_render(co, &collen);
+	html = flamegraph_render_times(col, collen, &co->start, &co->end,
+	    &hlen);
+	json_object_object_add(co->header, "flamegraph_html",
+	    json_object_new_string_len(html, (int)hlen));
+	free(html);
+	free(col);
+	return (1);
 }
 
 int

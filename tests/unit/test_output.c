@@ -175,6 +175,30 @@ test_files(struct config *cfg, struct cycle_output *co)
 }
 
 static void
+test_embed(struct cycle_output *co, struct config *cfg)
+{
+	struct json_object *v;
+
+	set(cfg, "flamegraph", "true");
+	co->adhoc = 0;
+	CHECK_INTEQ(output_embed_flamegraph(co), 0, "continuous: not embedded");
+	CHECK(json_object_object_get_ex(co->header, "flamegraph_html", &v) == 0
+	    || v == NULL, "continuous: flamegraph_html stays null");
+	co->adhoc = 1;
+	set(cfg, "flamegraph", "false");
+	CHECK_INTEQ(output_embed_flamegraph(co), 0, "--no-flamegraph: not "
+	    "embedded");
+	set(cfg, "flamegraph", "true");
+	CHECK_INTEQ(output_embed_flamegraph(co), 1, "ad-hoc: embedded");
+	CHECK(json_object_object_get_ex(co->header, "flamegraph_html", &v) &&
+	    strncmp(json_object_get_string(v), "<!DOCTYPE html>", 15) == 0 &&
+	    strstr(json_object_get_string(v), "epoll_wait_[k]") != NULL,
+	    "ad-hoc: header carries the page of this cycle");
+	json_object_object_add(co->header, "flamegraph_html", NULL);
+	co->adhoc = 0;
+}
+
+static void
 test_bad_dir(struct cycle_output *co, struct config *cfg)
 {
 	char		 path[PATH_MAX * 2], err[512];
@@ -241,6 +265,7 @@ main(void)
 	co.frequency = 11;
 	test_files(cfg, &co);
 	test_helpers(cfg);
+	test_embed(&co, cfg);
 	test_bad_dir(&co, cfg);
 	json_object_put(co.header);
 	profile_free((struct profile *)co.profile);
