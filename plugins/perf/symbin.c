@@ -265,7 +265,10 @@ sym_binary_load(struct symbolizer *s, struct sym_proc *p, int fd,
 	if (t->dropped > 0)
 		sym_log(s, GP_LOG_WARN, "symbolizer: %s: %zu symbols over the "
 		    "limit of %u ignored", path, t->dropped, ELFSYM_MAX_SYMS);
-	if ((b = sym_binary_by_build_id(s, t)) != NULL) {
+	/* Same build, other path or namespace: share, unless ours is richer
+	 * (debug info installed since). */
+	if ((b = sym_binary_by_build_id(s, t)) != NULL &&
+	    b->t->nsyms >= t->nsyms) {
 		elfsym_free(t);
 		return (b);
 	}
