@@ -72,3 +72,5 @@ tests_unit_test_pprof_LDADD = $(OUTPUTS_TEST_LDADD)
 TESTS += tests/integration/81-pprof-decode.py
 EXTRA_DIST += tests/integration/81-pprof-decode.py
 EXTRA_DIST += fuzz/fuzz_col.c
+TESTS += tests/integration/82-flamegraph-cli.sh
+EXTRA_DIST += tests/integration/82-flamegraph-cli.sh
