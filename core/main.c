@@ -88,8 +88,6 @@ main(int argc, char **argv)
 		main_usage_error(err);
 	log_setverbose(config_get_bool(cfg, "verbose"));
 	metadata_collect(config_get_bool(cfg, "disable-metadata-collection"));
-	if (daemon_check_environment(cfg, err, sizeof(err)) != 0)
-		fatalx("%s", err);
 	if ((base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
 	rc = plugins_load_for_mode(&plugins, base, cfg, config_mode(cfg), err,
@@ -104,6 +102,8 @@ main(int argc, char **argv)
 		printf("configuration OK\n");
 		return (0);
 	}
+	if (daemon_check_environment(cfg, err, sizeof(err)) != 0)
+		fatalx("%s", err);
 	if (daemon_lock(err, sizeof(err)) != 0)
 		fatalx("%s", err);
 	if ((logfile = config_get(cfg, "log-file")) != NULL)

@@ -135,20 +135,41 @@ run_finish(struct run *r, int status, const char *err)
 }
 
 static void
+run_stop_deliver(evutil_socket_t fd, short what, void *arg)
+{
+	struct run	*r = arg;
+	void		(*done)(void *);
+
+	(void)fd;
+	(void)what;
+	CHECK_OBJ(r, RUN_MAGIC);
+	done = r->stop_done;
+	r->stop_done = NULL;
+	if (done != NULL)
+		done(r->stop_arg);
+}
+
+/*
+ * Every plugin stopped (or timed out).  `done` runs on a later loop turn:
+ * a plugin may have called stop_done from inside its stop(), and done may
+ * unload that very plugin.
+ */
+static void
 run_stop_complete(struct run *r)
 {
-	void	(*done)(void *) = r->stop_done;
-	size_t	 i;
+	struct timeval	 now = { 0, 0 };
+	size_t		 i;
 
+	if (r->stop_scheduled)
+		return;
+	r->stop_scheduled = 1;
 	if (r->stop_ev != NULL)
 		event_del(r->stop_ev);
 	for (i = 0; i < r->nplugs; i++)
 		r->plugs[i].plugin->started = 0;
 	metrics_free(r->metrics);
 	r->metrics = NULL;
-	r->stop_done = NULL;
-	if (done != NULL)
-		done(r->stop_arg);
+	event_base_once(r->base, -1, EV_TIMEOUT, run_stop_deliver, r, &now);
 }
 
 static int
@@ -208,6 +229,7 @@ run_stop(struct run *r, void (*done)(void *), void *arg)
 
 	CHECK_OBJ(r, RUN_MAGIC);
 	r->stopping = 1;
+	r->stop_scheduled = 0;
 	r->stop_done = done;
 	r->stop_arg = arg;
 	if (r->cycle_ev != NULL)

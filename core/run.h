@@ -48,6 +48,7 @@ struct run {
 	struct event		*cycle_ev;	/* next cycle */
 	struct event		*wait_ev;	/* snapshot bound */
 	struct event		*stop_ev;	/* stop bound */
+	int			 stop_scheduled; /* done() is queued */
 	struct timespec		 win_start;	/* CLOCK_REALTIME */
 	struct timespec		 win_mono;	/* CLOCK_MONOTONIC */
 	struct timespec		 req_start;	/* snapshots requested */
