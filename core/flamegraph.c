@@ -44,7 +44,7 @@ struct fg_tree {
 	struct fg_buf	 names;
 	uint32_t	*hash;			/* node ids, FG_NONE empty */
 	uint32_t	 hashcap;		/* power of two */
-	unsigned	 nprefix;		/* leading frames: index, container */
+	unsigned	 nprefix;	/* leading frames: index, container */
 	int		 has_container;
 };
 

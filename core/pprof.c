@@ -30,7 +30,7 @@ struct pp_state {
 	size_t		 capstr, capsample, capfunc;
 	uint32_t	*strhash;	/* string index, PP_NONE empty */
 	uint32_t	 hashcap;
-	uint32_t	*func_of_str;	/* string index -> function id, 0 none */
+	uint32_t	*func_of_str;	/* string index -> function id or 0 */
 	unsigned	 mode;
 	int64_t		 period;
 	int64_t		 k_pid, k_comm, k_container, k_appid, k_stall;

@@ -26,7 +26,7 @@ fg(const char *col, size_t len)
 static struct json_object *
 node_at(struct json_object *root, const char *path)
 {
-	struct json_object *n, *kids, *k, *name;
+	struct json_object *n, *kids, *k = NULL, *name;
 	char		 buf[256], *save, *seg;
 	size_t		 i;
 
