@@ -75,6 +75,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t.codes = py_code_cache_new();
 	t.frames = calloc(PY_MAX_FRAMES, sizeof(*t.frames));
 	t.ptrs = calloc(PY_MAX_FRAMES, sizeof(*t.ptrs));
+	if (data[1] & 2)
+		(void)py_mem_cache_init(&t.mem);
 	if (t.codes != NULL && t.frames != NULL && t.ptrs != NULL)
 		(void)py_target_sample(&t, emit, &total, &nth);
 	py_target_release(&t);

@@ -257,6 +257,8 @@ collect(void *arg, struct py_target *t, int32_t tid, const char *const *f,
 	}
 }
 
+static int image_cached;
+
 static int
 image_sample(struct image *im, int line_mode, struct got *g)
 {
@@ -277,6 +279,8 @@ image_sample(struct image *im, int line_mode, struct got *g)
 	t.codes = py_code_cache_new();
 	t.frames = calloc(PY_MAX_FRAMES, sizeof(*t.frames));
 	t.ptrs = calloc(PY_MAX_FRAMES, sizeof(*t.ptrs));
+	if (image_cached)
+		py_mem_cache_init(&t.mem);
 	rc = py_target_sample(&t, collect, g, &nth);
 	py_target_release(&t);
 	return (rc);
@@ -293,6 +297,11 @@ test_image(void)
 	CHECK_STREQ(g.text, "f0 (/srv/app.py:10)_[p];f1 (/srv/app.py:20)_[p];"
 	    "f2 (/srv/app.py:30)_[p]", "frames root first, first lines");
 	CHECK_INTEQ(g.tid, 4242, "native thread id");
+	image_cached = 1;
+	CHECK(image_sample(&im, PY_LINE_FIRST, &g) == 0 && strcmp(g.text,
+	    "f0 (/srv/app.py:10)_[p];f1 (/srv/app.py:20)_[p];"
+	    "f2 (/srv/app.py:30)_[p]") == 0, "same walk through the page cache");
+	image_cached = 0;
 	image_sample(&im, PY_LINE_CURRENT, &g);
 	CHECK(strstr(g.text, "f2 (/srv/app.py:32)_[p]") != NULL,
 	    "current line from the location table");

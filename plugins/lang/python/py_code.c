@@ -34,6 +34,7 @@ py_code_release(struct py_code *c)
 	free(c->name);
 	free(c->file);
 	free(c->linetable);
+	free(c->text);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -163,7 +164,7 @@ out_free:
 int
 py_code_get(struct py_code_cache *cc, struct py_mem *m,
     const struct py_offsets *o, uint64_t code_type, uint64_t addr,
-    const struct py_code **out)
+    struct py_code **out)
 {
 	struct py_code c;
 	uint32_t h, i;

@@ -11,10 +11,92 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "pyreader.h"
 
 #define PY_MEM_BATCH	64	/* iovecs per process_vm_readv call */
+#define PY_PAGE		4096
+#define PY_PAGES	64	/* direct-mapped: 256 KiB per target */
+
+struct py_page {
+	uint64_t	 addr;
+	uint32_t	 gen;	/* valid when equal to the mem's gen */
+	int		 bad;	/* the page could not be read */
+	uint8_t		 data[PY_PAGE];
+};
+
+int
+py_mem_cache_init(struct py_mem *m)
+{
+	if (m->pages == NULL &&
+	    (m->pages = calloc(PY_PAGES, sizeof(*m->pages))) == NULL)
+		return (-ENOMEM);
+	m->gen = 1;
+	return (0);
+}
+
+/* A new sample: everything cached before may have changed. */
+void
+py_mem_cache_begin(struct py_mem *m)
+{
+	if (m->pages != NULL && ++m->gen == 0) {
+		memset(m->pages, 0, PY_PAGES * sizeof(*m->pages));
+		m->gen = 1;
+	}
+}
+
+void
+py_mem_cache_free(struct py_mem *m)
+{
+	free(m->pages);
+	m->pages = NULL;
+}
+
+static int
+py_mem_page(struct py_mem *m, uint64_t page, struct py_page **out)
+{
+	struct py_page *p = &m->pages[(page / PY_PAGE) % PY_PAGES];
+	struct py_iov iov = { page, p->data, PY_PAGE };
+	int rc;
+
+	if (p->gen == m->gen && p->addr == page) {
+		*out = p;
+		return (p->bad);
+	}
+	p->addr = page;
+	p->gen = m->gen;
+	m->nreads++;
+	rc = m->readv(m->arg, &iov, 1);
+	p->bad = rc;
+	*out = p;
+	return (rc);
+}
+
+/* Serve a small read from whole cached pages. */
+static int
+py_mem_read_cached(struct py_mem *m, uint64_t addr, void *buf, size_t len)
+{
+	struct py_page *p;
+	uint64_t page, off;
+	size_t n;
+	uint8_t *dst = buf;
+	int rc;
+
+	while (len > 0) {
+		page = addr & ~(uint64_t)(PY_PAGE - 1);
+		off = addr - page;
+		n = PY_PAGE - off < len ? PY_PAGE - off : len;
+		if ((rc = py_mem_page(m, page, &p)) != 0)
+			return (rc);
+		memcpy(dst, p->data + off, n);
+		dst += n;
+		addr += n;
+		len -= n;
+	}
+	return (0);
+}
 
 int
 py_mem_readv(struct py_mem *m, const struct py_iov *iov, uint32_t n)
@@ -35,6 +117,9 @@ py_mem_read(struct py_mem *m, uint64_t addr, void *buf, size_t len)
 {
 	struct py_iov iov = { addr, buf, len };
 
+	if (m->pages != NULL && len <= 2 * PY_PAGE && addr != 0 &&
+	    addr + len > addr)
+		return (py_mem_read_cached(m, addr, buf, len));
 	return (py_mem_readv(m, &iov, 1));
 }
 

@@ -86,7 +86,7 @@ py_sample_reserve(struct py_target *t, size_t need)
 static int
 py_sample_format(struct py_target *t, uint32_t n, uint32_t *out)
 {
-	const struct py_code *c;
+	struct py_code *c;
 	size_t used = 0, need;
 	uint32_t i, k = 0;
 	size_t offs[PY_MAX_FRAMES];
@@ -99,6 +99,16 @@ py_sample_format(struct py_target *t, uint32_t n, uint32_t *out)
 			continue;	/* 3.13 non-code executable */
 		if (rc != 0)
 			return (rc);
+		if (t->line_mode == PY_LINE_FIRST && c->text != NULL) {
+			/* Most frames: the cached first-line text. */
+			need = strlen(c->text) + 1;
+			if (py_sample_reserve(t, used + need) != 0)
+				return (-ENOMEM);
+			memcpy(t->text + used, c->text, need);
+			offs[k++] = used;
+			used += need;
+			continue;
+		}
 		line = t->line_mode == PY_LINE_CURRENT ?
 		    py_code_line(&t->off, c, t->frames[i].pos) :
 		    c->firstlineno;
@@ -108,6 +118,9 @@ py_sample_format(struct py_target *t, uint32_t n, uint32_t *out)
 		offs[k++] = used;
 		used += (size_t)snprintf(t->text + used, need,
 		    "%s (%s:%d)_[p]", c->name, c->file, line) + 1;
+		if (t->line_mode == PY_LINE_FIRST)
+			c->text = strdup(t->text +
+			    offs[k - 1]);
 	}
 	for (i = 0; i < k; i++)
 		t->ptrs[i] = t->text + offs[i];
@@ -130,6 +143,7 @@ py_target_sample(struct py_target *t, py_emit_fn emit, void *arg,
 	int rc, want;
 
 	*nthreads = 0;
+	py_mem_cache_begin(&t->mem);
 	if ((rc = py_walk_first_tstate(&t->mem, &t->off, t->runtime, &interp,
 	    &cur)) != 0)
 		return (rc);

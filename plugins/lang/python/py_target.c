@@ -298,6 +298,7 @@ py_target_attach(pid_t pid, struct py_target *t, char *why, size_t whylen)
 	if ((rc = py_validate(t, why, whylen)) != 0)
 		return (rc);
 	if ((t->codes = py_code_cache_new()) == NULL ||
+	    py_mem_cache_init(&t->mem) != 0 ||
 	    (t->frames = calloc(PY_MAX_FRAMES, sizeof(*t->frames))) == NULL ||
 	    (t->ptrs = calloc(PY_MAX_FRAMES, sizeof(*t->ptrs))) == NULL) {
 		py_target_release(t);
@@ -313,6 +314,7 @@ py_target_release(struct py_target *t)
 	if (t == NULL)
 		return;
 	py_code_cache_free(t->codes);
+	py_mem_cache_free(&t->mem);
 	free(t->frames);
 	free(t->text);
 	free(t->ptrs);

@@ -30,16 +30,29 @@ struct py_iov {
  * (unmapped or short), -EPERM.  Implementations: the target process
  * (process_vm_readv) and, in tests and fuzzers, a memory image.
  */
+struct py_page;
+
 struct py_mem {
 	int		(*readv)(void *arg, const struct py_iov *iov,
 			    uint32_t n);
 	void		*arg;
 	uint64_t	 nreads;	/* calls, for the benchmark */
+	/*
+	 * Optional page cache valid for one sample (py_mem_cache_begin):
+	 * frames of one thread share a few pages (3.11+ data-stack chunks,
+	 * 3.8-3.10 frame free lists), so one read per page replaces one
+	 * read per frame.
+	 */
+	struct py_page	*pages;
+	uint32_t	 gen;
 };
 
 int	py_mem_read(struct py_mem *, uint64_t, void *, size_t);
 int	py_mem_readv(struct py_mem *, const struct py_iov *, uint32_t);
 int	py_mem_read_ptr(struct py_mem *, uint64_t, uint64_t *);
+int	py_mem_cache_init(struct py_mem *);
+void	py_mem_cache_begin(struct py_mem *);
+void	py_mem_cache_free(struct py_mem *);
 /* The process_vm_readv implementation; arg is the PID cast to intptr_t. */
 int	py_mem_proc_readv(void *, const struct py_iov *, uint32_t);
 
@@ -163,6 +176,7 @@ struct py_code {
 	int		 firstlineno;
 	uint8_t		*linetable;
 	uint32_t	 linetable_len;
+	char		*text;	/* "name (file:firstlineno)_[p]", lazily */
 };
 
 struct py_code_cache;
@@ -172,7 +186,7 @@ void	py_code_cache_free(struct py_code_cache *);
 void	py_code_cache_clear(struct py_code_cache *);
 int	py_code_get(struct py_code_cache *, struct py_mem *,
 	    const struct py_offsets *, uint64_t, uint64_t,
-	    const struct py_code **);
+	    struct py_code **);
 int	py_code_line(const struct py_offsets *, const struct py_code *,
 	    int64_t);
 
