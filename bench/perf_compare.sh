@@ -1,0 +1,83 @@
+#!/bin/bash
+# Compare the perf plugin with what gProfiler runs (perf record -a -g +
+# perf script + folding) and with bpftrace, profiling the same busy
+# workload on every CPU for the same window at 11 Hz and 99 Hz.
+# Reports CPU seconds (user+sys, children included), peak RSS, the fraction
+# of user frames symbolized, and the ratios.  Run as root from a build tree:
+#
+#	bench/perf_compare.sh [BUILDDIR] [SECONDS]	(default . and 10)
+set -u
+build=${1:-.}
+secs=${2:-10}
+wl=$build/tests/workloads/perf_busy
+host=$build/tests/unit/test_perf_host
+so=$build/plugins/perf/.libs/perf.so
+ncpu=$(nproc)
+tmp=$(mktemp -d /tmp/perfbench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+for x in "$wl" "$host" "$so"; do
+	[ -e "$x" ] || { echo "missing $x: build first (make check)"; exit 1; }
+done
+command -v perf >/dev/null || { echo "perf (linux-perf) missing"; exit 1; }
+command -v bpftrace >/dev/null || { echo "bpftrace missing"; exit 1; }
+
+# measure NAME CMD...: CPU seconds and peak RSS of CMD and its children
+# (GNU time's %U %S %M: children are waited for, so they count).
+measure() {
+	name=$1; shift
+	/usr/bin/time -f "%U %S %M" -o "$tmp/$name.time" "$@" \
+	    >"$tmp/$name.out" 2>"$tmp/$name.err"
+	# the last line: GNU time first notes a non-zero exit status
+	read -r u s m < <(tail -1 "$tmp/$name.time")
+	echo "$name $(echo "$u + $s" | bc) $m"
+}
+
+# user-frame symbolization of the workload's folded stacks
+# "perf_busy;f;...;f count"
+symfrac() {
+	awk '/^perf_busy;/ { n = $NF; $NF = ""; c = split($0, f, ";");
+	    for (i = 2; i <= c; i++) { g = f[i]; sub(/ +$/, "", g);
+	        if (g ~ /_\[k\]$/) continue; t += n;
+	        if (g != "[unknown]" && g !~ /^\(/ && g !~ /^0x/) r += n } }
+	    END { if (t) printf "%.3f", r / t; else print "n/a" }' "$1"
+}
+
+fold_perf() {
+	# perf script stacks to folded lines (what gProfiler's collapse does)
+	awk '/^[^ \t]/ { if (st != "") print comm st " 1"; split($0, a, " ");
+	        comm = a[1]; st = ""; next }
+	    /^[ \t]+[0-9a-f]+ / { sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym);
+	        if (sym == "[unknown]") { d = $3; gsub(/[()]/, "", d);
+	            sym = "(" d ")" }
+	        else if ($0 ~ /kernel\.kallsyms|vmlinux/) sym = sym "_[k]";
+	        st = ";" sym st; next }
+	    END { if (st != "") print comm st " 1" }'
+}
+
+printf "%-10s %4s %10s %10s %8s\n" tool Hz cpu_s rss_kb user_sym
+for hz in 11 99; do
+	"$wl" -t $((secs + 4)) -j "$ncpu" & busy=$!
+	sleep 1
+	r=$(measure agent "$host" "$so" -d "$secs" -o profiling-frequency=$hz)
+	grep -v '^#' "$tmp/agent.out" >"$tmp/agent.fold"
+	set -- $r; a_cpu=$2; a_rss=$3
+	printf "%-10s %4s %10s %10s %8s\n" agent $hz "$a_cpu" "$a_rss" \
+	    "$(symfrac "$tmp/agent.fold")"
+
+	r=$(measure perf sh -c "perf record -q -a -g -F $hz -o $tmp/perf.data \
+	    -- sleep $secs && perf script -i $tmp/perf.data \
+	    -F comm,pid,tid,ip,sym,dso 2>/dev/null >$tmp/perf.script")
+	fold_perf <"$tmp/perf.script" >"$tmp/perf.fold"
+	set -- $r; p_cpu=$2; p_rss=$3
+	printf "%-10s %4s %10s %10s %8s\n" perf $hz "$p_cpu" "$p_rss" \
+	    "$(symfrac "$tmp/perf.fold")"
+
+	r=$(measure bpftrace timeout -s INT "$((secs + 1))" bpftrace -e \
+	    "profile:hz:$hz { @[comm, kstack, ustack] = count(); }")
+	set -- $r; b_cpu=$2; b_rss=$3
+	printf "%-10s %4s %10s %10s %8s\n" bpftrace $hz "$b_cpu" "$b_rss" "-"
+	wait $busy
+	echo "ratios at $hz Hz: agent/perf cpu $(echo "scale=3; $a_cpu / $p_cpu" | bc)" \
+	    "agent/bpftrace cpu $(echo "scale=3; $a_cpu / $b_cpu" | bc)" \
+	    "agent/perf rss $(echo "scale=3; $a_rss / $p_rss" | bc)"
+done
