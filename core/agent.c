@@ -151,9 +151,19 @@ agent_shutdown(struct agent *a)
 	if (a->run != NULL)
 		run_stop(a->run, agent_stopped, a);
 	else
-		agent_stopped(a);
+		agent_hook_stop_runs(agent_stopped, a);
 }
 
+static void
+agent_flushed(void *arg)
+{
+	struct agent	*a = arg;
+
+	CHECK_OBJ(a, AGENT_MAGIC);
+	event_base_loopexit(a->base, NULL);
+}
+
+/* Runs are over: unload the plugins, flush uploads, leave the loop. */
 static void
 agent_stopped(void *arg)
 {
@@ -165,8 +175,7 @@ agent_stopped(void *arg)
 		a->run = NULL;
 	}
 	plugins_unload(a->plugins);
-	agent_hook_shutdown(a->base);
-	event_base_loopexit(a->base, NULL);
+	agent_hook_shutdown(agent_flushed, a);
 }
 
 /* After SIGHUP: the old run has stopped; start again on the new config. */
@@ -218,6 +227,11 @@ agent_reload(struct agent *a)
 
 	if (a->stopping || a->pending != NULL)
 		return;
+	if (agent_hook_owns_runs(a->cfg)) {
+		log_warnx("SIGHUP: with --enable-heartbeat-server the "
+		    "configuration is not reloaded; restart the agent");
+		return;
+	}
 	if (config_load(&cfg, a->cl, a->plugins, err, sizeof(err)) != 0 ||
 	    config_validate(cfg, err, sizeof(err)) != 0) {
 		log_warnx("reload: %s; keeping the previous configuration",
@@ -290,7 +304,7 @@ agent_main(struct event_base *base, const struct cmdline *cl,
 		evtimer_add(a.ev_controller, &one);
 	}
 	if ((rc = agent_hook_start(base, a.cfg, plugins)) != 0)
-		a.status = 1;
+		a.status = rc == -EINVAL ? EXIT_USAGE : 1;
 	else if (agent_hook_owns_runs(a.cfg))
 		;	/* dynamic profiling: the heartbeat starts runs */
 	else if ((rc = agent_start_run(&a)) != 0) {

@@ -1,22 +1,69 @@
 /*
- * The seams between the agent and the optional subsystems that hang off a
- * run: uploads and dynamic profiling (Performance Studio) and container
- * names.  Kept apart so the agent's control flow reads on its own.
+ * The seams between the agent and the subsystems that hang off its runs:
+ * HTTP, Performance Studio (uploads, dynamic profiling), container names
+ * and cloud metadata.  Kept apart so the agent's control flow reads on its
+ * own.
  */
 #include "config.h"
 
+#include <errno.h>
+#include <string.h>
+
 #include "gprofiler.h"
 
-/* Before the first run: 0, or -errno (startup failure, logged). */
+static struct {
+	int		 studio;	/* studio_init done */
+	int		 heartbeat;	/* heartbeat_start done */
+	int		 containers;
+	void		(*done)(void *);
+	void		*done_arg;
+} hooks;
+
+static const char *
+agent_hook_container(int32_t pid, void *arg)
+{
+	return (container_name_for_pid(pid, arg));
+}
+
+/*
+ * Before the first run: 0, or -errno (logged; -EINVAL is a usage error).
+ * HTTP is always set up: plugins download through it (PerfSpect's
+ * installer) and cloud probes and Docker use it.
+ */
 int
 agent_hook_start(struct event_base *base, const struct config *cfg,
     struct plugin_list *plugins)
 {
-	(void)base;
-	(void)plugins;
-	if (config_get_bool(cfg, "upload-results"))
-		log_warnx("--upload-results: uploading is not available in "
-		    "this build yet; profiles are only written locally");
+	struct run_hooks	 rh;
+	int			 upload, rc;
+
+	memset(&hooks, 0, sizeof(hooks));
+	if ((rc = http_init(base)) != 0)
+		return (rc);
+	host_set_http_download(http_download);
+	http_set_tls(!config_get_bool(cfg, "no-verify"),
+	    config_get(cfg, "tls-ca-bundle"), config_get(cfg,
+	    "tls-client-cert"), config_get(cfg, "tls-client-key"));
+	if (!config_get_bool(cfg, "disable-container-names") &&
+	    container_init(base, NULL) == 0)
+		hooks.containers = 1;
+	if (!config_get_bool(cfg, "disable-metadata-collection"))
+		cloud_detect(NULL, NULL);
+	upload = config_get_bool(cfg, "upload-results");
+	if (upload || config_get_bool(cfg, "enable-heartbeat-server")) {
+		if ((rc = studio_init(base, cfg)) != 0)
+			return (rc);
+		hooks.studio = 1;
+	}
+	if (agent_hook_owns_runs(cfg)) {
+		memset(&rh, 0, sizeof(rh));
+		rh.on_cycle = studio_upload_hook;
+		if (hooks.containers)
+			rh.container_name = agent_hook_container;
+		if ((rc = heartbeat_start(base, cfg, plugins, &rh)) != 0)
+			return (rc);
+		hooks.heartbeat = 1;
+	}
 	return (0);
 }
 
@@ -24,29 +71,54 @@ agent_hook_start(struct event_base *base, const struct config *cfg,
 int
 agent_hook_owns_runs(const struct config *cfg)
 {
-	(void)cfg;
-	return (0);
+	return (config_get_bool(cfg, "enable-heartbeat-server"));
+}
+
+/* Stop the runs dynamic profiling started, then done. */
+void
+agent_hook_stop_runs(void (*done)(void *), void *arg)
+{
+	if (hooks.heartbeat) {
+		hooks.heartbeat = 0;
+		heartbeat_stop(done, arg);
+	} else
+		done(arg);
 }
 
 void
 agent_hook_cycle(const struct config *cfg, const struct cycle_output *co,
     const char *col, size_t collen)
 {
-	(void)cfg;
-	(void)co;
-	(void)col;
-	(void)collen;
+	if (hooks.studio && config_get_bool(cfg, "upload-results"))
+		studio_upload_hook(co, col, collen, NULL);
 }
 
 const char *
 agent_hook_container_name(int32_t pid)
 {
-	(void)pid;
-	return ("");
+	return (hooks.containers ? container_name_for_pid(pid, NULL) : "");
 }
 
-void
-agent_hook_shutdown(struct event_base *base)
+static void
+agent_hook_flushed(void *arg)
 {
-	(void)base;
+	(void)arg;
+	if (hooks.containers)
+		container_fini();
+	hooks.containers = 0;
+	http_fini();
+	hooks.done(hooks.done_arg);
+}
+
+/* Flush uploads (bounded) and close HTTP, then done. */
+void
+agent_hook_shutdown(void (*done)(void *), void *arg)
+{
+	hooks.done = done;
+	hooks.done_arg = arg;
+	if (hooks.studio) {
+		hooks.studio = 0;
+		studio_shutdown(agent_hook_flushed, NULL);
+	} else
+		agent_hook_flushed(NULL);
 }

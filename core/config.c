@@ -189,6 +189,16 @@ config_get(const struct config *c, const char *name)
 	return (config_default(c, name));
 }
 
+/* Which source set the value (SRC_*); SRC_DEFAULT when not set. */
+int
+config_source(const struct config *c, const char *name)
+{
+	struct cvalue	*v;
+
+	return ((v = config_find_value(c, name)) != NULL ? v->source :
+	    SRC_DEFAULT);
+}
+
 /* Where the value came from, for error messages; NULL for defaults. */
 const char *
 config_origin(const struct config *c, const char *name)

@@ -174,11 +174,15 @@ cmdline_parse(struct cmdline *cl, int argc, char **argv,
 			}
 			continue;
 		}
-		if (i == 1 && cl->cl_subcommand == NULL) {
+		/* "flamegraph" takes its own arguments; other subcommands
+		 * (upload-file) take the agent's options around them. */
+		if (cl->cl_subcommand == NULL) {
 			cl->cl_subcommand = xstrdup(arg);
-			cl->cl_subargc = argc - 1;
-			cl->cl_subargv = argv + 1;
-			return (0);
+			cl->cl_subargc = argc - i;
+			cl->cl_subargv = argv + i;
+			if (strcmp(arg, "flamegraph") == 0)
+				return (0);
+			continue;
 		}
 		snprintf(err, errlen, "unexpected argument \"%s\" (options "
 		    "start with - or --; see --help)", arg);

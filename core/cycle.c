@@ -280,10 +280,14 @@ cycle_emit(struct run *r, struct profile *prof, struct json_object *hdr,
 	co.end = *end;
 	co.mode = r->mode;
 	co.frequency = r->frequency;
-	co.adhoc = !r->continuous;
+	/* Ad-hoc: a single run started by a heartbeat command; only those
+	 * uploads carry the flame graph (gprofiler-compat §12 #10). */
+	co.adhoc = !r->continuous &&
+	    config_source(r->cfg, "continuous") == SRC_COMMAND;
 	if ((od = config_get(r->cfg, "output-dir")) != NULL && *od != '\0')
 		output_write_cycle(&co);
 	if (r->hooks.on_cycle != NULL) {
+		output_embed_flamegraph(&co);
 		col = col_render(&co, &collen);
 		r->hooks.on_cycle(&co, col, collen, r->hooks.arg);
 		free(col);

@@ -108,6 +108,7 @@ const char	*config_mode_name(unsigned mode);
  * Caller owns the result. */
 struct json_object *config_run_arguments(const struct config *);
 const char	*config_origin(const struct config *, const char *name);
+int		 config_source(const struct config *, const char *name);
 void		 config_declare_plugin_option(struct config *, const char *name,
 		    const char *plugin, unsigned modes);
 const char	*config_option_plugin(const struct config *, const char *name,
@@ -483,7 +484,8 @@ int		 agent_hook_owns_runs(const struct config *);
 void		 agent_hook_cycle(const struct config *,
 		    const struct cycle_output *, const char *col, size_t collen);
 const char	*agent_hook_container_name(int32_t pid);
-void		 agent_hook_shutdown(struct event_base *);
+void		 agent_hook_stop_runs(void (*done)(void *), void *arg);
+void		 agent_hook_shutdown(void (*done)(void *), void *arg);
 
 /* Subcommands (flamegraph_main.c, upload_file.c). */
 int		 flamegraph_main(int argc, char **argv);
@@ -589,7 +591,8 @@ int		 agent_hook_owns_runs(const struct config *);
 void		 agent_hook_cycle(const struct config *,
 		    const struct cycle_output *, const char *col, size_t collen);
 const char	*agent_hook_container_name(int32_t pid);
-void		 agent_hook_shutdown(struct event_base *);
+void		 agent_hook_stop_runs(void (*done)(void *), void *arg);
+void		 agent_hook_shutdown(void (*done)(void *), void *arg);
 
 /* Subcommands (flamegraph_main.c, upload_file.c). */
 int		 flamegraph_main(int argc, char **argv);

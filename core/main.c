@@ -40,11 +40,21 @@ main_make_parent(const char *path)
 static int
 main_subcommand(struct cmdline *cl, struct config *cfg)
 {
-	if (strcmp(cl->cl_subcommand, "flamegraph") == 0)
-		return (flamegraph_main(cl->cl_subargc, cl->cl_subargv));
-	(void)cfg;
+	char	*argv[4];
+	int	 rc;
+
+	if (strcmp(cl->cl_subcommand, "upload-file") == 0) {
+		argv[0] = "upload-file";
+		argv[1] = "--file-path";
+		argv[2] = (char *)config_get(cfg, "file-path");
+		argv[3] = NULL;
+		rc = upload_file_main(argv[2] != NULL ? 3 : 1, argv, cfg);
+		config_free(cfg);
+		return (rc);
+	}
 	log_msg(LOG_LEVEL_ERR, NULL, "unknown subcommand \"%s\" (known: "
-	    "flamegraph; see --help)", cl->cl_subcommand);
+	    "flamegraph, upload-file; see --help)", cl->cl_subcommand);
+	config_free(cfg);
 	return (EXIT_USAGE);
 }
 
@@ -81,10 +91,14 @@ main(int argc, char **argv)
 		    GP_ABI_MAJOR, GP_ABI_MINOR);
 		return (0);
 	}
+	if (cl.cl_subcommand != NULL &&
+	    strcmp(cl.cl_subcommand, "flamegraph") == 0)
+		return (flamegraph_main(cl.cl_subargc, cl.cl_subargv));
+	if (config_load(&cfg, &cl, &plugins, err, sizeof(err)) != 0)
+		main_usage_error(err);
 	if (cl.cl_subcommand != NULL)
-		return (main_subcommand(&cl, NULL));
-	if (config_load(&cfg, &cl, &plugins, err, sizeof(err)) != 0 ||
-	    config_validate(cfg, err, sizeof(err)) != 0)
+		return (main_subcommand(&cl, cfg));
+	if (config_validate(cfg, err, sizeof(err)) != 0)
 		main_usage_error(err);
 	log_setverbose(config_get_bool(cfg, "verbose"));
 	metadata_collect(config_get_bool(cfg, "disable-metadata-collection"));
@@ -102,7 +116,8 @@ main(int argc, char **argv)
 		printf("configuration OK\n");
 		return (0);
 	}
-	if (daemon_check_environment(cfg, err, sizeof(err)) != 0)
+	if (daemon_check_environment(cfg, err, sizeof(err)) != 0 ||
+	    output_check_dir(cfg, err, sizeof(err)) != 0)
 		fatalx("%s", err);
 	if (daemon_lock(err, sizeof(err)) != 0)
 		fatalx("%s", err);

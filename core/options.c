@@ -61,6 +61,8 @@ static const struct option_def options_table[] = {
 	  "dynamic profiling: take start/stop commands from the API server" },
 	{ "external-metadata", 0, P, 0, NULL, 0, 0, NULL, "external_metadata",
 	  "JSON file whose \"static\" object goes into the metadata" },
+	{ "file-path", 0, P, OPTF_CLIONLY, NULL, 0, 0, NULL, NULL,
+	  "upload-file: the .col file to upload" },
 	{ "flamegraph", 0, B, 0, "true", 0, 0, NULL, "flamegraph",
 	  "write an HTML flame graph with each profile (--no-flamegraph)" },
 	{ "heartbeat-file", 0, P, 0, NULL, 0, 0, NULL, "heartbeat_file",
