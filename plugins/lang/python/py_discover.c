@@ -62,13 +62,23 @@ py_discover_candidate(pid_t pid)
 	return (hit);
 }
 
-/* Start time (clock ticks since boot) and age in seconds. */
+/*
+ * Identity of a process (cpython.md §1): start time (clock ticks since
+ * boot) and the executable's device and inode, which change on exec while
+ * the PID and start time stay; and its age in seconds.
+ */
 int
-py_discover_stat(pid_t pid, uint64_t *starttime, double *age)
+py_discover_stat(pid_t pid, uint64_t *starttime, uint64_t *exe_id,
+    double *age)
 {
 	char path[64], buf[1024], up[128], state;
+	struct stat st;
 	ssize_t n;
 	long hz = sysconf(_SC_CLK_TCK);
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	*exe_id = stat(path, &st) == 0 ? (uint64_t)st.st_dev << 40 ^
+	    (uint64_t)st.st_ino : 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((n = py_read_small_file(path, buf, sizeof(buf))) <= 0)

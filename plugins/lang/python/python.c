@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@
 struct pyp_proc {
 	pid_t		 pid;
 	uint64_t	 starttime;
+	uint64_t	 exe_id;
 	int		 state;
 	int		 seen;
 	uint32_t	 fails;
@@ -75,6 +77,17 @@ pyp_find(struct pyp *p, pid_t pid)
 		if (p->procs[i]->pid == pid)
 			return (p->procs[i]);
 	return (NULL);
+}
+
+static uint32_t
+pyp_index(struct pyp *p, struct pyp_proc *pr)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i] == pr)
+			break;
+	return (i);
 }
 
 static void
@@ -132,17 +145,23 @@ static void
 pyp_scan_pid(struct pyp *p, pid_t pid)
 {
 	struct pyp_proc *pr = pyp_find(p, pid);
-	uint64_t start;
+	uint64_t start, exe_id;
 	double age;
 
-	if (py_discover_stat(pid, &start, &age) != 0)
+	if (py_discover_stat(pid, &start, &exe_id, &age) != 0)
 		return;
-	if (pr != NULL && pr->starttime == start) {
+	if (pr != NULL && pr->starttime == start && pr->exe_id == exe_id) {
 		pr->seen = 1;
 		return;
 	}
-	if (pr != NULL)	/* PID reused: the old process is gone */
+	if (pr != NULL) {
+		/* PID reused or exec'd: the old process is gone. */
 		pr->state = PYP_GONE;
+		if (pr->samples == 0) {
+			pyp_remove(p, pyp_index(p, pr));
+			pr = NULL;
+		}
+	}
 	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
 	    age < p->min_duration || p->nprocs >= PYP_MAX_PROCS)
 		return;
@@ -150,6 +169,7 @@ pyp_scan_pid(struct pyp *p, pid_t pid)
 		return;
 	pr->pid = pid;
 	pr->starttime = start;
+	pr->exe_id = exe_id;
 	pr->seen = 1;
 	if (!py_discover_candidate(pid))
 		pr->state = PYP_IGNORED;
@@ -202,10 +222,10 @@ pyp_emit(void *arg, struct py_target *t, int32_t tid,
     const char *const *frames, uint32_t n)
 {
 	struct pyp *p = arg;
-	struct pyp_proc *pr = pyp_find(p, t->pid);
+	struct pyp_proc *pr = (struct pyp_proc *)(void *)((char *)t -
+	    offsetof(struct pyp_proc, t));
 
-	if (py_agg_add(p->agg, (int32_t)t->pid, frames, n, 1) == 0 &&
-	    pr != NULL)
+	if (py_agg_add(p->agg, (int32_t)t->pid, frames, n, 1) == 0)
 		pr->samples++;
 }
 

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Python plugin through the real daemon: every CPython 3.8-3.13 here (and
+# Debian's static 3.11) runs the nested workload at once; each must show
+# its nested functions with first lines, its appid and app metadata, and
+# never its sleeping thread.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/workloads/py_lib.sh"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+[ -x "$GP_BIN" ] || skip_all "no daemon"
+tap_tmpdir
+py_interps >"$TMP/interps"
+[ -s "$TMP/interps" ] || skip_all "no CPython 3.8-3.13"
+pids=
+while read -r label py; do
+	cp "$top_srcdir/tests/workloads/py_nested.py" "$TMP/nested_$label.py"
+	"$py" "$TMP/nested_$label.py" >"$TMP/ready.$label" 2>&1 &
+	pids="$pids $!"
+done <"$TMP/interps"
+trap 'kill $pids 2>/dev/null; rm -rf "$TMP"' EXIT
+while read -r label py; do
+	py_wait_ready "$TMP/ready.$label"
+	ok $? "$label workload started"
+done <"$TMP/interps"
+
+py_profile "$TMP/out" 4 --perf-mode disabled
+ok $? "one cycle with perf disabled (python only)"
+col="$TMP/out/last_profile.col"
+[ -s "$col" ]
+ok $? "profile written"
+
+def=$(grep -n '# DEF:' "$top_srcdir/tests/workloads/py_nested.py")
+defl() { echo "$def" | grep "DEF:$1\$" | cut -d: -f1; }
+while read -r label py; do
+	f="$TMP/nested_$label.py"
+	case $label in 3.8|3.9|3.10) step=step ;; *) step=Worker.step ;; esac
+	want="outer ($f:$(defl outer))_[p];middle ($f:$(defl middle))_[p];inner_loop ($f:$(defl inner))_[p];$step ($f:$(defl step))_[p]"
+	grep -aF "$want" "$col" >/dev/null
+	ok $? "$label: nested functions with first lines"
+	grep -aF "appid: python: $f ($f);<module> ($f:1)_[p];outer" "$col" \
+	    >/dev/null
+	ok $? "$label: appid and <module> root"
+	! grep -aF "sleeping_thread_body ($f:" "$col" >/dev/null
+	ok $? "$label: sleeping thread absent"
+done <"$TMP/interps"
+head -1 "$col" | grep -q '"python_version": "Python 3\.[0-9]*\.[0-9]*"'
+ok $? "app metadata has python_version"
+head -1 "$col" | grep -q '"libpython_elfid": "buildid:[0-9a-f]*"'
+ok $? "app metadata has libpython_elfid"
+grep -q 'python' "$TMP/out/log" || diag "$(tail -5 "$TMP/out/log")"
+done_testing
