@@ -464,41 +464,6 @@ int		 run_start(struct run *);
 void		 run_stop(struct run *, void (*done)(void *), void *);
 void		 run_free(struct run *);
 
-/* daemon.c */
-int		 daemon_lock(char *err, size_t errlen);
-void		 daemon_write_pidfile(const char *);
-void		 daemon_cleanup(void);
-int		 daemon_check_environment(const struct config *, char *err,
-		    size_t errlen);
-
-/* agent.c */
-struct agent;
-int		 agent_main(struct event_base *, const struct cmdline *,
-		    struct plugin_list *, struct config *);
-void		 agent_shutdown(struct agent *);
-
-/* agent_hooks.c */
-int		 agent_hook_start(struct event_base *, const struct config *,
-		    struct plugin_list *);
-int		 agent_hook_owns_runs(const struct config *);
-void		 agent_hook_cycle(const struct config *,
-		    const struct cycle_output *, const char *col, size_t collen);
-const char	*agent_hook_container_name(int32_t pid);
-void		 agent_hook_stop_runs(void (*done)(void *), void *arg);
-void		 agent_hook_shutdown(void (*done)(void *), void *arg);
-
-/* Subcommands (flamegraph_main.c, upload_file.c). */
-int		 flamegraph_main(int argc, char **argv);
-int		 upload_file_main(int argc, char **argv, struct config *);
-
-/* usage.c */
-void		 usage_print(FILE *, struct plugin_list *);
-
-/* upload.c */
-/* Queue the cycle's profile for upload (spooled until accepted). */
-int		 upload_enqueue(const struct cycle_output *, const char *col,
-		    size_t collen);
-
 /* http.c */
 /*
  * Asynchronous HTTP driven by the loop (libcurl multi).  A request's done
@@ -602,6 +567,9 @@ int		 upload_file_main(int argc, char **argv, struct config *);
 void		 usage_print(FILE *, struct plugin_list *);
 
 /* upload.c */
+/* Queue the cycle's profile for upload (spooled until accepted). */
+int		 upload_enqueue(const struct cycle_output *, const char *col,
+		    size_t collen);
 #define UPLOAD_MAX_COMPRESSED	(4u << 20)	/* the backend's limit */
 struct upload_body_args {
 	const char	*col;
@@ -735,9 +703,5 @@ struct json_object *cloud_parse_aws(const char *identity, size_t len,
 		    const char *life_cycle);
 struct json_object *cloud_parse_gcp(const char *body, size_t len);
 struct json_object *cloud_parse_azure(const char *body, size_t len);
-
-/* upload_file.c */
-/* The upload-file subcommand: exit status. */
-int		 upload_file_main(int argc, char **argv, struct config *);
 
 #endif /* GPROFILER_INTERNAL_H */
