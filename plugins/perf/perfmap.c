@@ -45,6 +45,30 @@ perfmap_hex(const char **pp, const char *end, uint64_t *out)
 	return (0);
 }
 
+#define PERFMAP_CHUNK	(64 * 1024)
+
+static char *
+perfmap_name_alloc(struct perfmap *pm, size_t len)
+{
+	struct perfmap_chunk	*c = pm->names;
+	size_t			 size;
+	char			*p;
+
+	if (c == NULL || c->size - c->used < len) {
+		size = len > PERFMAP_CHUNK ? len : PERFMAP_CHUNK;
+		if ((c = malloc(sizeof(*c) + size)) == NULL)
+			return (NULL);
+		c->size = size;
+		c->used = 0;
+		c->next = pm->names;
+		pm->names = c;
+	}
+	p = c->data + c->used;
+	c->used += len;
+	pm->names_len += len;
+	return (p);
+}
+
 static int
 perfmap_add(struct perfmap *pm, uint64_t start, uint64_t end,
     const char *name, size_t len)
@@ -65,24 +89,15 @@ perfmap_add(struct perfmap *pm, uint64_t start, uint64_t end,
 		pm->v = v;
 		pm->cap = ncap;
 	}
-	if (pm->names_len + len + slen + 1 > pm->names_cap) {
-		ncap = pm->names_cap ? pm->names_cap * 2 : 8192;
-		while (ncap < pm->names_len + len + slen + 1)
-			ncap *= 2;
-		if (ncap > UINT32_MAX || (p = realloc(pm->names, ncap)) == NULL)
-			return (-ENOMEM);
-		pm->names = p;
-		pm->names_cap = ncap;
-	}
-	p = pm->names + pm->names_len;
+	if ((p = perfmap_name_alloc(pm, len + slen + 1)) == NULL)
+		return (-ENOMEM);
 	memcpy(p, name, len);
 	memcpy(p + len, PERFMAP_SUFFIX, slen + 1);
 	pm->v[pm->n].start = start;
 	pm->v[pm->n].end = end;
-	pm->v[pm->n].name = (uint32_t)pm->names_len;
-	pm->v[pm->n].seq = (uint32_t)pm->n;
+	pm->v[pm->n].name = p;
+	pm->v[pm->n].seq = pm->seq++;
 	pm->n++;
-	pm->names_len += len + slen + 1;
 	return (0);
 }
 
@@ -159,7 +174,28 @@ perfmap_lookup(const struct perfmap *pm, uint64_t addr)
 		if (addr < e->end && (best == NULL || e->seq > best->seq))
 			best = e;
 	}
-	return (best != NULL ? pm->names + best->name : NULL);
+	return (best != NULL ? best->name : NULL);
+}
+
+void
+perfmap_chunks_free(struct perfmap_chunk *c)
+{
+	struct perfmap_chunk	*next;
+
+	for (; c != NULL; c = next) {
+		next = c->next;
+		free(c);
+	}
+}
+
+struct perfmap_chunk *
+perfmap_detach_names(struct perfmap *pm)
+{
+	struct perfmap_chunk	*c = pm->names;
+
+	pm->names = NULL;
+	perfmap_free(pm);
+	return (c);
 }
 
 void
@@ -168,6 +204,6 @@ perfmap_free(struct perfmap *pm)
 	if (pm == NULL)
 		return;
 	free(pm->v);
-	free(pm->names);
+	perfmap_chunks_free(pm->names);
 	memset(pm, 0, sizeof(*pm));
 }

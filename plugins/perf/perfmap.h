@@ -2,7 +2,9 @@
  * JIT perf map files (/tmp/perf-PID.map): "START SIZE name" lines, START
  * and SIZE hexadecimal with or without 0x, name = rest of the line.  Fed
  * incrementally as the file grows; later entries win over earlier
- * overlapping ones (code reuse).  Names are stored with the "_[j]" suffix.
+ * overlapping ones (code reuse).  Names are stored with the "_[j]" suffix
+ * in chunks that never move, so a returned name stays valid while the
+ * file grows; perfmap_detach_names hands them over on a reset.
  */
 #ifndef PERF_PERFMAP_H
 #define PERF_PERFMAP_H
@@ -17,17 +19,24 @@
 struct perfmap_entry {
 	uint64_t	 start;
 	uint64_t	 end;
-	uint32_t	 name;		/* offset into names */
-	uint32_t	 seq;		/* line order: higher wins */
+	const char	*name;		/* in a chunk */
+	uint64_t	 seq;		/* line order: higher wins */
+};
+
+struct perfmap_chunk {
+	struct perfmap_chunk	*next;
+	size_t			 used;
+	size_t			 size;
+	char			 data[];
 };
 
 struct perfmap {
 	struct perfmap_entry	*v;
 	size_t			 n;
 	size_t			 cap;
-	char			*names;
+	struct perfmap_chunk	*names;		/* newest first */
 	size_t			 names_len;
-	size_t			 names_cap;
+	uint64_t		 seq;
 	size_t			 bad_lines;
 	size_t			 dropped;	/* over PERFMAP_MAX_ENTRIES */
 };
@@ -41,5 +50,9 @@ int		 perfmap_feed(struct perfmap *, const char *, size_t, int,
 		    size_t *);
 const char	*perfmap_lookup(const struct perfmap *, uint64_t);
 void		 perfmap_free(struct perfmap *);
+/* Empty pm but keep its names alive: the caller frees the returned list
+ * with perfmap_chunks_free (returned names stay valid until then). */
+struct perfmap_chunk *perfmap_detach_names(struct perfmap *);
+void		 perfmap_chunks_free(struct perfmap_chunk *);
 
 #endif

@@ -116,6 +116,7 @@ symbolizer_free(struct symbolizer *s)
 	}
 	sym_binaries_expire(s, 1);
 	sym_cycle_strings_free(s);
+	perfmap_chunks_free(s->jit_retired);
 	kallsyms_free(&s->ksyms);
 	free(s->keys);
 	free(s->debug_root);
@@ -175,7 +176,7 @@ sym_proc_free(struct symbolizer *s, struct sym_proc *p)
 	if (s->last_proc == p)
 		s->last_proc = NULL;
 	sym_snap_retire(s, p->snap);
-	sym_jit_reset(&p->jit);
+	sym_jit_reset(s, &p->jit);
 	s->nprocs--;
 	free(p);
 }
@@ -266,7 +267,7 @@ sym_proc_load(struct symbolizer *s, struct sym_proc *p, uint64_t starttime,
 	p->starttime = starttime;
 	p->exe_dev = exe->st_dev;
 	p->exe_ino = exe->st_ino;
-	sym_jit_reset(&p->jit);
+	sym_jit_reset(s, &p->jit);
 	p->jit.checked_ns = 0;
 	if ((r = sym_proc_status(p)) != 0)
 		return (r);
@@ -558,6 +559,8 @@ symbolizer_cycle_end(struct symbolizer *s)
 		}
 	}
 	sym_cycle_strings_free(s);
+	perfmap_chunks_free(s->jit_retired);
+	s->jit_retired = NULL;
 	while ((sn = s->retired) != NULL) {
 		s->retired = sn->next;
 		sym_snap_free(s, sn);

@@ -114,6 +114,7 @@ struct symbolizer {
 	int			 ksyms_state;	/* 0 not tried, 1 ok, -1 no */
 
 	struct sym_snap		*retired;
+	struct perfmap_chunk	*jit_retired;	/* names handed out */
 	struct sym_arena_chunk	*arena;
 	struct sym_derived	*derived;
 	size_t			 nderived;
@@ -150,6 +151,6 @@ void		 sym_binaries_expire(struct symbolizer *, int);
 /* symjit.c */
 const char	*sym_jit_lookup(struct symbolizer *, struct sym_proc *,
 		    uint64_t);
-void		 sym_jit_reset(struct sym_jit *);
+void		 sym_jit_reset(struct symbolizer *, struct sym_jit *);
 
 #endif

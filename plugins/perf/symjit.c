@@ -24,10 +24,18 @@
 #define JIT_CHUNK	(256 * 1024)
 #define JIT_MAX_READ	(64u << 20)	/* per refresh */
 
+/* Names already returned stay valid until the cycle ends. */
 void
-sym_jit_reset(struct sym_jit *j)
+sym_jit_reset(struct symbolizer *s, struct sym_jit *j)
 {
-	perfmap_free(&j->pm);
+	struct perfmap_chunk	*c, *tail;
+
+	if ((c = perfmap_detach_names(&j->pm)) != NULL) {
+		for (tail = c; tail->next != NULL; tail = tail->next)
+			;
+		tail->next = s->jit_retired;
+		s->jit_retired = c;
+	}
 	j->off = 0;
 	j->head_len = 0;
 	j->stale = 0;
@@ -120,12 +128,12 @@ sym_jit_refresh(struct symbolizer *s, struct sym_proc *p)
 			sym_log(s, GP_LOG_DEBUG, "symbolizer: pid %d: %s is "
 			    "older than the process, ignored", (int)p->pid,
 			    path);
-		sym_jit_reset(j);
+		sym_jit_reset(s, j);
 		j->stale = 1;
 		goto out_close;
 	}
 	if (j->stale || sym_jit_rewritten(j, fd, &sb))
-		sym_jit_reset(j);
+		sym_jit_reset(s, j);
 	j->dev = sb.st_dev;
 	j->ino = sb.st_ino;
 	if (sb.st_size > j->off)

@@ -89,9 +89,36 @@ test_many(void)
 	perfmap_free(&pm);
 }
 
+/* Names handed out survive growth and a detach (ASan would object). */
+static void
+test_stable_names(void)
+{
+	struct perfmap		 pm;
+	struct perfmap_chunk	*old;
+	const char		*first;
+	char			 line[64];
+	size_t			 used, i;
+
+	memset(&pm, 0, sizeof(pm));
+	perfmap_feed(&pm, "10 10 first\n", 12, 0, &used);
+	first = perfmap_lookup(&pm, 0x12);
+	for (i = 0; i < 10000; i++) {
+		snprintf(line, sizeof(line), "%zx 10 a_rather_long_name_%zu\n",
+		    0x1000 + i * 0x10, i);
+		perfmap_feed(&pm, line, strlen(line), 0, &used);
+	}
+	CHECK_STREQ(first, "first_[j]", "name valid after growth");
+	old = perfmap_detach_names(&pm);
+	CHECK(pm.n == 0 && perfmap_lookup(&pm, 0x12) == NULL, "detached");
+	CHECK_STREQ(first, "first_[j]", "name valid after detach");
+	perfmap_chunks_free(old);
+	perfmap_free(&pm);
+}
+
 int
 main(void)
 {
+	test_stable_names();
 	test_parse();
 	test_overlap();
 	test_many();
