@@ -26,6 +26,7 @@
 #include <gprofiler/plugin.h>
 
 #include "symbolize.h"
+#include "symbolize_int.h"
 #include "testing.h"
 #include "test_sym_util.h"
 
@@ -440,6 +441,23 @@ test_kernel(struct symbolizer *s)
 	    "not a kernel address");
 }
 
+/* libiberty: C++, Rust legacy and v0; plain C names untouched. */
+static void
+test_demangle(void)
+{
+	struct symbolizer	*s = symbolizer_new(NULL, NULL);
+
+	CHECK_STREQ(sym_demangle(s, "_ZN2ns6Widget4spinEi"),
+	    "ns::Widget::spin(int)", "C++");
+	CHECK_STREQ(sym_demangle(s, "_ZN3foo3bar17h05af221e174051e9E"),
+	    "foo::bar", "Rust legacy (hash dropped)");
+	CHECK_STREQ(sym_demangle(s, "_RNvNtCs1234_7mycrate3foo3bar"),
+	    "mycrate::foo::bar", "Rust v0");
+	CHECK_STREQ(sym_demangle(s, "_Zgarbage"), "_Zgarbage", "not mangled");
+	CHECK_STREQ(sym_demangle(s, "main"), "main", "C");
+	symbolizer_free(s);
+}
+
 static void
 test_bad_kallsyms(void)
 {
@@ -483,6 +501,7 @@ main(int argc, char **argv)
 	test_stripped();
 	test_perfmap();
 	test_bad_kallsyms();
+	test_demangle();
 	tsu_rmtree(tmp);
 	return (testing_done());
 }
