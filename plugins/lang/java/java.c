@@ -1,0 +1,677 @@
+/*
+ * The Java process plugin.  It emits no stacks: perf samples the JVMs and
+ * names JIT frames `_[j]` from /tmp/perf-<nspid>.map, and this plugin makes
+ * each JVM (re)write that map once per cycle (`jattach PID jcmd
+ * Compiler.perfmap`), a few seconds before the cycle ends so that methods
+ * compiled during the cycle resolve when perf symbolizes at the snapshot.
+ * It also sets the Java appid (VM.command_line) and application metadata
+ * (VM.version, VM.flags), and reports JVMs it could not attach to as
+ * "[Profiling skipped: ...]" / "[Profiling error: ...]".
+ *
+ * Safety: one jattach at a time per JVM, one attempt per cycle, every run
+ * bounded (JV_TIMEOUT_MS, then SIGTERM/SIGKILL of jattach), no attach to a
+ * JVM that would die of SIGQUIT or that disabled attaching (jv_proc.c),
+ * and a JVM that keeps failing is left alone for the rest of the run.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gprofiler/plugin.h>
+
+#include "jv_parse.h"
+#include "jv_proc.h"
+
+#define JV_TIMEOUT_MS	5000	/* one jattach run */
+#define JV_LEAD_MS	(JV_TIMEOUT_MS + 1000)	/* round before cycle end */
+#define JV_MAX_JOBS	4	/* jattach children at once */
+#define JV_MAX_JVMS	1024
+#define JV_MAX_FAILS	3	/* consecutive failed cycles: give up */
+#define JV_MAX_FILTERS	16
+
+/* What to ask a JVM, in this order. */
+#define JV_OP_CMDLINE	0x1u
+#define JV_OP_VERSION	0x2u
+#define JV_OP_FLAGS	0x4u
+#define JV_OP_PERFMAP	0x8u
+#define JV_OP_INFO	(JV_OP_CMDLINE | JV_OP_VERSION | JV_OP_FLAGS)
+
+#define JV_NO_REPORT	(-1)
+
+struct jv;
+
+struct jv_jvm {
+	struct jv	*p;
+	pid_t		 pid;
+	uint64_t	 starttime;
+	int		 seen, gone;
+	int		 skip;		/* for good: report reason each cycle */
+	char		 comm[64];
+	char		 reason[256];	/* reported at the next snapshot */
+	int		 rkind;		/* GP_PID_* or JV_NO_REPORT */
+	char		 logged[256];	/* last reason logged at INFO */
+	uint32_t	 ops;		/* still to run this cycle */
+	uint32_t	 done;		/* JV_OP_INFO answered (or refused) */
+	struct jv_job	*job;
+	uint32_t	 job_op;
+	uint32_t	 fails;
+	int		 perfmap_unsupported;
+	int		 fp;		/* -XX:+PreserveFramePointer */
+	char		 appid[JV_APPID_MAX];
+	char		 version[256];
+	char		 flags[JV_FLAGS_MAX];
+};
+
+struct jv {
+	struct gp_plugin_ctx	 *ctx;
+	const struct gp_host_api *api;
+	int			  enabled, stopping;
+	char			  jattach[PATH_MAX];
+	regex_t			  filters[JV_MAX_FILTERS];
+	size_t			  nfilters;
+	double			  min_duration;
+	uint64_t		  round_ms;
+	struct gp_timer		 *round_timer;
+	struct jv_jvm		**jvms;
+	uint32_t		  njvms;
+	uint32_t		  running;
+	uint64_t		  rounds, perfmaps;
+};
+
+static const struct gp_option jv_options[] = {
+	{ "java-mode", GP_OPT_ENUM, 0, "perfmap", 0, 0,
+	    "perfmap|ap|disabled|none",
+	    "Java: perfmap (ask each JVM for its JIT perf map every cycle so "
+	    "perf names Java frames; 'ap' is accepted as a synonym) or "
+	    "disabled" },
+};
+
+static const char *const jv_jattach_paths[] = {
+	"/usr/bin/jattach", "/usr/local/bin/jattach",
+	"/usr/lib/gprofiler/jattach", NULL,
+};
+
+static void	jv_pump(struct jv *);
+
+static void
+jv_report(struct jv_jvm *j, int kind, const char *reason)
+{
+	struct jv *p = j->p;
+
+	snprintf(j->reason, sizeof(j->reason), "%s", reason);
+	j->rkind = kind;
+	/* Rate limit: a JVM's reason is logged once until it changes. */
+	if (strcmp(j->logged, j->reason) != 0) {
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s): %s%s",
+		    (int)j->pid, j->comm, j->reason, j->skip ?
+		    "; not trying again" : "");
+		snprintf(j->logged, sizeof(j->logged), "%s", j->reason);
+	} else
+		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: %s", (int)j->pid,
+		    j->reason);
+}
+
+static void
+jv_skip(struct jv_jvm *j, const char *reason)
+{
+	j->skip = 1;
+	j->ops = 0;
+	jv_report(j, GP_PID_SKIPPED, reason);
+}
+
+static struct jv_jvm *
+jv_find(struct jv *p, pid_t pid)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->njvms; i++)
+		if (p->jvms[i]->pid == pid)
+			return (p->jvms[i]);
+	return (NULL);
+}
+
+/* Consider one /proc entry: a new JVM, a reused PID, or a known one. */
+static void
+jv_scan_pid(struct jv *p, pid_t pid)
+{
+	struct jv_jvm *j = jv_find(p, pid);
+	uint64_t start;
+
+	if (jv_proc_starttime(pid, &start) != 0)
+		return;
+	if (j != NULL && j->starttime == start) {
+		j->seen = 1;
+		return;
+	}
+	if (j != NULL)
+		j->gone = 1;	/* PID reused */
+	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
+	    p->njvms >= JV_MAX_JVMS || !jv_proc_is_jvm(pid))
+		return;
+	if (p->min_duration > 0 && jv_proc_age(start) < p->min_duration)
+		return;
+	if ((j = calloc(1, sizeof(*j))) == NULL)
+		return;
+	j->p = p;
+	j->pid = pid;
+	j->starttime = start;
+	j->seen = 1;
+	j->rkind = JV_NO_REPORT;
+	jv_proc_comm(pid, j->comm, sizeof(j->comm));
+	p->jvms[p->njvms++] = j;
+	p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d (%s): JVM found",
+	    (int)pid, j->comm);
+}
+
+/* A JVM's record goes only when no jattach run still points at it. */
+static void
+jv_prune(struct jv *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->njvms;) {
+		struct jv_jvm *j = p->jvms[i];
+
+		if (j->gone && j->job == NULL) {
+			free(j);
+			p->jvms[i] = p->jvms[--p->njvms];
+		} else
+			i++;
+	}
+}
+
+static void
+jv_scan(struct jv *p)
+{
+	struct dirent *de;
+	uint32_t i;
+	char *end;
+	long pid;
+	DIR *d;
+
+	if ((d = opendir("/proc")) == NULL)
+		return;
+	for (i = 0; i < p->njvms; i++)
+		p->jvms[i]->seen = 0;
+	while ((de = readdir(d)) != NULL) {
+		pid = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid > INT_MAX)
+			continue;
+		jv_scan_pid(p, (pid_t)pid);
+	}
+	closedir(d);
+	for (i = 0; i < p->njvms; i++)
+		if (!p->jvms[i]->seen)
+			p->jvms[i]->gone = 1;
+	jv_prune(p);
+}
+
+/* Parse a successful answer; returns 0 or -EINVAL (unexpected answer). */
+static int
+jv_absorb(struct jv_jvm *j, uint32_t op, const struct jv_result *r)
+{
+	struct jv *p = j->p;
+	struct jv_cmdline *cl;
+	int rc;
+
+	switch (op) {
+	case JV_OP_CMDLINE:
+		if ((cl = malloc(sizeof(*cl))) == NULL)
+			return (-ENOMEM);
+		rc = jv_parse_command_line(r->body, r->bodylen, cl);
+		if (rc == 0)
+			rc = jv_appid_build(cl, p->filters, p->nfilters,
+			    j->appid, sizeof(j->appid));
+		free(cl);
+		return (rc);
+	case JV_OP_VERSION:
+		return (jv_parse_version(r->body, r->bodylen, j->version,
+		    sizeof(j->version)));
+	case JV_OP_FLAGS:
+		rc = jv_parse_flags(r->body, r->bodylen, j->flags,
+		    sizeof(j->flags), &j->fp);
+		if (rc == 0 && !j->fp)
+			p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s): started "
+			    "without -XX:+PreserveFramePointer: its Java "
+			    "stacks will be cut short at JIT frames",
+			    (int)j->pid, j->comm);
+		return (rc);
+	case JV_OP_PERFMAP:
+		p->perfmaps++;
+		return (0);
+	}
+	return (-EINVAL);
+}
+
+static void
+jv_op_failed(struct jv_jvm *j, uint32_t op, const struct jv_result *r)
+{
+	char why[320];
+
+	if (r->body == NULL && strncmp(r->reason, "JVM error", 9) == 0) {
+		/* The JVM answered but refused the command: not transient. */
+		if (op == JV_OP_PERFMAP) {
+			j->perfmap_unsupported = 1;
+			snprintf(why, sizeof(why), "Compiler.perfmap refused "
+			    "(JDK 17+ needed): %s", r->reason);
+			jv_report(j, GP_PID_SKIPPED, why);
+		}
+		j->done |= op;
+		return;
+	}
+	j->ops = 0;	/* one attempt per cycle */
+	if (r->permanent || ++j->fails >= JV_MAX_FAILS)
+		jv_skip(j, r->reason);
+	else
+		jv_report(j, GP_PID_ERROR, r->reason);
+}
+
+static void
+jv_op_done(void *arg, const struct jv_result *r)
+{
+	struct jv_jvm *j = arg;
+	struct jv *p = j->p;
+	uint32_t op = j->job_op;
+
+	j->job = NULL;
+	p->running--;
+	if (r->ok && jv_absorb(j, op, r) == 0) {
+		j->done |= op & JV_OP_INFO;
+		if (op == JV_OP_PERFMAP)
+			j->fails = 0;
+	} else if (r->ok) {
+		/* An answer we do not understand: do not ask again. */
+		j->done |= op & JV_OP_INFO;
+		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: unexpected answer "
+		    "to op %#x", (int)j->pid, op);
+	} else
+		jv_op_failed(j, op, r);
+	if (p->stopping) {
+		if (p->running == 0)
+			p->api->stop_done(p->ctx);
+		return;
+	}
+	jv_pump(p);
+}
+
+static const char *const *
+jv_op_argv(uint32_t op)
+{
+	static const char *const cmdline[] = { "jcmd", "VM.command_line",
+	    NULL };
+	static const char *const version[] = { "jcmd", "VM.version", NULL };
+	static const char *const flags[] = { "jcmd", "VM.flags", NULL };
+	static const char *const perfmap[] = { "jcmd", "Compiler.perfmap",
+	    NULL };
+
+	switch (op) {
+	case JV_OP_CMDLINE:
+		return (cmdline);
+	case JV_OP_VERSION:
+		return (version);
+	case JV_OP_FLAGS:
+		return (flags);
+	default:
+		return (perfmap);
+	}
+}
+
+static void
+jv_start_op(struct jv *p, struct jv_jvm *j)
+{
+	uint32_t op = j->ops & -j->ops;	/* lowest bit first */
+	char why[256];
+
+	j->ops &= ~op;
+	j->job_op = op;
+	j->job = jv_job_start(p->ctx, p->api, p->jattach, j->pid,
+	    jv_op_argv(op), JV_TIMEOUT_MS, jv_op_done, j);
+	if (j->job == NULL) {
+		snprintf(why, sizeof(why), "cannot run %.160s: %s", p->jattach,
+		    strerror(errno));
+		j->ops = 0;
+		jv_report(j, GP_PID_ERROR, why);
+		return;
+	}
+	p->running++;
+}
+
+/* Start queued operations, JV_MAX_JOBS at a time, one per JVM. */
+static void
+jv_pump(struct jv *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->njvms && p->running < JV_MAX_JOBS; i++) {
+		struct jv_jvm *j = p->jvms[i];
+
+		if (j->ops != 0 && j->job == NULL && !j->gone && !j->skip)
+			jv_start_op(p, j);
+	}
+}
+
+/* Decide what to ask a JVM this cycle. */
+static void
+jv_plan(struct jv *p, struct jv_jvm *j)
+{
+	char why[256];
+	int permanent;
+
+	if (j->gone || j->skip || j->job != NULL)
+		return;
+	j->rkind = JV_NO_REPORT;	/* a new cycle, a new verdict */
+	if (p->jattach[0] == '\0') {
+		jv_report(j, GP_PID_SKIPPED, "jattach not found: install the "
+		    "jattach package for Java symbols");
+		return;
+	}
+	if (jv_proc_attach_safe(j->pid, why, sizeof(why), &permanent) != 0) {
+		if (permanent)
+			jv_skip(j, why);
+		else
+			jv_report(j, GP_PID_SKIPPED, why);
+		return;
+	}
+	j->ops = (JV_OP_INFO & ~j->done) |
+	    (j->perfmap_unsupported ? 0 : JV_OP_PERFMAP);
+}
+
+static void
+jv_round_cb(void *arg)
+{
+	struct jv *p = arg;
+	uint32_t i;
+
+	p->api->timer_del(p->round_timer);
+	p->round_timer = NULL;
+	p->rounds++;
+	jv_scan(p);
+	for (i = 0; i < p->njvms; i++)
+		jv_plan(p, p->jvms[i]);
+	jv_pump(p);
+}
+
+static void
+jv_arm(struct jv *p)
+{
+	p->api->timer_del(p->round_timer);
+	p->round_timer = p->api->timer_add(p->ctx, p->round_ms, 0,
+	    jv_round_cb, p);
+}
+
+static void
+jv_deliver(struct jv *p, struct gp_snapshot *snap, struct jv_jvm *j)
+{
+	const struct gp_host_api *api = p->api;
+	struct gp_json *md;
+
+	if (j->appid[0] != '\0')
+		api->snapshot_set_appid(snap, j->pid, j->appid);
+	if ((j->done & (JV_OP_VERSION | JV_OP_FLAGS)) != 0 &&
+	    (md = api->json_new()) != NULL) {
+		if (j->version[0] != '\0')
+			api->json_set_string(md, "java_version", j->version);
+		else
+			api->json_set_null(md, "java_version");
+		api->json_set_null(md, "libjvm_elfid");
+		if (j->flags[0] != '\0')
+			api->json_set_string(md, "jvm_flags", j->flags);
+		else
+			api->json_set_null(md, "jvm_flags");
+		api->snapshot_set_app_metadata(snap, j->pid, md);
+	}
+	if (j->rkind != JV_NO_REPORT)
+		api->snapshot_pid_error(snap, j->pid, j->comm, j->rkind,
+		    j->reason);
+}
+
+static int
+jv_snapshot(void *priv, struct gp_snapshot *snap)
+{
+	struct jv *p = priv;
+	uint32_t i;
+
+	if (!p->enabled) {
+		p->api->snapshot_done(snap, 0, NULL);
+		return (0);
+	}
+	jv_scan(p);
+	for (i = 0; i < p->njvms; i++) {
+		struct jv_jvm *j = p->jvms[i];
+
+		/* Never wait for a JVM: what is still running is late. */
+		if (j->job != NULL && !j->gone) {
+			jv_job_cancel(j->job, "jattach still running when the "
+			    "cycle ended");
+			jv_report(j, GP_PID_ERROR, "jattach still running "
+			    "when the cycle ended");
+		}
+		j->ops = 0;
+		if (!j->gone)
+			jv_deliver(p, snap, j);
+		if (!j->skip)
+			j->rkind = JV_NO_REPORT;
+	}
+	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u JVMs, %llu perf maps "
+	    "written in %llu rounds", p->njvms,
+	    (unsigned long long)p->perfmaps, (unsigned long long)p->rounds);
+	jv_arm(p);
+	p->api->snapshot_done(snap, 0, NULL);
+	return (0);
+}
+
+static void
+jv_abandon(void *priv, struct gp_snapshot *snap)
+{
+	/* snapshot() answers before returning: nothing is pending. */
+	(void)priv;
+	(void)snap;
+}
+
+static void
+jv_filters_free(struct jv *p)
+{
+	while (p->nfilters > 0)
+		regfree(&p->filters[--p->nfilters]);
+}
+
+/*
+ * --app-id-args-filter values arrive ','-joined (a repeatable option).
+ * Compile them; on error write why into err.
+ */
+static int
+jv_filters_compile(struct jv *p, char *err, size_t errlen)
+{
+	const char *v = p->api->option_get(p->ctx, "app-id-args-filter");
+	char *copy, *s, *tok, msg[128];
+	int rc = 0, e;
+
+	jv_filters_free(p);
+	if (v == NULL || *v == '\0')
+		return (0);
+	if ((copy = strdup(v)) == NULL)
+		return (-ENOMEM);
+	for (s = copy; (tok = strsep(&s, ",")) != NULL;) {
+		if (*tok == '\0')
+			continue;
+		if (p->nfilters == JV_MAX_FILTERS) {
+			snprintf(err, errlen, "--app-id-args-filter: at most "
+			    "%d filters", JV_MAX_FILTERS);
+			rc = -EINVAL;
+			break;
+		}
+		if ((e = regcomp(&p->filters[p->nfilters], tok,
+		    REG_EXTENDED | REG_NOSUB)) != 0) {
+			regerror(e, &p->filters[p->nfilters], msg, sizeof(msg));
+			snprintf(err, errlen, "--app-id-args-filter: \"%s\" is "
+			    "not a valid regular expression: %s", tok, msg);
+			rc = -EINVAL;
+			break;
+		}
+		p->nfilters++;
+	}
+	free(copy);
+	if (rc != 0)
+		jv_filters_free(p);
+	return (rc);
+}
+
+static int
+jv_check(void *priv, char *err, uint32_t errlen)
+{
+	struct jv *p = priv;
+	int rc = jv_filters_compile(p, err, errlen);
+
+	jv_filters_free(p);
+	return (rc);
+}
+
+static void
+jv_find_jattach(struct jv *p)
+{
+	const char *env = getenv("GP_JATTACH");
+	size_t i;
+
+	p->jattach[0] = '\0';
+	/* A packaging and test override; must be absolute. */
+	if (env != NULL && env[0] == '/' && access(env, X_OK) == 0) {
+		snprintf(p->jattach, sizeof(p->jattach), "%s", env);
+		return;
+	}
+	for (i = 0; jv_jattach_paths[i] != NULL; i++)
+		if (access(jv_jattach_paths[i], X_OK) == 0) {
+			snprintf(p->jattach, sizeof(p->jattach), "%s",
+			    jv_jattach_paths[i]);
+			return;
+		}
+}
+
+static void
+jv_reset(struct jv *p)
+{
+	uint32_t i;
+
+	p->api->timer_del(p->round_timer);
+	p->round_timer = NULL;
+	for (i = 0; i < p->njvms; i++)
+		p->jvms[i]->gone = 1;
+	jv_prune(p);
+}
+
+static int
+jv_start(void *priv)
+{
+	struct jv *p = priv;
+	const char *mode = p->api->option_get(p->ctx, "java-mode");
+	char err[256];
+	int64_t d;
+
+	jv_reset(p);
+	p->stopping = 0;
+	p->enabled = mode == NULL || (strcmp(mode, "disabled") != 0 &&
+	    strcmp(mode, "none") != 0);
+	if (!p->enabled)
+		return (0);
+	if (jv_filters_compile(p, err, sizeof(err)) != 0)
+		p->api->log(p->ctx, GP_LOG_WARN, "%s; no filters used", err);
+	p->min_duration = (double)p->api->option_get_int(p->ctx,
+	    "min-duration", 0);
+	d = p->api->option_get_int(p->ctx, "profiling-duration", 60) * 1000;
+	p->round_ms = d > 2 * JV_LEAD_MS ? (uint64_t)(d - JV_LEAD_MS) :
+	    (uint64_t)(d > 2 ? d / 2 : 1);
+	jv_find_jattach(p);
+	if (p->jattach[0] == '\0')
+		p->api->log(p->ctx, GP_LOG_WARN, "jattach not found (looked "
+		    "in /usr/bin, /usr/local/bin, /usr/lib/gprofiler): Java "
+		    "JIT frames stay unnamed");
+	jv_arm(p);
+	if (p->round_timer == NULL)
+		return (-ENOMEM);
+	p->api->log(p->ctx, GP_LOG_INFO, "JIT perf maps through %s, %llu ms "
+	    "into each cycle", p->jattach[0] != '\0' ? p->jattach :
+	    "(none)", (unsigned long long)p->round_ms);
+	return (0);
+}
+
+static int
+jv_stop(void *priv)
+{
+	struct jv *p = priv;
+	uint32_t i;
+
+	p->api->timer_del(p->round_timer);
+	p->round_timer = NULL;
+	p->stopping = 1;
+	for (i = 0; i < p->njvms; i++) {
+		p->jvms[i]->ops = 0;
+		jv_job_cancel(p->jvms[i]->job, "the run is stopping");
+	}
+	if (p->running == 0)
+		p->api->stop_done(p->ctx);
+	return (0);
+}
+
+static int
+jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
+    void **privp)
+{
+	struct jv *p;
+
+	if (api->abi_major != GP_ABI_MAJOR)
+		return (-EINVAL);
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return (-ENOMEM);
+	if ((p->jvms = calloc(JV_MAX_JVMS, sizeof(*p->jvms))) == NULL) {
+		free(p);
+		return (-ENOMEM);
+	}
+	p->ctx = ctx;
+	p->api = api;
+	*privp = p;
+	return (0);
+}
+
+static void
+jv_destroy(void *priv)
+{
+	struct jv *p = priv;
+	uint32_t i;
+
+	if (p == NULL)
+		return;
+	p->api->timer_del(p->round_timer);
+	/* The host reaps children we leave behind without calling us. */
+	for (i = 0; i < p->njvms; i++)
+		free(p->jvms[i]);
+	jv_filters_free(p);
+	free(p->jvms);
+	free(p);
+}
+
+GP_PLUGIN_EXPORT const struct gp_plugin gprofiler_plugin = {
+	GP_PLUGIN_HEADER,
+	.name = "java",
+	.version = "0.1.0",
+	.build = "HotSpot perf maps through jattach",
+	.description = "Java JIT frame names (JVM perf maps), appids and "
+	    "JVM metadata",
+	.kind = GP_KIND_PROCESS,
+	.modes = GP_MODE_CPU,
+	.options = jv_options,
+	.option_size = sizeof(struct gp_option),
+	.option_count = sizeof(jv_options) / sizeof(jv_options[0]),
+	.init = jv_init,
+	.check = jv_check,
+	.start = jv_start,
+	.snapshot = jv_snapshot,
+	.abandon = jv_abandon,
+	.stop = jv_stop,
+	.destroy = jv_destroy,
+};

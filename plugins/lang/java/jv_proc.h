@@ -1,0 +1,42 @@
+/*
+ * JVM discovery and pre-attach safety checks over /proc (jv_proc.c), and
+ * bounded jattach runs through the host's child helper (jv_job.c).
+ */
+#ifndef JV_PROC_H
+#define JV_PROC_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gprofiler/plugin.h>
+
+#include "jv_parse.h"
+
+int	jv_proc_starttime(pid_t pid, uint64_t *start);
+int	jv_proc_is_jvm(pid_t pid);
+double	jv_proc_age(uint64_t start);
+void	jv_proc_comm(pid_t pid, char *out, size_t len);
+int	jv_proc_attach_safe(pid_t pid, char *why, size_t whylen,
+	    int *permanent);
+
+/* One jattach run: the JVM's answer or why there is none. */
+struct jv_result {
+	int		 ok;		/* the JVM answered with code 0 */
+	int		 permanent;	/* !ok: do not try this JVM again */
+	const char	*body;		/* ok: the answer (borrowed) */
+	size_t		 bodylen;
+	char		 reason[256];	/* !ok */
+};
+
+struct jv_job;
+typedef void	(*jv_job_done_fn)(void *arg, const struct jv_result *r);
+
+struct jv_job	*jv_job_start(struct gp_plugin_ctx *ctx,
+		    const struct gp_host_api *api, const char *jattach,
+		    pid_t pid, const char *const *cmd, uint32_t timeout_ms,
+		    jv_job_done_fn done, void *arg);
+void		 jv_job_cancel(struct jv_job *j, const char *why);
+
+#endif /* JV_PROC_H */
