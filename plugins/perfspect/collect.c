@@ -274,7 +274,7 @@ collector_judge(struct ps_collector *c, struct ps_result *r, int status,
 	if (killed)
 		result_set(r, r->rep.metrics != NULL ? "partial" : "failed",
 		    "PerfSpect did not exit %u ms after SIGTERM and was killed "
-		    "(signal %d)%s", PS_STOP_GRACE_MS, WTERMSIG(status),
+		    "(signal %d)%s", c->cfg.grace_ms, WTERMSIG(status),
 		    r->rep.metrics != NULL ? "; means computed from its raw "
 		    "CSV" : "");
 	else
@@ -342,12 +342,14 @@ on_exit_cb(void *arg, int status)
 		result_clear(&c->last);
 		c->last = r;
 		collector_snapshot_done(c);
-	} else if (c->abandoned) {
+	} else if (c->abandoned && c->next_run_cycle != PS_BACKOFF_PENDING) {
+		/* Too late for its cycle and no failure: just go on. */
 		c->abandoned = 0;
 		result_clear(&r);
 		if (c->cycle >= c->next_run_cycle)
 			collector_spawn(c);
 	} else {
+		c->abandoned = 0;
 		/* Ended on its own mid-cycle: the cycle's end reports it. */
 		result_clear(&c->finished);
 		c->finished = r;
@@ -436,6 +438,8 @@ ps_collector_start(struct ps_collector *c, const struct ps_run_config *cfg)
 	char	 tmpl[PATH_MAX];
 
 	c->cfg = *cfg;
+	if (c->cfg.grace_ms == 0)
+		c->cfg.grace_ms = PS_STOP_GRACE_MS;
 	c->stopping = c->abandoned = 0;
 	c->cycle = c->failures = c->next_run_cycle = 0;
 	result_clear(&c->last);
@@ -479,8 +483,12 @@ ps_collector_snapshot(struct ps_collector *c, struct gp_snapshot *snap)
 	c->cycle++;
 	c->snap = snap;
 	if (c->child != NULL) {
+		/* Already stopping (an abandoned cycle): do not push the
+		 * SIGKILL back by signalling again. */
+		if (!c->term_sent)
+			c->api->child_stop(c->child, SIGTERM,
+			    c->cfg.grace_ms);
 		c->term_sent = 1;
-		c->api->child_stop(c->child, SIGTERM, PS_STOP_GRACE_MS);
 		return;
 	}
 	result_clear(&c->last);
@@ -537,16 +545,18 @@ ps_collector_metadata(struct ps_collector *c, struct gp_json *md,
 	const struct gp_host_api	*api = c->api;
 	struct ps_result		*r = &c->last;
 
+	/* md is merged flat into "metadata": hence the prefix. */
 	metadata_hdr(c, hdr);
-	api->json_set_string(md, "status", r->valid ? r->status : "not_ready");
+	api->json_set_string(md, "perfspect_status", r->valid ? r->status :
+	    "not_ready");
 	if (r->error[0] != '\0')
-		api->json_set_string(md, "error", r->error);
-	api->json_set_int(md, "rows", (int64_t)r->rep.rows);
-	api->json_set_double(md, "seconds", r->seconds);
+		api->json_set_string(md, "perfspect_error", r->error);
+	api->json_set_int(md, "perfspect_rows", (int64_t)r->rep.rows);
+	api->json_set_double(md, "perfspect_seconds", r->seconds);
 	if (r->rep.computed)
-		api->json_set_bool(md, "computed_means", 1);
+		api->json_set_bool(md, "perfspect_computed_means", 1);
 	if (r->rep.html_dropped[0] != '\0')
-		api->json_set_string(md, "htmlblob_dropped",
+		api->json_set_string(md, "perfspect_htmlblob_dropped",
 		    r->rep.html_dropped);
 }
 
@@ -560,8 +570,10 @@ ps_collector_stop(struct ps_collector *c)
 		collector_snapshot_done(c);
 	}
 	if (c->child != NULL) {
+		if (!c->term_sent)
+			c->api->child_stop(c->child, SIGTERM,
+			    c->cfg.grace_ms);
 		c->term_sent = 1;
-		c->api->child_stop(c->child, SIGTERM, PS_STOP_GRACE_MS);
 		return;
 	}
 	collector_finish_stop(c);

@@ -9,8 +9,13 @@
 
 #include <gprofiler/plugin.h>
 
-/* SIGTERM makes PerfSpect write its summary; a hung one is SIGKILLed. */
+/*
+ * SIGTERM makes PerfSpect write its summary; a hung one is SIGKILLed after
+ * a grace that must end before the host abandons the snapshot (half the
+ * cycle): a quarter of the cycle, within these bounds.
+ */
 #define PS_STOP_GRACE_MS	5000
+#define PS_STOP_GRACE_MIN_MS	1000
 /* Consecutive failures double the cycles skipped, up to this many. */
 #define PS_BACKOFF_MAX_CYCLES	16
 
@@ -19,6 +24,7 @@ struct ps_run_config {
 	int		 duration;		/* --duration, seconds */
 	int		 interval;		/* --interval, seconds */
 	int		 debug;			/* add --debug */
+	unsigned	 grace_ms;		/* 0: PS_STOP_GRACE_MS */
 	const char	*tmpdir;		/* parent of the private dir */
 };
 

@@ -175,6 +175,11 @@ perfspect_run_config(struct perfspect *p, struct ps_run_config *rc)
 		rc->duration = 1;
 	/* PerfSpect refuses an interval over the duration (spec 3.1). */
 	rc->interval = rc->duration < 5 ? rc->duration : 5;
+	rc->grace_ms = cycle * 1000 / 4;
+	if (rc->grace_ms > PS_STOP_GRACE_MS)
+		rc->grace_ms = PS_STOP_GRACE_MS;
+	if (rc->grace_ms < PS_STOP_GRACE_MIN_MS)
+		rc->grace_ms = PS_STOP_GRACE_MIN_MS;
 	rc->debug = p->api->option_get_bool(p->ctx, "verbose") > 0;
 	rc->tmpdir = getenv("TMPDIR");
 	if (rc->tmpdir == NULL || rc->tmpdir[0] != '/')

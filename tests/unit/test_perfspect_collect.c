@@ -394,7 +394,7 @@ test_normal_cycles(void)
 		    unblob(json_str(hdr, "htmlblob"), html, sizeof(html)) ==
 		    (int)sizeof(HTML) - 1 && strcmp(html, HTML) == 0,
 		    "htmlblob: base64 of gzip of the file");
-		CHECK_STREQ(json_str(md, "status"), "ok", "md status ok");
+		CHECK_STREQ(json_str(md, "perfspect_status"), "ok", "md status ok");
 		mock_json_free(md);
 		mock_json_free(hdr);
 	}
@@ -405,7 +405,7 @@ test_normal_cycles(void)
 	meta(c, &md, &hdr);
 	CHECK(json_type(hdr, "hwmetrics") == 'n' &&
 	    json_type(hdr, "htmlblob") == 'n', "not ready: both null");
-	CHECK_STREQ(json_str(md, "status"), "not_ready", "md says not ready");
+	CHECK_STREQ(json_str(md, "perfspect_status"), "not_ready", "md says not ready");
 	CHECK_INTEQ(m.spawns, 4, "not ready is no failure: next run");
 	mock_json_free(md);
 	mock_json_free(hdr);
@@ -420,8 +420,8 @@ test_normal_cycles(void)
 	CHECK(hw != NULL && json_str(hw, "CPI") != NULL &&
 	    strcmp(json_str(hw, "CPI"), "2.000000") == 0,
 	    "killed run: mean computed from the raw CSV");
-	CHECK_STREQ(json_str(md, "status"), "partial", "md says partial");
-	CHECK(json_type(md, "computed_means") == 'b', "md: computed means");
+	CHECK_STREQ(json_str(md, "perfspect_status"), "partial", "md says partial");
+	CHECK(json_type(md, "perfspect_computed_means") == 'b', "md: computed means");
 	mock_json_free(md);
 	mock_json_free(hdr);
 
@@ -467,9 +467,9 @@ test_failures(void)
 	ps_collector_snapshot(c, SNAP);
 	CHECK_INTEQ(m.snap_done, 2, "failed run: snapshot done at once");
 	meta(c, &md, &hdr);
-	CHECK_STREQ(json_str(md, "status"), "failed", "md: failed");
-	CHECK(json_str(md, "error") != NULL &&
-	    strstr(json_str(md, "error"), "no targets remain") != NULL,
+	CHECK_STREQ(json_str(md, "perfspect_status"), "failed", "md: failed");
+	CHECK(json_str(md, "perfspect_error") != NULL &&
+	    strstr(json_str(md, "perfspect_error"), "no targets remain") != NULL,
 	    "md: the error");
 	CHECK(json_type(hdr, "hwmetrics") == 'n', "failed: hwmetrics null");
 	mock_json_free(md);
@@ -482,7 +482,7 @@ test_failures(void)
 	CHECK_INTEQ(m.spawns, 3, "second failure: backoff");
 	ps_collector_snapshot(c, SNAP);
 	meta(c, &md, &hdr);
-	CHECK_STREQ(json_str(md, "status"), "backoff", "md: backoff");
+	CHECK_STREQ(json_str(md, "perfspect_status"), "backoff", "md: backoff");
 	mock_json_free(md);
 	mock_json_free(hdr);
 	CHECK_INTEQ(m.spawns, 4, "retried after the backoff");
@@ -510,8 +510,8 @@ test_failures(void)
 	pf_exit(0);
 	ps_collector_snapshot(c, SNAP);
 	meta(c, &md, &hdr);
-	CHECK(json_str(md, "error") != NULL &&
-	    strstr(json_str(md, "error"), "cannot run") != NULL,
+	CHECK(json_str(md, "perfspect_error") != NULL &&
+	    strstr(json_str(md, "perfspect_error"), "cannot run") != NULL,
 	    "spawn failure reported");
 	mock_json_free(md);
 	mock_json_free(hdr);
@@ -534,7 +534,7 @@ test_hold_and_cap(void)
 	ps_collector_hold(c, "installing", "PerfSpect is being installed");
 	ps_collector_snapshot(c, SNAP);
 	meta(c, &md, &hdr);
-	CHECK_STREQ(json_str(md, "status"), "installing", "md: installing");
+	CHECK_STREQ(json_str(md, "perfspect_status"), "installing", "md: installing");
 	CHECK(json_type(hdr, "htmlblob") == 'n', "installing: null blob");
 	mock_json_free(md);
 	mock_json_free(hdr);
@@ -555,7 +555,7 @@ test_hold_and_cap(void)
 	meta(c, &md, &hdr);
 	CHECK(json_type(hdr, "hwmetrics") == 'o', "cap: hwmetrics kept");
 	CHECK(json_type(hdr, "htmlblob") == 'n', "cap: htmlblob dropped");
-	CHECK(json_str(md, "htmlblob_dropped") != NULL,
+	CHECK(json_str(md, "perfspect_htmlblob_dropped") != NULL,
 	    "cap: md says why");
 	mock_json_free(md);
 	mock_json_free(hdr);

@@ -1,0 +1,70 @@
+#!/bin/sh
+# The fake perfspect itself follows specs/perfspect.md section 6 (the
+# plugin must not be able to tell it from the real tool).
+. "$top_srcdir/tests/tap.sh"
+tap_tmpdir
+F="$top_srcdir/tests/fakes/fake_perfspect"
+H=$(hostname)
+export FAKE_PERFSPECT_SCALE=0.1
+cd "$TMP" || exit 99
+
+test "$("$F" --version)" = "perfspect version 3.17.0_2026-04-20_956744c9"
+ok $? "#1 --version line on stdout"
+
+"$F" metrics --duration 10 --interval 5 --output out --noupdate >stdout 2>stderr
+ok $? "#2 normal run exits 0"
+test "$(head -1 "out/${H}_metrics.csv" | cut -d, -f1-5)" = "TS,SKT,CPU,CID,CPU operating frequency (in GHz)"
+ok $? "#2 raw CSV header"
+test "$(wc -l <"out/${H}_metrics.csv")" -eq 3
+ok $? "#2 one row per interval"
+test "$(head -1 "out/${H}_metrics_summary.csv")" = "metric,mean,min,max,stddev"
+ok $? "#2 summary CSV header"
+grep -q "^  $TMP/out/${H}_metrics_summary.html\$" stdout
+ok $? "#2 Metric files block with absolute paths"
+grep -q "collecting metrics for 10 seconds" stderr
+ok $? "#2 progress lines on stderr"
+test -s perfspect.log
+ok $? "#2 perfspect.log in the current directory"
+
+"$F" metrics --output sig >stdout 2>stderr & pid=$!
+sleep 2.5; kill -TERM $pid; wait $pid
+ok $? "#3 SIGTERM mid-run exits 0"
+test -s "sig/${H}_metrics_summary.csv" && test -s "sig/${H}_metrics_summary.html"
+ok $? "#3 summaries written after SIGTERM"
+"$F" metrics --output int >stdout 2>stderr & pid=$!
+sleep 2.5; kill -INT $pid; wait $pid
+ok $? "#4 SIGINT mid-run exits 0"
+test -s "int/${H}_metrics_summary.csv"
+ok $? "#4 summaries written after SIGINT"
+
+FAKE_PERFSPECT_STARTUP=100 "$F" metrics --output early >stdout 2>stderr & pid=$!
+sleep 1; kill -TERM $pid; wait $pid; rc=$?
+test $rc -eq 0 && test -z "$(ls -A early)" && grep -q "no metrics collected" stderr
+ok $? "#5 stopped before the first row: no files, exit 0"
+
+FAKE_PERFSPECT_MODE=noroot "$F" metrics --output noroot </dev/null >stdout 2>stderr
+test $? -eq 1 && grep -q "Error: no targets remain" stderr && test -d noroot && test -z "$(ls -A noroot)"
+ok $? "#6 not root: exit 1, no targets remain, empty dir"
+
+FAKE_PERFSPECT_MODE=unsupported "$F" metrics --output unsup >stdout 2>stderr
+test $? -eq 1 && grep -q "does not support instructions event collection" stderr && test -z "$(ls -A unsup)"
+ok $? "#7 unsupported host: exit 1, no CSV"
+
+FAKE_PERFSPECT_MODE=nan "$F" metrics --duration 5 --output nan >/dev/null 2>&1
+grep -q '^TMA_......MEM_Bandwidth(%),NaN,NaN,NaN,NaN$' "nan/${H}_metrics_summary.csv" && grep -q ',$' "nan/${H}_metrics.csv"
+ok $? "#8 NaN: empty raw field, NaN summary row"
+
+"$F" metrics --duration 3 --output bad >stdout 2>stderr
+test $? -eq 1 && grep -q "^Error: duration must be greater than or equal to the event collection interval (5)$" stderr && grep -q "^See 'perfspect metrics --help' for usage details.$" stderr
+ok $? "#11 bad flags: two lines, exit 1"
+
+"$F" metrics --live --format csv --duration 10 >stdout 2>/dev/null
+test $? -eq 0 && head -1 stdout | grep -q '^TS,SKT,CPU,CID,' && test "$(wc -l <stdout)" -eq 3 && ! ls "$TMP"/perfspect_* >/dev/null 2>&1
+ok $? "#12 live CSV on stdout, no files"
+
+FAKE_PERFSPECT_MODE=hang "$F" metrics --output hang >/dev/null 2>&1 & pid=$!
+sleep 0.5; kill -TERM $pid; sleep 0.3
+kill -0 $pid 2>/dev/null
+ok $? "hang: SIGTERM ignored"
+kill -KILL $pid; wait $pid 2>/dev/null
+done_testing
