@@ -137,8 +137,16 @@ merge_runtime_pid(int32_t pid, void *arg)
 	uint64_t		 R = profile_pid_total(rt, pid);
 	uint64_t		 P = profile_pid_total(ms->sys, pid);
 
-	if (err == NULL && R == 0)
-		return (0);	/* empty result: perf's stacks stay */
+	if (err == NULL && R == 0) {
+		/*
+		 * Empty result: perf's stacks stay, with the appid and app
+		 * metadata the runtime found (the Java plugin names JIT
+		 * frames through perf and only adds these).
+		 */
+		if (P > 0 && !profile_has_pid(ms->claimed, pid))
+			merge_attrs(ms->out, rt, NULL, pid);
+		return (0);
+	}
 	if (profile_has_pid(ms->claimed, pid)) {
 		log_debug("merge: pid %d has results from two process "
 		    "profilers, keeping the first", (int)pid);

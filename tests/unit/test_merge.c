@@ -128,6 +128,8 @@ test_rows(void)
 	CHECK_INTEQ(nstacks(out, 5), 0, "P=0 error/skip: dropped");
 	CHECK_INTEQ(stack_count(out, 6, "ruby;main"), 2,
 	    "empty runtime result: perf's stacks unchanged");
+	CHECK_STREQ(profile_pid_appid(out, 6), "ruby: x.rb",
+	    "empty runtime result: its appid applies to perf's stacks");
 	profile_free(out);
 
 	out = merge_profiles(sys, rts, 1, rng_const, &down);
