@@ -454,8 +454,14 @@ host_pid_wanted(struct gp_plugin_ctx *ctx, int32_t pid)
 	int		 r;
 
 	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
-	if (pid <= 0 || pid == getpid())
+	if (pid < 0 || pid == getpid())
 		return (0);
+	/* The idle task: kept as "swapper" (as gProfiler does) unless
+	 * --pids narrows the profile. */
+	if (pid == 0) {
+		host_pids_parse(ctx);
+		return (!ctx->pids_set);
+	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (procfs_read(path, &buf, &len, 4096) == 0) {
 		r = procfs_stat_ppid(buf, len, &ppid);

@@ -12,7 +12,7 @@ busy=$!
 "$WL/perf_busy" -t 10 &
 other=$!
 perf_wait_exec $busy perf_busy
-perf_profile "$TMP/out" 8 profiling-frequency=499 pids=$busy
+perf_profile "$TMP/out" 8 profiling-frequency=997 pids=$busy
 ok $? "plugin ran one cycle"
 kill $busy $other 2>/dev/null; wait
 
@@ -25,7 +25,7 @@ comms = {s.split(';', 1)[0] for s, c in stacks}
 ok(comms == {'perf_busy'}, "--pids: only the workload (%s)" % sorted(comms))
 total = sum(int(c) for s, c in stacks)
 print("%d samples" % total)
-ok(total >= 500, "enough samples (%d) at 499 Hz" % total)
+ok(total >= 500, "enough samples (%d) at 997 Hz" % total)
 share = {}
 chain_ok = {}
 for s, c in stacks:

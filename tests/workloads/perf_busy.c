@@ -1,8 +1,12 @@
 /*
  * A CPU-bound workload with known shares: main -> busy_run -> busy_round
  * -> hot_fifty / hot_thirty / hot_twenty, which burn 50%, 30% and 20% of
- * its CPU time (the same loop body, iteration counts 5:3:2).  Built with
- * frame pointers; used by the perf plugin's tests and the benchmark.
+ * its CPU time: every call runs the same loop for the same count, and each
+ * round picks the function at random with probabilities 5:3:2.  A fixed
+ * call order would repeat with a period close to the sampling period and
+ * alias with it (a 499 Hz timer against a ~2 ms round skews the shares by
+ * several points).  Built with frame pointers; used by the perf plugin's
+ * tests and the benchmark.
  *
  *	perf_busy [-t seconds] [-j threads]	(default 10 s, 1 thread)
  */
@@ -44,7 +48,7 @@ busy_note(uint64_t x)
 NOINLINE uint64_t
 hot_fifty(uint64_t x)
 {
-	x = busy_spin(50 * UNIT, x);
+	x = busy_spin(10 * UNIT, x);
 	busy_note(x);
 	return (x + 1);
 }
@@ -52,7 +56,7 @@ hot_fifty(uint64_t x)
 NOINLINE uint64_t
 hot_thirty(uint64_t x)
 {
-	x = busy_spin(30 * UNIT, x);
+	x = busy_spin(10 * UNIT, x);
 	busy_note(x);
 	return (x + 1);
 }
@@ -60,7 +64,7 @@ hot_thirty(uint64_t x)
 NOINLINE uint64_t
 hot_twenty(uint64_t x)
 {
-	x = busy_spin(20 * UNIT, x);
+	x = busy_spin(10 * UNIT, x);
 	busy_note(x);
 	return (x + 1);
 }
@@ -68,9 +72,20 @@ hot_twenty(uint64_t x)
 NOINLINE uint64_t
 busy_round(uint64_t x)
 {
-	x = hot_fifty(x);
-	x = hot_thirty(x);
-	x = hot_twenty(x);
+	/* xorshift: cheap, and independent of the timer. */
+	static __thread uint64_t rng = 0x9e3779b97f4a7c15ull;
+	unsigned pick;
+
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	pick = (unsigned)(rng % 10);
+	if (pick < 5)
+		x = hot_fifty(x);
+	else if (pick < 8)
+		x = hot_thirty(x);
+	else
+		x = hot_twenty(x);
 	busy_sink = x;
 	return (x + 1);
 }

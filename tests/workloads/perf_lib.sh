@@ -13,12 +13,12 @@ perf_require() {
 }
 
 # perf_profile OUT SECONDS [key=value...]: profile the host for SECONDS with
-# the plugin (through the daemon when PERF_TEST_DAEMON=1 and $GP_BIN runs,
+# the plugin (through the daemon unless PERF_TEST_DAEMON=0,
 # else through the test host driver); OUT gets the folded stacks, OUT.md the
 # metadata lines.
 perf_profile() {
 	out=$1; secs=$2; shift 2
-	if [ "${PERF_TEST_DAEMON:-0}" = 1 ] && [ -x "$GP_BIN" ]; then
+	if [ "${PERF_TEST_DAEMON:-1}" = 1 ] && [ -x "$GP_BIN" ]; then
 		perf_profile_daemon "$out" "$secs" "$@" && return 0
 		diag "daemon run failed; using the test host"
 	fi
@@ -42,7 +42,12 @@ perf_profile_daemon() {
 	[ -n "$col" ] || return 1
 	# drop the header and the index and container frames
 	tail -n +2 "$col" | cut -d';' -f3- >"$out"
-	head -1 "$col" >"$out.md"
+	# the perf plugin's metadata as key=value lines, as the test host prints
+	head -1 "$col" | cut -c3- | "${PYTHON3:-python3}" -c '
+import json, sys
+for k, v in json.load(sys.stdin)["metadata"].items():
+    if k.startswith("perf_"):
+        print("%s=%s" % (k, v))' >"$out.md"
 }
 
 # perf_wait_exec PID NAME: wait until PID has exec'ed NAME (comm).
