@@ -34,14 +34,16 @@ struct prefix {
 	const char	**frames;
 };
 
+/* One (kernel, instruction, offset) with its ten stall counts: one hash
+ * lookup per `eustall` line, the key inline when short (one cache miss). */
+#define KEY_INLINE	40
 struct stack {
 	uint64_t	 hash;
 	uint32_t	 prefix;
-	uint32_t	 stall;
-	const char	*insn;		/* raw key texts */
-	const char	*off;
 	uint32_t	 insnlen, offlen;
-	uint64_t	 count;
+	const char	*key;		/* insn then offset, not terminated */
+	char		 inl[KEY_INLINE];
+	uint64_t	 count[10];
 };
 
 struct stacks {
@@ -61,17 +63,21 @@ struct stacks {
 	uint32_t		 smask;
 };
 
-/* FNV-1a, folded into a running hash. */
+/* Eight bytes a step (FNV-style multiply); hash_final() mixes the rest. */
 static uint64_t
 hash_bytes(uint64_t h, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	uint64_t w;
 
-	while (n-- > 0) {
-		h ^= *p++;
-		h *= 0x100000001b3ULL;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
 	}
-	return (h);
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w ^ ((uint64_t)n << 56)) * 0x100000001b3ULL;
+	return (h ^ (h >> 29));
 }
 
 static uint64_t
@@ -79,6 +85,18 @@ hash_u64(uint64_t h, uint64_t v)
 {
 	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
 	return (h * 0x100000001b3ULL);
+}
+
+/* Murmur3's finaliser: FNV's low bits alone cluster in a power-of-2 table. */
+static uint64_t
+hash_final(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return (h);
 }
 
 static void *
@@ -250,8 +268,8 @@ prefix_split(struct stacks *s, struct prefix *p)
 uint32_t
 stacks_prefix(struct stacks *s, int32_t pid, const char *joined, size_t len)
 {
-	uint64_t h = hash_bytes(hash_u64(0xcbf29ce484222325ULL,
-	    (uint32_t)pid), joined, len);
+	uint64_t h = hash_final(hash_bytes(hash_u64(0xcbf29ce484222325ULL,
+	    (uint32_t)pid), joined, len));
 	struct prefix *p;
 	uint32_t j;
 
@@ -283,72 +301,107 @@ stacks_prefix(struct stacks *s, int32_t pid, const char *joined, size_t len)
 	return (s->npfx - 1);
 }
 
-int
-stacks_add(struct stacks *s, uint32_t prefix, unsigned stall,
-    const char *insn, size_t insnlen, const char *off, size_t offlen,
-    uint64_t count)
+/* The key: inline keys are found through e, as the array may move. */
+static const char *
+stack_key(const struct stack *e)
 {
-	uint64_t h;
+	return (e->key != NULL ? e->key : e->inl);
+}
+
+static int
+stack_matches(const struct stack *e, uint64_t h, uint32_t prefix,
+    const char *insn, size_t insnlen, const char *off, size_t offlen)
+{
+	return (e->hash == h && e->prefix == prefix &&
+	    e->insnlen == insnlen && e->offlen == offlen &&
+	    memcmp(stack_key(e), insn, insnlen) == 0 &&
+	    memcmp(stack_key(e) + insnlen, off, offlen) == 0);
+}
+
+static struct stack *
+stack_new(struct stacks *s, uint64_t h, uint32_t prefix, const char *insn,
+    size_t insnlen, const char *off, size_t offlen)
+{
 	struct stack *e;
+	char *key;
 	uint32_t j;
 
-	h = hash_u64(0xcbf29ce484222325ULL, ((uint64_t)prefix << 8) | stall);
-	h = hash_bytes(hash_bytes(h, insn, insnlen), off, offlen);
-	if (s->sslot != NULL) {
-		for (j = (uint32_t)h & s->smask; s->sslot[j] != 0;
-		    j = (j + 1) & s->smask) {
-			e = &s->st[s->sslot[j] - 1];
-			if (e->hash == h && e->prefix == prefix &&
-			    e->stall == stall && e->insnlen == insnlen &&
-			    e->offlen == offlen &&
-			    memcmp(e->insn, insn, insnlen) == 0 &&
-			    memcmp(e->off, off, offlen) == 0) {
-				e->count = e->count + count < e->count ?
-				    UINT64_MAX : e->count + count;
-				return (0);
-			}
-		}
-	}
-	if (s->nst >= s->max_stacks ||
+	if (s->nst >= s->max_stacks || insnlen + offlen > UINT32_MAX ||
 	    array_reserve((void **)&s->st, &s->capst, s->nst,
 	    sizeof(*s->st)) != 0 ||
 	    slots_grow(&s->sslot, &s->smask, s->nst, stack_hash_of, s) != 0)
-		return (-1);
+		return (NULL);
 	e = &s->st[s->nst];
+	if (insnlen + offlen <= KEY_INLINE)
+		key = e->inl;
+	else if ((key = arena_alloc(s, insnlen + offlen)) == NULL)
+		return (NULL);
+	memcpy(key, insn, insnlen);
+	memcpy(key + insnlen, off, offlen);
 	e->hash = h;
 	e->prefix = prefix;
-	e->stall = stall;
 	e->insnlen = (uint32_t)insnlen;
 	e->offlen = (uint32_t)offlen;
-	e->count = count;
-	if ((e->insn = arena_strdup(s, insn, insnlen)) == NULL ||
-	    (e->off = arena_strdup(s, off, offlen)) == NULL)
-		return (-1);
+	e->key = key == e->inl ? NULL : key;
+	memset(e->count, 0, sizeof(e->count));
 	for (j = (uint32_t)h & s->smask; s->sslot[j] != 0;
 	    j = (j + 1) & s->smask)
 		;
 	s->sslot[j] = ++s->nst;
+	return (e);
+}
+
+int
+stacks_add(struct stacks *s, uint32_t prefix, const char *insn,
+    size_t insnlen, const char *off, size_t offlen, const uint64_t *cnt)
+{
+	struct stack *e = NULL;
+	uint64_t h;
+	uint32_t j;
+	unsigned i;
+
+	h = hash_u64(0xcbf29ce484222325ULL, prefix);
+	h = hash_final(hash_bytes(hash_bytes(h, insn, insnlen), off, offlen));
+	if (s->sslot != NULL) {
+		for (j = (uint32_t)h & s->smask; s->sslot[j] != 0;
+		    j = (j + 1) & s->smask) {
+			e = &s->st[s->sslot[j] - 1];
+			if (stack_matches(e, h, prefix, insn, insnlen, off,
+			    offlen))
+				break;
+			e = NULL;
+		}
+	}
+	if (e == NULL && (e = stack_new(s, h, prefix, insn, insnlen, off,
+	    offlen)) == NULL)
+		return (-1);
+	for (i = 0; i < 10; i++)
+		e->count[i] = e->count[i] + cnt[i] < e->count[i] ?
+		    UINT64_MAX : e->count[i] + cnt[i];
 	return (0);
 }
 
 /* Render one stack's three GPU leaf frames and hand it to cb. */
 static int
-stacks_emit(struct stacks *s, const struct stack *e, const char **frames,
-    char *buf, size_t bufsz, iaprof_stack_cb cb, void *arg)
+stacks_emit(struct stacks *s, const struct stack *e, unsigned stall,
+    const char **frames, char *buf, size_t bufsz, iaprof_stack_cb cb,
+    void *arg)
 {
 	const struct prefix *p = &s->pfx[e->prefix];
+	const char *key = stack_key(e);
 	uint32_t n = p->nframes;
-	size_t o = 0;
+	size_t o;
 
 	memcpy(frames, p->frames, n * sizeof(*frames));
 	frames[n++] = buf;
-	o = (size_t)snprintf(buf, bufsz, "%s_[g]", e->insn) + 1;
+	o = (size_t)snprintf(buf, bufsz, "%.*s_[g]", (int)e->insnlen, key) + 1;
 	frames[n++] = buf + o;
 	o += (size_t)snprintf(buf + o, bufsz - o, "%s_[g]",
-	    stall_names[e->stall]) + 1;
+	    stall_names[stall]) + 1;
 	frames[n++] = buf + o;
-	snprintf(buf + o, bufsz - o, "%s_[g]", e->off);
-	return (cb(arg, p->pid, frames, n, e->count));
+	snprintf(buf + o, bufsz - o, "%.*s_[g]", (int)e->offlen,
+	    key + e->insnlen);
+	return (cb(arg, p->pid, frames, n, e->count[stall]));
 }
 
 int
@@ -358,6 +411,7 @@ stacks_foreach(struct stacks *s, iaprof_stack_cb cb, void *arg)
 	char *buf = NULL;
 	size_t bufsz = 0, need;
 	uint32_t i, maxf = 0;
+	unsigned j;
 	int rc = 0;
 
 	for (i = 0; i < s->npfx; i++)
@@ -375,7 +429,10 @@ stacks_foreach(struct stacks *s, iaprof_stack_cb cb, void *arg)
 			}
 			bufsz = need;
 		}
-		rc = stacks_emit(s, &s->st[i], frames, buf, bufsz, cb, arg);
+		for (j = 0; j < 10 && rc == 0; j++)
+			if (s->st[i].count[j] > 0)
+				rc = stacks_emit(s, &s->st[i], j, frames, buf,
+				    bufsz, cb, arg);
 	}
 	free(buf);
 	free(frames);

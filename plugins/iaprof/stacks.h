@@ -24,11 +24,13 @@ void		 stacks_clear(struct stacks *);
  * index or STACKS_NONE when the limits are reached. */
 uint32_t	 stacks_prefix(struct stacks *, int32_t pid, const char *joined,
 		    size_t len);
-/* Add count to prefix;insn_[g];stall_[g];off_[g].  -1 when dropped. */
-int		 stacks_add(struct stacks *, uint32_t prefix, unsigned stall,
-		    const char *insn, size_t insnlen, const char *off,
-		    size_t offlen, uint64_t count);
+/* Add the ten stall counts of prefix;insn_[g];<stall>_[g];off_[g].
+ * -1 when the limits drop them. */
+int		 stacks_add(struct stacks *, uint32_t prefix, const char *insn,
+		    size_t insnlen, const char *off, size_t offlen,
+		    const uint64_t *cnt);
 int		 stacks_foreach(struct stacks *, iaprof_stack_cb, void *arg);
+/* Distinct (kernel, instruction, offset) keys, each up to ten stacks. */
 uint32_t	 stacks_count(const struct stacks *);
 size_t		 stacks_memory(const struct stacks *);
 

@@ -48,8 +48,20 @@ iaprof_parse_int(const char *s, size_t n, int allow_hex, int *neg,
 {
 	uint64_t v = 0;
 	unsigned base = 10;
+	size_t i;
 	int d;
 
+	/* The common case: plain decimal digits, no room for overflow. */
+	if (n > 0 && n < 20) {
+		for (i = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			v = v * 10 + (uint64_t)(s[i] - '0');
+		if (i == n && (n == 1 || s[0] != '0' || !allow_hex)) {
+			*neg = 0;
+			*mag = v;
+			return (0);
+		}
+		v = 0;
+	}
 	s = text_trim_ascii(s, &n);
 	*neg = 0;
 	if (n > 0 && (*s == '+' || *s == '-')) {
