@@ -1,0 +1,74 @@
+#!/bin/sh
+# java plugin: JVMs it must not or cannot attach to.  A JVM started with
+# -XX:+DisableAttachMechanism is skipped with a reason, without a SIGQUIT
+# (no thread dump on its stdout), and stays alive; a good JVM profiled in
+# the same cycle still gets its method names.  A jattach that hangs is
+# killed and reported, and the snapshot (the profile) still completes in
+# time.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/integration/java_lib.sh"
+jv_require
+command -v jattach >/dev/null || skip_all "jattach missing"
+tap_tmpdir
+jv_compile
+
+java -XX:+DisableAttachMechanism -cp "$TMP/classes" HotLoop 40 \
+    >"$TMP/refuse.out" 2>&1 & rpid=$!
+java -XX:+PreserveFramePointer -cp "$TMP/classes" HotLoop 40 \
+    >"$TMP/good.out" 2>&1 & gpid=$!
+trap 'kill $rpid $gpid 2>/dev/null; rm -rf "$TMP" /tmp/perf-$rpid.map /tmp/perf-$gpid.map' EXIT
+jv_wait_jit $gpid
+
+jv_profile "$TMP/a" 8 $rpid,$gpid
+ok $? "daemon completed a cycle beside a JVM that refuses attach"
+kill -0 $rpid
+ok $? "the refusing JVM is alive"
+! grep -q 'Full thread dump' "$TMP/refuse.out"
+ok $? "no SIGQUIT was sent to it (no thread dump)"
+grep -q 'DisableAttachMechanism' "$TMP/a/daemon.log"
+ok $? "the skip is logged with its reason"
+
+# A jattach that never answers: killed, reported, the cycle ends on time.
+cat >"$TMP/jattach-hang" <<'SH'
+#!/bin/sh
+exec sleep 60
+SH
+chmod 755 "$TMP/jattach-hang"
+t0=$(date +%s)
+GP_JATTACH=$TMP/jattach-hang jv_profile "$TMP/b" 6 $gpid
+rc=$?
+t1=$(date +%s)
+ok $rc "daemon completed a cycle with a hanging jattach"
+[ $((t1 - t0)) -le 14 ]
+ok $? "the run was not held up by the hanging jattach ($((t1 - t0)) s for -d 6)"
+! pgrep -f "$TMP/jattach-hang" >/dev/null
+ok $? "the hanging jattach was killed"
+
+cat >"$TMP/check.py" <<'PY'
+import sys
+def stacks(path):
+    lines = open(path, encoding='utf-8').read().splitlines()[1:]
+    return [(l.rsplit(' ', 1)[0].split(';'), int(l.rsplit(' ', 1)[1])) for l in lines]
+def ok(c, what):
+    print(("PASS " if c else "FAIL ") + what)
+rpid, gpid = sys.argv[3], sys.argv[4]
+a = stacks(sys.argv[1] + '/last_profile.col')
+java = [(f, c) for f, c in a if len(f) > 3 and f[2] == 'java']
+skip = '[Profiling skipped: JVM attach disabled (-XX:+DisableAttachMechanism)]'
+sk = sum(c for f, c in java if f[3] == skip)
+named = sum(c for f, c in java if f[3] != skip and
+            any('HotLoop.' in x and x.endswith('_[j]') for x in f))
+print("# %d JVM samples, %d with the skip frame, %d named" %
+      (sum(c for f, c in java), sk, named))
+ok(sk > 0, "the refusing JVM's stacks carry the skip frame")
+ok(named > 0, "the good JVM's methods are named in the same cycle")
+ok(not any(f[3] == skip and any('HotLoop.' in x for x in f) for f, c in java),
+   "nothing named the refusing JVM's JIT frames")
+b = stacks(sys.argv[2] + '/last_profile.col')
+err = [f for f, c in b if len(f) > 3 and f[2] == 'java' and
+       f[3].startswith('[Profiling error: jattach')]
+print("# hang: %s" % (err[0][3] if err else None))
+ok(len(err) > 0, "the hung jattach is reported as a profiling error")
+PY
+jv_check_py "$TMP/check.py" "$TMP/a" "$TMP/b" $rpid $gpid
+done_testing
