@@ -242,12 +242,13 @@ stacks_free(struct stacks *s)
 	free(s);
 }
 
-/* Split a joined prefix into its frames (arena memory). */
+/* Split a joined prefix into its frames (arena memory).  By length, not
+ * strchr(): a text may hold a NUL byte, which then just ends its frame. */
 static int
 prefix_split(struct stacks *s, struct prefix *p)
 {
 	const char *c, *end = p->joined + p->len;
-	char *copy;
+	char *copy, *semi, *cend;
 	uint32_t n = 1, i;
 
 	for (c = p->joined; c < end; c++)
@@ -255,11 +256,13 @@ prefix_split(struct stacks *s, struct prefix *p)
 	if ((p->frames = arena_alloc(s, n * sizeof(char *))) == NULL ||
 	    (copy = arena_strdup(s, p->joined, p->len)) == NULL)
 		return (-ENOMEM);
+	cend = copy + p->len;
 	for (i = 0; i < n; i++) {
 		p->frames[i] = copy;
-		if ((copy = strchr(copy, ';')) == NULL)
+		if ((semi = memchr(copy, ';', (size_t)(cend - copy))) == NULL)
 			break;
-		*copy++ = '\0';
+		*semi = '\0';
+		copy = semi + 1;
 	}
 	p->nframes = n;
 	return (0);
