@@ -91,8 +91,29 @@ cmdline_is_flag(const char *name, const struct plugin_list *plugins,
 			if (manifest_has_option(&p->manifest, name, &is_bool))
 				return (is_bool || next == NULL ||
 				    next[0] == '-');
-	/* "--no-X" and unknown options: decided when applied. */
-	return (strncmp(name, "no-", 3) == 0);
+	/* "--no-X", and (before the plugins are known) anything not
+	 * followed by a value. */
+	return (strncmp(name, "no-", 3) == 0 || next == NULL ||
+	    next[0] == '-');
+}
+
+/* Whether a long option is known: core, a plugin's, or a --no-X form. */
+static int
+cmdline_known(const char *name, const struct plugin_list *plugins)
+{
+	const struct plugin	*p;
+	char			 mode[160];
+
+	if (options_find(name) != NULL)
+		return (1);
+	TAILQ_FOREACH(p, plugins, entry)
+		if (manifest_has_option(&p->manifest, name, NULL))
+			return (1);
+	if (strncmp(name, "no-", 3) != 0)
+		return (0);
+	snprintf(mode, sizeof(mode), "%s-mode", name + 3);
+	return (cmdline_known(name + 3, plugins) ||
+	    cmdline_known(mode, plugins));
 }
 
 /*
@@ -131,6 +152,13 @@ cmdline_parse(struct cmdline *cl, int argc, char **argv,
 			    (int)(eq - arg - 2) : (int)strlen(arg + 2),
 			    arg + 2);
 			snprintf(origin, sizeof(origin), "--%s", name);
+			if (plugins != NULL && !cmdline_known(name, plugins)) {
+				snprintf(err, errlen, "unknown option "
+				    "\"%s\" (see gprofiler --help for the "
+				    "options of the core and of the installed "
+				    "plugins)", name);
+				return (-EINVAL);
+			}
 			if (eq != NULL)
 				val = eq + 1;
 			else if (cmdline_is_flag(name, plugins,
