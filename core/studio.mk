@@ -55,3 +55,9 @@ tests_unit_test_studio_upload_SOURCES = tests/unit/test_studio_upload.c
 tests_unit_test_studio_upload_CFLAGS = $(STUDIO_TEST_CFLAGS) \
 	-DTOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_studio_upload_LDADD = $(STUDIO_TEST_LDADD)
+
+# Integration tests through the real daemon against the fake backend.
+STUDIO_IT = \
+	tests/integration/50-studio-upload.sh
+TESTS += $(STUDIO_IT)
+EXTRA_DIST += $(STUDIO_IT) tests/integration/studio_lib.sh

@@ -170,6 +170,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- plumbing --------------------------------------------------------
     def reply(self, status, obj, raw=None):
+        self.last_status = status
         body = raw if raw is not None else json.dumps(obj).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -269,10 +270,13 @@ class Handler(BaseHTTPRequestHandler):
                     "/api/metrics/profile_request") and not self.basic_ok():
             self.read_body()
             return
+        rec = {"path": path, "method": method, "query": url.query}
         with LOCK:
-            STATE["requests"].append({"path": path, "method": method,
-                                      "query": url.query})
+            STATE["requests"].append(rec)
+        self.last_status = None
         fn(url)
+        with LOCK:
+            rec["status"] = self.last_status
 
     def do_GET(self):
         self.route("GET")
