@@ -503,6 +503,8 @@ struct http_req	*http_request(const struct http_req_opts *);
 void		 http_cancel(struct http_req *);
 unsigned	 http_pending(void);
 void		 http_fini(void);
+/* Cancel the downloads a plugin started (it is being unloaded). */
+void		 http_download_cancel(struct gp_plugin_ctx *);
 /* The host API's http_download (wire with host_set_http_download). */
 int		 http_download(struct gp_plugin_ctx *, const char *url,
 		    int32_t fd, uint32_t timeout_ms, void (*done)(void *,

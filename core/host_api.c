@@ -611,6 +611,7 @@ host_ctx_free(struct gp_plugin_ctx *ctx)
 	while (!LIST_EMPTY(&ctx->watches))
 		host_fd_unwatch(LIST_FIRST(&ctx->watches));
 	child_abandon_owner(ctx);
+	http_download_cancel(ctx);
 	free(ctx->pids_text);
 	free(ctx->pids);
 	ctx->magic = 0;

@@ -378,16 +378,22 @@ http_fini(void)
 	curl_global_cleanup();
 }
 
+/* A plugin's download: cancelled with its plugin (http_download_cancel). */
 struct http_dl {
-	void	(*done)(void *, int32_t, int32_t, const char *);
-	void	*arg;
+	struct gp_plugin_ctx	*ctx;
+	struct http_req		*req;
+	void			(*done)(void *, int32_t, int32_t, const char *);
+	void			*arg;
+	LIST_ENTRY(http_dl)	 entry;
 };
+static LIST_HEAD(, http_dl) http_dls = LIST_HEAD_INITIALIZER(http_dls);
 
 static void
 http_download_done(void *arg, const struct http_result *res)
 {
 	struct http_dl	*d = arg;
 
+	LIST_REMOVE(d, entry);
 	if (res->rc != 0)
 		d->done(d->arg, res->rc, (int32_t)res->status, res->err);
 	else
@@ -410,6 +416,7 @@ http_download(struct gp_plugin_ctx *ctx, const char *url, int32_t fd,
 	if (url == NULL || fd < 0 || done == NULL)
 		return (-EINVAL);
 	d = xcalloc(1, sizeof(*d));
+	d->ctx = ctx;
 	d->done = done;
 	d->arg = arg;
 	memset(&o, 0, sizeof(o));
@@ -420,9 +427,26 @@ http_download(struct gp_plugin_ctx *ctx, const char *url, int32_t fd,
 	o.timeout_ms = timeout_ms;
 	o.done = http_download_done;
 	o.arg = d;
-	if (http_request(&o) == NULL) {
+	if ((d->req = http_request(&o)) == NULL) {
 		free(d);
 		return (-EIO);
 	}
+	LIST_INSERT_HEAD(&http_dls, d, entry);
 	return (0);
+}
+
+/* The plugin is going away: its callbacks must never run again. */
+void
+http_download_cancel(struct gp_plugin_ctx *ctx)
+{
+	struct http_dl	*d, *next;
+
+	for (d = LIST_FIRST(&http_dls); d != NULL; d = next) {
+		next = LIST_NEXT(d, entry);
+		if (d->ctx != ctx)
+			continue;
+		LIST_REMOVE(d, entry);
+		http_cancel(d->req);
+		free(d);
+	}
 }
