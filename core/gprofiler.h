@@ -588,6 +588,9 @@ struct upload_body_args {
  * when over the limit (*truncated = stacks dropped).  Caller frees. */
 unsigned char	*upload_build_body(const struct upload_body_args *,
 		    size_t limit, size_t *lenp, unsigned *truncated);
+/* The gzip'd body with its "gpid" replaced; NULL if unreadable. */
+unsigned char	*upload_body_set_gpid(const unsigned char *gz, size_t len,
+		    const char *gpid, size_t *lenp);
 /* {"message","gpid"} of a 200 answer; gpid copied into buf.  0/-EINVAL. */
 int		 upload_parse_response(const char *body, size_t len,
 		    char *gpid, size_t gpidlen);

@@ -4,7 +4,12 @@
  * POST /api/v2/profiles, so profiles arrive in order and none twice.
  * Connection errors, timeouts, 408, 429 and 5xx are retried with backoff;
  * other 4xx put the record aside.  The gpid starts as "" and is then the
- * server's, kept for the process lifetime, failures included.
+ * server's, kept for the process lifetime, failures included.  A gpid names
+ * one agent process (studio-api.md §4.5), so each record carries the id of
+ * the process that made it: a record of an earlier run (spooled before a
+ * restart) goes out with the gpid it was built with, and the gpid the
+ * server returns for it is not adopted; a record of this process built
+ * before the gpid was known gets it at send time.
  */
 #include "config.h"
 
@@ -12,9 +17,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 #include <event2/event.h>
@@ -43,6 +50,8 @@ static struct {
 	void			*flush_arg;
 	uint64_t		 sent;
 	int			 memory_only;
+	int			 cur_own;	/* cur made by this process */
+	char			 run_id[40];	/* tags this process's records */
 } up;
 
 /* Keep records in memory only (the upload-file subcommand). */
@@ -65,6 +74,7 @@ upload_gpid(void)
 }
 
 static void	upload_send(void);
+static void	upload_new_run_id(void);
 
 static void
 upload_on_retry(evutil_socket_t fd, short what, void *arg)
@@ -122,9 +132,14 @@ upload_done(void *arg, const struct http_result *res)
 	}
 	if (res->status == 200) {
 		if (upload_parse_response(res->body, res->bodylen, gpid,
-		    sizeof(gpid)) == 0)
-			snprintf(up.gpid, sizeof(up.gpid), "%s", gpid);
-		else
+		    sizeof(gpid)) == 0) {
+			if (up.cur_own)
+				snprintf(up.gpid, sizeof(up.gpid), "%s", gpid);
+			else
+				log_debug("upload: profile #%" PRIu64 " of an "
+				    "earlier agent process has gpid %s", e->seq,
+				    gpid);
+		} else
 			log_warnx("upload: accepted, but the answer has no "
 			    "valid gpid; keeping \"%s\"", up.gpid);
 		up.sent++;
@@ -183,7 +198,8 @@ upload_send(void)
 	struct json_object	*meta = NULL, *v;
 	const char		*m, *hdrs[8], *hostname;
 	const unsigned char	*body;
-	unsigned char		*rec = NULL;
+	unsigned char		*rec = NULL, *rebody = NULL;
+	const char		*run, *rgpid;
 	size_t			 len, mlen, blen, i;
 	char			*url, *copy;
 
@@ -211,6 +227,21 @@ upload_send(void)
 	hostname = studio_hostname();
 	if (json_object_object_get_ex(meta, "hostname", &v))
 		hostname = json_object_get_string(v);
+	run = json_object_object_get_ex(meta, "run", &v) ?
+	    json_object_get_string(v) : NULL;
+	rgpid = json_object_object_get_ex(meta, "gpid", &v) ?
+	    json_object_get_string(v) : NULL;
+	up.cur_own = run != NULL && strcmp(run, up.run_id) == 0;
+	if (up.cur_own && up.gpid[0] != '\0' && (rgpid == NULL ||
+	    strcmp(rgpid, up.gpid) != 0)) {
+		if ((rebody = upload_body_set_gpid(body, blen, up.gpid,
+		    &len)) != NULL) {
+			body = rebody;
+			blen = len;
+		} else
+			log_warnx("upload: profile #%" PRIu64 " cannot be "
+			    "given gpid %s; sent as it is", e->seq, up.gpid);
+	}
 	url = upload_url(NULL, hostname);
 	for (i = 0; studio_headers()[i] != NULL; i++)
 		hdrs[i] = studio_headers()[i];
@@ -231,6 +262,7 @@ upload_send(void)
 	up.req = http_request(&o);
 	free(url);
 	free(rec);
+	free(rebody);
 	json_object_put(meta);
 	if (up.req == NULL) {
 		e->busy = 0;
@@ -271,8 +303,32 @@ upload_init(struct event_base *base, const struct config *cfg)
 	    UPLOAD_SPOOL_DIR, maxsz);
 	up.retry = evtimer_new(base, upload_on_retry, NULL);
 	up.gpid[0] = '\0';
+	upload_new_run_id();
 	upload_send();
 	return (0);
+}
+
+/* A random id for this process's records (pids repeat in containers). */
+static void
+upload_new_run_id(void)
+{
+	struct timespec	 ts;
+	unsigned char	 r[16];
+	FILE		*f;
+	size_t		 i, n = 0;
+
+	if ((f = fopen("/dev/urandom", "re")) != NULL) {
+		n = fread(r, 1, sizeof(r), f);
+		fclose(f);
+	}
+	if (n != sizeof(r)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		snprintf(up.run_id, sizeof(up.run_id), "%ld-%ld-%ld",
+		    (long)getpid(), (long)ts.tv_sec, ts.tv_nsec);
+		return;
+	}
+	for (i = 0; i < sizeof(r); i++)
+		snprintf(up.run_id + 2 * i, 3, "%02x", r[i]);
 }
 
 static double
@@ -341,6 +397,8 @@ upload_enqueue(const struct cycle_output *co, const char *col, size_t collen)
 	json_object_object_add(meta, "start_time", json_object_new_string(st));
 	json_object_object_add(meta, "hostname",
 	    json_object_new_string(a.hostname));
+	json_object_object_add(meta, "run", json_object_new_string(up.run_id));
+	json_object_object_add(meta, "gpid", json_object_new_string(up.gpid));
 	rec = spool_record_make(json_object_to_json_string_ext(meta,
 	    JSON_C_TO_STRING_PLAIN), body, blen, &rlen);
 	json_object_put(meta);

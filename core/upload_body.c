@@ -52,6 +52,78 @@ upload_gzip(const void *buf, size_t len, size_t *outlen)
 	return (out);
 }
 
+/* gunzip of a body we made, at most max bytes.  Caller frees. */
+static char *
+upload_gunzip(const unsigned char *buf, size_t len, size_t max,
+    size_t *outlen)
+{
+	z_stream	 z;
+	char		*out;
+	size_t		 cap = len * 4 + 1024;
+	int		 rc;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		return (NULL);
+	out = xmalloc(cap + 1);
+	z.next_in = (unsigned char *)buf;
+	z.avail_in = len;
+	for (;;) {
+		z.next_out = (unsigned char *)out + z.total_out;
+		z.avail_out = cap - z.total_out;
+		rc = inflate(&z, Z_NO_FLUSH);
+		if (rc == Z_STREAM_END)
+			break;
+		if (rc != Z_OK && rc != Z_BUF_ERROR)
+			goto fail;
+		if (z.avail_out > 0 && z.avail_in == 0)
+			goto fail;	/* truncated */
+		if (cap >= max)
+			goto fail;
+		cap = cap * 2 > max ? max : cap * 2;
+		out = xreallocarray(out, cap + 1, 1);
+	}
+	*outlen = z.total_out;
+	out[z.total_out] = '\0';
+	inflateEnd(&z);
+	return (out);
+fail:
+	inflateEnd(&z);
+	free(out);
+	return (NULL);
+}
+
+/*
+ * The same gzip'd body with another gpid: a profile spooled before this
+ * process learnt its gpid goes out with it.  NULL if the body is not
+ * one of ours.  Caller frees.
+ */
+unsigned char *
+upload_body_set_gpid(const unsigned char *gz, size_t len, const char *gpid,
+    size_t *lenp)
+{
+	struct json_object	*o;
+	const char		*txt;
+	unsigned char		*out;
+	char			*raw;
+	size_t			 rlen, tlen;
+
+	if ((raw = upload_gunzip(gz, len, 1024u << 20, &rlen)) == NULL)
+		return (NULL);
+	o = json_tokener_parse(raw);
+	free(raw);
+	if (o == NULL || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return (NULL);
+	}
+	json_object_object_add(o, "gpid", json_object_new_string(gpid));
+	txt = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
+	    JSON_C_TO_STRING_NOSLASHESCAPE, &tlen);
+	out = upload_gzip(txt, tlen, lenp);
+	json_object_put(o);
+	return (out);
+}
+
 static unsigned char *
 upload_body_gz(const struct upload_body_args *a, const char *col,
     size_t collen, size_t *lenp)

@@ -118,6 +118,12 @@ srv_nprofiles_ge() {
 	[ "$(srv_nprofiles 2>/dev/null || echo 0)" -ge "$1" ]
 }
 
+# srv_failed_ge MODE N: the fake failed at least N requests with MODE.
+srv_failed_ge() {
+	srv_py 'sys.exit(0 if sum(1 for r in get("/_fake/requests")
+    if r.get("failed") == sys.argv[1]) >= int(sys.argv[2]) else 1)' "$1" "$2"
+}
+
 gp_start() {
 	_n=$1
 	shift
