@@ -60,6 +60,7 @@ tests_unit_test_studio_upload_LDADD = $(STUDIO_TEST_LDADD)
 STUDIO_IT = \
 	tests/integration/50-studio-upload.sh \
 	tests/integration/51-studio-outage.sh \
-	tests/integration/52-studio-restart-spool.sh
+	tests/integration/52-studio-restart-spool.sh \
+	tests/integration/53-studio-4xx.sh
 TESTS += $(STUDIO_IT)
 EXTRA_DIST += $(STUDIO_IT) tests/integration/studio_lib.sh
