@@ -15,6 +15,8 @@ Test hooks (project-only, under /_fake/, never in the real backend):
                         "combined_config"}: queue a command without the UI
   GET  /_fake/profiles, /_fake/heartbeats, /_fake/completions,
        /_fake/logs, /_fake/requests, /_fake/commands
+       (profiles, heartbeats and completions carry "received", the
+       server's time.time() on arrival)
 Usage: studio_server.py --port-file F [--port N] [--tls CERT KEY]
        [--token T]... [--basic USER:PASS] [--state FILE]
 """
@@ -396,6 +398,7 @@ class Handler(BaseHTTPRequestHandler):
                 "content_encoding": self.headers.get("Content-Encoding"),
                 "public_ip": self.headers.get("X-Forwarded-For",
                                               self.client_address[0]),
+                "received": time.time(),
             })
             save_state()
         self.reply(200, {"message": "ok", "gpid": ret})
@@ -446,7 +449,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         key = json.dumps([body["hostname"], body["service_name"]])
         with LOCK:
-            STATE["heartbeats"].append(body)
+            STATE["heartbeats"].append(dict(body, received=time.time()))
             cmd = STATE["commands"].get(key)
             if cmd is None:
                 save_state()
@@ -488,6 +491,7 @@ class Handler(BaseHTTPRequestHandler):
         if not is_uuid(cid):
             self.reply(500, "Internal server error while processing command completion")
             return
+        body["received"] = time.time()
         with LOCK:
             STATE["completions"].append(body)
             ekey = json.dumps([cid, host])

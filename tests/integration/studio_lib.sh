@@ -124,6 +124,31 @@ srv_failed_ge() {
     if r.get("failed") == sys.argv[1]) >= int(sys.argv[2]) else 1)' "$1" "$2"
 }
 
+# srv_completed ID: a completion for command ID has arrived.
+srv_completed() {
+	srv_py 'sys.exit(0 if any(c["command_id"] == sys.argv[1]
+    for c in get("/_fake/completions")) else 1)' "$1"
+}
+
+# srv_heartbeats_ge N: at least N heartbeats arrived.
+srv_heartbeats_ge() {
+	srv_py 'sys.exit(0 if len(get("/_fake/heartbeats")) >= int(sys.argv[1])
+    else 1)' "$1"
+}
+
+# srv_request JSON: a profile_request as the UI makes it; prints the new
+# command's id (one target host).
+srv_request() {
+	SRV_BODY=$1 srv_py 'r = post("/api/metrics/profile_request",
+    json.loads(os.environ["SRV_BODY"]))
+print(r["command_ids"][0])'
+}
+
+# The hostname the agent reports (from its first heartbeat).
+srv_agent_hostname() {
+	srv_py 'print(get("/_fake/heartbeats")[0]["hostname"])'
+}
+
 gp_start() {
 	_n=$1
 	shift
