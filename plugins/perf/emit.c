@@ -151,10 +151,25 @@ emit_choose(struct perf *p, struct emit *em)
 		em->ratio = (double)fpt / (double)dwt;
 }
 
+/* Every kernel address of the cycle, so they resolve in one batch. */
+static int
+emit_prefetch_cb(const struct stack_entry *e, void *arg)
+{
+	struct perf *p = arg;
+
+	symbolizer_kernel_prefetch(p->sym, e->ips, e->nkern);
+	return (0);
+}
+
 int
 perf_emit(struct perf *p, struct gp_snapshot *snap)
 {
 	struct emit em = { .p = p, .snap = snap, .ratio = 1.0 };
+
+	if (p->mode != PERF_MODE_DWARF)
+		stackagg_foreach(p->fp, emit_prefetch_cb, p);
+	if (p->mode != PERF_MODE_FP)
+		stackagg_foreach(p->dw, emit_prefetch_cb, p);
 
 	if (p->mode == PERF_MODE_SMART)
 		emit_choose(p, &em);

@@ -91,6 +91,16 @@ perf_sym_log(void *arg, int level, const char *msg)
 	p->api->log(p->ctx, level, "%s", msg);
 }
 
+/* The symbolizer's kernel names, by the sampler's in-kernel lookup. */
+static int
+perf_ksym_resolve(void *arg, const uint64_t *addrs, size_t n, char *names,
+    size_t name_len)
+{
+	struct perf *p = arg;
+
+	return (sampler_ksym_resolve(p->sampler, addrs, n, names, name_len));
+}
+
 static int
 perf_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
@@ -248,6 +258,7 @@ perf_start(void *priv)
 		perf_teardown(p);
 		return (-ENOTSUP);
 	}
+	symbolizer_set_kernel_resolver(p->sym, perf_ksym_resolve, p);
 	p->cur.cpus = sampler_sync_cpus(p->sampler);
 	p->drain_timer = p->api->timer_add(p->ctx, PERF_DRAIN_MS, 1,
 	    perf_drain_cb, p);

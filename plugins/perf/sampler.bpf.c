@@ -46,11 +46,13 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* The fields we read of the kernel's task_struct, relocated by CO-RE. */
-struct mm_struct;
-struct task_struct {
-	struct mm_struct *mm;
-} __attribute__((preserve_access_index));
+/*
+ * No CO-RE relocation anywhere in this object: with one, libbpf parses the
+ * whole kernel BTF (/sys/kernel/btf/vmlinux, ~5 MB, ~15 ms and several MB
+ * of heap) at every start.  The verifier still uses the kernel's BTF for
+ * bpf_get_current_task_btf, which costs user space nothing.
+ */
+struct task_struct;
 
 /* The kernel's x86_64 struct pt_regs, which bpf_task_pt_regs points at. */
 struct kregs {
@@ -85,6 +87,23 @@ copy_user_regs(struct sample_buf *s)
 	s->regs[12] = r.r12; s->regs[13] = r.r13; s->regs[14] = r.r14;
 	s->regs[15] = r.r15; s->regs[16] = r.ip;
 	return 0;
+}
+
+/*
+ * Kernel threads have no user context: the kernel zeroes their saved user
+ * registers, so no user code segment (x86_64 struct pt_regs is ABI, read
+ * without CO-RE).  Every user task's saved cs is the user one.
+ */
+static __always_inline int
+task_is_user(void)
+{
+	long p = bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u64 cs;
+
+	if (p == 0 || bpf_probe_read_kernel(&cs, sizeof(cs),
+	    (void *)(p + __builtin_offsetof(struct kregs, cs))) != 0)
+		return 0;
+	return (cs & 3) == 3;
 }
 
 /*
@@ -160,7 +179,7 @@ on_sample(void *ctx)
 	if (kn > SAMPLE_MAX_DEPTH)
 		kn = SAMPLE_MAX_DEPTH;
 	/* kernel threads have no user stack: not an error */
-	is_user = tgid != 0 && bpf_get_current_task_btf()->mm != NULL;
+	is_user = tgid != 0 && task_is_user();
 	if (want_fp && is_user) {
 		s->hdr.flags |= SAMPLE_F_FP;
 		un = bpf_get_stack(ctx, &s->ips[kn & 0xff],
@@ -190,6 +209,33 @@ on_sample(void *ctx)
 		return 0;
 	if (bpf_ringbuf_output(&events, s, size, BPF_RB_NO_WAKEUP) != 0)
 		stat_inc(STAT_RB_FULL);
+	return 0;
+}
+
+/*
+ * Kernel symbol names for user space, by the kernel's own kallsyms lookup
+ * (%ps): user space writes ksym_n addresses into ksym_addr (mmapped .bss),
+ * runs this once (BPF_PROG_TEST_RUN) and reads ksym_name; no copy of the
+ * kernel's symbol table in user space, no 5 MB /proc/kallsyms read.
+ * Unknown addresses come back as "0x..." (user space then says [unknown]).
+ */
+__u64 ksym_addr[KSYM_BATCH];
+char ksym_name[KSYM_BATCH][KSYM_NAME_LEN];
+__u32 ksym_n;
+
+SEC("syscall")
+int
+ksym_resolve(void *ctx)
+{
+	__u32 i, n = ksym_n;
+	__u64 a;
+
+	for (i = 0; i < KSYM_BATCH && i < n; i++) {
+		a = ksym_addr[i];
+		if (bpf_snprintf(ksym_name[i], KSYM_NAME_LEN, "%ps", &a,
+		    sizeof(a)) < 0)
+			ksym_name[i][0] = '\0';
+	}
 	return 0;
 }
 

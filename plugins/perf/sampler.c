@@ -35,6 +35,7 @@ struct sampler {
 	uint32_t		 ev_type;
 	uint64_t		 ev_config;
 	const char		*ev_name;
+	int			 ksym_ok;	/* ksym_resolve loaded */
 };
 
 /* libbpf's printer is process-global: route it to the sampler loading. */
@@ -240,7 +241,7 @@ sampler_explain(int rc, char *err, size_t errlen)
 }
 
 static int
-sampler_load(struct sampler *s)
+sampler_load(struct sampler *s, int with_ksym)
 {
 	struct sampler_bpf *skel;
 	uint32_t key, i;
@@ -251,6 +252,9 @@ sampler_load(struct sampler *s)
 	if (skel == NULL)
 		return (-errno);
 	s->skel = skel;
+	s->ksym_ok = with_ksym;
+	if (!with_ksym)
+		bpf_program__set_autoload(skel->progs.ksym_resolve, false);
 	skel->rodata->self_tgid = (uint32_t)s->opts.self_pid;
 	skel->rodata->filter_pids = s->opts.pids != NULL;
 	skel->rodata->want_fp = s->opts.want_fp != 0;
@@ -307,7 +311,17 @@ sampler_open(const struct sampler_opts *opts, char *err, size_t errlen)
 
 	sampler_log_opts = &s->opts;
 	old = libbpf_set_print(sampler_libbpf_print);
-	rc = sampler_load(s);
+	/* The kernel symbol resolver needs BPF_PROG_TYPE_SYSCALL and
+	 * bpf_snprintf (Linux 5.14): without them, load the sampler alone
+	 * (the symbolizer then reads /proc/kallsyms). */
+	sampler_log_opts = NULL;
+	rc = sampler_load(s, 1);
+	sampler_log_opts = &s->opts;
+	if (rc != 0) {
+		sampler_bpf__destroy(s->skel);
+		s->skel = NULL;
+		rc = sampler_load(s, 0);
+	}
 	libbpf_set_print(old);
 	sampler_log_opts = NULL;
 	if (rc != 0) {
@@ -369,6 +383,34 @@ sampler_stats(struct sampler *s, uint64_t out[STAT_NSTATS])
 			out[k] += vals[c];
 	}
 	free(vals);
+}
+
+int
+sampler_ksym_resolve(struct sampler *s, const uint64_t *addrs, size_t n,
+    char *names, size_t name_len)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	size_t i, j, k, len;
+	int rc;
+
+	if (s == NULL || !s->ksym_ok || s->skel->bss == NULL)
+		return (-ENOTSUP);
+	for (i = 0; i < n; i += k) {
+		k = n - i < KSYM_BATCH ? n - i : KSYM_BATCH;
+		memcpy(s->skel->bss->ksym_addr, addrs + i, k * sizeof(*addrs));
+		s->skel->bss->ksym_n = (uint32_t)k;
+		rc = bpf_prog_test_run_opts(bpf_program__fd(
+		    s->skel->progs.ksym_resolve), &opts);
+		if (rc != 0)
+			return (-errno);
+		len = name_len < KSYM_NAME_LEN ? name_len : KSYM_NAME_LEN;
+		for (j = 0; j < k; j++) {
+			memcpy(names + (i + j) * name_len,
+			    s->skel->bss->ksym_name[j], len);
+			names[(i + j) * name_len + len - 1] = '\0';
+		}
+	}
+	return (0);
 }
 
 const char *

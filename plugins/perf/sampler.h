@@ -31,6 +31,10 @@
 #define SAMPLE_REG_SP		7
 #define SAMPLE_REG_IP		16
 
+/* The kernel symbol resolver (ksym_resolve in sampler.bpf.c). */
+#define KSYM_BATCH		64	/* addresses per run */
+#define KSYM_NAME_LEN		128	/* longer names are cut: "name [mod]" */
+
 /* sample_hdr.flags */
 #define SAMPLE_F_KERN_ERR	0x1	/* kernel stack could not be read */
 #define SAMPLE_F_USER_ERR	0x2	/* user fp stack could not be read */
@@ -100,6 +104,13 @@ int		 sampler_drain(struct sampler *);
 int		 sampler_sync_cpus(struct sampler *);
 /* Cumulative STAT_* counters summed over CPUs. */
 void		 sampler_stats(struct sampler *, uint64_t out[STAT_NSTATS]);
+/*
+ * Kernel symbol names of n addresses by the kernel's own lookup, into
+ * names[i * name_len] ("name" or "name [module]"; "0x..." when unknown).
+ * -ENOTSUP when the kernel cannot run the resolver (before Linux 5.14).
+ */
+int		 sampler_ksym_resolve(struct sampler *, const uint64_t *addrs,
+		    size_t n, char *names, size_t name_len);
 /* "cpu-cycles", "cpu-clock" or "task-clock". */
 const char	*sampler_event_name(const struct sampler *);
 

@@ -19,7 +19,8 @@
 
 #include "symbolize_int.h"
 
-#define UNKNOWN		"[unknown]"
+static const char sym_unknown[] = "[unknown]";
+#define UNKNOWN		sym_unknown
 
 static void	sym_proc_free(struct symbolizer *, struct sym_proc *);
 
@@ -118,6 +119,7 @@ symbolizer_free(struct symbolizer *s)
 	sym_cycle_strings_free(s);
 	perfmap_chunks_free(s->jit_retired);
 	kallsyms_free(&s->ksyms);
+	free(s->kpend);
 	free(s->keys);
 	free(s->debug_root);
 	free(s->kallsyms_path);
@@ -476,20 +478,19 @@ sym_kallsyms_load(struct symbolizer *s)
 	s->ksyms_state = 1;
 }
 
-const char *
-symbolizer_kernel_frame(struct symbolizer *s, uint64_t addr)
+/* "func_[k]" from /proc/kallsyms (or the file configured instead). */
+static const char *
+sym_kernel_kallsyms(struct symbolizer *s, uint64_t addr)
 {
 	const char	*name, *v;
 	char		 buf[1100];
 	int		 n;
 
-	s->st.kernel_frames++;
 	if (s->ksyms_state == 0)
 		sym_kallsyms_load(s);
 	if (s->ksyms_state != 1 ||
 	    (name = kallsyms_lookup(&s->ksyms, addr)) == NULL)
 		return (UNKNOWN);
-	s->st.kernel_resolved++;
 	if ((v = sym_derived_get(s, name)) != NULL)
 		return (v);
 	n = snprintf(buf, sizeof(buf), "%s_[k]", name);
@@ -497,6 +498,127 @@ symbolizer_kernel_frame(struct symbolizer *s, uint64_t addr)
 	    (v = sym_strdup(s, buf, (size_t)n)) == NULL)
 		return (UNKNOWN);
 	return (sym_derived_put(s, name, v));
+}
+
+/* Marks an address queued for the resolver in the derived cache. */
+static const char sym_kpending[] = "[pending]";
+#define SYM_KNAME_LEN	128
+
+/* Kernel addresses key the derived cache: they never equal a pointer
+ * into our own (user-space) memory. */
+static const void *
+sym_kkey(uint64_t addr)
+{
+	return ((const void *)(uintptr_t)(addr | 1ull << 63));
+}
+
+void
+symbolizer_set_kernel_resolver(struct symbolizer *s,
+    int (*fn)(void *, const uint64_t *, size_t, char *, size_t), void *arg)
+{
+	s->kresolve = fn;
+	s->kresolve_arg = arg;
+}
+
+static int
+sym_kresolver_on(const struct symbolizer *s)
+{
+	return (s->kresolve != NULL &&
+	    strcmp(s->kallsyms_path, "/proc/kallsyms") == 0);
+}
+
+void
+symbolizer_kernel_prefetch(struct symbolizer *s, const uint64_t *addrs,
+    size_t n)
+{
+	uint64_t	*v;
+	size_t		 i, ncap;
+
+	if (!sym_kresolver_on(s))
+		return;
+	for (i = 0; i < n; i++) {
+		if (sym_derived_get(s, sym_kkey(addrs[i])) != NULL)
+			continue;
+		if (s->nkpend == s->kpend_cap) {
+			ncap = s->kpend_cap ? s->kpend_cap * 2 : 256;
+			if ((v = reallocarray(s->kpend, ncap,
+			    sizeof(*v))) == NULL)
+				return;
+			s->kpend = v;
+			s->kpend_cap = ncap;
+		}
+		if (sym_derived_put(s, sym_kkey(addrs[i]), sym_kpending) ==
+		    NULL || sym_derived_get(s, sym_kkey(addrs[i])) == NULL)
+			return;		/* out of memory: one by one later */
+		s->kpend[s->nkpend++] = addrs[i];
+	}
+}
+
+/* "name" or "name [module]" from the resolver into "name_[k]". */
+static const char *
+sym_kname(struct symbolizer *s, const char *r)
+{
+	char	 buf[SYM_KNAME_LEN + 8];
+	size_t	 len = strcspn(r, " \t");
+
+	if (len == 0 || (r[0] == '0' && r[1] == 'x'))
+		return (UNKNOWN);
+	memcpy(buf, r, len);
+	memcpy(buf + len, "_[k]", 5);
+	r = sym_strdup(s, buf, len + 4);
+	return (r != NULL ? r : UNKNOWN);
+}
+
+/* Resolve every queued address in one go; on failure, /proc/kallsyms. */
+static void
+sym_kflush(struct symbolizer *s)
+{
+	char	*names;
+	size_t	 i;
+	int	 r = -ENOMEM;
+
+	if (s->nkpend == 0)
+		return;
+	names = calloc(s->nkpend, SYM_KNAME_LEN);
+	if (names != NULL)
+		r = s->kresolve(s->kresolve_arg, s->kpend, s->nkpend, names,
+		    SYM_KNAME_LEN);
+	if (r != 0) {
+		sym_log(s, GP_LOG_INFO, "symbolizer: kernel symbol lookup "
+		    "through BPF failed (%s); reading %s instead",
+		    strerror(-r), s->kallsyms_path);
+		s->kresolve = NULL;
+	}
+	for (i = 0; i < s->nkpend; i++)
+		sym_derived_put(s, sym_kkey(s->kpend[i]), r == 0 ?
+		    sym_kname(s, names + i * SYM_KNAME_LEN) :
+		    sym_kernel_kallsyms(s, s->kpend[i]));
+	free(names);
+	s->nkpend = 0;
+}
+
+const char *
+symbolizer_kernel_frame(struct symbolizer *s, uint64_t addr)
+{
+	const char	*v;
+
+	s->st.kernel_frames++;
+	if (sym_kresolver_on(s)) {
+		if ((v = sym_derived_get(s, sym_kkey(addr))) == NULL) {
+			symbolizer_kernel_prefetch(s, &addr, 1);
+			v = sym_derived_get(s, sym_kkey(addr));
+		}
+		if (v == sym_kpending) {
+			sym_kflush(s);
+			v = sym_derived_get(s, sym_kkey(addr));
+		}
+		if (v == NULL || v == sym_kpending)
+			v = sym_kernel_kallsyms(s, addr);
+	} else
+		v = sym_kernel_kallsyms(s, addr);
+	if (v != UNKNOWN)
+		s->st.kernel_resolved++;
+	return (v);
 }
 
 int
@@ -559,6 +681,7 @@ symbolizer_cycle_end(struct symbolizer *s)
 		}
 	}
 	sym_cycle_strings_free(s);
+	s->nkpend = 0;
 	perfmap_chunks_free(s->jit_retired);
 	s->jit_retired = NULL;
 	while ((sn = s->retired) != NULL) {

@@ -68,6 +68,19 @@ void		 symbolizer_stats(const struct symbolizer *,
 /* Additions for tests and configuration. */
 /* Where separate debug info lives (default /usr/lib/debug); copied. */
 int		 symbolizer_set_debug_root(struct symbolizer *, const char *);
+/*
+ * Kernel names from resolve(arg, addrs, n, names, name_len) instead of
+ * /proc/kallsyms: names[i * name_len] gets "name" or "name [module]" ("",
+ * "0x..." when unknown); 0 or -errno, after which /proc/kallsyms is used.
+ * Not used when symbolizer_set_kallsyms_path named another file.
+ */
+void		 symbolizer_set_kernel_resolver(struct symbolizer *,
+		    int (*)(void *, const uint64_t *, size_t, char *, size_t),
+		    void *);
+/* Kernel addresses symbolizer_kernel_frame will be asked for this cycle:
+ * resolved together (one batch) on the first such call. */
+void		 symbolizer_kernel_prefetch(struct symbolizer *,
+		    const uint64_t *, size_t);
 /* Read kernel symbols from this file instead of /proc/kallsyms; copied. */
 int		 symbolizer_set_kallsyms_path(struct symbolizer *, const char *);
 

@@ -112,6 +112,15 @@ struct symbolizer {
 
 	struct kallsyms		 ksyms;
 	int			 ksyms_state;	/* 0 not tried, 1 ok, -1 no */
+	/* Kernel names by a resolver (the kernel's own lookup through BPF):
+	 * pending addresses are resolved in one batch, results cached for
+	 * the cycle in "derived" keyed by the address. */
+	int			(*kresolve)(void *, const uint64_t *, size_t,
+				    char *, size_t);
+	void			*kresolve_arg;
+	uint64_t		*kpend;
+	size_t			 nkpend;
+	size_t			 kpend_cap;
 
 	struct sym_snap		*retired;
 	struct perfmap_chunk	*jit_retired;	/* names handed out */

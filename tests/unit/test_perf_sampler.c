@@ -159,6 +159,53 @@ open_sampler(struct seen *s, int dwarf, const int32_t *pids, uint32_t npids)
 	return (sm);
 }
 
+/* The address of a text symbol in /proc/kallsyms, or 0. */
+static uint64_t
+kallsyms_addr(const char *want)
+{
+	char line[512], name[256], type;
+	unsigned long long a;
+	uint64_t r = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (f == NULL)
+		return (0);
+	while (r == 0 && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    (type == 't' || type == 'T') && strcmp(name, want) == 0)
+			r = a;
+	fclose(f);
+	return (r);
+}
+
+/* The kernel's own lookup through BPF names what /proc/kallsyms names. */
+static void
+check_ksym(struct sampler *sm)
+{
+	char names[4][128];
+	uint64_t addrs[4];
+	int rc;
+
+	addrs[0] = kallsyms_addr("vfs_read");
+	addrs[1] = addrs[0] + 1;
+	addrs[2] = kallsyms_addr("do_syscall_64");
+	addrs[3] = 0x10;
+	if (addrs[0] == 0 || addrs[2] == 0) {
+		printf("# kallsyms hidden: no resolver check\n");
+		return;
+	}
+	rc = sampler_ksym_resolve(sm, addrs, 4, names[0], sizeof(names[0]));
+	if (rc == -ENOTSUP) {
+		printf("# kernel without the BPF symbol resolver\n");
+		return;
+	}
+	CHECK_INTEQ(rc, 0, "kernel symbol resolver runs");
+	CHECK_STREQ(names[0], "vfs_read", "resolver: symbol start");
+	CHECK_STREQ(names[1], "vfs_read", "resolver: inside the symbol");
+	CHECK_STREQ(names[2], "do_syscall_64", "resolver: another symbol");
+	CHECK(strncmp(names[3], "0x", 2) == 0, "resolver: not a kernel address");
+}
+
 int
 main(void)
 {
@@ -204,6 +251,7 @@ main(void)
 	CHECK(st[STAT_SAMPLES] >= (uint64_t)s.records, "stats count samples");
 	CHECK_INTEQ(st[STAT_RB_FULL], 0, "nothing lost to a full ring");
 	CHECK(sampler_sync_cpus(sm) >= 1, "cpu re-scan keeps events");
+	check_ksym(sm);
 	sampler_close(sm);
 
 	/* 2: --pids: only b */
