@@ -62,6 +62,7 @@ STUDIO_IT = \
 	tests/integration/51-studio-outage.sh \
 	tests/integration/52-studio-restart-spool.sh \
 	tests/integration/53-studio-4xx.sh \
-	tests/integration/54-studio-heartbeat.sh
+	tests/integration/54-studio-heartbeat.sh \
+	tests/integration/55-studio-commands.sh
 TESTS += $(STUDIO_IT)
 EXTRA_DIST += $(STUDIO_IT) tests/integration/studio_lib.sh
