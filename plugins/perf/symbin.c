@@ -1,11 +1,14 @@
 /*
  * The binary symbol-table cache.  A mapped binary is opened once through
  * /proc/PID/map_files (works for deleted files and other mount
- * namespaces; /proc/PID/root/<path> as fallback), identified by
- * dev/inode/mtime/size, parsed into an elfsym table (completed from
- * separate debug info when it has no .symtab), deduplicated by build-id,
- * and shared by every process mapping it.  A binary that cannot be read
- * is cached too (t == NULL), so it is tried and logged once.
+ * namespaces; /proc/PID/root/<path> as fallback) and identified by
+ * dev/inode/mtime/size at first sight; the open fd is kept, and the
+ * binary is parsed into an elfsym table (completed from separate debug
+ * info when it has no .symtab) only when a sampled address falls in it:
+ * most binaries of most processes are never looked at.  Tables are
+ * deduplicated by build-id and shared by every process mapping the
+ * binary.  A binary that cannot be read is cached too (t == NULL), so it
+ * is tried and logged once.
  */
 #include "config.h"
 
@@ -34,6 +37,8 @@ sym_binary_new(struct symbolizer *s, struct elfsym_table *t)
 	if ((b = calloc(1, sizeof(*b))) == NULL)
 		return (NULL);
 	b->t = t;
+	b->fd = -1;
+	b->loaded = 1;
 	b->unused_since = s->cycle;
 	b->next = s->bins;
 	s->bins = b;
@@ -104,7 +109,8 @@ sym_binary_by_build_id(struct symbolizer *s, const struct elfsym_table *t)
 	if (t->build_id_len == 0)
 		return (NULL);
 	for (b = s->bins; b != NULL; b = b->next)
-		if (b->t != NULL && b->t->build_id_len == t->build_id_len &&
+		if (b->t != NULL && b->t != t && b->alias == NULL &&
+		    b->t->build_id_len == t->build_id_len &&
 		    memcmp(b->t->build_id, t->build_id, t->build_id_len) == 0)
 			return (b);
 	return (NULL);
@@ -113,7 +119,7 @@ sym_binary_by_build_id(struct symbolizer *s, const struct elfsym_table *t)
 /* Merge the debug file at path if it is not the binary itself. */
 static int
 sym_debug_try(struct symbolizer *s, struct elfsym_table *t,
-    const struct stat *bin_sb, const char *path)
+    const struct sym_binary *bin, const char *path)
 {
 	struct stat	 sb;
 	int		 fd, r;
@@ -121,7 +127,7 @@ sym_debug_try(struct symbolizer *s, struct elfsym_table *t,
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return (-errno);
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    (sb.st_dev == bin_sb->st_dev && sb.st_ino == bin_sb->st_ino)) {
+	    (sb.st_dev == bin->dev && sb.st_ino == bin->ino)) {
 		close(fd);
 		return (-ENOENT);
 	}
@@ -152,9 +158,11 @@ sym_path_fmt(char *buf, size_t len, const char *fmt, ...)
  * .debug/ directory, and under the debug root.
  */
 static void
-sym_debug_find(struct symbolizer *s, struct sym_proc *p,
-    struct elfsym_table *t, const struct stat *sb, const char *path)
+sym_debug_find(struct symbolizer *s, struct sym_binary *b,
+    struct elfsym_table *t)
 {
+	const struct sym_binary	*sb = b;
+	const char		*path = b->path;
 	char		 bid[2 * ELFSYM_BUILD_ID_MAX + 1], dir[PATH_MAX];
 	char		 cand[PATH_MAX];
 	const char	*slash;
@@ -167,7 +175,7 @@ sym_debug_find(struct symbolizer *s, struct sym_proc *p,
 		    sym_debug_try(s, t, sb, cand) == 0)
 			return;
 	}
-	if (t->debuglink == NULL || path[0] != '/' ||
+	if (t->debuglink == NULL || path == NULL || path[0] != '/' ||
 	    (slash = strrchr(path, '/')) == NULL)
 		return;
 	dlen = (size_t)(slash - path);
@@ -176,11 +184,11 @@ sym_debug_find(struct symbolizer *s, struct sym_proc *p,
 	memcpy(dir, path, dlen);
 	dir[dlen] = '\0';
 	if (sym_path_fmt(cand, sizeof(cand), "/proc/%d/root%s/%s",
-	    (int)p->pid, dir, t->debuglink) &&
+	    (int)b->pid, dir, t->debuglink) &&
 	    sym_debug_try(s, t, sb, cand) == 0)
 		return;
 	if (sym_path_fmt(cand, sizeof(cand), "/proc/%d/root%s/.debug/%s",
-	    (int)p->pid, dir, t->debuglink) &&
+	    (int)b->pid, dir, t->debuglink) &&
 	    sym_debug_try(s, t, sb, cand) == 0)
 		return;
 	if (sym_path_fmt(cand, sizeof(cand), "%s%s/%s", s->debug_root, dir,
@@ -245,35 +253,74 @@ sym_open_mapping(struct sym_proc *p, const struct procmaps_entry *e,
 	return (open(buf, O_RDONLY | O_CLOEXEC));
 }
 
-static struct sym_binary *
-sym_binary_load(struct symbolizer *s, struct sym_proc *p, int fd,
-    const struct stat *sb, const char *path)
+/* Parse an opened binary (once); shares a table with the same build-id. */
+static void
+sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 {
 	struct elfsym_table	*t;
-	struct sym_binary	*b;
+	struct sym_binary	*o;
 	int			 r;
 
-	if ((r = elfsym_load_fd(fd, &t)) != 0) {
+	b->loaded = 1;
+	if (b->fd < 0)
+		return;
+	r = elfsym_load_fd(b->fd, &t);
+	close(b->fd);
+	b->fd = -1;
+	s->open_bins--;
+	if (r != 0) {
 		s->st.elf_failures++;
 		sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: %s: not a "
 		    "readable ELF (%s); its frames show as the dso",
-		    (int)p->pid, path, strerror(-r));
-		return (sym_binary_new(s, NULL));
+		    (int)b->pid, b->path, strerror(-r));
+		return;
 	}
 	if (!t->has_symtab)
-		sym_debug_find(s, p, t, sb, path);
+		sym_debug_find(s, b, t);
 	if (t->dropped > 0)
 		sym_log(s, GP_LOG_WARN, "symbolizer: %s: %zu symbols over the "
-		    "limit of %u ignored", path, t->dropped, ELFSYM_MAX_SYMS);
+		    "limit of %u ignored", b->path, t->dropped,
+		    ELFSYM_MAX_SYMS);
 	/* Same build, other path or namespace: share, unless ours is richer
 	 * (debug info installed since). */
-	if ((b = sym_binary_by_build_id(s, t)) != NULL &&
-	    b->t->nsyms >= t->nsyms) {
+	if ((o = sym_binary_by_build_id(s, t)) != NULL &&
+	    o->t->nsyms >= t->nsyms) {
 		elfsym_free(t);
-		return (b);
+		b->alias = sym_binary_ref(o);
+		return;
 	}
-	if ((b = sym_binary_new(s, t)) == NULL)
-		elfsym_free(t);
+	b->t = t;
+}
+
+const struct elfsym_table *
+sym_binary_table(struct symbolizer *s, struct sym_binary *b)
+{
+	if (b == NULL)
+		return (NULL);
+	if (!b->loaded)
+		sym_binary_parse(s, b);
+	return (b->alias != NULL ? b->alias->t : b->t);
+}
+
+/* A binary opened now and parsed when first looked up. */
+static struct sym_binary *
+sym_binary_open(struct symbolizer *s, struct sym_proc *p, int fd,
+    const struct stat *sb, const char *path)
+{
+	struct sym_binary	*b;
+
+	if ((b = sym_binary_new(s, NULL)) == NULL)
+		return (NULL);
+	b->loaded = 0;
+	b->fd = fd;
+	b->pid = p->pid;
+	b->dev = sb->st_dev;
+	b->ino = sb->st_ino;
+	b->path = strdup(path);
+	s->open_bins++;
+	/* Too many held fds (a huge host): parse now, as it was seen. */
+	if (s->open_bins > SYM_MAX_OPEN_BINS)
+		sym_binary_parse(s, b);
 	return (b);
 }
 
@@ -313,9 +360,11 @@ sym_binary_for_mapping(struct symbolizer *s, struct sym_proc *p,
 		close(fd);
 		return (sym_binary_ref(k->bin));
 	}
-	b = sym_binary_load(s, p, fd, &sb, path);
-	close(fd);
-	if (b == NULL || sym_key_add(s, &sb, b) != 0)
+	if ((b = sym_binary_open(s, p, fd, &sb, path)) == NULL) {
+		close(fd);
+		return (NULL);
+	}
+	if (sym_key_add(s, &sb, b) != 0)
 		return (NULL);
 	return (sym_binary_ref(b));
 }
@@ -331,22 +380,55 @@ sym_keys_drop(struct symbolizer *s, const struct sym_binary *b)
 	s->nkeys = o;
 }
 
+static int
+sym_binaries_aliased(const struct symbolizer *s, const struct sym_binary *o)
+{
+	const struct sym_binary	*b;
+
+	for (b = s->bins; b != NULL; b = b->next)
+		if (b->alias == o)
+			return (1);
+	return (0);
+}
+
+static void
+sym_binary_free(struct symbolizer *s, struct sym_binary *b)
+{
+	sym_keys_drop(s, b);
+	if (b->fd >= 0) {
+		close(b->fd);
+		s->open_bins--;
+	}
+	elfsym_free(b->t);
+	free(b->path);
+	free(b);
+}
+
 /* Free tables no live snapshot used for SYM_BIN_KEEP_CYCLES (all: now). */
 void
 sym_binaries_expire(struct symbolizer *s, int all)
 {
 	struct sym_binary	**bp, *b;
+	int			 again = 1;
 
-	for (bp = &s->bins; (b = *bp) != NULL;) {
-		if (!all && (b->refs > 0 || b->permanent ||
-		    s->cycle - b->unused_since < SYM_BIN_KEEP_CYCLES)) {
-			bp = &b->next;
-			continue;
+	/* Aliases first: they hold a reference on the table they share. */
+	while (again) {
+		again = 0;
+		for (bp = &s->bins; (b = *bp) != NULL;) {
+			if ((!all && (b->refs > 0 || b->permanent ||
+			    s->cycle - b->unused_since < SYM_BIN_KEEP_CYCLES)) ||
+			    (all && b->alias == NULL && b->refs > 0 &&
+			    sym_binaries_aliased(s, b))) {
+				bp = &b->next;
+				continue;
+			}
+			*bp = b->next;
+			if (b->alias != NULL) {
+				sym_binary_unref(s, b->alias);
+				again = 1;
+			}
+			sym_binary_free(s, b);
 		}
-		*bp = b->next;
-		sym_keys_drop(s, b);
-		elfsym_free(b->t);
-		free(b);
 	}
 	if (all)
 		s->vdso = NULL;

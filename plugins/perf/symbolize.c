@@ -411,7 +411,7 @@ static const char *
 sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 {
 	const struct procmaps_entry	*e;
-	struct sym_binary		*b;
+	const struct elfsym_table	*t;
 	struct sym_snap			*sn;
 	const char			*path, *name;
 	uint64_t			 vaddr;
@@ -428,10 +428,9 @@ sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 		return (path != NULL && path[0] == '/' ?
 		    sym_dso_name(sn, i) : NULL);
 	}
-	b = sn->bins[i];
-	if (b != NULL && b->t != NULL &&
-	    elfsym_file_to_vaddr(b->t, addr - e->start + e->pgoff,
-	    &vaddr) == 0 && (name = elfsym_lookup(b->t, vaddr, NULL)) != NULL)
+	t = sym_binary_table(s, sn->bins[i]);
+	if (t != NULL && elfsym_file_to_vaddr(t, addr - e->start + e->pgoff,
+	    &vaddr) == 0 && (name = elfsym_lookup(t, vaddr, NULL)) != NULL)
 		return (sym_demangle(s, name));
 	return (sym_dso_name(sn, i));
 }
@@ -711,7 +710,7 @@ symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out)
 	out->table_bytes = s->ksyms.n * (sizeof(uint64_t) + sizeof(uint32_t)) +
 	    s->ksyms.names_len;
 	for (b = s->bins; b != NULL; b = b->next) {
-		if (b->t == NULL)
+		if (b->t == NULL || b->alias != NULL)
 			continue;
 		out->binaries++;
 		out->table_bytes += elfsym_bytes(b->t);

@@ -24,10 +24,22 @@
 #define SYM_RECHECK_NS		1000000000ull	/* maps, exe, perf map */
 #define SYM_LOG_BURST		5	/* warnings per cycle */
 #define SYM_MAX_PROC_FILE	(64u << 20)	/* maps, kallsyms */
+#define SYM_MAX_OPEN_BINS	256	/* fds held for unparsed binaries */
 
-/* One binary's symbols, shared by every mapping of it. */
+/*
+ * One binary's symbols, shared by every mapping of it.  Opened at first
+ * sight (the fd keeps a deleted or namespaced file readable after its
+ * process exits) but parsed only when a sampled address falls in it.
+ */
 struct sym_binary {
-	struct elfsym_table	*t;		/* NULL: unreadable */
+	struct elfsym_table	*t;		/* NULL: not parsed or unreadable */
+	struct sym_binary	*alias;		/* same build-id: its table */
+	int			 fd;		/* until parsed; -1 */
+	int			 loaded;	/* parse attempted */
+	char			*path;		/* as mapped, for logs/debuglink */
+	int32_t			 pid;		/* a process mapping it */
+	dev_t			 dev;
+	ino_t			 ino;
 	unsigned		 refs;		/* live snapshots using it */
 	uint64_t		 unused_since;	/* cycle refs dropped to 0 */
 	int			 permanent;	/* the vdso */
@@ -106,6 +118,7 @@ struct symbolizer {
 	struct sym_filekey	*keys;
 	size_t			 nkeys;
 	size_t			 keys_cap;
+	size_t			 open_bins;	/* fds held */
 	struct sym_binary	*vdso;
 	int			 vdso_tried;
 	size_t			 vdso_size;
@@ -155,6 +168,9 @@ struct sym_binary *sym_binary_for_mapping(struct symbolizer *,
 		    struct sym_proc *, const struct procmaps_entry *,
 		    const char *);
 void		 sym_binary_unref(struct symbolizer *, struct sym_binary *);
+/* The binary's table, parsed now if it was not; NULL if unreadable. */
+const struct elfsym_table *sym_binary_table(struct symbolizer *,
+		    struct sym_binary *);
 void		 sym_binaries_expire(struct symbolizer *, int);
 
 /* symjit.c */
