@@ -65,6 +65,7 @@ STUDIO_IT = \
 	tests/integration/54-studio-heartbeat.sh \
 	tests/integration/55-studio-commands.sh \
 	tests/integration/56-studio-tls.sh \
-	tests/integration/57-studio-upload-file.sh
+	tests/integration/57-studio-upload-file.sh \
+	tests/integration/58-studio-heartbeat-garbage.sh
 TESTS += $(STUDIO_IT)
 EXTRA_DIST += $(STUDIO_IT) tests/integration/studio_lib.sh

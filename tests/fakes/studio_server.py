@@ -10,6 +10,9 @@ endpoint.  Standard library only.
 Test hooks (project-only, under /_fake/, never in the real backend):
   POST /_fake/fail     {"mode": "refuse|500|503|hang|slow|garbage|413|429",
                         "count": N (default: until cleared), "paths": [...]}
+                       also "raw" (answer "status" (200) with the text
+                       "body"), "huge" (200 with a valid JSON object of
+                       "size" bytes, default 8 MiB)
   POST /_fake/clear    back to normal
   POST /_fake/command  {"hostname", "service_name", "command_type",
                         "combined_config"}: queue a command without the UI
@@ -45,7 +48,8 @@ STATE = {
     "requests": [], "commands": {}, "executions": {}, "processes": {},
     "next_gpid": 1, "profile_requests": {},
 }
-FAIL = {"mode": None, "count": None, "paths": None}
+FAIL = {"mode": None, "count": None, "paths": None, "body": "",
+        "status": 200, "size": 8 << 20}
 ARGS = None
 
 HOSTS_HEADERS = ("gprofiler-api-key", "gprofiler-service-name")
@@ -214,6 +218,14 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "slow":
             time.sleep(ARGS.slow)
             return False
+        if mode == "raw":
+            self.reply(FAIL["status"], None, raw=FAIL["body"].encode())
+            return True
+        if mode == "huge":
+            pad = max(FAIL["size"] - 40, 0)
+            self.reply(200, None, raw=b'{"success": true, "message": "' +
+                       b"x" * pad + b'"}')
+            return True
         if mode == "garbage":
             self.reply(200, None, raw=b"\x00{not json<<")
             return True
@@ -670,6 +682,9 @@ class Handler(BaseHTTPRequestHandler):
             FAIL["mode"] = str(body.get("mode"))
             FAIL["count"] = body.get("count")
             FAIL["paths"] = body.get("paths")
+            FAIL["body"] = body.get("body", "")
+            FAIL["status"] = int(body.get("status", 200))
+            FAIL["size"] = int(body.get("size", 8 << 20))
         self.reply(200, {"ok": True})
 
     def fake_clear(self, url):
