@@ -6,6 +6,13 @@
 # of user frames symbolized, and the ratios.  Run as root from a build tree:
 #
 #	bench/perf_compare.sh [BUILDDIR] [SECONDS]	(default . and 10)
+#
+# The agent row is the perf plugin alone (test_perf_host loads perf.so); the
+# agent's warnings and the load average are printed as "#" lines.  When the
+# build has the daemon (BUILDDIR/gprofiler and tests/plugindir), the daemon
+# is measured too, running the same window as one cycle, with the Python
+# and Java plugins off (gprofiler-perf) and on (gprofiler-all): its floor
+# (libcurl, TLS, JSON) is the core's, not the perf plugin's.
 set -u
 build=${1:-.}
 secs=${2:-10}
@@ -54,30 +61,55 @@ fold_perf() {
 	    END { if (st != "") print comm st " 1" }'
 }
 
-printf "%-10s %4s %10s %10s %8s\n" tool Hz cpu_s rss_kb user_sym
+gp=$build/gprofiler
+plugdir=$build/tests/plugindir
+# daemon NAME HZ ARGS...: the daemon for one cycle of the window
+daemon() {
+	name=$1; hz=$2; shift 2
+	mkdir -p "$tmp/$name.d"
+	r=$(measure "$name" "$gp" --plugin-dir "$plugdir" -d "$secs" \
+	    -f "$hz" -o "$tmp/$name.d" --no-flamegraph \
+	    --pid-file "$tmp/$name.d/pid" --log-file "$tmp/$name.d/log" \
+	    --spool-dir "$tmp/$name.d/spool" --state-dir "$tmp/$name.d/st" "$@")
+	set -- $r
+	printf "%-14s %4s %10s %10s %8s\n" "$name" "$hz" "$2" "$3" \
+	    "$(symfrac "$tmp/$name.d/last_profile.col" 2>/dev/null)"
+}
+
+echo "# $(nproc) CPUs, window ${secs} s, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf "%-14s %4s %10s %10s %8s\n" tool Hz cpu_s rss_kb user_sym
 for hz in 11 99; do
 	"$wl" -t $((secs + 4)) -j "$ncpu" & busy=$!
 	sleep 1
 	r=$(measure agent "$host" "$so" -d "$secs" -o profiling-frequency=$hz)
 	grep -v '^#' "$tmp/agent.out" >"$tmp/agent.fold"
 	set -- $r; a_cpu=$2; a_rss=$3
-	printf "%-10s %4s %10s %10s %8s\n" agent $hz "$a_cpu" "$a_rss" \
+	printf "%-14s %4s %10s %10s %8s\n" agent $hz "$a_cpu" "$a_rss" \
 	    "$(symfrac "$tmp/agent.fold")"
+	grep -v '^DEBUG' "$tmp/agent.err" | sed 's/^/#   agent: /'
 
 	r=$(measure perf sh -c "perf record -q -a -g -F $hz -o $tmp/perf.data \
 	    -- sleep $secs && perf script -i $tmp/perf.data \
 	    -F comm,pid,tid,ip,sym,dso 2>/dev/null >$tmp/perf.script")
 	fold_perf <"$tmp/perf.script" >"$tmp/perf.fold"
 	set -- $r; p_cpu=$2; p_rss=$3
-	printf "%-10s %4s %10s %10s %8s\n" perf $hz "$p_cpu" "$p_rss" \
+	printf "%-14s %4s %10s %10s %8s\n" perf $hz "$p_cpu" "$p_rss" \
 	    "$(symfrac "$tmp/perf.fold")"
 
 	r=$(measure bpftrace timeout -s INT "$((secs + 1))" bpftrace -e \
 	    "profile:hz:$hz { @[comm, kstack, ustack] = count(); }")
 	set -- $r; b_cpu=$2; b_rss=$3
-	printf "%-10s %4s %10s %10s %8s\n" bpftrace $hz "$b_cpu" "$b_rss" "-"
+	printf "%-14s %4s %10s %10s %8s\n" bpftrace $hz "$b_cpu" "$b_rss" "-"
 	wait $busy
+	if [ -x "$gp" ] && [ -d "$plugdir" ]; then
+		"$wl" -t $((2 * secs + 6)) -j "$ncpu" & busy=$!
+		sleep 1
+		daemon gprofiler-perf $hz --no-python --no-java
+		daemon gprofiler-all $hz
+		wait $busy
+	fi
 	echo "ratios at $hz Hz: agent/perf cpu $(echo "scale=3; $a_cpu / $p_cpu" | bc)" \
 	    "agent/bpftrace cpu $(echo "scale=3; $a_cpu / $b_cpu" | bc)" \
 	    "agent/perf rss $(echo "scale=3; $a_rss / $p_rss" | bc)"
+	echo "# load average $(cut -d' ' -f1-3 /proc/loadavg)"
 done

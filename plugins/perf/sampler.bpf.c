@@ -214,7 +214,7 @@ on_sample(void *ctx)
 
 /*
  * Kernel symbol names for user space, by the kernel's own kallsyms lookup
- * (%ps): user space writes ksym_n addresses into ksym_addr (mmapped .bss),
+ * (%pS: "name+0xoff/0xsize [module]"): user space writes ksym_n addresses into ksym_addr (mmapped .bss),
  * runs this once (BPF_PROG_TEST_RUN) and reads ksym_name; no copy of the
  * kernel's symbol table in user space, no 5 MB /proc/kallsyms read.
  * Unknown addresses come back as "0x..." (user space then says [unknown]).
@@ -232,7 +232,7 @@ ksym_resolve(void *ctx)
 
 	for (i = 0; i < KSYM_BATCH && i < n; i++) {
 		a = ksym_addr[i];
-		if (bpf_snprintf(ksym_name[i], KSYM_NAME_LEN, "%ps", &a,
+		if (bpf_snprintf(ksym_name[i], KSYM_NAME_LEN, "%pS", &a,
 		    sizeof(a)) < 0)
 			ksym_name[i][0] = '\0';
 	}

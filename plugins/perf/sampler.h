@@ -33,7 +33,7 @@
 
 /* The kernel symbol resolver (ksym_resolve in sampler.bpf.c). */
 #define KSYM_BATCH		64	/* addresses per run */
-#define KSYM_NAME_LEN		128	/* longer names are cut: "name [mod]" */
+#define KSYM_NAME_LEN		128	/* longer are cut: "name+0x1/0x2 [mod]" */
 
 /* sample_hdr.flags */
 #define SAMPLE_F_KERN_ERR	0x1	/* kernel stack could not be read */
@@ -106,7 +106,8 @@ int		 sampler_sync_cpus(struct sampler *);
 void		 sampler_stats(struct sampler *, uint64_t out[STAT_NSTATS]);
 /*
  * Kernel symbol names of n addresses by the kernel's own lookup, into
- * names[i * name_len] ("name" or "name [module]"; "0x..." when unknown).
+ * names[i * name_len] ("name+0xoff/0xsize", then " [module]" for a module;
+ * "0x..." when unknown).
  * -ENOTSUP when the kernel cannot run the resolver (before Linux 5.14).
  */
 int		 sampler_ksym_resolve(struct sampler *, const uint64_t *addrs,

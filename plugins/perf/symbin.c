@@ -277,6 +277,8 @@ sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 	}
 	if (!t->has_symtab)
 		sym_debug_find(s, b, t);
+	sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: %zu symbols, %zu bytes",
+	    b->path, t->nsyms, elfsym_bytes(t));
 	if (t->dropped > 0)
 		sym_log(s, GP_LOG_WARN, "symbolizer: %s: %zu symbols over the "
 		    "limit of %u ignored", b->path, t->dropped,

@@ -553,15 +553,28 @@ symbolizer_kernel_prefetch(struct symbolizer *s, const uint64_t *addrs,
 	}
 }
 
-/* "name" or "name [module]" from the resolver into "name_[k]". */
+/*
+ * The resolver's "name+0xoff/0xsize [module]" into "name_[k]".  The
+ * __pfx_/__cfi_ padding before a function is not a function (the
+ * kallsyms path drops those symbols): *pad gets the padding's start so
+ * the caller can ask for the function before it instead.
+ */
 static const char *
-sym_kname(struct symbolizer *s, const char *r)
+sym_kname(struct symbolizer *s, const char *r, uint64_t addr, uint64_t *pad)
 {
-	char	 buf[SYM_KNAME_LEN + 8];
-	size_t	 len = strcspn(r, " \t");
+	char			 buf[SYM_KNAME_LEN + 8];
+	size_t			 len = strcspn(r, "+ \t");
+	unsigned long long	 off;
 
-	if (len == 0 || (r[0] == '0' && r[1] == 'x'))
+	*pad = 0;
+	if (len == 0 || (r[0] == '0' && r[1] == 'x') || len >= SYM_KNAME_LEN)
 		return (UNKNOWN);
+	if (len > 6 && (memcmp(r, "__pfx_", 6) == 0 ||
+	    memcmp(r, "__cfi_", 6) == 0) && r[len] == '+' &&
+	    sscanf(r + len + 1, "%llx", &off) == 1 && off <= addr) {
+		*pad = addr - off;
+		return (NULL);
+	}
 	memcpy(buf, r, len);
 	memcpy(buf + len, "_[k]", 5);
 	r = sym_strdup(s, buf, len + 4);
@@ -572,9 +585,11 @@ sym_kname(struct symbolizer *s, const char *r)
 static void
 sym_kflush(struct symbolizer *s)
 {
-	char	*names;
-	size_t	 i;
-	int	 r = -ENOMEM;
+	const char	*v;
+	char		*names, before[SYM_KNAME_LEN];
+	uint64_t	 pad, prev;
+	size_t		 i;
+	int		 r = -ENOMEM;
 
 	if (s->nkpend == 0)
 		return;
@@ -588,10 +603,20 @@ sym_kflush(struct symbolizer *s)
 		    strerror(-r), s->kallsyms_path);
 		s->kresolve = NULL;
 	}
-	for (i = 0; i < s->nkpend; i++)
-		sym_derived_put(s, sym_kkey(s->kpend[i]), r == 0 ?
-		    sym_kname(s, names + i * SYM_KNAME_LEN) :
-		    sym_kernel_kallsyms(s, s->kpend[i]));
+	for (i = 0; i < s->nkpend; i++) {
+		if (r != 0) {
+			v = sym_kernel_kallsyms(s, s->kpend[i]);
+		} else if ((v = sym_kname(s, names + i * SYM_KNAME_LEN,
+		    s->kpend[i], &pad)) == NULL) {
+			/* in padding: the function that ends there */
+			prev = pad - 1;
+			if (pad == 0 || s->kresolve(s->kresolve_arg, &prev, 1,
+			    before, sizeof(before)) != 0 ||
+			    (v = sym_kname(s, before, prev, &pad)) == NULL)
+				v = UNKNOWN;
+		}
+		sym_derived_put(s, sym_kkey(s->kpend[i]), v);
+	}
 	free(names);
 	s->nkpend = 0;
 }

@@ -70,8 +70,9 @@ void		 symbolizer_stats(const struct symbolizer *,
 int		 symbolizer_set_debug_root(struct symbolizer *, const char *);
 /*
  * Kernel names from resolve(arg, addrs, n, names, name_len) instead of
- * /proc/kallsyms: names[i * name_len] gets "name" or "name [module]" ("",
- * "0x..." when unknown); 0 or -errno, after which /proc/kallsyms is used.
+ * /proc/kallsyms: names[i * name_len] gets "name+0xoff/0xsize", maybe
+ * followed by " [module]" ("" or "0x..." when unknown); 0 or -errno, after
+ * which /proc/kallsyms is used.
  * Not used when symbolizer_set_kallsyms_path named another file.
  */
 void		 symbolizer_set_kernel_resolver(struct symbolizer *,
