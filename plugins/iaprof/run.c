@@ -105,10 +105,16 @@ run_error(struct iaprof *ia, const char *msg, const char *dflt_tail)
 		snprintf(ia->err, sizeof(ia->err), "%s: %s", msg, dflt_tail);
 	else if (n == b)
 		snprintf(ia->err, sizeof(ia->err), "%s", msg);
-	else	/* the end of a long tail says most */
+	else {
+		/* The end of a long tail says most: keep whole last lines. */
+		if (n - b > sizeof(ia->err) - 256) {
+			b = n - (sizeof(ia->err) - 256);
+			while (b < n && tail[b - 1] != '\n')
+				b++;
+		}
 		snprintf(ia->err, sizeof(ia->err), "%s: %.*s", msg,
-		    (int)(n - b), n - b > sizeof(ia->err) - 256 ?
-		    tail + n - (sizeof(ia->err) - 256) : tail + b);
+		    (int)(n - b), tail + b);
+	}
 	free(tail);
 }
 
