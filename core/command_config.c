@@ -192,17 +192,20 @@ cmd_profiler_configs(struct config *c, struct json_object *pc, char *err,
 static int
 cmd_hostname_listed(struct json_object *v, const char *hostname)
 {
-	size_t	 i, n;
+	struct json_object	*e;
+	size_t			 i, n;
 
 	if (!json_object_is_type(v, json_type_array))
 		return (1);
 	n = json_object_array_length(v);
 	if (n == 0)
 		return (1);
-	for (i = 0; i < n; i++)
-		if (strcmp(json_object_get_string(json_object_array_get_idx(v,
-		    i)), hostname) == 0)
+	for (i = 0; i < n; i++) {
+		e = json_object_array_get_idx(v, i);
+		if (json_object_is_type(e, json_type_string) &&
+		    strcmp(json_object_get_string(e), hostname) == 0)
 			return (1);
+	}
 	return (0);
 }
 
@@ -251,8 +254,13 @@ command_build_config(const struct config *base, struct json_object *cc,
 			snprintf(err, errlen, "profiling_mode: not a string");
 		goto out;
 	}
-	if (json_object_object_get_ex(cc, "continuous", &v) && v != NULL)
+	if (json_object_object_get_ex(cc, "continuous", &v) && v != NULL) {
+		if (!json_object_is_type(v, json_type_boolean)) {
+			snprintf(err, errlen, "continuous: not a boolean");
+			goto out;
+		}
 		cont = json_object_get_boolean(v);
+	}
 	if (cmd_set(c, "continuous", cont ? "true" : "false", err,
 	    errlen) != 0 || cmd_set(c, "flamegraph", cont ? "false" : "true",
 	    err, errlen) != 0)

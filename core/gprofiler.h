@@ -659,6 +659,7 @@ struct hb_command {
 int		 heartbeat_parse_response(const char *body, size_t len,
 		    struct hb_command *, char *err, size_t errlen);
 void		 hb_command_clear(struct hb_command *);
+int		 hb_id_is_uuid(const char *);
 int		 heartbeat_start(struct event_base *, const struct config *,
 		    struct plugin_list *, const struct run_hooks *);
 void		 heartbeat_stop(void (*done)(void *), void *arg);

@@ -151,6 +151,12 @@ hb_on_response(void *arg, const struct http_result *res)
 	if (rc < 0) {
 		log_warnx("heartbeat: bad answer from %s: %s", hb.api_server,
 		    err);
+		/* A malformed command with an id: report it once. */
+		if (c.command_id[0] != '\0' && !hb_state_seen(c.command_id)) {
+			hb_state_add(hb.state_path, c.command_id);
+			hb_complete(c.command_id, 0, err, NULL);
+		}
+		hb_command_clear(&c);
 		return;
 	}
 	if (rc == 0 || hb_state_seen(c.command_id)) {
@@ -159,6 +165,9 @@ hb_on_response(void *arg, const struct http_result *res)
 	}
 	log_info("heartbeat: new %s command %s", c.command_type,
 	    c.command_id);
+	if (!hb_id_is_uuid(c.command_id))
+		log_warnx("heartbeat: command id %s is not a UUID; it is "
+		    "executed but not echoed back to the server", c.command_id);
 	snprintf(hb.last_id, sizeof(hb.last_id), "%s", c.command_id);
 	/* Persist first: a crash while executing must not replay it. */
 	hb_state_add(hb.state_path, c.command_id);
@@ -185,8 +194,9 @@ hb_send(evutil_socket_t fd, short what, void *arg)
 	    json_object_new_string(studio_hostname()));
 	json_object_object_add(o, "service_name",
 	    json_object_new_string(studio_service()));
-	json_object_object_add(o, "last_command_id", hb.last_id[0] ?
-	    json_object_new_string(hb.last_id) : NULL);
+	json_object_object_add(o, "last_command_id",
+	    hb_id_is_uuid(hb.last_id) ? json_object_new_string(hb.last_id) :
+	    NULL);
 	json_object_object_add(o, "status", json_object_new_string("active"));
 	json_object_object_add(o, "timestamp", json_object_new_string(now));
 	json_object_object_add(o, "received_command_ids", hb_state_ids_json());

@@ -38,7 +38,10 @@ hb_err(char *err, size_t errlen, const char *msg)
 
 /*
  * A heartbeat answer: 1 with *c filled when it carries a command, 0 when
- * it does not, -EINVAL (err set) when it is not what §5 promises.
+ * it does not, -EINVAL (err set) when it is not what §5 promises.  The
+ * command_id is read first: when a malformed command has one,
+ * c->command_id is set on -EINVAL too, so the command can be reported
+ * `failed` instead of being ignored on every heartbeat.
  */
 int
 heartbeat_parse_response(const char *body, size_t len, struct hb_command *c,
@@ -58,7 +61,8 @@ heartbeat_parse_response(const char *body, size_t len, struct hb_command *c,
 	}
 	if (!json_object_object_get_ex(o, "success", &v) ||
 	    !json_object_is_type(v, json_type_boolean)) {
-		rc = hb_err(err, errlen, "\"success\" is missing");
+		rc = hb_err(err, errlen, "\"success\" is missing or not a "
+		    "boolean");
 		goto out;
 	}
 	if (!json_object_get_boolean(v) ||
@@ -67,6 +71,18 @@ heartbeat_parse_response(const char *body, size_t len, struct hb_command *c,
 		rc = 0;
 		goto out;
 	}
+	if (!json_object_object_get_ex(o, "command_id", &id) ||
+	    !json_object_is_type(id, json_type_string) ||
+	    json_object_get_string_len(id) == 0 ||
+	    json_object_get_string_len(id) >= (int)sizeof(c->command_id) ||
+	    strlen(json_object_get_string(id)) !=
+	    (size_t)json_object_get_string_len(id)) {
+		rc = hb_err(err, errlen, "command_id is missing or not a "
+		    "string");
+		goto out;
+	}
+	snprintf(c->command_id, sizeof(c->command_id), "%s",
+	    json_object_get_string(id));
 	if (!json_object_is_type(pc, json_type_object) ||
 	    !json_object_object_get_ex(pc, "command_type", &ct) ||
 	    !json_object_is_type(ct, json_type_string)) {
@@ -74,16 +90,6 @@ heartbeat_parse_response(const char *body, size_t len, struct hb_command *c,
 		    "command_type string");
 		goto out;
 	}
-	if (!json_object_object_get_ex(o, "command_id", &id) ||
-	    !json_object_is_type(id, json_type_string) ||
-	    json_object_get_string_len(id) == 0 ||
-	    json_object_get_string_len(id) >= (int)sizeof(c->command_id)) {
-		rc = hb_err(err, errlen, "command_id is missing or not a "
-		    "string");
-		goto out;
-	}
-	snprintf(c->command_id, sizeof(c->command_id), "%s",
-	    json_object_get_string(id));
 	snprintf(c->command_type, sizeof(c->command_type), "%.15s",
 	    json_object_get_string(ct));
 	if (json_object_object_get_ex(pc, "combined_config", &cc) &&
@@ -141,8 +147,47 @@ hb_state_seen(const char *id)
 	return (0);
 }
 
+/*
+ * Whether id has the UUID shape the backend stores (8-4-4-4-12 hex).  One
+ * non-UUID in a heartbeat's id lists or last_command_id makes the backend
+ * answer every heartbeat with "failed to check for commands" (§5), which
+ * would make the agent deaf for good once such an id is persisted.
+ */
+int
+hb_id_is_uuid(const char *id)
+{
+	size_t	 i;
+
+	if (strlen(id) != 36)
+		return (0);
+	for (i = 0; i < 36; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (id[i] != '-')
+				return (0);
+		} else if (strchr("0123456789abcdefABCDEF", id[i]) == NULL ||
+		    id[i] == '\0')
+			return (0);
+	}
+	return (1);
+}
+
+/* The executed ids for a heartbeat body: UUID-shaped ones only. */
 struct json_object *
 hb_state_ids_json(void)
+{
+	struct json_object	*a = json_object_new_array();
+	size_t			 i;
+
+	for (i = 0; i < hb.nseen; i++)
+		if (hb_id_is_uuid(hb.seen[i]))
+			json_object_array_add(a,
+			    json_object_new_string(hb.seen[i]));
+	return (a);
+}
+
+/* Every remembered id, for the state file. */
+static struct json_object *
+hb_state_all_json(void)
 {
 	struct json_object	*a = json_object_new_array();
 	size_t			 i;
@@ -175,7 +220,7 @@ hb_state_add(const char *path, const char *id)
 	if (path == NULL)
 		return (0);
 	o = json_object_new_object();
-	json_object_object_add(o, "executed_command_ids", hb_state_ids_json());
+	json_object_object_add(o, "executed_command_ids", hb_state_all_json());
 	txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	len = strlen(txt);
 	xasprintf(&tmp, "%s.tmp", path);

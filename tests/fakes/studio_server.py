@@ -17,7 +17,9 @@ Test hooks (project-only, under /_fake/, never in the real backend):
   POST /_fake/command  {"hostname", "service_name", "command_type",
                         "combined_config"}: queue a command without the UI
   GET  /_fake/profiles, /_fake/heartbeats, /_fake/completions,
-       /_fake/logs, /_fake/requests, /_fake/commands
+       /_fake/logs, /_fake/requests, /_fake/commands, /_fake/fallbacks
+       (heartbeats answered "failed to check for commands": bad ip,
+       status or a non-UUID id; the backend does not store them)
        (profiles, heartbeats and completions carry "received", the
        server's time.time() on arrival)
 Usage: studio_server.py --port-file F [--port N] [--tls CERT KEY]
@@ -46,7 +48,7 @@ LOCK = threading.RLock()
 STATE = {
     "profiles": [], "heartbeats": [], "completions": [], "logs": [],
     "requests": [], "commands": {}, "executions": {}, "processes": {},
-    "next_gpid": 1, "profile_requests": {},
+    "next_gpid": 1, "profile_requests": {}, "fallbacks": [],
 }
 FAIL = {"mode": None, "count": None, "paths": None, "body": "",
         "status": 200, "size": 8 << 20}
@@ -457,6 +459,9 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             ok = False
         if not ok:
+            with LOCK:
+                # Not stored by the backend; kept here for assertions.
+                STATE["fallbacks"].append(dict(body, received=time.time()))
             self.reply(200, fallback)
             return
         key = json.dumps([body["hostname"], body["service_name"]])
@@ -727,6 +732,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def fake_requests(self, url):
         self.fake_dump("requests")
+
+    def fake_fallbacks(self, url):
+        self.fake_dump("fallbacks")
 
     def fake_commands(self, url):
         self.fake_dump("commands")

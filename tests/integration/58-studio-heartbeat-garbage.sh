@@ -54,19 +54,44 @@ bad "truncated JSON" "$(raw '"{\"success\": true, \"profiling_command\": {\"comm
 bad "success as a string" "$(raw '"{\"success\": \"yes\", \"profiling_command\": null, \"command_id\": null}"')"
 bad "profiling_command as a string" "$(raw '"{\"success\": true, \"profiling_command\": \"start\", \"command_id\": \"x\"}"')"
 bad "command_type a number, command_id a number" "$(raw '"{\"success\": true, \"profiling_command\": {\"command_type\": 7}, \"command_id\": 5}"')"
-bad "combined_config a list" "$(raw '"{\"success\": true, \"profiling_command\": {\"command_type\": \"start\", \"combined_config\": [1]}, \"command_id\": \"0efb3650-ab14-47a5-9c0f-e7a23e7faf8b\"}"')"
+# Malformed commands that do carry an id: reported `failed` (once, although
+# the backend would re-send them).
+LISTCFG=0efb3650-ab14-47a5-9c0f-e7a23e7faf8b
+NUMTYPE=2a1f3650-ab14-47a5-9c0f-e7a23e7faf8b
+bad "combined_config a list" "$(sw raw ', "count": 2, "body": "{\"success\": true, \"profiling_command\": {\"command_type\": \"start\", \"combined_config\": [1]}, \"command_id\": \"'$LISTCFG'\"}"')"
+bad "command_type a number (with an id)" "$(raw '"{\"success\": true, \"profiling_command\": {\"command_type\": 7}, \"command_id\": \"'$NUMTYPE'\"}"')"
 bad "a 100000-deep nesting" "$(raw "\"$(python3 -c 'print("[" * 100000)')\"")"
 bad "a 10 kB command_id" "$(raw "\"{\\\"success\\\": true, \\\"profiling_command\\\": {\\\"command_type\\\": \\\"stop\\\"}, \\\"command_id\\\": \\\"$(head -c 10000 /dev/zero | tr '\0' a)\\\"}\"")"
 bad "NUL bytes inside a string" "$(raw '"{\"success\": true, \"profiling_command\": {\"command_type\": \"st\\u0000op\"}, \"command_id\": \"1f0b3650-ab14-47a5-9c0f-e7a23e7faf8b\"}"')"
+# A well-formed command whose id is not a UUID: executed, but the id must
+# not go back in later heartbeats (the backend would answer every one of
+# them with "failed to check for commands").
+srv_post /_fake/command '{"hostname": "'"$HOST"'", "service_name": "'"$STUDIO_SVC"'",
+    "command_id": "not-a-uuid", "command_type": "start",
+    "combined_config": {"continuous": true, "duration": 1}}' >/dev/null
+wait_for 10 grep -q "new start command not-a-uuid" "$TMP/gp.log"
+ok $? "a command with a non-UUID id is executed"
 srv_post /_fake/clear '{}' >/dev/null
 n=$(srv_py 'print(len(get("/_fake/heartbeats")))')
 wait_for 10 srv_heartbeats_ge $((n + 1))
 ok $? "the agent goes on heartbeating"
+[ "$(srv_py 'print(len(get("/_fake/fallbacks")))')" -eq 0 ]
+ok $? "no heartbeat was refused by the backend (no non-UUID ids sent)"
 
 grep -q "heartbeat: bad answer" "$TMP/gp.log" && grep -q "heartbeat: HTTP 500" "$TMP/gp.log"
 ok $? "bad answers and errors are logged"
-[ "$(grep -c "new [a-z]* command" "$TMP/gp.log")" -eq 1 ]
+[ "$(grep -v not-a-uuid "$TMP/gp.log" | grep -c "new [a-z]* command")" -eq 1 ]
 ok $? "none of them was taken for a command"
+srv_py '
+comp = get("/_fake/completions")
+for cid, word in ((sys.argv[1], "combined_config"), (sys.argv[2], "command_type")):
+    mine = [c for c in comp if c["command_id"] == cid]
+    print("# %s" % [(c["status"], c["error_message"]) for c in mine])
+    if len(mine) != 1 or mine[0]["status"] != "failed" or \
+            word not in (mine[0]["error_message"] or ""):
+        sys.exit(1)
+' "$LISTCFG" "$NUMTYPE"
+ok $? "malformed commands with an id are reported \`failed\` once, with the reason"
 
 n=$(srv_nprofiles)
 wait_for 10 srv_nprofiles_ge $((n + 1))

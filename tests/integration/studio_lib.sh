@@ -27,7 +27,12 @@ studio_cleanup() {
 	for p in $studio_pids; do
 		wait "$p" 2>/dev/null
 	done
-	rm -rf "$TMP"
+	# STUDIO_KEEP=1: keep the logs and records to debug a failure.
+	if [ -n "$STUDIO_KEEP" ]; then
+		echo "# kept $TMP"
+	else
+		rm -rf "$TMP"
+	fi
 }
 
 studio_init() {
