@@ -237,7 +237,8 @@ cmd_slot_replace(struct cmd_slot *s, struct config *next, int adhoc,
 		return;
 	}
 	if (s->id[0] != '\0')
-		cmd_report(s, 0, "stopped by a newer command");
+		cmd_report(s, 0, cmd.stop_done != NULL ? "the agent is "
+		    "shutting down" : "stopped by a newer command");
 	s->stopping = 1;
 	run_stop(s->run, cmd_stopped, p);
 }

@@ -279,6 +279,21 @@ hb_stopped(void *arg)
 	hb.api_server = hb.userpwd = hb.auth_hdr = hb.state_path = NULL;
 }
 
+static struct {
+	void	(*done)(void *);
+	void	*arg;
+} hb_stop;
+
+static void
+hb_runs_stopped(void *arg)
+{
+	(void)arg;
+	/* Only now: stopping runs may still report completions. */
+	hb_stopped(NULL);
+	if (hb_stop.done != NULL)
+		hb_stop.done(hb_stop.arg);
+}
+
 /* Stop heartbeats and every command run, then done(arg). */
 void
 heartbeat_stop(void (*done)(void *), void *arg)
@@ -294,6 +309,7 @@ heartbeat_stop(void (*done)(void *), void *arg)
 	hb.timer = NULL;
 	http_cancel(hb.req);
 	hb.req = NULL;
-	hb_stopped(NULL);
-	command_stop_all(done, arg);
+	hb_stop.done = done;
+	hb_stop.arg = arg;
+	command_stop_all(hb_runs_stopped, NULL);
 }
