@@ -56,8 +56,8 @@ iaprof_limits_default(struct iaprof_limits *l)
 	l->max_line = 1024 * 1024;
 	l->max_strings = 1024 * 1024;
 	l->max_string_bytes = 64 * 1024 * 1024;
-	l->max_stacks = 512 * 1024;
-	l->max_stack_bytes = 128 * 1024 * 1024;
+	l->max_stacks = 128 * 1024;	/* keys of up to 10 stacks each */
+	l->max_stack_bytes = 64 * 1024 * 1024;
 }
 
 struct iaprof_parser *

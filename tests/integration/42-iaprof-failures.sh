@@ -51,6 +51,23 @@ ok $? "#11 good lines fold; 9 malformed lines per block counted"
 grep -q "Skipped [0-9]* malformed iaprof records (showing up to 8):" "$L"
 ok $? "#11 the warning is logged"
 
+fresh
+FAKE_IAPROF_MODE=garbage gp -d 1 >"$L" 2>&1
+test $? -eq 0 && test "$(header_get "$col" iaprof_malformed_records)" -gt 0
+ok $? "binary garbage lines: counted, the cycle still succeeds"
+fresh
+FAKE_IAPROF_MODE=flood FAKE_IAPROF_FLOOD_LINES=20000 gp_bg -d 3 >"$L" 2>&1
+hwm=0
+while kill -0 "$gpid" 2>/dev/null; do
+	h=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$gpid/status" 2>/dev/null)
+	[ -n "$h" ] && hwm=$h
+	sleep 0.2
+done
+wait "$gpid"
+ok $? "a flooding iaprof (20000 new stacks a block): the cycle completes"
+test "$hwm" -gt 0 && test "$hwm" -lt 200000
+ok $? "memory stays bounded by the stack limits (peak ${hwm} kB)"
+
 # A stall: snapshot timeout, SIGKILL, reap, then a fresh child next cycle.
 fresh
 GP_IAPROF_SNAPSHOT_TIMEOUT_MS=1000 FAKE_IAPROF_MODE=stall FAKE_IAPROF_MODE_RUNS=1 \
