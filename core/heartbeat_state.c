@@ -90,6 +90,11 @@ heartbeat_parse_response(const char *body, size_t len, struct hb_command *c,
 		    "command_type string");
 		goto out;
 	}
+	if (strlen(json_object_get_string(ct)) !=
+	    (size_t)json_object_get_string_len(ct)) {
+		rc = hb_err(err, errlen, "command_type holds a NUL byte");
+		goto out;
+	}
 	snprintf(c->command_type, sizeof(c->command_type), "%.15s",
 	    json_object_get_string(ct));
 	if (json_object_object_get_ex(pc, "combined_config", &cc) &&
