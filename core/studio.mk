@@ -68,4 +68,4 @@ STUDIO_IT = \
 	tests/integration/57-studio-upload-file.sh \
 	tests/integration/58-studio-heartbeat-garbage.sh
 TESTS += $(STUDIO_IT)
-EXTRA_DIST += $(STUDIO_IT) tests/integration/studio_lib.sh
+EXTRA_DIST += $(STUDIO_IT) tests/integration/studio_lib.sh docs/STUDIO.md
