@@ -72,8 +72,13 @@ daemon() {
 	    --pid-file "$tmp/$name.d/pid" --log-file "$tmp/$name.d/log" \
 	    --spool-dir "$tmp/$name.d/spool" --state-dir "$tmp/$name.d/st" "$@")
 	set -- $r
+	# .col lines: "index;container;comm;frames count"
+	sed -n 's/^[^#;]*;[^;]*;//p' "$tmp/$name.d/last_profile.col" \
+	    >"$tmp/$name.fold" 2>/dev/null
 	printf "%-14s %4s %10s %10s %8s\n" "$name" "$hz" "$2" "$3" \
-	    "$(symfrac "$tmp/$name.d/last_profile.col" 2>/dev/null)"
+	    "$(symfrac "$tmp/$name.fold")"
+	grep -E '^(WARN|ERR)' "$tmp/$name.err" | sed "s/^/#   $name: /"
+	rm -rf "$tmp/$name.d"
 }
 
 echo "# $(nproc) CPUs, window ${secs} s, load average $(cut -d' ' -f1-3 /proc/loadavg)"

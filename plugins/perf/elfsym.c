@@ -8,9 +8,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elfsym.h"
 
@@ -20,14 +23,31 @@ struct elfsym_build {
 	struct elfsym_table	*t;
 	size_t			 cap;		/* syms */
 	size_t			 names_cap;
+	int			 lazy;		/* names stay in the file */
+	Elf			*e;		/* lazy: for names while sorting */
+	size_t			 link[ELFSYM_NSTR];	/* their sections */
+	int			 src;		/* section being read */
 };
+
+/* A symbol's name while building (copied, or from libelf when lazy). */
+static const char *
+elfsym_build_name(const struct elfsym_build *b, const struct elfsym_sym *v)
+{
+	const char	*n;
+
+	if (!b->lazy)
+		return (b->t->names + v->name);
+	n = elf_strptr(b->e, b->link[v->name >> 31], v->name & 0x7fffffffu);
+	return (n != NULL ? n : "");
+}
 
 /* Like perf's choose_best_symbol: sized, fewer leading '_', longer. */
 static int
 elfsym_prefer(const struct elfsym_sym *a, const struct elfsym_sym *b,
-    const char *names)
+    const struct elfsym_build *bld)
 {
-	const char	*na = names + a->name, *nb = names + b->name;
+	const char	*na = elfsym_build_name(bld, a);
+	const char	*nb = elfsym_build_name(bld, b);
 	size_t		 ua = strspn(na, "_"), ub = strspn(nb, "_");
 
 	if ((a->size == 0) != (b->size == 0))
@@ -51,7 +71,7 @@ elfsym_cmp(const void *va, const void *vb, void *arg)
 
 static int
 elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
-    const char *name)
+    const char *name, size_t st_name)
 {
 	struct elfsym_table	*t = b->t;
 	struct elfsym_sym	*v;
@@ -62,6 +82,9 @@ elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
 		t->dropped++;
 		return (0);
 	}
+	if (b->lazy && (st_name > 0x7fffffffu ||
+	    st_name >= t->str_size[b->src]))
+		return (0);		/* not addressable in the file */
 	len = strnlen(name, NAME_MAX_LEN);
 	if (t->nsyms == b->cap) {
 		ncap = b->cap ? b->cap * 2 : 256;
@@ -69,6 +92,13 @@ elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
 			return (-ENOMEM);
 		t->syms = v;
 		b->cap = ncap;
+	}
+	if (b->lazy) {
+		v = &t->syms[t->nsyms++];
+		v->addr = addr;
+		v->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+		v->name = (uint32_t)((size_t)b->src << 31 | st_name);
+		return (0);
 	}
 	if (t->names_len + len + 1 > b->names_cap) {
 		ncap = b->names_cap ? b->names_cap * 2 : 4096;
@@ -130,7 +160,8 @@ elfsym_read_symbols(struct elfsym_build *b, Elf *e, Elf_Scn *scn,
 		if (name == NULL || name[0] == '\0' || name[0] == '$' ||
 		    strncmp(name, ".L", 2) == 0)
 			continue;
-		if ((r = elfsym_push(b, s.st_value, s.st_size, name)) != 0)
+		if ((r = elfsym_push(b, s.st_value, s.st_size, name,
+		    s.st_name)) != 0)
 			return (r);
 	}
 	return (0);
@@ -212,6 +243,20 @@ elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
 			continue;
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
 			before = t->nsyms;
+			if (b->lazy) {
+				Elf_Scn		*ss;
+				GElf_Shdr	 ssh;
+
+				b->src = sh.sh_type == SHT_DYNSYM;
+				if (t->str_size[b->src] != 0 ||
+				    (ss = elf_getscn(e, sh.sh_link)) == NULL ||
+				    gelf_getshdr(ss, &ssh) == NULL ||
+				    ssh.sh_type != SHT_STRTAB)
+					continue;	/* one of each kind */
+				b->link[b->src] = sh.sh_link;
+				t->str_off[b->src] = ssh.sh_offset;
+				t->str_size[b->src] = ssh.sh_size;
+			}
 			if ((r = elfsym_read_symbols(b, e, scn, &sh)) != 0)
 				return (r);
 			if (sh.sh_type == SHT_SYMTAB && t->nsyms > before)
@@ -236,8 +281,9 @@ elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
  * (assembly) the room up to the next symbol, and trim the arrays.
  */
 static void
-elfsym_finish(struct elfsym_table *t)
+elfsym_finish(struct elfsym_build *b)
 {
+	struct elfsym_table	*t = b->t;
 	struct elfsym_sym	*v;
 	size_t			 i, o;
 	uint64_t		 gap;
@@ -245,7 +291,7 @@ elfsym_finish(struct elfsym_table *t)
 
 	if (t->nsyms == 0)
 		return;
-	qsort_r(t->syms, t->nsyms, sizeof(*t->syms), elfsym_cmp, t->names);
+	qsort_r(t->syms, t->nsyms, sizeof(*t->syms), elfsym_cmp, b);
 	for (i = 1, o = 1; i < t->nsyms; i++)
 		if (t->syms[i].addr != t->syms[o - 1].addr)
 			t->syms[o++] = t->syms[i];
@@ -258,12 +304,12 @@ elfsym_finish(struct elfsym_table *t)
 	}
 	if ((v = reallocarray(t->syms, t->nsyms, sizeof(*v))) != NULL)
 		t->syms = v;
-	if ((p = realloc(t->names, t->names_len)) != NULL)
+	if (t->names != NULL && (p = realloc(t->names, t->names_len)) != NULL)
 		t->names = p;
 }
 
 static int
-elfsym_load_elf(Elf *e, struct elfsym_table **out)
+elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
 {
 	struct elfsym_build	 b;
 	int			 r;
@@ -272,17 +318,27 @@ elfsym_load_elf(Elf *e, struct elfsym_table **out)
 	memset(&b, 0, sizeof(b));
 	if ((b.t = calloc(1, sizeof(*b.t))) == NULL)
 		return (-ENOMEM);
+	b.t->fd = -1;
+	if (lazy_fd >= 0) {
+		b.lazy = 1;
+		b.e = e;
+	}
 	if ((r = elfsym_read_elf(&b, e, 0)) != 0) {
 		elfsym_free(b.t);
 		return (r);
 	}
-	elfsym_finish(b.t);
+	elfsym_finish(&b);
+	if (b.lazy && (b.t->fd = fcntl(lazy_fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		r = -errno;
+		elfsym_free(b.t);
+		return (r);
+	}
 	*out = b.t;
 	return (0);
 }
 
-int
-elfsym_load_fd(int fd, struct elfsym_table **out)
+static int
+elfsym_load_fd_mode(int fd, int lazy, struct elfsym_table **out)
 {
 	Elf	*e;
 	int	 r;
@@ -291,8 +347,76 @@ elfsym_load_fd(int fd, struct elfsym_table **out)
 	(void)elf_version(EV_CURRENT);
 	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
 		return (-ENOEXEC);
-	r = elfsym_load_elf(e, out);
+	r = elfsym_load_elf(e, lazy ? fd : -1, out);
 	elf_end(e);
+	return (r);
+}
+
+int
+elfsym_load_fd(int fd, struct elfsym_table **out)
+{
+	return (elfsym_load_fd_mode(fd, 0, out));
+}
+
+int
+elfsym_load_fd_lazy(int fd, struct elfsym_table **out)
+{
+	return (elfsym_load_fd_mode(fd, 1, out));
+}
+
+/* A lazy table's names copied in (before merging another file's). */
+static int
+elfsym_materialize(struct elfsym_table *t)
+{
+	char	*str[ELFSYM_NSTR] = { NULL, NULL }, *names = NULL, *p;
+	size_t	 i, len, cap = 0, nlen = 0, src, off;
+	int	 r = -ENOMEM;
+
+	if (t->names != NULL || t->fd < 0)
+		return (0);
+	for (i = 0; i < ELFSYM_NSTR; i++) {
+		if (t->str_size[i] == 0)
+			continue;
+		if ((str[i] = malloc(t->str_size[i] + 1)) == NULL)
+			goto out;
+		if (pread(t->fd, str[i], t->str_size[i], (off_t)t->str_off[i])
+		    != (ssize_t)t->str_size[i]) {
+			r = -EIO;
+			goto out;
+		}
+		str[i][t->str_size[i]] = '\0';
+	}
+	for (i = 0; i < t->nsyms; i++) {
+		src = t->syms[i].name >> 31;
+		off = t->syms[i].name & 0x7fffffffu;
+		len = str[src] != NULL && off < t->str_size[src] ?
+		    strnlen(str[src] + off, NAME_MAX_LEN) : 0;
+		if (nlen + len + 1 > cap) {
+			cap = cap ? cap * 2 : 4096;
+			while (cap < nlen + len + 1)
+				cap *= 2;
+			if (cap > UINT32_MAX || (p = realloc(names, cap)) == NULL)
+				goto out;
+			names = p;
+		}
+		if (len > 0)
+			memcpy(names + nlen, str[src] + off, len);
+		names[nlen + len] = '\0';
+		t->syms[i].name = (uint32_t)nlen;
+		nlen += len + 1;
+	}
+	if (names == NULL && (names = calloc(1, 1)) == NULL)
+		goto out;
+	t->names = names;
+	t->names_len = nlen;
+	names = NULL;
+	close(t->fd);
+	t->fd = -1;
+	r = 0;
+out:
+	free(names);
+	for (i = 0; i < ELFSYM_NSTR; i++)
+		free(str[i]);
 	return (r);
 }
 
@@ -307,7 +431,7 @@ elfsym_load_mem(const void *buf, size_t len, struct elfsym_table **out)
 	/* libelf does not write to a read-only image. */
 	if ((e = elf_memory((char *)(uintptr_t)buf, len)) == NULL)
 		return (-ENOEXEC);
-	r = elfsym_load_elf(e, out);
+	r = elfsym_load_elf(e, -1, out);
 	elf_end(e);
 	return (r);
 }
@@ -321,6 +445,8 @@ elfsym_add_debug_fd(struct elfsym_table *t, int fd)
 	int			 r;
 
 	(void)elf_version(EV_CURRENT);
+	if ((r = elfsym_materialize(t)) != 0)
+		return (r);
 	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
 		return (-ENOEXEC);
 	/* Check the build-id before merging anything. */
@@ -349,7 +475,7 @@ elfsym_add_debug_fd(struct elfsym_table *t, int fd)
 	b.names_cap = t->names_len;
 	r = elfsym_read_elf(&b, e, 1);
 	elf_end(e);
-	elfsym_finish(t);
+	elfsym_finish(&b);
 	return (r);
 }
 
@@ -361,6 +487,8 @@ elfsym_free(struct elfsym_table *t)
 	free(t->syms);
 	free(t->names);
 	free(t->debuglink);
+	if (t->fd >= 0)
+		close(t->fd);
 	free(t);
 }
 
@@ -386,6 +514,43 @@ elfsym_file_to_vaddr(const struct elfsym_table *t, uint64_t off,
 const char *
 elfsym_lookup(const struct elfsym_table *t, uint64_t vaddr, size_t *idx)
 {
+	long	 i = elfsym_find(t, vaddr);
+
+	if (i < 0 || t->names == NULL)
+		return (NULL);
+	if (idx != NULL)
+		*idx = (size_t)i;
+	return (t->names + t->syms[i].name);
+}
+
+const char *
+elfsym_name(const struct elfsym_table *t, size_t idx, char *buf, size_t len)
+{
+	uint64_t	 src, off;
+	ssize_t		 n;
+
+	if (idx >= t->nsyms || len == 0)
+		return (NULL);
+	if (t->names != NULL) {
+		snprintf(buf, len, "%s", t->names + t->syms[idx].name);
+		return (buf);
+	}
+	src = t->syms[idx].name >> 31;
+	off = t->syms[idx].name & 0x7fffffffu;
+	if (t->fd < 0 || off >= t->str_size[src])
+		return (NULL);
+	if (len - 1 > t->str_size[src] - off)
+		len = (size_t)(t->str_size[src] - off) + 1;
+	n = pread(t->fd, buf, len - 1, (off_t)(t->str_off[src] + off));
+	if (n <= 0)
+		return (NULL);
+	buf[n] = '\0';
+	return (buf[0] != '\0' ? buf : NULL);
+}
+
+long
+elfsym_find(const struct elfsym_table *t, uint64_t vaddr)
+{
 	size_t	 lo = 0, hi = t->nsyms, mid, i, k;
 
 	while (lo < hi) {
@@ -397,13 +562,10 @@ elfsym_lookup(const struct elfsym_table *t, uint64_t vaddr, size_t *idx)
 	}
 	for (i = lo, k = 0; i > 0 && k < ELFSYM_LOOKBACK; i--, k++) {
 		if (vaddr - t->syms[i - 1].addr < t->syms[i - 1].size ||
-		    vaddr == t->syms[i - 1].addr) {
-			if (idx != NULL)
-				*idx = i - 1;
-			return (t->names + t->syms[i - 1].name);
-		}
+		    vaddr == t->syms[i - 1].addr)
+			return ((long)(i - 1));
 	}
-	return (NULL);
+	return (-1);
 }
 
 void
@@ -424,5 +586,6 @@ elfsym_build_id_hex(const struct elfsym_table *t, char *buf, size_t len)
 size_t
 elfsym_bytes(const struct elfsym_table *t)
 {
-	return (sizeof(*t) + t->nsyms * sizeof(*t->syms) + t->names_len);
+	return (sizeof(*t) + t->nsyms * sizeof(*t->syms) +
+	    (t->names != NULL ? t->names_len : 0));
 }

@@ -26,11 +26,21 @@ struct elfsym_seg {
 	uint64_t	 filesz;
 };
 
+/*
+ * Names are either copied into "names" (sym.name is an offset there) or,
+ * for a table loaded with elfsym_load_fd_lazy, left in the file: sym.name
+ * is then (string section << 31 | offset) and elfsym_name reads it.
+ */
+#define ELFSYM_NSTR		2	/* .symtab's and .dynsym's strings */
+
 struct elfsym_table {
 	struct elfsym_sym	*syms;
 	size_t			 nsyms;
-	char			*names;
+	char			*names;		/* NULL when lazy */
 	size_t			 names_len;
+	int			 fd;		/* lazy: the file (owned), else -1 */
+	uint64_t		 str_off[ELFSYM_NSTR];
+	uint64_t		 str_size[ELFSYM_NSTR];
 	struct elfsym_seg	 segs[ELFSYM_MAX_SEGS];
 	size_t			 nsegs;
 	uint8_t			 build_id[ELFSYM_BUILD_ID_MAX];
@@ -42,6 +52,10 @@ struct elfsym_table {
 
 /* Load from an open file (not closed) or from memory; 0 or -errno. */
 int		 elfsym_load_fd(int, struct elfsym_table **);
+/* The same without copying names: the table keeps a dup of the fd and
+ * reads a name when asked (elfsym_name).  Falls back to copying when the
+ * strings cannot be addressed in the file. */
+int		 elfsym_load_fd_lazy(int, struct elfsym_table **);
 int		 elfsym_load_mem(const void *, size_t, struct elfsym_table **);
 /*
  * Merge the symbols of a separate debug file into t.  -ESTALE when both
@@ -53,8 +67,14 @@ void		 elfsym_free(struct elfsym_table *);
 /* Link-time address of a file offset (through PT_LOAD); 0 or -ENOENT. */
 int		 elfsym_file_to_vaddr(const struct elfsym_table *, uint64_t,
 		    uint64_t *);
-/* The function holding vaddr, or NULL; index in *idx when not NULL. */
+/* The function holding vaddr, or NULL; index in *idx when not NULL.
+ * A lazy table answers NULL: use elfsym_find and elfsym_name. */
 const char	*elfsym_lookup(const struct elfsym_table *, uint64_t, size_t *);
+/* Index of the function holding vaddr, or -1. */
+long		 elfsym_find(const struct elfsym_table *, uint64_t);
+/* Name of syms[idx] into buf (cut to len - 1); NULL if unreadable. */
+const char	*elfsym_name(const struct elfsym_table *, size_t, char *,
+		    size_t);
 /* Lower-case hex of the build-id into buf (2 * len + 1); "" without one. */
 void		 elfsym_build_id_hex(const struct elfsym_table *, char *,
 		    size_t);

@@ -6,6 +6,7 @@
  * output in emit.c, symbols in symbolize.c.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +327,9 @@ perf_snapshot(void *priv, struct gp_snapshot *snap)
 	perf_stats_delta(p);
 	rc = perf_emit(p, snap);
 	perf_cycle_reset(p);
+	/* The cycle's strings, retired snapshots and parse buffers are free
+	 * now: give the pages back rather than keep the high-water mark. */
+	malloc_trim(0);
 	if (rc != 0)
 		p->api->snapshot_done(snap, -EIO, "perf: the host refused "
 		    "stacks");

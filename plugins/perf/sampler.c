@@ -191,13 +191,14 @@ sampler_rb_cb(void *arg, void *data, size_t len)
 	return (s->opts.on_record(s->opts.arg, data, len));
 }
 
-/* A ring big enough for ~1 s of samples from every CPU, so a late drain
- * loses nothing; a power of two of at least 256 KiB. */
+/* A ring big enough for ~1 s of samples from every CPU (at their deepest),
+ * so a late drain loses nothing; a power of two of at least 64 KiB (its
+ * pages are resident once written, and mapped twice). */
 static uint32_t
 sampler_ring_size(const struct sampler_opts *o, int ncpus)
 {
 	uint64_t rec = sizeof(struct sample_hdr) + 2 * SAMPLE_MAX_DEPTH * 8;
-	uint64_t want, sz = 256 * 1024;
+	uint64_t want, sz = 64 * 1024;
 
 	if (o->want_dwarf)
 		rec += SAMPLE_NREGS * 8 + o->dwarf_size;

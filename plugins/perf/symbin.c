@@ -264,7 +264,11 @@ sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 	b->loaded = 1;
 	if (b->fd < 0)
 		return;
-	r = elfsym_load_fd(b->fd, &t);
+	/* Names stay in the file (the table holds an fd) while fds last. */
+	if (s->open_bins <= SYM_MAX_OPEN_BINS)
+		r = elfsym_load_fd_lazy(b->fd, &t);
+	else
+		r = elfsym_load_fd(b->fd, &t);
 	close(b->fd);
 	b->fd = -1;
 	s->open_bins--;
@@ -292,6 +296,8 @@ sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 		return;
 	}
 	b->t = t;
+	if (t->fd >= 0)
+		s->open_bins++;
 }
 
 const struct elfsym_table *
@@ -401,6 +407,8 @@ sym_binary_free(struct symbolizer *s, struct sym_binary *b)
 		close(b->fd);
 		s->open_bins--;
 	}
+	if (b->t != NULL && b->t->fd >= 0)
+		s->open_bins--;
 	elfsym_free(b->t);
 	free(b->path);
 	free(b);

@@ -407,6 +407,24 @@ sym_anon_path(const char *path)
 	    strncmp(path, "[stack", 6) == 0);
 }
 
+/* A function's name: in the table, or read from the file once a cycle
+ * (lazy tables; cached by the symbol's address). */
+static const char *
+sym_elf_name(struct symbolizer *s, const struct elfsym_table *t, size_t k)
+{
+	const char	*v;
+	char		 buf[4096];
+
+	if (t->names != NULL)
+		return (t->names + t->syms[k].name);
+	if ((v = sym_derived_get(s, &t->syms[k])) != NULL)
+		return (v);
+	if (elfsym_name(t, k, buf, sizeof(buf)) == NULL)
+		return (NULL);
+	v = sym_strdup(s, buf, strlen(buf));
+	return (sym_derived_put(s, &t->syms[k], v));
+}
+
 static const char *
 sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 {
@@ -415,7 +433,7 @@ sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	struct sym_snap			*sn;
 	const char			*path, *name;
 	uint64_t			 vaddr;
-	long				 i;
+	long				 i, k;
 
 	if ((i = sym_proc_mapping(s, p, addr)) < 0)
 		return (sym_jit_lookup(s, p, addr));
@@ -430,7 +448,8 @@ sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	}
 	t = sym_binary_table(s, sn->bins[i]);
 	if (t != NULL && elfsym_file_to_vaddr(t, addr - e->start + e->pgoff,
-	    &vaddr) == 0 && (name = elfsym_lookup(t, vaddr, NULL)) != NULL)
+	    &vaddr) == 0 && (k = elfsym_find(t, vaddr)) >= 0 &&
+	    (name = sym_elf_name(s, t, (size_t)k)) != NULL)
 		return (sym_demangle(s, name));
 	return (sym_dso_name(sn, i));
 }
