@@ -21,6 +21,11 @@
 #define FREQ_MAX	1000
 
 static const struct gp_option iaprof_options[] = {
+	/* "disabled" (or --no-iaprof) keeps the plugin unloaded: the core's
+	 * rule for every <name>-mode option. */
+	{ .name = "iaprof-mode", .type = GP_OPT_ENUM, .defval = "enabled",
+	  .choices = "enabled|disabled",
+	  .help = "GPU profiling with iaprof (--no-iaprof: disabled)" },
 	{ .name = "iaprof-path", .type = GP_OPT_PATH, .defval = "iaprof",
 	  .help = "the iaprof executable (searched in PATH without a '/')" },
 	{ .name = "iaprof-eu-stall-subsample", .type = GP_OPT_INT,
