@@ -264,6 +264,20 @@ cycle_merge(struct run *r)
 }
 
 static void
+cycle_header_time(struct json_object *hdr, const char *key,
+    const struct timespec *ts)
+{
+	struct tm	 tm;
+	char		 buf[64];
+
+	gmtime_r(&ts->tv_sec, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%06ld",
+	    ts->tv_nsec / 1000);
+	json_object_object_add(hdr, key, json_object_new_string(buf));
+}
+
+static void
 cycle_emit(struct run *r, struct profile *prof, struct json_object *hdr,
     const struct timespec *end)
 {
@@ -284,6 +298,11 @@ cycle_emit(struct run *r, struct profile *prof, struct json_object *hdr,
 	 * uploads carry the flame graph (gprofiler-compat §12 #10). */
 	co.adhoc = !r->continuous &&
 	    config_source(r->cfg, "continuous") == SRC_COMMAND;
+	/* Not in gProfiler's header, which the backend reads loosely: the
+	 * cycle's window, for the flame graph page and for readers of .col
+	 * files (the upload body carries its own copies). */
+	cycle_header_time(hdr, "start_time", &co.start);
+	cycle_header_time(hdr, "end_time", &co.end);
 	if ((od = config_get(r->cfg, "output-dir")) != NULL && *od != '\0')
 		output_write_cycle(&co);
 	if (r->hooks.on_cycle != NULL) {

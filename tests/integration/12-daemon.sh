@@ -29,6 +29,20 @@ grep -q "wrote $TMP/one/profile_" "$TMP/one.log"; ok $? "it says where the files
 head -c 2 "$TMP/one/last_profile.col" | grep -q '^# '; ok $? "the .col starts with the header line"
 ls "$TMP/one" | grep -q '\.tmp'; ok $(( ! $? )) "no temporary files left"
 
+# The cycle's window: the end is taken after the system profiler answers.
+window_ok() {
+	head -1 "$1" | cut -c3- | "${PYTHON3:-python3}" -c '
+import json, sys
+h = json.load(sys.stdin)
+sys.exit(0 if h["start_time"] < h["end_time"] else 1)'
+}
+window_ok "$TMP/one/last_profile.col"; ok $? "end_time > start_time (cpu mode)"
+"$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" --mode gpu \
+    --iaprof-path "$top_builddir/tests/fakes/fake_iaprof" -o "$TMP/gpu" -d 1 \
+    >"$TMP/gpu.log" 2>&1
+ok $? "a gpu-mode cycle with the (fake) iaprof"
+window_ok "$TMP/gpu/last_profile.col"; ok $? "end_time > start_time (gpu mode)"
+
 # Continuous, pid file, SIGTERM.
 gp_bg -c -o "$TMP/cont" -d 1 --pid-file "$TMP/gp.pid" >"$TMP/cont.log" 2>&1
 pid=$!
