@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <sys/auxv.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -333,6 +334,28 @@ sym_binary_open(struct symbolizer *s, struct sym_proc *p, int fd,
 }
 
 /*
+ * A binary known by the identity /proc/PID/maps shows, without opening
+ * anything: only while we hold it open (its inode cannot be freed and
+ * reused under us then).  Most processes map only binaries seen before.
+ */
+static struct sym_binary *
+sym_binary_pinned(struct symbolizer *s, const struct procmaps_entry *e)
+{
+	struct sym_binary	*b;
+	dev_t			 dev;
+
+	if (e->inode == 0)
+		return (NULL);
+	dev = makedev(e->dev_major, e->dev_minor);
+	for (b = s->bins; b != NULL; b = b->next)
+		if (b->ino == (ino_t)e->inode && b->dev == dev &&
+		    (b->fd >= 0 || (b->t != NULL && b->t->fd >= 0) ||
+		    (b->alias != NULL && b->alias->t->fd >= 0)))
+			return (b);
+	return (NULL);
+}
+
+/*
  * The binary behind one executable mapping, referenced for the caller's
  * snapshot; NULL for anonymous memory or when it cannot be opened.
  */
@@ -355,6 +378,8 @@ sym_binary_for_mapping(struct symbolizer *s, struct sym_proc *p,
 	}
 	if (path[0] != '/' || strncmp(path, "/memfd:", 7) == 0)
 		return (NULL);
+	if ((b = sym_binary_pinned(s, e)) != NULL)
+		return (sym_binary_ref(b));
 	if ((fd = sym_open_mapping(p, e, path)) < 0) {
 		sym_log(s, GP_LOG_DEBUG, "symbolizer: pid %d: cannot open %s: "
 		    "%s", (int)p->pid, path, strerror(errno));
