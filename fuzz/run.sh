@@ -35,9 +35,9 @@ for f in "$src"/fuzz/fuzz_*.c; do
 	corpus="$out/$name.corpus"
 	mkdir -p "$corpus"
 	[ -d "$src/fuzz/corpus/$name" ] && cp -n "$src/fuzz/corpus/$name"/* "$corpus"/ 2>/dev/null
-	if "$out/$name" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
+	if "$out/$name" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
 	    -artifact_prefix="$out/$name-" "$corpus" >"$out/$name.log" 2>&1; then
-		echo "ok - $name ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/$name.log" | awk '{print $2}') runs, or see log)"
+		echo "ok - $name ($(awk "/stat::number_of_executed_units/ {print \$2}" "$out/$name.log") runs in ${secs} s)"
 		pass=$((pass + 1))
 	else
 		echo "not ok - $name: crash, see $out/$name.log"; tail -30 "$out/$name.log" | sed 's/^/# /'
