@@ -1,0 +1,346 @@
+/*
+ * gprofiler plugin ABI: the only header a plugin includes.
+ *
+ * A plugin is a shared object exporting exactly one data symbol,
+ * `gprofiler_plugin` (a const struct gp_plugin), beside a manifest
+ * `<name>.plugin` that lets the daemon decide whether to load it without
+ * dlopen()ing it (see docs/PLUGINS.md).  The daemon never exports symbols to
+ * plugins: everything a plugin may call is in the struct gp_host_api table
+ * handed to init().
+ *
+ * Versioning (Varnish vrt.h / Apache MMN style):
+ *   - append a field to gp_plugin or gp_host_api, or a new option type:
+ *     GP_ABI_MINOR + 1;
+ *   - remove, reorder, retype or change the meaning of anything:
+ *     GP_ABI_MAJOR + 1, GP_ABI_MINOR = 0.
+ * The host loads a plugin when its major equals the host's and its minor is
+ * <= the host's.  Plugins call host functions added after 1.0 only after
+ * GP_API_HAS(api, member).
+ *
+ * ABI log:
+ *   1.0 (2026-11-30)  first version.
+ *
+ * Types: fixed-width integers, double, const char *, pointers to ABI structs
+ * and function pointers only; no bool, enum, long, time_t or structs by value.
+ *
+ * Threading: everything happens on the daemon's single event loop thread.
+ * A plugin never blocks (no sleep, no synchronous waitpid, no blocking I/O on
+ * pipes or sockets) and never creates threads without saying so in its docs.
+ *
+ * Ownership: strings and buffers the host passes are borrowed for the
+ * duration of the call.  Strings a plugin passes to the host are copied by
+ * the host.  Objects handed over with "takes ownership" belong to the host
+ * from that call on, even when the call fails.
+ */
+#ifndef GPROFILER_PLUGIN_H
+#define GPROFILER_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GP_PLUGIN_MAGIC		0x47504c47u	/* "GPLG" */
+#define GP_ABI_MAJOR		1
+#define GP_ABI_MINOR		0
+#define GP_PLUGIN_SYMBOL	"gprofiler_plugin"
+
+/* Put on the descriptor; plugins are built with -fvisibility=hidden. */
+#define GP_PLUGIN_EXPORT	__attribute__((visibility("default")))
+
+/* Plugin kinds (gp_plugin.kind). */
+#define GP_KIND_SYSTEM		1u	/* exclusive system slot: perf, iaprof */
+#define GP_KIND_PROCESS		2u	/* per-runtime profiler: python, java */
+#define GP_KIND_METRICS		3u	/* header data only: perfspect */
+
+/* Profiling modes a plugin serves (gp_plugin.modes, a bit set). */
+#define GP_MODE_CPU		0x1u
+#define GP_MODE_ALLOCATION	0x2u
+#define GP_MODE_GPU		0x4u
+
+/* Option value types (gp_option.type). */
+#define GP_OPT_BOOL		1u	/* true/false; a bare flag sets true */
+#define GP_OPT_INT		2u	/* signed 64-bit, min..max */
+#define GP_OPT_STRING		3u
+#define GP_OPT_ENUM		4u	/* one of `choices`, '|'-separated */
+#define GP_OPT_PATH		5u	/* a string naming a file or directory */
+#define GP_OPT_SIZE		6u	/* "2mb" style, binary units, as bytes */
+
+/* Option flags (gp_option.flags). */
+#define GP_OPTF_SECRET		0x1u	/* never logged, never in run_arguments */
+
+/* Log levels for gp_host_api.log. */
+#define GP_LOG_ERR		0
+#define GP_LOG_WARN		1
+#define GP_LOG_INFO		2
+#define GP_LOG_DEBUG		3
+
+/* fd watch events. */
+#define GP_EV_READ		0x1u
+#define GP_EV_WRITE		0x2u
+
+/* Result kinds for gp_host_api.snapshot_pid_error. */
+#define GP_PID_ERROR		0	/* "[Profiling error: reason]" */
+#define GP_PID_SKIPPED		1	/* "[Profiling skipped: reason]" */
+
+/* Opaque host objects; every one is magic-checked by the host. */
+struct gp_host_api;
+struct gp_plugin_ctx;	/* one per loaded plugin */
+struct gp_snapshot;	/* one cycle's request to one plugin */
+struct gp_timer;
+struct gp_watch;
+struct gp_child;
+struct gp_json;		/* a JSON object under construction */
+
+/*
+ * One configuration option.  `name` is the long option without "--" and is
+ * also the config key (in the plugin's [section] or at top level) and, upper
+ * cased with '-' turned to '_' and prefixed GPROFILER_, the environment
+ * variable.  Names are unique among all plugins and the core options; start
+ * them with the plugin's name ("perf-mode") unless compatibility with
+ * gProfiler's flags says otherwise.
+ */
+struct gp_option {
+	const char	*name;
+	uint32_t	 type;		/* GP_OPT_* */
+	uint32_t	 flags;		/* GP_OPTF_* */
+	const char	*defval;	/* default as text; NULL = unset */
+	int64_t		 min;		/* GP_OPT_INT: inclusive bounds, */
+	int64_t		 max;		/* both 0 = unbounded */
+	const char	*choices;	/* GP_OPT_ENUM: "fp|dwarf|smart|disabled" */
+	const char	*help;
+};
+
+/*
+ * The descriptor.  Fields up to `reserved` are ABI 1.0; later minors append
+ * after it and the host reads only what lies within struct_size.
+ *
+ * Callbacks (all run on the loop thread; 0 or -errno):
+ *   init(ctx, api, &priv)   load time: allocate state, check the host.  Must
+ *                           not start work: the plugin may be loaded for
+ *                           --help or --tryload only.
+ *   check(priv, err, len)   validate the effective options (this plugin's
+ *                           and the core's, through option_get) before a
+ *                           run; on a usage error write one line naming
+ *                           the option and the fix into err and return
+ *                           -EINVAL (the daemon exits 2).  Optional.
+ *   start(priv)             a profiling run begins; read options now (they
+ *                           change between runs: SIGHUP, heartbeat commands).
+ *   snapshot(priv, snap)    the cycle ends: deliver what was collected since
+ *                           the previous snapshot through the stack sink,
+ *                           then call api->snapshot_done(snap, ...), now or
+ *                           later.  Never called again before that happens.
+ *   abandon(priv, snap)     the host gave up waiting: forget `snap` (it is
+ *                           invalid after this returns) and reset whatever
+ *                           state the pending snapshot had.  Optional.
+ *   metadata(priv, md, hdr) add keys to the profile header: `md` is this
+ *                           plugin's own object inside "metadata", `hdr` the
+ *                           top-level header (metrics collectors set
+ *                           "hwmetrics", "htmlblob" there).  Optional.
+ *   stop(priv)              the run ends: stop children, then call
+ *                           api->stop_done(ctx), now or later.  The host
+ *                           bounds the wait and calls destroy regardless.
+ *   destroy(priv)           free everything.  Optional.
+ */
+struct gp_plugin {
+	uint32_t	 magic;		/* GP_PLUGIN_MAGIC */
+	uint16_t	 abi_major;	/* GP_ABI_MAJOR */
+	uint16_t	 abi_minor;	/* GP_ABI_MINOR */
+	uint32_t	 struct_size;	/* sizeof(struct gp_plugin) */
+	uint32_t	 flags;		/* none defined: must be 0 */
+
+	const char	*name;		/* equals the file's basename */
+	const char	*version;
+	const char	*build;		/* free form, for diagnostics */
+	const char	*description;	/* one line, for --help */
+
+	uint32_t	 kind;		/* GP_KIND_* */
+	uint32_t	 modes;		/* GP_MODE_* bits */
+
+	const struct gp_option *options;
+	uint32_t	 option_size;	/* sizeof(struct gp_option) */
+	uint32_t	 option_count;
+	/* Core options (long names) that cannot be used with this plugin,
+	 * NULL-terminated; NULL for none. */
+	const char *const *incompatible;
+
+	int		(*init)(struct gp_plugin_ctx *ctx,
+			    const struct gp_host_api *api, void **privp);
+	int		(*check)(void *priv, char *err, uint32_t errlen);
+	int		(*start)(void *priv);
+	int		(*snapshot)(void *priv, struct gp_snapshot *snap);
+	void		(*abandon)(void *priv, struct gp_snapshot *snap);
+	int		(*metadata)(void *priv, struct gp_json *md,
+			    struct gp_json *hdr);
+	int		(*stop)(void *priv);
+	void		(*destroy)(void *priv);
+
+	uintptr_t	 reserved[8];	/* must be zero */
+};
+
+/* Arguments for child_spawn.  Zero what you do not use. */
+struct gp_child_spec {
+	uint32_t	 size;		/* sizeof(struct gp_child_spec) */
+	uint32_t	 flags;		/* none defined: must be 0 */
+	const char *const *argv;	/* argv[0] is an absolute path */
+	const char *const *envp;	/* NULL: inherit the daemon's */
+	const char	*cwd;		/* NULL: "/" */
+	/*
+	 * stdout: either whole lines (without the newline; a line longer
+	 * than max_line is delivered in pieces of max_line bytes) or, when
+	 * on_stdout_data is set, the raw bytes as they arrive.
+	 */
+	void		(*on_stdout_line)(void *arg, const char *line,
+			    size_t len);
+	void		(*on_stdout_data)(void *arg, const char *buf,
+			    size_t len);
+	void		(*on_stderr_line)(void *arg, const char *line,
+			    size_t len);
+	/* The child was reaped; `status` as from waitpid().  Called after
+	 * every stdout/stderr byte has been delivered.  The gp_child is
+	 * freed by the host when this returns. */
+	void		(*on_exit)(void *arg, int status);
+	void		*arg;
+	uint32_t	 stderr_keep;	/* stderr lines kept for child_stderr_tail
+					 * (0: 50) */
+	uint32_t	 max_line;	/* 0: 64 KiB */
+};
+
+/*
+ * What the host offers.  Append-only; check GP_API_HAS before calling a
+ * member added after the plugin's minor.
+ */
+struct gp_host_api {
+	uint32_t	 size;		/* sizeof(struct gp_host_api) in the host */
+	uint16_t	 abi_major;
+	uint16_t	 abi_minor;
+
+	/* Logging, prefixed with the plugin's name. */
+	void		(*log)(struct gp_plugin_ctx *ctx, int level,
+			    const char *fmt, ...)
+			    __attribute__((format(printf, 3, 4)));
+
+	/*
+	 * Options: the effective value of one of this plugin's options or of
+	 * a core option ("profiling-frequency", "profiling-duration", "pids",
+	 * "mode", "output-dir", ...), as text; NULL when unset.  Valid until
+	 * the next call to start().
+	 */
+	const char	*(*option_get)(struct gp_plugin_ctx *ctx,
+			    const char *name);
+	int64_t		(*option_get_int)(struct gp_plugin_ctx *ctx,
+			    const char *name, int64_t dflt);
+	int32_t		(*option_get_bool)(struct gp_plugin_ctx *ctx,
+			    const char *name);
+
+	/* Timers: one-shot or periodic (persist != 0).  timer_del accepts
+	 * NULL and may be called from the timer's own callback. */
+	struct gp_timer	*(*timer_add)(struct gp_plugin_ctx *ctx,
+			    uint64_t msec, int32_t persist,
+			    void (*cb)(void *arg), void *arg);
+	void		(*timer_del)(struct gp_timer *t);
+
+	/* fd watches (persistent until fd_unwatch).  A BPF ring buffer is
+	 * watched through ring_buffer__epoll_fd(). */
+	struct gp_watch	*(*fd_watch)(struct gp_plugin_ctx *ctx, int32_t fd,
+			    uint32_t events,
+			    void (*cb)(int32_t fd, uint32_t events, void *arg),
+			    void *arg);
+	void		(*fd_unwatch)(struct gp_watch *w);
+
+	/*
+	 * Child processes (never through a shell).  child_spawn returns NULL
+	 * and sets errno on failure.  child_stop sends `sig`, then SIGKILL
+	 * after grace_ms; on_exit reports the end.  The child dies with the
+	 * daemon (PR_SET_PDEATHSIG).
+	 */
+	struct gp_child	*(*child_spawn)(struct gp_plugin_ctx *ctx,
+			    const struct gp_child_spec *spec);
+	int		(*child_stop)(struct gp_child *c, int32_t sig,
+			    uint32_t grace_ms);
+	int32_t		(*child_pid)(struct gp_child *c);
+	/* Copies the last kept stderr lines, '\n'-joined, into buf. */
+	size_t		(*child_stderr_tail)(struct gp_child *c, char *buf,
+			    size_t bufsz);
+
+	/*
+	 * The stack sink.  frames are root first (the leaf last), without the
+	 * comm, container or app-metadata frames, which the host adds.
+	 * Identical stacks of one PID are summed.
+	 */
+	int		(*snapshot_add_stack)(struct gp_snapshot *snap,
+			    int32_t pid, const char *comm,
+			    const char *const *frames, uint32_t nframes,
+			    uint64_t count);
+	/* The PID's whole result is an error or skip frame (merge rules in
+	 * specs/gprofiler-compat.md §3). */
+	int		(*snapshot_pid_error)(struct gp_snapshot *snap,
+			    int32_t pid, const char *comm, int32_t kind,
+			    const char *reason);
+	/* "appid: <appid>" frame for this PID's stacks. */
+	int		(*snapshot_set_appid)(struct gp_snapshot *snap,
+			    int32_t pid, const char *appid);
+	/* Extra application_metadata keys for this PID, merged over the
+	 * host's {exe, execfn, arch}.  Takes ownership of md. */
+	int		(*snapshot_set_app_metadata)(struct gp_snapshot *snap,
+			    int32_t pid, struct gp_json *md);
+	/* Finish the snapshot; err (status < 0) is logged and reported. */
+	void		(*snapshot_done)(struct gp_snapshot *snap,
+			    int32_t status, const char *err);
+	void		(*stop_done)(struct gp_plugin_ctx *ctx);
+
+	/* JSON objects (json-c underneath, not exposed). */
+	struct gp_json	*(*json_new)(void);
+	void		(*json_free)(struct gp_json *j);
+	int		(*json_set_string)(struct gp_json *j, const char *key,
+			    const char *val);
+	int		(*json_set_int)(struct gp_json *j, const char *key,
+			    int64_t val);
+	int		(*json_set_double)(struct gp_json *j, const char *key,
+			    double val);
+	int		(*json_set_bool)(struct gp_json *j, const char *key,
+			    int32_t val);
+	int		(*json_set_null)(struct gp_json *j, const char *key);
+	/* Takes ownership of child. */
+	int		(*json_set_object)(struct gp_json *j, const char *key,
+			    struct gp_json *child);
+	/* Parses `text` (one JSON value) and sets it: -EINVAL if it does
+	 * not parse. */
+	int		(*json_set_raw)(struct gp_json *j, const char *key,
+			    const char *text);
+
+	/* Whether the run profiles this PID: --pids, not the agent itself
+	 * or one of its children. */
+	int32_t		(*pid_wanted)(struct gp_plugin_ctx *ctx, int32_t pid);
+
+	/*
+	 * Download `url` into the open file `fd` (GET, TLS verified with the
+	 * daemon's TLS settings, proxies from the environment); `done` runs
+	 * once, with 0 and the HTTP status, or -errno and a message.
+	 */
+	int		(*http_download)(struct gp_plugin_ctx *ctx,
+			    const char *url, int32_t fd, uint32_t timeout_ms,
+			    void (*done)(void *arg, int32_t rc,
+			    int32_t http_status, const char *err),
+			    void *arg);
+};
+
+/* Whether the host's table has `member` (added after ABI 1.0). */
+#define GP_API_HAS(api, member)						\
+	(offsetof(struct gp_host_api, member) +				\
+	    sizeof(((struct gp_host_api *)0)->member) <= (api)->size)
+
+/* Initialiser for the descriptor's fixed block. */
+#define GP_PLUGIN_HEADER						\
+	.magic = GP_PLUGIN_MAGIC,					\
+	.abi_major = GP_ABI_MAJOR,					\
+	.abi_minor = GP_ABI_MINOR,					\
+	.struct_size = sizeof(struct gp_plugin)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPROFILER_PLUGIN_H */

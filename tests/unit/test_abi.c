@@ -1,0 +1,82 @@
+/*
+ * The plugin ABI's layout, frozen: an accidental reorder, retype or
+ * insertion in include/gprofiler/plugin.h fails the build here.  Appending
+ * fields is the only allowed change within a major (and bumps the minor).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gprofiler/plugin.h>
+
+#include "testing.h"
+
+#define AT(type, field, off)						\
+	_Static_assert(offsetof(struct type, field) == (off),		\
+	    #type "." #field " moved")
+
+/* x86_64 / aarch64 LP64 layout of ABI 1.0. */
+AT(gp_plugin, magic, 0);
+AT(gp_plugin, abi_major, 4);
+AT(gp_plugin, abi_minor, 6);
+AT(gp_plugin, struct_size, 8);
+AT(gp_plugin, flags, 12);
+AT(gp_plugin, name, 16);
+AT(gp_plugin, version, 24);
+AT(gp_plugin, build, 32);
+AT(gp_plugin, description, 40);
+AT(gp_plugin, kind, 48);
+AT(gp_plugin, modes, 52);
+AT(gp_plugin, options, 56);
+AT(gp_plugin, option_size, 64);
+AT(gp_plugin, option_count, 68);
+AT(gp_plugin, incompatible, 72);
+AT(gp_plugin, init, 80);
+AT(gp_plugin, check, 88);
+AT(gp_plugin, start, 96);
+AT(gp_plugin, snapshot, 104);
+AT(gp_plugin, abandon, 112);
+AT(gp_plugin, metadata, 120);
+AT(gp_plugin, stop, 128);
+AT(gp_plugin, destroy, 136);
+AT(gp_plugin, reserved, 144);
+_Static_assert(sizeof(struct gp_plugin) == 208, "gp_plugin size");
+
+AT(gp_option, name, 0);
+AT(gp_option, type, 8);
+AT(gp_option, flags, 12);
+AT(gp_option, defval, 16);
+AT(gp_option, min, 24);
+AT(gp_option, max, 32);
+AT(gp_option, choices, 40);
+AT(gp_option, help, 48);
+_Static_assert(sizeof(struct gp_option) == 56, "gp_option size");
+
+AT(gp_host_api, size, 0);
+AT(gp_host_api, abi_major, 4);
+AT(gp_host_api, abi_minor, 6);
+AT(gp_host_api, log, 8);
+AT(gp_host_api, option_get, 16);
+AT(gp_host_api, snapshot_add_stack, 104);
+AT(gp_host_api, json_new, 152);
+AT(gp_host_api, pid_wanted, 224);
+AT(gp_host_api, http_download, 232);
+_Static_assert(sizeof(struct gp_host_api) == 240, "gp_host_api 1.0 size");
+
+AT(gp_child_spec, size, 0);
+AT(gp_child_spec, argv, 8);
+AT(gp_child_spec, on_stdout_line, 32);
+AT(gp_child_spec, on_exit, 56);
+AT(gp_child_spec, stderr_keep, 72);
+AT(gp_child_spec, max_line, 76);
+
+int
+main(void)
+{
+	CHECK(GP_ABI_MAJOR == 1, "ABI major 1");
+	CHECK(GP_PLUGIN_MAGIC == 0x47504c47u, "magic \"GPLG\"");
+	CHECK(GP_API_HAS(&(struct gp_host_api){ .size = 240 }, http_download),
+	    "GP_API_HAS sees the last 1.0 member in a 1.0 table");
+	CHECK(!GP_API_HAS(&(struct gp_host_api){ .size = 232 }, http_download),
+	    "and not in a shorter one");
+	return (testing_done());
+}
