@@ -96,7 +96,7 @@ flamegraph_write(const char *out, const char *html, size_t len)
 	    O_CLOEXEC)) == -1)
 		rc = -errno;
 	else {
-		rc = output_write_atomic(dirfd, basename(b), html, len);
+		rc = file_write_atomic(dirfd, basename(b), html, len, 0644);
 		close(dirfd);
 	}
 	free(d);

@@ -59,6 +59,14 @@ struct json_object;
 #define SRC_CLI		3
 #define SRC_COMMAND	4	/* a heartbeat command's combined_config */
 
+/* fileio.c */
+#define FILE_TMP_PREFIX	".tmp-"		/* temporaries: never a real name */
+int		 file_write_atomic(int dirfd, const char *name,
+		    const void *buf, size_t len, mode_t mode);
+
+/* gzip.c */
+unsigned char	*gzip_compress(const void *buf, size_t len, size_t *outlen);
+
 /* options.c */
 #define OPTF_SECRET	 GP_OPTF_SECRET	/* never logged or in run_arguments */
 #define OPTF_MULTI	 0x100u	/* repeatable: values are joined with ',' */
@@ -408,9 +416,6 @@ int		 output_write_cycle(const struct cycle_output *);
  * one is one line in err naming the dir and the fix.  0 / -errno. */
 int		 output_check_dir(const struct config *, char *err,
 		    size_t errlen);
-/* Write dirfd/name via a temporary name, fsync and rename.  0 / -errno. */
-int		 output_write_atomic(int dirfd, const char *name,
-		    const void *buf, size_t len);
 /* Whether the --output-format comma list (default "col") names fmt. */
 int		 output_format_has(const struct config *, const char *fmt);
 /* Ad-hoc runs (co->adhoc, flamegraph on): set header["flamegraph_html"]

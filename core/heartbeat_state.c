@@ -208,8 +208,7 @@ hb_state_add(const char *path, const char *id)
 {
 	struct json_object	*o;
 	const char		*txt;
-	char			*tmp;
-	int			 fd, rc = 0;
+	int			 rc = 0;
 	size_t			 len;
 
 	if (hb_state_seen(id))
@@ -228,21 +227,10 @@ hb_state_add(const char *path, const char *id)
 	json_object_object_add(o, "executed_command_ids", hb_state_all_json());
 	txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	len = strlen(txt);
-	xasprintf(&tmp, "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd == -1 || write(fd, txt, len) != (ssize_t)len ||
-	    fdatasync(fd) == -1)
-		rc = -errno;
-	if (fd != -1)
-		close(fd);
-	if (rc == 0 && rename(tmp, path) == -1)
-		rc = -errno;
-	if (rc != 0) {
+	rc = file_write_atomic(AT_FDCWD, path, txt, len, 0600);
+	if (rc != 0)
 		log_warnx("heartbeat: cannot save %s: %s; a restart may "
 		    "repeat command %s", path, strerror(-rc), id);
-		unlink(tmp);
-	}
-	free(tmp);
 	json_object_put(o);
 	return (rc);
 }

@@ -119,47 +119,6 @@ output_check_dir(const struct config *cfg, char *err, size_t errlen)
 }
 
 /*
- * Write buf to dirfd/name atomically: a temporary name in the same
- * directory, fsync, rename.  0 / -errno; nothing is left behind on error.
- */
-int
-output_write_atomic(int dirfd, const char *name, const void *buf,
-    size_t len)
-{
-	char		 tmp[NAME_MAX + 1];
-	const char	*p = buf;
-	ssize_t		 w;
-	int		 fd, rc = 0;
-
-	if (snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name,
-	    (long)getpid()) >= (int)sizeof(tmp))
-		return (-ENAMETOOLONG);
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-	    O_NOFOLLOW, 0644);
-	if (fd == -1)
-		return (-errno);
-	while (len > 0) {
-		if ((w = write(fd, p, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	if (rc == 0 && fsync(fd) == -1)
-		rc = -errno;
-	if (close(fd) == -1 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && renameat(dirfd, tmp, dirfd, name) == -1)
-		rc = -errno;
-	if (rc != 0)
-		unlinkat(dirfd, tmp, 0);
-	return (rc);
-}
-
-/*
  * Point dirfd/link at target (relative) atomically: <link>.tmp, then
  * rename over link.  The previous target's name goes to old (may be "").
  */
@@ -227,7 +186,7 @@ output_put(int dirfd, const char *dir, const char *name, const void *buf,
 {
 	int		 rc;
 
-	if ((rc = output_write_atomic(dirfd, name, buf, len)) != 0)
+	if ((rc = file_write_atomic(dirfd, name, buf, len, 0644)) != 0)
 		log_msg(LOG_LEVEL_ERR, "output", "cannot write %s/%s: %s: %s",
 		    dir, name, strerror(-rc), OUTPUT_FIX);
 	return (rc);

@@ -327,34 +327,6 @@ pp_free(struct pp_state *st)
 	free(st->func_of_str);
 }
 
-/* gzip (RFC 1952) of buf; NULL on a zlib failure.  Caller frees. */
-static unsigned char *
-pp_gzip(const unsigned char *buf, size_t len, size_t *lenp)
-{
-	z_stream	 z;
-	unsigned char	*out;
-	size_t		 cap;
-
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8,
-	    Z_DEFAULT_STRATEGY) != Z_OK)
-		return (NULL);
-	cap = deflateBound(&z, (uLong)len) + 64;
-	out = xmalloc(cap);
-	z.next_in = (unsigned char *)buf;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
-		deflateEnd(&z);
-		free(out);
-		return (NULL);
-	}
-	*lenp = z.total_out;
-	deflateEnd(&z);
-	return (out);
-}
-
 unsigned char *
 pprof_render(const struct cycle_output *co, size_t *lenp)
 {
@@ -371,7 +343,7 @@ pprof_render(const struct cycle_output *co, size_t *lenp)
 	raw = xmalloc(rawlen ? rawlen : 1);
 	perftools__profiles__profile__pack(&st.prof, raw);
 	pp_free(&st);
-	gz = pp_gzip(raw, rawlen, lenp);
+	gz = gzip_compress(raw, rawlen, lenp);
 	if (gz == NULL)
 		log_warnx("pprof: gzip failed");
 	free(raw);

@@ -124,7 +124,8 @@ spool_scan(void)
 		return (-errno);
 	while ((de = readdir(d)) != NULL) {
 		xasprintf(&path, "%s/%s", spool.dir, de->d_name);
-		if (strncmp(de->d_name, ".tmp-", 5) == 0) {
+		if (strncmp(de->d_name, FILE_TMP_PREFIX,
+		    strlen(FILE_TMP_PREFIX)) == 0) {
 			/* A write interrupted by a crash. */
 			unlink(path);
 		} else if (spool_name_seq(de->d_name, &seq) == 0 &&
@@ -194,36 +195,6 @@ spool_close(void)
 	spool.open = 0;
 }
 
-static int
-spool_write_file(const char *path, const void *buf, size_t len)
-{
-	const char	*p = buf;
-	ssize_t		 w;
-	int		 fd, rc = 0;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd == -1)
-		return (-errno);
-	while (len > 0) {
-		if ((w = write(fd, p, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		p += w;
-		len -= w;
-	}
-	/* Durable before the rename makes it visible. */
-	if (rc == 0 && fdatasync(fd) == -1)
-		rc = -errno;
-	if (close(fd) == -1 && rc == 0)
-		rc = -errno;
-	if (rc != 0)
-		unlink(path);
-	return (rc);
-}
-
 /* Drop the oldest records that are not being sent until under the cap. */
 static void
 spool_enforce_cap(void)
@@ -257,7 +228,7 @@ int
 spool_put(const void *rec, size_t len)
 {
 	struct spool_entry	*e;
-	char			*tmp, *path, name[64];
+	char			*path, name[64];
 	int			 rc;
 
 	e = xcalloc(1, sizeof(*e));
@@ -265,14 +236,8 @@ spool_put(const void *rec, size_t len)
 	e->size = len;
 	if (spool.dir != NULL) {
 		snprintf(name, sizeof(name), "%020" PRIu64 SPOOL_SUFFIX, e->seq);
-		xasprintf(&tmp, "%s/.tmp-%s", spool.dir, name);
 		xasprintf(&path, "%s/%s", spool.dir, name);
-		rc = spool_write_file(tmp, rec, len);
-		if (rc == 0 && rename(tmp, path) == -1) {
-			rc = -errno;
-			unlink(tmp);
-		}
-		free(tmp);
+		rc = file_write_atomic(AT_FDCWD, path, rec, len, 0600);
 		free(path);
 		if (rc == 0)
 			e->name = xstrdup(name);

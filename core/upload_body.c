@@ -24,34 +24,6 @@ struct col_line {
 	size_t		 idx;
 };
 
-/* gzip (one member) of buf.  Caller frees. */
-static unsigned char *
-upload_gzip(const void *buf, size_t len, size_t *outlen)
-{
-	z_stream	 z;
-	unsigned char	*out;
-	size_t		 cap;
-
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8,
-	    Z_DEFAULT_STRATEGY) != Z_OK)
-		return (NULL);
-	cap = deflateBound(&z, len) + 32;
-	out = xmalloc(cap);
-	z.next_in = (unsigned char *)buf;
-	z.avail_in = len;
-	z.next_out = out;
-	z.avail_out = cap;
-	if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
-		deflateEnd(&z);
-		free(out);
-		return (NULL);
-	}
-	*outlen = z.total_out;
-	deflateEnd(&z);
-	return (out);
-}
-
 /* gunzip of a body we made, at most max bytes.  Caller frees. */
 static char *
 upload_gunzip(const unsigned char *buf, size_t len, size_t max,
@@ -119,7 +91,7 @@ upload_body_set_gpid(const unsigned char *gz, size_t len, const char *gpid,
 	json_object_object_add(o, "gpid", json_object_new_string(gpid));
 	txt = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
 	    JSON_C_TO_STRING_NOSLASHESCAPE, &tlen);
-	out = upload_gzip(txt, tlen, lenp);
+	out = gzip_compress(txt, tlen, lenp);
 	json_object_put(o);
 	return (out);
 }
@@ -153,7 +125,7 @@ upload_body_gz(const struct upload_body_args *a, const char *col,
 	    json_object_new_string(a->gpid != NULL ? a->gpid : ""));
 	txt = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
 	    JSON_C_TO_STRING_NOSLASHESCAPE, &tlen);
-	gz = upload_gzip(txt, tlen, lenp);
+	gz = gzip_compress(txt, tlen, lenp);
 	json_object_put(o);
 	return (gz);
 }

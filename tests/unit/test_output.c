@@ -233,7 +233,7 @@ test_helpers(struct config *cfg)
 	set(cfg, "output-format", " PPROF ");
 	CHECK(output_format_has(cfg, "pprof"), "spaces and case");
 	fd = open(dir, O_RDONLY | O_DIRECTORY);
-	CHECK_INTEQ(output_write_atomic(fd, "x.txt", "hello", 5), 0,
+	CHECK_INTEQ(file_write_atomic(fd, "x.txt", "hello", 5, 0644), 0,
 	    "atomic write");
 	close(fd);
 	buf = slurp("x.txt", &len);
