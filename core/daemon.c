@@ -62,26 +62,18 @@ daemon_lock(char *err, size_t errlen)
 	return (0);
 }
 
-/* Write our PID (temp file + rename); a failure is only logged. */
+/* Write our PID (atomically); a failure is only logged. */
 void
 daemon_write_pidfile(const char *path)
 {
-	char	 tmp[PATH_MAX], buf[32];
-	int	 fd, n;
+	char	 buf[32];
+	int	 n, rc;
 
 	if (path == NULL || *path == '\0')
 		return;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-	    0644);
-	if (fd == -1) {
-		log_warn("pid file %s", tmp);
-		return;
-	}
 	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (write(fd, buf, n) != n || close(fd) != 0 || rename(tmp, path) != 0) {
-		log_warn("pid file %s", path);
-		unlink(tmp);
+	if ((rc = file_write_atomic(AT_FDCWD, path, buf, n, 0644)) != 0) {
+		log_warnx("pid file %s: %s", path, strerror(-rc));
 		return;
 	}
 	free(daemon_pidfile);
