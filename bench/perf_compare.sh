@@ -12,7 +12,8 @@
 # build has the daemon (BUILDDIR/gprofiler and tests/plugindir), the daemon
 # is measured too, running the same window as one cycle, with the Python
 # and Java plugins off (gprofiler-perf) and on (gprofiler-all): its floor
-# (libcurl, TLS, JSON) is the core's, not the perf plugin's.
+# (libcurl, TLS, JSON) is the core's, not the perf plugin's.  BENCH_DAEMON=0
+# skips those rows.
 set -u
 build=${1:-.}
 secs=${2:-10}
@@ -106,7 +107,7 @@ for hz in 11 99; do
 	set -- $r; b_cpu=$2; b_rss=$3
 	printf "%-14s %4s %10s %10s %8s\n" bpftrace $hz "$b_cpu" "$b_rss" "-"
 	wait $busy
-	if [ -x "$gp" ] && [ -d "$plugdir" ]; then
+	if [ "${BENCH_DAEMON:-1}" != 0 ] && [ -x "$gp" ] && [ -d "$plugdir" ]; then
 		"$wl" -t $((2 * secs + 6)) -j "$ncpu" & busy=$!
 		sleep 1
 		daemon gprofiler-perf $hz --no-python --no-java
