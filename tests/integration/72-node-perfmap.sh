@@ -9,9 +9,11 @@ jv_require
 NODE=$(command -v node) || skip_all "node missing"
 tap_tmpdir
 
-"$NODE" --perf-basic-prof --interpreted-frames-native-stack \
-    "$top_srcdir/tests/workloads/node_busy.js" 20 >/dev/null 2>&1 & npid=$!
-"$NODE" "$top_srcdir/tests/workloads/node_busy.js" 20 >/dev/null 2>&1 & cpid=$!
+# From the temporary directory: V8 may leave an isolate-*-v8.log in its cwd.
+(cd "$TMP" && exec "$NODE" --perf-basic-prof --interpreted-frames-native-stack \
+    "$top_srcdir/tests/workloads/node_busy.js" 20) >/dev/null 2>&1 & npid=$!
+(cd "$TMP" && exec "$NODE" "$top_srcdir/tests/workloads/node_busy.js" 20) \
+    >/dev/null 2>&1 & cpid=$!
 trap 'kill $npid $cpid 2>/dev/null; rm -rf "$TMP" /tmp/perf-$npid.map' EXIT
 sleep 1.5
 [ -s "/tmp/perf-$npid.map" ]
