@@ -41,7 +41,11 @@ ex = [x for f, c in node for x in f if 'hotNodeWork' in x][:1]
 print("# node: %d samples, %d in hotNodeWork _[j], %d under hotNodeOuter; e.g. %s"
       % (tot, hot, outer, ex))
 ok(tot > 0, "perf sampled node")
-ok(hot >= 0.3 * tot, "hotNodeWork is named with _[j]")
+# Both nodes are "node": judge the flagged one by its JIT-named samples
+# (the other has none), so CPU sharing between the two does not matter.
+jit = sum(c for f, c in node if any(x.endswith('_[j]') for x in f))
+ok(jit > 0 and hot >= 0.6 * jit,
+   "hotNodeWork is named with _[j] (%d of %d JIT samples)" % (hot, jit))
 ok(outer > 0, "frame pointers walk JS frames: hotNodeOuter above hotNodeWork")
 PY
 jv_check_py "$TMP/check.py" "$TMP/out"
