@@ -150,6 +150,46 @@ test_libc(void)
 	elfsym_free(t);
 }
 
+/*
+ * A lazy table (names left in the file) has the same symbols, in the same
+ * order, with the same names as a copying one; and holds no names.
+ */
+static void
+test_lazy(const char *path, const char *what)
+{
+	struct elfsym_table	*c = NULL, *l = NULL;
+	char			 buf[4096], msg[128];
+	size_t			 i, same = 0;
+	int			 fd;
+
+	if ((fd = open(path, O_RDONLY)) < 0) {
+		CHECK(0, "open for the lazy table");
+		return;
+	}
+	CHECK_EQ(elfsym_load_fd(fd, &c), 0);
+	CHECK_EQ(elfsym_load_fd_lazy(fd, &l), 0);
+	close(fd);
+	if (c == NULL || l == NULL)
+		goto out;
+	snprintf(msg, sizeof(msg), "%s: lazy table keeps no names", what);
+	CHECK(l->names == NULL && l->fd >= 0 && elfsym_bytes(l) <
+	    elfsym_bytes(c), msg);
+	for (i = 0; i < c->nsyms && i < l->nsyms; i++)
+		same += c->syms[i].addr == l->syms[i].addr &&
+		    elfsym_name(l, i, buf, sizeof(buf)) != NULL &&
+		    strcmp(buf, c->names + c->syms[i].name) == 0;
+	printf("# %s: %zu symbols, lazy %zu bytes, copied %zu bytes\n", what,
+	    l->nsyms, elfsym_bytes(l), elfsym_bytes(c));
+	snprintf(msg, sizeof(msg), "%s: lazy names equal the copied ones",
+	    what);
+	CHECK(c->nsyms == l->nsyms && same == c->nsyms && c->nsyms > 0, msg);
+	CHECK(elfsym_lookup(l, c->syms[0].addr, NULL) == NULL &&
+	    elfsym_find(l, c->syms[0].addr) == 0, "lazy: find, not lookup");
+out:
+	elfsym_free(c);
+	elfsym_free(l);
+}
+
 /* Truncated and corrupted copies: fail or degrade, never crash. */
 static void
 test_bad_files(const char *dir)
@@ -255,6 +295,8 @@ main(void)
 		SKIP_ALL("no temporary directory");
 	test_self();
 	test_libc();
+	test_lazy("/proc/self/exe", "own binary");
+	test_lazy(libc_path, "libc");
 	test_bad_files(dir);
 	test_debuginfo(dir);
 	tsu_rmtree(dir);
