@@ -17,8 +17,9 @@ export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$inst"
 mkdir -p "$TMP/src" "$TMP/plugins"
 cp "$top_srcdir"/docs/examples/loadavg/* "$TMP/src/"
 make -s -C "$TMP/src" >"$TMP/build.log" 2>&1
-ok $? "the example builds with only the installed SDK"
-[ $? -eq 0 ] || sed 's/^/# /' "$TMP/build.log"
+st=$?
+ok $st "the example builds with only the installed SDK"
+[ $st -eq 0 ] || sed 's/^/# /' "$TMP/build.log"
 nm -D --defined-only "$TMP/src/loadavg.so" | awk '{print $3}' >"$TMP/syms"
 [ "$(cat "$TMP/syms")" = "gprofiler_plugin" ]; ok $? "it exports exactly one symbol, gprofiler_plugin"
 install -m 0644 "$TMP/src/loadavg.so" "$TMP/src/loadavg.plugin" "$TMP/plugins/"
