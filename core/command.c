@@ -31,6 +31,7 @@ static struct {
 	struct run_hooks	 hooks;	/* the agent's; we wrap on_finished */
 	struct command_ops	 ops;
 	unsigned		 loaded_mode;
+	char			 loaded_sel[512];	/* plugins_selection */
 	struct cmd_slot		 cont;
 	struct cmd_slot		 adhoc;
 	struct config		*cont_paused;	/* resume after the ad-hoc */
@@ -131,24 +132,33 @@ cmd_container(int32_t pid, void *arg)
 	return (cmd.hooks.container_name(pid, cmd.hooks.arg));
 }
 
-/* Load the plugins a mode needs when the loaded set serves another. */
+/*
+ * Load the plugins the command's run needs when they differ from the
+ * loaded set: another mode (cpu -> gpu), a profiler turned off
+ * (profiler_configs) or on (enable_perfspect).
+ */
 static int
 cmd_plugins_for(struct config *c, char *err, size_t errlen)
 {
 	unsigned	 mode = config_mode(c);
+	char		 want[512];
 
-	if (mode == cmd.loaded_mode)
+	plugins_selection(cmd.plugins, c, mode, want, sizeof(want));
+	if (cmd.loaded_mode != MODE_NONE &&
+	    strcmp(want, cmd.loaded_sel) == 0)
 		return (0);
-	log_info("command: switching plugins from %s to %s mode",
-	    config_mode_name(cmd.loaded_mode), config_mode_name(mode));
+	log_info("command: loading plugins %s (were %s)", want,
+	    *cmd.loaded_sel != '\0' ? cmd.loaded_sel : "none");
 	plugins_unload(cmd.plugins);
 	if (plugins_load_for_mode(cmd.plugins, cmd.base, c, mode, err,
 	    errlen) != 0) {
 		cmd.loaded_mode = MODE_NONE;
+		cmd.loaded_sel[0] = '\0';
 		plugins_unload(cmd.plugins);
 		return (-EINVAL);
 	}
 	cmd.loaded_mode = mode;
+	snprintf(cmd.loaded_sel, sizeof(cmd.loaded_sel), "%s", want);
 	return (0);
 }
 
@@ -373,6 +383,8 @@ command_init(struct event_base *base, const struct config *cfg,
 	cmd.hooks = *hooks;
 	cmd.ops = *ops;
 	cmd.loaded_mode = config_mode(cfg);
+	plugins_selection(plugins, cfg, cmd.loaded_mode, cmd.loaded_sel,
+	    sizeof(cmd.loaded_sel));
 }
 
 /* Stop every command run (shutdown), then done(arg). */

@@ -177,6 +177,7 @@ struct manifest {
 	unsigned	 abi_major;
 	char	       **options;	/* option names, NULL-terminated */
 	int		*bool_opts;	/* per option: typed ":bool" */
+	char		*enabled_by;	/* bool option that switches it on */
 };
 int		 manifest_parse(const char *buf, size_t len, const char *fname,
 		    struct manifest *, char *err, size_t errlen);
@@ -218,6 +219,10 @@ void		 plugins_unload(struct plugin_list *);
 void		 plugins_free(struct plugin_list *);
 /* The active system profiler, or NULL. */
 struct plugin	*plugins_system(struct plugin_list *);
+/* The names of the plugins a run of `mode` with cfg would load, in
+ * order ("perf,python"): runs with equal selections share loaded plugins. */
+void		 plugins_selection(struct plugin_list *, const struct config *,
+		    unsigned mode, char *buf, size_t len);
 /* Run every active plugin's check(); -EINVAL with the message. */
 int		 plugins_check(struct plugin_list *, char *err, size_t errlen);
 

@@ -9,7 +9,9 @@
  *	options = iaprof-path iaprof-eu-stall-subsample
  *
  * An option may carry its type ("enable-x:bool") so the command line
- * knows it takes no separate value.  Parsed with the config grammar.
+ * knows it takes no separate value.  "enabled-by = OPTION" names a boolean
+ * option of the plugin without which it is not even loaded (PerfSpect's
+ * --enable-hw-metrics-collection).  Parsed with the config grammar.
  */
 #include "config.h"
 
@@ -128,6 +130,9 @@ manifest_line(void *arg, const char *section, const char *key,
 			    origin);
 			return (-EINVAL);
 		}
+	} else if (strcmp(key, "enabled-by") == 0) {
+		free(m->enabled_by);
+		m->enabled_by = xstrdup(val);
 	} else if (strcmp(key, "description") != 0 &&
 	    strcmp(key, "version") != 0) {
 		snprintf(st->err, st->errlen, "%s: unknown key \"%s\"", origin,
@@ -169,6 +174,7 @@ manifest_clear(struct manifest *m)
 	char	**p;
 
 	free(m->name);
+	free(m->enabled_by);
 	for (p = m->options; p != NULL && *p != NULL; p++)
 		free(*p);
 	free(m->options);

@@ -308,7 +308,8 @@ plugin_open(struct plugin *p, char *err, size_t errlen)
 }
 
 /* Whether a plugin is wanted in this run: gProfiler's --<name>-mode
- * disabled (or --no-<name>) leaves it unloaded. */
+ * disabled (or --no-<name>), or its enabled-by option off, leaves it
+ * unloaded (not even mapped). */
 static int
 plugin_wanted(const struct plugin *p, const struct config *cfg, unsigned mode)
 {
@@ -316,6 +317,9 @@ plugin_wanted(const struct plugin *p, const struct config *cfg, unsigned mode)
 	const char	*v;
 
 	if ((p->manifest.modes & mode) == 0)
+		return (0);
+	if (p->manifest.enabled_by != NULL &&
+	    !config_get_bool(cfg, p->manifest.enabled_by))
 		return (0);
 	snprintf(opt, sizeof(opt), "%s-mode", p->manifest.name);
 	if (manifest_has_option(&p->manifest, opt, NULL) &&
@@ -487,6 +491,27 @@ plugins_load_for_mode(struct plugin_list *list, struct event_base *base,
 		    errlen)) != 0)
 			return (rc);
 	return (0);
+}
+
+void
+plugins_selection(struct plugin_list *list, const struct config *cfg,
+    unsigned mode, char *buf, size_t len)
+{
+	struct plugin	*p, *sys;
+	size_t		 n;
+
+	snprintf(buf, len, "%s:", config_mode_name(mode));
+	if (mode == MODE_NONE)
+		return;
+	if ((sys = plugins_pick_system(list, cfg, mode)) != NULL)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s,",
+		    sys->manifest.name);
+	TAILQ_FOREACH(p, list, entry) {
+		n = strlen(buf);
+		if (p->manifest.kind != GP_KIND_SYSTEM &&
+		    plugin_wanted(p, cfg, mode))
+			snprintf(buf + n, len - n, "%s,", p->manifest.name);
+	}
 }
 
 struct plugin *
