@@ -66,7 +66,8 @@ cmdline_free(struct cmdline *cl)
 {
 	if (cl == NULL)
 		return;
-	settings_free(cl->cl_cli);
+	if (cl->cl_cli != NULL)
+		settings_free(cl->cl_cli);
 	free(cl->cl_cli);
 	free(cl->cl_subcommand);
 	memset(cl, 0, sizeof(*cl));

@@ -58,84 +58,130 @@ main_subcommand(struct cmdline *cl, struct config *cfg)
 	return (EXIT_USAGE);
 }
 
-int
-main(int argc, char **argv)
-{
+/* Everything main() holds, released on every way out (LeakSanitizer
+ * checks the short paths too: --help, -n, subcommands). */
+struct main_state {
 	struct plugin_list	 plugins;
 	struct cmdline		 cl;
-	struct config		*cfg = NULL;
+	struct config		*cfg;	/* until the agent takes it */
 	struct event_base	*base;
-	const char		*logfile;
-	char			 err[2048], **dirs;
-	int			 rc;
+};
 
-	log_init(0, "gprofiler");
+static int
+main_done(struct main_state *m, int rc)
+{
+	plugins_free(&m->plugins);
+	cmdline_free(&m->cl);
+	config_free(m->cfg);
+	if (m->base != NULL)
+		event_base_free(m->base);
+	daemon_cleanup();
+	log_close_file();
+	return (rc);
+}
+
+/* The configuration, the plugins, the host: usage errors exit 2 and
+ * start-up failures 1 from here; -1 means "go on". */
+static int
+main_prepare(struct main_state *m, int argc, char **argv)
+{
+	char	 err[2048], **dirs;
+	int	 rc, i;
+
 	/* A first pass only to find --plugin-dir: the full parse needs to
 	 * know the plugins' options. */
-	if (cmdline_parse(&cl, argc, argv, NULL, err, sizeof(err)) != 0)
+	if (cmdline_parse(&m->cl, argc, argv, NULL, err, sizeof(err)) != 0)
 		main_usage_error(err);
-	dirs = cmdline_plugin_dirs(&cl);
-	cmdline_free(&cl);
-	plugins_scan(&plugins, dirs, err, sizeof(err));
-	for (rc = 0; dirs[rc] != NULL; rc++)
-		free(dirs[rc]);
+	dirs = cmdline_plugin_dirs(&m->cl);
+	cmdline_free(&m->cl);
+	plugins_scan(&m->plugins, dirs, err, sizeof(err));
+	for (i = 0; dirs[i] != NULL; i++)
+		free(dirs[i]);
 	free(dirs);
-	if (cmdline_parse(&cl, argc, argv, &plugins, err, sizeof(err)) != 0)
+	if (cmdline_parse(&m->cl, argc, argv, &m->plugins, err,
+	    sizeof(err)) != 0)
 		main_usage_error(err);
-	if (cl.cl_help) {
-		usage_print(stdout, &plugins);
+	if (m->cl.cl_help) {
+		usage_print(stdout, &m->plugins);
 		return (0);
 	}
-	if (cl.cl_version) {
+	if (m->cl.cl_version) {
 		printf("gprofiler %s (plugin ABI %d.%d)\n", PACKAGE_VERSION,
 		    GP_ABI_MAJOR, GP_ABI_MINOR);
 		return (0);
 	}
-	if (cl.cl_subcommand != NULL &&
-	    strcmp(cl.cl_subcommand, "flamegraph") == 0)
-		return (flamegraph_main(cl.cl_subargc, cl.cl_subargv));
-	if (config_load(&cfg, &cl, &plugins, err, sizeof(err)) != 0)
+	if (m->cl.cl_subcommand != NULL &&
+	    strcmp(m->cl.cl_subcommand, "flamegraph") == 0)
+		return (flamegraph_main(m->cl.cl_subargc, m->cl.cl_subargv));
+	if (config_load(&m->cfg, &m->cl, &m->plugins, err, sizeof(err)) != 0)
 		main_usage_error(err);
-	if (cl.cl_subcommand != NULL)
-		return (main_subcommand(&cl, cfg));
-	if (config_validate(cfg, err, sizeof(err)) != 0)
+	if (m->cl.cl_subcommand != NULL) {
+		rc = main_subcommand(&m->cl, m->cfg);
+		m->cfg = NULL;
+		return (rc);
+	}
+	if (config_validate(m->cfg, err, sizeof(err)) != 0)
 		main_usage_error(err);
-	log_setverbose(config_get_bool(cfg, "verbose"));
-	metadata_collect(config_get_bool(cfg, "disable-metadata-collection"));
-	if ((base = event_base_new()) == NULL)
+	log_setverbose(config_get_bool(m->cfg, "verbose"));
+	metadata_collect(config_get_bool(m->cfg,
+	    "disable-metadata-collection"));
+	if ((m->base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
-	rc = plugins_load_for_mode(&plugins, base, cfg, config_mode(cfg), err,
-	    sizeof(err));
+	rc = plugins_load_for_mode(&m->plugins, m->base, m->cfg,
+	    config_mode(m->cfg), err, sizeof(err));
 	if (rc == 0)
-		rc = plugins_check(&plugins, err, sizeof(err));
+		rc = plugins_check(&m->plugins, err, sizeof(err));
 	if (rc == -EINVAL)
 		main_usage_error(err);
 	if (rc != 0)
 		fatalx("%s", err);
-	if (cl.cl_check) {
+	if (m->cl.cl_check) {
 		printf("configuration OK\n");
 		return (0);
 	}
-	if (daemon_check_environment(cfg, err, sizeof(err)) != 0 ||
-	    output_check_dir(cfg, err, sizeof(err)) != 0)
+	if (daemon_check_environment(m->cfg, err, sizeof(err)) != 0 ||
+	    output_check_dir(m->cfg, err, sizeof(err)) != 0)
 		fatalx("%s", err);
 	if (daemon_lock(err, sizeof(err)) != 0)
 		fatalx("%s", err);
-	if ((logfile = config_get(cfg, "log-file")) != NULL)
-		main_make_parent(logfile);
-	if (logfile != NULL && (rc = log_open_file(logfile, config_get_int(cfg,
+	return (-1);
+}
+
+/* The log file and the pid file, once we know we run. */
+static void
+main_files(const struct config *cfg)
+{
+	const char	*logfile;
+	int		 rc;
+
+	if ((logfile = config_get(cfg, "log-file")) == NULL)
+		return;
+	main_make_parent(logfile);
+	if ((rc = log_open_file(logfile, config_get_int(cfg,
 	    "log-rotate-max-size", 0), (int)config_get_int(cfg,
 	    "log-rotate-backup-count", 1))) != 0)
 		log_msg(rc == -ENOENT ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN, NULL,
 		    "log file %s: %s", logfile, strerror(-rc));
-	daemon_write_pidfile(config_get(cfg, "pid-file"));
+}
+
+int
+main(int argc, char **argv)
+{
+	struct main_state	 m;
+	struct config		*cfg;
+	int			 rc;
+
+	log_init(0, "gprofiler");
+	memset(&m, 0, sizeof(m));
+	TAILQ_INIT(&m.plugins);
+	if ((rc = main_prepare(&m, argc, argv)) >= 0)
+		return (main_done(&m, rc));
+	main_files(m.cfg);
+	daemon_write_pidfile(config_get(m.cfg, "pid-file"));
 	log_info("gprofiler %s starting: mode %s", PACKAGE_VERSION,
-	    config_mode_name(config_mode(cfg)));
-	rc = agent_main(base, &cl, &plugins, cfg);
-	plugins_free(&plugins);
-	cmdline_free(&cl);
-	event_base_free(base);
-	daemon_cleanup();
-	log_close_file();
-	return (rc);
+	    config_mode_name(config_mode(m.cfg)));
+	cfg = m.cfg;
+	m.cfg = NULL;		/* the agent owns it */
+	rc = agent_main(m.base, &m.cl, &m.plugins, cfg);
+	return (main_done(&m, rc));
 }

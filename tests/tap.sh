@@ -25,3 +25,11 @@ tap_tmpdir() {
 	TMP=$(mktemp -d /tmp/gptest.XXXXXX) || exit 99
 	trap 'rm -rf "$TMP"' EXIT
 }
+# skip "what" "why": one check not run here.
+skip() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+# Whether the daemon is an AddressSanitizer build (memory figures are
+# meaningless there: shadow memory and quarantine).
+asan_build() { ldd "$GP_BIN" 2>/dev/null | grep -q libasan; }

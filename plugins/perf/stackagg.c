@@ -124,8 +124,8 @@ stackagg_equal(const struct stack_entry *e, uint64_t h, int32_t pid,
 {
 	return (e->hash == h && e->pid == pid && e->nkern == nk &&
 	    e->nuser == nu &&
-	    memcmp(e->ips, kips, nk * sizeof(*kips)) == 0 &&
-	    memcmp(e->ips + nk, uips, nu * sizeof(*uips)) == 0);
+	    (nk == 0 || memcmp(e->ips, kips, nk * sizeof(*kips)) == 0) &&
+	    (nu == 0 || memcmp(e->ips + nk, uips, nu * sizeof(*uips)) == 0));
 }
 
 int

@@ -235,6 +235,7 @@ main(void)
 
 	json_object_put(md);
 	json_object_put(got);
+	config_free(cfg);
 	kill(srv, SIGTERM);
 	waitpid(srv, NULL, 0);
 	snprintf(spool, sizeof(spool), "rm -rf %s", tmp);
