@@ -513,6 +513,8 @@ struct http_req	*http_request(const struct http_req_opts *);
 void		 http_cancel(struct http_req *);
 unsigned	 http_pending(void);
 void		 http_fini(void);
+/* Percent-encode for a URL query without libcurl; the caller frees. */
+char		*http_escape(const char *);
 /* Cancel the downloads a plugin started (it is being unloaded). */
 void		 http_download_cancel(struct gp_plugin_ctx *);
 /* The host API's http_download (wire with host_set_http_download). */

@@ -2,6 +2,8 @@
  * Asynchronous HTTP for the daemon: libcurl's multi interface driven by the
  * libevent loop (CURLMOPT_SOCKETFUNCTION / CURLMOPT_TIMERFUNCTION), so
  * uploads, heartbeats, Docker and cloud probes never block sampling.
+ * libcurl is loaded on the first request (curl_shim.c): an agent that never
+ * speaks HTTP never maps it and the TLS libraries behind it.
  */
 #include "config.h"
 
@@ -13,7 +15,33 @@
 #include <curl/curl.h>
 #include <event2/event.h>
 
+#include "curl_shim.h"
 #include "gprofiler.h"
+
+/*
+ * Every curl call in this file goes through the table curl_shim_load()
+ * fills.  curl.h may define some of these as type-checking macros.
+ */
+#undef curl_easy_setopt
+#undef curl_easy_getinfo
+#undef curl_multi_setopt
+#define curl_global_init	(curl_shim.global_init)
+#define curl_global_cleanup	(curl_shim.global_cleanup)
+#define curl_easy_init		(curl_shim.easy_init)
+#define curl_easy_cleanup	(curl_shim.easy_cleanup)
+#define curl_easy_setopt	(curl_shim.easy_setopt)
+#define curl_easy_getinfo	(curl_shim.easy_getinfo)
+#define curl_easy_strerror	(curl_shim.easy_strerror)
+#define curl_slist_append	(curl_shim.slist_append)
+#define curl_slist_free_all	(curl_shim.slist_free_all)
+#define curl_multi_init		(curl_shim.multi_init)
+#define curl_multi_cleanup	(curl_shim.multi_cleanup)
+#define curl_multi_setopt	(curl_shim.multi_setopt)
+#define curl_multi_add_handle	(curl_shim.multi_add_handle)
+#define curl_multi_remove_handle (curl_shim.multi_remove_handle)
+#define curl_multi_assign	(curl_shim.multi_assign)
+#define curl_multi_socket_action (curl_shim.multi_socket_action)
+#define curl_multi_info_read	(curl_shim.multi_info_read)
 
 #define HTTP_MAGIC		0x48545450u
 #define HTTP_MAX_BODY_DFLT	(8u << 20)
@@ -47,6 +75,7 @@ static struct {
 	struct event		*timer;
 	struct http_req_list	 reqs;
 	unsigned		 npending;
+	int			 start_rc;	/* libcurl's start failed */
 	int			 verify;
 	char			*ca_bundle;
 	char			*client_cert;
@@ -217,23 +246,51 @@ http_check_done(void)
 	}
 }
 
-/* Set up the loop's HTTP engine.  0 / -errno (logged). */
+/*
+ * Set up the loop's HTTP engine: only remembers the loop; libcurl is loaded
+ * and initialised by the first request (http_start).  0 / -errno (logged).
+ */
 int
 http_init(struct event_base *base)
 {
-	if (http.multi != NULL)
+	if (http.base != NULL)
 		return (0);
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
-		log_warnx("http: curl_global_init failed");
-		return (-EIO);
-	}
 	http.base = base;
-	http.multi = curl_multi_init();
-	if (http.multi == NULL)
-		return (-ENOMEM);
-	http.timer = evtimer_new(base, http_on_timer, NULL);
 	TAILQ_INIT(&http.reqs);
 	http.verify = 1;
+	http.start_rc = 0;
+	return (0);
+}
+
+/*
+ * Load and start libcurl, once.  A failure is logged once and fails this
+ * and every later request.
+ */
+static int
+http_start(void)
+{
+	char	 err[256];
+
+	if (http.multi != NULL)
+		return (0);
+	if (http.start_rc != 0)
+		return (http.start_rc);
+	if ((http.start_rc = curl_shim_load(err, sizeof(err))) != 0) {
+		log_warnx("http: %s; HTTP requests (upload, heartbeat, "
+		    "downloads, metadata) fail", err);
+		return (http.start_rc);
+	}
+	log_debug("http: loaded libcurl for the first request");
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
+		log_warnx("http: curl_global_init failed");
+		return (http.start_rc = -EIO);
+	}
+	if ((http.multi = curl_multi_init()) == NULL) {
+		log_warnx("http: curl_multi_init failed");
+		curl_global_cleanup();
+		return (http.start_rc = -ENOMEM);
+	}
+	http.timer = evtimer_new(http.base, http_on_timer, NULL);
 	curl_multi_setopt(http.multi, CURLMOPT_SOCKETFUNCTION, http_cb_socket);
 	curl_multi_setopt(http.multi, CURLMOPT_TIMERFUNCTION, http_cb_timer);
 	return (0);
@@ -314,14 +371,16 @@ http_apply_opts(struct http_req *r, const struct http_req_opts *o)
 /*
  * Start a request; o->done runs later from the loop, exactly once, unless
  * http_cancel() is called first.  Everything in o is copied.  NULL when
- * the engine is not initialised.
+ * the engine is not initialised or libcurl cannot be loaded (logged once).
  */
 struct http_req *
 http_request(const struct http_req_opts *o)
 {
 	struct http_req	*r;
 
-	if (http.multi == NULL || o->url == NULL || o->done == NULL)
+	if (http.base == NULL || o->url == NULL || o->done == NULL)
+		return (NULL);
+	if (http_start() != 0)
 		return (NULL);
 	r = xcalloc(1, sizeof(*r));
 	r->magic = HTTP_MAGIC;
@@ -367,14 +426,18 @@ http_fini(void)
 {
 	struct http_req	*r;
 
+	if (http.base == NULL)
+		return;
+	http.base = NULL;
+	http_set_tls(1, NULL, NULL, NULL);
 	if (http.multi == NULL)
 		return;
 	while ((r = TAILQ_FIRST(&http.reqs)) != NULL)
 		http_cancel(r);
 	curl_multi_cleanup(http.multi);
 	event_free(http.timer);
+	http.timer = NULL;
 	http.multi = NULL;
-	http_set_tls(1, NULL, NULL, NULL);
 	curl_global_cleanup();
 }
 
@@ -429,7 +492,8 @@ http_download(struct gp_plugin_ctx *ctx, const char *url, int32_t fd,
 	o.arg = d;
 	if ((d->req = http_request(&o)) == NULL) {
 		free(d);
-		return (-EIO);
+		/* libcurl missing: say so, not a generic I/O error. */
+		return (http.start_rc != 0 ? http.start_rc : -EIO);
 	}
 	LIST_INSERT_HEAD(&http_dls, d, entry);
 	return (0);
@@ -449,4 +513,31 @@ http_download_cancel(struct gp_plugin_ctx *ctx)
 		http_cancel(d->req);
 		free(d);
 	}
+}
+
+/*
+ * Percent-encode s for a URL query (RFC 3986: all but ALPHA DIGIT "-._~",
+ * as curl_easy_escape does) without needing libcurl.  The caller frees.
+ */
+char *
+http_escape(const char *s)
+{
+	static const char	 hex[] = "0123456789ABCDEF";
+	const unsigned char	*p;
+	char			*out, *o;
+
+	out = o = xmalloc(strlen(s) * 3 + 1);
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
+		    *p == '_' || *p == '~')
+			*o++ = *p;
+		else {
+			*o++ = '%';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 15];
+		}
+	}
+	*o = '\0';
+	return (out);
 }

@@ -2,6 +2,7 @@
 # spool, heartbeat and commands), container names, cloud metadata.
 core_libgpcore_la_SOURCES += \
 	core/http.c \
+	core/curl_shim.c core/curl_shim.h \
 	core/backoff.c \
 	core/studio.c \
 	core/upload_body.c \

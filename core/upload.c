@@ -23,7 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 #include <event2/event.h>
 #include <json-c/json.h>
 
@@ -174,17 +173,17 @@ upload_url(const char *start_time, const char *hostname)
 	char	*k, *s, *h, *t, *url, now[32];
 
 	studio_iso_time(time(NULL), 0, 0, now, sizeof(now));
-	k = curl_easy_escape(NULL, studio_token(), 0);
-	s = curl_easy_escape(NULL, studio_service(), 0);
-	h = curl_easy_escape(NULL, hostname, 0);
-	t = curl_easy_escape(NULL, now, 0);
+	k = http_escape(studio_token());
+	s = http_escape(studio_service());
+	h = http_escape(hostname);
+	t = http_escape(now);
 	xasprintf(&url, "%s/api/v2/profiles?key=%s&service=%s&hostname=%s"
 	    "&timestamp=%s&version=%s", up.server_host, k, s, h, t,
 	    GP_AGENT_VERSION);
-	curl_free(k);
-	curl_free(s);
-	curl_free(h);
-	curl_free(t);
+	free(k);
+	free(s);
+	free(h);
+	free(t);
 	(void)start_time;
 	return (url);
 }
