@@ -3,9 +3,17 @@
  * probed in parallel through the loop, 5 s each; the first that answers
  * wins and goes to metadata_set_cloud.  Elsewhere every probe fails and
  * cloud_provider stays "unknown", quietly.
+ *
+ * The DMI identity the clouds publish (/sys/class/dmi/id) picks the
+ * probes first: only the cloud(s) it names are asked, and none when it
+ * names none, so a machine off the clouds makes no HTTP request (and never
+ * loads libcurl) for this.  Without DMI (a container may hide it) every
+ * cloud is probed.
  */
 #include "config.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,17 +23,120 @@
 
 #define CLOUD_TIMEOUT_MS	5000
 #define CLOUD_IMDS		"http://169.254.169.254"
-#define CLOUD_GCP		"http://metadata.google.internal"
+#define CLOUD_GCP_URL		"http://metadata.google.internal"
+#define CLOUD_DMI_DIR		"/sys/class/dmi/id"
+/* Azure's fixed chassis asset tag (the one Microsoft documents). */
+#define CLOUD_AZURE_TAG		"7783-7084-3265-9085-8269-3286-77"
 
 static struct {
 	int		 pending;
 	int		 done;
+	int		 probed;
 	struct http_req	*req[3];
 	char		*aws_token;
 	char		*aws_identity;
 	void		(*cb)(const char *, void *);
 	void		*arg;
 } cl;
+
+/* s equals want, ignoring trailing white space (sysfs ends in "\n"). */
+static int
+cloud_dmi_is(const char *s, const char *want)
+{
+	size_t	 n = strlen(want);
+
+	if (s == NULL || strncmp(s, want, n) != 0)
+		return (0);
+	for (s += n; *s != '\0'; s++)
+		if (!isspace((unsigned char)*s))
+			return (0);
+	return (1);
+}
+
+/* s contains want, case-insensitively. */
+static int
+cloud_dmi_has(const char *s, const char *want)
+{
+	return (s != NULL && strcasestr(s, want) != NULL);
+}
+
+/*
+ * Which clouds to probe given the DMI strings (NULL: unreadable): a mask
+ * of CLOUD_AWS, CLOUD_GCP, CLOUD_AZURE; 0 when DMI names none of them;
+ * CLOUD_ALL when there is no DMI at all.  Pure, for the tests.
+ *   AWS: "Amazon EC2" (Nitro) or "Amazon" vendors, or Xen with an
+ *	"amazon" BIOS version (older Xen instances say sys_vendor "Xen").
+ *   GCP: "Google" vendors or product "Google Compute Engine".
+ *   Azure: "Microsoft Corporation" with Azure's chassis asset tag; a
+ *	plain Hyper-V VM has another tag.  An unreadable tag is probed.
+ */
+unsigned
+cloud_dmi_clouds(const char *sys_vendor, const char *product_name,
+    const char *bios_vendor, const char *board_vendor,
+    const char *chassis_asset_tag, const char *bios_version)
+{
+	unsigned	 m = 0;
+
+	if (sys_vendor == NULL && product_name == NULL &&
+	    bios_vendor == NULL && board_vendor == NULL &&
+	    chassis_asset_tag == NULL && bios_version == NULL)
+		return (CLOUD_ALL);
+	if (cloud_dmi_is(sys_vendor, "Amazon EC2") ||
+	    cloud_dmi_is(sys_vendor, "Amazon") ||
+	    cloud_dmi_is(bios_vendor, "Amazon EC2") ||
+	    cloud_dmi_is(bios_vendor, "Amazon") ||
+	    cloud_dmi_is(board_vendor, "Amazon EC2") ||
+	    cloud_dmi_is(board_vendor, "Amazon") ||
+	    (cloud_dmi_is(sys_vendor, "Xen") &&
+	    cloud_dmi_has(bios_version, "amazon")))
+		m |= CLOUD_AWS;
+	if (cloud_dmi_is(sys_vendor, "Google") ||
+	    cloud_dmi_is(product_name, "Google Compute Engine") ||
+	    cloud_dmi_is(bios_vendor, "Google") ||
+	    cloud_dmi_is(board_vendor, "Google"))
+		m |= CLOUD_GCP;
+	if ((cloud_dmi_is(sys_vendor, "Microsoft Corporation") ||
+	    cloud_dmi_is(board_vendor, "Microsoft Corporation")) &&
+	    (chassis_asset_tag == NULL ||
+	    cloud_dmi_is(chassis_asset_tag, CLOUD_AZURE_TAG)))
+		m |= CLOUD_AZURE;
+	return (m);
+}
+
+/* One DMI attribute of dir, NULL when unreadable.  The caller frees. */
+static char *
+cloud_dmi_read(const char *dir, const char *name)
+{
+	char	 path[512], buf[256];
+	FILE	*f;
+	size_t	 n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((f = fopen(path, "re")) == NULL)
+		return (NULL);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return (xstrdup(buf));
+}
+
+/* cloud_dmi_clouds over the attributes in dir (CLOUD_DMI_DIR). */
+unsigned
+cloud_dmi_probe(const char *dir)
+{
+	static const char *const names[] = { "sys_vendor", "product_name",
+	    "bios_vendor", "board_vendor", "chassis_asset_tag",
+	    "bios_version" };
+	char		*v[6];
+	unsigned	 m, i;
+
+	for (i = 0; i < 6; i++)
+		v[i] = cloud_dmi_read(dir, names[i]);
+	m = cloud_dmi_clouds(v[0], v[1], v[2], v[3], v[4], v[5]);
+	for (i = 0; i < 6; i++)
+		free(v[i]);
+	return (m);
+}
 
 static struct json_object *
 cloud_parse(const char *body, size_t len)
@@ -170,7 +281,7 @@ cloud_finish(const char *provider, struct json_object *info)
 		free(cl.aws_token);
 		free(cl.aws_identity);
 		cl.aws_token = cl.aws_identity = NULL;
-		if (provider == NULL)
+		if (provider == NULL && cl.probed)
 			log_debug("cloud: no cloud metadata service answered");
 		if (cl.cb != NULL)
 			cl.cb(provider, cl.arg);
@@ -286,7 +397,10 @@ cloud_azure(void *arg, const struct http_result *r)
 	cloud_finish(info != NULL ? "azure" : NULL, info);
 }
 
-/* Start the probes (http_init first); done(provider or NULL) at the end. */
+/*
+ * Start the probes the DMI identity calls for (http_init first);
+ * done(provider or NULL) at the end, at once when nothing is probed.
+ */
 void
 cloud_detect(void (*done)(const char *, void *), void *arg)
 {
@@ -294,18 +408,31 @@ cloud_detect(void (*done)(const char *, void *), void *arg)
 		"X-aws-ec2-metadata-token-ttl-seconds: 120", NULL };
 	static const char *const gcp_h[] = { "Metadata-Flavor: Google", NULL };
 	static const char *const az_h[] = { "Metadata: true", NULL };
+	unsigned	 m;
 
 	memset(&cl, 0, sizeof(cl));
 	cl.cb = done;
 	cl.arg = arg;
-	if ((cl.req[0] = cloud_get("PUT", CLOUD_IMDS "/latest/api/token", aws_h,
-	    cloud_aws_token)) != NULL)
+	m = cloud_dmi_probe(CLOUD_DMI_DIR);
+	if (m == CLOUD_ALL)
+		log_debug("cloud: no DMI identity in %s; probing AWS, GCP and "
+		    "Azure", CLOUD_DMI_DIR);
+	else if (m == 0)
+		log_debug("cloud: DMI names no cloud; no metadata probes, "
+		    "cloud_provider stays unknown");
+	else
+		log_debug("cloud: DMI names%s%s%s; probing only that",
+		    m & CLOUD_AWS ? " AWS" : "", m & CLOUD_GCP ? " GCP" : "",
+		    m & CLOUD_AZURE ? " Azure" : "");
+	cl.probed = m != 0;
+	if ((m & CLOUD_AWS) && (cl.req[0] = cloud_get("PUT", CLOUD_IMDS
+	    "/latest/api/token", aws_h, cloud_aws_token)) != NULL)
 		cl.pending++;
-	if ((cl.req[1] = cloud_get("GET", CLOUD_GCP
+	if ((m & CLOUD_GCP) && (cl.req[1] = cloud_get("GET", CLOUD_GCP_URL
 	    "/computeMetadata/v1/instance/?recursive=true", gcp_h,
 	    cloud_gcp)) != NULL)
 		cl.pending++;
-	if ((cl.req[2] = cloud_get("GET", CLOUD_IMDS
+	if ((m & CLOUD_AZURE) && (cl.req[2] = cloud_get("GET", CLOUD_IMDS
 	    "/metadata/instance/compute/?api-version=2019-08-15", az_h,
 	    cloud_azure)) != NULL)
 		cl.pending++;

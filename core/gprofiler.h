@@ -721,5 +721,16 @@ struct json_object *cloud_parse_aws(const char *identity, size_t len,
 		    const char *life_cycle);
 struct json_object *cloud_parse_gcp(const char *body, size_t len);
 struct json_object *cloud_parse_azure(const char *body, size_t len);
+/* Which clouds the DMI identity names (NULL: unreadable), a mask of: */
+#define CLOUD_AWS	0x1u
+#define CLOUD_GCP	0x2u
+#define CLOUD_AZURE	0x4u
+#define CLOUD_ALL	(CLOUD_AWS | CLOUD_GCP | CLOUD_AZURE)	/* no DMI */
+unsigned	 cloud_dmi_clouds(const char *sys_vendor,
+		    const char *product_name, const char *bios_vendor,
+		    const char *board_vendor, const char *chassis_asset_tag,
+		    const char *bios_version);
+/* cloud_dmi_clouds over the files of a DMI directory (/sys/class/dmi/id). */
+unsigned	 cloud_dmi_probe(const char *dir);
 
 #endif /* GPROFILER_INTERNAL_H */

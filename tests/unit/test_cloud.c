@@ -1,7 +1,11 @@
-/* Unit tests of the cloud metadata documents' parsers. */
+/* Unit tests of the cloud metadata documents' parsers and of the DMI
+ * identity that picks the probes. */
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -15,6 +19,88 @@ get(struct json_object *o, const char *k)
 
 	return (o != NULL && json_object_object_get_ex(o, k, &v) ?
 	    json_object_get_string(v) : NULL);
+}
+
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char	 path[512];
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((f = fopen(path, "w")) != NULL) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void
+test_dmi(void)
+{
+	static const char *const files[] = { "sys_vendor", "product_name",
+	    "board_vendor" };
+	char		 dir[] = "/tmp/test_cloud.XXXXXX", path[512];
+	const char	*az_tag = "7783-7084-3265-9085-8269-3286-77\n";
+	int		 i;
+
+	CHECK_INTEQ(cloud_dmi_clouds(NULL, NULL, NULL, NULL, NULL, NULL),
+	    CLOUD_ALL, "no DMI: probe every cloud");
+	CHECK_INTEQ(cloud_dmi_clouds("Amazon EC2\n", "m5.large\n",
+	    "Amazon EC2\n", "Amazon EC2\n", "Amazon EC2\n", "1.0\n"),
+	    CLOUD_AWS, "EC2 Nitro: AWS only");
+	CHECK_INTEQ(cloud_dmi_clouds(NULL, NULL, "Amazon\n", NULL, NULL,
+	    NULL), CLOUD_AWS, "bios_vendor Amazon alone: AWS");
+	CHECK_INTEQ(cloud_dmi_clouds("Xen\n", "HVM domU\n", "Xen\n", NULL,
+	    "\n", "4.11.amazon\n"), CLOUD_AWS, "EC2 on Xen: AWS");
+	CHECK_INTEQ(cloud_dmi_clouds("Xen\n", "HVM domU\n", "Xen\n", NULL,
+	    "\n", "4.11\n"), 0, "plain Xen: none");
+	CHECK_INTEQ(cloud_dmi_clouds("Amazonia Inc.\n", "x\n", "y\n",
+	    "z\n", "\n", "1\n"), 0, "a vendor merely starting with Amazon: "
+	    "none");
+	CHECK_INTEQ(cloud_dmi_clouds("Google\n", "Google Compute Engine\n",
+	    "Google\n", "Google\n", "\n", "Google\n"), CLOUD_GCP,
+	    "GCE: GCP only");
+	CHECK_INTEQ(cloud_dmi_clouds(NULL, "Google Compute Engine\n", NULL,
+	    NULL, NULL, NULL), CLOUD_GCP, "product name alone: GCP");
+	CHECK_INTEQ(cloud_dmi_clouds("Microsoft Corporation\n",
+	    "Virtual Machine\n", "Microsoft Corporation\n",
+	    "Microsoft Corporation\n", az_tag, "Hyper-V UEFI\n"),
+	    CLOUD_AZURE, "Azure: its asset tag");
+	CHECK_INTEQ(cloud_dmi_clouds("Microsoft Corporation\n",
+	    "Virtual Machine\n", "Microsoft Corporation\n",
+	    "Microsoft Corporation\n", "0123-4567-8901-2345-6789-0123-45\n",
+	    "Hyper-V UEFI\n"), 0, "local Hyper-V (another tag): none");
+	CHECK_INTEQ(cloud_dmi_clouds("Microsoft Corporation\n",
+	    "Virtual Machine\n", NULL, NULL, NULL, NULL), CLOUD_AZURE,
+	    "Microsoft with the tag unreadable: Azure probed");
+	CHECK_INTEQ(cloud_dmi_clouds("QEMU\n",
+	    "Standard PC (i440FX + PIIX, 1996)\n", "SeaBIOS\n", NULL, "\n",
+	    "1.16.2\n"), 0, "QEMU: none");
+	CHECK_INTEQ(cloud_dmi_clouds("LENOVO\n", "20XW\n", "LENOVO\n",
+	    "LENOVO\n", "No Asset Information\n", "N32ET\n"), 0,
+	    "a laptop: none");
+	CHECK_INTEQ(cloud_dmi_clouds("", "", "", "", "", ""), 0,
+	    "DMI present but empty: none");
+
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	CHECK_INTEQ(cloud_dmi_probe(dir), CLOUD_ALL,
+	    "empty DMI directory: every cloud");
+	put(dir, "sys_vendor", "QEMU\n");
+	put(dir, "product_name", "Standard PC (Q35 + ICH9, 2009)\n");
+	CHECK_INTEQ(cloud_dmi_probe(dir), 0, "files of a QEMU VM: none");
+	put(dir, "board_vendor", "Amazon EC2\n");
+	CHECK_INTEQ(cloud_dmi_probe(dir), CLOUD_AWS,
+	    "board_vendor file read: AWS");
+	CHECK_INTEQ(cloud_dmi_probe("/nonexistent/dmi"), CLOUD_ALL,
+	    "no DMI directory: every cloud");
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
 }
 
 int
@@ -60,5 +146,6 @@ main(void)
 	CHECK(cloud_parse_aws("{}", 2, NULL) == NULL, "aws without id: none");
 	CHECK(cloud_parse_gcp("<html>", 6) == NULL, "gcp garbage: none");
 	CHECK(cloud_parse_azure("[1,2]", 5) == NULL, "azure array: none");
+	test_dmi();
 	return (testing_done());
 }
