@@ -48,7 +48,7 @@ agent_hook_start(struct event_base *base, const struct config *cfg,
 	    container_init(base, NULL) == 0)
 		hooks.containers = 1;
 	if (!config_get_bool(cfg, "disable-metadata-collection"))
-		cloud_detect(NULL, NULL);
+		cloud_probe_start(base);
 	upload = config_get_bool(cfg, "upload-results");
 	if (upload || config_get_bool(cfg, "enable-heartbeat-server")) {
 		if ((rc = studio_init(base, cfg)) != 0)

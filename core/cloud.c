@@ -24,7 +24,6 @@
 #define CLOUD_TIMEOUT_MS	5000
 #define CLOUD_IMDS		"http://169.254.169.254"
 #define CLOUD_GCP_URL		"http://metadata.google.internal"
-#define CLOUD_DMI_DIR		"/sys/class/dmi/id"
 /* Azure's fixed chassis asset tag (the one Microsoft documents). */
 #define CLOUD_AZURE_TAG		"7783-7084-3265-9085-8269-3286-77"
 

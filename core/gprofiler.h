@@ -730,6 +730,11 @@ unsigned	 cloud_dmi_clouds(const char *sys_vendor,
 		    const char *product_name, const char *bios_vendor,
 		    const char *board_vendor, const char *chassis_asset_tag,
 		    const char *bios_version);
+#define CLOUD_DMI_DIR	"/sys/class/dmi/id"
+/* cloud_probe.c: the probes in a child ("gprofiler probe-cloud"). */
+void		 cloud_probe_start(struct event_base *);
+int		 cloud_probe_main(void);
+const char	*metadata_cloud(struct json_object **info);
 /* cloud_dmi_clouds over the files of a DMI directory (/sys/class/dmi/id). */
 unsigned	 cloud_dmi_probe(const char *dir);
 

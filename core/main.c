@@ -113,6 +113,10 @@ main_prepare(struct main_state *m, int argc, char **argv)
 	if (m->cl.cl_subcommand != NULL &&
 	    strcmp(m->cl.cl_subcommand, "flamegraph") == 0)
 		return (flamegraph_main(m->cl.cl_subargc, m->cl.cl_subargv));
+	/* Internal: the agent's cloud metadata probe (cloud_probe.c). */
+	if (m->cl.cl_subcommand != NULL &&
+	    strcmp(m->cl.cl_subcommand, "probe-cloud") == 0)
+		return (cloud_probe_main());
 	if (config_load(&m->cfg, &m->cl, &m->plugins, err, sizeof(err)) != 0)
 		main_usage_error(err);
 	if (m->cl.cl_subcommand != NULL) {

@@ -330,6 +330,14 @@ metadata_set_cloud(const char *provider, struct json_object *info)
 	md_cloud_info = info;
 }
 
+/* The detected cloud provider (NULL: none) and its cloud_info, borrowed. */
+const char *
+metadata_cloud(struct json_object **info)
+{
+	*info = md_cloud_info;
+	return (md_cloud_provider);
+}
+
 /* Per-cycle sampling keys, shared by the header and metadata. */
 void
 metadata_add_sampling(struct json_object *o, unsigned mode, int64_t freq)

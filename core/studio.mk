@@ -14,7 +14,8 @@ core_libgpcore_la_SOURCES += \
 	core/command_config.c \
 	core/container.c \
 	core/upload_file.c \
-	core/cloud.c
+	core/cloud.c \
+	core/cloud_probe.c
 
 STUDIO_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
 STUDIO_TEST_LDADD = core/libgpcore.la -lm
