@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <json-c/json.h>
 
@@ -134,6 +135,30 @@ cloud_dmi_probe(const char *dir)
 	m = cloud_dmi_clouds(v[0], v[1], v[2], v[3], v[4], v[5]);
 	for (i = 0; i < 6; i++)
 		free(v[i]);
+	return (m);
+}
+
+/*
+ * Which clouds to probe on this host.  The DMI identity decides; without
+ * DMI (microVMs such as Firecracker), AWS only when Xen's hypervisor UUID
+ * says EC2 or ECS advertises task metadata (Fargate), otherwise none: the
+ * same evidence cloud-init's ds-identify uses, and no 5 s of probing of
+ * link-local addresses on hosts that show no cloud at all.
+ */
+unsigned
+cloud_host_clouds(void)
+{
+	char		*uuid;
+	unsigned	 m;
+
+	if ((m = cloud_dmi_probe(CLOUD_DMI_DIR)) != CLOUD_ALL)
+		return (m);
+	uuid = cloud_dmi_read("/sys/hypervisor", "uuid");
+	m = uuid != NULL && strncasecmp(uuid, "ec2", 3) == 0 ? CLOUD_AWS : 0;
+	free(uuid);
+	if (getenv("ECS_CONTAINER_METADATA_URI_V4") != NULL ||
+	    getenv("AWS_EXECUTION_ENV") != NULL)
+		m |= CLOUD_AWS;
 	return (m);
 }
 
@@ -412,12 +437,9 @@ cloud_detect(void (*done)(const char *, void *), void *arg)
 	memset(&cl, 0, sizeof(cl));
 	cl.cb = done;
 	cl.arg = arg;
-	m = cloud_dmi_probe(CLOUD_DMI_DIR);
-	if (m == CLOUD_ALL)
-		log_debug("cloud: no DMI identity in %s; probing AWS, GCP and "
-		    "Azure", CLOUD_DMI_DIR);
-	else if (m == 0)
-		log_debug("cloud: DMI names no cloud; no metadata probes, "
+	m = cloud_host_clouds();
+	if (m == 0)
+		log_debug("cloud: no cloud identity on this host; no probes, "
 		    "cloud_provider stays unknown");
 	else
 		log_debug("cloud: DMI names%s%s%s; probing only that",

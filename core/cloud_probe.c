@@ -75,8 +75,9 @@ cloud_probe_start(struct event_base *base)
 		NULL };
 	struct gp_child_spec	 spec;
 
-	if (cloud_dmi_probe(CLOUD_DMI_DIR) == 0) {
-		log_debug("cloud: DMI names no cloud; no metadata probes");
+	if (cloud_host_clouds() == 0) {
+		log_debug("cloud: this host shows no cloud identity; no "
+		    "metadata probes");
 		return;
 	}
 	memset(&spec, 0, sizeof(spec));

@@ -731,6 +731,8 @@ unsigned	 cloud_dmi_clouds(const char *sys_vendor,
 		    const char *board_vendor, const char *chassis_asset_tag,
 		    const char *bios_version);
 #define CLOUD_DMI_DIR	"/sys/class/dmi/id"
+/* The clouds to probe here (DMI, else Xen's EC2 UUID or ECS metadata). */
+unsigned	 cloud_host_clouds(void);
 /* cloud_probe.c: the probes in a child ("gprofiler probe-cloud"). */
 void		 cloud_probe_start(struct event_base *);
 int		 cloud_probe_main(void);
