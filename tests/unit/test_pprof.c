@@ -250,6 +250,10 @@ dump(const char *dir)
 		return (1);
 	fwrite(gz, 1, len, f);
 	fclose(f);
+	free(gz);
+	free(col);
+	json_object_put(co.header);
+	profile_free((struct profile *)co.profile);
 	return (0);
 }
 
