@@ -84,7 +84,8 @@ grep -v not-a-uuid "$TMP/gp.log" | grep "new [a-z]* command" >"$TMP/taken"
 [ "$(wc -l <"$TMP/taken")" -eq 1 ]
 ok $? "none of them was taken for a command"
 [ "$(wc -l <"$TMP/taken")" -eq 1 ] || sed 's/^/# /' "$TMP/taken"
-srv_py '
+malformed_reported() {
+	srv_py '
 comp = get("/_fake/completions")
 for cid, word in ((sys.argv[1], "combined_config"), (sys.argv[2], "command_type")):
     mine = [c for c in comp if c["command_id"] == cid]
@@ -93,6 +94,11 @@ for cid, word in ((sys.argv[1], "combined_config"), (sys.argv[2], "command_type"
             word not in (mine[0]["error_message"] or ""):
         sys.exit(1)
 ' "$LISTCFG" "$NUMTYPE"
+}
+# Completions are posted asynchronously: give the last one time to land
+# (a slow, e.g. sanitizer, build), then check once more for the record.
+wait_for 10 malformed_reported
+malformed_reported
 ok $? "malformed commands with an id are reported \`failed\` once, with the reason"
 
 n=$(srv_nprofiles)
