@@ -276,8 +276,9 @@ cmdline_config_path(const struct cmdline *cl, int *explicit)
 	*explicit = 1;
 	if ((p = cmdline_last(cl, "config")) != NULL)
 		return (p);
-	if ((p = getenv("GPROFILER_CONFIG")) != NULL && *p != '\0')
-		return (p);
+	/* GPROFILER_CONFIG names the file; set but empty: none at all. */
+	if ((p = getenv("GPROFILER_CONFIG")) != NULL)
+		return (*p != '\0' ? p : NULL);
 	*explicit = 0;
 	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		if (access(defaults[i], F_OK) == 0)
