@@ -310,6 +310,23 @@ class Handler(BaseHTTPRequestHandler):
             return None, detail(["body", 0], "Expecting value: %s" % e,
                                 "value_error.jsondecode")
 
+    def dict_body(self, raw, required=()):
+        """The JSON object body with every `required` key non-null, or None
+        once the 422 (FastAPI's wording) has been sent."""
+        body, err = self.json_body(raw)
+        if err:
+            self.reply(422, err)
+            return None
+        if not isinstance(body, dict):
+            self.reply(422, detail(["body"], "value is not a valid dict",
+                                   "type_error.dict"))
+            return None
+        for k in required:
+            if body.get(k) is None:
+                self.reply(422, missing(["body", k]))
+                return None
+        return body
+
     # -- §3 -------------------------------------------------------------
     def health(self, url):
         key = self.headers.get("GPROFILER-API-KEY")
@@ -340,18 +357,9 @@ class Handler(BaseHTTPRequestHandler):
             except (OSError, EOFError):
                 self.reply(400, "There was an error parsing the body")
                 return
-        body, err = self.json_body(raw)
-        if err:
-            self.reply(422, err)
+        body = self.dict_body(raw, ("start_time", "profile", "gpid"))
+        if body is None:
             return
-        if not isinstance(body, dict):
-            self.reply(422, detail(["body"], "value is not a valid dict",
-                                   "type_error.dict"))
-            return
-        for k in ("start_time", "profile", "gpid"):
-            if body.get(k) is None:
-                self.reply(422, missing(["body", k]))
-                return
         try:
             parse_iso(body["start_time"])
         except ValueError:
@@ -419,13 +427,8 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- §5 -------------------------------------------------------------
     def heartbeat(self, url):
-        body, err = self.json_body(self.read_body())
-        if err:
-            self.reply(422, err)
-            return
-        if not isinstance(body, dict):
-            self.reply(422, detail(["body"], "value is not a valid dict",
-                                   "type_error.dict"))
+        body = self.dict_body(self.read_body())
+        if body is None:
             return
         for k in ("ip_address", "hostname", "service_name"):
             if body.get(k) is None:
@@ -532,18 +535,9 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- §8 -------------------------------------------------------------
     def profile_request(self, url):
-        body, err = self.json_body(self.read_body())
-        if err:
-            self.reply(422, err)
+        body = self.dict_body(self.read_body(), ("service_name", "request_type"))
+        if body is None:
             return
-        if not isinstance(body, dict):
-            self.reply(422, detail(["body"], "value is not a valid dict",
-                                   "type_error.dict"))
-            return
-        for k in ("service_name", "request_type"):
-            if body.get(k) is None:
-                self.reply(422, missing(["body", k]))
-                return
         rt = body["request_type"]
         if rt not in ("start", "stop"):
             self.reply(422, detail(["body", "request_type"],
