@@ -225,11 +225,11 @@ cycle_plugin_metadata(struct run *r, struct json_object *hdr,
 }
 
 static struct json_object *
-cycle_header(struct run *r, struct enrich *e)
+cycle_header(struct run *r, struct enrich *e, const struct timespec *end)
 {
 	struct json_object	*h = json_object_new_object(), *md;
 
-	md = metadata_build(r->cfg, r->mode, r->frequency);
+	md = metadata_build(r->cfg, r->mode, r->frequency, end);
 	json_object_object_add(h, "containers", e->containers);
 	json_object_object_add(h, "container_names_enabled",
 	    json_object_new_boolean(e->names));
@@ -332,6 +332,22 @@ cycle_finish(struct run *r)
 		clock_gettime(CLOCK_REALTIME, &end);
 	if (ts_ms(&r->win_start, &end) <= 0)	/* never start == end */
 		end.tv_sec = r->win_start.tv_sec + 1;
+	/*
+	 * Files and current_time name a cycle by its end to the second
+	 * (gprofiler-compat §5, §6): a cycle that ends in the same second as the
+	 * one before (the loop stalled at the wrong moment) would overwrite
+	 * its .col and repeat its current_time.  Round such an end up to the
+	 * next second, within the precision the names carry.
+	 */
+	if (r->last_end.tv_sec != 0 && end.tv_sec <= r->last_end.tv_sec) {
+		log_debug("cycle %u ends in the second of the previous one; "
+		    "dated %+.3f s later", r->ncycles,
+		    (double)(r->last_end.tv_sec + 1 - end.tv_sec) -
+		    end.tv_nsec / 1e9);
+		end.tv_sec = r->last_end.tv_sec + 1;
+		end.tv_nsec = 0;
+	}
+	r->last_end = end;
 	if (sysfail) {
 		log_warnx("profiling cycle %u failed: the system profiler %s "
 		    "gave no result", r->ncycles, r->sys->plugin->manifest.name);
@@ -353,7 +369,7 @@ cycle_finish(struct run *r)
 		e.appmd = !config_get_bool(r->cfg,
 		    "disable-application-metadata");
 		profile_foreach_pid(e.prof, enrich_pid, &e);
-		hdr = cycle_header(r, &e);
+		hdr = cycle_header(r, &e, &end);
 		cycle_emit(r, e.prof, hdr, &end);
 		json_object_put(hdr);
 		profile_free(e.prof);

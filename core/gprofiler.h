@@ -363,7 +363,7 @@ double		 metrics_mem_percent(uint64_t total_kb, uint64_t avail_kb);
 /* The header's "metadata" (§6): static keys once, per-cycle keys added. */
 void		 metadata_collect(int minimal);
 struct json_object *metadata_build(const struct config *, unsigned mode,
-		    int64_t freq);
+		    int64_t freq, const struct timespec *at);
 void		 metadata_add_sampling(struct json_object *, unsigned mode,
 		    int64_t freq);
 /* For the cloud probe: provider "aws"/"gcp"/"azure"; takes info. */

@@ -357,12 +357,13 @@ metadata_add_sampling(struct json_object *o, unsigned mode, int64_t freq)
 }
 
 /*
- * This cycle's metadata: the static keys, current_time, cloud, the
- * effective run_arguments (secrets removed by config.c), sampling.
- * Caller owns the result.
+ * This cycle's metadata: the static keys, current_time (`at`, the cycle's
+ * end, or now if NULL), cloud, the effective run_arguments (secrets
+ * removed by config.c), sampling.  Caller owns the result.
  */
 struct json_object *
-metadata_build(const struct config *cfg, unsigned mode, int64_t freq)
+metadata_build(const struct config *cfg, unsigned mode, int64_t freq,
+    const struct timespec *at)
 {
 	struct json_object	*o = NULL, *ra;
 	struct timespec		 now;
@@ -372,7 +373,10 @@ metadata_build(const struct config *cfg, unsigned mode, int64_t freq)
 		metadata_collect(cfg != NULL && config_get_bool(cfg,
 		    "disable-metadata-collection"));
 	json_object_deep_copy(md_static, &o, NULL);
-	clock_gettime(CLOCK_REALTIME, &now);
+	if (at != NULL)
+		now = *at;
+	else
+		clock_gettime(CLOCK_REALTIME, &now);
 	metadata_iso_time(&now, ts, sizeof(ts));
 	md_str(o, "current_time", ts);
 	md_str(o, "cloud_provider", md_cloud_provider != NULL ?

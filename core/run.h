@@ -54,6 +54,7 @@ struct run {
 	struct timespec		 req_start;	/* snapshots requested */
 	struct timespec		 req_mono;
 	struct timespec		 sys_end;	/* system result arrived */
+	struct timespec		 last_end;	/* previous cycle's end */
 	int			 in_cycle;
 	int			 pending;	/* snapshots outstanding */
 	int			 stopping;

@@ -27,6 +27,14 @@ studio_cleanup() {
 	for p in $studio_pids; do
 		wait "$p" 2>/dev/null
 	done
+	# A failed check: the end of each agent log, for reading CI output.
+	if [ "${tap_failed:-0}" -gt 0 ]; then
+		for _l in "$TMP"/*.log; do
+			[ -f "$_l" ] || continue
+			echo "# --- tail of $(basename "$_l")"
+			tail -25 "$_l" | sed 's/^/# /'
+		done
+	fi
 	# STUDIO_KEEP=1: keep the logs and records to debug a failure.
 	if [ -n "$STUDIO_KEEP" ]; then
 		echo "# kept $TMP"

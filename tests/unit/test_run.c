@@ -87,12 +87,49 @@ p_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *a, void **privp)
 	return (0);
 }
 
+/* A system profiler that answers every other snapshot 0.8 s late: the
+ * late cycle ends in the same second as the next one most of the time. */
+static int		 late_n;
+static struct gp_timer	*late_timer;
+static struct gp_plugin_ctx *late_ctx;
+
+static void
+late_answer(void *arg)
+{
+	struct gp_snapshot	*snap = arg;
+	const char		*f[] = { "main" };
+
+	api->timer_del(late_timer);
+	late_timer = NULL;
+	api->snapshot_add_stack(snap, 4242, "python", f, 1, 1);
+	api->snapshot_done(snap, 0, NULL);
+}
+
+static int
+late_snapshot(void *priv, struct gp_snapshot *snap)
+{
+	late_timer = api->timer_add(late_ctx, late_n++ % 2 == 0 ? 800 : 1, 0,
+	    late_answer, snap);
+	return (0);
+}
+
+static int
+late_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *a,
+    void **privp)
+{
+	late_ctx = ctx;
+	return (p_init(ctx, a, privp));
+}
+
 static struct gp_plugin d_sys = { GP_PLUGIN_HEADER, .name = "tsys",
 	.kind = GP_KIND_SYSTEM, .modes = GP_MODE_CPU, .init = p_init,
 	.snapshot = sys_snapshot, .metadata = sys_metadata, .stop = p_stop };
 static struct gp_plugin d_py = { GP_PLUGIN_HEADER, .name = "tpy",
 	.kind = GP_KIND_PROCESS, .modes = GP_MODE_CPU, .init = p_init,
 	.snapshot = py_snapshot, .stop = p_stop };
+static struct gp_plugin d_late = { GP_PLUGIN_HEADER, .name = "tlate",
+	.kind = GP_KIND_SYSTEM, .modes = GP_MODE_CPU, .init = late_init,
+	.snapshot = late_snapshot, .stop = p_stop };
 static struct gp_plugin d_hung = { GP_PLUGIN_HEADER, .name = "thung",
 	.kind = GP_KIND_PROCESS, .modes = GP_MODE_CPU, .init = p_init,
 	.snapshot = hung_snapshot, .abandon = hung_abandon };
@@ -114,10 +151,23 @@ mkplugin(struct plugin_list *pl, const struct gp_plugin *d,
 	return (p);
 }
 
+#define NENDS	6
+static time_t	 ends[NENDS];
+static char	 ctimes[NENDS][32];
+
 static void
 on_cycle(const struct cycle_output *co, const char *col, size_t len,
     void *arg)
 {
+	struct json_object	*md, *ct;
+
+	if (cycles < NENDS) {
+		ends[cycles] = co->end.tv_sec;
+		if (json_object_object_get_ex(co->header, "metadata", &md) &&
+		    json_object_object_get_ex(md, "current_time", &ct))
+			snprintf(ctimes[cycles], sizeof(ctimes[0]), "%s",
+			    json_object_get_string(ct));
+	}
 	cycles++;
 	free(last_col);
 	last_col = xstrndup(col, len);
@@ -221,6 +271,58 @@ test_host_api(struct plugin *p, struct config *cfg)
 	    -ENOSYS, "http_download says it is not wired");
 }
 
+static void
+free_plugins(struct plugin_list *pl)
+{
+	struct plugin	*p;
+
+	while ((p = TAILQ_FIRST(pl)) != NULL) {
+		TAILQ_REMOVE(pl, p, entry);
+		host_ctx_free(p->ctx);
+		free(p->manifest.name);
+		free(p);
+	}
+}
+
+/*
+ * Files and current_time name a cycle by its end to the second: cycles
+ * whose answers come late must still get distinct, increasing seconds
+ * (or one .col overwrites another).
+ */
+static void
+test_distinct_seconds(struct config *cfg)
+{
+	struct plugin_list pl = TAILQ_HEAD_INITIALIZER(pl);
+	struct run_hooks hooks = { on_cycle, on_finished, NULL, NULL };
+	struct run	*r;
+	char		 err[256];
+	int		 i, sdone = 0, ok_end = 1, ok_ct = 1, never = 0;
+
+	config_set(cfg, "continuous", "true", SRC_CLI, "test", err,
+	    sizeof(err));
+	mkplugin(&pl, &d_late, cfg);
+	cycles = 0;
+	r = run_new(base, cfg, &pl, &hooks);
+	CHECK_INTEQ(run_start(r), 0, "continuous run starts");
+	for (i = 0; i < 10 * NENDS && cycles < NENDS; i++)
+		loop_until(&never, 200);
+	CHECK_INTEQ(cycles >= NENDS, 1, "the late system profiler's cycles "
+	    "complete");
+	for (i = 1; i < NENDS && i < cycles; i++) {
+		if (ends[i] <= ends[i - 1])
+			ok_end = 0;
+		if (strcmp(ctimes[i], ctimes[i - 1]) <= 0)
+			ok_ct = 0;
+	}
+	CHECK(ok_end, "every cycle ends in a later second than the one "
+	    "before");
+	CHECK(ok_ct, "current_time increases from cycle to cycle");
+	run_stop(r, stop_done_cb, &sdone);
+	loop_until(&sdone, 2000);
+	run_free(r);
+	free_plugins(&pl);
+}
+
 int
 main(void)
 {
@@ -274,13 +376,9 @@ main(void)
 	    "answered inline)");
 	CHECK_INTEQ(stopped, 2, "stop() called on plugins that have it");
 	run_free(r);
+	test_distinct_seconds(cfg);
 	free(last_col);
-	while ((p = TAILQ_FIRST(&pl)) != NULL) {
-		TAILQ_REMOVE(&pl, p, entry);
-		host_ctx_free(p->ctx);
-		free(p->manifest.name);
-		free(p);
-	}
+	free_plugins(&pl);
 	config_free(cfg);
 	metadata_free();
 	event_base_free(base);

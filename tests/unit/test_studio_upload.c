@@ -174,7 +174,7 @@ main(void)
 	config_set(cfg, "spool-dir", spool, SRC_CLI, "t", err, 256);
 	CHECK_INTEQ(studio_init(base, cfg), 0, "studio_init");
 	metadata_collect(0);
-	md = metadata_build(cfg, MODE_CPU, 11);
+	md = metadata_build(cfg, MODE_CPU, 11, NULL);
 
 	/* The backend answers "0" to agents older than 1.2.3 (§4.5). */
 	json_object_object_get_ex(md, "agent_version", &v);
