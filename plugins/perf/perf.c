@@ -174,12 +174,21 @@ perf_drain_cb(void *arg)
 		    strerror(-rc));
 }
 
+static void
+perf_wakeup_cb(int32_t fd, uint32_t events, void *arg)
+{
+	perf_drain_cb(arg);
+}
+
 /* Free what a run allocated; safe on a partly started run. */
 static void
 perf_teardown(struct perf *p)
 {
 	p->api->timer_del(p->drain_timer);
 	p->drain_timer = NULL;
+	if (p->wakeup != NULL)
+		p->api->fd_unwatch(p->wakeup);
+	p->wakeup = NULL;
 	sampler_close(p->sampler);
 	p->sampler = NULL;
 	unwinder_free(p->uw);
@@ -261,8 +270,12 @@ perf_start(void *priv)
 	}
 	symbolizer_set_kernel_resolver(p->sym, perf_ksym_resolve, p);
 	p->cur.cpus = sampler_sync_cpus(p->sampler);
-	p->drain_timer = p->api->timer_add(p->ctx, PERF_DRAIN_MS, 1,
-	    perf_drain_cb, p);
+	if (p->api->fd_watch != NULL)
+		p->wakeup = p->api->fd_watch(p->ctx,
+		    sampler_wakeup_fd(p->sampler), GP_EV_READ, perf_wakeup_cb,
+		    p);
+	p->drain_timer = p->api->timer_add(p->ctx, p->wakeup != NULL ?
+	    PERF_DRAIN_MS : PERF_DRAIN_POLL_MS, 1, perf_drain_cb, p);
 	if (p->drain_timer == NULL) {
 		perf_teardown(p);
 		return (-ENOMEM);

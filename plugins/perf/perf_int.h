@@ -20,7 +20,11 @@
 #define PERF_MODE_DWARF		2
 #define PERF_MODE_SMART		3
 
-#define PERF_DRAIN_MS		100	/* ring-buffer drain period */
+/* Drain period: the BPF program wakes us for new processes and a filling
+ * ring; the timer only bounds how long a sample waits otherwise (and is
+ * the whole mechanism in a host without fd watches). */
+#define PERF_DRAIN_MS		1000
+#define PERF_DRAIN_POLL_MS	100	/* without a wake-up watch */
 
 struct stackagg;
 struct pidtab;
@@ -52,6 +56,7 @@ struct perf {
 
 	struct sampler		*sampler;
 	struct gp_timer		*drain_timer;
+	struct gp_watch		*wakeup;	/* the ring's wake-ups */
 	struct symbolizer	*sym;
 	struct unwinder		*uw;
 	struct stackagg		*fp;		/* frame-pointer stacks */

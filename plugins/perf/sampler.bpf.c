@@ -31,6 +31,14 @@ struct {
 	__type(value, __u8);
 } pids SEC(".maps");
 
+/* User tgids user space has been woken for (LRU: exited ones age out). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u8);
+} announced SEC(".maps");
+
 /* Indexed by CPU: a per-CPU array cannot hold values this large. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -140,6 +148,29 @@ copy_user_stack(struct sample_buf *s)
 	return ((__u32)off);
 }
 
+/*
+ * Wake user space only when it has work that cannot wait: the first
+ * sample of a process (its maps are read while it lives, and short-lived
+ * processes exit within a drain period), or a ring a quarter full (three
+ * quarters of headroom for the wake-up to be served).  Otherwise samples
+ * wait for the cycle's snapshot or the slow drain timer: no wake-up per
+ * sample, nor per fixed period.
+ */
+static __always_inline __u64
+wakeup_flags(__u32 tgid, int is_user)
+{
+	__u8 one = 1;
+
+	if (is_user && bpf_map_lookup_elem(&announced, &tgid) == NULL) {
+		bpf_map_update_elem(&announced, &tgid, &one, BPF_ANY);
+		return BPF_RB_FORCE_WAKEUP;
+	}
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
 SEC("perf_event")
 int
 on_sample(void *ctx)
@@ -207,7 +238,8 @@ on_sample(void *ctx)
 	}
 	if (size > sizeof(*s))
 		return 0;
-	if (bpf_ringbuf_output(&events, s, size, BPF_RB_NO_WAKEUP) != 0)
+	if (bpf_ringbuf_output(&events, s, size, wakeup_flags(tgid,
+	    is_user)) != 0)
 		stat_inc(STAT_RB_FULL);
 	return 0;
 }

@@ -191,8 +191,9 @@ sampler_rb_cb(void *arg, void *data, size_t len)
 	return (s->opts.on_record(s->opts.arg, data, len));
 }
 
-/* A ring big enough for ~1 s of samples from every CPU (at their deepest),
- * so a late drain loses nothing; a power of two of at least 64 KiB (its
+/* A ring big enough for ~0.5 s of samples from every CPU at their deepest
+ * (seconds at usual depths), woken a quarter full, so a late drain loses
+ * nothing; a power of two of at least 64 KiB (its
  * pages are resident once written, and mapped twice). */
 static uint32_t
 sampler_ring_size(const struct sampler_opts *o, int ncpus)
@@ -363,6 +364,14 @@ int
 sampler_drain(struct sampler *s)
 {
 	return (ring_buffer__consume(s->rb));
+}
+
+/* The ring's own fd: level-triggered, readable while it holds data, and
+ * woken only by the program's forced wake-ups. */
+int
+sampler_wakeup_fd(const struct sampler *s)
+{
+	return (bpf_map__fd(s->skel->maps.events));
 }
 
 void

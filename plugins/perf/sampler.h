@@ -99,6 +99,9 @@ struct sampler	*sampler_open(const struct sampler_opts *, char *err,
 void		 sampler_close(struct sampler *);
 /* Consume what the ring buffer holds: records, or -errno. */
 int		 sampler_drain(struct sampler *);
+/* Readable when the program wakes user space (a new process, a ring a
+ * quarter full): watch it and drain. */
+int		 sampler_wakeup_fd(const struct sampler *);
 /* Follow CPU hot-plug: events for CPUs that came online, close the rest.
  * Returns the number of CPUs sampled. */
 int		 sampler_sync_cpus(struct sampler *);

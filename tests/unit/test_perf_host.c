@@ -1,8 +1,8 @@
 /*
  * A minimal plugin host for the perf plugin's integration tests and the
  * benchmark, used until (and besides) the daemon: dlopen()s perf.so,
- * implements the host API parts perf uses (log, options, timers, stack
- * sink, JSON metadata as "# key=value" lines, pid_wanted), runs N cycles
+ * implements the host API parts perf uses (log, options, timers, one fd
+ * watch, stack sink, JSON metadata as "# key=value" lines, pid_wanted), runs N cycles
  * of D seconds and prints each cycle's stacks folded, like a .col body:
  *
  *	comm;frame;...;frame count
@@ -13,6 +13,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +41,11 @@ static struct {
 } opts[HOST_MAX_OPTS];
 static int nopts;
 static struct gp_timer timers[HOST_MAX_TIMERS];
+static struct gp_watch {
+	int		 fd;		/* -1: none */
+	void		(*cb)(int32_t, uint32_t, void *);
+	void		*arg;
+} watch = { -1, NULL, NULL };
 static int snap_done, stop_done_called, snap_status;
 static uint64_t nstacks;
 
@@ -113,6 +119,23 @@ h_timer_del(struct gp_timer *t)
 {
 	if (t != NULL)
 		t->used = 0;
+}
+
+static struct gp_watch *
+h_fd_watch(struct gp_plugin_ctx *ctx, int32_t fd, uint32_t events,
+    void (*cb)(int32_t, uint32_t, void *), void *arg)
+{
+	if (watch.fd >= 0 || events != GP_EV_READ)
+		return (NULL);
+	watch = (struct gp_watch){ fd, cb, arg };
+	return (&watch);
+}
+
+static void
+h_fd_unwatch(struct gp_watch *w)
+{
+	if (w != NULL)
+		w->fd = -1;
 }
 
 /* Frames of one stack, folded; the host would add index/container. */
@@ -216,6 +239,8 @@ static const struct gp_host_api host = {
 	.option_get_bool = h_option_get_bool,
 	.timer_add = h_timer_add,
 	.timer_del = h_timer_del,
+	.fd_watch = h_fd_watch,
+	.fd_unwatch = h_fd_unwatch,
 	.snapshot_add_stack = h_add_stack,
 	.snapshot_done = h_snapshot_done,
 	.stop_done = h_stop_done,
@@ -228,11 +253,11 @@ static const struct gp_host_api host = {
 	.pid_wanted = h_pid_wanted,
 };
 
-/* Run timers until `until`. */
+/* Run timers and the watch until `until`. */
 static void
 run_until(double until)
 {
-	struct timespec ts;
+	struct pollfd pfd;
 	double t, next;
 	int i;
 
@@ -253,11 +278,14 @@ run_until(double until)
 				next = timers[i].due;
 		}
 		t = next - now();
-		if (t > 0) {
-			ts.tv_sec = (time_t)t;
-			ts.tv_nsec = (long)((t - ts.tv_sec) * 1e9);
-			nanosleep(&ts, NULL);
-		}
+		if (t <= 0)
+			continue;
+		pfd.fd = watch.fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, (int)(t * 1000) + 1) > 0 && watch.fd >= 0 &&
+		    (pfd.revents & POLLIN))
+			watch.cb(watch.fd, GP_EV_READ, watch.arg);
 	}
 }
 
