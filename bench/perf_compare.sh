@@ -20,24 +20,24 @@ secs=${2:-10}
 wl=$build/tests/workloads/perf_busy
 host=$build/tests/unit/test_perf_host
 so=$build/plugins/perf/.libs/perf.so
+rusage=$build/bench/rusage
 ncpu=$(nproc)
 tmp=$(mktemp -d /tmp/perfbench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-for x in "$wl" "$host" "$so"; do
+for x in "$wl" "$host" "$so" "$rusage"; do
 	[ -e "$x" ] || { echo "missing $x: build first (make check)"; exit 1; }
 done
 command -v perf >/dev/null || { echo "perf (linux-perf) missing"; exit 1; }
 command -v bpftrace >/dev/null || { echo "bpftrace missing"; exit 1; }
 
 # measure NAME CMD...: CPU seconds and peak RSS of CMD and its children
-# (GNU time's %U %S %M: children are waited for, so they count).
+# (bench/rusage: getrusage to the microsecond; children are waited for,
+# so they count).
 measure() {
 	name=$1; shift
-	/usr/bin/time -f "%U %S %M" -o "$tmp/$name.time" "$@" \
-	    >"$tmp/$name.out" 2>"$tmp/$name.err"
-	# the last line: GNU time first notes a non-zero exit status
-	read -r u s m < <(tail -1 "$tmp/$name.time")
-	echo "$name $(echo "$u + $s" | bc) $m"
+	"$rusage" "$tmp/$name.time" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	read -r c m <"$tmp/$name.time"
+	echo "$name $(printf '%.3f' "$c") $m"
 }
 
 # user-frame symbolization of the workload's folded stacks
@@ -73,6 +73,7 @@ daemon() {
 	    --pid-file "$tmp/$name.d/pid" --log-file "$tmp/$name.d/log" \
 	    --spool-dir "$tmp/$name.d/spool" --state-dir "$tmp/$name.d/st" "$@")
 	set -- $r
+	daemon_cpu=$2
 	# .col lines: "index;container;comm;frames count"
 	sed -n 's/^[^#;]*;[^;]*;//p' "$tmp/$name.d/last_profile.col" \
 	    >"$tmp/$name.fold" 2>/dev/null
@@ -111,8 +112,13 @@ for hz in 11 99; do
 		"$wl" -t $((2 * secs + 6)) -j "$ncpu" & busy=$!
 		sleep 1
 		daemon gprofiler-perf $hz --no-python --no-java
+		g_cpu=$daemon_cpu
 		daemon gprofiler-all $hz
 		wait $busy
+		echo "ratios at $hz Hz: gprofiler-perf/perf cpu" \
+		    "$(echo "scale=3; $g_cpu / $p_cpu" | bc)" \
+		    "gprofiler-perf/bpftrace cpu" \
+		    "$(echo "scale=3; $g_cpu / $b_cpu" | bc)"
 	fi
 	echo "ratios at $hz Hz: agent/perf cpu $(echo "scale=3; $a_cpu / $p_cpu" | bc)" \
 	    "agent/bpftrace cpu $(echo "scale=3; $a_cpu / $b_cpu" | bc)" \
