@@ -29,6 +29,9 @@ struct agent {
 	struct plugin_list	*plugins;
 	struct config		*cfg;
 	struct config		*pending;	/* SIGHUP: the next config */
+	int			 reload_queued;	/* restart after this cycle */
+	struct config		**retired;	/* replaced configs (may be */
+	size_t			 nretired;	/* referenced until exit) */
 	struct run		*run;
 	struct event		*ev_sig[3];
 	struct event		*ev_watchdog;
@@ -71,16 +74,37 @@ agent_check_controller(evutil_socket_t fd, short ev, void *arg)
 	}
 }
 static int	agent_start_run(struct agent *);
+static void	agent_restarted(void *);
+
+/* A reload waits for the cycle in progress: restart between cycles. */
+static void
+agent_reload_now(evutil_socket_t fd, short ev, void *arg)
+{
+	struct agent	*a = arg;
+
+	CHECK_OBJ(a, AGENT_MAGIC);
+	a->reload_queued = 0;
+	if (a->stopping || a->run == NULL || a->pending == NULL)
+		return;
+	run_stop(a->run, agent_restarted, a);
+}
 
 static void
 agent_on_cycle(const struct cycle_output *co, const char *col, size_t collen,
     void *arg)
 {
 	struct agent	*a = arg;
+	struct timeval	 now = { 0, 0 };
 
 	CHECK_OBJ(a, AGENT_MAGIC);
 	agent_touch_heartbeat_file(config_get(a->cfg, "heartbeat-file"));
 	agent_hook_cycle(a->cfg, co, col, collen);
+	/* Out of the run's callback before stopping it. */
+	if (a->pending != NULL && !a->reload_queued) {
+		a->reload_queued = 1;
+		event_base_once(a->base, -1, EV_TIMEOUT, agent_reload_now, a,
+		    &now);
+	}
 }
 
 static void
@@ -219,19 +243,68 @@ agent_restarted(void *arg)
 	}
 }
 
+/*
+ * Settings read once at start (the backend connection, the spool, the
+ * state): a reload keeps their old values and says which changed.  Names
+ * only: values may be secrets.
+ */
+static const char *const agent_restart_keys[] = {
+	"enable-heartbeat-server", "upload-results", "server-host", "token",
+	"token-file", "service-name", "api-server", "api-server-user",
+	"api-server-password", "heartbeat-interval", "server-upload-timeout",
+	"spool-dir", "spool-max-size", "state-dir", "no-verify",
+	"tls-ca-bundle", "tls-client-cert", "tls-client-key", "log-file",
+	"pid-file", NULL
+};
+
+static void
+agent_keep_restart_keys(const struct config *old, struct config *cfg)
+{
+	const char	*k, *o, *n;
+	char		 changed[512], err[256];
+	size_t		 i;
+
+	changed[0] = '\0';
+	for (i = 0; (k = agent_restart_keys[i]) != NULL; i++) {
+		o = config_get(old, k);
+		n = config_get(cfg, k);
+		if ((o == NULL && n == NULL) || (o != NULL && n != NULL &&
+		    strcmp(o, n) == 0))
+			continue;
+		if (o != NULL)
+			(void)config_set(cfg, k, o, config_source(old, k),
+			    config_origin(old, k), err, sizeof(err));
+		snprintf(changed + strlen(changed), sizeof(changed) -
+		    strlen(changed), "%s%s", changed[0] ? ", " : "", k);
+	}
+	if (changed[0] != '\0')
+		log_warnx("reload: %s changed; that takes a restart of the "
+		    "agent (the running values are kept)", changed);
+}
+
+/* Heartbeat mode: commands build their runs on the new configuration. */
+static void
+agent_rebase(struct agent *a, struct config *cfg)
+{
+	a->retired = xreallocarray(a->retired, a->nretired + 1,
+	    sizeof(*a->retired));
+	a->retired[a->nretired++] = a->cfg;
+	a->cfg = cfg;
+	log_setverbose(config_get_bool(cfg, "verbose"));
+	command_rebase(cfg);
+	log_info("configuration reloaded: later commands build on it, and "
+	    "the continuous run in force restarts on it after its current "
+	    "cycle");
+}
+
 static void
 agent_reload(struct agent *a)
 {
 	struct config	*cfg = NULL;
 	char		 err[1024];
 
-	if (a->stopping || a->pending != NULL)
+	if (a->stopping)
 		return;
-	if (agent_hook_owns_runs(a->cfg)) {
-		log_warnx("SIGHUP: with --enable-heartbeat-server the "
-		    "configuration is not reloaded; restart the agent");
-		return;
-	}
 	if (config_load(&cfg, a->cl, a->plugins, err, sizeof(err)) != 0 ||
 	    config_validate(cfg, err, sizeof(err)) != 0) {
 		log_warnx("reload: %s; keeping the previous configuration",
@@ -239,13 +312,19 @@ agent_reload(struct agent *a)
 		config_free(cfg);
 		return;
 	}
-	log_info("reloading the configuration: the new one applies from the "
-	    "next cycle");
+	agent_keep_restart_keys(a->cfg, cfg);
+	if (agent_hook_owns_runs(a->cfg)) {
+		agent_rebase(a, cfg);
+		return;
+	}
+	config_free(a->pending);	/* a newer SIGHUP wins */
 	a->pending = cfg;
-	if (a->run != NULL)
-		run_stop(a->run, agent_restarted, a);
-	else
+	if (a->run == NULL) {
 		agent_restarted(a);
+		return;
+	}
+	log_info("reloading the configuration: the new one applies once the "
+	    "current cycle is out");
 }
 
 static void
@@ -322,6 +401,9 @@ agent_main(struct event_base *base, const struct cmdline *cl,
 		event_free(a.ev_controller);
 	config_free(a.pending);
 	config_free(a.cfg);
+	for (i = 0; i < a.nretired; i++)
+		config_free(a.retired[i]);
+	free(a.retired);
 	a.cfg = NULL;
 	a.magic = 0;
 	return (a.status);

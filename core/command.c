@@ -35,6 +35,8 @@ static struct {
 	struct cmd_slot		 cont;
 	struct cmd_slot		 adhoc;
 	struct config		*cont_paused;	/* resume after the ad-hoc */
+	struct json_object	*cont_cc;	/* its command's settings */
+	int			 rebase;	/* restart it after its cycle */
 	void			(*stop_done)(void *);
 	void			*stop_arg;
 } cmd;
@@ -118,12 +120,54 @@ cmd_on_finished(struct run *run, int status, const char *err, void *arg)
 	event_base_once(cmd.base, -1, EV_TIMEOUT, cmd_finished_later, s, &tv);
 }
 
+static void	cmd_slot_replace(struct cmd_slot *, struct config *, int, int,
+		    const char *, void (*)(void *), void *);
+
+/* The continuous run's command over the current base; NULL on error. */
+static struct config *
+cmd_rebuild_continuous(void)
+{
+	struct config	*c;
+	char		 err[512];
+	int		 skip;
+
+	if (command_build_config(cmd.base_cfg, cmd.cont_cc, studio_hostname(),
+	    &c, &skip, err, sizeof(err)) != 0 || skip) {
+		log_warnx("reload: the continuous run keeps its settings: %s",
+		    skip ? "its command no longer targets this host" : err);
+		config_free(c);
+		return (NULL);
+	}
+	return (c);
+}
+
+/* Between two cycles of the continuous run: restart it on the new base. */
+static void
+cmd_rebase_now(evutil_socket_t fd, short what, void *arg)
+{
+	struct config	*c;
+
+	if (cmd.cont.run == NULL || cmd.cont.stopping || cmd.cont_cc == NULL ||
+	    cmd.stop_done != NULL || (c = cmd_rebuild_continuous()) == NULL)
+		return;
+	log_info("command: the continuous run restarts on the reloaded "
+	    "configuration");
+	cmd_slot_replace(&cmd.cont, c, 0, 0, NULL, NULL, NULL);
+}
+
 static void
 cmd_cycle(const struct cycle_output *co, const char *col, size_t collen,
     void *arg)
 {
+	struct timeval	 now = { 0, 0 };
+
 	if (cmd.hooks.on_cycle != NULL)
 		cmd.hooks.on_cycle(co, col, collen, cmd.hooks.arg);
+	if (arg == &cmd.cont && cmd.rebase) {
+		cmd.rebase = 0;
+		event_base_once(cmd.base, -1, EV_TIMEOUT, cmd_rebase_now, NULL,
+		    &now);
+	}
 }
 
 static const char *
@@ -287,6 +331,9 @@ cmd_start(const struct hb_command *hc)
 		return;
 	}
 	if (config_get_bool(c, "continuous")) {
+		json_object_put(cmd.cont_cc);
+		cmd.cont_cc = json_object_get(hc->combined_config);
+		cmd.rebase = 0;		/* built on the current base */
 		if (cmd.adhoc.run != NULL) {
 			/* Runs after the ad-hoc one; acknowledged now. */
 			config_free(cmd.cont_paused);
@@ -346,6 +393,9 @@ cmd_stop_everything(const char *id)
 
 	config_free(cmd.cont_paused);
 	cmd.cont_paused = NULL;
+	json_object_put(cmd.cont_cc);
+	cmd.cont_cc = NULL;
+	cmd.rebase = 0;
 	sa = xcalloc(1, sizeof(*sa));
 	sa->id = id != NULL ? xstrdup(id) : NULL;
 	sa->left = 3;	/* the two slots and this call */
@@ -387,6 +437,29 @@ command_init(struct event_base *base, const struct config *cfg,
 	    sizeof(cmd.loaded_sel));
 }
 
+/*
+ * SIGHUP: later commands build on the new base configuration (the caller
+ * keeps it alive); the continuous run in force is rebuilt from it and its
+ * command's settings: a paused one now, a running one after its current
+ * cycle (nothing collected is abandoned).
+ */
+void
+command_rebase(const struct config *base)
+{
+	struct config	*c;
+
+	cmd.base_cfg = base;
+	if (cmd.cont_cc == NULL || cmd.stop_done != NULL)
+		return;
+	if (cmd.cont_paused != NULL) {
+		if ((c = cmd_rebuild_continuous()) != NULL) {
+			config_free(cmd.cont_paused);
+			cmd.cont_paused = c;
+		}
+	} else if (cmd.cont.run != NULL)
+		cmd.rebase = 1;
+}
+
 /* Stop every command run (shutdown), then done(arg). */
 void
 command_stop_all(void (*done)(void *), void *arg)
@@ -395,6 +468,9 @@ command_stop_all(void (*done)(void *), void *arg)
 	cmd.stop_arg = arg;
 	config_free(cmd.cont_paused);
 	cmd.cont_paused = NULL;
+	json_object_put(cmd.cont_cc);
+	cmd.cont_cc = NULL;
+	cmd.rebase = 0;
 	cmd_slot_replace(&cmd.adhoc, NULL, 0, 0, NULL, NULL, NULL);
 	cmd_slot_replace(&cmd.cont, NULL, 0, 0, NULL, NULL, NULL);
 	cmd_maybe_stop_done();

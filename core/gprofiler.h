@@ -698,6 +698,7 @@ void		 command_init(struct event_base *, const struct config *,
 		    const struct command_ops *);
 void		 command_execute(const struct hb_command *);
 void		 command_stop_all(void (*done)(void *), void *arg);
+void		 command_rebase(const struct config *);
 
 /* container.c */
 /* The container id in /proc/PID/cgroup text (last 64-hex run); 0/-ENOENT */

@@ -68,6 +68,7 @@ STUDIO_IT = \
 	tests/integration/55-studio-commands.sh \
 	tests/integration/56-studio-tls.sh \
 	tests/integration/57-studio-upload-file.sh \
-	tests/integration/58-studio-heartbeat-garbage.sh
+	tests/integration/58-studio-heartbeat-garbage.sh \
+	tests/integration/59-studio-reload.sh
 TESTS += $(STUDIO_IT)
 EXTRA_DIST += $(STUDIO_IT) tests/integration/studio_lib.sh docs/STUDIO.md
