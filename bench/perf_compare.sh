@@ -83,6 +83,20 @@ daemon() {
 	rm -rf "$tmp/$name.d"
 }
 
+# Warm-up, not measured: every tool once, so that no row pays for reading
+# its binaries and libraries from disk while the others find them cached.
+"$host" "$so" -d 1 >/dev/null 2>&1
+perf record -q -a -g -F 11 -o "$tmp/warm.data" -- sleep 1 >/dev/null 2>&1 &&
+    perf script -i "$tmp/warm.data" >/dev/null 2>&1
+timeout -s INT 2 bpftrace -e 'profile:hz:11 { @[comm, kstack, ustack] =
+    count(); }' >/dev/null 2>&1
+if [ -x "$gp" ] && [ -d "$plugdir" ]; then
+	"$gp" --plugin-dir "$plugdir" -d 1 -o "$tmp/warm.d" \
+	    --pid-file "$tmp/warm.pid" --spool-dir "$tmp/warm.spool" \
+	    --state-dir "$tmp/warm.st" >/dev/null 2>&1
+fi
+rm -rf "$tmp"/warm.*
+
 echo "# $(nproc) CPUs, window ${secs} s, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%-14s %4s %10s %10s %8s\n" tool Hz cpu_s rss_kb user_sym
 for hz in 11 99; do
