@@ -273,7 +273,8 @@ agent_keep_restart_keys(const struct config *old, struct config *cfg)
 			continue;
 		if (o != NULL)
 			(void)config_set(cfg, k, o, config_source(old, k),
-			    config_origin(old, k), err, sizeof(err));
+			    config_origin(old, k) != NULL ? config_origin(old,
+			    k) : "the running configuration", err, sizeof(err));
 		snprintf(changed + strlen(changed), sizeof(changed) -
 		    strlen(changed), "%s%s", changed[0] ? ", " : "", k);
 	}
