@@ -44,6 +44,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)py_proc_parse_map_line(s, size, &m);
 	(void)py_proc_map_is_python(s, size);
 	(void)py_proc_stat_state(s, size, &state, &st);
+	(void)py_proc_stat_cpu(s, size, &st);
 	(void)py_proc_status_name(s, size, out, sizeof(out));
 	(void)py_proc_cmdline_excluded(s, size);
 	free(s);

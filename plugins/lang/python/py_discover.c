@@ -65,11 +65,12 @@ py_discover_candidate(pid_t pid)
 /*
  * Identity of a process (cpython.md §1): start time (clock ticks since
  * boot) and the executable's device and inode, which change on exec while
- * the PID and start time stay; and its age in seconds.
+ * the PID and start time stay; its age in seconds, and the CPU time it
+ * has used (clock ticks), to rank processes by CPU.
  */
 int
 py_discover_stat(pid_t pid, uint64_t *starttime, uint64_t *exe_id,
-    double *age)
+    double *age, uint64_t *cpu_ticks)
 {
 	char path[64], buf[1024], up[128], state;
 	struct stat st;
@@ -83,7 +84,8 @@ py_discover_stat(pid_t pid, uint64_t *starttime, uint64_t *exe_id,
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((n = py_read_small_file(path, buf, sizeof(buf))) <= 0)
 		return (-ESRCH);
-	if (py_proc_stat_state(buf, (size_t)n, &state, starttime) != 0)
+	if (py_proc_stat_state(buf, (size_t)n, &state, starttime) != 0 ||
+	    py_proc_stat_cpu(buf, (size_t)n, cpu_ticks) != 0)
 		return (-EINVAL);
 	if (py_read_small_file("/proc/uptime", up, sizeof(up)) <= 0 ||
 	    hz <= 0)

@@ -159,6 +159,39 @@ py_proc_stat_state(const char *s, size_t len, char *state,
 	return (0);
 }
 
+/* utime + stime (fields 14 and 15 of /proc/PID/stat), in clock ticks. */
+int
+py_proc_stat_cpu(const char *s, size_t len, uint64_t *ticks)
+{
+	uint64_t v[2] = { 0, 0 };
+	size_t i, close = len;
+	int field, k;
+
+	for (i = len; i > 0; i--)
+		if (s[i - 1] == ')') {
+			close = i - 1;
+			break;
+		}
+	if (close == len || close + 2 >= len)
+		return (-EINVAL);
+	for (i = close + 2, field = 3; field < 14 && i < len; i++)
+		if (s[i] == ' ')
+			field++;
+	if (field != 14)
+		return (-EINVAL);
+	for (k = 0; k < 2; k++) {
+		if (i >= len || s[i] < '0' || s[i] > '9')
+			return (-EINVAL);
+		while (i < len && s[i] >= '0' && s[i] <= '9' &&
+		    v[k] < (1ull << 58))
+			v[k] = v[k] * 10 + (uint64_t)(s[i++] - '0');
+		if (k == 0 && (i >= len || s[i++] != ' '))
+			return (-EINVAL);
+	}
+	*ticks = v[0] + v[1];
+	return (0);
+}
+
 /* Name: of /proc/PID/status, the comm as gProfiler reports it. */
 int
 py_proc_status_name(const char *s, size_t len, char *out, size_t outlen)

@@ -41,6 +41,10 @@ struct pyp_proc {
 	int		 seen;
 	uint32_t	 fails;
 	uint64_t	 samples;
+	uint64_t	 cpu_ticks;	/* utime + stime at the last scan */
+	double		 cpu_rate;	/* ticks a second since the scan before */
+	double		 cpu_at;	/* age at the last scan, seconds */
+	int		 chosen;	/* among the top N by CPU (sampled) */
 	char		 comm[64];
 	char		 reason[256];
 	char		 appid[1024];
@@ -53,6 +57,7 @@ struct pyp {
 	int		 enabled;
 	uint32_t	 freq;
 	double		 min_duration;
+	uint32_t	 max_procs;	/* top N by CPU; 0: every process */
 	struct gp_timer	*sample_timer;
 	struct gp_timer	*scan_timer;
 	struct pyp_proc	**procs;
@@ -145,13 +150,18 @@ static void
 pyp_scan_pid(struct pyp *p, pid_t pid)
 {
 	struct pyp_proc *pr = pyp_find(p, pid);
-	uint64_t start, exe_id;
+	uint64_t start, exe_id, ticks;
 	double age;
 
-	if (py_discover_stat(pid, &start, &exe_id, &age) != 0)
+	if (py_discover_stat(pid, &start, &exe_id, &age, &ticks) != 0)
 		return;
 	if (pr != NULL && pr->starttime == start && pr->exe_id == exe_id) {
 		pr->seen = 1;
+		if (age > pr->cpu_at && ticks >= pr->cpu_ticks)
+			pr->cpu_rate = (double)(ticks - pr->cpu_ticks) /
+			    (age - pr->cpu_at);
+		pr->cpu_ticks = ticks;
+		pr->cpu_at = age;
 		return;
 	}
 	if (pr != NULL) {
@@ -171,11 +181,59 @@ pyp_scan_pid(struct pyp *p, pid_t pid)
 	pr->starttime = start;
 	pr->exe_id = exe_id;
 	pr->seen = 1;
+	/* Until a second scan: its average over its life. */
+	pr->cpu_ticks = ticks;
+	pr->cpu_at = age;
+	pr->cpu_rate = age > 0 ? (double)ticks / age : 0;
 	if (!py_discover_candidate(pid))
 		pr->state = PYP_IGNORED;
 	else
 		pyp_attach(p, pr);
 	p->procs[p->nprocs++] = pr;
+}
+
+static int
+pyp_cmp_rate(const void *a, const void *b)
+{
+	const struct pyp_proc *x = *(struct pyp_proc *const *)a;
+	const struct pyp_proc *y = *(struct pyp_proc *const *)b;
+
+	if (x->cpu_rate != y->cpu_rate)
+		return (x->cpu_rate > y->cpu_rate ? -1 : 1);
+	return (x->pid < y->pid ? -1 : x->pid > y->pid);
+}
+
+/*
+ * --max-processes-runtime-profiler N (gprofiler-compat §10): sample only
+ * the N Python processes that used the most CPU since the previous scan;
+ * the choice follows the load from scan to scan.
+ */
+static void
+pyp_choose(struct pyp *p)
+{
+	struct pyp_proc **act;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < p->nprocs; i++)
+		p->procs[i]->chosen = p->max_procs == 0;
+	if (p->max_procs == 0)
+		return;
+	if ((act = calloc(p->nprocs + 1, sizeof(*act))) == NULL) {
+		for (i = 0; i < p->nprocs; i++)
+			p->procs[i]->chosen = 1;
+		return;
+	}
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i]->state == PYP_ACTIVE)
+			act[n++] = p->procs[i];
+	qsort(act, n, sizeof(*act), pyp_cmp_rate);
+	for (i = 0; i < n && i < p->max_procs; i++)
+		act[i]->chosen = 1;
+	if (n > p->max_procs)
+		p->api->log(p->ctx, GP_LOG_DEBUG, "sampling the %u busiest of "
+		    "%u Python processes (--max-processes-runtime-profiler)",
+		    p->max_procs, n);
+	free(act);
 }
 
 static void
@@ -209,6 +267,7 @@ pyp_scan(struct pyp *p)
 		else
 			i++;
 	}
+	pyp_choose(p);
 }
 
 static void
@@ -263,7 +322,7 @@ pyp_sample_cb(void *arg)
 	uint32_t i;
 
 	for (i = 0; i < p->nprocs; i++)
-		if (p->procs[i]->state == PYP_ACTIVE)
+		if (p->procs[i]->state == PYP_ACTIVE && p->procs[i]->chosen)
 			pyp_sample_proc(p, p->procs[i]);
 }
 
@@ -392,6 +451,10 @@ pyp_start(void *priv)
 	p->freq = f < 1 ? 1 : f > PYP_MAX_FREQ ? PYP_MAX_FREQ : (uint32_t)f;
 	p->min_duration = (double)p->api->option_get_int(p->ctx,
 	    "min-duration", 0);
+	f = p->api->option_get_int(p->ctx, "max-processes-runtime-profiler",
+	    0);
+	p->max_procs = f < 0 ? 0 : f > PYP_MAX_PROCS ? PYP_MAX_PROCS :
+	    (uint32_t)f;
 	pyp_scan(p);
 	p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
 	    pyp_sample_cb, p);
@@ -402,7 +465,8 @@ pyp_start(void *priv)
 		return (-ENOMEM);
 	}
 	p->api->log(p->ctx, GP_LOG_INFO, "sampling Python at %u Hz, %u "
-	    "processes tracked", p->freq, p->nprocs);
+	    "processes tracked%s", p->freq, p->nprocs, p->max_procs > 0 ?
+	    ", the busiest only (--max-processes-runtime-profiler)" : "");
 	return (0);
 }
 
