@@ -21,6 +21,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	jv_status_sigcgt(in, size, &m);
 	jv_status_nspid(in, size, &ns);
 	jv_parse_stat_starttime(in, size, &st);
+	jv_parse_stat_cpu(in, size, &st);
 	jv_maps_has_libjvm(in, size);
 	memset(&o, 0, sizeof(o));
 	jv_opts_scan(in, size, '\0', &o);

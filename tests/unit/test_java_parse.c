@@ -181,6 +181,11 @@ test_proc(void)
 	    "starttime after a comm with ') '");
 	CHECK(jv_parse_stat_starttime(S("12 (x) S 1 2"), &st) != 0,
 	    "short stat");
+	CHECK(jv_parse_stat_cpu(S("12 (a b) c) S 1 2 3 4 5 6 7 8 9 10 "
+	    "300 45 13 14 15 16 17 18 777 19"), &st) == 0 && st == 345,
+	    "utime + stime");
+	CHECK(jv_parse_stat_cpu(S("12 (x) S 1 2 3 4 5 6 7 8 9 10 11"),
+	    &st) != 0, "stat cut before stime");
 	CHECK(jv_maps_has_libjvm(S("7f00-7f01 r-xp 0 08:01 1 /usr/lib/jvm/"
 	    "java-17-openjdk-amd64/lib/server/libjvm.so\n")) == 1, "libjvm");
 	CHECK(jv_maps_has_libjvm(S("7f00-7f01 r-xp 0 08:01 1 /libjvm.so\n"))

@@ -51,6 +51,9 @@ struct jv_jvm {
 	struct jv	*p;
 	pid_t		 pid;
 	uint64_t	 starttime;
+	uint64_t	 cpu_ticks;	/* utime + stime at the last scan */
+	double		 cpu_at;	/* its age then, seconds */
+	double		 cpu_rate;	/* ticks a second since the scan before */
 	int		 seen, gone;
 	int		 skip;		/* for good: report reason each cycle */
 	char		 comm[64];
@@ -77,6 +80,7 @@ struct jv {
 	regex_t			  filters[JV_MAX_FILTERS];
 	size_t			  nfilters;
 	double			  min_duration;
+	uint32_t		  max_procs;	/* top N by CPU; 0: all */
 	uint64_t		  round_ms;
 	struct gp_timer		 *round_timer;
 	struct jv_jvm		**jvms;
@@ -142,12 +146,19 @@ static void
 jv_scan_pid(struct jv *p, pid_t pid)
 {
 	struct jv_jvm *j = jv_find(p, pid);
-	uint64_t start;
+	uint64_t start, ticks;
+	double age;
 
-	if (jv_proc_starttime(pid, &start) != 0)
+	if (jv_proc_starttime(pid, &start, &ticks) != 0)
 		return;
+	age = jv_proc_age(start);
 	if (j != NULL && j->starttime == start) {
 		j->seen = 1;
+		if (age > j->cpu_at && ticks >= j->cpu_ticks)
+			j->cpu_rate = (double)(ticks - j->cpu_ticks) /
+			    (age - j->cpu_at);
+		j->cpu_ticks = ticks;
+		j->cpu_at = age;
 		return;
 	}
 	if (j != NULL)
@@ -155,7 +166,7 @@ jv_scan_pid(struct jv *p, pid_t pid)
 	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
 	    p->njvms >= JV_MAX_JVMS || !jv_proc_is_jvm(pid))
 		return;
-	if (p->min_duration > 0 && jv_proc_age(start) < p->min_duration)
+	if (p->min_duration > 0 && age < p->min_duration)
 		return;
 	if ((j = calloc(1, sizeof(*j))) == NULL)
 		return;
@@ -164,6 +175,10 @@ jv_scan_pid(struct jv *p, pid_t pid)
 	j->starttime = start;
 	j->seen = 1;
 	j->rkind = JV_NO_REPORT;
+	/* Until a second scan: its average over its life. */
+	j->cpu_ticks = ticks;
+	j->cpu_at = age;
+	j->cpu_rate = age > 0 ? (double)ticks / age : 0;
 	jv_proc_comm(pid, j->comm, sizeof(j->comm));
 	p->jvms[p->njvms++] = j;
 	p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d (%s): JVM found",
@@ -383,18 +398,57 @@ jv_plan(struct jv *p, struct jv_jvm *j)
 	    (j->perfmap_unsupported ? 0 : JV_OP_PERFMAP);
 }
 
+static int
+jv_cmp_rate(const void *a, const void *b)
+{
+	const struct jv_jvm *x = *(struct jv_jvm *const *)a;
+	const struct jv_jvm *y = *(struct jv_jvm *const *)b;
+
+	if (x->cpu_rate != y->cpu_rate)
+		return (x->cpu_rate > y->cpu_rate ? -1 : 1);
+	return (x->pid < y->pid ? -1 : x->pid > y->pid);
+}
+
+/*
+ * Plan this cycle's requests; with --max-processes-runtime-profiler N
+ * (gprofiler-compat §10) only for the N JVMs that used the most CPU since
+ * the previous round: the others' JIT frames stay unnamed this cycle.
+ */
+static void
+jv_plan_round(struct jv *p)
+{
+	struct jv_jvm **v;
+	uint32_t i, n = 0;
+
+	if (p->max_procs == 0 || p->njvms <= p->max_procs ||
+	    (v = calloc(p->njvms, sizeof(*v))) == NULL) {
+		for (i = 0; i < p->njvms; i++)
+			jv_plan(p, p->jvms[i]);
+		return;
+	}
+	for (i = 0; i < p->njvms; i++)
+		if (!p->jvms[i]->gone && !p->jvms[i]->skip)
+			v[n++] = p->jvms[i];
+	qsort(v, n, sizeof(*v), jv_cmp_rate);
+	for (i = 0; i < n && i < p->max_procs; i++)
+		jv_plan(p, v[i]);
+	if (n > p->max_procs)
+		p->api->log(p->ctx, GP_LOG_DEBUG, "perf maps of the %u busiest "
+		    "of %u JVMs (--max-processes-runtime-profiler)",
+		    p->max_procs, n);
+	free(v);
+}
+
 static void
 jv_round_cb(void *arg)
 {
 	struct jv *p = arg;
-	uint32_t i;
 
 	p->api->timer_del(p->round_timer);
 	p->round_timer = NULL;
 	p->rounds++;
 	jv_scan(p);
-	for (i = 0; i < p->njvms; i++)
-		jv_plan(p, p->jvms[i]);
+	jv_plan_round(p);
 	jv_pump(p);
 }
 
@@ -583,6 +637,9 @@ jv_start(void *priv)
 		p->api->log(p->ctx, GP_LOG_WARN, "%s; no filters used", err);
 	p->min_duration = (double)p->api->option_get_int(p->ctx,
 	    "min-duration", 0);
+	d = p->api->option_get_int(p->ctx, "max-processes-runtime-profiler",
+	    0);
+	p->max_procs = d < 0 ? 0 : d > JV_MAX_JVMS ? JV_MAX_JVMS : (uint32_t)d;
 	d = p->api->option_get_int(p->ctx, "profiling-duration", 60) * 1000;
 	p->round_ms = d > 2 * JV_LEAD_MS ? (uint64_t)(d - JV_LEAD_MS) :
 	    (uint64_t)(d > 2 ? d / 2 : 1);

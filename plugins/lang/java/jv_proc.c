@@ -60,7 +60,7 @@ out_close:
 }
 
 int
-jv_proc_starttime(pid_t pid, uint64_t *start)
+jv_proc_starttime(pid_t pid, uint64_t *start, uint64_t *cpu)
 {
 	char path[64], *b;
 	size_t len;
@@ -70,6 +70,8 @@ jv_proc_starttime(pid_t pid, uint64_t *start)
 	if ((b = jv_read(path, 4096, &len)) == NULL)
 		return (-ESRCH);
 	rc = jv_parse_stat_starttime(b, len, start);
+	if (rc == 0 && cpu != NULL)
+		rc = jv_parse_stat_cpu(b, len, cpu);
 	free(b);
 	return (rc);
 }

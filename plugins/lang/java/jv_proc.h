@@ -14,7 +14,8 @@
 
 #include "jv_parse.h"
 
-int	jv_proc_starttime(pid_t pid, uint64_t *start);
+/* Start time (ticks since boot) and, if cpu, utime + stime (ticks). */
+int	jv_proc_starttime(pid_t pid, uint64_t *start, uint64_t *cpu);
 int	jv_proc_is_jvm(pid_t pid);
 double	jv_proc_age(uint64_t start);
 void	jv_proc_comm(pid_t pid, char *out, size_t len);
