@@ -348,6 +348,10 @@ const char	*procfs_elf_arch(const unsigned char *, size_t);
 int		 procfs_read(const char *path, char **bufp, size_t *lenp,
 		    size_t max);
 
+/* tick.c: slow periodic timers fire together (one wake-up). */
+int		 tick_aligned(uint64_t period_ms);
+void		 tick_next(uint64_t period_ms, struct timeval *);
+
 /* metrics.c */
 /* cpu_avg/mem_avg of specs/gprofiler-compat.md §7 (5 s memory timer). */
 struct metrics;

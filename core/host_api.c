@@ -20,6 +20,7 @@ struct gp_timer {
 	unsigned		 magic;		/* TIMER_MAGIC */
 	struct gp_plugin_ctx	*ctx;
 	struct event		*ev;
+	uint64_t		 grid_ms;	/* periodic on the tick grid */
 	void			(*cb)(void *);
 	void			*arg;
 	LIST_ENTRY(gp_timer)	 entry;
@@ -119,6 +120,13 @@ host_timer_cb(evutil_socket_t fd, short what, void *arg)
 	struct gp_timer	*t = arg;
 
 	CHECK_OBJ(t, TIMER_MAGIC);
+	if (t->grid_ms != 0) {
+		/* Re-armed first: the callback may delete the timer. */
+		struct timeval	 tv;
+
+		tick_next(t->grid_ms, &tv);
+		event_add(t->ev, &tv);
+	}
 	t->cb(t->arg);
 }
 
@@ -142,10 +150,18 @@ host_timer_add(struct gp_plugin_ctx *ctx, uint64_t msec, int32_t persist,
 	t->ctx = ctx;
 	t->cb = cb;
 	t->arg = arg;
-	t->ev = event_new(ctx->base, -1, persist ? EV_PERSIST : 0,
-	    host_timer_cb, t);
-	tv.tv_sec = msec / 1000;
-	tv.tv_usec = (msec % 1000) * 1000;
+	/* Periods of whole seconds join the tick grid (one wake-up for
+	 * every slow timer of the agent); shorter ones keep their phase. */
+	if (persist && tick_aligned(msec))
+		t->grid_ms = msec;
+	t->ev = event_new(ctx->base, -1, persist && t->grid_ms == 0 ?
+	    EV_PERSIST : 0, host_timer_cb, t);
+	if (t->grid_ms != 0)
+		tick_next(t->grid_ms, &tv);
+	else {
+		tv.tv_sec = msec / 1000;
+		tv.tv_usec = (msec % 1000) * 1000;
+	}
 	if (t->ev == NULL || event_add(t->ev, &tv) == -1)
 		fatalx("%s: cannot add a timer", ctx->name);
 	LIST_INSERT_HEAD(&ctx->timers, t, entry);

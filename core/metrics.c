@@ -1,7 +1,7 @@
 /*
  * The header's "metrics" (specs/gprofiler-compat.md §7): cpu_avg from
  * /proc/stat deltas between cycles, mem_avg the mean of used-memory
- * samples taken every 5 s on a loop timer.
+ * samples taken every 5 s on a loop timer (on the tick grid).
  */
 #include "config.h"
 
@@ -85,8 +85,11 @@ static void
 metrics_mem_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct metrics	*m = arg;
+	struct timeval	 tv;
 
 	CHECK_OBJ(m, METRICS_MAGIC);
+	tick_next(METRICS_MEM_SEC * 1000, &tv);
+	event_add(m->mem_ev, &tv);
 	metrics_sample_mem(m);
 }
 
@@ -95,13 +98,16 @@ struct metrics *
 metrics_new(struct event_base *base)
 {
 	struct metrics	*m;
-	struct timeval	 tv = { METRICS_MEM_SEC, 0 };
+	struct timeval	 tv;
 
 	m = xcalloc(1, sizeof(*m));
 	m->magic = METRICS_MAGIC;
 	m->have_prev = metrics_read_cpu(&m->prev) == 0;
 	metrics_sample_mem(m);
-	m->mem_ev = event_new(base, -1, EV_PERSIST, metrics_mem_cb, m);
+	/* On the tick grid: it wakes the agent with the plugins' slow
+	 * timers, not on its own. */
+	tick_next(METRICS_MEM_SEC * 1000, &tv);
+	m->mem_ev = event_new(base, -1, 0, metrics_mem_cb, m);
 	if (m->mem_ev == NULL || event_add(m->mem_ev, &tv) == -1)
 		fatalx("metrics: cannot add the memory sampling timer");
 	return (m);

@@ -10,6 +10,7 @@ core_libgpcore_la_SOURCES += \
 	core/appmeta.c \
 	core/metadata.c \
 	core/host_api.c \
+	core/tick.c \
 	core/cycle.c \
 	core/run.c core/run.h
 

@@ -21,9 +21,11 @@
 #define PERF_MODE_SMART		3
 
 /* Drain period: the BPF program wakes us for new processes and a filling
- * ring; the timer only bounds how long a sample waits otherwise (and is
- * the whole mechanism in a host without fd watches). */
-#define PERF_DRAIN_MS		1000
+ * ring; the timer only bounds how long a sample waits otherwise (a process
+ * whose PID was seen before, maps that changed), and is the whole
+ * mechanism in a host without fd watches.  Whole seconds: the host fires
+ * it with its other slow timers. */
+#define PERF_DRAIN_MS		10000
 #define PERF_DRAIN_POLL_MS	100	/* without a wake-up watch */
 
 struct stackagg;

@@ -31,7 +31,11 @@ struct {
 	__type(value, __u8);
 } pids SEC(".maps");
 
-/* User tgids user space has been woken for (LRU: exited ones age out). */
+/*
+ * User tgids user space has been woken for (LRU: exited ones age out).
+ * Only on_sample touches it, and a sampling interrupt (an NMI with the
+ * cycles event) never nests in itself, so its locks are never re-entered.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 8192);

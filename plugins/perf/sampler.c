@@ -191,10 +191,12 @@ sampler_rb_cb(void *arg, void *data, size_t len)
 	return (s->opts.on_record(s->opts.arg, data, len));
 }
 
-/* A ring big enough for ~0.5 s of samples from every CPU at their deepest
- * (seconds at usual depths), woken a quarter full, so a late drain loses
- * nothing; a power of two of at least 64 KiB (its
- * pages are resident once written, and mapped twice). */
+/*
+ * A ring for ~2 s of samples from every CPU at their deepest (tens of
+ * seconds at usual depths), woken a quarter full, so a late drain loses
+ * nothing and user space wakes rarely; a power of two from 64 KiB to
+ * 16 MiB (its pages are resident once written, and mapped twice).
+ */
 static uint32_t
 sampler_ring_size(const struct sampler_opts *o, int ncpus)
 {
@@ -203,8 +205,8 @@ sampler_ring_size(const struct sampler_opts *o, int ncpus)
 
 	if (o->want_dwarf)
 		rec += SAMPLE_NREGS * 8 + o->dwarf_size;
-	want = rec * o->freq * (uint64_t)ncpus / 2;
-	while (sz < want && sz < 64ull * 1024 * 1024)
+	want = rec * o->freq * (uint64_t)ncpus * 2;
+	while (sz < want && sz < 16ull * 1024 * 1024)
 		sz <<= 1;
 	return ((uint32_t)sz);
 }
