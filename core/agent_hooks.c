@@ -9,9 +9,19 @@
 #include <errno.h>
 #include <string.h>
 
+#include <event2/event.h>
+
 #include "gprofiler.h"
 
+/* At exit, requests still on their way (command completions) get this
+ * long, polled, after the uploads' own bounded flush. */
+#define HOOK_DRAIN_POLL_MS	50
+#define HOOK_DRAIN_POLLS	60
+
 static struct {
+	struct event_base *base;
+	struct event	*drain_ev;
+	int		 drain_left;
 	int		 studio;	/* studio_init done */
 	int		 heartbeat;	/* heartbeat_start done */
 	int		 containers;
@@ -38,6 +48,7 @@ agent_hook_start(struct event_base *base, const struct config *cfg,
 	int			 upload, rc;
 
 	memset(&hooks, 0, sizeof(hooks));
+	hooks.base = base;
 	if ((rc = http_init(base)) != 0)
 		return (rc);
 	host_set_http_download(http_download);
@@ -100,14 +111,47 @@ agent_hook_container_name(int32_t pid)
 }
 
 static void
-agent_hook_flushed(void *arg)
+agent_hook_closed(void)
 {
-	(void)arg;
+	if (hooks.drain_ev != NULL)
+		event_free(hooks.drain_ev);
+	hooks.drain_ev = NULL;
 	if (hooks.containers)
 		container_fini();
 	hooks.containers = 0;
+	if (http_pending() > 0)
+		log_warnx("exiting with %u request(s) to the backend not "
+		    "answered (command completions are not retried)",
+		    http_pending());
 	http_fini();
 	hooks.done(hooks.done_arg);
+}
+
+static void
+agent_hook_drain(evutil_socket_t fd, short ev, void *arg)
+{
+	(void)fd;
+	(void)ev;
+	(void)arg;
+	if (http_pending() == 0 || --hooks.drain_left <= 0)
+		agent_hook_closed();
+}
+
+/* Uploads flushed: let the last completions go out (bounded), then close. */
+static void
+agent_hook_flushed(void *arg)
+{
+	struct timeval	 tv = { 0, HOOK_DRAIN_POLL_MS * 1000 };
+
+	(void)arg;
+	if (http_pending() == 0 || hooks.base == NULL || (hooks.drain_ev =
+	    event_new(hooks.base, -1, EV_PERSIST, agent_hook_drain,
+	    NULL)) == NULL) {
+		agent_hook_closed();
+		return;
+	}
+	hooks.drain_left = HOOK_DRAIN_POLLS;
+	event_add(hooks.drain_ev, &tv);
 }
 
 /* Flush uploads (bounded) and close HTTP, then done. */

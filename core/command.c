@@ -214,6 +214,12 @@ cmd_slot_start(struct cmd_slot *s, struct config *c, int adhoc)
 	char			 err[512];
 	int			 rc;
 
+	if (cmd.stop_done != NULL) {
+		/* An ad-hoc run whose turn came while the agent stops. */
+		config_free(c);
+		cmd_report(s, 0, "the agent is shutting down");
+		return;
+	}
 	memset(&h, 0, sizeof(h));
 	h.on_cycle = cmd_cycle;
 	h.on_finished = cmd_on_finished;

@@ -91,7 +91,23 @@ wait_for 10 srv_nprofiles_ge $((n + 1))
 ok $? "the continuous run goes on after the bad commands"
 kill -0 "$GP_PID" 2>/dev/null
 ok $? "the agent is still running"
+
+# An ad-hoc run still going at SIGTERM: its completion (failed, the agent
+# is shutting down) still reaches the backend before the agent exits.
+long=$(srv_post /_fake/command '{"hostname": "'"$HOST"'", "service_name": "'"$STUDIO_SVC"'",
+    "command_type": "start", "combined_config": {"continuous": false,
+    "duration": 60, "profiling_mode": "cpu"}}' |
+    srv_py 'print(json.load(sys.stdin)["command_id"])')
+wait_for 10 grep -q "profiling run: mode cpu, 60 s cycles, one cycle" "$TMP/c.log"
+ok $? "a long ad-hoc run started"
 gp_stop
 ok $? "it stops on SIGTERM"
+srv_py '
+c = [c for c in get("/_fake/completions") if c["command_id"] == sys.argv[1]]
+print("# %s" % c)
+sys.exit(0 if len(c) == 1 and c[0]["status"] == "failed" and
+    "shutting down" in (c[0]["error_message"] or "") else 1)
+' "$long"
+ok $? "its completion is delivered at exit: failed, the agent is shutting down"
 
 done_testing
