@@ -128,34 +128,54 @@ py_proc_map_is_python(const char *p, size_t len)
 	return (0);
 }
 
+/*
+ * The offset of field `want` (>= 3) of /proc/PID/stat: counted from the
+ * last ')', since comm may hold spaces and parentheses.
+ */
+static int
+py_stat_field(const char *s, size_t len, int want, size_t *at)
+{
+	size_t i;
+	int field = 3;
+
+	for (i = len; i > 0 && s[i - 1] != ')'; i--)
+		;
+	if (i == 0 || i + 1 >= len)
+		return (-EINVAL);
+	for (i++; field < want && i < len; i++)
+		if (s[i] == ' ')
+			field++;
+	if (field != want || i >= len)
+		return (-EINVAL);
+	*at = i;
+	return (0);
+}
+
+static uint64_t
+py_stat_u64(const char *s, size_t len, size_t i)
+{
+	uint64_t v = 0;
+
+	while (i < len && s[i] >= '0' && s[i] <= '9' && v < (1ull << 58))
+		v = v * 10 + (uint64_t)(s[i++] - '0');
+	return (v);
+}
+
 /* /proc/PID/stat: the state (field 3) and start time (field 22). */
 int
 py_proc_stat_state(const char *s, size_t len, char *state,
     uint64_t *starttime)
 {
-	size_t i, close = len;
-	int field;
+	size_t i;
 
-	for (i = len; i > 0; i--)
-		if (s[i - 1] == ')') {
-			close = i - 1;
-			break;
-		}
-	if (close == len || close + 2 >= len)
+	if (py_stat_field(s, len, 3, &i) != 0)
 		return (-EINVAL);
-	i = close + 2;
 	*state = s[i];
 	if (starttime == NULL)
 		return (0);
-	for (field = 3; field < 22 && i < len; i++)
-		if (s[i] == ' ')
-			field++;
-	if (field != 22)
+	if (py_stat_field(s, len, 22, &i) != 0)
 		return (-EINVAL);
-	*starttime = 0;
-	while (i < len && s[i] >= '0' && s[i] <= '9' &&
-	    *starttime < (1ull << 58))
-		*starttime = *starttime * 10 + (uint64_t)(s[i++] - '0');
+	*starttime = py_stat_u64(s, len, i);
 	return (0);
 }
 
@@ -163,32 +183,13 @@ py_proc_stat_state(const char *s, size_t len, char *state,
 int
 py_proc_stat_cpu(const char *s, size_t len, uint64_t *ticks)
 {
-	uint64_t v[2] = { 0, 0 };
-	size_t i, close = len;
-	int field, k;
+	size_t u, t;
 
-	for (i = len; i > 0; i--)
-		if (s[i - 1] == ')') {
-			close = i - 1;
-			break;
-		}
-	if (close == len || close + 2 >= len)
+	if (py_stat_field(s, len, 14, &u) != 0 ||
+	    py_stat_field(s, len, 15, &t) != 0 ||
+	    s[u] < '0' || s[u] > '9' || s[t] < '0' || s[t] > '9')
 		return (-EINVAL);
-	for (i = close + 2, field = 3; field < 14 && i < len; i++)
-		if (s[i] == ' ')
-			field++;
-	if (field != 14)
-		return (-EINVAL);
-	for (k = 0; k < 2; k++) {
-		if (i >= len || s[i] < '0' || s[i] > '9')
-			return (-EINVAL);
-		while (i < len && s[i] >= '0' && s[i] <= '9' &&
-		    v[k] < (1ull << 58))
-			v[k] = v[k] * 10 + (uint64_t)(s[i++] - '0');
-		if (k == 0 && (i >= len || s[i++] != ' '))
-			return (-EINVAL);
-	}
-	*ticks = v[0] + v[1];
+	*ticks = py_stat_u64(s, len, u) + py_stat_u64(s, len, t);
 	return (0);
 }
 
