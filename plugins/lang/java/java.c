@@ -151,9 +151,9 @@ jv_scan_pid(struct jv *p, pid_t pid)
 
 	if (jv_proc_starttime(pid, &start, &ticks) != 0)
 		return;
-	age = jv_proc_age(start);
 	if (j != NULL && j->starttime == start) {
 		j->seen = 1;
+		age = jv_proc_age(start);
 		if (age > j->cpu_at && ticks >= j->cpu_ticks)
 			j->cpu_rate = (double)(ticks - j->cpu_ticks) /
 			    (age - j->cpu_at);
@@ -166,6 +166,7 @@ jv_scan_pid(struct jv *p, pid_t pid)
 	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
 	    p->njvms >= JV_MAX_JVMS || !jv_proc_is_jvm(pid))
 		return;
+	age = jv_proc_age(start);	/* a JVM: worth reading uptime */
 	if (p->min_duration > 0 && age < p->min_duration)
 		return;
 	if ((j = calloc(1, sizeof(*j))) == NULL)

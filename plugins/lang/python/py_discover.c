@@ -62,17 +62,29 @@ py_discover_candidate(pid_t pid)
 	return (hit);
 }
 
+/* Seconds since boot (/proc/uptime), read once per scan; -1 if unknown. */
+double
+py_discover_uptime(void)
+{
+	char up[128];
+
+	if (py_read_small_file("/proc/uptime", up, sizeof(up)) <= 0)
+		return (-1);
+	return (strtod(up, NULL));
+}
+
 /*
  * Identity of a process (cpython.md §1): start time (clock ticks since
  * boot) and the executable's device and inode, which change on exec while
- * the PID and start time stay; its age in seconds, and the CPU time it
- * has used (clock ticks), to rank processes by CPU.
+ * the PID and start time stay; its age in seconds (from uptime, see
+ * py_discover_uptime), and the CPU time it has used (clock ticks), to
+ * rank processes by CPU.
  */
 int
-py_discover_stat(pid_t pid, uint64_t *starttime, uint64_t *exe_id,
-    double *age, uint64_t *cpu_ticks)
+py_discover_stat(pid_t pid, double uptime, uint64_t *starttime,
+    uint64_t *exe_id, double *age, uint64_t *cpu_ticks)
 {
-	char path[64], buf[1024], up[128], state;
+	char path[64], buf[1024], state;
 	struct stat st;
 	ssize_t n;
 	long hz = sysconf(_SC_CLK_TCK);
@@ -87,10 +99,9 @@ py_discover_stat(pid_t pid, uint64_t *starttime, uint64_t *exe_id,
 	if (py_proc_stat_state(buf, (size_t)n, &state, starttime) != 0 ||
 	    py_proc_stat_cpu(buf, (size_t)n, cpu_ticks) != 0)
 		return (-EINVAL);
-	if (py_read_small_file("/proc/uptime", up, sizeof(up)) <= 0 ||
-	    hz <= 0)
+	if (uptime < 0 || hz <= 0)
 		return (-EIO);
-	*age = strtod(up, NULL) - (double)*starttime / (double)hz;
+	*age = uptime - (double)*starttime / (double)hz;
 	return (0);
 }
 

@@ -10,7 +10,9 @@
 #include <stdint.h>
 
 int	py_discover_candidate(pid_t);
-int	py_discover_stat(pid_t, uint64_t *, uint64_t *, double *, uint64_t *);
+double	py_discover_uptime(void);
+int	py_discover_stat(pid_t, double, uint64_t *, uint64_t *, double *,
+	    uint64_t *);
 int	py_discover_comm(pid_t, char *, size_t);
 int	py_discover_appid(pid_t, char *, size_t);
 

@@ -147,13 +147,13 @@ pyp_attach(struct pyp *p, struct pyp_proc *pr)
 
 /* Consider one /proc entry: new, re-exec'd (new start time) or known. */
 static void
-pyp_scan_pid(struct pyp *p, pid_t pid)
+pyp_scan_pid(struct pyp *p, pid_t pid, double uptime)
 {
 	struct pyp_proc *pr = pyp_find(p, pid);
 	uint64_t start, exe_id, ticks;
 	double age;
 
-	if (py_discover_stat(pid, &start, &exe_id, &age, &ticks) != 0)
+	if (py_discover_stat(pid, uptime, &start, &exe_id, &age, &ticks) != 0)
 		return;
 	if (pr != NULL && pr->starttime == start && pr->exe_id == exe_id) {
 		pr->seen = 1;
@@ -244,6 +244,7 @@ pyp_scan(struct pyp *p)
 	DIR *d;
 	char *end;
 	long pid;
+	double uptime = py_discover_uptime();	/* once, not per PID */
 
 	if ((d = opendir("/proc")) == NULL)
 		return;
@@ -253,7 +254,7 @@ pyp_scan(struct pyp *p)
 		pid = strtol(de->d_name, &end, 10);
 		if (*end != '\0' || pid <= 0)
 			continue;
-		pyp_scan_pid(p, (pid_t)pid);
+		pyp_scan_pid(p, (pid_t)pid, uptime);
 	}
 	closedir(d);
 	/* Forget vanished processes, unless their stacks await a snapshot. */
