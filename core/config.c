@@ -4,6 +4,9 @@
  * validated against the core table or the declaring plugin's option rows.
  * Plugin options are known by name from the manifests before their plugin
  * is loaded; their values are type-checked once the rows are registered.
+ * A registered row is copied, never borrowed: a heartbeat command may
+ * unload (dlclose) the plugin while configurations that know its options
+ * live on, and their defaults and types must stay readable.
  */
 #include "config.h"
 
@@ -26,10 +29,15 @@ struct cvalue {
 };
 
 struct plugopt {
-	char			*name;
-	char			*plugin;
-	unsigned		 modes;
-	const struct gp_option	*row;	/* NULL until the plugin is loaded */
+	char		*name;
+	char		*plugin;
+	unsigned	 modes;
+	int		 typed;		/* 0 until the plugin's row is known */
+	uint32_t	 type;		/* GP_OPT_*: a copy of the row */
+	uint32_t	 flags;
+	int64_t		 min, max;
+	char		*defval;
+	char		*choices;
 };
 
 struct config {
@@ -45,7 +53,7 @@ config_new(void)
 	return (xcalloc(1, sizeof(struct config)));
 }
 
-/* A deep copy; plugin rows are borrowed from the loaded plugins. */
+/* A deep copy (plugin rows included). */
 struct config *
 config_clone(const struct config *src)
 {
@@ -66,6 +74,10 @@ config_clone(const struct config *src)
 		c->popts[i] = src->popts[i];
 		c->popts[i].name = xstrdup(src->popts[i].name);
 		c->popts[i].plugin = xstrdup(src->popts[i].plugin);
+		c->popts[i].defval = src->popts[i].defval != NULL ?
+		    xstrdup(src->popts[i].defval) : NULL;
+		c->popts[i].choices = src->popts[i].choices != NULL ?
+		    xstrdup(src->popts[i].choices) : NULL;
 	}
 	c->npopts = src->npopts;
 	return (c);
@@ -88,6 +100,8 @@ config_free(struct config *c)
 	for (i = 0; i < c->npopts; i++) {
 		free(c->popts[i].name);
 		free(c->popts[i].plugin);
+		free(c->popts[i].defval);
+		free(c->popts[i].choices);
 	}
 	free(c->values);
 	free(c->popts);
@@ -170,8 +184,8 @@ config_default(const struct config *c, const char *name)
 			return ("100");
 		return (od->od_default);
 	}
-	if ((p = config_find_popt(c, name)) != NULL && p->row != NULL)
-		return (p->row->defval);
+	if ((p = config_find_popt(c, name)) != NULL && p->typed)
+		return (p->defval);
 	return (NULL);
 }
 
@@ -443,22 +457,37 @@ config_set(struct config *c, const char *name, const char *value, int source,
 		    (od->od_flags & OPTF_MULTI) != 0));
 	}
 	if ((p = config_find_popt(c, name)) != NULL) {
-		if (p->row != NULL && config_check_value(p->row->type, value,
-		    p->row->min, p->row->max, p->row->choices, norm,
-		    sizeof(norm), why, sizeof(why)) != 0) {
+		if (p->typed && config_check_value(p->type, value, p->min,
+		    p->max, p->choices, norm, sizeof(norm), why,
+		    sizeof(why)) != 0) {
 			snprintf(err, errlen, "%s: invalid value \"%s\" for "
 			    "--%s (plugin %s): %s", origin,
-			    (p->row->flags & GP_OPTF_SECRET) ? "(hidden)" :
-			    value, name, p->plugin, why);
+			    (p->flags & GP_OPTF_SECRET) ? "(hidden)" : value,
+			    name, p->plugin, why);
 			return (-EINVAL);
 		}
-		return (config_store(c, name, p->row != NULL ? norm : value,
+		return (config_store(c, name, p->typed ? norm : value,
 		    source, origin, 0));
 	}
 	snprintf(err, errlen, "%s: unknown option \"%s\" (see gprofiler "
 	    "--help for the options of the core and of the installed "
 	    "plugins)", origin, name);
 	return (-ENOENT);
+}
+
+/* Keep what the row says, in memory the configuration owns. */
+static void
+config_copy_row(struct plugopt *p, const struct gp_option *row)
+{
+	free(p->defval);
+	free(p->choices);
+	p->typed = 1;
+	p->type = row->type;
+	p->flags = row->flags;
+	p->min = row->min;
+	p->max = row->max;
+	p->defval = row->defval != NULL ? xstrdup(row->defval) : NULL;
+	p->choices = row->choices != NULL ? xstrdup(row->choices) : NULL;
 }
 
 /*
@@ -482,7 +511,7 @@ config_register_plugin(struct config *c, const char *plugin,
 		    i * rowsize);
 		config_declare_plugin_option(c, row->name, plugin, 0);
 		p = config_find_popt(c, row->name);
-		p->row = row;
+		config_copy_row(p, row);
 		if ((v = config_find_value(c, row->name)) == NULL)
 			continue;
 		/* Re-set through the now typed row. */
@@ -519,14 +548,14 @@ config_run_arguments(const struct config *c)
 		config_json_add(o, od->od_dest, od->od_type, v);
 	}
 	for (i = 0; i < c->npopts; i++) {
-		if (c->popts[i].row == NULL ||
-		    (c->popts[i].row->flags & GP_OPTF_SECRET))
+		if (!c->popts[i].typed ||
+		    (c->popts[i].flags & GP_OPTF_SECRET))
 			continue;
 		snprintf(dest, sizeof(dest), "%s", c->popts[i].name);
 		for (q = dest; *q != '\0'; q++)
 			if (*q == '-')
 				*q = '_';
-		config_json_add(o, dest, c->popts[i].row->type,
+		config_json_add(o, dest, c->popts[i].type,
 		    config_get(c, c->popts[i].name));
 	}
 	return (o);

@@ -154,6 +154,58 @@ test_plugin_options(void)
 	config_free(c);
 }
 
+/*
+ * Issue 11: a heartbeat command unloads (dlclose) a plugin while
+ * configurations that registered its rows live on.  The rows here live in
+ * heap memory that is scribbled over and freed after registration, as
+ * dlclose unmaps them; defaults, types and run_arguments must not change
+ * (and ASan sees any read of the freed rows).
+ */
+static void
+test_plugin_unloaded(void)
+{
+	struct gp_option	*heap;
+	struct config		*c = config_new(), *d;
+	struct json_object	*ra;
+	char			 err[512], *def, *ch, *nm;
+
+	config_declare_plugin_option(c, "perf-mode", "perf", MODE_CPU);
+	heap = xcalloc(1, sizeof(*heap));
+	nm = xstrdup("perf-mode");
+	def = xstrdup("fp");
+	ch = xstrdup("fp|dwarf|disabled");
+	heap->name = nm;
+	heap->type = GP_OPT_ENUM;
+	heap->defval = def;
+	heap->choices = ch;
+	heap->help = "m";
+	CHECK(config_register_plugin(c, "perf", heap, 1, sizeof(*heap), err,
+	    sizeof(err)) == 0, "a plugin's row registers");
+	d = config_clone(c);
+	/* dlclose: the plugin's memory is gone (or reused). */
+	memset(def, 'X', strlen(def));
+	memset(ch, 'X', strlen(ch));
+	heap->type = 999;
+	free(def);
+	free(ch);
+	free(nm);
+	free(heap);
+	CHECK_STREQ(config_get(c, "perf-mode"), "fp",
+	    "the default outlives the unloaded plugin");
+	CHECK_STREQ(config_get(d, "perf-mode"), "fp",
+	    "in a clone made while it was loaded too");
+	CHECK(config_set(d, "perf-mode", "dwarf", SRC_COMMAND, "cmd", err,
+	    sizeof(err)) == 0 && config_set(d, "perf-mode", "bogus",
+	    SRC_COMMAND, "cmd", err, sizeof(err)) == -EINVAL,
+	    "values are still checked against the row's choices");
+	ra = config_run_arguments(d);
+	CHECK_STREQ(json_object_get_string(json_object_object_get(ra,
+	    "perf_mode")), "dwarf", "run_arguments reads the kept row");
+	json_object_put(ra);
+	config_free(d);
+	config_free(c);
+}
+
 static void
 test_validate(void)
 {
@@ -213,6 +265,7 @@ main(void)
 	test_parse_buf();
 	test_values();
 	test_plugin_options();
+	test_plugin_unloaded();
 	test_validate();
 	test_manifest();
 	return (testing_done());
