@@ -20,8 +20,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&pm, 0, sizeof(pm));
 	split = size > 0 ? data[0] % (size + 1) : 0;
 	(void)perfmap_feed(&pm, (const char *)data, split, 0, &used);
+	(void)perfmap_sort(&pm);
 	(void)perfmap_feed(&pm, (const char *)data + used, size - used, 1,
 	    &used);
+	(void)perfmap_sort(&pm);
 	for (i = 0; i < pm.n; i++) {
 		(void)perfmap_lookup(&pm, pm.v[i].start);
 		(void)perfmap_lookup(&pm, pm.v[i].end - 1);

@@ -102,15 +102,24 @@ perf_ksym_resolve(void *arg, const uint64_t *addrs, size_t n, char *names,
 	return (sampler_ksym_resolve(p->sampler, addrs, n, names, name_len));
 }
 
+/* The symbolizer's files, through the host's safe open. */
+static int
+perf_file_open(void *arg, const struct gp_open_spec *spec,
+    struct gp_file_info *info)
+{
+	struct perf *p = arg;
+
+	return (p->api->file_open(p->ctx, spec, info));
+}
+
 static int
 perf_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
 {
 	struct perf *p;
 
-	if (api->size < offsetof(struct gp_host_api, pid_wanted) +
-	    sizeof(api->pid_wanted))
-		return (-ENOTSUP);
+	if (!GP_API_HAS(api, file_open))
+		return (-ENOTSUP);	/* never an unsafe open instead */
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return (-ENOMEM);
 	p->magic = PERF_MAGIC;
@@ -244,6 +253,8 @@ perf_start(void *priv)
 	p->fp = stackagg_new();
 	p->dw = stackagg_new();
 	p->seen = pidtab_new();
+	if (p->sym != NULL)
+		symbolizer_set_opener(p->sym, perf_file_open, p);
 	p->uw = p->sym != NULL ? unwinder_new(p->sym) : NULL;
 	if (p->sym == NULL || p->fp == NULL || p->dw == NULL ||
 	    p->seen == NULL || p->uw == NULL) {

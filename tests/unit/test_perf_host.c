@@ -24,6 +24,8 @@
 
 #include <gprofiler/plugin.h>
 
+#include "safeopen.h"
+
 #define HOST_MAX_OPTS	32
 #define HOST_MAX_TIMERS	8
 
@@ -229,6 +231,21 @@ h_pid_wanted(struct gp_plugin_ctx *ctx, int32_t pid)
 	return (0);
 }
 
+/* The daemon's own safe open (core/safeopen.c), as the daemon offers it. */
+static int32_t
+h_file_open(struct gp_plugin_ctx *ctx, const struct gp_open_spec *spec,
+    struct gp_file_info *info)
+{
+	return (safeopen_open(spec, info));
+}
+
+static int64_t
+h_file_read(struct gp_plugin_ctx *ctx, const struct gp_open_spec *spec,
+    void *buf, uint64_t bufsz)
+{
+	return (safeopen_read(spec, buf, (size_t)bufsz));
+}
+
 static const struct gp_host_api host = {
 	.size = sizeof(struct gp_host_api),
 	.abi_major = GP_ABI_MAJOR,
@@ -251,6 +268,8 @@ static const struct gp_host_api host = {
 	.json_set_double = h_json_set_double,
 	.json_set_bool = h_json_set_bool,
 	.pid_wanted = h_pid_wanted,
+	.file_open = h_file_open,
+	.file_read = h_file_read,
 };
 
 /* Run timers and the watch until `until`. */

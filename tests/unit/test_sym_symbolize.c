@@ -29,6 +29,19 @@
 #include "symbolize_int.h"
 #include "testing.h"
 #include "test_sym_util.h"
+#include "safeopen.h"
+
+/* A symbolizer opening files as the perf plugin does: the daemon's safe
+ * open (core/safeopen.c). */
+static struct symbolizer *
+test_sym_new(void (*log)(void *, int, const char *), void *arg)
+{
+	struct symbolizer	*s = symbolizer_new(log, arg);
+
+	if (s != NULL)
+		symbolizer_set_opener(s, safeopen_open_cb, NULL);
+	return (s);
+}
 
 #define CHECK_EQ(a, b)	CHECK_INTEQ(a, b, #a " == " #b)
 
@@ -198,7 +211,7 @@ test_stripped(void)
 		return;
 	}
 	/* Without debug info: "(path (deleted))". */
-	s = symbolizer_new(test_log, NULL);
+	s = test_sym_new(test_log, NULL);
 	if (child_start(&c, argv) != 0) {
 		CHECK(0, "start stripped child");
 		symbolizer_free(s);
@@ -233,7 +246,7 @@ test_stripped(void)
 	rename(dbg, link);
 	tsu_copy(self_exe, bin, -1);
 	tsu_run(strip);
-	s = symbolizer_new(test_log, NULL);
+	s = test_sym_new(test_log, NULL);
 	CHECK_EQ(symbolizer_set_debug_root(s, root), 0);
 	if (child_start(&c, argv) == 0) {
 		CHECK_EQ(symbolizer_process_seen(s, c.pid), 0);
@@ -349,7 +362,7 @@ test_perfmap(void)
 
 	/* A file older than the process is a previous owner's: ignored. */
 	write_map(path, line, time(NULL) - 86400 * 30);
-	s = symbolizer_new(test_log, NULL);
+	s = test_sym_new(test_log, NULL);
 	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
 	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 8), "[unknown]",
 	    "stale perf map (PID reuse) not used");
@@ -357,7 +370,7 @@ test_perfmap(void)
 
 	unlink(path);
 	write_map(path, line, 0);
-	s = symbolizer_new(test_log, NULL);
+	s = test_sym_new(test_log, NULL);
 	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
 	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 8),
 	    "LazyCompile:*hot app.js:1_[j]", "JIT frame");
@@ -445,7 +458,7 @@ test_kernel(struct symbolizer *s)
 static void
 test_demangle(void)
 {
-	struct symbolizer	*s = symbolizer_new(NULL, NULL);
+	struct symbolizer	*s = test_sym_new(NULL, NULL);
 
 	CHECK_STREQ(sym_demangle(s, "_ZN2ns6Widget4spinEi"),
 	    "ns::Widget::spin(int)", "C++");
@@ -461,7 +474,7 @@ test_demangle(void)
 static void
 test_bad_kallsyms(void)
 {
-	struct symbolizer	*s = symbolizer_new(test_log, NULL);
+	struct symbolizer	*s = test_sym_new(test_log, NULL);
 	char			 path[256];
 	int			 before = nlogs;
 
@@ -489,7 +502,7 @@ main(int argc, char **argv)
 	if (n <= 0 || (tmp = tsu_tmpdir()) == NULL)
 		SKIP_ALL("no /proc/self/exe or temporary directory");
 	self_exe[n] = '\0';
-	s = symbolizer_new(test_log, NULL);
+	s = test_sym_new(test_log, NULL);
 	test_self(s);
 	test_deleted(s);
 	test_mount_ns(s);
