@@ -195,6 +195,8 @@ perf_teardown(struct perf *p)
 {
 	p->api->timer_del(p->drain_timer);
 	p->drain_timer = NULL;
+	p->api->timer_del(p->work_timer);
+	p->work_timer = NULL;
 	if (p->wakeup != NULL)
 		p->api->fd_unwatch(p->wakeup);
 	p->wakeup = NULL;
@@ -329,6 +331,27 @@ perf_cycle_reset(struct perf *p)
 	symbolizer_cycle_end(p->sym);
 }
 
+/* Perf maps a turn's budget cut short: a slice per timer turn. */
+static void
+perf_work_cb(void *arg)
+{
+	struct perf *p = arg;
+
+	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
+	if (!symbolizer_work(p->sym)) {
+		p->api->timer_del(p->work_timer);
+		p->work_timer = NULL;
+	}
+}
+
+static void
+perf_work_arm(struct perf *p)
+{
+	if (p->work_timer == NULL && symbolizer_work(p->sym))
+		p->work_timer = p->api->timer_add(p->ctx, PERF_JIT_WORK_MS, 1,
+		    perf_work_cb, p);
+}
+
 static int
 perf_snapshot(void *priv, struct gp_snapshot *snap)
 {
@@ -349,8 +372,11 @@ perf_snapshot(void *priv, struct gp_snapshot *snap)
 		p->cur.cpus = cpus;
 	}
 	perf_stats_delta(p);
+	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
 	rc = perf_emit(p, snap);
 	perf_cycle_reset(p);
+	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
+	perf_work_arm(p);
 	/* The cycle's strings, retired snapshots and parse buffers are free
 	 * now: give the pages back rather than keep the high-water mark. */
 	malloc_trim(0);
