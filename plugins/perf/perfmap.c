@@ -122,7 +122,7 @@ perfmap_line(struct perfmap *pm, const char *p, const char *end)
 	return (perfmap_add(pm, start, start + size, p, (size_t)(end - p)));
 }
 
-static int
+int
 perfmap_cmp(const void *va, const void *vb)
 {
 	const struct perfmap_entry	*a = va, *b = vb;
@@ -173,37 +173,6 @@ perfmap_feed(struct perfmap *pm, const char *buf, size_t len, int final,
 	return (r);
 }
 
-int
-perfmap_sort(struct perfmap *pm)
-{
-	struct perfmap_entry	*tmp, *a, *b, *end, *o;
-	size_t			 k = pm->n - pm->sorted;
-
-	if (k == 0)
-		return (0);
-	qsort(pm->v + pm->sorted, k, sizeof(*pm->v), perfmap_cmp);
-	if (pm->sorted == 0 || perfmap_cmp(&pm->v[pm->sorted - 1],
-	    &pm->v[pm->sorted]) <= 0) {
-		pm->sorted = pm->n;
-		return (0);
-	}
-	/* Merge: the old part is copied out, the tail stays in place. */
-	if ((tmp = reallocarray(NULL, pm->sorted, sizeof(*tmp))) == NULL)
-		return (-ENOMEM);
-	memcpy(tmp, pm->v, pm->sorted * sizeof(*tmp));
-	a = tmp;
-	end = tmp + pm->sorted;
-	b = pm->v + pm->sorted;
-	o = pm->v;
-	while (a < end && b < pm->v + pm->n)
-		*o++ = perfmap_cmp(a, b) <= 0 ? *a++ : *b++;
-	while (a < end)
-		*o++ = *a++;
-	free(tmp);
-	pm->sorted = pm->n;
-	return (0);
-}
-
 const char *
 perfmap_lookup(const struct perfmap *pm, uint64_t addr)
 {
@@ -252,6 +221,8 @@ perfmap_free(struct perfmap *pm)
 	if (pm == NULL)
 		return;
 	free(pm->v);
+	free(pm->ig_tmp);
+	free(pm->ig_new);
 	perfmap_chunks_free(pm->names);
 	memset(pm, 0, sizeof(*pm));
 }

@@ -37,8 +37,20 @@ struct perfmap_chunk {
 struct perfmap {
 	struct perfmap_entry	*v;
 	size_t			 n;
-	size_t			 sorted;	/* v[0..sorted) is in order */
+	size_t			 sorted;	/* v[0..sorted) is in order:
+						 * what lookups see */
 	int			 skipping;	/* inside an over-long line */
+	/* Sorting v[sorted..ig_end) in slices (perfmap_sort.c): chunks
+	 * sorted, runs merged pass by pass, then merged with v[0..sorted)
+	 * into a new table.  Lines fed meanwhile wait for the next round. */
+	size_t			 ig_end;	/* 0: nothing in progress */
+	int			 ig_phase;
+	int			 ig_in_tmp;	/* the runs are in ig_tmp */
+	size_t			 ig_width;	/* run width of this pass */
+	size_t			 ig_lo;		/* pair (or chunk) in progress */
+	size_t			 ig_a, ig_b, ig_o;	/* merge cursors */
+	struct perfmap_entry	*ig_tmp;	/* runs, then the new table */
+	struct perfmap_entry	*ig_new;
 	size_t			 cap;
 	struct perfmap_chunk	*names;		/* newest first */
 	size_t			 names_len;
@@ -56,8 +68,16 @@ struct perfmap {
  */
 int		 perfmap_feed(struct perfmap *, const char *, size_t, int,
 		    size_t *);
-/* Sort what was fed since the last call into the table: O(k log k + n). */
+/* Sort everything fed so far into what lookups see, now. */
 int		 perfmap_sort(struct perfmap *);
+/*
+ * The same in slices: at most about `budget` entry moves per call (a
+ * merge sort whose every step can stop and resume).  1 while work
+ * remains, 0 when lookups see every line fed, -ENOMEM.
+ */
+int		 perfmap_sort_step(struct perfmap *, size_t budget);
+/* Entries v[0..sorted) are ordered by (start, seq). */
+int		 perfmap_cmp(const void *, const void *);
 const char	*perfmap_lookup(const struct perfmap *, uint64_t);
 void		 perfmap_free(struct perfmap *);
 /* Empty pm but keep its names alive: the caller frees the returned list

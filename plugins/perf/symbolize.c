@@ -723,6 +723,8 @@ symbolizer_turn(struct symbolizer *s, size_t bytes)
 {
 	s->jit_turn_bytes = bytes;
 	s->jit_turn_used = 0;
+	s->jit_turn_moves = 0;
+	s->turn_id++;
 }
 
 int

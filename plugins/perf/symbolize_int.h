@@ -30,6 +30,7 @@
 #define SYM_MAX_BINARY		(4ull << 30)	/* binaries, debug files */
 #define SYM_JIT_CYCLE_BYTES	(256u << 20)	/* perf maps read per cycle */
 #define SYM_JIT_MAX_ENTRIES	(4u << 20)	/* perf map entries, in all */
+#define SYM_JIT_TURN_MOVES	(128u * 1024)	/* sort steps per turn */
 
 /*
  * One binary's symbols, shared by every mapping of it.  Opened at first
@@ -80,6 +81,7 @@ struct sym_jit {
 	uint64_t		 checked_ns;
 	int			 stale;		/* older than the process */
 	int			 more;		/* budget ran out: unread */
+	uint64_t		 turn;		/* last refreshed in this turn */
 	int			 refused;	/* -errno said once */
 };
 
@@ -152,6 +154,8 @@ struct symbolizer {
 	size_t			 jit_cycle_bytes;	/* read this cycle */
 	size_t			 jit_turn_bytes;	/* budget per turn; 0: none */
 	size_t			 jit_turn_used;
+	size_t			 jit_turn_moves;	/* sorting, this turn */
+	uint64_t		 turn_id;	/* symbolizer_turn calls */
 	int			 jit_capped;	/* said this cycle */
 	struct sym_arena_chunk	*arena;
 	struct sym_derived	*derived;

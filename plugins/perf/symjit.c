@@ -125,7 +125,6 @@ sym_jit_read(struct symbolizer *s, struct sym_proc *p, int fd, off_t size)
 
 	if ((buf = malloc(JIT_CHUNK + PERFMAP_MAX_NAME + 128)) == NULL)
 		return;
-	j->more = 0;
 	while (j->off + (off_t)carry < size) {
 		if (sym_jit_budget_left(s) == 0) {
 			j->more = 1;
@@ -150,9 +149,6 @@ sym_jit_read(struct symbolizer *s, struct sym_proc *p, int fd, off_t size)
 		memmove(buf, buf + used, carry);
 	}
 	free(buf);
-	if (perfmap_sort(&j->pm) != 0)
-		sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: out of memory "
-		    "sorting its perf map", (int)p->pid);
 	s->jit_entries += j->pm.n - before;
 	s->st.perfmap_bad_lines += j->pm.bad_lines - bad;
 	if (j->pm.bad_lines > bad)
@@ -163,6 +159,30 @@ sym_jit_read(struct symbolizer *s, struct sym_proc *p, int fd, off_t size)
 		sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: perf map over %u "
 		    "entries; the rest is ignored", (int)p->pid,
 		    PERFMAP_MAX_ENTRIES);
+}
+
+/* Sort what was read into what lookups see, within the turn's budget. */
+static void
+sym_jit_sort(struct symbolizer *s, struct sym_proc *p)
+{
+	struct sym_jit	*j = &p->jit;
+	size_t		 budget = (size_t)-1 / 2;
+	int		 r;
+
+	if (s->jit_turn_bytes != 0) {
+		if (s->jit_turn_moves >= SYM_JIT_TURN_MOVES) {
+			j->more |= j->pm.n != j->pm.sorted;
+			return;
+		}
+		budget = SYM_JIT_TURN_MOVES - s->jit_turn_moves;
+	}
+	r = perfmap_sort_step(&j->pm, budget);
+	s->jit_turn_moves += budget;	/* a step may use it all */
+	if (r < 0)
+		sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: out of memory "
+		    "sorting its perf map", (int)p->pid);
+	else if (r == 1)
+		j->more = 1;
 }
 
 /* Say once per process why its perf map cannot be used. */
@@ -189,6 +209,7 @@ sym_jit_refresh(struct symbolizer *s, struct sym_proc *p)
 	char			 root[64], path[64];
 	int			 fd;
 
+	j->turn = s->turn_id;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)p->pid);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map",
 	    (int)(p->nspid > 0 ? p->nspid : p->pid));
@@ -213,8 +234,10 @@ sym_jit_refresh(struct symbolizer *s, struct sym_proc *p)
 		sym_jit_reset(s, j);
 	j->dev = (dev_t)sb.dev;
 	j->ino = (ino_t)sb.ino;
+	j->more = 0;
 	if ((off_t)sb.size > j->off)
 		sym_jit_read(s, p, fd, (off_t)sb.size);
+	sym_jit_sort(s, p);
 out_close:
 	close(fd);
 }
@@ -226,7 +249,7 @@ sym_jit_lookup(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	uint64_t	 now = sym_now_ns();
 
 	if (!p->gone && (p->jit.checked_ns == 0 || (p->jit.more &&
-	    sym_jit_budget_left(s) > 0) ||
+	    p->jit.turn != s->turn_id) ||
 	    now - p->jit.checked_ns >= SYM_RECHECK_NS)) {
 		p->jit.checked_ns = now | 1;
 		sym_jit_refresh(s, p);
@@ -240,9 +263,11 @@ sym_jit_lookup(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 int
 sym_jit_work(struct symbolizer *s, struct sym_proc *p)
 {
-	if (!p->jit.more || p->gone || sym_jit_budget_left(s) == 0)
-		return (p->jit.more && !p->gone);
-	p->jit.checked_ns = sym_now_ns() | 1;
-	sym_jit_refresh(s, p);
+	if (!p->jit.more || p->gone)
+		return (0);
+	if (p->jit.turn != s->turn_id) {
+		p->jit.checked_ns = sym_now_ns() | 1;
+		sym_jit_refresh(s, p);
+	}
 	return (p->jit.more);
 }

@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "perfmap.h"
@@ -168,9 +169,62 @@ test_long_line(void)
 	perfmap_free(&pm);
 }
 
+/*
+ * Sorting in slices: 60000 lines in random order fed in batches while
+ * small steps run; lookups see only whole rounds, and in the end exactly
+ * what one full sort gives.
+ */
+static void
+test_sort_steps(void)
+{
+	struct perfmap	 pm, ref;
+	char		 line[64];
+	size_t		 used, i, steps = 0, seen_during = 0;
+	uint64_t	 a;
+	int		 ok = 1, r;
+
+	memset(&pm, 0, sizeof(pm));
+	memset(&ref, 0, sizeof(ref));
+	srand(7);
+	for (i = 0; i < 60000; i++) {
+		a = 0x100000 + (uint64_t)(rand() % 200000) * 0x10;
+		snprintf(line, sizeof(line), "%llx 10 f%zu\n",
+		    (unsigned long long)a, i);
+		perfmap_feed(&pm, line, strlen(line), 0, &used);
+		perfmap_feed(&ref, line, strlen(line), 0, &used);
+		if (i % 7 == 0) {
+			r = perfmap_sort_step(&pm, 1000);
+			steps++;
+			ok &= r >= 0;
+			seen_during += pm.sorted > 0 && pm.sorted < pm.n;
+			ok &= pm.sorted == 0 || perfmap_cmp(&pm.v[0],
+			    &pm.v[pm.sorted - 1]) <= 0;
+		}
+	}
+	while ((r = perfmap_sort_step(&pm, 1000)) == 1)
+		steps++;
+	CHECK(ok && r == 0, "steps of 1000 moves, interleaved with feeds");
+	CHECK(seen_during > 0, "lookups saw finished rounds while lines "
+	    "were still being fed");
+	perfmap_sort(&ref);
+	CHECK_EQ(pm.n, ref.n);
+	for (i = 0; i < 200000 && ok; i++) {
+		const char *x = perfmap_lookup(&pm, 0x100000 + i * 0x10 + 3);
+		const char *y = perfmap_lookup(&ref, 0x100000 + i * 0x10 + 3);
+
+		ok = (x == NULL && y == NULL) || (x != NULL && y != NULL &&
+		    strcmp(x, y) == 0);
+	}
+	CHECK(ok, "the same answers as one full sort (the latest line wins)");
+	printf("# %zu steps\n", steps);
+	perfmap_free(&pm);
+	perfmap_free(&ref);
+}
+
 int
 main(void)
 {
+	test_sort_steps();
 	test_long_line();
 	test_stable_names();
 	test_parse();
