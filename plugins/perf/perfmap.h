@@ -72,10 +72,12 @@ int		 perfmap_feed(struct perfmap *, const char *, size_t, int,
 int		 perfmap_sort(struct perfmap *);
 /*
  * The same in slices: at most about `budget` entry moves per call (a
- * merge sort whose every step can stop and resume).  1 while work
- * remains, 0 when lookups see every line fed, -ENOMEM.
+ * merge sort whose every step can stop and resume), the moves made in
+ * *used (may be NULL).  1 while work remains, 0 when lookups see every
+ * line fed, -ENOMEM.
  */
-int		 perfmap_sort_step(struct perfmap *, size_t budget);
+int		 perfmap_sort_step(struct perfmap *, size_t budget,
+		    size_t *used);
 /* Entries v[0..sorted) are ordered by (start, seq). */
 int		 perfmap_cmp(const void *, const void *);
 const char	*perfmap_lookup(const struct perfmap *, uint64_t);

@@ -22,6 +22,7 @@
 
 enum { IG_NONE, IG_CHUNKS, IG_PASSES, IG_FINAL };
 
+
 /* Start a round over what was fed since the last one. */
 static int
 perfmap_ig_begin(struct perfmap *pm)
@@ -118,14 +119,14 @@ perfmap_ig_finish(struct perfmap *pm)
 	return (0);
 }
 
-int
-perfmap_sort_step(struct perfmap *pm, size_t budget)
+static int
+perfmap_sort_slice(struct perfmap *pm, size_t budget, size_t *used)
 {
 	struct perfmap_entry	*b;
-	size_t			 used = 0, k, p;
+	size_t			 k, p;
 	int			 r;
 
-	while (used < budget) {
+	while (*used < budget) {
 		switch (pm->ig_phase) {
 		case IG_NONE:
 			if (pm->n == pm->sorted)
@@ -140,7 +141,7 @@ perfmap_sort_step(struct perfmap *pm, size_t budget)
 			qsort(pm->v + pm->sorted + pm->ig_lo, k,
 			    sizeof(*pm->v), perfmap_cmp);
 			pm->ig_lo += k;
-			used += 4 * k;	/* ~ k log k compares, cache-hot */
+			*used += 4 * k;	/* ~ k log k compares, cache-hot */
 			if (pm->ig_lo >= p) {
 				pm->ig_lo = 0;
 				pm->ig_phase = pm->ig_width >= p ? IG_FINAL :
@@ -148,7 +149,7 @@ perfmap_sort_step(struct perfmap *pm, size_t budget)
 			}
 			break;
 		case IG_PASSES:
-			perfmap_ig_pass(pm, budget, &used);
+			perfmap_ig_pass(pm, budget, used);
 			break;
 		case IG_FINAL:
 			if (pm->ig_new == NULL) {
@@ -161,7 +162,7 @@ perfmap_sort_step(struct perfmap *pm, size_t budget)
 			b = pm->ig_in_tmp ? pm->ig_tmp : pm->v + pm->sorted;
 			if (perfmap_merge(pm->v, pm->sorted, b, pm->ig_end -
 			    pm->sorted, pm->ig_new, &pm->ig_a, &pm->ig_b,
-			    budget - used, &used) &&
+			    budget - *used, used) &&
 			    (r = perfmap_ig_finish(pm)) != 0)
 				return (r);
 			break;
@@ -171,11 +172,23 @@ perfmap_sort_step(struct perfmap *pm, size_t budget)
 }
 
 int
+perfmap_sort_step(struct perfmap *pm, size_t budget, size_t *usedp)
+{
+	size_t	 used = 0;
+	int	 r;
+
+	r = perfmap_sort_slice(pm, budget, &used);
+	if (usedp != NULL)
+		*usedp = used;
+	return (r);
+}
+
+int
 perfmap_sort(struct perfmap *pm)
 {
 	int	 r;
 
-	while ((r = perfmap_sort_step(pm, SIZE_MAX / 2)) == 1)
+	while ((r = perfmap_sort_step(pm, SIZE_MAX / 2, NULL)) == 1)
 		;
 	return (r);
 }

@@ -122,17 +122,23 @@ sym_jit_read(struct symbolizer *s, struct sym_proc *p, int fd, off_t size)
 	size_t		 carry = 0, used, want, bad = j->pm.bad_lines;
 	size_t		 before = j->pm.n, dropped = j->pm.dropped;
 	ssize_t		 n;
+	int		 small;
 
 	if ((buf = malloc(JIT_CHUNK + PERFMAP_MAX_NAME + 128)) == NULL)
 		return;
+	/* A small file is read whole whatever the turn's budget (as a small
+	 * map is sorted whole): a large one elsewhere must not keep this
+	 * process's names out of the cycle. */
+	small = size - j->off <= (off_t)SYM_JIT_SMALL_FILE &&
+	    s->jit_cycle_bytes < SYM_JIT_CYCLE_BYTES;
 	while (j->off + (off_t)carry < size) {
-		if (sym_jit_budget_left(s) == 0) {
+		want = JIT_CHUNK;
+		if (!small && want > sym_jit_budget_left(s))
+			want = sym_jit_budget_left(s);
+		if (want == 0) {
 			j->more = 1;
 			break;
 		}
-		want = JIT_CHUNK;
-		if (want > sym_jit_budget_left(s))
-			want = sym_jit_budget_left(s);
 		n = pread(fd, buf + carry, want, j->off + (off_t)carry);
 		if (n <= 0)
 			break;
@@ -166,18 +172,22 @@ static void
 sym_jit_sort(struct symbolizer *s, struct sym_proc *p)
 {
 	struct sym_jit	*j = &p->jit;
-	size_t		 budget = (size_t)-1 / 2;
+	size_t		 budget = (size_t)-1 / 2, used;
 	int		 r;
 
-	if (s->jit_turn_bytes != 0) {
+	/* A small map is always finished (a fraction of a millisecond): one
+	 * large map must not keep every other process's names out of the
+	 * cycle.  Large ones share the turn's budget. */
+	if (s->jit_turn_bytes != 0 && (j->pm.sorted > SYM_JIT_SMALL_MAP ||
+	    j->pm.n - j->pm.sorted > SYM_JIT_SMALL_MAP / 16)) {
 		if (s->jit_turn_moves >= SYM_JIT_TURN_MOVES) {
 			j->more |= j->pm.n != j->pm.sorted;
 			return;
 		}
 		budget = SYM_JIT_TURN_MOVES - s->jit_turn_moves;
 	}
-	r = perfmap_sort_step(&j->pm, budget);
-	s->jit_turn_moves += budget;	/* a step may use it all */
+	r = perfmap_sort_step(&j->pm, budget, &used);
+	s->jit_turn_moves += used;
 	if (r < 0)
 		sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: out of memory "
 		    "sorting its perf map", (int)p->pid);

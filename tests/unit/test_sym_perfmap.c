@@ -193,7 +193,7 @@ test_sort_steps(void)
 		perfmap_feed(&pm, line, strlen(line), 0, &used);
 		perfmap_feed(&ref, line, strlen(line), 0, &used);
 		if (i % 7 == 0) {
-			r = perfmap_sort_step(&pm, 1000);
+			r = perfmap_sort_step(&pm, 1000, NULL);
 			steps++;
 			ok &= r >= 0;
 			seen_during += pm.sorted > 0 && pm.sorted < pm.n;
@@ -201,7 +201,7 @@ test_sort_steps(void)
 			    &pm.v[pm.sorted - 1]) <= 0;
 		}
 	}
-	while ((r = perfmap_sort_step(&pm, 1000)) == 1)
+	while ((r = perfmap_sort_step(&pm, 1000, NULL)) == 1)
 		steps++;
 	CHECK(ok && r == 0, "steps of 1000 moves, interleaved with feeds");
 	CHECK(seen_during > 0, "lookups saw finished rounds while lines "
