@@ -13,6 +13,7 @@
 
 #include "python_spawn.h"
 #include "py_target.h"
+#include "safeopen.h"
 
 struct depth {
 	uint32_t	 frames;
@@ -94,6 +95,7 @@ main(int argc, char **argv)
 
 	if (srcdir == NULL)
 		srcdir = ".";
+	py_set_opener(safeopen_open_cb, NULL);	/* as the daemon offers it */
 	if (samples <= 0)
 		samples = 2000;
 	n = py_spawn_find(interps, 8);

@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "gprofiler.h"
+#include "safeopen.h"
 
 /* AT_EXECFN's string in the process (at most PATH_MAX bytes). */
 static int
@@ -60,14 +61,16 @@ appmeta_arch(int32_t pid)
 	char		 path[64];
 	unsigned char	 hdr[64];
 	ssize_t		 n;
-	int		 fd;
 	const char	*a;
+	struct gp_open_spec	 spec;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (NULL);
-	n = pread(fd, hdr, sizeof(hdr), 0);
-	close(fd);
+	memset(&spec, 0, sizeof(spec));
+	spec.size = sizeof(spec);
+	spec.flags = GP_OPEN_PROC_LINK;
+	spec.path = path;
+	spec.owner = -1;
+	n = safeopen_read(&spec, hdr, sizeof(hdr));
 	if (n <= 0)
 		return (NULL);
 	a = procfs_elf_arch(hdr, n);

@@ -106,6 +106,12 @@ cycle_begin(evutil_socket_t fd, short what, void *arg)
 	tv.tv_sec = bound;
 	tv.tv_usec = 0;
 	evtimer_add(r->wait_ev, &tv);
+	/*
+	 * Hold one count while asking: a plugin that answers inside its
+	 * snapshot() (perf does) would otherwise bring pending to 0 before
+	 * the others are even asked, and the cycle would end without them.
+	 */
+	r->pending++;
 	/* The system profiler first: its answer dates the cycle's end. */
 	if (r->sys != NULL)
 		cycle_request(r, r->sys);
@@ -113,7 +119,7 @@ cycle_begin(evutil_socket_t fd, short what, void *arg)
 		if (&r->plugs[i] != r->sys && r->plugs[i].started &&
 		    r->plugs[i].plugin->desc->snapshot != NULL)
 			cycle_request(r, &r->plugs[i]);
-	if (r->pending == 0) {
+	if (--r->pending == 0) {
 		event_del(r->wait_ev);
 		event_active(r->wait_ev, EV_TIMEOUT, 0);
 	}

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "gprofiler.h"
+#include "safeopen.h"
 
 struct gp_timer {
 	unsigned		 magic;		/* TIMER_MAGIC */
@@ -550,6 +552,25 @@ host_http_download(struct gp_plugin_ctx *ctx, const char *url, int32_t fd,
 	return (-ENOSYS);
 }
 
+/* Untrusted files: core/safeopen.c, the same rules as the core's. */
+static int32_t
+host_file_open(struct gp_plugin_ctx *ctx, const struct gp_open_spec *spec,
+    struct gp_file_info *info)
+{
+	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
+	return (safeopen_open(spec, info));
+}
+
+static int64_t
+host_file_read(struct gp_plugin_ctx *ctx, const struct gp_open_spec *spec,
+    void *buf, uint64_t bufsz)
+{
+	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
+	if (buf == NULL || bufsz > SSIZE_MAX)
+		return (-EINVAL);
+	return (safeopen_read(spec, buf, (size_t)bufsz));
+}
+
 static const struct gp_host_api host_api_table = {
 	.size = sizeof(struct gp_host_api),
 	.abi_major = GP_ABI_MAJOR,
@@ -583,6 +604,8 @@ static const struct gp_host_api host_api_table = {
 	.json_set_raw = host_json_set_raw,
 	.pid_wanted = host_pid_wanted,
 	.http_download = host_http_download,
+	.file_open = host_file_open,
+	.file_read = host_file_read,
 };
 
 const struct gp_host_api *

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gprofiler.h"
+#include "safeopen.h"
 
 /* The next line of buf[*off..len) as (p, n); 0 at the end. */
 static int
@@ -276,17 +277,33 @@ procfs_elf_arch(const unsigned char *buf, size_t len)
 	}
 }
 
-/* Read a small file whole (/proc files report size 0: read until EOF). */
+/*
+ * Read a small file whole (/proc files report size 0: read until EOF), at
+ * most max bytes, through safeopen: no FIFO, device or magic link (a
+ * /proc/PID/root/... path is refused: use safeopen with a root).
+ */
 int
 procfs_read(const char *path, char **bufp, size_t *lenp, size_t max)
 {
+	struct gp_open_spec	 spec;
+	const char	*base;
 	char	*buf;
 	size_t	 len = 0, cap = 4096;
 	ssize_t	 n;
 	int	 fd, e;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (-errno);
+	memset(&spec, 0, sizeof(spec));
+	spec.size = sizeof(spec);
+	spec.path = path;
+	spec.owner = -1;
+	/* /proc/PID/exe is the kernel's link to the executable: followed,
+	 * and what it names is checked like any file. */
+	base = strrchr(path, '/');
+	if (strncmp(path, "/proc/", 6) == 0 && base != NULL &&
+	    strcmp(base, "/exe") == 0)
+		spec.flags = GP_OPEN_PROC_LINK;
+	if ((fd = safeopen_open(&spec, NULL)) < 0)
+		return (fd);
 	buf = xmalloc(cap);
 	for (;;) {
 		if (len + 1 >= cap) {

@@ -1,7 +1,7 @@
 /*
  * Fuzz the perf map parser: fed whole, then in two pieces (the split
  * taken from the first byte), then looked up around every entry.
- * FUZZ_SOURCES: plugins/perf/perfmap.c
+ * FUZZ_SOURCES: plugins/perf/perfmap.c plugins/perf/perfmap_sort.c
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -20,8 +20,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&pm, 0, sizeof(pm));
 	split = size > 0 ? data[0] % (size + 1) : 0;
 	(void)perfmap_feed(&pm, (const char *)data, split, 0, &used);
+	(void)perfmap_sort(&pm);
 	(void)perfmap_feed(&pm, (const char *)data + used, size - used, 1,
 	    &used);
+	(void)perfmap_sort(&pm);
 	for (i = 0; i < pm.n; i++) {
 		(void)perfmap_lookup(&pm, pm.v[i].start);
 		(void)perfmap_lookup(&pm, pm.v[i].end - 1);

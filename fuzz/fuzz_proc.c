@@ -1,6 +1,6 @@
 /*
  * libFuzzer target for the /proc, os-release, auxv and ELF parsers.
- * FUZZ_SOURCES: core/procfs.c core/xmalloc.c core/log.c
+ * FUZZ_SOURCES: core/procfs.c core/safeopen.c core/xmalloc.c core/log.c
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -12,6 +12,8 @@ build="build-essential autoconf automake libtool pkg-config ca-certificates
 test="python3 openssl procps psmisc util-linux iproute2 linux-perf bpftrace
 	protobuf-compiler jattach chromium openjdk-17-jdk-headless g++
 	binutils elfutils time"
+# bench/perf_hostile.sh: a large shared library to symbolize (libLLVM).
+test="$test libllvm14"
 pkgs=$build
 [ "${1:-}" = "--test" ] && pkgs="$build $test"
 apt-get update -qq

@@ -19,6 +19,7 @@
  *
  * ABI log:
  *   1.0 (2026-11-30)  first version.
+ *   1.1 (2026-12-01)  gp_host_api.file_open, file_read (untrusted files).
  *
  * Types: fixed-width integers, double, const char *, pointers to ABI structs
  * and function pointers only; no bool, enum, long, time_t or structs by value.
@@ -44,7 +45,7 @@ extern "C" {
 
 #define GP_PLUGIN_MAGIC		0x47504c47u	/* "GPLG" */
 #define GP_ABI_MAJOR		1
-#define GP_ABI_MINOR		0
+#define GP_ABI_MINOR		1
 #define GP_PLUGIN_SYMBOL	"gprofiler_plugin"
 
 /* Put on the descriptor; plugins are built with -fvisibility=hidden. */
@@ -84,6 +85,47 @@ extern "C" {
 /* Result kinds for gp_host_api.snapshot_pid_error. */
 #define GP_PID_ERROR		0	/* "[Profiling error: reason]" */
 #define GP_PID_SKIPPED		1	/* "[Profiling skipped: reason]" */
+
+/*
+ * Rules for gp_host_api.file_open/file_read (ABI 1.1), for every file a
+ * monitored process or a local user controls: perf maps, binaries, debug
+ * files, config files named on command lines, anything under
+ * /proc/PID/root.  FIFOs, devices, sockets and directories are always
+ * refused (they are never opened for reading, so a FIFO cannot block and
+ * a device sees no open()); magic links (/proc/PID/root inside a path)
+ * are refused unless GP_OPEN_PROC_LINK.
+ */
+#define GP_OPEN_NO_SYMLINKS	0x1u	/* refuse any symlink below root */
+#define GP_OPEN_PROC_LINK	0x2u	/* path is a /proc/PID/exe or
+					 * map_files link, followed (root
+					 * must be NULL) */
+#define GP_OPEN_OWNER_OR_ROOT	0x4u	/* owned by `owner` or by root */
+#define GP_OPEN_READABLE_BY	0x8u	/* `owner` could read it (mode bits:
+					 * owner's, else others') */
+
+struct gp_open_spec {
+	uint32_t	 size;		/* sizeof(struct gp_open_spec) */
+	uint32_t	 flags;		/* GP_OPEN_* */
+	/* Resolve `path` inside this directory ("/proc/PID/root"): absolute
+	 * symlinks and ".." stay inside it.  NULL: the host's "/". */
+	const char	*root;
+	const char	*path;
+	uint64_t	 max_size;	/* larger files: -EFBIG; 0: no limit */
+	/* The uid of GP_OPEN_OWNER_OR_ROOT and GP_OPEN_READABLE_BY; without
+	 * either flag, >= 0 means the file must belong to this uid. */
+	int64_t		 owner;		/* -1: any owner */
+};
+
+/* What file_open found (also on a refusal, when it found a file: mode
+ * then says what it was). */
+struct gp_file_info {
+	uint64_t	 dev;
+	uint64_t	 ino;
+	uint64_t	 size;
+	int64_t		 mtime_ns;
+	uint32_t	 mode;		/* st_mode; 0: nothing found */
+	uint32_t	 uid;
+};
 
 /* Opaque host objects; every one is magic-checked by the host. */
 struct gp_host_api;
@@ -325,6 +367,23 @@ struct gp_host_api {
 			    void (*done)(void *arg, int32_t rc,
 			    int32_t http_status, const char *err),
 			    void *arg);
+
+	/*
+	 * Untrusted files (1.1): open `spec` for reading (O_CLOEXEC,
+	 * O_NONBLOCK, O_NOCTTY) after the checks of GP_OPEN_*; the fd or
+	 * -errno: -ELOOP a symlink or magic link refused, -EINVAL not a
+	 * regular file, -EFBIG over max_size, -EPERM owner or mode refused.
+	 * `info` (may be NULL) describes the file.  The caller closes the fd
+	 * and reads no more than it means to (the file may grow).
+	 */
+	int32_t		(*file_open)(struct gp_plugin_ctx *ctx,
+			    const struct gp_open_spec *spec,
+			    struct gp_file_info *info);
+	/* The same, then up to bufsz bytes from offset 0 (files under /proc
+	 * report size 0: read until EOF): the count or -errno. */
+	int64_t		(*file_read)(struct gp_plugin_ctx *ctx,
+			    const struct gp_open_spec *spec, void *buf,
+			    uint64_t bufsz);
 };
 
 /* Whether the host's table has `member` (added after ABI 1.0). */

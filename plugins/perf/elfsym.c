@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -27,6 +29,7 @@ struct elfsym_build {
 	Elf			*e;		/* lazy: for names while sorting */
 	size_t			 link[ELFSYM_NSTR];	/* their sections */
 	int			 src;		/* section being read */
+	uint64_t		 file_size;	/* lazy: names must lie within */
 };
 
 /* A symbol's name while building (copied, or from libelf when lazy). */
@@ -248,11 +251,16 @@ elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
 				GElf_Shdr	 ssh;
 
 				b->src = sh.sh_type == SHT_DYNSYM;
+				/* One of each kind, and names that lie in
+				 * the file: a lazy name is read at the
+				 * recorded offset much later. */
 				if (t->str_size[b->src] != 0 ||
 				    (ss = elf_getscn(e, sh.sh_link)) == NULL ||
 				    gelf_getshdr(ss, &ssh) == NULL ||
-				    ssh.sh_type != SHT_STRTAB)
-					continue;	/* one of each kind */
+				    ssh.sh_type != SHT_STRTAB ||
+				    ssh.sh_offset > b->file_size ||
+				    ssh.sh_size > b->file_size - ssh.sh_offset)
+					continue;
 				b->link[b->src] = sh.sh_link;
 				t->str_off[b->src] = ssh.sh_offset;
 				t->str_size[b->src] = ssh.sh_size;
@@ -312,16 +320,20 @@ static int
 elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
 {
 	struct elfsym_build	 b;
+	struct stat		 sb;
 	int			 r;
 
 	*out = NULL;
 	memset(&b, 0, sizeof(b));
+	if (lazy_fd >= 0 && (fstat(lazy_fd, &sb) != 0 || sb.st_size <= 0))
+		return (-EIO);
 	if ((b.t = calloc(1, sizeof(*b.t))) == NULL)
 		return (-ENOMEM);
 	b.t->fd = -1;
 	if (lazy_fd >= 0) {
 		b.lazy = 1;
 		b.e = e;
+		b.file_size = (uint64_t)sb.st_size;
 	}
 	if ((r = elfsym_read_elf(&b, e, 0)) != 0) {
 		elfsym_free(b.t);

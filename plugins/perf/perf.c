@@ -102,15 +102,24 @@ perf_ksym_resolve(void *arg, const uint64_t *addrs, size_t n, char *names,
 	return (sampler_ksym_resolve(p->sampler, addrs, n, names, name_len));
 }
 
+/* The symbolizer's files, through the host's safe open. */
+static int
+perf_file_open(void *arg, const struct gp_open_spec *spec,
+    struct gp_file_info *info)
+{
+	struct perf *p = arg;
+
+	return (p->api->file_open(p->ctx, spec, info));
+}
+
 static int
 perf_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
 {
 	struct perf *p;
 
-	if (api->size < offsetof(struct gp_host_api, pid_wanted) +
-	    sizeof(api->pid_wanted))
-		return (-ENOTSUP);
+	if (!GP_API_HAS(api, file_open))
+		return (-ENOTSUP);	/* never an unsafe open instead */
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return (-ENOMEM);
 	p->magic = PERF_MAGIC;
@@ -186,6 +195,8 @@ perf_teardown(struct perf *p)
 {
 	p->api->timer_del(p->drain_timer);
 	p->drain_timer = NULL;
+	p->api->timer_del(p->work_timer);
+	p->work_timer = NULL;
 	if (p->wakeup != NULL)
 		p->api->fd_unwatch(p->wakeup);
 	p->wakeup = NULL;
@@ -244,6 +255,8 @@ perf_start(void *priv)
 	p->fp = stackagg_new();
 	p->dw = stackagg_new();
 	p->seen = pidtab_new();
+	if (p->sym != NULL)
+		symbolizer_set_opener(p->sym, perf_file_open, p);
 	p->uw = p->sym != NULL ? unwinder_new(p->sym) : NULL;
 	if (p->sym == NULL || p->fp == NULL || p->dw == NULL ||
 	    p->seen == NULL || p->uw == NULL) {
@@ -318,6 +331,27 @@ perf_cycle_reset(struct perf *p)
 	symbolizer_cycle_end(p->sym);
 }
 
+/* Perf maps a turn's budget cut short: a slice per timer turn. */
+static void
+perf_work_cb(void *arg)
+{
+	struct perf *p = arg;
+
+	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
+	if (!symbolizer_work(p->sym)) {
+		p->api->timer_del(p->work_timer);
+		p->work_timer = NULL;
+	}
+}
+
+static void
+perf_work_arm(struct perf *p)
+{
+	if (p->work_timer == NULL && symbolizer_work(p->sym))
+		p->work_timer = p->api->timer_add(p->ctx, PERF_JIT_WORK_MS, 1,
+		    perf_work_cb, p);
+}
+
 static int
 perf_snapshot(void *priv, struct gp_snapshot *snap)
 {
@@ -338,8 +372,11 @@ perf_snapshot(void *priv, struct gp_snapshot *snap)
 		p->cur.cpus = cpus;
 	}
 	perf_stats_delta(p);
+	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
 	rc = perf_emit(p, snap);
 	perf_cycle_reset(p);
+	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
+	perf_work_arm(p);
 	/* The cycle's strings, retired snapshots and parse buffers are free
 	 * now: give the pages back rather than keep the high-water mark. */
 	malloc_trim(0);

@@ -27,6 +27,10 @@
  * it with its other slow timers. */
 #define PERF_DRAIN_MS		10000
 #define PERF_DRAIN_POLL_MS	100	/* without a wake-up watch */
+/* Perf maps read per loop turn (about a millisecond of parsing), and how
+ * often the rest of a large one is read between cycles. */
+#define PERF_JIT_TURN_BYTES	(512u * 1024)
+#define PERF_JIT_WORK_MS	20
 
 struct stackagg;
 struct pidtab;
@@ -58,6 +62,7 @@ struct perf {
 
 	struct sampler		*sampler;
 	struct gp_timer		*drain_timer;
+	struct gp_timer		*work_timer;	/* perf maps left to read */
 	struct gp_watch		*wakeup;	/* the ring's wake-ups */
 	struct symbolizer	*sym;
 	struct unwinder		*uw;

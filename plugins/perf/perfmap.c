@@ -122,7 +122,7 @@ perfmap_line(struct perfmap *pm, const char *p, const char *end)
 	return (perfmap_add(pm, start, start + size, p, (size_t)(end - p)));
 }
 
-static int
+int
 perfmap_cmp(const void *va, const void *vb)
 {
 	const struct perfmap_entry	*a = va, *b = vb;
@@ -132,18 +132,37 @@ perfmap_cmp(const void *va, const void *vb)
 	return (a->seq < b->seq ? -1 : a->seq > b->seq);
 }
 
+/* The longest line that can parse: two 64-bit hex numbers with 0x and
+ * blanks, and the longest name. */
+#define PERFMAP_MAX_LINE	(PERFMAP_MAX_NAME + 64)
+
 int
 perfmap_feed(struct perfmap *pm, const char *buf, size_t len, int final,
     size_t *consumed)
 {
 	const char	*line = buf, *nl;
-	size_t		 before = pm->n;
 	int		 r = 0;
 
+	if (pm->skipping) {
+		if ((nl = memchr(buf, '\n', len)) == NULL) {
+			*consumed = len;
+			return (0);
+		}
+		pm->skipping = 0;
+		line = nl + 1;
+	}
 	while (line < buf + len) {
 		nl = memchr(line, '\n', (size_t)(buf + len - line));
-		if (nl == NULL && !final)
+		if (nl == NULL && !final) {
+			if ((size_t)(buf + len - line) > PERFMAP_MAX_LINE) {
+				/* Cannot parse however it ends: drop it
+				 * and what follows of it. */
+				pm->bad_lines++;
+				pm->skipping = 1;
+				line = buf + len;
+			}
 			break;
+		}
 		if (nl == NULL)
 			nl = buf + len;
 		if ((r = perfmap_line(pm, line, nl)) != 0)
@@ -151,8 +170,6 @@ perfmap_feed(struct perfmap *pm, const char *buf, size_t len, int final,
 		line = nl + 1;
 	}
 	*consumed = line > buf + len ? len : (size_t)(line - buf);
-	if (pm->n != before)
-		qsort(pm->v, pm->n, sizeof(*pm->v), perfmap_cmp);
 	return (r);
 }
 
@@ -160,7 +177,7 @@ const char *
 perfmap_lookup(const struct perfmap *pm, uint64_t addr)
 {
 	const struct perfmap_entry	*best = NULL, *e;
-	size_t				 lo = 0, hi = pm->n, mid, k;
+	size_t				 lo = 0, hi = pm->sorted, mid, k;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -204,6 +221,8 @@ perfmap_free(struct perfmap *pm)
 	if (pm == NULL)
 		return;
 	free(pm->v);
+	free(pm->ig_tmp);
+	free(pm->ig_new);
 	perfmap_chunks_free(pm->names);
 	memset(pm, 0, sizeof(*pm));
 }

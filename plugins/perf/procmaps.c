@@ -272,6 +272,28 @@ status_last_int(const char *v, size_t len)
 	return ((int32_t)last);
 }
 
+/* The second of "Uid:\treal\teffective\tsaved\tfs"; -1 if malformed. */
+static int64_t
+status_uid(const char *v, size_t len)
+{
+	int64_t	 uid = -1;
+	size_t	 i = 0;
+	int	 field;
+
+	for (field = 0; field < 2; field++) {
+		while (i < len && (v[i] == ' ' || v[i] == '\t'))
+			i++;
+		if (i == len || v[i] < '0' || v[i] > '9')
+			return (-1);
+		for (uid = 0; i < len && v[i] >= '0' && v[i] <= '9'; i++) {
+			uid = uid * 10 + (v[i] - '0');
+			if (uid > UINT32_MAX)
+				return (-1);
+		}
+	}
+	return (uid);
+}
+
 int
 procstatus_parse(const char *buf, size_t len, struct procstatus *st)
 {
@@ -279,6 +301,7 @@ procstatus_parse(const char *buf, size_t len, struct procstatus *st)
 	size_t		 vlen;
 
 	memset(st, 0, sizeof(*st));
+	st->euid = -1;
 	while (line < buf + len) {
 		nl = memchr(line, '\n', (size_t)(buf + len - line));
 		end = nl != NULL ? nl : buf + len;
@@ -291,6 +314,8 @@ procstatus_parse(const char *buf, size_t len, struct procstatus *st)
 			st->nspid = status_last_int(v, vlen);
 		else if (status_field(line, end, "Tgid:", &v, &vlen) == 0)
 			st->tgid = status_last_int(v, vlen);
+		else if (status_field(line, end, "Uid:", &v, &vlen) == 0)
+			st->euid = status_uid(v, vlen);
 		line = end + 1;
 	}
 	return (st->name[0] != '\0' ? 0 : -EINVAL);

@@ -49,6 +49,7 @@ struct procstatus {
 	char		 name[64];	/* Name:, "" when absent */
 	int32_t		 nspid;		/* last NSpid: value, 0 when absent */
 	int32_t		 tgid;		/* Tgid:, 0 when absent */
+	int64_t		 euid;		/* Uid: (effective), -1 when absent */
 };
 int		 procstatus_parse(const char *, size_t, struct procstatus *);
 

@@ -62,24 +62,22 @@ sym_binary_unref(struct symbolizer *s, struct sym_binary *b)
 }
 
 static struct sym_filekey *
-sym_key_find(struct symbolizer *s, const struct stat *sb)
+sym_key_find(struct symbolizer *s, const struct gp_file_info *sb)
 {
 	struct sym_filekey	*k;
 	size_t			 i;
 
 	for (i = 0; i < s->nkeys; i++) {
 		k = &s->keys[i];
-		if (k->dev == sb->st_dev && k->ino == sb->st_ino &&
-		    k->size == sb->st_size && k->mtime_ns ==
-		    (int64_t)sb->st_mtim.tv_sec * 1000000000 +
-		    sb->st_mtim.tv_nsec)
+		if (k->dev == (dev_t)sb->dev && k->ino == (ino_t)sb->ino &&
+		    k->size == (off_t)sb->size && k->mtime_ns == sb->mtime_ns)
 			return (k);
 	}
 	return (NULL);
 }
 
 static int
-sym_key_add(struct symbolizer *s, const struct stat *sb,
+sym_key_add(struct symbolizer *s, const struct gp_file_info *sb,
     struct sym_binary *b)
 {
 	struct sym_filekey	*k;
@@ -93,11 +91,10 @@ sym_key_add(struct symbolizer *s, const struct stat *sb,
 		s->keys_cap = ncap;
 	}
 	k = &s->keys[s->nkeys++];
-	k->dev = sb->st_dev;
-	k->ino = sb->st_ino;
-	k->size = sb->st_size;
-	k->mtime_ns = (int64_t)sb->st_mtim.tv_sec * 1000000000 +
-	    sb->st_mtim.tv_nsec;
+	k->dev = (dev_t)sb->dev;
+	k->ino = (ino_t)sb->ino;
+	k->size = (off_t)sb->size;
+	k->mtime_ns = sb->mtime_ns;
 	k->bin = b;
 	return (0);
 }
@@ -117,18 +114,35 @@ sym_binary_by_build_id(struct symbolizer *s, const struct elfsym_table *t)
 	return (NULL);
 }
 
-/* Merge the debug file at path if it is not the binary itself. */
+/*
+ * Merge the debug file at path if it is not the binary itself.  In the
+ * process's root (root != NULL) the file is the binary owner's or root's,
+ * reached without a symlink: the binary's directory as maps shows it is
+ * already free of links, and a link there is someone's trick.  Under the
+ * host's debug root, links are the distribution's (Fedora's .build-id
+ * tree) and the file must be root's.
+ */
 static int
 sym_debug_try(struct symbolizer *s, struct elfsym_table *t,
-    const struct sym_binary *bin, const char *path)
+    const struct sym_binary *bin, const char *root, const char *path)
 {
-	struct stat	 sb;
-	int		 fd, r;
+	struct gp_file_info	 info;
+	int			 fd, r;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return (-errno);
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    (sb.st_dev == bin->dev && sb.st_ino == bin->ino)) {
+	if (root != NULL)
+		fd = sym_open(s, root, path, GP_OPEN_NO_SYMLINKS |
+		    GP_OPEN_OWNER_OR_ROOT, SYM_MAX_BINARY, bin->uid, &info);
+	else
+		fd = sym_open(s, NULL, path, GP_OPEN_OWNER_OR_ROOT,
+		    SYM_MAX_BINARY, 0, &info);
+	if (fd < 0) {
+		if (fd != -ENOENT && fd != -ENOTDIR)
+			sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: debug file "
+			    "%s%s refused: %s", (int)bin->pid, root != NULL ?
+			    root : "", path, sym_open_strerror(fd, &info));
+		return (fd);
+	}
+	if ((dev_t)info.dev == bin->dev && (ino_t)info.ino == bin->ino) {
 		close(fd);
 		return (-ENOENT);
 	}
@@ -165,7 +179,7 @@ sym_debug_find(struct symbolizer *s, struct sym_binary *b,
 	const struct sym_binary	*sb = b;
 	const char		*path = b->path;
 	char		 bid[2 * ELFSYM_BUILD_ID_MAX + 1], dir[PATH_MAX];
-	char		 cand[PATH_MAX];
+	char		 cand[PATH_MAX], root[64];
 	const char	*slash;
 	size_t		 dlen;
 
@@ -173,7 +187,7 @@ sym_debug_find(struct symbolizer *s, struct sym_binary *b,
 	if (strlen(bid) > 2) {
 		if (sym_path_fmt(cand, sizeof(cand), "%s/.build-id/%.2s/%s.debug",
 		    s->debug_root, bid, bid + 2) &&
-		    sym_debug_try(s, t, sb, cand) == 0)
+		    sym_debug_try(s, t, sb, NULL, cand) == 0)
 			return;
 	}
 	if (t->debuglink == NULL || path == NULL || path[0] != '/' ||
@@ -184,17 +198,16 @@ sym_debug_find(struct symbolizer *s, struct sym_binary *b,
 		return;
 	memcpy(dir, path, dlen);
 	dir[dlen] = '\0';
-	if (sym_path_fmt(cand, sizeof(cand), "/proc/%d/root%s/%s",
-	    (int)b->pid, dir, t->debuglink) &&
-	    sym_debug_try(s, t, sb, cand) == 0)
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)b->pid);
+	if (sym_path_fmt(cand, sizeof(cand), "%s/%s", dir, t->debuglink) &&
+	    sym_debug_try(s, t, sb, root, cand) == 0)
 		return;
-	if (sym_path_fmt(cand, sizeof(cand), "/proc/%d/root%s/.debug/%s",
-	    (int)b->pid, dir, t->debuglink) &&
-	    sym_debug_try(s, t, sb, cand) == 0)
+	if (sym_path_fmt(cand, sizeof(cand), "%s/.debug/%s", dir,
+	    t->debuglink) && sym_debug_try(s, t, sb, root, cand) == 0)
 		return;
 	if (sym_path_fmt(cand, sizeof(cand), "%s%s/%s", s->debug_root, dir,
 	    t->debuglink))
-		(void)sym_debug_try(s, t, sb, cand);
+		(void)sym_debug_try(s, t, sb, NULL, cand);
 }
 
 /* Our own vdso: the kernel maps the same image into every process. */
@@ -212,7 +225,8 @@ sym_vdso(struct symbolizer *s)
 		return (s->vdso);
 	s->vdso_tried = 1;
 	if ((base = getauxval(AT_SYSINFO_EHDR)) == 0 ||
-	    sym_read_file("/proc/self/maps", SYM_MAX_PROC_FILE, &buf, &len))
+	    sym_read_file(s, "/proc/self/maps", SYM_MAX_PROC_FILE, &buf,
+	    &len))
 		return (NULL);
 	if (procmaps_parse(buf, len, &m) != 0) {
 		free(buf);
@@ -236,22 +250,28 @@ sym_vdso(struct symbolizer *s)
 	return (s->vdso);
 }
 
-/* Open the binary behind a mapping as the process sees it. */
+/*
+ * Open the binary behind a mapping as the process sees it: the kernel's
+ * map_files link, else the path inside the process's root (no links: the
+ * path in maps has none).  Regular files only, whatever was mapped.
+ */
 static int
-sym_open_mapping(struct sym_proc *p, const struct procmaps_entry *e,
-    const char *path)
+sym_open_mapping(struct symbolizer *s, struct sym_proc *p,
+    const struct procmaps_entry *e, const char *path,
+    struct gp_file_info *info)
 {
-	char	 buf[PATH_MAX];
+	char	 buf[96];
 	int	 fd;
 
 	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 	    (int)p->pid, e->start, e->end);
-	if ((fd = open(buf, O_RDONLY | O_CLOEXEC)) >= 0 || e->deleted)
+	fd = sym_open(s, NULL, buf, GP_OPEN_PROC_LINK, SYM_MAX_BINARY, -1,
+	    info);
+	if (fd >= 0 || e->deleted || fd == -EINVAL || fd == -EFBIG)
 		return (fd);
-	if (!sym_path_fmt(buf, sizeof(buf), "/proc/%d/root%s", (int)p->pid,
-	    path))
-		return (-1);
-	return (open(buf, O_RDONLY | O_CLOEXEC));
+	snprintf(buf, sizeof(buf), "/proc/%d/root", (int)p->pid);
+	return (sym_open(s, buf, path, GP_OPEN_NO_SYMLINKS, SYM_MAX_BINARY, -1,
+	    info));
 }
 
 /* Parse an opened binary (once); shares a table with the same build-id. */
@@ -314,7 +334,7 @@ sym_binary_table(struct symbolizer *s, struct sym_binary *b)
 /* A binary opened now and parsed when first looked up. */
 static struct sym_binary *
 sym_binary_open(struct symbolizer *s, struct sym_proc *p, int fd,
-    const struct stat *sb, const char *path)
+    const struct gp_file_info *sb, const char *path)
 {
 	struct sym_binary	*b;
 
@@ -323,8 +343,9 @@ sym_binary_open(struct symbolizer *s, struct sym_proc *p, int fd,
 	b->loaded = 0;
 	b->fd = fd;
 	b->pid = p->pid;
-	b->dev = sb->st_dev;
-	b->ino = sb->st_ino;
+	b->dev = (dev_t)sb->dev;
+	b->ino = (ino_t)sb->ino;
+	b->uid = sb->uid;
 	b->path = strdup(path);
 	s->open_bins++;
 	/* Too many held fds (a huge host): parse now, as it was seen. */
@@ -365,7 +386,7 @@ sym_binary_for_mapping(struct symbolizer *s, struct sym_proc *p,
 {
 	struct sym_filekey	*k;
 	struct sym_binary	*b;
-	struct stat		 sb;
+	struct gp_file_info	 sb;
 	int			 fd;
 
 	if (path == NULL)
@@ -380,13 +401,10 @@ sym_binary_for_mapping(struct symbolizer *s, struct sym_proc *p,
 		return (NULL);
 	if ((b = sym_binary_pinned(s, e)) != NULL)
 		return (sym_binary_ref(b));
-	if ((fd = sym_open_mapping(p, e, path)) < 0) {
-		sym_log(s, GP_LOG_DEBUG, "symbolizer: pid %d: cannot open %s: "
-		    "%s", (int)p->pid, path, strerror(errno));
-		return (NULL);
-	}
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
+	if ((fd = sym_open_mapping(s, p, e, path, &sb)) < 0) {
+		sym_log(s, fd == -ENOENT || fd == -ESRCH ? GP_LOG_DEBUG :
+		    GP_LOG_WARN, "symbolizer: pid %d: cannot open %s: %s",
+		    (int)p->pid, path, sym_open_strerror(fd, &sb));
 		return (NULL);
 	}
 	if ((k = sym_key_find(s, &sb)) != NULL) {

@@ -26,13 +26,13 @@ static void	sym_proc_free(struct symbolizer *, struct sym_proc *);
 
 /* Boot time, to compare perf map mtimes with process start times. */
 static uint64_t
-sym_read_btime(void)
+sym_read_btime(struct symbolizer *s)
 {
 	char		*buf, *p;
 	size_t		 len;
 	uint64_t	 bt = 0;
 
-	if (sym_read_file("/proc/stat", 1u << 22, &buf, &len) != 0)
+	if (sym_read_file(s, "/proc/stat", 1u << 22, &buf, &len) != 0)
 		return (0);
 	for (p = buf; p < buf + len; p++) {
 		if ((p == buf || p[-1] == '\n') && buf + len - p > 6 &&
@@ -60,7 +60,6 @@ symbolizer_new(void (*log)(void *, int, const char *), void *arg)
 		symbolizer_free(s);
 		return (NULL);
 	}
-	s->btime = sym_read_btime();
 	s->clk_tck = sysconf(_SC_CLK_TCK);
 	return (s);
 }
@@ -138,6 +137,15 @@ sym_set_string(char **dst, const char *v)
 	return (0);
 }
 
+void
+symbolizer_set_opener(struct symbolizer *s, sym_open_fn fn, void *arg)
+{
+	s->open = fn;
+	s->open_arg = arg;
+	if (s->btime == 0)
+		s->btime = sym_read_btime(s);
+}
+
 int
 symbolizer_set_debug_root(struct symbolizer *s, const char *dir)
 {
@@ -185,14 +193,15 @@ sym_proc_free(struct symbolizer *s, struct sym_proc *p)
 
 /* Start time and exe identity: what tells a PID's incarnations apart. */
 static int
-sym_proc_identity(int32_t pid, uint64_t *starttime, struct stat *exe)
+sym_proc_identity(struct symbolizer *s, int32_t pid, uint64_t *starttime,
+    struct stat *exe)
 {
 	char	 path[64], *buf;
 	size_t	 len;
 	int	 r;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((r = sym_read_file(path, 4096, &buf, &len)) != 0)
+	if ((r = sym_read_file(s, path, 4096, &buf, &len)) != 0)
 		return (r == -ENOENT ? -ESRCH : r);
 	r = procstat_starttime(buf, len, starttime);
 	free(buf);
@@ -214,7 +223,7 @@ sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p)
 	int		 r;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
-	if ((r = sym_read_file(path, SYM_MAX_PROC_FILE, &buf, &len)) != 0)
+	if ((r = sym_read_file(s, path, SYM_MAX_PROC_FILE, &buf, &len)) != 0)
 		return (r == -ENOENT ? -ESRCH : r);
 	if ((sn = calloc(1, sizeof(*sn))) == NULL) {
 		free(buf);
@@ -240,7 +249,7 @@ sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p)
 }
 
 static int
-sym_proc_status(struct sym_proc *p)
+sym_proc_status(struct symbolizer *s, struct sym_proc *p)
 {
 	struct procstatus	 st;
 	char			 path[64], *buf;
@@ -248,7 +257,7 @@ sym_proc_status(struct sym_proc *p)
 	int			 r;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)p->pid);
-	if ((r = sym_read_file(path, 1u << 16, &buf, &len)) != 0)
+	if ((r = sym_read_file(s, path, 1u << 16, &buf, &len)) != 0)
 		return (r == -ENOENT ? -ESRCH : r);
 	r = procstatus_parse(buf, len, &st);
 	free(buf);
@@ -256,6 +265,7 @@ sym_proc_status(struct sym_proc *p)
 		return (-ESRCH);
 	snprintf(p->comm, sizeof(p->comm), "%s", st.name);
 	p->nspid = st.nspid > 0 ? st.nspid : p->pid;
+	p->euid = st.euid;
 	return (0);
 }
 
@@ -271,7 +281,7 @@ sym_proc_load(struct symbolizer *s, struct sym_proc *p, uint64_t starttime,
 	p->exe_ino = exe->st_ino;
 	sym_jit_reset(s, &p->jit);
 	p->jit.checked_ns = 0;
-	if ((r = sym_proc_status(p)) != 0)
+	if ((r = sym_proc_status(s, p)) != 0)
 		return (r);
 	return (sym_proc_snapshot(s, p));
 }
@@ -311,7 +321,7 @@ symbolizer_process_seen(struct symbolizer *s, int32_t pid)
 		if (now - p->checked_ns < SYM_RECHECK_NS)
 			return (0);
 	}
-	if ((r = sym_proc_identity(pid, &starttime, &exe)) != 0) {
+	if ((r = sym_proc_identity(s, pid, &starttime, &exe)) != 0) {
 		if (p != NULL)
 			p->gone = 1;
 		return (r);
@@ -478,7 +488,7 @@ sym_kallsyms_load(struct symbolizer *s)
 	int	 r;
 
 	s->ksyms_state = -1;
-	if ((r = sym_read_file(s->kallsyms_path, SYM_MAX_PROC_FILE, &buf,
+	if ((r = sym_read_file(s, s->kallsyms_path, SYM_MAX_PROC_FILE, &buf,
 	    &len)) != 0) {
 		sym_log(s, GP_LOG_WARN, "symbolizer: %s: %s; kernel frames "
 		    "show as [unknown]", s->kallsyms_path, strerror(-r));
@@ -698,14 +708,36 @@ symbolizer_mapping(struct symbolizer *s, int32_t pid, uint64_t addr,
 
 /* Is this incarnation of the process still running? */
 static int
-sym_proc_alive(struct sym_proc *p)
+sym_proc_alive(struct symbolizer *s, struct sym_proc *p)
 {
 	struct stat	 exe;
 	uint64_t	 starttime;
 
-	if (p->gone || sym_proc_identity(p->pid, &starttime, &exe) != 0)
+	if (p->gone || sym_proc_identity(s, p->pid, &starttime, &exe) != 0)
 		return (0);
 	return (starttime == p->starttime);
+}
+
+void
+symbolizer_turn(struct symbolizer *s, size_t bytes)
+{
+	s->jit_turn_bytes = bytes;
+	s->jit_turn_used = 0;
+	s->jit_turn_moves = 0;
+	s->turn_id++;
+}
+
+int
+symbolizer_work(struct symbolizer *s)
+{
+	struct sym_proc	*p;
+	size_t		 i;
+	int		 more = 0;
+
+	for (i = 0; i < SYM_PROC_BUCKETS; i++)
+		for (p = s->procs[i]; p != NULL; p = p->hnext)
+			more |= sym_jit_work(s, p);
+	return (more);
 }
 
 void
@@ -719,7 +751,7 @@ symbolizer_cycle_end(struct symbolizer *s)
 		for (p = s->procs[i]; p != NULL; p = next) {
 			next = p->hnext;
 			if (s->cycle - p->used_cycle >= SYM_PROC_IDLE_CYCLES ||
-			    !sym_proc_alive(p))
+			    !sym_proc_alive(s, p))
 				sym_proc_free(s, p);
 		}
 	}
@@ -727,6 +759,8 @@ symbolizer_cycle_end(struct symbolizer *s)
 	s->nkpend = 0;
 	perfmap_chunks_free(s->jit_retired);
 	s->jit_retired = NULL;
+	s->jit_cycle_bytes = 0;
+	s->jit_capped = 0;
 	while ((sn = s->retired) != NULL) {
 		s->retired = sn->next;
 		sym_snap_free(s, sn);

@@ -19,6 +19,12 @@
 #include <stdint.h>
 
 struct symbolizer;
+struct gp_open_spec;
+struct gp_file_info;
+
+/* How the symbolizer opens files: the host's file_open (plugin.h). */
+typedef int	(*sym_open_fn)(void *, const struct gp_open_spec *,
+		    struct gp_file_info *);
 
 struct sym_mapping {
 	const char	*path;	/* openable: /proc/PID/map_files/START-END */
@@ -60,12 +66,24 @@ const char	*symbolizer_kernel_frame(struct symbolizer *, uint64_t);
  * is valid until symbolizer_cycle_end. */
 int		 symbolizer_mapping(struct symbolizer *, int32_t, uint64_t,
 		    struct sym_mapping *);
+/*
+ * A loop turn begins: until the next call, read at most `bytes` of perf
+ * maps (0: no limit, the default).  What a budget cut short is read by
+ * symbolizer_work or at the next lookup.
+ */
+void		 symbolizer_turn(struct symbolizer *, size_t bytes);
+/* Do pending reads within the turn's budget; 1 if work remains. */
+int		 symbolizer_work(struct symbolizer *);
 /* Forget exited processes, free per-cycle strings, bound the caches. */
 void		 symbolizer_cycle_end(struct symbolizer *);
 void		 symbolizer_stats(const struct symbolizer *,
 		    struct symbolizer_stats *);
 
 /* Additions for tests and configuration. */
+/* Open every file through fn(arg, spec, info) (gp_host_api.file_open);
+ * until this is called nothing can be opened. */
+void		 symbolizer_set_opener(struct symbolizer *, sym_open_fn,
+		    void *);
 /* Where separate debug info lives (default /usr/lib/debug); copied. */
 int		 symbolizer_set_debug_root(struct symbolizer *, const char *);
 /*

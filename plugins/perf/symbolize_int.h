@@ -18,6 +18,8 @@
 #include "procmaps.h"
 #include "symbolize.h"
 
+#include <gprofiler/plugin.h>
+
 #define SYM_PROC_BUCKETS	1024
 #define SYM_BIN_KEEP_CYCLES	3	/* unused tables live this long */
 #define SYM_PROC_IDLE_CYCLES	10	/* unused live processes too */
@@ -25,6 +27,12 @@
 #define SYM_LOG_BURST		5	/* warnings per cycle */
 #define SYM_MAX_PROC_FILE	(64u << 20)	/* maps, kallsyms */
 #define SYM_MAX_OPEN_BINS	256	/* fds held for unparsed binaries */
+#define SYM_MAX_BINARY		(4ull << 30)	/* binaries, debug files */
+#define SYM_JIT_CYCLE_BYTES	(256u << 20)	/* perf maps read per cycle */
+#define SYM_JIT_MAX_ENTRIES	(4u << 20)	/* perf map entries, in all */
+#define SYM_JIT_TURN_MOVES	(128u * 1024)	/* sort steps per turn */
+#define SYM_JIT_SMALL_MAP	(64u * 1024)	/* entries: sorted at once */
+#define SYM_JIT_SMALL_FILE	(256u * 1024)	/* bytes: read at once */
 
 /*
  * One binary's symbols, shared by every mapping of it.  Opened at first
@@ -40,6 +48,7 @@ struct sym_binary {
 	int32_t			 pid;		/* a process mapping it */
 	dev_t			 dev;
 	ino_t			 ino;
+	int64_t			 uid;		/* owner: its debug files' too */
 	unsigned		 refs;		/* live snapshots using it */
 	uint64_t		 unused_since;	/* cycle refs dropped to 0 */
 	int			 permanent;	/* the vdso */
@@ -73,11 +82,15 @@ struct sym_jit {
 	size_t			 head_len;
 	uint64_t		 checked_ns;
 	int			 stale;		/* older than the process */
+	int			 more;		/* budget ran out: unread */
+	uint64_t		 turn;		/* last refreshed in this turn */
+	int			 refused;	/* -errno said once */
 };
 
 struct sym_proc {
 	int32_t			 pid;
 	int32_t			 nspid;
+	int64_t			 euid;		/* owns its perf map; -1 */
 	uint64_t		 starttime;	/* ticks since boot */
 	dev_t			 exe_dev;
 	ino_t			 exe_ino;
@@ -107,6 +120,8 @@ struct sym_derived {
 struct symbolizer {
 	void			(*log)(void *, int, const char *);
 	void			*log_arg;
+	sym_open_fn		 open;		/* the host's file_open */
+	void			*open_arg;
 	char			*debug_root;
 	char			*kallsyms_path;
 
@@ -137,6 +152,13 @@ struct symbolizer {
 
 	struct sym_snap		*retired;
 	struct perfmap_chunk	*jit_retired;	/* names handed out */
+	size_t			 jit_entries;	/* of every process's map */
+	size_t			 jit_cycle_bytes;	/* read this cycle */
+	size_t			 jit_turn_bytes;	/* budget per turn; 0: none */
+	size_t			 jit_turn_used;
+	size_t			 jit_turn_moves;	/* sorting, this turn */
+	uint64_t		 turn_id;	/* symbolizer_turn calls */
+	int			 jit_capped;	/* said this cycle */
 	struct sym_arena_chunk	*arena;
 	struct sym_derived	*derived;
 	size_t			 nderived;
@@ -154,7 +176,12 @@ struct symbolizer {
 void		 sym_log(struct symbolizer *, int, const char *, ...)
 		    __attribute__((format(printf, 3, 4)));
 uint64_t	 sym_now_ns(void);
-int		 sym_read_file(const char *, size_t, char **, size_t *);
+int		 sym_open(struct symbolizer *, const char *, const char *,
+		    uint32_t, uint64_t, int64_t, struct gp_file_info *);
+int		 sym_read_file(struct symbolizer *, const char *, size_t,
+		    char **, size_t *);
+/* Why sym_open refused (errno text for the rest). */
+const char	*sym_open_strerror(int, const struct gp_file_info *);
 int		 sym_read_fd(int, size_t, char **, size_t *);
 const char	*sym_strdup(struct symbolizer *, const char *, size_t);
 const char	*sym_derived_get(struct symbolizer *, const void *);
@@ -177,5 +204,7 @@ void		 sym_binaries_expire(struct symbolizer *, int);
 const char	*sym_jit_lookup(struct symbolizer *, struct sym_proc *,
 		    uint64_t);
 void		 sym_jit_reset(struct symbolizer *, struct sym_jit *);
+/* Continue a perf map a budget cut short; 1 while more remains. */
+int		 sym_jit_work(struct symbolizer *, struct sym_proc *);
 
 #endif

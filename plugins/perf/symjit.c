@@ -4,11 +4,15 @@
  * (parsed from the last complete line on), re-read from the start when it
  * was replaced or rewritten (HotSpot's Compiler.perfmap), checked at most
  * once a second, and ignored when it is older than the process: a file
- * left behind by an earlier process with the same PID.
+ * left behind by an earlier process with the same PID.  Opened through
+ * the host's safe open (a FIFO, a link or another user's file is refused
+ * with one warning); read linearly within byte budgets per loop turn and
+ * per cycle, the rest at the next look.
  */
 #include "config.h"
 
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,13 +26,47 @@
 #include "symbolize_int.h"
 
 #define JIT_CHUNK	(256 * 1024)
-#define JIT_MAX_READ	(64u << 20)	/* per refresh */
+#define JIT_MAX_FILE	(1ull << 30)	/* refused above: no JIT writes that */
+
+/* Bytes of perf maps this turn may still read (the turn's budget, the
+ * cycle's, the entries of all processes). */
+static size_t
+sym_jit_budget_left(struct symbolizer *s)
+{
+	size_t	 left;
+
+	if (s->jit_entries >= SYM_JIT_MAX_ENTRIES ||
+	    s->jit_cycle_bytes >= SYM_JIT_CYCLE_BYTES) {
+		if (!s->jit_capped)
+			sym_log(s, GP_LOG_WARN, "symbolizer: perf maps over "
+			    "the limit of %u MiB read per cycle or %u entries "
+			    "in all: the rest waits for the next cycle",
+			    (unsigned)(SYM_JIT_CYCLE_BYTES >> 20),
+			    SYM_JIT_MAX_ENTRIES);
+		s->jit_capped = 1;
+		return (0);
+	}
+	left = SYM_JIT_CYCLE_BYTES - s->jit_cycle_bytes;
+	if (s->jit_turn_bytes != 0 && s->jit_turn_bytes - s->jit_turn_used <
+	    left)
+		left = s->jit_turn_bytes - s->jit_turn_used;
+	return (left);
+}
+
+static void
+sym_jit_budget_use(struct symbolizer *s, size_t n)
+{
+	s->jit_cycle_bytes += n;
+	s->jit_turn_used += n;
+}
 
 /* Names already returned stay valid until the cycle ends. */
 void
 sym_jit_reset(struct symbolizer *s, struct sym_jit *j)
 {
 	struct perfmap_chunk	*c, *tail;
+
+	s->jit_entries -= j->pm.n < s->jit_entries ? j->pm.n : s->jit_entries;
 
 	if ((c = perfmap_detach_names(&j->pm)) != NULL) {
 		for (tail = c; tail->next != NULL; tail = tail->next)
@@ -39,27 +77,30 @@ sym_jit_reset(struct symbolizer *s, struct sym_jit *j)
 	j->off = 0;
 	j->head_len = 0;
 	j->stale = 0;
+	j->more = 0;
 }
 
 /* Was the file written before the process started?  Then it is not its. */
 static int
-sym_jit_older(struct symbolizer *s, struct sym_proc *p, const struct stat *sb)
+sym_jit_older(struct symbolizer *s, struct sym_proc *p,
+    const struct gp_file_info *sb)
 {
 	uint64_t	 start;
 
 	if (s->btime == 0 || s->clk_tck <= 0)
 		return (0);
 	start = s->btime + p->starttime / (uint64_t)s->clk_tck;
-	return ((uint64_t)sb->st_mtim.tv_sec + 1 < start);
+	return ((uint64_t)(sb->mtime_ns / 1000000000) + 1 < start);
 }
 
 /* The file changed under its old content: start over. */
 static int
-sym_jit_rewritten(struct sym_jit *j, int fd, const struct stat *sb)
+sym_jit_rewritten(struct sym_jit *j, int fd, const struct gp_file_info *sb)
 {
 	char	 head[sizeof(j->head)];
 
-	if (sb->st_dev != j->dev || sb->st_ino != j->ino || sb->st_size < j->off)
+	if ((dev_t)sb->dev != j->dev || (ino_t)sb->ino != j->ino ||
+	    (off_t)sb->size < j->off)
 		return (1);
 	if (j->head_len == 0)
 		return (0);
@@ -68,19 +109,37 @@ sym_jit_rewritten(struct sym_jit *j, int fd, const struct stat *sb)
 	return (memcmp(head, j->head, j->head_len) != 0);
 }
 
-/* Parse from j->off to EOF, keeping a partial last line for later. */
+/*
+ * Parse from j->off on, at most what the budgets allow (this turn's, the
+ * cycle's; the rest waits for the next refresh, j->more says so), keeping
+ * a partial last line for later; the new lines are sorted in once.
+ */
 static void
-sym_jit_read(struct symbolizer *s, struct sym_proc *p, int fd)
+sym_jit_read(struct symbolizer *s, struct sym_proc *p, int fd, off_t size)
 {
 	struct sym_jit	*j = &p->jit;
 	char		*buf;
-	size_t		 carry = 0, used, total = 0, bad = j->pm.bad_lines;
+	size_t		 carry = 0, used, want, bad = j->pm.bad_lines;
+	size_t		 before = j->pm.n, dropped = j->pm.dropped;
 	ssize_t		 n;
+	int		 small;
 
 	if ((buf = malloc(JIT_CHUNK + PERFMAP_MAX_NAME + 128)) == NULL)
 		return;
-	while (total < JIT_MAX_READ) {
-		n = pread(fd, buf + carry, JIT_CHUNK, j->off + (off_t)carry);
+	/* A small file is read whole whatever the turn's budget (as a small
+	 * map is sorted whole): a large one elsewhere must not keep this
+	 * process's names out of the cycle. */
+	small = size - j->off <= (off_t)SYM_JIT_SMALL_FILE &&
+	    s->jit_cycle_bytes < SYM_JIT_CYCLE_BYTES;
+	while (j->off + (off_t)carry < size) {
+		want = JIT_CHUNK;
+		if (!small && want > sym_jit_budget_left(s))
+			want = sym_jit_budget_left(s);
+		if (want == 0) {
+			j->more = 1;
+			break;
+		}
+		n = pread(fd, buf + carry, want, j->off + (off_t)carry);
 		if (n <= 0)
 			break;
 		if (j->off == 0 && carry == 0 && j->head_len == 0) {
@@ -88,41 +147,90 @@ sym_jit_read(struct symbolizer *s, struct sym_proc *p, int fd)
 			    (size_t)n : sizeof(j->head);
 			memcpy(j->head, buf, j->head_len);
 		}
-		total += (size_t)n;
+		sym_jit_budget_use(s, (size_t)n);
 		if (perfmap_feed(&j->pm, buf, carry + (size_t)n, 0, &used))
 			break;
 		j->off += (off_t)used;
 		carry = carry + (size_t)n - used;
-		if (carry > PERFMAP_MAX_NAME + 64) {
-			/* A line longer than any name: skip it. */
-			j->pm.bad_lines++;
-			j->off += (off_t)carry;
-			carry = 0;
-		}
 		memmove(buf, buf + used, carry);
 	}
 	free(buf);
+	s->jit_entries += j->pm.n - before;
 	s->st.perfmap_bad_lines += j->pm.bad_lines - bad;
 	if (j->pm.bad_lines > bad)
 		sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: %zu perf map "
 		    "lines did not parse (START SIZE name expected)",
 		    (int)p->pid, j->pm.bad_lines - bad);
+	if (j->pm.dropped > dropped && dropped == 0)
+		sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: perf map over %u "
+		    "entries; the rest is ignored", (int)p->pid,
+		    PERFMAP_MAX_ENTRIES);
+}
+
+/* Sort what was read into what lookups see, within the turn's budget. */
+static void
+sym_jit_sort(struct symbolizer *s, struct sym_proc *p)
+{
+	struct sym_jit	*j = &p->jit;
+	size_t		 budget = (size_t)-1 / 2, used;
+	int		 r;
+
+	/* A small map is always finished (a fraction of a millisecond): one
+	 * large map must not keep every other process's names out of the
+	 * cycle.  Large ones share the turn's budget. */
+	if (s->jit_turn_bytes != 0 && (j->pm.sorted > SYM_JIT_SMALL_MAP ||
+	    j->pm.n - j->pm.sorted > SYM_JIT_SMALL_MAP / 16)) {
+		if (s->jit_turn_moves >= SYM_JIT_TURN_MOVES) {
+			j->more |= j->pm.n != j->pm.sorted;
+			return;
+		}
+		budget = SYM_JIT_TURN_MOVES - s->jit_turn_moves;
+	}
+	r = perfmap_sort_step(&j->pm, budget, &used);
+	s->jit_turn_moves += used;
+	if (r < 0)
+		sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: out of memory "
+		    "sorting its perf map", (int)p->pid);
+	else if (r == 1)
+		j->more = 1;
+}
+
+/* Say once per process why its perf map cannot be used. */
+static void
+sym_jit_refused(struct symbolizer *s, struct sym_proc *p, const char *path,
+    int rc, const struct gp_file_info *info)
+{
+	struct sym_jit	*j = &p->jit;
+
+	if (rc == -ENOENT || rc == -ENOTDIR || rc == -ESRCH || j->refused == rc)
+		return;
+	j->refused = rc;
+	sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: perf map %s (in its root) "
+	    "refused: %s; its JIT frames stay unresolved until the file is a "
+	    "regular file of the process's user", (int)p->pid, path,
+	    sym_open_strerror(rc, info));
 }
 
 static void
 sym_jit_refresh(struct symbolizer *s, struct sym_proc *p)
 {
-	struct sym_jit	*j = &p->jit;
-	struct stat	 sb;
-	char		 path[96];
-	int		 fd;
+	struct sym_jit		*j = &p->jit;
+	struct gp_file_info	 sb;
+	char			 root[64], path[64];
+	int			 fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map",
-	    (int)p->pid, (int)(p->nspid > 0 ? p->nspid : p->pid));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	j->turn = s->turn_id;
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)p->pid);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map",
+	    (int)(p->nspid > 0 ? p->nspid : p->pid));
+	/* Written by the process itself: its user's (or root's), no link. */
+	fd = sym_open(s, root, path, GP_OPEN_NO_SYMLINKS |
+	    GP_OPEN_OWNER_OR_ROOT, JIT_MAX_FILE, p->euid, &sb);
+	if (fd < 0) {
+		sym_jit_refused(s, p, path, fd, &sb);
 		return;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
-		goto out_close;
+	}
+	j->refused = 0;
 	if (sym_jit_older(s, p, &sb)) {
 		if (!j->stale)
 			sym_log(s, GP_LOG_DEBUG, "symbolizer: pid %d: %s is "
@@ -134,10 +242,12 @@ sym_jit_refresh(struct symbolizer *s, struct sym_proc *p)
 	}
 	if (j->stale || sym_jit_rewritten(j, fd, &sb))
 		sym_jit_reset(s, j);
-	j->dev = sb.st_dev;
-	j->ino = sb.st_ino;
-	if (sb.st_size > j->off)
-		sym_jit_read(s, p, fd);
+	j->dev = (dev_t)sb.dev;
+	j->ino = (ino_t)sb.ino;
+	j->more = 0;
+	if ((off_t)sb.size > j->off)
+		sym_jit_read(s, p, fd, (off_t)sb.size);
+	sym_jit_sort(s, p);
 out_close:
 	close(fd);
 }
@@ -148,7 +258,8 @@ sym_jit_lookup(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 {
 	uint64_t	 now = sym_now_ns();
 
-	if (!p->gone && (p->jit.checked_ns == 0 ||
+	if (!p->gone && (p->jit.checked_ns == 0 || (p->jit.more &&
+	    p->jit.turn != s->turn_id) ||
 	    now - p->jit.checked_ns >= SYM_RECHECK_NS)) {
 		p->jit.checked_ns = now | 1;
 		sym_jit_refresh(s, p);
@@ -156,4 +267,17 @@ sym_jit_lookup(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	if (p->jit.stale)
 		return (NULL);
 	return (perfmap_lookup(&p->jit.pm, addr));
+}
+
+/* Perf maps left half read by a turn's budget: continue them. */
+int
+sym_jit_work(struct symbolizer *s, struct sym_proc *p)
+{
+	if (!p->jit.more || p->gone)
+		return (0);
+	if (p->jit.turn != s->turn_id) {
+		p->jit.checked_ns = sym_now_ns() | 1;
+		sym_jit_refresh(s, p);
+	}
+	return (p->jit.more);
 }

@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -87,13 +89,62 @@ sym_read_fd(int fd, size_t max, char **out, size_t *outlen)
 	return (0);
 }
 
+/*
+ * Every file the symbolizer opens goes through the host's safe open
+ * (gp_host_api.file_open): root NULL for the host's "/", or the
+ * process's "/proc/PID/root"; owner -1 for any.  The fd or -errno.
+ */
 int
-sym_read_file(const char *path, size_t max, char **out, size_t *outlen)
+sym_open(struct symbolizer *s, const char *root, const char *path,
+    uint32_t flags, uint64_t max_size, int64_t owner,
+    struct gp_file_info *info)
+{
+	struct gp_open_spec	 spec;
+
+	if (info != NULL)
+		memset(info, 0, sizeof(*info));
+	if (s->open == NULL)
+		return (-ENOSYS);
+	memset(&spec, 0, sizeof(spec));
+	spec.size = sizeof(spec);
+	spec.flags = flags;
+	spec.root = root;
+	spec.path = path;
+	spec.max_size = max_size;
+	spec.owner = owner;
+	return (s->open(s->open_arg, &spec, info));
+}
+
+const char *
+sym_open_strerror(int rc, const struct gp_file_info *info)
+{
+	uint32_t	 m = info != NULL ? info->mode : 0;
+
+	switch (-rc) {
+	case EINVAL:
+		return (S_ISFIFO(m) ? "not a regular file (a FIFO)" :
+		    S_ISCHR(m) || S_ISBLK(m) ? "not a regular file (a device)" :
+		    "not a regular file");
+	case ELOOP:
+		return ("reached through a symlink (refused)");
+	case EFBIG:
+		return ("too large");
+	case EPERM:
+		return ("owned by another user (refused)");
+	default:
+		return (strerror(-rc));
+	}
+}
+
+/* A kernel file (/proc/..., or the configured kallsyms), at most max. */
+int
+sym_read_file(struct symbolizer *s, const char *path, size_t max,
+    char **out, size_t *outlen)
 {
 	int	 fd, r;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return (-errno);
+	if ((fd = sym_open(s, NULL, path, 0, 0, -1, NULL)) < 0)
+		return (fd);
 	r = sym_read_fd(fd, max, out, outlen);
 	close(fd);
 	return (r);

@@ -9,7 +9,7 @@ tap_tmpdir
 
 "$WL/perf_syscalls" -t 6 & sc=$!
 "$WL/perf_cxx" -t 6 & cx=$!
-"$WL/perf_jit" -t 6 & jt=$!
+"$WL/perf_jit" -t 10 & jt=$!  # outlives a slow daemon start: it unlinks its map at exit
 perf_wait_exec $sc perf_syscalls
 perf_wait_exec $jt perf_jit
 sleep 0.3

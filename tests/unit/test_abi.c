@@ -60,7 +60,19 @@ AT(gp_host_api, snapshot_add_stack, 104);
 AT(gp_host_api, json_new, 152);
 AT(gp_host_api, pid_wanted, 224);
 AT(gp_host_api, http_download, 232);
-_Static_assert(sizeof(struct gp_host_api) == 240, "gp_host_api 1.0 size");
+AT(gp_host_api, file_open, 240);
+AT(gp_host_api, file_read, 248);
+_Static_assert(sizeof(struct gp_host_api) == 256, "gp_host_api 1.1 size");
+
+AT(gp_open_spec, size, 0);
+AT(gp_open_spec, flags, 4);
+AT(gp_open_spec, root, 8);
+AT(gp_open_spec, path, 16);
+AT(gp_open_spec, max_size, 24);
+AT(gp_open_spec, owner, 32);
+_Static_assert(sizeof(struct gp_open_spec) == 40, "gp_open_spec 1.1 size");
+AT(gp_file_info, mode, 32);
+_Static_assert(sizeof(struct gp_file_info) == 40, "gp_file_info 1.1 size");
 
 AT(gp_child_spec, size, 0);
 AT(gp_child_spec, argv, 8);

@@ -11,6 +11,8 @@
  * Options given with -o are what option_get returns (profiling-frequency,
  * perf-mode, pids, ...).  Not a TAP test itself.
  */
+#include <sys/resource.h>
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
@@ -23,6 +25,8 @@
 #include <unistd.h>
 
 #include <gprofiler/plugin.h>
+
+#include "safeopen.h"
 
 #define HOST_MAX_OPTS	32
 #define HOST_MAX_TIMERS	8
@@ -47,6 +51,45 @@ static struct gp_watch {
 	void		*arg;
 } watch = { -1, NULL, NULL };
 static int snap_done, stop_done_called, snap_status;
+/* The longest plugin callback, as the benchmarks report it. */
+static double cb_max, cb_max_cpu;
+static const char *cb_max_what = "none", *cb_max_cpu_what = "none";
+static double cb_t0, cb_c0;
+
+static double now(void);
+
+/* CPU time of this thread: what a callback did, without the time other
+ * processes of a loaded host took the CPU away from it. */
+static double
+cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (ts.tv_sec + ts.tv_nsec / 1e9);
+}
+
+static void
+cb_begin(void)
+{
+	cb_t0 = now();
+	cb_c0 = cpu_now();
+}
+
+static void
+cb_end(const char *what)
+{
+	double d = now() - cb_t0, c = cpu_now() - cb_c0;
+
+	if (d > cb_max) {
+		cb_max = d;
+		cb_max_what = what;
+	}
+	if (c > cb_max_cpu) {
+		cb_max_cpu = c;
+		cb_max_cpu_what = what;
+	}
+}
 static uint64_t nstacks;
 
 static double
@@ -229,6 +272,21 @@ h_pid_wanted(struct gp_plugin_ctx *ctx, int32_t pid)
 	return (0);
 }
 
+/* The daemon's own safe open (core/safeopen.c), as the daemon offers it. */
+static int32_t
+h_file_open(struct gp_plugin_ctx *ctx, const struct gp_open_spec *spec,
+    struct gp_file_info *info)
+{
+	return (safeopen_open(spec, info));
+}
+
+static int64_t
+h_file_read(struct gp_plugin_ctx *ctx, const struct gp_open_spec *spec,
+    void *buf, uint64_t bufsz)
+{
+	return (safeopen_read(spec, buf, (size_t)bufsz));
+}
+
 static const struct gp_host_api host = {
 	.size = sizeof(struct gp_host_api),
 	.abi_major = GP_ABI_MAJOR,
@@ -251,6 +309,8 @@ static const struct gp_host_api host = {
 	.json_set_double = h_json_set_double,
 	.json_set_bool = h_json_set_bool,
 	.pid_wanted = h_pid_wanted,
+	.file_open = h_file_open,
+	.file_read = h_file_read,
 };
 
 /* Run timers and the watch until `until`. */
@@ -272,7 +332,9 @@ run_until(double until)
 					    timers[i].msec / 1000.0;
 				else
 					timers[i].used = 0;
+				cb_begin();
 				timers[i].cb(timers[i].arg);
+				cb_end("timer");
 			}
 			if (timers[i].used && timers[i].due < next)
 				next = timers[i].due;
@@ -284,8 +346,11 @@ run_until(double until)
 		pfd.events = POLLIN;
 		pfd.revents = 0;
 		if (poll(&pfd, 1, (int)(t * 1000) + 1) > 0 && watch.fd >= 0 &&
-		    (pfd.revents & POLLIN))
+		    (pfd.revents & POLLIN)) {
+			cb_begin();
 			watch.cb(watch.fd, GP_EV_READ, watch.arg);
+			cb_end("ring buffer watch");
+		}
 	}
 }
 
@@ -293,6 +358,7 @@ int
 main(int argc, char **argv)
 {
 	const struct gp_plugin *pl;
+	struct rusage ru;
 	void *dl, *priv = NULL;
 	double secs = 5;
 	int c, cycles = 1, i, rc;
@@ -348,13 +414,24 @@ main(int argc, char **argv)
 		run_until(now() + secs);
 		printf("# cycle %d\n", i);
 		snap_done = 0;
+		cb_begin();
 		pl->snapshot(priv, (struct gp_snapshot *)(uintptr_t)(i + 1));
+		cb_end("snapshot");
+		fprintf(stderr, "host: cycle %d: snapshot callback %.2f ms "
+		    "(%.2f ms CPU)\n", i, (now() - cb_t0) * 1000,
+		    (cpu_now() - cb_c0) * 1000);
 		while (!snap_done)
 			run_until(now() + 0.05);
 		if (pl->metadata != NULL)
 			pl->metadata(priv, h_json_new(), h_json_new());
 		fflush(stdout);
 	}
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr, "host: longest callback %.2f ms (%s), %.2f ms of CPU "
+	    "(%s); CPU user %.2f s, system %.2f s\n", cb_max * 1000,
+	    cb_max_what, cb_max_cpu * 1000, cb_max_cpu_what,
+	    ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+	    ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	pl->stop(priv);
 	pl->destroy(priv);
 	dlclose(dl);

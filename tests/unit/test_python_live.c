@@ -17,6 +17,7 @@
 #include "testing.h"
 #include "python_spawn.h"
 #include "py_target.h"
+#include "safeopen.h"
 
 #define MAX_STACKS	512
 
@@ -299,6 +300,7 @@ main(void)
 
 	if (srcdir == NULL)
 		srcdir = ".";
+	py_set_opener(safeopen_open_cb, NULL);	/* as the daemon offers it */
 	if ((n = py_spawn_find(interps, 8)) == 0)
 		SKIP_ALL("no CPython 3.8-3.13 found (pyenv, /usr/bin)");
 	if (mkdtemp(tmpdir) == NULL)

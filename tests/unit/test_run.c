@@ -323,6 +323,84 @@ test_distinct_seconds(struct config *cfg)
 	free_plugins(&pl);
 }
 
+/*
+ * A metrics collector that answers 0.4 s after being asked, in a cycle
+ * whose system profiler answers inside snapshot(): the cycle must wait for
+ * it (the inline answer once ended the cycle before the others were asked,
+ * and PerfSpect's summary never reached any header).
+ */
+static int		 met_answered, met_abandoned;
+static struct gp_timer	*met_timer;
+static struct gp_plugin_ctx *met_ctx;
+
+static void
+met_answer(void *arg)
+{
+	api->timer_del(met_timer);
+	met_timer = NULL;
+	met_answered++;
+	api->snapshot_done(arg, 0, NULL);
+}
+
+static int
+met_snapshot(void *priv, struct gp_snapshot *snap)
+{
+	met_timer = api->timer_add(met_ctx, 400, 0, met_answer, snap);
+	return (0);
+}
+
+static void
+met_abandon(void *priv, struct gp_snapshot *snap)
+{
+	api->timer_del(met_timer);
+	met_timer = NULL;
+	met_abandoned++;
+}
+
+static int
+met_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
+{
+	api->json_set_int(md, "tmet_answered", met_answered);
+	return (0);
+}
+
+static int
+met_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *a,
+    void **privp)
+{
+	met_ctx = ctx;
+	return (p_init(ctx, a, privp));
+}
+
+static struct gp_plugin d_met = { GP_PLUGIN_HEADER, .name = "tmet",
+	.kind = GP_KIND_METRICS, .modes = GP_MODE_CPU, .init = met_init,
+	.snapshot = met_snapshot, .abandon = met_abandon,
+	.metadata = met_metadata, .stop = p_stop };
+
+static void
+test_inline_then_late(struct config *cfg)
+{
+	struct plugin_list pl = TAILQ_HEAD_INITIALIZER(pl);
+	struct run_hooks hooks = { on_cycle, on_finished, NULL, NULL };
+	struct run	*r;
+	int		 sdone = 0;
+
+	mkplugin(&pl, &d_sys, cfg);
+	mkplugin(&pl, &d_met, cfg);
+	finished = cycles = 0;
+	r = run_new(base, cfg, &pl, &hooks);
+	CHECK_INTEQ(run_start(r), 0, "run with a late metrics collector");
+	loop_until(&finished, 6000);
+	CHECK_INTEQ(met_abandoned, 0, "a collector answering within the bound "
+	    "is not abandoned when the system profiler answered inline");
+	CHECK(last_col != NULL && strstr(last_col, "\"tmet_answered\": 1") !=
+	    NULL, "its answer reaches the cycle's header");
+	run_stop(r, stop_done_cb, &sdone);
+	loop_until(&sdone, 2000);
+	run_free(r);
+	free_plugins(&pl);
+}
+
 int
 main(void)
 {
@@ -376,6 +454,7 @@ main(void)
 	    "answered inline)");
 	CHECK_INTEQ(stopped, 2, "stop() called on plugins that have it");
 	run_free(r);
+	test_inline_then_late(cfg);
 	test_distinct_seconds(cfg);
 	free(last_col);
 	free_plugins(&pl);

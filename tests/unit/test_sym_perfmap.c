@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "perfmap.h"
@@ -28,6 +29,9 @@ test_parse(void)
 
 	memset(&pm, 0, sizeof(pm));
 	CHECK_EQ(perfmap_feed(&pm, text, sizeof(text) - 1, 0, &used), 0);
+	CHECK(pm.sorted == 0 && perfmap_lookup(&pm, 0x3005) == NULL,
+	    "fed lines are seen after perfmap_sort only");
+	CHECK_EQ(perfmap_sort(&pm), 0);
 	CHECK_EQ(pm.n, 3);
 	CHECK_EQ(pm.bad_lines, 4);
 	CHECK_EQ(used, sizeof(text) - 1 - strlen("4000 10 partial"));
@@ -41,6 +45,7 @@ test_parse(void)
 	CHECK_STREQ(perfmap_lookup(&pm, 0x3005), "py::f:/x.py_[j]", "CR");
 	CHECK(perfmap_lookup(&pm, 0x4000) == NULL, "partial line waits");
 	CHECK_EQ(perfmap_feed(&pm, "4000 10 partial", 15, 1, &used), 0);
+	perfmap_sort(&pm);
 	CHECK_STREQ(perfmap_lookup(&pm, 0x4001), "partial_[j]", "final");
 	perfmap_free(&pm);
 }
@@ -56,8 +61,10 @@ test_overlap(void)
 
 	memset(&pm, 0, sizeof(pm));
 	perfmap_feed(&pm, a, sizeof(a) - 1, 0, &used);
+	perfmap_sort(&pm);
 	CHECK_STREQ(perfmap_lookup(&pm, 0x1050), "old_[j]", "before reuse");
 	perfmap_feed(&pm, b, sizeof(b) - 1, 0, &used);
+	perfmap_sort(&pm);
 	CHECK_STREQ(perfmap_lookup(&pm, 0x1010), "new_[j]", "same start");
 	CHECK_STREQ(perfmap_lookup(&pm, 0x1045), "inner_[j]", "inner newer");
 	CHECK_STREQ(perfmap_lookup(&pm, 0x1070), "new_[j]", "after inner");
@@ -78,7 +85,10 @@ test_many(void)
 		snprintf(line, sizeof(line), "%zx 10 f%zu\n", 0x100000 +
 		    (20000 - i) * 0x10, i);
 		perfmap_feed(&pm, line, strlen(line), 0, &used);
+		if (i % 1000 == 999)
+			perfmap_sort(&pm);	/* merges into the sorted part */
 	}
+	perfmap_sort(&pm);
 	for (i = 0; i < 20000 && ok; i++) {
 		snprintf(line, sizeof(line), "f%zu_[j]", i);
 		ok = perfmap_lookup(&pm, 0x100000 + (20000 - i) * 0x10 + 3) !=
@@ -101,6 +111,7 @@ test_stable_names(void)
 
 	memset(&pm, 0, sizeof(pm));
 	perfmap_feed(&pm, "10 10 first\n", 12, 0, &used);
+	perfmap_sort(&pm);
 	first = perfmap_lookup(&pm, 0x12);
 	for (i = 0; i < 10000; i++) {
 		snprintf(line, sizeof(line), "%zx 10 a_rather_long_name_%zu\n",
@@ -115,9 +126,106 @@ test_stable_names(void)
 	perfmap_free(&pm);
 }
 
+/*
+ * A line over PERFMAP_MAX_NAME split across feeds: skipped to its end, the
+ * next line parses (it used to resume in the middle of the long one).
+ */
+static void
+test_long_line(void)
+{
+	struct perfmap	 pm;
+	static char	 buf[3 * PERFMAP_MAX_NAME];
+	static char	 work[PERFMAP_MAX_NAME + 64 + 1024];
+	size_t		 used, off, n, carry = 0;
+	const char	*tail;
+
+	memset(&pm, 0, sizeof(pm));
+	memcpy(buf, "1000 10 ", 8);
+	memset(buf + 8, 'x', sizeof(buf) - 8);
+	/* Inside the long name, text that parses as a line of its own. */
+	memcpy(buf + PERFMAP_MAX_NAME + 200, "2000 10 fake\n", 13);
+	memset(buf + PERFMAP_MAX_NAME + 213, 'y', 100);
+	tail = "\n3000 10 real\n";
+	memcpy(buf + sizeof(buf) - 16, tail, strlen(tail));
+	buf[sizeof(buf) - 1] = '\n';
+	/* Fed as symjit does: 1 KiB reads after the unconsumed carry. */
+	for (off = 0; off < sizeof(buf); off += n) {
+		n = sizeof(buf) - off < 1024 ? sizeof(buf) - off : 1024;
+		memcpy(work + carry, buf + off, n);
+		perfmap_feed(&pm, work, carry + n, 0, &used);
+		carry = carry + n - used;
+		if (carry > PERFMAP_MAX_NAME + 64) {
+			CHECK(0, "the parser keeps an over-long line");
+			break;
+		}
+		memmove(work, work + used, carry);
+	}
+	perfmap_sort(&pm);
+	CHECK(perfmap_lookup(&pm, 0x1005) == NULL, "the long line is bad");
+	CHECK(perfmap_lookup(&pm, 0x2005) == NULL, "its middle is not parsed "
+	    "as a line");
+	CHECK_STREQ(perfmap_lookup(&pm, 0x3005), "real_[j]", "the next line "
+	    "parses");
+	perfmap_free(&pm);
+}
+
+/*
+ * Sorting in slices: 60000 lines in random order fed in batches while
+ * small steps run; lookups see only whole rounds, and in the end exactly
+ * what one full sort gives.
+ */
+static void
+test_sort_steps(void)
+{
+	struct perfmap	 pm, ref;
+	char		 line[64];
+	size_t		 used, i, steps = 0, seen_during = 0;
+	uint64_t	 a;
+	int		 ok = 1, r;
+
+	memset(&pm, 0, sizeof(pm));
+	memset(&ref, 0, sizeof(ref));
+	srand(7);
+	for (i = 0; i < 60000; i++) {
+		a = 0x100000 + (uint64_t)(rand() % 200000) * 0x10;
+		snprintf(line, sizeof(line), "%llx 10 f%zu\n",
+		    (unsigned long long)a, i);
+		perfmap_feed(&pm, line, strlen(line), 0, &used);
+		perfmap_feed(&ref, line, strlen(line), 0, &used);
+		if (i % 7 == 0) {
+			r = perfmap_sort_step(&pm, 1000, NULL);
+			steps++;
+			ok &= r >= 0;
+			seen_during += pm.sorted > 0 && pm.sorted < pm.n;
+			ok &= pm.sorted == 0 || perfmap_cmp(&pm.v[0],
+			    &pm.v[pm.sorted - 1]) <= 0;
+		}
+	}
+	while ((r = perfmap_sort_step(&pm, 1000, NULL)) == 1)
+		steps++;
+	CHECK(ok && r == 0, "steps of 1000 moves, interleaved with feeds");
+	CHECK(seen_during > 0, "lookups saw finished rounds while lines "
+	    "were still being fed");
+	perfmap_sort(&ref);
+	CHECK_EQ(pm.n, ref.n);
+	for (i = 0; i < 200000 && ok; i++) {
+		const char *x = perfmap_lookup(&pm, 0x100000 + i * 0x10 + 3);
+		const char *y = perfmap_lookup(&ref, 0x100000 + i * 0x10 + 3);
+
+		ok = (x == NULL && y == NULL) || (x != NULL && y != NULL &&
+		    strcmp(x, y) == 0);
+	}
+	CHECK(ok, "the same answers as one full sort (the latest line wins)");
+	printf("# %zu steps\n", steps);
+	perfmap_free(&pm);
+	perfmap_free(&ref);
+}
+
 int
 main(void)
 {
+	test_sort_steps();
+	test_long_line();
 	test_stable_names();
 	test_parse();
 	test_overlap();

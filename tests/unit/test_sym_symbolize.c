@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,19 @@
 #include "symbolize_int.h"
 #include "testing.h"
 #include "test_sym_util.h"
+#include "safeopen.h"
+
+/* A symbolizer opening files as the perf plugin does: the daemon's safe
+ * open (core/safeopen.c). */
+static struct symbolizer *
+test_sym_new(void (*log)(void *, int, const char *), void *arg)
+{
+	struct symbolizer	*s = symbolizer_new(log, arg);
+
+	if (s != NULL)
+		symbolizer_set_opener(s, safeopen_open_cb, NULL);
+	return (s);
+}
 
 #define CHECK_EQ(a, b)	CHECK_INTEQ(a, b, #a " == " #b)
 
@@ -40,13 +54,14 @@ sym_test_marker(int x)
 	return (x * 7 + 3);
 }
 
-static int	nlogs;
+static int	nlogs, nwarns;
 
 static void
 test_log(void *arg, int level, const char *msg)
 {
 	(void)arg;
 	nlogs++;
+	nwarns += level <= GP_LOG_WARN;
 	printf("# log %d: %s\n", level, msg);
 }
 
@@ -198,7 +213,7 @@ test_stripped(void)
 		return;
 	}
 	/* Without debug info: "(path (deleted))". */
-	s = symbolizer_new(test_log, NULL);
+	s = test_sym_new(test_log, NULL);
 	if (child_start(&c, argv) != 0) {
 		CHECK(0, "start stripped child");
 		symbolizer_free(s);
@@ -233,7 +248,7 @@ test_stripped(void)
 	rename(dbg, link);
 	tsu_copy(self_exe, bin, -1);
 	tsu_run(strip);
-	s = symbolizer_new(test_log, NULL);
+	s = test_sym_new(test_log, NULL);
 	CHECK_EQ(symbolizer_set_debug_root(s, root), 0);
 	if (child_start(&c, argv) == 0) {
 		CHECK_EQ(symbolizer_process_seen(s, c.pid), 0);
@@ -243,6 +258,87 @@ test_stripped(void)
 	}
 	symbolizer_free(s);
 	unlink(bin);
+}
+
+static void
+debuglink_alarm(int sig)
+{
+	(void)sig;
+	printf("not ok - the symbolizer blocked on a debug link\n");
+	_exit(1);
+}
+
+/*
+ * A stripped binary whose .gnu_debuglink names a file beside it that its
+ * owner replaced: by a FIFO (a plain open() blocked the agent forever),
+ * by a symlink to a file elsewhere.  Refused with one warning; the real
+ * file still works.
+ */
+static void
+test_debuglink(void)
+{
+	struct symbolizer	*s;
+	struct child		 c;
+	char			 dir[256], bin[300], dbg[300], away[300];
+	char			 want[400];
+	char			*argv[] = { bin, "child", NULL };
+	char			*keep[] = { "objcopy", "--only-keep-debug",
+	    self_exe, dbg, NULL };
+	char			*strip[] = { "strip", "--strip-all", bin, NULL };
+	char			 addlink[320];
+	char			*link[] = { "objcopy", addlink, bin, NULL };
+	int			 before, i;
+	const char		*name;
+	static const char *const what[] = { "a FIFO", "a symlink",
+	    "the real file" };
+
+	snprintf(dir, sizeof(dir), "%s/dl", tmp);
+	mkdir(dir, 0755);
+	snprintf(bin, sizeof(bin), "%s/linked", dir);
+	snprintf(dbg, sizeof(dbg), "%s/linked.debug", dir);
+	snprintf(away, sizeof(away), "%s/elsewhere.debug", tmp);
+	snprintf(addlink, sizeof(addlink), "--add-gnu-debuglink=%s", dbg);
+	tsu_copy(self_exe, bin, -1);
+	if (tsu_run(keep) != 0 || tsu_run(strip) != 0 || tsu_run(link) != 0) {
+		CHECK(0, "objcopy and strip ran");
+		return;
+	}
+	rename(dbg, away);
+	signal(SIGALRM, debuglink_alarm);
+	for (i = 0; i < 3; i++) {
+		unlink(dbg);
+		if (i == 0)
+			mkfifo(dbg, 0644);
+		else if (i == 1)
+			symlink(away, dbg);
+		else
+			tsu_copy(away, dbg, -1);
+		s = test_sym_new(test_log, NULL);
+		symbolizer_set_debug_root(s, tmp);	/* nothing there */
+		if (child_start(&c, argv) != 0) {
+			CHECK(0, "start the debuglinked child");
+			symbolizer_free(s);
+			break;
+		}
+		before = nwarns;
+		alarm(10);
+		CHECK_EQ(symbolizer_process_seen(s, c.pid), 0);
+		name = symbolizer_user_frame(s, c.pid, c.addr);
+		alarm(0);
+		snprintf(want, sizeof(want), "(%s)", bin);
+		snprintf(addlink, sizeof(addlink), "debug link to %s: %s",
+		    what[i], i < 2 ? "refused, the frame is the dso" :
+		    "resolved");
+		CHECK_STREQ(name, i < 2 ? want : "sym_test_marker", addlink);
+		if (i < 2)
+			CHECK(nwarns == before + 1, "with one warning");
+		child_stop(&c);
+		symbolizer_free(s);
+	}
+	signal(SIGALRM, SIG_DFL);
+	unlink(dbg);
+	unlink(bin);
+	unlink(away);
 }
 
 /* Its own mount namespace, its binary on a tmpfs we cannot see. */
@@ -349,7 +445,7 @@ test_perfmap(void)
 
 	/* A file older than the process is a previous owner's: ignored. */
 	write_map(path, line, time(NULL) - 86400 * 30);
-	s = symbolizer_new(test_log, NULL);
+	s = test_sym_new(test_log, NULL);
 	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
 	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 8), "[unknown]",
 	    "stale perf map (PID reuse) not used");
@@ -357,7 +453,7 @@ test_perfmap(void)
 
 	unlink(path);
 	write_map(path, line, 0);
-	s = symbolizer_new(test_log, NULL);
+	s = test_sym_new(test_log, NULL);
 	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
 	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 8),
 	    "LazyCompile:*hot app.js:1_[j]", "JIT frame");
@@ -445,7 +541,7 @@ test_kernel(struct symbolizer *s)
 static void
 test_demangle(void)
 {
-	struct symbolizer	*s = symbolizer_new(NULL, NULL);
+	struct symbolizer	*s = test_sym_new(NULL, NULL);
 
 	CHECK_STREQ(sym_demangle(s, "_ZN2ns6Widget4spinEi"),
 	    "ns::Widget::spin(int)", "C++");
@@ -461,7 +557,7 @@ test_demangle(void)
 static void
 test_bad_kallsyms(void)
 {
-	struct symbolizer	*s = symbolizer_new(test_log, NULL);
+	struct symbolizer	*s = test_sym_new(test_log, NULL);
 	char			 path[256];
 	int			 before = nlogs;
 
@@ -489,7 +585,7 @@ main(int argc, char **argv)
 	if (n <= 0 || (tmp = tsu_tmpdir()) == NULL)
 		SKIP_ALL("no /proc/self/exe or temporary directory");
 	self_exe[n] = '\0';
-	s = symbolizer_new(test_log, NULL);
+	s = test_sym_new(test_log, NULL);
 	test_self(s);
 	test_deleted(s);
 	test_mount_ns(s);
@@ -499,6 +595,7 @@ main(int argc, char **argv)
 	symbolizer_cycle_end(s);
 	symbolizer_free(s);
 	test_stripped();
+	test_debuglink();
 	test_perfmap();
 	test_bad_kallsyms();
 	test_demangle();

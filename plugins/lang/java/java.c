@@ -676,6 +676,16 @@ jv_stop(void *priv)
 	return (0);
 }
 
+/* /proc reads of jv_proc.c, through the host's safe open. */
+static int
+jv_file_open(void *arg, const struct gp_open_spec *spec,
+    struct gp_file_info *info)
+{
+	struct jv *p = arg;
+
+	return (p->api->file_open(p->ctx, spec, info));
+}
+
 static int
 jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
@@ -684,6 +694,8 @@ jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 
 	if (api->abi_major != GP_ABI_MAJOR)
 		return (-EINVAL);
+	if (!GP_API_HAS(api, file_open))
+		return (-ENOTSUP);	/* never an unsafe open instead */
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return (-ENOMEM);
 	if ((p->jvms = calloc(JV_MAX_JVMS, sizeof(*p->jvms))) == NULL) {
@@ -692,6 +704,7 @@ jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	}
 	p->ctx = ctx;
 	p->api = api;
+	jv_proc_set_opener(jv_file_open, p);
 	*privp = p;
 	return (0);
 }

@@ -23,16 +23,36 @@
 #define JV_MAPS_MAX	(16u << 20)
 #define JV_SIGQUIT_BIT	(1ull << (3 - 1))
 
-/* Read up to max bytes of a /proc file (NUL-terminated; caller frees). */
+static jv_open_fn	 jv_opener;
+static void		*jv_opener_arg;
+
+void
+jv_proc_set_opener(jv_open_fn fn, void *arg)
+{
+	jv_opener = fn;
+	jv_opener_arg = arg;
+}
+
+/*
+ * Read up to max bytes of a /proc file (NUL-terminated; caller frees),
+ * opened through the host's safe open (no FIFO, device or magic link).
+ */
 static char *
 jv_read(const char *path, size_t max, size_t *lenp)
 {
+	struct gp_open_spec spec;
 	size_t len = 0, cap = 4096;
 	char *buf, *nb;
 	ssize_t n;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (jv_opener == NULL)
+		return (NULL);
+	memset(&spec, 0, sizeof(spec));
+	spec.size = sizeof(spec);
+	spec.path = path;
+	spec.owner = -1;
+	if ((fd = jv_opener(jv_opener_arg, &spec, NULL)) < 0)
 		return (NULL);
 	if ((buf = malloc(cap + 1)) == NULL)
 		goto out_close;

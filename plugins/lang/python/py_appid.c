@@ -15,6 +15,7 @@
 #include "pyreader.h"
 
 #define APPID_PATH	4096
+#define APPID_TOO_LONG	"<path too long>"
 
 static const char *
 appid_base(const char *s)
@@ -65,7 +66,11 @@ appid_path(const struct py_appid_env *env, const char *x, char *out,
 {
 	char rel[APPID_PATH], joined[APPID_PATH * 2];
 	size_t i;
+	int n;
 
+	/* Longer than PATH_MAX cannot name a file: said, never cut. */
+	if (strlen(x) + 4 > sizeof(rel))
+		goto too_long;
 	snprintf(rel, sizeof(rel), "%s", x);
 	if (!appid_ends(rel, ".py")) {
 		for (i = 0; rel[i] != '\0'; i++)
@@ -74,13 +79,18 @@ appid_path(const struct py_appid_env *env, const char *x, char *out,
 		strncat(rel, ".py", sizeof(rel) - strlen(rel) - 1);
 	}
 	if (rel[0] == '/')
-		snprintf(joined, sizeof(joined), "%s", rel);
+		n = snprintf(joined, sizeof(joined), "%s", rel);
 	else
-		snprintf(joined, sizeof(joined), "%s%s%s", env->cwd,
+		n = snprintf(joined, sizeof(joined), "%s%s%s", env->cwd,
 		    appid_ends(env->cwd, "/") ? "" : "/", rel);
+	if (n < 0 || (size_t)n >= len || (size_t)n >= sizeof(joined))
+		goto too_long;
 	if (env->resolve == NULL ||
 	    env->resolve(env->arg, joined, out, len) != 0)
-		snprintf(out, len, "%s", joined);
+		memcpy(out, joined, (size_t)n + 1);
+	return;
+too_long:
+	snprintf(out, len, "%s", APPID_TOO_LONG);
 }
 
 /* ^gunicorn: (master|worker) \[([^\]]*)\]$ → the bracket content. */
@@ -212,7 +222,7 @@ appid_uwsgi(const char *const *argv, int argc,
 	const char *x = NULL, *ini = NULL;
 	char *text;
 	size_t i, tl;
-	int k, nini = 0;
+	int k, nini = 0, n;
 
 	for (k = 1; k < argc && x == NULL; k++) {
 		if (strcmp(argv[k], "-w") == 0 && k + 1 < argc)
@@ -242,12 +252,13 @@ appid_uwsgi(const char *const *argv, int argc,
 		snprintf(out, len, "uwsgi: ini file / wsgi module not found");
 		return;
 	}
+	/* A cut path could name another file: not read then. */
 	if (ini[0] == '/')
-		snprintf(path, sizeof(path), "%s", ini);
+		n = snprintf(path, sizeof(path), "%s", ini);
 	else
-		snprintf(path, sizeof(path), "%s/%s", env->cwd, ini);
-	text = env->read_file != NULL ? env->read_file(env->arg, path, &tl) :
-	    NULL;
+		n = snprintf(path, sizeof(path), "%s/%s", env->cwd, ini);
+	text = env->read_file != NULL && n > 0 && (size_t)n < sizeof(path) ?
+	    env->read_file(env->arg, path, &tl) : NULL;
 	if (text != NULL && appid_ini_module(text, mod, sizeof(mod))) {
 		appid_path(env, mod, path, sizeof(path));
 		snprintf(out, len, "uwsgi: %s (%s)", ini, path);

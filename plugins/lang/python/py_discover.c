@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@
 
 #define PY_CMDLINE_MAX	(128 * 1024)
 #define PY_ARGV_MAX	1024
+#define PY_CONFIG_MAX	(16u << 20)	/* config files: refused above */
+#define PY_CONFIG_READ	(64 * 1024)	/* and read this far */
 
 /* Maps match the python regex; cmdline and executable not excluded. */
 int
@@ -179,21 +182,56 @@ py_discover_resolve(void *arg, const char *in, char *out, size_t outlen)
 	return (0);
 }
 
+/* The effective uid of pid (Uid: of /proc/PID/status); -1 if unknown. */
+static int64_t
+py_discover_euid(pid_t pid)
+{
+	char path[64], buf[4096], *p;
+	unsigned long r, e;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (py_read_small_file(path, buf, sizeof(buf)) <= 0 ||
+	    (p = strstr(buf, "\nUid:")) == NULL ||
+	    sscanf(p + 5, "%lu %lu", &r, &e) != 2 || e > UINT32_MAX)
+		return (-1);
+	return ((int64_t)e);
+}
+
+/*
+ * A config file named on the command line (uwsgi --ini, gunicorn -c, ...),
+ * in the process's root and only if its user could read it: a link to a
+ * root-only file, a FIFO or a device is refused.  At most 64 KiB are read.
+ */
 static char *
 py_discover_read_file(void *arg, const char *p, size_t *lenp)
 {
-	char path[PATH_MAX + 64], *buf;
-	ssize_t n;
+	pid_t pid = (pid_t)(intptr_t)arg;
+	char root[64], *buf;
+	ssize_t n, total = 0;
+	int64_t euid;
+	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)(intptr_t)arg,
-	    p);
-	if ((buf = malloc(64 * 1024)) == NULL)
+	if ((euid = py_discover_euid(pid)) < 0)
 		return (NULL);
-	if ((n = py_read_small_file(path, buf, 64 * 1024)) < 0) {
-		free(buf);
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	if ((fd = py_open(root, p, GP_OPEN_READABLE_BY, PY_CONFIG_MAX,
+	    euid)) < 0)
+		return (NULL);
+	if ((buf = malloc(PY_CONFIG_READ)) == NULL) {
+		close(fd);
 		return (NULL);
 	}
-	*lenp = (size_t)n;
+	while ((size_t)total + 1 < PY_CONFIG_READ) {
+		n = read(fd, buf + total, PY_CONFIG_READ - 1 - (size_t)total);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += n;
+	}
+	close(fd);
+	buf[total] = '\0';
+	*lenp = (size_t)total;
 	return (buf);
 }
 

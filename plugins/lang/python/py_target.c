@@ -21,14 +21,44 @@
 
 #define PY_MAPS_MAX	(16u << 20)
 
+static py_open_fn	 py_opener;
+static void		*py_opener_arg;
+
+void
+py_set_opener(py_open_fn fn, void *arg)
+{
+	py_opener = fn;
+	py_opener_arg = arg;
+}
+
+int
+py_open(const char *root, const char *path, uint32_t flags,
+    uint64_t max_size, int64_t owner)
+{
+	struct gp_open_spec spec;
+
+	if (py_opener == NULL)
+		return (-ENOSYS);
+	memset(&spec, 0, sizeof(spec));
+	spec.size = sizeof(spec);
+	spec.flags = flags;
+	spec.root = root;
+	spec.path = path;
+	spec.max_size = max_size;
+	spec.owner = owner;
+	return (py_opener(py_opener_arg, &spec, NULL));
+}
+
+/* A /proc file (or one under a root the caller opened: see
+ * py_discover.c), at most len - 1 bytes, NUL-terminated. */
 ssize_t
 py_read_small_file(const char *path, char *buf, size_t len)
 {
 	ssize_t n, total = 0;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return (-errno);
+	if ((fd = py_open(NULL, path, 0, 0, -1)) < 0)
+		return (fd);
 	while ((size_t)total + 1 < len) {
 		n = read(fd, buf + total, len - 1 - (size_t)total);
 		if (n < 0 && errno == EINTR)
@@ -42,7 +72,8 @@ py_read_small_file(const char *path, char *buf, size_t len)
 	return (total);
 }
 
-/* The whole of /proc/PID/maps, NUL-terminated; caller frees. */
+/* The whole of /proc/PID/maps (at most PY_MAPS_MAX), NUL-terminated;
+ * caller frees. */
 char *
 py_read_maps(pid_t pid, size_t *lenp)
 {
@@ -52,7 +83,7 @@ py_read_maps(pid_t pid, size_t *lenp)
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = py_open(NULL, path, 0, 0, -1)) < 0)
 		return (NULL);
 	for (;;) {
 		if (len + 4096 > cap) {
@@ -123,23 +154,30 @@ py_find_objects(const char *maps, size_t len, uint64_t exe_ino,
 	}
 }
 
+#define PY_MAX_OBJECT	(4ull << 30)
+
+/* The interpreter's file: the kernel's links first (map_files, exe),
+ * else the path in the process's root, without links; -errno. */
 static int
 py_open_object(pid_t pid, const struct py_object *ob, int is_exe)
 {
-	char path[700];
+	char path[96];
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 	    (int)pid, ob->start, ob->end);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
+	if ((fd = py_open(NULL, path, GP_OPEN_PROC_LINK, PY_MAX_OBJECT,
+	    -1)) >= 0 || fd == -EINVAL || fd == -EFBIG)
 		return (fd);
 	if (is_exe) {
 		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
+		if ((fd = py_open(NULL, path, GP_OPEN_PROC_LINK,
+		    PY_MAX_OBJECT, -1)) >= 0 || fd == -EINVAL || fd == -EFBIG)
 			return (fd);
 	}
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, ob->path);
-	return (open(path, O_RDONLY | O_CLOEXEC));
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	return (py_open(path, ob->path, GP_OPEN_NO_SYMLINKS, PY_MAX_OBJECT,
+	    -1));
 }
 
 static void
@@ -271,8 +309,8 @@ py_target_attach(pid_t pid, struct py_target *t, char *why, size_t whylen)
 	snprintf(t->object, sizeof(t->object), "%s", ob->path);
 	if ((fd = py_open_object(pid, ob, !lib.found)) < 0) {
 		snprintf(why, whylen, "cannot open %s: %s", ob->path,
-		    strerror(errno));
-		return (-errno);
+		    fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		return (fd);
 	}
 	rc = py_elf_read_fd(fd, &pe);
 	close(fd);

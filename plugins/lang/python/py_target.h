@@ -8,6 +8,8 @@
 
 #include <sys/types.h>
 
+#include <gprofiler/plugin.h>
+
 #include "pyreader.h"
 
 #define PY_LINE_FIRST	0	/* co_firstlineno, as gProfiler (py-spy -F) */
@@ -52,5 +54,17 @@ int	py_target_sample(struct py_target *, py_emit_fn, void *, uint32_t *);
 int	py_task_state(pid_t, int32_t, char *);
 ssize_t	py_read_small_file(const char *, char *, size_t);
 char	*py_read_maps(pid_t, size_t *);
+
+/*
+ * Every file is opened through the host's safe open (gp_host_api
+ * file_open, or safeopen_open_cb in tests): set once before anything
+ * else; until then nothing opens (-ENOSYS).
+ */
+typedef int	(*py_open_fn)(void *, const struct gp_open_spec *,
+		    struct gp_file_info *);
+void	py_set_opener(py_open_fn, void *);
+/* fd or -errno; root NULL for the host's "/"; owner -1 for any. */
+int	py_open(const char *root, const char *path, uint32_t flags,
+	    uint64_t max_size, int64_t owner);
 
 #endif

@@ -481,6 +481,16 @@ pyp_stop(void *priv)
 	return (0);
 }
 
+/* Every file of the reader, through the host's safe open. */
+static int
+pyp_file_open(void *arg, const struct gp_open_spec *spec,
+    struct gp_file_info *info)
+{
+	struct pyp *p = arg;
+
+	return (p->api->file_open(p->ctx, spec, info));
+}
+
 static int
 pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
@@ -489,6 +499,8 @@ pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 
 	if (api->abi_major != GP_ABI_MAJOR)
 		return (-EINVAL);
+	if (!GP_API_HAS(api, file_open))
+		return (-ENOTSUP);	/* never an unsafe open instead */
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return (-ENOMEM);
 	p->ctx = ctx;
@@ -501,6 +513,7 @@ pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		free(p);
 		return (-ENOMEM);
 	}
+	py_set_opener(pyp_file_open, p);
 	*privp = p;
 	return (0);
 }

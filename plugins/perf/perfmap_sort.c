@@ -1,0 +1,194 @@
+/*
+ * Sorting newly fed perf map lines into the table in slices, so that no
+ * loop turn pays for a whole table: a bottom-up merge sort whose state
+ * (phase, run width, pair, cursors) survives between calls.  Lookups keep
+ * using v[0..sorted) until the round ends and the merged table replaces
+ * it; lines fed meanwhile (appended after ig_end) wait for the next round.
+ *
+ *   phase 1  sort chunks of PERFMAP_SORT_CHUNK entries of v[sorted..ig_end)
+ *   phase 2  merge runs pairwise, v <-> ig_tmp, doubling the width
+ *   phase 3  merge v[0..sorted) with the sorted new entries into ig_new
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfmap.h"
+
+#define PERFMAP_SORT_CHUNK	4096
+
+enum { IG_NONE, IG_CHUNKS, IG_PASSES, IG_FINAL };
+
+
+/* Start a round over what was fed since the last one. */
+static int
+perfmap_ig_begin(struct perfmap *pm)
+{
+	size_t	 p = pm->n - pm->sorted;
+
+	pm->ig_end = pm->n;
+	pm->ig_phase = IG_CHUNKS;
+	pm->ig_in_tmp = 0;
+	pm->ig_width = PERFMAP_SORT_CHUNK;
+	pm->ig_lo = 0;
+	pm->ig_a = pm->ig_b = pm->ig_o = 0;
+	free(pm->ig_tmp);
+	if ((pm->ig_tmp = reallocarray(NULL, p, sizeof(*pm->ig_tmp))) == NULL) {
+		pm->ig_phase = IG_NONE;
+		pm->ig_end = 0;
+		return (-ENOMEM);
+	}
+	return (0);
+}
+
+/*
+ * Merge a[0..na) and b[0..nb) into o from the cursors (*ia, *ib), at most
+ * `budget` moves; 1 when both are used up.  *used counts the moves.
+ */
+static int
+perfmap_merge(const struct perfmap_entry *a, size_t na,
+    const struct perfmap_entry *b, size_t nb, struct perfmap_entry *o,
+    size_t *ia, size_t *ib, size_t budget, size_t *used)
+{
+	size_t	 i = *ia, j = *ib, k = 0;
+
+	while (k < budget && (i < na || j < nb)) {
+		if (j == nb || (i < na && perfmap_cmp(&a[i], &b[j]) <= 0))
+			o[i + j] = a[i], i++;
+		else
+			o[i + j] = b[j], j++;
+		k++;
+	}
+	*ia = i;
+	*ib = j;
+	*used += k;
+	return (i == na && j == nb);
+}
+
+/* Phase 2: one slice of the current pass over the new entries. */
+static void
+perfmap_ig_pass(struct perfmap *pm, size_t budget, size_t *used)
+{
+	size_t			 p = pm->ig_end - pm->sorted, lo, mid, hi;
+	struct perfmap_entry	*src, *dst;
+
+	src = pm->ig_in_tmp ? pm->ig_tmp : pm->v + pm->sorted;
+	dst = pm->ig_in_tmp ? pm->v + pm->sorted : pm->ig_tmp;
+	while (*used < budget && pm->ig_lo < p) {
+		lo = pm->ig_lo;
+		mid = lo + pm->ig_width < p ? lo + pm->ig_width : p;
+		hi = mid + pm->ig_width < p ? mid + pm->ig_width : p;
+		if (!perfmap_merge(src + lo, mid - lo, src + mid, hi - mid,
+		    dst + lo, &pm->ig_a, &pm->ig_b, budget - *used, used))
+			return;
+		pm->ig_lo = hi;
+		pm->ig_a = pm->ig_b = 0;
+	}
+	if (pm->ig_lo < p)
+		return;
+	pm->ig_in_tmp = !pm->ig_in_tmp;
+	pm->ig_width *= 2;
+	pm->ig_lo = 0;
+	if (pm->ig_width >= p)
+		pm->ig_phase = IG_FINAL;
+}
+
+/* Phase 3 done: the merged table replaces v, with what was fed since. */
+static int
+perfmap_ig_finish(struct perfmap *pm)
+{
+	struct perfmap_entry	*nv;
+	size_t			 extra = pm->n - pm->ig_end;
+
+	if ((nv = reallocarray(pm->ig_new, pm->ig_end + extra > 0 ?
+	    pm->ig_end + extra : 1, sizeof(*nv))) == NULL)
+		return (-ENOMEM);
+	memcpy(nv + pm->ig_end, pm->v + pm->ig_end, extra * sizeof(*nv));
+	free(pm->v);
+	pm->v = nv;
+	pm->cap = pm->n > 0 ? pm->n : 1;
+	pm->ig_new = NULL;
+	free(pm->ig_tmp);
+	pm->ig_tmp = NULL;
+	pm->sorted = pm->ig_end;
+	pm->ig_end = 0;
+	pm->ig_phase = IG_NONE;
+	return (0);
+}
+
+static int
+perfmap_sort_slice(struct perfmap *pm, size_t budget, size_t *used)
+{
+	struct perfmap_entry	*b;
+	size_t			 k, p;
+	int			 r;
+
+	while (*used < budget) {
+		switch (pm->ig_phase) {
+		case IG_NONE:
+			if (pm->n == pm->sorted)
+				return (0);
+			if ((r = perfmap_ig_begin(pm)) != 0)
+				return (r);
+			break;
+		case IG_CHUNKS:
+			p = pm->ig_end - pm->sorted;
+			k = p - pm->ig_lo < PERFMAP_SORT_CHUNK ? p - pm->ig_lo :
+			    PERFMAP_SORT_CHUNK;
+			qsort(pm->v + pm->sorted + pm->ig_lo, k,
+			    sizeof(*pm->v), perfmap_cmp);
+			pm->ig_lo += k;
+			*used += 4 * k;	/* ~ k log k compares, cache-hot */
+			if (pm->ig_lo >= p) {
+				pm->ig_lo = 0;
+				pm->ig_phase = pm->ig_width >= p ? IG_FINAL :
+				    IG_PASSES;
+			}
+			break;
+		case IG_PASSES:
+			perfmap_ig_pass(pm, budget, used);
+			break;
+		case IG_FINAL:
+			if (pm->ig_new == NULL) {
+				pm->ig_new = reallocarray(NULL, pm->ig_end,
+				    sizeof(*pm->ig_new));
+				if (pm->ig_new == NULL)
+					return (-ENOMEM);
+				pm->ig_a = pm->ig_b = 0;
+			}
+			b = pm->ig_in_tmp ? pm->ig_tmp : pm->v + pm->sorted;
+			if (perfmap_merge(pm->v, pm->sorted, b, pm->ig_end -
+			    pm->sorted, pm->ig_new, &pm->ig_a, &pm->ig_b,
+			    budget - *used, used) &&
+			    (r = perfmap_ig_finish(pm)) != 0)
+				return (r);
+			break;
+		}
+	}
+	return (pm->ig_phase != IG_NONE || pm->n != pm->sorted);
+}
+
+int
+perfmap_sort_step(struct perfmap *pm, size_t budget, size_t *usedp)
+{
+	size_t	 used = 0;
+	int	 r;
+
+	r = perfmap_sort_slice(pm, budget, &used);
+	if (usedp != NULL)
+		*usedp = used;
+	return (r);
+}
+
+int
+perfmap_sort(struct perfmap *pm)
+{
+	int	 r;
+
+	while ((r = perfmap_sort_step(pm, SIZE_MAX / 2, NULL)) == 1)
+		;
+	return (r);
+}

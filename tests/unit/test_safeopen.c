@@ -1,0 +1,342 @@
+/*
+ * core/safeopen.c against the attacks a local user can mount on a root
+ * agent: a FIFO, a symlink to a root-only file, an absolute symlink out of
+ * a container's root (a real chroot()ed process, through /proc/PID/root),
+ * a device node, a huge file, a file replaced or grown while read.  Every
+ * check runs twice: with openat2 and with the per-component walk used on
+ * kernels without it.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "safeopen.h"
+#include "testing.h"
+
+static char	 dir[PATH_MAX];
+
+static void
+put(const char *rel, const char *text, mode_t mode)
+{
+	char	 p[PATH_MAX];
+	int	 fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	unlink(p);
+	if ((fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, mode)) < 0 ||
+	    write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		perror(p);
+		exit(1);
+	}
+	fchmod(fd, mode);
+	close(fd);
+}
+
+static char *
+at(const char *rel)
+{
+	static char	 p[4][PATH_MAX];
+	static int	 i;
+
+	i = (i + 1) % 4;
+	snprintf(p[i], sizeof(p[i]), "%s/%s", dir, rel);
+	return (p[i]);
+}
+
+static struct gp_open_spec
+spec(const char *root, const char *path, uint32_t flags)
+{
+	struct gp_open_spec	 s;
+
+	memset(&s, 0, sizeof(s));
+	s.size = sizeof(s);
+	s.flags = flags;
+	s.root = root;
+	s.path = path;
+	s.owner = -1;
+	return (s);
+}
+
+/* Read through safeopen into a string ("" on failure); rc in *rcp. */
+static const char *
+rd(struct gp_open_spec s, int *rcp)
+{
+	static char	 buf[256];
+	ssize_t		 n;
+
+	n = safeopen_read(&s, buf, sizeof(buf) - 1);
+	*rcp = n < 0 ? (int)n : 0;
+	buf[n > 0 ? n : 0] = '\0';
+	return (buf);
+}
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+	printf("not ok - safeopen blocked (timed out)\n");
+	_exit(1);
+}
+
+static void
+test_fifo(const char *mode)
+{
+	struct gp_file_info	 info;
+	struct gp_open_spec	 s;
+	char			 what[128];
+	int			 rc;
+
+	unlink(at("fifo"));
+	mkfifo(at("fifo"), 0644);
+	s = spec(NULL, at("fifo"), 0);
+	alarm(5);
+	rc = safeopen_open(&s, &info);
+	alarm(0);
+	snprintf(what, sizeof(what), "%s: a FIFO is refused without blocking",
+	    mode);
+	CHECK_INTEQ(rc, -EINVAL, what);
+	CHECK(S_ISFIFO(info.mode), "and info says it is a FIFO");
+	CHECK_STREQ(safeopen_strerror(rc, &info), "not a regular file (a FIFO)",
+	    "which the log line says");
+}
+
+static void
+test_symlinks(const char *mode)
+{
+	struct gp_open_spec	 s;
+	char			 what[128];
+	int			 rc;
+
+	put("secret", "root only", 0600);
+	put("public", "for all", 0644);
+	unlink(at("link"));
+	symlink(at("secret"), at("link"));
+	s = spec(NULL, at("link"), GP_OPEN_NO_SYMLINKS);
+	rd(s, &rc);
+	snprintf(what, sizeof(what), "%s: NO_SYMLINKS refuses a symlink", mode);
+	CHECK_INTEQ(rc, -ELOOP, what);
+	s = spec(NULL, at("link"), GP_OPEN_READABLE_BY);
+	s.owner = 65534;
+	rd(s, &rc);
+	CHECK_INTEQ(rc, -EPERM, "a link to a root-only file: refused for a "
+	    "user who could not read it");
+	s.owner = 0;
+	CHECK_STREQ(rd(s, &rc), "root only", "and read for root");
+	unlink(at("link"));
+	symlink(at("public"), at("link"));
+	s.owner = 65534;
+	CHECK_STREQ(rd(s, &rc), "for all", "a link to a readable file is fine");
+
+	/* Ownership: a perf map must belong to the process's user or root. */
+	s = spec(NULL, at("public"), GP_OPEN_OWNER_OR_ROOT);
+	s.owner = 1000;
+	CHECK_STREQ(rd(s, &rc), "for all", "root's file: OWNER_OR_ROOT ok");
+	chown(at("public"), 1234, 1234);
+	rd(s, &rc);
+	CHECK_INTEQ(rc, -EPERM, "another user's file: refused");
+	chown(at("public"), 1000, 1000);
+	CHECK_STREQ(rd(s, &rc), "for all", "the owner's own file: read");
+	chown(at("public"), 0, 0);
+}
+
+/* The container: a real process chroot()ed into dir/ct. */
+static void
+test_container(const char *mode, pid_t ct)
+{
+	struct gp_open_spec	 s;
+	char			 root[64], what[160];
+	int			 rc;
+
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)ct);
+	s = spec(root, "/tmp/escape", 0);
+	rd(s, &rc);
+	snprintf(what, sizeof(what), "%s: an absolute link in a container "
+	    "resolves in its root, not the host's", mode);
+	CHECK_INTEQ(rc, -ENOENT, what);
+	s = spec(root, "/tmp/inside", 0);
+	CHECK_STREQ(rd(s, &rc), "container file", "a link inside the root "
+	    "still works");
+	s = spec(root, "/../../../../hostfile", 0);
+	rd(s, &rc);
+	CHECK_INTEQ(rc, -ENOENT, "\"..\" stops at the container's root");
+	s = spec(root, "/tmp/escape", GP_OPEN_NO_SYMLINKS);
+	rd(s, &rc);
+	CHECK_INTEQ(rc, -ELOOP, "NO_SYMLINKS in a root");
+	snprintf(what, sizeof(what), "/proc/%d/root%s/hostfile", (int)ct, dir);
+	s = spec(NULL, what, 0);
+	rd(s, &rc);
+	CHECK_INTEQ(rc, -ELOOP, "a path through the /proc/PID/root magic link "
+	    "is refused");
+	s = spec(NULL, at("hostfile"), 0);
+	CHECK_STREQ(rd(s, &rc), "host secret", "(the host file is there)");
+}
+
+static void
+test_device(const char *mode)
+{
+	struct gp_file_info	 info;
+	struct gp_open_spec	 s;
+	char			 what[128];
+	int			 rc;
+
+	s = spec(NULL, "/dev/null", 0);
+	rc = safeopen_open(&s, &info);
+	snprintf(what, sizeof(what), "%s: a device node is refused", mode);
+	CHECK_INTEQ(rc, -EINVAL, what);
+	CHECK(S_ISCHR(info.mode), "(a character device)");
+	/* A planted node of a tty: O_PATH never opens it. */
+	unlink(at("tty"));
+	if (mknod(at("tty"), S_IFCHR | 0666, makedev(5, 0)) == 0) {
+		s = spec(NULL, at("tty"), 0);
+		CHECK_INTEQ(safeopen_open(&s, &info), -EINVAL,
+		    "a planted tty node is refused");
+	}
+}
+
+static void
+test_huge(const char *mode)
+{
+	struct gp_open_spec	 s;
+	char			 buf[4096], what[128];
+	ssize_t			 n;
+	int			 fd;
+
+	fd = open(at("huge"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && ftruncate(fd, (off_t)1 << 32) == 0, "a 4 GiB file");
+	close(fd);
+	s = spec(NULL, at("huge"), 0);
+	s.max_size = 64u << 20;
+	snprintf(what, sizeof(what), "%s: over max_size is refused", mode);
+	CHECK_INTEQ(safeopen_read(&s, buf, sizeof(buf)), -EFBIG, what);
+	s.max_size = 0;
+	n = safeopen_read(&s, buf, sizeof(buf));
+	CHECK_INTEQ(n, sizeof(buf), "without a cap, reads stop at the buffer");
+	unlink(at("huge"));
+}
+
+static void
+test_replaced(const char *mode)
+{
+	struct gp_open_spec	 s;
+	char			 buf[64], what[128], victim[PATH_MAX];
+	ssize_t			 n;
+	int			 fd, w;
+
+	put("victim", "original", 0644);
+	snprintf(victim, sizeof(victim), "%s", at("victim"));
+	s = spec(NULL, victim, 0);
+	fd = safeopen_open(&s, NULL);
+	CHECK(fd >= 0, "opened");
+	put("replacement", "replaced by a symlink target", 0644);
+	unlink(at("evil"));
+	symlink("/etc/shadow", at("evil"));
+	rename(at("evil"), at("victim"));
+	n = safeopen_pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	snprintf(what, sizeof(what), "%s: a file replaced by a symlink while "
+	    "read: the inode checked is the one read", mode);
+	CHECK_STREQ(buf, "original", what);
+	close(fd);
+	s.flags = GP_OPEN_NO_SYMLINKS;
+	fd = safeopen_open(&s, NULL);
+	CHECK_INTEQ(fd, -ELOOP, "and reopening it now refuses the link");
+	/* Growing while read: never more than asked. */
+	put("grow", "0123456789", 0644);
+	s = spec(NULL, at("grow"), 0);
+	fd = safeopen_open(&s, NULL);
+	w = open(at("grow"), O_WRONLY | O_APPEND);
+	CHECK(write(w, "abcdefghij", 10) == 10, "the file grows");
+	close(w);
+	CHECK_INTEQ(safeopen_pread(fd, buf, 12, 0), 12, "reads stay bounded");
+	close(fd);
+}
+
+static void
+run_all(const char *mode, pid_t ct)
+{
+	test_fifo(mode);
+	test_symlinks(mode);
+	test_container(mode, ct);
+	test_device(mode);
+	test_huge(mode);
+	test_replaced(mode);
+}
+
+/* A process in its own root: dir/ct, with links pointing out of it. */
+static pid_t
+container_start(void)
+{
+	int	 p[2];
+	pid_t	 pid;
+	char	 c;
+
+	mkdir(at("ct"), 0755);
+	mkdir(at("ct/tmp"), 0755);
+	put("hostfile", "host secret", 0600);
+	put("ct/file", "container file", 0644);
+	unlink(at("ct/tmp/escape"));
+	unlink(at("ct/tmp/inside"));
+	/* Absolute in the container: the host file only from outside. */
+	symlink(at("hostfile"), at("ct/tmp/escape"));
+	symlink("/file", at("ct/tmp/inside"));
+	if (pipe(p) != 0)
+		return (-1);
+	if ((pid = fork()) == 0) {
+		if (chroot(at("ct")) != 0 || chdir("/") != 0)
+			_exit(1);
+		(void)write(p[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1)
+		pid = -1;
+	close(p[0]);
+	return (pid);
+}
+
+static int
+rm_one(const char *path, const struct stat *sb, int type, struct FTW *f)
+{
+	(void)sb;
+	(void)type;
+	(void)f;
+	return (remove(path) != 0 ? 0 : 0);
+}
+
+int
+main(void)
+{
+	char	 tmpl[] = "/tmp/test_safeopen.XXXXXX";
+	pid_t	 ct;
+
+	if (geteuid() != 0)
+		SKIP_ALL("needs root (chroot, chown, mknod)");
+	signal(SIGALRM, on_alarm);
+	if (mkdtemp(tmpl) == NULL)
+		return (1);
+	snprintf(dir, sizeof(dir), "%s", tmpl);
+	chmod(dir, 0755);
+	if ((ct = container_start()) < 0)
+		return (1);
+	run_all("openat2", ct);
+	safeopen_set_fallback(1);
+	run_all("walk", ct);
+	kill(ct, SIGKILL);
+	waitpid(ct, NULL, 0);
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return (testing_done());
+}
