@@ -47,6 +47,17 @@ extern "C" {
 #define GP_ABI_MINOR		0
 #define GP_PLUGIN_SYMBOL	"gprofiler_plugin"
 
+/*
+ * The sizes of the ABI structs as released in 1.0, frozen: the host accepts
+ * any descriptor and option row at least this large and reads only what the
+ * plugin's struct_size / option_size cover.  sizeof() would grow with every
+ * appended field and turn away every older plugin.
+ */
+#define GP_PLUGIN_SIZE_1_0	208u	/* struct gp_plugin */
+#define GP_OPTION_SIZE_1_0	56u	/* struct gp_option */
+#define GP_HOST_API_SIZE_1_0	240u	/* struct gp_host_api */
+#define GP_CHILD_SPEC_SIZE_1_0	80u	/* struct gp_child_spec */
+
 /* Put on the descriptor; plugins are built with -fvisibility=hidden. */
 #define GP_PLUGIN_EXPORT	__attribute__((visibility("default")))
 
@@ -185,7 +196,10 @@ struct gp_child_spec {
 	uint32_t	 size;		/* sizeof(struct gp_child_spec) */
 	uint32_t	 flags;		/* none defined: must be 0 */
 	const char *const *argv;	/* argv[0] is an absolute path */
-	const char *const *envp;	/* NULL: inherit the daemon's */
+	/* NULL: a minimal environment (PATH, LANG, LC_*, TZ, HOME, TMPDIR
+	 * and the operator's --child-env), never the daemon's whole one,
+	 * which may hold secrets. */
+	const char *const *envp;
 	const char	*cwd;		/* NULL: "/" */
 	/*
 	 * stdout: either whole lines (without the newline; a line longer
