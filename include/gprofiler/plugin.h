@@ -19,6 +19,11 @@
  *
  * ABI log:
  *   1.0 (2026-11-30)  first version.
+ *   1.0 (2026-12-01)  no layout change: the 1.0 sizes are spelled out as
+ *                     GP_*_SIZE_1_0 (what the host accepts, frozen);
+ *                     struct gp_snapshot pointers are handles checked by
+ *                     generation, never addresses; a gp_child_spec without
+ *                     envp gets a minimal environment, not the daemon's.
  *
  * Types: fixed-width integers, double, const char *, pointers to ABI structs
  * and function pointers only; no bool, enum, long, time_t or structs by value.
