@@ -3,6 +3,9 @@
  * through here.  argv only (never a shell), fork+exec with signals blocked,
  * PR_SET_PDEATHSIG, stdin /dev/null, stdout/stderr read in the loop line by
  * line, reaping through SIGCHLD in the loop, stop escalating to SIGKILL.
+ * Children get a minimal environment, never the daemon's whole one: it may
+ * hold the API token (GPROFILER_TOKEN) and they include a binary
+ * downloaded from the internet (PerfSpect).
  */
 #include "config.h"
 
@@ -34,6 +37,22 @@ extern char **environ;
  * wait this long for EOF, then close them so on_exit is not held forever.
  */
 #define CHILD_DRAIN_MS		2000
+
+/* PATH when the daemon has none (systemd gives one; cron may not). */
+#define CHILD_PATH_DEFAULT	"/usr/local/sbin:/usr/local/bin:/usr/sbin:" \
+				"/usr/bin:/sbin:/bin"
+
+/*
+ * What every child may see of the daemon's environment: the search path,
+ * the locale and time zone (messages we parse are in the C locale anyway),
+ * HOME and TMPDIR.  "NAME*" is a prefix.  --child-env adds to this list;
+ * nothing named GPROFILER_* ever passes (the daemon's own settings,
+ * secrets among them).
+ */
+static const char *const child_env_base[] = {
+	"PATH", "LANG", "LANGUAGE", "LC_*", "TZ", "HOME", "TMPDIR", NULL
+};
+static char	**child_envp;		/* built by child_env_set */
 
 struct child_stream {
 	int		 fd;
@@ -68,6 +87,89 @@ static struct event	*child_sigchld_ev;
 static struct event_base *child_base;
 
 static void	child_check_done(struct gp_child *);
+
+/* Whether `name` (len bytes) matches a list entry ("NAME" or "PREFIX*"). */
+static int
+child_env_match(const char *pat, size_t plen, const char *name, size_t len)
+{
+	if (plen > 0 && pat[plen - 1] == '*')
+		return (len >= plen - 1 && memcmp(pat, name, plen - 1) == 0);
+	return (len == plen && memcmp(pat, name, len) == 0);
+}
+
+/* Whether environment entry "NAME=value" passes the base list or extra, a
+ * comma/space-separated list. */
+static int
+child_env_wanted(const char *entry, const char *extra)
+{
+	const char	*eq, *p;
+	size_t		 len, n;
+	unsigned	 i;
+
+	if ((eq = strchr(entry, '=')) == NULL || eq == entry)
+		return (0);
+	len = (size_t)(eq - entry);
+	if (len >= 10 && memcmp(entry, "GPROFILER_", 10) == 0)
+		return (0);
+	for (i = 0; child_env_base[i] != NULL; i++)
+		if (child_env_match(child_env_base[i],
+		    strlen(child_env_base[i]), entry, len))
+			return (1);
+	for (p = extra; p != NULL && *p != '\0'; p += n) {
+		p += strspn(p, ", \t");
+		n = strcspn(p, ", \t");
+		if (n > 0 && child_env_match(p, n, entry, len))
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * (Re)build the environment children get when their spec has no envp: the
+ * base list, plus the names or NAME* prefixes in `extra` (--child-env),
+ * taken from the daemon's environment now.  Never GPROFILER_*.
+ */
+void
+child_env_set(const char *extra)
+{
+	size_t	 i, n = 0;
+	int	 has_path = 0;
+
+	child_env_free();
+	for (i = 0; environ != NULL && environ[i] != NULL; i++)
+		n++;
+	child_envp = xcalloc(n + 2, sizeof(*child_envp));
+	for (i = 0, n = 0; environ != NULL && environ[i] != NULL; i++) {
+		if (!child_env_wanted(environ[i], extra))
+			continue;
+		if (strncmp(environ[i], "PATH=", 5) == 0)
+			has_path = 1;
+		child_envp[n++] = xstrdup(environ[i]);
+	}
+	if (!has_path)
+		child_envp[n++] = xstrdup("PATH=" CHILD_PATH_DEFAULT);
+	child_envp[n] = NULL;
+}
+
+void
+child_env_free(void)
+{
+	size_t	 i;
+
+	for (i = 0; child_envp != NULL && child_envp[i] != NULL; i++)
+		free(child_envp[i]);
+	free(child_envp);
+	child_envp = NULL;
+}
+
+/* The environment a child without spec->envp gets (built on first use). */
+char *const *
+child_env(void)
+{
+	if (child_envp == NULL)
+		child_env_set(NULL);
+	return (child_envp);
+}
 static void	child_free_unlisted(struct gp_child *);
 
 /* Keep one stderr line in the ring (truncated: the tail is for messages). */
@@ -285,8 +387,8 @@ child_close_from(int lowfd)
 
 /* In the forked child: async-signal-safe calls only. */
 static void __attribute__((noreturn))
-child_exec(const struct gp_child_spec *spec, pid_t parent, int outfd,
-    int errfd, int nullfd, int reportfd)
+child_exec(const struct gp_child_spec *spec, char *const *envp, pid_t parent,
+    int outfd, int errfd, int nullfd, int reportfd)
 {
 	struct sigaction sa;
 	sigset_t	 set;
@@ -315,7 +417,7 @@ child_exec(const struct gp_child_spec *spec, pid_t parent, int outfd,
 	if (chdir(spec->cwd != NULL ? spec->cwd : "/") == -1)
 		goto fail;
 	execve(spec->argv[0], (char *const *)spec->argv,
-	    spec->envp != NULL ? (char *const *)spec->envp : environ);
+	    spec->envp != NULL ? (char *const *)spec->envp : envp);
 fail:
 	e = errno;
 	(void)!write(reportfd, &e, sizeof(e));
@@ -365,12 +467,14 @@ child_fork(const struct gp_child_spec *spec, int outfd, int errfd,
 {
 	sigset_t	 all, old;
 	pid_t		 parent = getpid(), pid;
+	char *const	*envp = child_env();	/* built before fork */
 
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
 	if (pid == 0)
-		child_exec(spec, parent, outfd, errfd, nullfd, reportfd);
+		child_exec(spec, envp, parent, outfd, errfd, nullfd,
+		    reportfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return (pid);
 }

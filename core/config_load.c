@@ -316,7 +316,10 @@ config_read_file(const char *path, int explicit, struct settings *s,
 	int			 fd, rc = -EINVAL;
 
 	*has_secret_perms_issue = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
+	/* O_NONBLOCK: a FIFO planted as the config file must fail the
+	 * regular-file check below, not block start-up or SIGHUP forever. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK)) == -1) {
 		if (errno == ENOENT && !explicit)
 			return (0);
 		snprintf(err, errlen, "%s: cannot open config file: %s", path,

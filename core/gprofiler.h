@@ -63,6 +63,16 @@ struct json_object;
 #define FILE_TMP_PREFIX	".tmp-"		/* temporaries: never a real name */
 int		 file_write_atomic(int dirfd, const char *name,
 		    const void *buf, size_t len, mode_t mode);
+int		 file_create_tmp(int dirfd, const char *name, mode_t mode,
+		    char *tmp, size_t tmplen);
+
+/* trust.c */
+#define TRUST_OWNER_EUID 0x1u	/* the daemon's own user may own it too */
+struct stat;
+int		 trust_check_stat(const char *what, const struct stat *,
+		    int leaf, unsigned flags, char *err, size_t errlen);
+int		 trust_open_dir(const char *path, unsigned flags, char *err,
+		    size_t errlen);
 
 /* gzip.c */
 unsigned char	*gzip_compress(const void *buf, size_t len, size_t *outlen);
@@ -198,6 +208,7 @@ struct plugin {
 	int			 active;	/* loaded for the current mode */
 	int			 started;
 	TAILQ_ENTRY(plugin)	 entry;
+	int			 so_fd;		/* the checked .so, while dl */
 };
 TAILQ_HEAD(plugin_list, plugin);
 
@@ -266,6 +277,10 @@ void		 child_abandon_owner(void *owner);
 void		 child_reap(void);
 unsigned	 child_count(void);
 void		 child_fini(void);
+/* The minimal environment of children (see child.c); extra: --child-env. */
+void		 child_env_set(const char *extra);
+void		 child_env_free(void);
+char *const	*child_env(void);
 
 /* profile.c */
 /*
@@ -517,6 +532,8 @@ struct http_req	*http_request(const struct http_req_opts *);
 void		 http_cancel(struct http_req *);
 unsigned	 http_pending(void);
 void		 http_fini(void);
+/* Whether v may be an HTTP header value (no CR, LF or other controls). */
+int		 http_header_value_ok(const char *v);
 /* Percent-encode for a URL query without libcurl; the caller frees. */
 char		*http_escape(const char *);
 /* Cancel the downloads a plugin started (it is being unloaded). */
@@ -652,6 +669,13 @@ uint64_t	 spool_dropped(void);
 /* Record framing: one JSON line (hostname, timestamp…) then the body. */
 unsigned char	*spool_record_make(const char *meta, const void *body,
 		    size_t bodylen, size_t *lenp);
+/* On-disk framing with length and CRC-32 (spool_unframe: -EINVAL and why
+ * when cut short or damaged; a bare record of an earlier version is
+ * accepted). */
+unsigned char	*spool_frame(const void *rec, size_t len, size_t *lenp);
+int		 spool_unframe(const unsigned char *buf, size_t len,
+		    const unsigned char **recp, size_t *reclenp, char *err,
+		    size_t errlen);
 int		 spool_record_split(const unsigned char *rec, size_t len,
 		    const char **meta, size_t *metalen,
 		    const unsigned char **body, size_t *bodylen);

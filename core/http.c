@@ -369,6 +369,22 @@ http_apply_opts(struct http_req *r, const struct http_req_opts *o)
 }
 
 /*
+ * Whether text may go into an HTTP header value: no control characters
+ * (CR or LF would end the header and start one of the sender's choosing;
+ * NUL would cut it).  Tabs are allowed, as RFC 9110 does.
+ */
+int
+http_header_value_ok(const char *v)
+{
+	const unsigned char	*p;
+
+	for (p = (const unsigned char *)v; *p != '\0'; p++)
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+			return (0);
+	return (1);
+}
+
+/*
  * Start a request; o->done runs later from the loop, exactly once, unless
  * http_cancel() is called first.  Everything in o is copied.  NULL when
  * the engine is not initialised or libcurl cannot be loaded (logged once).
@@ -377,9 +393,18 @@ struct http_req *
 http_request(const struct http_req_opts *o)
 {
 	struct http_req	*r;
+	const char *const *h;
 
 	if (http.base == NULL || o->url == NULL || o->done == NULL)
 		return (NULL);
+	/* The last line of defence against header injection: the values
+	 * are checked where they are configured, with a better message. */
+	for (h = o->headers; h != NULL && *h != NULL; h++)
+		if (!http_header_value_ok(*h)) {
+			log_warnx("http: refusing a request: a header holds "
+			    "a control character");
+			return (NULL);
+		}
 	if (http_start() != 0)
 		return (NULL);
 	r = xcalloc(1, sizeof(*r));

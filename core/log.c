@@ -4,6 +4,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -48,18 +50,31 @@ log_getverbose(void)
 /*
  * Also log everything, at DEBUG, to path (appended, 0600), rotated to
  * path.1 .. path.<backups> when it grows past max_size (gProfiler's
- * --log-rotate-max-size / --log-rotate-backup-count).
+ * --log-rotate-max-size / --log-rotate-backup-count).  -EMLINK when path
+ * is a symlink, a hard link, not a regular file or not the daemon's own:
+ * log_file_refusal() says so in words.
  */
 int
 log_open_file(const char *path, long long max_size, int backups)
 {
-	int	 fd;
-	FILE	*f;
-	char	*dup;
+	struct stat	 sb;
+	int		 fd;
+	FILE		*f;
+	char		*dup;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	/*
+	 * Not through a planted symlink or hard link (root would append to
+	 * its target), not a FIFO or device (O_NONBLOCK: never wait on one).
+	 */
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK | O_NOCTTY, 0600);
 	if (fd == -1)
-		return (-errno);
+		return (errno == ELOOP ? -EMLINK : -errno);
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    sb.st_nlink != 1 || sb.st_uid != geteuid()) {
+		close(fd);
+		return (-EMLINK);
+	}
 	if ((f = fdopen(fd, "a")) == NULL) {
 		close(fd);
 		return (-errno);
@@ -72,6 +87,17 @@ log_open_file(const char *path, long long max_size, int backups)
 	log_max_size = max_size;
 	log_backups = backups;
 	return (0);
+}
+
+/* Why log_open_file() refused a path, for the caller's message. */
+const char *
+log_file_refusal(int rc)
+{
+	if (rc == -EMLINK)
+		return ("a symlink, a hard link, not a regular file or owned "
+		    "by another user: refusing to write a log through it "
+		    "(remove it, or choose another --log-file)");
+	return (strerror(-rc));
 }
 
 /* Shift path.N-1 to path.N ... path to path.1, and reopen. */

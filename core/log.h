@@ -13,6 +13,7 @@ void	log_init(int verbose, const char *procname);
 int	log_open_file(const char *path, long long max_size,
 	    int backups);	/* 0 / -errno */
 void	log_close_file(void);
+const char *log_file_refusal(int rc);	/* why log_open_file said -EMLINK */
 void	log_setverbose(int);
 int	log_getverbose(void);
 void	log_vmsg(int level, const char *component, const char *fmt,

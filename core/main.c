@@ -23,6 +23,45 @@ main_usage_error(const char *msg)
 	exit(EXIT_USAGE);
 }
 
+/*
+ * Blank the values of secret options (--token, --api-server-password) in
+ * argv once they are parsed (copied): /proc/PID/cmdline is readable by
+ * every user, and shows the argv memory as it is now.  Same grammar as
+ * cmdline_parse: "--name value" and "--name=value"; stops at the flamegraph
+ * subcommand, which has its own arguments.
+ */
+static void
+main_hide_secrets(int argc, char **argv)
+{
+	const struct option_def	*od;
+	char			 name[128], *val, *eq;
+	int			 i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "flamegraph") == 0)
+			return;
+		if (strncmp(argv[i], "--", 2) != 0 || argv[i][2] == '\0')
+			continue;
+		eq = strchr(argv[i] + 2, '=');
+		snprintf(name, sizeof(name), "%.*s", eq != NULL ?
+		    (int)(eq - argv[i] - 2) : (int)strlen(argv[i] + 2),
+		    argv[i] + 2);
+		if ((od = options_find(name)) == NULL ||
+		    !(od->od_flags & OPTF_SECRET))
+			continue;
+		if (eq != NULL)
+			val = eq + 1;
+		else if (i + 1 < argc)
+			val = argv[++i];
+		else
+			continue;
+		if (*val == '\0')
+			continue;
+		explicit_bzero(val, strlen(val));
+		val[0] = '*';
+	}
+}
+
 /* The log file's directory (/var/log/gprofiler) on first start. */
 static void
 main_make_parent(const char *path)
@@ -101,6 +140,7 @@ main_prepare(struct main_state *m, int argc, char **argv)
 	if (cmdline_parse(&m->cl, argc, argv, &m->plugins, err,
 	    sizeof(err)) != 0)
 		main_usage_error(err);
+	main_hide_secrets(argc, argv);
 	if (m->cl.cl_help) {
 		usage_print(stdout, &m->plugins);
 		return (0);
@@ -119,6 +159,7 @@ main_prepare(struct main_state *m, int argc, char **argv)
 		return (cloud_probe_main());
 	if (config_load(&m->cfg, &m->cl, &m->plugins, err, sizeof(err)) != 0)
 		main_usage_error(err);
+	child_env_set(config_get(m->cfg, "child-env"));
 	if (m->cl.cl_subcommand != NULL) {
 		rc = main_subcommand(&m->cl, m->cfg);
 		m->cfg = NULL;
@@ -165,7 +206,7 @@ main_files(const struct config *cfg)
 	    "log-rotate-max-size", 0), (int)config_get_int(cfg,
 	    "log-rotate-backup-count", 1))) != 0)
 		log_msg(rc == -ENOENT ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN, NULL,
-		    "log file %s: %s", logfile, strerror(-rc));
+		    "log file %s: %s", logfile, log_file_refusal(rc));
 }
 
 int

@@ -31,6 +31,10 @@ static const struct option_def options_table[] = {
 	{ "app-id-args-filter", 0, S, OPTF_MULTI, NULL, 0, 0, NULL,
 	  "app_id_args_filters",
 	  "regex of JVM arguments appended to the Java appid (repeatable)" },
+	{ "child-env", 0, S, 0, NULL, 0, 0, NULL, "child_env",
+	  "environment variables child processes (iaprof, jattach, "
+	  "PerfSpect) also get, comma-separated, NAME* for a prefix (always: "
+	  "PATH, LANG, LC_*, TZ, HOME, TMPDIR; never GPROFILER_*)" },
 	{ "config", 0, P, OPTF_CLIONLY, NULL, 0, 0, NULL, NULL,
 	  "config file (default " SYSCONFDIR "/gprofiler/gprofiler.conf)" },
 	{ "continuous", 'c', B, 0, "false", 0, 0, NULL, "continuous",
@@ -90,6 +94,9 @@ static const struct option_def options_table[] = {
 	  "write profiles and flame graphs to this directory" },
 	{ "output-format", 0, S, 0, "col", 0, 0, NULL, "output_format",
 	  "comma-separated local formats: col, pprof" },
+	{ "output-group-readable", 0, B, 0, "false", 0, 0, NULL,
+	  "output_group_readable", "let the output directory's group read "
+	  "profiles (0750/0640; default 0700/0600: owner only)" },
 	{ "pid-file", 0, P, 0, "/var/run/gprofiler.pid", 0, 0, NULL,
 	  "pid_file", "write the agent's PID here" },
 	{ "pids", 0, S, OPTF_MULTI, NULL, 0, 0, NULL, "pids",

@@ -26,6 +26,9 @@
 #define OUTPUT_LAST_COL		"last_profile.col"
 #define OUTPUT_LAST_HTML	"last_flamegraph.html"
 
+/* The mode of this cycle's files (output_modes). */
+static mode_t	 output_fmode = 0600;
+
 /* The output-dir fix hint, said once wherever the directory fails. */
 #define OUTPUT_FIX	"make it a directory this user can write, or choose " \
 			"another with --output-dir"
@@ -75,9 +78,23 @@ output_format_has(const struct config *cfg, const char *fmt)
 	return (0);
 }
 
-/* mkdir -p with 0755 for what is missing. */
+/*
+ * Profiles name every process's command line and container: by default only
+ * the daemon's user reads them (0700 directory, 0600 files);
+ * --output-group-readable gives the group read access (0750, 0640).
+ */
+static void
+output_modes(const struct config *cfg, mode_t *dmode, mode_t *fmode)
+{
+	int	 grp = output_cfg_off_default(cfg, "output-group-readable");
+
+	*dmode = grp ? 0750 : 0700;
+	*fmode = grp ? 0640 : 0600;
+}
+
+/* mkdir -p: 0755 for missing parents, dmode for the directory itself. */
 static int
-output_mkdirs(const char *dir)
+output_mkdirs(const char *dir, mode_t dmode)
 {
 	char		 path[PATH_MAX];
 	size_t		 i, n;
@@ -90,11 +107,41 @@ output_mkdirs(const char *dir)
 		if (path[i] != '/' && path[i] != '\0')
 			continue;
 		path[i] = '\0';
-		if (mkdir(path, 0755) == -1 && errno != EEXIST)
+		if (mkdir(path, i == n || dir[i + strspn(dir + i, "/")] ==
+		    '\0' ? dmode : 0755) == -1 && errno != EEXIST)
 			return (-errno);
 		path[i] = dir[i];
 	}
 	return (0);
+}
+
+/*
+ * Create the directory if needed and open it after checking that no other
+ * user can write it or any directory above it (they could plant links or
+ * swap the directory).  The fd, or -errno with one line in err.
+ */
+static int
+output_dir_open(const struct config *cfg, const char *dir, char *err,
+    size_t errlen)
+{
+	mode_t		 dmode, fmode;
+	int		 rc;
+
+	output_modes(cfg, &dmode, &fmode);
+	if ((rc = output_mkdirs(dir, dmode)) != 0) {
+		snprintf(err, errlen, "output directory %s: %s: %s", dir,
+		    strerror(-rc), OUTPUT_FIX);
+		return (rc);
+	}
+	if ((rc = trust_open_dir(dir, TRUST_OWNER_EUID, err, errlen)) < 0) {
+		/* Keep trust's detail, say which setting it was. */
+		char	 why[768];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "output directory %s refused: %s", dir,
+		    why);
+	}
+	return (rc);
 }
 
 /*
@@ -106,12 +153,14 @@ int
 output_check_dir(const struct config *cfg, char *err, size_t errlen)
 {
 	const char	*dir;
-	int		 rc;
+	int		 fd, rc;
 
 	if ((dir = config_get(cfg, "output-dir")) == NULL || *dir == '\0')
 		return (0);
-	if ((rc = output_mkdirs(dir)) == 0 && access(dir, W_OK | X_OK) == -1)
-		rc = -errno;
+	if ((fd = output_dir_open(cfg, dir, err, errlen)) < 0)
+		return (fd);
+	rc = faccessat(fd, ".", W_OK | X_OK, 0) == -1 ? -errno : 0;
+	close(fd);
 	if (rc != 0)
 		snprintf(err, errlen, "output directory %s: %s: %s", dir,
 		    strerror(-rc), OUTPUT_FIX);
@@ -186,7 +235,7 @@ output_put(int dirfd, const char *dir, const char *name, const void *buf,
 {
 	int		 rc;
 
-	if ((rc = file_write_atomic(dirfd, name, buf, len, 0644)) != 0)
+	if ((rc = file_write_atomic(dirfd, name, buf, len, output_fmode)) != 0)
 		log_msg(LOG_LEVEL_ERR, "output", "cannot write %s/%s: %s: %s",
 		    dir, name, strerror(-rc), OUTPUT_FIX);
 	return (rc);
@@ -239,19 +288,14 @@ output_link(int dirfd, const char *dir, const char *link, const char *target,
 }
 
 static int
-output_open_dir(const char *dir)
+output_open_dir(const struct config *cfg, const char *dir)
 {
-	int		 rc, fd;
+	char		 err[1024];
+	int		 fd;
 
-	if ((rc = output_mkdirs(dir)) == 0) {
-		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd != -1)
-			return (fd);
-		rc = -errno;
-	}
-	log_msg(LOG_LEVEL_ERR, "output", "output directory %s: %s: %s", dir,
-	    strerror(-rc), OUTPUT_FIX);
-	return (rc);
+	if ((fd = output_dir_open(cfg, dir, err, sizeof(err))) < 0)
+		log_msg(LOG_LEVEL_ERR, "output", "%s", err);
+	return (fd);
 }
 
 /*
@@ -287,13 +331,15 @@ output_write_cycle(const struct cycle_output *co)
 	const char	*dir;
 	char		*col;
 	size_t		 collen;
+	mode_t		 dmode;
 	int		 dirfd, rc = 0, html;
 
 	dir = config_get(co->cfg, "output-dir");
 	if (dir == NULL || *dir == '\0')
 		return (0);
-	if ((dirfd = output_open_dir(dir)) < 0)
+	if ((dirfd = output_open_dir(co->cfg, dir)) < 0)
 		return (dirfd);
+	output_modes(co->cfg, &dmode, &output_fmode);
 	output_stem(&co->end, stem, sizeof(stem));
 	html = output_cfg_on(co->cfg, "flamegraph");
 	oldcol[0] = oldhtml[0] = '\0';

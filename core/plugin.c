@@ -3,6 +3,18 @@
  * dlopen()s only the plugins serving the run's mode (RTLD_NOW |
  * RTLD_LOCAL), checking the descriptor against the ABI and the manifest
  * before any plugin code runs (STYLE.md §9).
+ *
+ * As root a plugin runs with every privilege, so the file must be one only
+ * root could have written: the directory is walked from "/" (trust.c), the
+ * .so opened under it without following links, checked through its fd,
+ * and that same fd is what dlopen() maps ("/proc/self/fd/N"): nothing can
+ * be swapped between the check and the load.  The fd stays open while the
+ * plugin is loaded, so no two plugins ever share a /proc/self/fd name
+ * (the dynamic loader would take the second for the first).
+ *
+ * The host keeps its own copy of the descriptor and of the option rows,
+ * zero-filled past what the plugin's struct_size and option_size cover, so
+ * a host whose structs grew never reads beyond a smaller plugin's.
  */
 #include "config.h"
 
@@ -19,31 +31,61 @@
 
 #include "gprofiler.h"
 
-/* The size of struct gp_plugin in ABI 1.0, the smallest we accept. */
-#define GP_PLUGIN_SIZE_1_0	sizeof(struct gp_plugin)
+/* A bound on a descriptor's option table, against garbage counts. */
+#define PLUGIN_OPTIONS_MAX	1024
 
 /*
- * As root, a plugin runs with full privileges: refuse files and
- * directories that someone other than root could have written.
+ * One file under a checked directory fd: a regular file of root (or of the
+ * daemon's user when not root), writable by nobody else.  The fd, or -errno
+ * with the reason in err.
  */
 static int
-plugin_path_safe(const char *path, int fd, char *err, size_t errlen)
+plugin_open_checked(int dfd, const char *dir, const char *name, char *err,
+    size_t errlen)
 {
 	struct stat	 sb;
+	char		 path[PATH_MAX], why[768];
+	int		 fd, rc;
 
-	if (geteuid() != 0)
-		return (0);
-	if ((fd >= 0 ? fstat(fd, &sb) : stat(path, &sb)) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return (-errno);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY);
+	if (fd == -1) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s%s", path, strerror(errno),
+		    errno == ELOOP ? " (a symlink: install the file itself)" :
+		    "");
+		return (rc);
 	}
-	if (sb.st_uid != 0 || (sb.st_mode & 022) != 0) {
-		snprintf(err, errlen, "%s: refusing a plugin path not owned by "
-		    "root or writable by group/others (chown root %s; chmod "
-		    "go-w %s)", path, path, path);
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return (-EINVAL);
+	}
+	if (trust_check_stat(path, &sb, 1, TRUST_OWNER_EUID, why,
+	    sizeof(why)) != 0) {
+		snprintf(err, errlen, "refusing a plugin path not owned by root "
+		    "or writable by group/others: %s", why);
+		close(fd);
 		return (-EPERM);
 	}
-	return (0);
+	return (fd);
+}
+
+/* The plugin directory, checked from "/" down (trust.c).  fd or -errno. */
+static int
+plugin_open_dir(const char *dir, char *err, size_t errlen)
+{
+	char	 why[768];
+	int	 fd;
+
+	if ((fd = trust_open_dir(dir, TRUST_OWNER_EUID, why,
+	    sizeof(why))) == -EPERM)
+		snprintf(err, errlen, "refusing a plugin path not owned by root "
+		    "or writable by group/others: %s", why);
+	else if (fd < 0)
+		snprintf(err, errlen, "plugin directory %s", why);
+	return (fd);
 }
 
 static int
@@ -52,18 +94,11 @@ plugin_read_manifest(int dfd, const char *dir, const char *fname,
 {
 	char	 path[512], buf[16384];
 	ssize_t	 n;
-	int	 fd, rc;
+	int	 fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, fname);
-	fd = openat(dfd, fname, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-	if (fd == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return (-errno);
-	}
-	if ((rc = plugin_path_safe(path, fd, err, errlen)) != 0) {
-		close(fd);
-		return (rc);
-	}
+	if ((fd = plugin_open_checked(dfd, dir, fname, err, errlen)) < 0)
+		return (fd);
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
 	if (n < 0 || n == (ssize_t)sizeof(buf)) {
@@ -95,16 +130,16 @@ plugins_scan_dir(struct plugin_list *list, const char *dir)
 	DIR		*d;
 	char		 err[1024], so[PATH_MAX];
 	size_t		 len;
+	int		 dfd;
 
-	if ((d = opendir(dir)) == NULL) {
-		if (errno != ENOENT || strcmp(dir, PLUGINDIR) != 0)
-			log_warnx("plugin directory %s: %s", dir,
-			    strerror(errno));
+	if ((dfd = plugin_open_dir(dir, err, sizeof(err))) < 0) {
+		if (dfd != -ENOENT || strcmp(dir, PLUGINDIR) != 0)
+			log_warnx("%s", err);
 		return;
 	}
-	if (plugin_path_safe(dir, dirfd(d), err, sizeof(err)) != 0) {
-		log_warnx("%s", err);
-		closedir(d);
+	if ((d = fdopendir(dfd)) == NULL) {
+		log_warnx("plugin directory %s: %s", dir, strerror(errno));
+		close(dfd);
 		return;
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -123,6 +158,16 @@ plugins_scan_dir(struct plugin_list *list, const char *dir)
 			manifest_clear(&m);
 			continue;
 		}
+		/* Before anything maps it: a library for another ABI must
+		 * not even run its constructors here. */
+		if (m.abi_major != GP_ABI_MAJOR) {
+			log_warnx("%s/%s: plugin built for ABI %u, this "
+			    "gprofiler has ABI %u; plugin skipped (install "
+			    "a build of it for this version)", dir,
+			    de->d_name, m.abi_major, GP_ABI_MAJOR);
+			manifest_clear(&m);
+			continue;
+		}
 		if (plugins_find(list, m.name) != NULL) {
 			log_debug("plugin %s in %s ignored: found earlier",
 			    m.name, dir);
@@ -134,6 +179,7 @@ plugins_scan_dir(struct plugin_list *list, const char *dir)
 		p->manifest = m;
 		snprintf(so, sizeof(so), "%s/%s.so", dir, m.name);
 		p->path = xstrdup(so);
+		p->so_fd = -1;
 		TAILQ_INSERT_TAIL(list, p, entry);
 	}
 	closedir(d);
@@ -160,16 +206,8 @@ plugin_check_options(const struct plugin *p, const struct gp_plugin *d,
 	const struct gp_option	*o;
 	uint32_t		 i, j;
 
-	if (d->option_count > 0 && (d->options == NULL ||
-	    d->option_size < sizeof(struct gp_option))) {
-		snprintf(err, errlen, "%s: option table missing or rows of %u "
-		    "bytes (need %zu)", p->path, d->option_size,
-		    sizeof(struct gp_option));
-		return (-EINVAL);
-	}
 	for (i = 0; i < d->option_count; i++) {
-		o = (const void *)((const char *)d->options +
-		    (size_t)i * d->option_size);
+		o = &d->options[i];
 		if (o->name == NULL || o->type < GP_OPT_BOOL ||
 		    o->type > GP_OPT_SIZE ||
 		    (o->type == GP_OPT_ENUM && o->choices == NULL)) {
@@ -189,9 +227,7 @@ plugin_check_options(const struct plugin *p, const struct gp_plugin *d,
 			return (-EINVAL);
 		}
 		for (j = 0; j < i; j++)
-			if (strcmp(((const struct gp_option *)(const void *)
-			    ((const char *)d->options + (size_t)j *
-			    d->option_size))->name, o->name) == 0) {
+			if (strcmp(d->options[j].name, o->name) == 0) {
 				snprintf(err, errlen, "%s: option \"%s\" "
 				    "declared twice", p->path, o->name);
 				return (-EINVAL);
@@ -200,9 +236,7 @@ plugin_check_options(const struct plugin *p, const struct gp_plugin *d,
 	for (i = 0; p->manifest.options != NULL &&
 	    p->manifest.options[i] != NULL; i++) {
 		for (j = 0; j < d->option_count; j++)
-			if (strcmp(((const struct gp_option *)(const void *)
-			    ((const char *)d->options + (size_t)j *
-			    d->option_size))->name,
+			if (strcmp(d->options[j].name,
 			    p->manifest.options[i]) == 0)
 				break;
 		if (j == d->option_count) {
@@ -215,32 +249,82 @@ plugin_check_options(const struct plugin *p, const struct gp_plugin *d,
 	return (0);
 }
 
-/* The descriptor checks, in STYLE.md §9.2's order. */
+/* Free a descriptor copy made by plugin_import_desc (NULL is fine). */
+static void
+plugin_desc_free(const struct gp_plugin *d)
+{
+	if (d == NULL)
+		return;
+	free((void *)d->options);
+	free((void *)d);
+}
+
+/*
+ * The host's copy of a plugin's descriptor: the fixed block checked first
+ * (magic, major, minor, size: STYLE.md §9.2's order), then the fields
+ * within the plugin's struct_size copied over a zeroed host-sized struct,
+ * and the option rows the same way row by row.  NULL with err set.
+ */
+static struct gp_plugin *
+plugin_import_desc(const struct plugin *p, const struct gp_plugin *raw,
+    char *err, size_t errlen)
+{
+	struct gp_plugin	*d;
+	struct gp_option	*rows;
+	size_t			 sz;
+	uint32_t		 i;
+
+	if (raw->magic != GP_PLUGIN_MAGIC) {
+		snprintf(err, errlen, "%s: not a gprofiler plugin (magic "
+		    "0x%08x, expected 0x%08x)", p->path, raw->magic,
+		    GP_PLUGIN_MAGIC);
+		return (NULL);
+	}
+	if (raw->abi_major != GP_ABI_MAJOR || raw->abi_minor > GP_ABI_MINOR) {
+		snprintf(err, errlen, "%s: built for plugin ABI %u.%u, this "
+		    "gprofiler has %u.%u (rebuild the plugin against this "
+		    "version's gprofiler/plugin.h)", p->path, raw->abi_major,
+		    raw->abi_minor, GP_ABI_MAJOR, GP_ABI_MINOR);
+		return (NULL);
+	}
+	if (raw->struct_size < GP_PLUGIN_SIZE_1_0) {
+		snprintf(err, errlen, "%s: descriptor of %u bytes, ABI %u.%u "
+		    "needs %u", p->path, raw->struct_size, raw->abi_major,
+		    raw->abi_minor, GP_PLUGIN_SIZE_1_0);
+		return (NULL);
+	}
+	d = xcalloc(1, sizeof(*d));
+	sz = raw->struct_size < sizeof(*d) ? raw->struct_size : sizeof(*d);
+	memcpy(d, raw, sz);
+	d->struct_size = (uint32_t)sz;
+	d->options = NULL;
+	if (d->option_count == 0)
+		return (d);
+	if (raw->options == NULL || d->option_size < GP_OPTION_SIZE_1_0 ||
+	    d->option_count > PLUGIN_OPTIONS_MAX) {
+		snprintf(err, errlen, "%s: option table missing, too long (%u "
+		    "rows) or rows of %u bytes (need %u)", p->path,
+		    d->option_count, d->option_size, GP_OPTION_SIZE_1_0);
+		free(d);
+		return (NULL);
+	}
+	rows = xcalloc(d->option_count, sizeof(*rows));
+	sz = d->option_size < sizeof(*rows) ? d->option_size : sizeof(*rows);
+	for (i = 0; i < d->option_count; i++)
+		memcpy(&rows[i], (const char *)raw->options +
+		    (size_t)i * raw->option_size, sz);
+	d->options = rows;
+	d->option_size = sizeof(*rows);
+	return (d);
+}
+
+/* The rest of the descriptor checks, on the host's copy. */
 static int
 plugin_check_desc(const struct plugin *p, const struct gp_plugin *d,
     char *err, size_t errlen)
 {
 	size_t	 i;
 
-	if (d->magic != GP_PLUGIN_MAGIC) {
-		snprintf(err, errlen, "%s: not a gprofiler plugin (magic "
-		    "0x%08x, expected 0x%08x)", p->path, d->magic,
-		    GP_PLUGIN_MAGIC);
-		return (-EINVAL);
-	}
-	if (d->abi_major != GP_ABI_MAJOR || d->abi_minor > GP_ABI_MINOR) {
-		snprintf(err, errlen, "%s: built for plugin ABI %u.%u, this "
-		    "gprofiler has %u.%u (rebuild the plugin against this "
-		    "version's gprofiler/plugin.h)", p->path, d->abi_major,
-		    d->abi_minor, GP_ABI_MAJOR, GP_ABI_MINOR);
-		return (-EINVAL);
-	}
-	if (d->struct_size < GP_PLUGIN_SIZE_1_0) {
-		snprintf(err, errlen, "%s: descriptor of %u bytes, ABI %u.%u "
-		    "needs %zu", p->path, d->struct_size, d->abi_major,
-		    d->abi_minor, GP_PLUGIN_SIZE_1_0);
-		return (-EINVAL);
-	}
 	for (i = 0; i < sizeof(d->reserved) / sizeof(d->reserved[0]); i++)
 		if (d->reserved[i] != 0 || d->flags != 0) {
 			snprintf(err, errlen, "%s: reserved fields or flags are "
@@ -268,42 +352,66 @@ plugin_check_desc(const struct plugin *p, const struct gp_plugin *d,
 	return (plugin_check_options(p, d, err, errlen));
 }
 
+/* The .so, checked and open: split p->path into its directory and name. */
+static int
+plugin_open_so(const struct plugin *p, char *err, size_t errlen)
+{
+	char		 dir[PATH_MAX];
+	const char	*slash;
+	int		 dfd, fd;
+
+	if ((slash = strrchr(p->path, '/')) == NULL ||
+	    (size_t)(slash - p->path) >= sizeof(dir)) {
+		snprintf(err, errlen, "%s: not an absolute path", p->path);
+		return (-EINVAL);
+	}
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - p->path), p->path);
+	if ((dfd = plugin_open_dir(*dir != '\0' ? dir : "/", err,
+	    errlen)) < 0)
+		return (dfd);
+	fd = plugin_open_checked(dfd, dir, slash + 1, err, errlen);
+	close(dfd);
+	return (fd);
+}
+
 /* dlopen() and check, without running init. */
 int
 plugin_open(struct plugin *p, char *err, size_t errlen)
 {
-	const struct gp_plugin	*d;
+	const struct gp_plugin	*raw;
+	struct gp_plugin	*d = NULL;
+	char			 fdpath[64];
 	int			 fd, rc;
 
 	if (p->dl != NULL)
 		return (0);
-	fd = open(p->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd == -1) {
-		snprintf(err, errlen, "%s: %s", p->path, strerror(errno));
-		return (-errno);
-	}
-	rc = plugin_path_safe(p->path, fd, err, errlen);
-	close(fd);
-	if (rc != 0)
-		return (rc);
-	if ((p->dl = dlopen(p->path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+	if ((fd = plugin_open_so(p, err, errlen)) < 0)
+		return (fd);
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	if ((p->dl = dlopen(fdpath, RTLD_NOW | RTLD_LOCAL)) == NULL) {
 		snprintf(err, errlen, "%s: cannot load: %s (use ldd(1) to "
 		    "find missing libraries)", p->path, dlerror());
+		close(fd);
 		return (-ENOEXEC);
 	}
-	d = dlsym(p->dl, GP_PLUGIN_SYMBOL);
-	if (d == NULL) {
+	raw = dlsym(p->dl, GP_PLUGIN_SYMBOL);
+	if (raw == NULL) {
 		snprintf(err, errlen, "%s: no \"%s\" symbol: not a gprofiler "
 		    "plugin", p->path, GP_PLUGIN_SYMBOL);
 		rc = -ENOEXEC;
-	} else
+	} else if ((d = plugin_import_desc(p, raw, err, errlen)) == NULL)
+		rc = -EINVAL;
+	else
 		rc = plugin_check_desc(p, d, err, errlen);
 	if (rc != 0) {
+		plugin_desc_free(d);
 		dlclose(p->dl);
 		p->dl = NULL;
+		close(fd);
 		return (rc);
 	}
 	p->desc = d;
+	p->so_fd = fd;
 	return (0);
 }
 
@@ -556,8 +664,13 @@ plugins_unload(struct plugin_list *list)
 			p->desc->destroy(p->priv);
 		if (p->ctx != NULL)
 			host_ctx_free(p->ctx);
-		if (p->dl != NULL)
+		if (p->dl != NULL) {
+			/* Only the loader's plugins own a copy and an fd. */
+			plugin_desc_free(p->desc);
 			dlclose(p->dl);
+			close(p->so_fd);
+			p->so_fd = -1;
+		}
 		p->ctx = NULL;
 		p->priv = NULL;
 		p->dl = NULL;

@@ -4,6 +4,14 @@
  * a crash leaves either the whole record or nothing; names carry a sequence
  * number so the spool drains in order after a restart.  Above the size cap
  * the oldest records are dropped (counted and logged).
+ *
+ * On disk a record is framed "GPSPOOL2 <length> <crc32>\n" + the record, so
+ * a file cut short or damaged after the rename (a full disk, a crash on a
+ * file system without ordered data, someone's truncate) is found here and
+ * put aside instead of being uploaded half.  Files written by earlier
+ * versions (the bare record, starting with '{') are still read: they carry
+ * no checksum, but their body is gzip, whose own trailer the backend
+ * checks.
  */
 #include "config.h"
 
@@ -17,9 +25,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "gprofiler.h"
 
 #define SPOOL_SUFFIX	".prof"
+#define SPOOL_MAGIC	"GPSPOOL2 "
+/* "GPSPOOL2 " + up to 20 digits + ' ' + 8 hex + '\n' */
+#define SPOOL_HDR_MAX	(sizeof(SPOOL_MAGIC) - 1 + 20 + 1 + 8 + 1)
 #define SPOOL_REJECTED	"rejected"
 
 TAILQ_HEAD(spool_list, spool_entry);
@@ -86,11 +99,13 @@ spool_name_seq(const char *name, uint64_t *seq)
 	return (errno != 0 || end != name + 20 ? -1 : 0);
 }
 
+/* mkdir -p (0755 parents, 0700 spool), then the trust check: records are
+ * uploaded with the token, so nobody else may plant or swap them. */
 static int
-spool_mkdir(const char *dir)
+spool_mkdir(const char *dir, char *err, size_t errlen)
 {
 	char	*p, *s;
-	int	 rc = 0;
+	int	 fd, rc = 0;
 
 	s = xstrdup(dir);
 	for (p = s + 1; *p != '\0'; p++) {
@@ -107,7 +122,14 @@ spool_mkdir(const char *dir)
 		rc = -errno;
 out:
 	free(s);
-	return (rc);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s", strerror(-rc));
+		return (rc);
+	}
+	if ((fd = trust_open_dir(dir, TRUST_OWNER_EUID, err, errlen)) < 0)
+		return (fd);
+	close(fd);
+	return (0);
 }
 
 static int
@@ -151,6 +173,7 @@ spool_scan(void)
 int
 spool_open(const char *dir, uint64_t max_size)
 {
+	char	 err[1024];
 	int	 rc;
 
 	if (spool.open)
@@ -162,9 +185,9 @@ spool_open(const char *dir, uint64_t max_size)
 	spool.next_seq = 1;
 	if (dir == NULL || *dir == '\0')
 		return (0);
-	if ((rc = spool_mkdir(dir)) != 0) {
-		log_warnx("spool: %s: %s; profiles are kept in memory only",
-		    dir, strerror(-rc));
+	if ((rc = spool_mkdir(dir, err, sizeof(err))) != 0) {
+		log_warnx("spool: %s refused: %s; profiles are kept in memory "
+		    "only", dir, err);
 		return (0);
 	}
 	spool.dir = xstrdup(dir);
@@ -229,6 +252,8 @@ spool_put(const void *rec, size_t len)
 {
 	struct spool_entry	*e;
 	char			*path, name[64];
+	unsigned char		*framed;
+	size_t			 flen;
 	int			 rc;
 
 	e = xcalloc(1, sizeof(*e));
@@ -237,8 +262,12 @@ spool_put(const void *rec, size_t len)
 	if (spool.dir != NULL) {
 		snprintf(name, sizeof(name), "%020" PRIu64 SPOOL_SUFFIX, e->seq);
 		xasprintf(&path, "%s/%s", spool.dir, name);
-		rc = file_write_atomic(AT_FDCWD, path, rec, len, 0600);
+		framed = spool_frame(rec, len, &flen);
+		rc = file_write_atomic(AT_FDCWD, path, framed, flen, 0600);
+		free(framed);
 		free(path);
+		if (rc == 0)
+			e->size = flen;
 		if (rc == 0)
 			e->name = xstrdup(name);
 		else
@@ -255,12 +284,89 @@ spool_put(const void *rec, size_t len)
 	return (0);
 }
 
+/* The on-disk form of a record: header line + record.  Caller frees. */
+unsigned char *
+spool_frame(const void *rec, size_t len, size_t *lenp)
+{
+	unsigned char	*out;
+	char		 hdr[SPOOL_HDR_MAX + 1];
+	int		 n;
+
+	n = snprintf(hdr, sizeof(hdr), SPOOL_MAGIC "%zu %08lx\n", len,
+	    crc32(crc32(0L, Z_NULL, 0), rec, (uInt)len));
+	out = xmalloc((size_t)n + len + 1);
+	memcpy(out, hdr, (size_t)n);
+	if (len > 0)
+		memcpy(out + n, rec, len);
+	*lenp = (size_t)n + len;
+	return (out);
+}
+
+/*
+ * The record inside a spool file's bytes (in place: *recp points into buf):
+ * 0, or -EINVAL with why in err (cut short, damaged, not a spool file).
+ * Bytes without the header are a record of an earlier version (no
+ * checksum): taken as they are if they look like one.
+ */
+int
+spool_unframe(const unsigned char *buf, size_t len,
+    const unsigned char **recp, size_t *reclenp, char *err, size_t errlen)
+{
+	const unsigned char	*nl;
+	char			 hdr[SPOOL_HDR_MAX + 1], *end;
+	unsigned long long	 want;
+	unsigned long		 crc, got;
+	size_t			 hlen;
+
+	if (len >= sizeof(SPOOL_MAGIC) - 1 &&
+	    memcmp(buf, SPOOL_MAGIC, sizeof(SPOOL_MAGIC) - 1) == 0) {
+		nl = memchr(buf, '\n', len < SPOOL_HDR_MAX ? len :
+		    SPOOL_HDR_MAX);
+		if (nl == NULL)
+			goto bad_header;
+		hlen = (size_t)(nl - buf);
+		memcpy(hdr, buf, hlen);
+		hdr[hlen] = '\0';
+		errno = 0;
+		want = strtoull(hdr + sizeof(SPOOL_MAGIC) - 1, &end, 10);
+		if (errno != 0 || *end != ' ' || end[1] == '\0' ||
+		    strspn(end + 1, "0123456789abcdef") != 8 || end[9] != '\0')
+			goto bad_header;
+		crc = strtoul(end + 1, NULL, 16);
+		if (want != len - hlen - 1) {
+			snprintf(err, errlen, "cut short or grown: %zu bytes "
+			    "where the header says %llu", len - hlen - 1, want);
+			return (-EINVAL);
+		}
+		got = crc32(crc32(0L, Z_NULL, 0), nl + 1, (uInt)want);
+		if (got != crc) {
+			snprintf(err, errlen, "damaged: checksum %08lx, the "
+			    "header says %08lx", got, crc);
+			return (-EINVAL);
+		}
+		*recp = nl + 1;
+		*reclenp = (size_t)want;
+		return (0);
+	}
+	if (len > 0 && buf[0] == '{') {
+		*recp = buf;
+		*reclenp = len;
+		return (0);
+	}
+	snprintf(err, errlen, "not a spool record");
+	return (-EINVAL);
+bad_header:
+	snprintf(err, errlen, "damaged header");
+	return (-EINVAL);
+}
+
 struct spool_entry *
 spool_first(void)
 {
 	return (TAILQ_FIRST(&spool.list));
 }
 
+/* A spool file whole; NULL with errno (EFTYPE-like EINVAL: not regular). */
 static unsigned char *
 spool_read_file(const char *path, size_t *lenp)
 {
@@ -268,12 +374,19 @@ spool_read_file(const char *path, size_t *lenp)
 	unsigned char	*buf = NULL;
 	size_t		 off = 0;
 	ssize_t		 r;
-	int		 fd;
+	int		 fd, e = 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY)) == -1)
 		return (NULL);
-	if (fstat(fd, &st) == -1)
+	if (fstat(fd, &st) == -1) {
+		e = errno;
 		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		e = EINVAL;
+		goto out;
+	}
 	buf = xmalloc(st.st_size + 1);
 	while (off < (size_t)st.st_size) {
 		r = read(fd, buf + off, st.st_size - off);
@@ -286,14 +399,17 @@ spool_read_file(const char *path, size_t *lenp)
 	*lenp = off;
 out:
 	close(fd);
+	errno = e;
 	return (buf);
 }
 
 unsigned char *
 spool_read(const struct spool_entry *e, size_t *lenp)
 {
-	unsigned char	*buf;
-	char		*path;
+	const unsigned char	*rec;
+	unsigned char		*buf, *out;
+	char			*path, err[128];
+	size_t			 len, reclen;
 
 	if (e->data != NULL) {
 		buf = xmalloc(e->size + 1);
@@ -302,9 +418,26 @@ spool_read(const struct spool_entry *e, size_t *lenp)
 		return (buf);
 	}
 	xasprintf(&path, "%s/%s", spool.dir, e->name);
-	buf = spool_read_file(path, lenp);
-	if (buf == NULL)
+	if ((buf = spool_read_file(path, &len)) == NULL) {
 		log_warn("spool: %s", path);
+		goto out;
+	}
+	if (spool_unframe(buf, len, &rec, &reclen, err, sizeof(err)) != 0) {
+		log_warnx("spool: %s: %s; the record is not uploaded", path,
+		    err);
+		free(buf);
+		buf = NULL;
+		goto out;
+	}
+	if (rec == buf)
+		log_debug("spool: %s: a record of an earlier version (no "
+		    "checksum)", path);
+	out = xmalloc(reclen + 1);
+	memcpy(out, rec, reclen);
+	free(buf);
+	buf = out;
+	*lenp = reclen;
+out:
 	free(path);
 	return (buf);
 }

@@ -80,7 +80,22 @@ studio_iso_time(time_t t, long usec, int us, char *buf, size_t len)
 		snprintf(buf, len, "%s", s);
 }
 
-/* Read a token file: one line, owner-only permissions. */
+/* Free a string that held the token, wiping it first (NULL is fine). */
+static void
+studio_wipe(char *s)
+{
+	if (s == NULL)
+		return;
+	explicit_bzero(s, strlen(s));
+	free(s);
+}
+
+/*
+ * Read a token file: one line, a regular file of the daemon's user (or
+ * root) that nobody else can read, opened without following a link (a
+ * planted symlink would make root read any file into a header).  The
+ * buffer is wiped: the token lives only in studio.token.
+ */
 static int
 studio_token_file(const char *path, char **tokenp, char *err, size_t errlen)
 {
@@ -89,14 +104,23 @@ studio_token_file(const char *path, char **tokenp, char *err, size_t errlen)
 	ssize_t		 n;
 	int		 fd, rc = 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "--token-file %s: %s", path,
-		    strerror(errno));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY)) == -1) {
+		snprintf(err, errlen, "--token-file %s: %s%s", path,
+		    strerror(errno), errno == ELOOP ? " (a symlink: name the "
+		    "file itself)" : "");
 		return (-EINVAL);
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "--token-file %s: not a regular file",
 		    path);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		snprintf(err, errlen, "--token-file %s: owned by uid %u, not "
+		    "by this user or root; run chown %u %s", path,
+		    (unsigned)st.st_uid, (unsigned)geteuid(), path);
 		rc = -EINVAL;
 		goto out;
 	}
@@ -123,6 +147,7 @@ studio_token_file(const char *path, char **tokenp, char *err, size_t errlen)
 	}
 	*tokenp = xstrdup(buf);
 out:
+	explicit_bzero(buf, sizeof(buf));
 	close(fd);
 	return (rc);
 }
@@ -133,17 +158,25 @@ studio_token_load(const struct config *cfg, char **tokenp, char *err,
     size_t errlen)
 {
 	const char	*t, *f;
+	int		 rc = 0;
 
 	*tokenp = NULL;
 	t = config_get(cfg, "token");
 	f = config_get(cfg, "token-file");
-	if (t != NULL && *t != '\0') {
+	if (t != NULL && *t != '\0')
 		*tokenp = xstrdup(t);
-		return (0);
+	else if (f != NULL && *f != '\0')
+		rc = studio_token_file(f, tokenp, err, errlen);
+	if (rc == 0 && *tokenp != NULL && !http_header_value_ok(*tokenp)) {
+		snprintf(err, errlen, "%s: the token holds a control character "
+		    "(CR, LF...), which would end the HTTP header it goes "
+		    "into; give the token alone", t != NULL && *t != '\0' ?
+		    "--token" : f);
+		studio_wipe(*tokenp);
+		*tokenp = NULL;
+		rc = -EINVAL;
 	}
-	if (f != NULL && *f != '\0')
-		return (studio_token_file(f, tokenp, err, errlen));
-	return (0);
+	return (rc);
 }
 
 static void	studio_hc_send(evutil_socket_t, short, void *);
@@ -244,6 +277,12 @@ studio_init(struct event_base *base, const struct config *cfg)
 		return (-EINVAL);
 	}
 	svc = config_get(cfg, "service-name");
+	if (svc != NULL && !http_header_value_ok(svc)) {
+		log_warnx("--service-name: holds a control character (CR, "
+		    "LF...), which would end the HTTP header it goes into; "
+		    "use printable characters only");
+		return (-EINVAL);
+	}
 	studio.service = xstrdup(svc != NULL ? svc : "");
 	sh = config_get(cfg, "server-host");
 	studio.server_host = studio_strip_slash(sh != NULL ? sh :

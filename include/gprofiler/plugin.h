@@ -19,6 +19,11 @@
  *
  * ABI log:
  *   1.0 (2026-11-30)  first version.
+ *   1.0 (2026-12-01)  no layout change: the 1.0 sizes are spelled out as
+ *                     GP_*_SIZE_1_0 (what the host accepts, frozen);
+ *                     struct gp_snapshot pointers are handles checked by
+ *                     generation, never addresses; a gp_child_spec without
+ *                     envp gets a minimal environment, not the daemon's.
  *   1.1 (2026-12-01)  gp_host_api.file_open, file_read (untrusted files).
  *
  * Types: fixed-width integers, double, const char *, pointers to ABI structs
@@ -47,6 +52,17 @@ extern "C" {
 #define GP_ABI_MAJOR		1
 #define GP_ABI_MINOR		1
 #define GP_PLUGIN_SYMBOL	"gprofiler_plugin"
+
+/*
+ * The sizes of the ABI structs as released in 1.0, frozen: the host accepts
+ * any descriptor and option row at least this large and reads only what the
+ * plugin's struct_size / option_size cover.  sizeof() would grow with every
+ * appended field and turn away every older plugin.
+ */
+#define GP_PLUGIN_SIZE_1_0	208u	/* struct gp_plugin */
+#define GP_OPTION_SIZE_1_0	56u	/* struct gp_option */
+#define GP_HOST_API_SIZE_1_0	240u	/* struct gp_host_api */
+#define GP_CHILD_SPEC_SIZE_1_0	80u	/* struct gp_child_spec */
 
 /* Put on the descriptor; plugins are built with -fvisibility=hidden. */
 #define GP_PLUGIN_EXPORT	__attribute__((visibility("default")))
@@ -227,7 +243,10 @@ struct gp_child_spec {
 	uint32_t	 size;		/* sizeof(struct gp_child_spec) */
 	uint32_t	 flags;		/* none defined: must be 0 */
 	const char *const *argv;	/* argv[0] is an absolute path */
-	const char *const *envp;	/* NULL: inherit the daemon's */
+	/* NULL: a minimal environment (PATH, LANG, LC_*, TZ, HOME, TMPDIR
+	 * and the operator's --child-env), never the daemon's whole one,
+	 * which may hold secrets. */
+	const char *const *envp;
 	const char	*cwd;		/* NULL: "/" */
 	/*
 	 * stdout: either whole lines (without the newline; a line longer

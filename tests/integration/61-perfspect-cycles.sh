@@ -7,6 +7,8 @@ tap_tmpdir; [ -n "$KEEP" ] && trap - EXIT
 F="$top_srcdir/tests/fakes/fake_perfspect"
 [ "$(uname -m)" = x86_64 ] || skip_all "PerfSpect options are x86_64 only"
 export FAKE_PERFSPECT_SCALE=0.2
+# Children get a minimal environment: pass the fake its switches.
+export GPROFILER_CHILD_ENV="FAKE_PERFSPECT_*"
 
 # run NAME SECONDS [extra options]: a continuous 5 s-cycle run
 run() {

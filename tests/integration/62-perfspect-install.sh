@@ -6,6 +6,8 @@
 tap_tmpdir
 [ "$(uname -m)" = x86_64 ] || skip_all "PerfSpect options are x86_64 only"
 export FAKE_PERFSPECT_SCALE=0.2
+# Children get a minimal environment: pass the fake its switches.
+export GPROFILER_CHILD_ENV="FAKE_PERFSPECT_*"
 mkdir -p "$TMP/www"
 "$PYTHON3" - "$top_srcdir/tests/fakes/fake_perfspect" "$TMP/www" <<'PY'
 import io, os, sys, tarfile

@@ -9,6 +9,8 @@
 studio_init
 studio_server srv
 export FAKE_PERFSPECT_SCALE=0.2
+# Children get a minimal environment: pass the fake its switches.
+export GPROFILER_CHILD_ENV="FAKE_PERFSPECT_*"
 gp_start gp --enable-heartbeat-server --heartbeat-interval 1 \
     --api-server "$SRV_URL" -u --token "$STUDIO_TOKEN" \
     --service-name "$STUDIO_SVC" --server-host "$SRV_URL" $gp_cheap \

@@ -3,6 +3,8 @@ FAKE="$top_builddir/tests/fakes/fake_iaprof"
 [ -x "$FAKE" ] || skip_all "tests/fakes/fake_iaprof not built"
 [ "$(id -u)" -eq 0 ] || skip_all "iaprof needs root"
 export FAKE_IAPROF_LOG="$TMP/fake.log" FAKE_IAPROF_STATE="$TMP/fake.state"
+# Children get a minimal environment: pass the fake its switches.
+export GPROFILER_CHILD_ENV="FAKE_IAPROF_*"
 
 # gp [args...]: the daemon in gpu mode with the fake, output in $TMP/out.
 gp() {

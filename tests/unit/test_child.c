@@ -332,6 +332,59 @@ test_pdeathsig(void)
 	    "child killed when its parent dies (PR_SET_PDEATHSIG)");
 }
 
+/* Whether a line starting with "NAME=" was printed. */
+static int
+rec_has_var(const struct rec *r, const char *name)
+{
+	size_t	 n = strlen(name);
+	int	 i;
+
+	for (i = 0; i < r->nlines && i < 64; i++)
+		if (strncmp(r->lines[i], name, n) == 0 &&
+		    r->lines[i][n] == '=')
+			return (1);
+	return (0);
+}
+
+/* Issue 12, defect 7: children never inherit the token (or anything
+ * else of the daemon's environment beyond the minimal set). */
+static void
+test_minimal_env(void)
+{
+	struct rec	 r;
+
+	setenv("GPROFILER_TOKEN", "secret-token", 1);
+	setenv("GP_TEST_PRIVATE", "x", 1);
+	setenv("FAKE_TOOL_MODE", "y", 1);
+	setenv("LANG", "C.UTF-8", 1);
+	child_env_set(NULL);
+	CHECK(spawn_sh(&r, "exec /usr/bin/env", 0, 0) != NULL, "spawn env");
+	loop_until(&r.exited, 5000);
+	CHECK(r.exited && r.nlines > 0, "env printed the environment");
+	CHECK(!rec_has_var(&r, "GPROFILER_TOKEN"), "the token is not "
+	    "inherited");
+	CHECK(!rec_has_var(&r, "GP_TEST_PRIVATE") &&
+	    !rec_has_var(&r, "FAKE_TOOL_MODE"), "nor other variables");
+	CHECK(rec_has_var(&r, "PATH") && rec_has_var(&r, "LANG"),
+	    "PATH and LANG are");
+
+	child_env_set("FAKE_TOOL_*, GPROFILER_*");
+	CHECK(spawn_sh(&r, "exec /usr/bin/env", 0, 0) != NULL, "spawn env");
+	loop_until(&r.exited, 5000);
+	CHECK(rec_has_var(&r, "FAKE_TOOL_MODE"), "--child-env passes a "
+	    "prefix");
+	CHECK(!rec_has_var(&r, "GPROFILER_TOKEN"), "but never GPROFILER_*");
+
+	unsetenv("PATH");
+	child_env_set(NULL);
+	CHECK(spawn_sh(&r, "exec /usr/bin/env", 0, 0) != NULL, "spawn env");
+	loop_until(&r.exited, 5000);
+	CHECK(rec_has_var(&r, "PATH"), "a default PATH without the "
+	    "daemon's");
+	unsetenv("GPROFILER_TOKEN");
+	child_env_free();
+}
+
 int
 main(void)
 {
@@ -344,6 +397,7 @@ main(void)
 	test_fds_and_restart();
 	test_raw_and_errors();
 	test_pdeathsig();
+	test_minimal_env();
 	child_fini();
 	event_base_free(base);
 	return (testing_done());

@@ -116,7 +116,7 @@ test_files(struct config *cfg, struct cycle_output *co)
 
 	cycle(co, 1736334000);		/* 2025-01-08T11:00:00Z */
 	CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    (st.st_mode & 07777) == 0755, "missing output dir created 0755");
+	    (st.st_mode & 07777) == 0700, "missing output dir created 0700");
 	col = slurp("profile_2025-01-08T11:00:00.col", &len);
 	want = col_render(co, &wlen);
 	CHECK(col != NULL && len == wlen && memcmp(col, want, len) == 0,
