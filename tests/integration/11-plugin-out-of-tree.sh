@@ -8,12 +8,15 @@ command -v pkg-config >/dev/null || skip_all "no pkg-config"
 tap_tmpdir
 inst="$TMP/inst"
 make -s -C "$top_builddir" install-gprofilerincludeHEADERS \
-    install-pkgconfigDATA DESTDIR="$inst" >"$TMP/install.log" 2>&1
+    install-pkgconfigDATA install-dist_pkgdataDATA DESTDIR="$inst" >"$TMP/install.log" 2>&1
 ok $? "make install puts the plugin header and gprofiler-plugin.pc in place"
 pc=$(find "$inst" -name gprofiler-plugin.pc | head -1)
 hdr=$(find "$inst" -path '*/gprofiler/plugin.h' | head -1)
-[ -n "$pc" ] && [ -n "$hdr" ]; ok $? "installed: $pc"
+map=$(find "$inst" -name gprofiler-plugin.map | head -1)
+[ -n "$pc" ] && [ -n "$hdr" ] && [ -n "$map" ]; ok $? "installed: $pc"
 export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$inst"
+# The sysroot applies to -I and -L only: point the version script into it.
+export PKG_CONFIG="pkg-config --define-variable=plugin_map=$map"
 mkdir -p "$TMP/src" "$TMP/plugins"
 cp "$top_srcdir"/docs/examples/loadavg/* "$TMP/src/"
 make -s -C "$TMP/src" >"$TMP/build.log" 2>&1
