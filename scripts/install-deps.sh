@@ -14,6 +14,8 @@ test="python3 openssl procps psmisc util-linux iproute2 linux-perf bpftrace
 	binutils elfutils time"
 # bench/perf_hostile.sh: a large shared library to symbolize (libLLVM).
 test="$test libllvm14"
+# The manual pages' lint and rendering (tests/integration/15-manpages.sh).
+test="$test mandoc man-db"
 pkgs=$build
 [ "${1:-}" = "--test" ] && pkgs="$build $test"
 apt-get update -qq
