@@ -151,7 +151,7 @@ spool_scan(void)
 			/* A write interrupted by a crash. */
 			unlink(path);
 		} else if (spool_name_seq(de->d_name, &seq) == 0 &&
-		    stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		    lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 			e = xcalloc(1, sizeof(*e));
 			e->name = xstrdup(de->d_name);
 			e->seq = seq;

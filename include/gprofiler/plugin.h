@@ -16,14 +16,14 @@
  * The host loads a plugin when its major equals the host's and its minor is
  * <= the host's.  Plugins call host functions added after 1.0 only after
  * GP_API_HAS(api, member).
+ * The 1.0 sizes are frozen (GP_*_SIZE_1_0): the host accepts any struct at
+ * least that large and reads only what the plugin's sizes cover.  Snapshot
+ * pointers are handles checked by generation, never addresses, and a child
+ * spec without envp gets a minimal environment, not the daemon's (both
+ * spelled out 2026-12-01, no layout change).
  *
  * ABI log:
  *   1.0 (2026-11-30)  first version.
- *   1.0 (2026-12-01)  no layout change: the 1.0 sizes are spelled out as
- *                     GP_*_SIZE_1_0 (what the host accepts, frozen);
- *                     struct gp_snapshot pointers are handles checked by
- *                     generation, never addresses; a gp_child_spec without
- *                     envp gets a minimal environment, not the daemon's.
  *   1.1 (2026-12-01)  gp_host_api.file_open, file_read (untrusted files).
  *
  * Types: fixed-width integers, double, const char *, pointers to ABI structs

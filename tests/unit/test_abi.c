@@ -81,6 +81,19 @@ AT(gp_child_spec, on_exit, 56);
 AT(gp_child_spec, stderr_keep, 72);
 AT(gp_child_spec, max_line, 76);
 
+/* The frozen 1.0 sizes end where the 1.0 fields end, whatever is appended
+ * later (these hold for every 1.x, unlike the sizeof() checks above). */
+#define END(type, field)						\
+	(offsetof(struct type, field) + sizeof(((struct type *)0)->field))
+_Static_assert(END(gp_plugin, reserved) == GP_PLUGIN_SIZE_1_0,
+    "GP_PLUGIN_SIZE_1_0");
+_Static_assert(END(gp_option, help) == GP_OPTION_SIZE_1_0,
+    "GP_OPTION_SIZE_1_0");
+_Static_assert(END(gp_host_api, http_download) == GP_HOST_API_SIZE_1_0,
+    "GP_HOST_API_SIZE_1_0");
+_Static_assert(END(gp_child_spec, max_line) == GP_CHILD_SPEC_SIZE_1_0,
+    "GP_CHILD_SPEC_SIZE_1_0");
+
 int
 main(void)
 {
