@@ -26,10 +26,10 @@ pins_line(const char *s, size_t len, const char *hex, char *version,
 		return (-1);
 	for (i = 64; i < len && (s[i] == ' ' || s[i] == '\t'); i++)
 		;
-	for (v = i; i < len && s[i] != ' ' && s[i] != '\t'; i++)
+	for (v = i; i < len && isgraph((unsigned char)s[i]); i++)
 		;
-	if (i == v)
-		return (-1);	/* a digest without a version */
+	if (i == v || (i < len && s[i] != ' ' && s[i] != '\t'))
+		return (-1);	/* no version, or one with control bytes */
 	if (hex == NULL || strlen(hex) != 64 || strncasecmp(s, hex, 64) != 0)
 		return (0);
 	if (vlen > 0) {

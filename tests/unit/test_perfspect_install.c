@@ -421,6 +421,10 @@ test_pins(void)
 	    sizeof(v), NULL), 0, "pins: a prefix never matches");
 	CHECK_INTEQ(ps_pins_find(NULL, 0, "ab", v, sizeof(v), &n), 0,
 	    "pins: empty list");
+	CHECK_INTEQ(ps_pins_find("000000000000000000000000000000000000000000"
+	    "0000000000000000000000  3.1\001x\n", 70, "000000000000000000000"
+	    "0000000000000000000000000000000000000000000", v, sizeof(v), &n), 0,
+	    "pins: a version with a control byte is no pin");
 }
 
 static void
