@@ -422,7 +422,7 @@ test_pins(void)
 	CHECK_INTEQ(ps_pins_find(NULL, 0, "ab", v, sizeof(v), &n), 0,
 	    "pins: empty list");
 	CHECK_INTEQ(ps_pins_find("000000000000000000000000000000000000000000"
-	    "0000000000000000000000  3.1\001x\n", 70, "000000000000000000000"
+	    "0000000000000000000000  3.1\001x\n", 72, "000000000000000000000"
 	    "0000000000000000000000000000000000000000000", v, sizeof(v), &n), 0,
 	    "pins: a version with a control byte is no pin");
 }
