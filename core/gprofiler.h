@@ -522,6 +522,8 @@ struct http_req_opts {
 	int		 no_proxy;	/* link-local and unix sockets */
 	int		 download;	/* write the response into fd */
 	int		 fd;
+	int		 https_only;	/* HTTPS, redirects (<= 5) to HTTPS only,
+					   TLS verified despite --no-verify */
 	void		(*done)(void *arg, const struct http_result *);
 	void		*arg;
 };

@@ -342,6 +342,17 @@ http_apply_opts(struct http_req *r, const struct http_req_opts *o)
 		curl_easy_setopt(e, CURLOPT_SSLCERT, http.client_cert);
 	if (http.client_key != NULL)
 		curl_easy_setopt(e, CURLOPT_SSLKEY, http.client_key);
+	if (o->https_only) {
+		/* Code that root runs comes this way (PerfSpect): HTTPS all
+		 * along, verified whatever --no-verify says for the Studio;
+		 * release URLs redirect (GitHub answers 302). */
+		curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https");
+		curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "https");
+		curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+		curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+	}
 	if (o->unix_socket != NULL)
 		curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, o->unix_socket);
 	if (o->no_proxy)
@@ -490,8 +501,9 @@ http_download_done(void *arg, const struct http_result *res)
 }
 
 /*
- * The host API's http_download for plugins: GET url into fd with the
- * daemon's TLS settings.
+ * The host API's http_download for plugins: GET url into fd over HTTPS
+ * only (redirects followed, to HTTPS only, at most 5), with the daemon's
+ * CA bundle and client certificate but always verified.
  */
 int
 http_download(struct gp_plugin_ctx *ctx, const char *url, int32_t fd,
@@ -512,6 +524,7 @@ http_download(struct gp_plugin_ctx *ctx, const char *url, int32_t fd,
 	o.url = url;
 	o.download = 1;
 	o.fd = fd;
+	o.https_only = 1;
 	o.timeout_ms = timeout_ms;
 	o.done = http_download_done;
 	o.arg = d;

@@ -12,11 +12,17 @@
  * starts when the previous one has exited: two concurrent runs would fight
  * over the PMUs and the NMI watchdog setting PerfSpect changes and restores.
  *
- * PerfSpect spends several seconds setting up before the first row.  That
- * never stalls a cycle: a cycle that ends during set-up stops the run,
- * which then leaves no files, and the header says "not_ready".  The only
- * wait is for the summary after SIGTERM, bounded by PS_STOP_GRACE_MS, then
- * SIGKILL; a killed run's means are computed here from its raw CSV.
+ * PerfSpect spends several seconds setting up before the first row (7 s
+ * measured on 3.17.0), and a run only starts once the previous one has
+ * exited, so those seconds at the start of each window go unmeasured.  The
+ * set-up of every run is measured (from the launch to its "collecting
+ * metrics" status line) and the next run's --interval is chosen so that
+ * the rest of the window still holds rows: PerfSpect's 5 s when there is
+ * room, down to 1 s for short cycles.  A cycle that ends during set-up
+ * stops the run, which then leaves no files, and the header says
+ * "not_ready".  The cycle waits for the summary after SIGTERM, bounded by
+ * PS_STOP_GRACE_MS (well within the host's snapshot bound), then SIGKILL;
+ * a killed run's means are computed here from its raw CSV.
  *
  * A failing run (exit 1, "Error: no targets remain", no files) is logged
  * with its stderr, reported in the header, and retried after a backoff
@@ -50,6 +56,8 @@ struct ps_result {
 	char		 error[512];
 	int		 valid;
 	double		 seconds;	/* run time */
+	double		 setup;		/* set-up seconds; 0: not seen */
+	int		 interval;	/* its --interval */
 	struct ps_report rep;
 };
 
@@ -62,6 +70,10 @@ struct ps_collector {
 
 	struct gp_child			*child;
 	struct timespec			 run_start;
+	struct timespec			 win_mono;	/* window began */
+	double				 setup_s;	/* last measured */
+	double				 run_setup;	/* this run's; 0 */
+	int				 run_interval;
 	char				 out_tail[PS_STDOUT_KEEP];
 	char				 last_error[256];	/* "Error: ..." */
 	struct gp_snapshot		*snap;		/* waiting for exit */
@@ -81,6 +93,32 @@ struct ps_collector {
 };
 
 static void	collector_spawn(struct ps_collector *);
+
+static double
+ts_since(const struct timespec *t0)
+{
+	struct timespec	 now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return ((now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9);
+}
+
+int
+ps_collector_interval(double left, double setup, int max)
+{
+	double	 room = left - setup;
+	int	 ivl;
+
+	if (max < 1)
+		max = 1;
+	if (room >= 2.0 * max)
+		return (max);
+	/* Two rows if they fit, else one, else PerfSpect's minimum. */
+	ivl = room >= 2.0 ? (int)(room / 2.0) : (int)room;
+	if (ivl > max)
+		ivl = max;
+	return (ivl < 1 ? 1 : ivl);
+}
 
 static void
 result_clear(struct ps_result *r)
@@ -326,6 +364,8 @@ on_exit_cb(void *arg, int status)
 	collector_judge(c, &r, status, tail);
 	r.seconds = (now.tv_sec - c->run_start.tv_sec) +
 	    (now.tv_nsec - c->run_start.tv_nsec) / 1e9;
+	r.setup = c->run_setup;
+	r.interval = c->run_interval;
 	collector_clean(c);
 	if (c->stopping) {
 		c->api->log(c->ctx, GP_LOG_INFO, "Finished hardware metrics "
@@ -337,7 +377,8 @@ on_exit_cb(void *arg, int status)
 		return;
 	}
 	c->api->log(c->ctx, GP_LOG_DEBUG, "PerfSpect run ended: %s, %zu "
-	    "rows, %.1f s", r.status, r.rep.rows, r.seconds);
+	    "rows, %.1f s (set-up %.1f s)", r.status, r.rep.rows, r.seconds,
+	    r.setup);
 	if (c->snap != NULL) {
 		result_clear(&c->last);
 		c->last = r;
@@ -374,6 +415,12 @@ on_stderr_cb(void *arg, const char *line, size_t len)
 	struct ps_collector	*c = arg;
 	const char		*e;
 
+	/* The end of set-up: the status turns to "collecting metrics ...". */
+	if (c->run_setup == 0 &&
+	    memmem(line, len, "collecting metrics", 18) != NULL) {
+		c->run_setup = ts_since(&c->run_start);
+		c->setup_s = c->run_setup;
+	}
 	/* Progress lines are "<host>  <glyph>  <status>": keep errors. */
 	if ((e = memmem(line, len, "Error: ", 7)) != NULL) {
 		len -= e - line;
@@ -390,11 +437,21 @@ collector_spawn(struct ps_collector *c)
 	struct gp_child_spec	 spec;
 	char			 dur[16], ivl[16];
 	const char		*argv[16];
+	double			 left;
 	int			 n = 0;
 
 	collector_clean(c);
+	/* The run is stopped when the window ends, or ends by itself after
+	 * its --duration of collection. */
+	left = c->cfg.cycle > 0 ? c->cfg.cycle - ts_since(&c->win_mono) :
+	    c->cfg.duration + c->setup_s;
+	if (left > c->cfg.duration + c->setup_s)
+		left = c->cfg.duration + c->setup_s;
+	c->run_interval = ps_collector_interval(left, c->setup_s,
+	    c->cfg.interval);
+	c->run_setup = 0;
 	snprintf(dur, sizeof(dur), "%d", c->cfg.duration);
-	snprintf(ivl, sizeof(ivl), "%d", c->cfg.interval);
+	snprintf(ivl, sizeof(ivl), "%d", c->run_interval);
 	argv[n++] = c->cfg.binary;
 	argv[n++] = "metrics";
 	argv[n++] = "--duration";
@@ -442,6 +499,10 @@ ps_collector_start(struct ps_collector *c, const struct ps_run_config *cfg)
 		c->cfg.grace_ms = PS_STOP_GRACE_MS;
 	c->stopping = c->abandoned = 0;
 	c->cycle = c->failures = c->next_run_cycle = 0;
+	if (c->cfg.interval < 1)
+		c->cfg.interval = 5;
+	c->setup_s = PS_SETUP_GUESS_S;
+	clock_gettime(CLOCK_MONOTONIC, &c->win_mono);
 	result_clear(&c->last);
 	result_clear(&c->finished);
 	snprintf(tmpl, sizeof(tmpl), "%s/gprofiler-perfspect.XXXXXX",
@@ -482,6 +543,8 @@ ps_collector_snapshot(struct ps_collector *c, struct gp_snapshot *snap)
 {
 	c->cycle++;
 	c->snap = snap;
+	/* The cycle's window ends now; the next one begins. */
+	clock_gettime(CLOCK_MONOTONIC, &c->win_mono);
 	if (c->child != NULL) {
 		/* Already stopping (an abandoned cycle): do not push the
 		 * SIGKILL back by signalling again. */
@@ -553,6 +616,16 @@ ps_collector_metadata(struct ps_collector *c, struct gp_json *md,
 		api->json_set_string(md, "perfspect_error", r->error);
 	api->json_set_int(md, "perfspect_rows", (int64_t)r->rep.rows);
 	api->json_set_double(md, "perfspect_seconds", r->seconds);
+	if (r->interval > 0)
+		api->json_set_int(md, "perfspect_interval", r->interval);
+	if (r->setup > 0)
+		api->json_set_double(md, "perfspect_setup_seconds", r->setup);
+	/* The rows' own times: which window the values are of. */
+	if (r->rep.rows > 0) {
+		api->json_set_int(md, "perfspect_first_row_ts",
+		    r->rep.ts_first);
+		api->json_set_int(md, "perfspect_last_row_ts", r->rep.ts_last);
+	}
 	if (r->rep.computed)
 		api->json_set_bool(md, "perfspect_computed_means", 1);
 	if (r->rep.html_dropped[0] != '\0')

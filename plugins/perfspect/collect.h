@@ -18,11 +18,17 @@
 #define PS_STOP_GRACE_MIN_MS	1000
 /* Consecutive failures double the cycles skipped, up to this many. */
 #define PS_BACKOFF_MAX_CYCLES	16
+/*
+ * PerfSpect's set-up before its first row, until a run has been measured
+ * (about 7 s on 3.17.0, spec 3.2); then the last measured one is used.
+ */
+#define PS_SETUP_GUESS_S	7.0
 
 struct ps_run_config {
 	char		 binary[PATH_MAX];	/* "" until known */
 	int		 duration;		/* --duration, seconds */
-	int		 interval;		/* --interval, seconds */
+	int		 interval;		/* --interval at most, seconds */
+	int		 cycle;			/* the cycle, seconds */
 	int		 debug;			/* add --debug */
 	unsigned	 grace_ms;		/* 0: PS_STOP_GRACE_MS */
 	const char	*tmpdir;		/* parent of the private dir */
@@ -51,6 +57,13 @@ void		 ps_collector_metadata(struct ps_collector *c,
 		    struct gp_json *md, struct gp_json *hdr);
 /* Stop PerfSpect (SIGTERM, then SIGKILL) and call api->stop_done. */
 void		 ps_collector_stop(struct ps_collector *c);
+/*
+ * The --interval for a run that will be stopped `left` seconds from now
+ * and spends `setup` seconds setting up: the largest, up to `max`, that
+ * still gives the window two rows (one when even that cannot fit), at
+ * least 1 (PerfSpect's minimum).
+ */
+int		 ps_collector_interval(double left, double setup, int max);
 /* The private output directory ("" before start); for tests. */
 const char	*ps_collector_dir(const struct ps_collector *c);
 

@@ -4,8 +4,12 @@
  *   cached binary?  --yes--> `--version` --ok--> done
  *        | no                    | fails: reinstall
  *        v
- *   download (host http_download) into a private staging directory
- *     -> SHA-256 check (refuse on mismatch; warn when none was given)
+ *   download (host http_download: HTTPS only, redirects to HTTPS only, at
+ *   most 5, TLS verified whatever --no-verify says) into a private staging
+ *   directory
+ *     -> SHA-256 check: --perfspect-sha256 when given, else the digest must
+ *        be one of the releases pinned in perfspect-releases.sha256;
+ *        anything else is refused (it would run as root)
  *     -> extract, every entry checked (install_verify.c)
  *     -> `<staging>/perfspect/perfspect --version`
  *     -> rename into <dir>/perfspect (the cache) -> done
@@ -41,6 +45,7 @@ struct ps_install {
 	char				 dir[PATH_MAX / 2];
 	char				 url[2048];
 	char				 sha256[80];
+	char				 pins[PATH_MAX / 2];
 	unsigned			 timeout_s;
 	ps_install_done_fn		*done;
 	void				*arg;
@@ -251,6 +256,78 @@ install_check_version(struct ps_install *in, const char *bin)
 	return (0);
 }
 
+/*
+ * Is `got` one of the pinned releases?  1 (version set), 0, or -1 with why
+ * set when the list cannot be trusted.  The list decides what root runs:
+ * only a root-owned file nobody else can write counts.
+ */
+static int
+install_pinned(struct ps_install *in, const char *got, char *version,
+    size_t vlen, size_t *npins, char *why, size_t whylen)
+{
+	struct stat	 st;
+	char		*buf = NULL;
+	ssize_t		 n;
+	size_t		 have = 0;
+	int		 fd, rc = -1;
+
+	*npins = 0;
+	if ((fd = open(in->pins, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY | O_CLOEXEC)) == -1) {
+		snprintf(why, whylen, "%s: %s", in->pins, strerror(errno));
+		return (errno == ENOENT ? 0 : -1);
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & 022) != 0 || st.st_size > PS_PINS_MAX_BYTES) {
+		snprintf(why, whylen, "%s must be a regular file owned by root, "
+		    "writable only by it, at most %u bytes", in->pins,
+		    PS_PINS_MAX_BYTES);
+		goto out;
+	}
+	if ((buf = malloc(st.st_size + 1)) == NULL)
+		goto out;
+	while (have < (size_t)st.st_size &&
+	    (n = read(fd, buf + have, st.st_size - have)) > 0)
+		have += n;
+	rc = ps_pins_find(buf, have, got, version, vlen, npins);
+out:
+	free(buf);
+	close(fd);
+	return (rc);
+}
+
+/* The download's digest: what was asked for, or a pinned release. */
+static int
+install_verify(struct ps_install *in, const char *got)
+{
+	char	 version[64], why[PATH_MAX];
+	size_t	 npins;
+	int	 rc;
+
+	if (in->sha256[0] != '\0') {
+		if (ps_sha256_match(got, in->sha256) == 0)
+			return (0);
+		install_finish(in, NULL, "checksum mismatch for %s: sha256 "
+		    "is %s, --perfspect-sha256 expects %s; refusing it",
+		    in->url, got, in->sha256);
+		return (-1);
+	}
+	why[0] = '\0';
+	if ((rc = install_pinned(in, got, version, sizeof(version), &npins,
+	    why, sizeof(why))) == 1) {
+		in->api->log(in->ctx, GP_LOG_INFO, "%s is PerfSpect %s (sha256 "
+		    "%s, pinned in %s)", in->url, version, got, in->pins);
+		return (0);
+	}
+	install_finish(in, NULL, "refusing %s: its sha256 %s is not a "
+	    "PerfSpect release this agent knows (%zu pinned in %s%s%s), and "
+	    "it would run as root; check the tarball and give "
+	    "--perfspect-sha256 %s to allow it, or install PerfSpect yourself "
+	    "and give --perfspect-path", in->url, got, npins, in->pins,
+	    rc < 0 ? ": " : "", rc < 0 ? why : "", got);
+	return (-1);
+}
+
 /* After the download: checksum, extraction, then `--version`. */
 static void
 install_unpack(struct ps_install *in)
@@ -264,16 +341,8 @@ install_unpack(struct ps_install *in)
 		    strerror(-rc));
 		return;
 	}
-	if (in->sha256[0] == '\0')
-		in->api->log(in->ctx, GP_LOG_WARN, "%s was not verified "
-		    "(sha256 %s): give --perfspect-sha256 to pin it", in->url,
-		    got);
-	else if (ps_sha256_match(got, in->sha256) != 0) {
-		install_finish(in, NULL, "checksum mismatch for %s: sha256 "
-		    "is %s, --perfspect-sha256 expects %s; refusing it",
-		    in->url, got, in->sha256);
+	if (install_verify(in, got) != 0)
 		return;
-	}
 	snprintf(x, sizeof(x), "%s/x", in->stage);
 	if (mkdir(x, 0700) != 0 ||
 	    ps_archive_extract(in->fd, x, why, sizeof(why)) != 0) {
@@ -403,6 +472,8 @@ ps_install_begin(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	snprintf(in->url, sizeof(in->url), "%s", cfg->url);
 	if (cfg->sha256 != NULL)
 		snprintf(in->sha256, sizeof(in->sha256), "%s", cfg->sha256);
+	snprintf(in->pins, sizeof(in->pins), "%s", cfg->pins != NULL ?
+	    cfg->pins : PS_PINS_FILE);
 	in->timeout_s = cfg->timeout_s;
 	in->done = done;
 	in->arg = arg;

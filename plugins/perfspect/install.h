@@ -11,11 +11,14 @@
 #define PS_INSTALL_URL		\
 	"https://github.com/intel/PerfSpect/releases/latest/download/perfspect.tgz"
 #define PS_INSTALL_TIMEOUT	300	/* seconds */
+/* The digests of the PerfSpect releases the agent knows (pins.c). */
+#define PS_PINS_FILE		PKGDATADIR "/perfspect-releases.sha256"
 
 struct ps_install_config {
 	const char	*dir;		/* PS_INSTALL_DIR */
 	const char	*url;
-	const char	*sha256;	/* NULL: not verified (warned) */
+	const char	*sha256;	/* NULL: a pinned release only */
+	const char	*pins;		/* NULL: PS_PINS_FILE */
 	unsigned	 timeout_s;
 };
 

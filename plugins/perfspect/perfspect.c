@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <gprofiler/plugin.h>
@@ -45,7 +46,8 @@ static const struct gp_option perfspect_options[] = {
 	{ "perfspect-url", GP_OPT_STRING, 0, PS_INSTALL_URL, 0, 0, NULL,
 	    "where the installer downloads perfspect.tgz from" },
 	{ "perfspect-sha256", GP_OPT_STRING, 0, NULL, 0, 0, NULL,
-	    "expected SHA-256 of the downloaded tarball (refused on mismatch)" },
+	    "expected SHA-256 of the downloaded tarball (refused on mismatch); "
+	    "without it only a release pinned in " PS_PINS_FILE " is run" },
 	{ "perfspect-install-timeout", GP_OPT_INT, 0, NULL, 1, 86400, NULL,
 	    "seconds before the installer gives up (default "
 	    "$PERFSPECT_INSTALL_TIMEOUT, else 300)" },
@@ -85,7 +87,7 @@ static int
 perfspect_check(void *priv, char *err, uint32_t errlen)
 {
 	struct perfspect	*p = priv;
-	const char		*path, *sha;
+	const char		*path, *sha, *url;
 	char			 machine[80];
 	struct stat		 st;
 
@@ -101,6 +103,15 @@ perfspect_check(void *priv, char *err, uint32_t errlen)
 	if (path != NULL && (stat(path, &st) != 0 || !S_ISREG(st.st_mode))) {
 		snprintf(err, errlen, "PerfSpect tool %s does not exist!",
 		    path);
+		return (-EINVAL);
+	}
+	url = p->api->option_get(p->ctx, "perfspect-url");
+	if (path == NULL && url != NULL &&
+	    strncasecmp(url, "https://", 8) != 0) {
+		snprintf(err, errlen, "--perfspect-url %s: PerfSpect is "
+		    "downloaded over HTTPS only (it runs as root); give an "
+		    "https:// URL, or install it yourself and give "
+		    "--perfspect-path", url);
 		return (-EINVAL);
 	}
 	sha = p->api->option_get(p->ctx, "perfspect-sha256");
@@ -173,8 +184,10 @@ perfspect_run_config(struct perfspect *p, struct ps_run_config *rc)
 		rc->duration = (int)cycle;
 	if (rc->duration < 1)
 		rc->duration = 1;
-	/* PerfSpect refuses an interval over the duration (spec 3.1). */
+	/* PerfSpect refuses an interval over the duration (spec 3.1); the
+	 * collector shortens it further for short cycles. */
 	rc->interval = rc->duration < 5 ? rc->duration : 5;
+	rc->cycle = (int)cycle;
 	rc->grace_ms = cycle * 1000 / 4;
 	if (rc->grace_ms > PS_STOP_GRACE_MS)
 		rc->grace_ms = PS_STOP_GRACE_MS;

@@ -90,6 +90,8 @@ struct ps_report {
 	size_t		  nmetrics;
 	int		  computed;	/* means computed by us from raw CSV */
 	size_t		  rows;		/* raw CSV rows in the window */
+	int64_t		  ts_first;	/* TS of the first and last rows */
+	int64_t		  ts_last;	/* (0: none) */
 	char		 *htmlblob;	/* base64(gzip(html)); NULL: none */
 	size_t		  html_bytes;	/* size of the HTML file */
 	char		  html_dropped[160];	/* why there is no htmlblob */
@@ -126,5 +128,13 @@ int	ps_sha256_match(const char *got, const char *want);
 int	ps_archive_extract(int fd, const char *dir, char *err, size_t errlen);
 /* Whether a `perfspect --version` stdout line looks right. */
 int	ps_version_line_ok(const char *line, size_t len);
+
+/* pins.c: the digests of known PerfSpect releases, one per line as
+ * "<sha256>  <version>  [asset]" ('#' comments; other lines ignored).
+ * 1 when hex (64 hex digits) is listed, its version copied out; else 0.
+ * npins (may be NULL) counts the valid lines. */
+#define PS_PINS_MAX_BYTES	(64u << 10)
+int	ps_pins_find(const char *buf, size_t len, const char *hex,
+	    char *version, size_t vlen, size_t *npins);
 
 #endif

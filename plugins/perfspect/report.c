@@ -186,6 +186,10 @@ ps_report_build(struct ps_report *rep, const char *summary,
 	memset(rep, 0, sizeof(*rep));
 	if (raw != NULL && ps_raw_parse(raw, rawlen, &r, NULL, 0) == 0) {
 		rep->rows = r.nrows;
+		if (r.nrows > 0) {
+			rep->ts_first = r.rows[0].ts;
+			rep->ts_last = r.rows[r.nrows - 1].ts;
+		}
 		if (summary == NULL)
 			rc = report_from_raw(rep, &r);
 		ps_raw_free(&r);

@@ -224,6 +224,15 @@ json_str(const struct gp_json *j, const char *key)
 	return (i >= 0 && j->type[i] == 's' ? j->str[i] : NULL);
 }
 
+/* An integer's text. */
+static const char *
+json_num(const struct gp_json *j, const char *key)
+{
+	int	 i = json_find(j, key);
+
+	return (i >= 0 && j->type[i] == 'i' ? j->str[i] : NULL);
+}
+
 static char
 json_type(const struct gp_json *j, const char *key)
 {
@@ -564,6 +573,69 @@ test_hold_and_cap(void)
 	ps_collector_free(c);
 }
 
+/*
+ * Short cycles: the interval shrinks so that the window, after PerfSpect's
+ * set-up, still holds rows; the set-up is measured from the status line;
+ * the header says which seconds the rows cover.
+ */
+static void
+test_interval_and_window(void)
+{
+	struct ps_run_config	 rc;
+	struct ps_collector	*c;
+	struct gp_json		*md, *hdr;
+	static const char	 line[] = "myhost                \xe2\xa3\xbd  "
+	    "collecting metrics for 20 seconds        ";
+	char			 dir[PATH_MAX];
+
+	CHECK_INTEQ(ps_collector_interval(60, 7, 5), 5, "60 s cycle: 5 s");
+	CHECK_INTEQ(ps_collector_interval(20, 7, 5), 5, "20 s cycle: 5 s");
+	CHECK_INTEQ(ps_collector_interval(15, 7, 5), 4, "15 s cycle: two "
+	    "rows of 4 s");
+	CHECK_INTEQ(ps_collector_interval(10, 7, 5), 1, "10 s cycle: 1 s");
+	CHECK_INTEQ(ps_collector_interval(5, 7, 5), 1, "set-up longer than "
+	    "the cycle: PerfSpect's minimum");
+	CHECK_INTEQ(ps_collector_interval(60, 0.5, 1), 1, "never over max");
+
+	memset(&m, 0, sizeof(m));
+	c = ps_collector_new(NULL, &api);
+	memset(&rc, 0, sizeof(rc));
+	snprintf(rc.binary, sizeof(rc.binary), "/bin/perfspect");
+	rc.duration = 10;
+	rc.interval = 5;
+	rc.cycle = 10;
+	rc.tmpdir = "/tmp";
+	CHECK_INTEQ(ps_collector_start(c, &rc), 0, "start (10 s cycles)");
+	CHECK(m.argc >= 6 && strcmp(m.argv[4], "--interval") == 0 &&
+	    strcmp(m.argv[5], "1") == 0, "first run, set-up guessed at 7 s: "
+	    "--interval 1");
+	snprintf(dir, sizeof(dir), "%s", ps_collector_dir(c));
+	m.spec.on_stderr_line(m.spec.arg, line, sizeof(line) - 1);
+	ps_collector_snapshot(c, SNAP);
+	pf_files(dir, 1);
+	pf_exit(0);
+	meta(c, &md, &hdr);
+	CHECK(json_type(md, "perfspect_setup_seconds") == 'd',
+	    "set-up measured from the status line");
+	CHECK(json_num(md, "perfspect_first_row_ts") != NULL &&
+	    json_num(md, "perfspect_last_row_ts") != NULL &&
+	    strcmp(json_num(md, "perfspect_first_row_ts"), "1754500005") == 0 &&
+	    strcmp(json_num(md, "perfspect_last_row_ts"), "1754500010") == 0,
+	    "the rows' first and last TS in the metadata");
+	CHECK(json_num(md, "perfspect_interval") != NULL &&
+	    strcmp(json_num(md, "perfspect_interval"), "1") == 0,
+	    "the run's interval in the metadata");
+	mock_json_free(md);
+	mock_json_free(hdr);
+	/* Measured set-up (instant here): the whole window is room. */
+	CHECK_INTEQ(m.spawns, 2, "next run launched");
+	CHECK(strcmp(m.argv[5], "4") == 0, "measured short set-up: "
+	    "two rows of 4 s fit in the 10 s window");
+	ps_collector_stop(c);
+	pf_exit(0);
+	ps_collector_free(c);
+}
+
 int
 main(void)
 {
@@ -571,5 +643,6 @@ main(void)
 	test_normal_cycles();
 	test_failures();
 	test_hold_and_cap();
+	test_interval_and_window();
 	return (testing_done());
 }

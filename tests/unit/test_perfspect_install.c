@@ -351,6 +351,8 @@ h_version(const char *line, int status)
 	h.spec.on_exit(h.spec.arg, status);
 }
 
+static char	 pins[PATH_MAX];
+
 static struct ps_install *
 h_begin(const char *dir, const char *sha)
 {
@@ -358,6 +360,8 @@ h_begin(const char *dir, const char *sha)
 	struct ps_install		*in;
 
 	memset(&h, 0, sizeof(h));
+	memset(&ic, 0, sizeof(ic));
+	ic.pins = pins;
 	ic.dir = dir;
 	ic.url = "http://127.0.0.1:1/perfspect.tgz";
 	ic.sha256 = sha;
@@ -366,6 +370,61 @@ h_begin(const char *dir, const char *sha)
 	CHECK(in != NULL && h.done == 0, "begin: nothing reported yet");
 	h_fire(1);	/* the kick */
 	return (in);
+}
+
+/* A pin list with hex (or a line with only "ab": no valid digest of it). */
+static void
+write_pins(const char *path, const char *hex, mode_t mode)
+{
+	FILE	*f = fopen(path, "w");
+
+	if (f == NULL)
+		return;
+	fprintf(f, "# pins\n\n%064d  3.16.0  other\n", 0);
+	if (strlen(hex) == 64)
+		fprintf(f, "  %s  3.17.0  perfspect.tgz\n", hex);
+	fprintf(f, "nothex  3.0\n");
+	fclose(f);
+	chmod(path, mode);
+}
+
+/* The pin list's parser (pins.c). */
+static void
+test_pins(void)
+{
+	static const char list[] =
+	    "# comment\n"
+	    "\n"
+	    "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD"
+	    "  3.17.0  https://example/perfspect.tgz\r\n"
+	    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015a"
+	    "  short\n"
+	    "0000000000000000000000000000000000000000000000000000000000000001\n"
+	    "0000000000000000000000000000000000000000000000000000000000000002"
+	    "\t3.12.1";
+	char	 v[16];
+	size_t	 n;
+
+	CHECK_INTEQ(ps_pins_find(list, sizeof(list) - 1, "ba7816bf8f01cfea41"
+	    "4140de5dae2223b00361a396177a9cb410ff61f20015ad", v, sizeof(v),
+	    &n), 1, "pins: listed digest found, case-insensitive");
+	CHECK_STREQ(v, "3.17.0", "pins: its version");
+	CHECK_INTEQ((int)n, 2, "pins: only well-formed lines count (short "
+	    "digest, no version: ignored)");
+	CHECK_INTEQ(ps_pins_find(list, sizeof(list) - 1, "000000000000000000"
+	    "0000000000000000000000000000000000000000000002", v, sizeof(v),
+	    NULL), 1, "pins: last line without a newline, tab separated");
+	CHECK_INTEQ(ps_pins_find(list, sizeof(list) - 1, "000000000000000000"
+	    "0000000000000000000000000000000000000000000001", v, sizeof(v),
+	    NULL), 0, "pins: a digest without a version is no pin");
+	CHECK_INTEQ(ps_pins_find(list, sizeof(list) - 1, "ba7816bf", v,
+	    sizeof(v), NULL), 0, "pins: a prefix never matches");
+	CHECK_INTEQ(ps_pins_find(NULL, 0, "ab", v, sizeof(v), &n), 0,
+	    "pins: empty list");
+	CHECK_INTEQ(ps_pins_find("000000000000000000000000000000000000000000"
+	    "0000000000000000000000  3.1\001x\n", 72, "000000000000000000000"
+	    "0000000000000000000000000000000000000000000", v, sizeof(v), &n), 0,
+	    "pins: a version with a control byte is no pin");
 }
 
 static void
@@ -401,18 +460,38 @@ test_install(void)
 	h_version("perfspect version 3.17.0_2026-04-20_956744c9", 0);
 	CHECK(h.done == 1 && strcmp(h.binary, bin) == 0, "cache used");
 
-	/* Cached but broken: reinstalled. */
+	/* Cached but broken: reinstalled, without a checksum given, as the
+	 * download is a pinned release. */
+	snprintf(pins, sizeof(pins), "%s/pins", tmp);
+	write_pins(pins, hex, 0644);
 	h_begin(dir, NULL);
 	h_version(NULL, 1 << 8);
 	CHECK_INTEQ(h.downloads, 1, "broken cache: download again");
 	h_serve(tgz, 0, 200);
-	CHECK(strstr(h.lastlog, "not verified") != NULL,
-	    "no checksum given: warned");
+	CHECK(strstr(h.lastlog, "is PerfSpect 3.17.0 (sha256") != NULL,
+	    "no checksum given: a pinned release, said so");
 	h_version("perfspect version 3.17.0_2026-04-20_956744c9", 0);
 	CHECK(h.done == 1 && h.binary[0] != '\0', "reinstalled");
 
 	/* From here on, no cache. */
 	snprintf(dir, sizeof(dir), "%s/var/empty", tmp);
+	write_pins(pins, "ab", 0644);
+	h_begin(dir, NULL);
+	h_serve(tgz, 0, 200);
+	CHECK(h.done == 1 && h.binary[0] == '\0' && h.spawns == 0 &&
+	    strstr(h.why, "not a PerfSpect release this agent knows (1 "
+	    "pinned") != NULL && strstr(h.why, "--perfspect-sha256 ") != NULL &&
+	    strstr(h.why, hex) != NULL, "neither given nor pinned: refused "
+	    "before extraction, naming the digest and the option");
+	write_pins(pins, hex, 0664);
+	h_begin(dir, NULL);
+	h_serve(tgz, 0, 200);
+	CHECK(h.done == 1 && h.binary[0] == '\0' &&
+	    strstr(h.why, "writable only by it") != NULL,
+	    "a pin list others can write is not trusted");
+	write_pins(pins, hex, 0644);
+	CHECK(stat(dir, &st) == 0 && rmdir(dir) == 0 && mkdir(dir, 0755) == 0,
+	    "staging removed after the refusals");
 	h_begin(dir, "0000000000000000000000000000000000000000000000000000000"
 	    "000000000");
 	h_serve(tgz, 0, 200);
@@ -458,6 +537,7 @@ main(void)
 	test_path_check();
 	test_sha_version();
 	test_extract();
+	test_pins();
 	test_install();
 	{
 		char cmd[PATH_MAX + 16];
