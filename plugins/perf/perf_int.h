@@ -29,8 +29,8 @@
 #define PERF_DRAIN_POLL_MS	100	/* without a wake-up watch */
 /* Perf maps read per loop turn (about a millisecond of parsing), and how
  * often the rest of a large one is read between cycles. */
-#define PERF_JIT_TURN_BYTES	(512u * 1024)
-#define PERF_JIT_WORK_MS	20
+#define PERF_JIT_TURN_BYTES	(64u * 1024)
+#define PERF_JIT_WORK_MS	10
 
 struct stackagg;
 struct pidtab;

@@ -51,6 +51,7 @@ struct perfmap {
 	size_t			 ig_a, ig_b, ig_o;	/* merge cursors */
 	struct perfmap_entry	*ig_tmp;	/* runs, then the new table */
 	struct perfmap_entry	*ig_new;
+	size_t			 ig_new_cap;
 	size_t			 cap;
 	struct perfmap_chunk	*names;		/* newest first */
 	size_t			 names_len;
@@ -78,6 +79,9 @@ int		 perfmap_sort(struct perfmap *);
  */
 int		 perfmap_sort_step(struct perfmap *, size_t budget,
 		    size_t *used);
+/* Room for n entries (at most PERFMAP_MAX_ENTRIES) before they come, so
+ * the table is not copied as it grows; 0 or -ENOMEM. */
+int		 perfmap_reserve(struct perfmap *, size_t);
 /* Entries v[0..sorted) are ordered by (start, seq). */
 int		 perfmap_cmp(const void *, const void *);
 const char	*perfmap_lookup(const struct perfmap *, uint64_t);

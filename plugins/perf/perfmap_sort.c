@@ -100,16 +100,20 @@ perfmap_ig_pass(struct perfmap *pm, size_t budget, size_t *used)
 static int
 perfmap_ig_finish(struct perfmap *pm)
 {
-	struct perfmap_entry	*nv;
+	struct perfmap_entry	*nv = pm->ig_new;
 	size_t			 extra = pm->n - pm->ig_end;
 
-	if ((nv = reallocarray(pm->ig_new, pm->ig_end + extra > 0 ?
-	    pm->ig_end + extra : 1, sizeof(*nv))) == NULL)
-		return (-ENOMEM);
+	/* ig_new has v's capacity as the round began: a copy of the whole
+	 * table happens only if more than that was fed since. */
+	if (pm->n > pm->ig_new_cap) {
+		if ((nv = reallocarray(nv, pm->cap, sizeof(*nv))) == NULL)
+			return (-ENOMEM);
+		pm->ig_new_cap = pm->cap;
+	}
 	memcpy(nv + pm->ig_end, pm->v + pm->ig_end, extra * sizeof(*nv));
 	free(pm->v);
 	pm->v = nv;
-	pm->cap = pm->n > 0 ? pm->n : 1;
+	pm->cap = pm->ig_new_cap;
 	pm->ig_new = NULL;
 	free(pm->ig_tmp);
 	pm->ig_tmp = NULL;
@@ -141,7 +145,7 @@ perfmap_sort_slice(struct perfmap *pm, size_t budget, size_t *used)
 			qsort(pm->v + pm->sorted + pm->ig_lo, k,
 			    sizeof(*pm->v), perfmap_cmp);
 			pm->ig_lo += k;
-			*used += 4 * k;	/* ~ k log k compares, cache-hot */
+			*used += 16 * k;	/* ~ k log k compares */
 			if (pm->ig_lo >= p) {
 				pm->ig_lo = 0;
 				pm->ig_phase = pm->ig_width >= p ? IG_FINAL :
@@ -153,10 +157,11 @@ perfmap_sort_slice(struct perfmap *pm, size_t budget, size_t *used)
 			break;
 		case IG_FINAL:
 			if (pm->ig_new == NULL) {
-				pm->ig_new = reallocarray(NULL, pm->ig_end,
+				pm->ig_new = reallocarray(NULL, pm->cap,
 				    sizeof(*pm->ig_new));
 				if (pm->ig_new == NULL)
 					return (-ENOMEM);
+				pm->ig_new_cap = pm->cap;
 				pm->ig_a = pm->ig_b = 0;
 			}
 			b = pm->ig_in_tmp ? pm->ig_tmp : pm->v + pm->sorted;
@@ -181,6 +186,22 @@ perfmap_sort_step(struct perfmap *pm, size_t budget, size_t *usedp)
 	if (usedp != NULL)
 		*usedp = used;
 	return (r);
+}
+
+int
+perfmap_reserve(struct perfmap *pm, size_t n)
+{
+	struct perfmap_entry	*v;
+
+	if (n > PERFMAP_MAX_ENTRIES)
+		n = PERFMAP_MAX_ENTRIES;
+	if (n <= pm->cap)
+		return (0);
+	if ((v = reallocarray(pm->v, n, sizeof(*v))) == NULL)
+		return (-ENOMEM);
+	pm->v = v;
+	pm->cap = n;
+	return (0);
 }
 
 int

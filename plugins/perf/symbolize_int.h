@@ -30,9 +30,9 @@
 #define SYM_MAX_BINARY		(4ull << 30)	/* binaries, debug files */
 #define SYM_JIT_CYCLE_BYTES	(256u << 20)	/* perf maps read per cycle */
 #define SYM_JIT_MAX_ENTRIES	(4u << 20)	/* perf map entries, in all */
-#define SYM_JIT_TURN_MOVES	(128u * 1024)	/* sort steps per turn */
-#define SYM_JIT_SMALL_MAP	(64u * 1024)	/* entries: sorted at once */
-#define SYM_JIT_SMALL_FILE	(256u * 1024)	/* bytes: read at once */
+#define SYM_JIT_TURN_MOVES	(16u * 1024)	/* sort steps per turn */
+#define SYM_JIT_SMALL_MAP	(16u * 1024)	/* entries: sorted at once */
+#define SYM_JIT_SMALL_FILE	(64u * 1024)	/* bytes: read at once */
 
 /*
  * One binary's symbols, shared by every mapping of it.  Opened at first

@@ -131,6 +131,11 @@ sym_jit_read(struct symbolizer *s, struct sym_proc *p, int fd, off_t size)
 	 * process's names out of the cycle. */
 	small = size - j->off <= (off_t)SYM_JIT_SMALL_FILE &&
 	    s->jit_cycle_bytes < SYM_JIT_CYCLE_BYTES;
+	/* A large map: its table sized once (an entry per 48 bytes, about
+	 * the shortest real lines), not copied at every doubling. */
+	if (!small)
+		(void)perfmap_reserve(&j->pm, j->pm.n + (size_t)(size -
+		    j->off) / 48);
 	while (j->off + (off_t)carry < size) {
 		want = JIT_CHUNK;
 		if (!small && want > sym_jit_budget_left(s))

@@ -53,6 +53,10 @@ static struct gp_watch {
 static int snap_done, stop_done_called, snap_status;
 /* The longest plugin callback, as the benchmarks report it. */
 static double cb_max, cb_max_cpu;
+/* The same per kind: snapshot, timer, short timer, ring buffer watch. */
+static const char *cb_kinds[] = { "snapshot", "timer", "short timer",
+    "ring buffer watch" };
+static double cb_kind_cpu[4];
 static const char *cb_max_what = "none", *cb_max_cpu_what = "none";
 static double cb_t0, cb_c0;
 
@@ -89,6 +93,9 @@ cb_end(const char *what)
 		cb_max_cpu = c;
 		cb_max_cpu_what = what;
 	}
+	for (size_t k = 0; k < 4; k++)
+		if (strcmp(what, cb_kinds[k]) == 0 && c > cb_kind_cpu[k])
+			cb_kind_cpu[k] = c;
 }
 static uint64_t nstacks;
 
@@ -334,7 +341,8 @@ run_until(double until)
 					timers[i].used = 0;
 				cb_begin();
 				timers[i].cb(timers[i].arg);
-				cb_end("timer");
+				cb_end(timers[i].msec < 1000 ? "short timer" :
+				    "timer");
 			}
 			if (timers[i].used && timers[i].due < next)
 				next = timers[i].due;
@@ -432,6 +440,9 @@ main(int argc, char **argv)
 	    cb_max_what, cb_max_cpu * 1000, cb_max_cpu_what,
 	    ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 	    ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	for (i = 0; i < 4; i++)
+		fprintf(stderr, "host: longest %s: %.2f ms of CPU\n",
+		    cb_kinds[i], cb_kind_cpu[i] * 1000);
 	pl->stop(priv);
 	pl->destroy(priv);
 	dlclose(dl);
