@@ -28,8 +28,8 @@ done
 run() {
 	"$host" "$so" -d "$secs" -n "$cycles" -o profiling-frequency=99 \
 	    -o pids="$2" >"$tmp/$1.out" 2>"$tmp/$1.err"
-	printf '%-22s %s\n' "$1" "$(grep '^host:' "$tmp/$1.err" |
-	    sed 's/^host: //')"
+	echo "$1:"
+	grep '^host:' "$tmp/$1.err" | sed 's/^host: /\t/'
 	grep -E '^(WARN|ERR)' "$tmp/$1.err" | sort | uniq -c | head -5 |
 	    sed 's/^/\t/'
 }

@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "gprofiler.h"
+#include "safeopen.h"
 
 #define CONTAINER_DOCKER_SOCK	"/proc/1/root/var/run/docker.sock"
 #define CONTAINER_REFRESH_MIN_S	5
@@ -209,18 +210,19 @@ container_name_for_id(const char *id)
 const char *
 container_name_for_pid(int32_t pid, void *arg)
 {
+	struct gp_open_spec	 spec;
 	char	 path[64], buf[8192], id[65];
 	ssize_t	 n;
-	int	 fd;
 
 	(void)arg;
 	if (ct.sock == NULL)
 		return ("");
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return ("");
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
+	memset(&spec, 0, sizeof(spec));
+	spec.size = sizeof(spec);
+	spec.path = path;
+	spec.owner = -1;
+	n = safeopen_read(&spec, buf, sizeof(buf));
 	if (n <= 0 || container_id_parse(buf, n, id) != 0)
 		return ("");
 	return (container_name_for_id(id));

@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: container ids from /proc/PID/cgroup text and the
  * Docker container list.
- * FUZZ_SOURCES: core/container.c core/http.c core/curl_shim.c core/xmalloc.c core/log.c
+ * FUZZ_SOURCES: core/container.c core/safeopen.c core/http.c core/curl_shim.c core/xmalloc.c core/log.c
  * FUZZ_LIBS: -ljson-c -lcurl -levent_core
  */
 #include "config.h"

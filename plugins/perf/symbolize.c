@@ -706,6 +706,16 @@ symbolizer_mapping(struct symbolizer *s, int32_t pid, uint64_t addr,
 	return (0);
 }
 
+int
+symbolizer_open_mapping(struct symbolizer *s, const struct sym_mapping *m)
+{
+	if (strncmp(m->path, "/proc/", 6) == 0)
+		return (sym_open(s, NULL, m->path, GP_OPEN_PROC_LINK,
+		    SYM_MAX_BINARY, -1, NULL));
+	return (sym_open(s, NULL, m->path, GP_OPEN_NO_SYMLINKS, SYM_MAX_BINARY,
+	    -1, NULL));
+}
+
 /* Is this incarnation of the process still running? */
 static int
 sym_proc_alive(struct symbolizer *s, struct sym_proc *p)

@@ -74,6 +74,11 @@ int		 symbolizer_mapping(struct symbolizer *, int32_t, uint64_t,
 void		 symbolizer_turn(struct symbolizer *, size_t bytes);
 /* Do pending reads within the turn's budget; 1 if work remains. */
 int		 symbolizer_work(struct symbolizer *);
+/* The file of a mapping (symbolizer_mapping), opened as the symbolizer
+ * opens binaries (regular files only, through the host's safe open): an
+ * fd or -errno. */
+int		 symbolizer_open_mapping(struct symbolizer *,
+		    const struct sym_mapping *);
 /* Forget exited processes, free per-cycle strings, bound the caches. */
 void		 symbolizer_cycle_end(struct symbolizer *);
 void		 symbolizer_stats(const struct symbolizer *,

@@ -57,7 +57,7 @@ unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
 	if (unwind_active != NULL && symbolizer_mapping(unwind_active->sym,
 	    unwind_active->cur_pid, low, &m) == 0 && m.path != NULL &&
-	    (fd = open(m.path, O_RDONLY | O_CLOEXEC)) >= 0) {
+	    (fd = symbolizer_open_mapping(unwind_active->sym, &m)) >= 0) {
 		*file_name = strdup(m.path);
 		return (fd);
 	}
