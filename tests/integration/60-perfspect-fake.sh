@@ -8,6 +8,17 @@ H=$(hostname)
 export FAKE_PERFSPECT_SCALE=0.1
 cd "$TMP" || exit 99
 
+# settled FILE: wait until the fake has set its signal handlers (its first
+# status line); before that a background job ignores SIGINT, and Python
+# can take seconds to start on a loaded machine.
+settled() {
+	i=0
+	while ! grep -q "configuring target" "$1" 2>/dev/null && [ $i -lt 300 ]
+	do
+		sleep 0.1; i=$((i + 1))
+	done
+}
+
 test "$("$F" --version)" = "perfspect version 3.17.0_2026-04-20_956744c9"
 ok $? "#1 --version line on stdout"
 
@@ -27,18 +38,18 @@ test -s perfspect.log
 ok $? "#2 perfspect.log in the current directory"
 
 "$F" metrics --output sig >stdout 2>stderr & pid=$!
-sleep 2.5; kill -TERM $pid; wait $pid
+settled stderr; sleep 2; kill -TERM $pid; wait $pid
 ok $? "#3 SIGTERM mid-run exits 0"
 test -s "sig/${H}_metrics_summary.csv" && test -s "sig/${H}_metrics_summary.html"
 ok $? "#3 summaries written after SIGTERM"
 "$F" metrics --output int >stdout 2>stderr & pid=$!
-sleep 2.5; kill -INT $pid; wait $pid
+settled stderr; sleep 2; kill -INT $pid; wait $pid
 ok $? "#4 SIGINT mid-run exits 0"
 test -s "int/${H}_metrics_summary.csv"
 ok $? "#4 summaries written after SIGINT"
 
 FAKE_PERFSPECT_STARTUP=100 "$F" metrics --output early >stdout 2>stderr & pid=$!
-sleep 1; kill -TERM $pid; wait $pid; rc=$?
+settled stderr; sleep 1; kill -TERM $pid; wait $pid; rc=$?
 test $rc -eq 0 && test -z "$(ls -A early)" && grep -q "no metrics collected" stderr
 ok $? "#5 stopped before the first row: no files, exit 0"
 
@@ -62,8 +73,8 @@ ok $? "#11 bad flags: two lines, exit 1"
 test $? -eq 0 && head -1 stdout | grep -q '^TS,SKT,CPU,CID,' && test "$(wc -l <stdout)" -eq 3 && ! ls "$TMP"/perfspect_* >/dev/null 2>&1
 ok $? "#12 live CSV on stdout, no files"
 
-FAKE_PERFSPECT_MODE=hang "$F" metrics --output hang >/dev/null 2>&1 & pid=$!
-sleep 0.5; kill -TERM $pid; sleep 0.3
+FAKE_PERFSPECT_MODE=hang "$F" metrics --output hang >/dev/null 2>hang.err & pid=$!
+settled hang.err; sleep 0.5; kill -TERM $pid; sleep 0.3
 kill -0 $pid 2>/dev/null
 ok $? "hang: SIGTERM ignored"
 kill -KILL $pid; wait $pid 2>/dev/null
