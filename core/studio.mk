@@ -77,6 +77,9 @@ STUDIO_IT = \
 	tests/integration/56-studio-tls.sh \
 	tests/integration/57-studio-upload-file.sh \
 	tests/integration/58-studio-heartbeat-garbage.sh \
-	tests/integration/59-studio-reload.sh
+	tests/integration/59-studio-reload.sh \
+	tests/integration/55-studio-command-table.sh \
+	tests/integration/55-studio-command-realtime.sh
 TESTS += $(STUDIO_IT)
+EXTRA_DIST += tests/integration/command_table.py
 EXTRA_DIST += $(STUDIO_IT) tests/integration/studio_lib.sh docs/STUDIO.md
