@@ -83,3 +83,7 @@ STUDIO_IT = \
 TESTS += $(STUDIO_IT)
 EXTRA_DIST += tests/integration/command_table.py
 EXTRA_DIST += $(STUDIO_IT) tests/integration/studio_lib.sh docs/STUDIO.md
+
+# Cycle windows under load (core/cycle.c, issue 11).
+TESTS += tests/integration/53-cycle-tiling.sh
+EXTRA_DIST += tests/integration/53-cycle-tiling.sh
