@@ -172,8 +172,11 @@ def main():
         cid = None
         if body is not None:
             cid = req("/api/metrics/profile_request", body)["command_ids"][0]
+            # An ad-hoc run is reported when its cycle has ended.
             comp = wait(lambda: [c for c in req("/_fake/completions")
-                                 if c["command_id"] == cid], TMO)
+                                 if c["command_id"] == cid],
+                        TMO + (DUR + 10 if not body.get("continuous", True)
+                               else 0))
             time.sleep(0.5)     # a second completion would come now
             comp = [c for c in req("/_fake/completions")
                     if c["command_id"] == cid]
