@@ -46,8 +46,9 @@ def t(s):
         tzinfo=datetime.timezone.utc).timestamp()
 hs = []
 for f in sorted(glob.glob(sys.argv[1] + "/profile_*.col")):
-    with open(f) as fh:
-        hs.append(json.loads(fh.readline()[1:]))
+    # Bytes: process names are not this test's concern (issue 11 #5).
+    with open(f, "rb") as fh:
+        hs.append(json.loads(fh.readline()[1:].decode("utf-8", "replace")))
 hs.sort(key=lambda h: h["start_time"])
 wins = [(h["start_time"], h["end_time"]) for h in hs]
 lens = [t(e) - t(s) for s, e in wins]
@@ -57,15 +58,21 @@ tiled = all(wins[i][0] == wins[i - 1][1] for i in range(1, len(wins)))
 print("R %d each window starts where the previous one ended" %
       (0 if tiled and len(wins) >= 7 else 1))
 # The first window starts when the plugins are up; later ones on the grid.
-ok = all(4.7 <= x <= 5.6 for x in lens[1:])
-print("R %d every window lasts -d (5 s) on a busy host: %.3f..%.3f s" %
-      (0 if ok else 1, min(lens[1:]), max(lens[1:])))
+# A starved agent wakes late now and then (the next window is then as
+# much shorter): the median is -d, and no window is far off.
+ls = sorted(lens[1:])
+med = ls[len(ls) // 2]
+print("R %d the median window lasts -d (5 s) on a busy host: %.3f s "
+      "(before the fix: 4.38 s)" % (0 if 4.75 <= med <= 5.25 else 1, med))
+print("R %d no window is far from -d: %.3f..%.3f s" %
+      (0 if 2.5 <= ls[0] and ls[-1] <= 7.5 else 1, ls[0], ls[-1]))
 span = t(wins[-1][1]) - t(wins[1][0])
 print("R %d %d windows after the first cover %.1f s: no drift, no extra "
       "cycles" % (0 if abs(span - 5 * (len(wins) - 1)) < 1.0 else 1,
                   len(wins) - 1, span))
 PYEOF
-cat "$TMP/check.out" | grep '^#'
+ok $? "the windows were read"
+grep '^#' "$TMP/check.out"
 while read -r tag rc what; do
 	[ "$tag" = R ] && ok "$rc" "$what"
 done <"$TMP/check.out"
