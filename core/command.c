@@ -5,6 +5,12 @@
  * ad-hoc run pauses the continuous one (they share the loaded plugins) and
  * resumes it when done; its completion is reported when it ends.  A mode
  * that needs other plugins (cpu -> gpu) reloads them in place.
+ *
+ * Commands run one at a time: one that arrives while a run is stopping
+ * waits in a queue.  A command is checked before anything is stopped
+ * (values, profiler_configs, a plugin for the mode); one that still fails
+ * to start (a plugin refuses to load) is reported failed and the run it
+ * replaced starts again, so a bad command never leaves the host idle.
  */
 #include "config.h"
 
@@ -17,12 +23,22 @@
 
 #include "gprofiler.h"
 
+struct cmd_pending;
+
 struct cmd_slot {
-	struct run	*run;
-	struct config	*cfg;
-	char		 id[64];	/* command being reported; "" if none */
-	int		 stopping;
+	struct run		*run;
+	struct config		*cfg;
+	char			 id[64];	/* command being reported */
+	int			 stopping;
+	struct cmd_pending	*pend;		/* its stop in flight */
 };
+
+/* A command waiting for the one before it to settle. */
+struct cmd_queued {
+	struct hb_command		 hc;
+	TAILQ_ENTRY(cmd_queued)		 entry;
+};
+TAILQ_HEAD(cmd_queue, cmd_queued);
 
 static struct {
 	struct event_base	*base;
@@ -36,12 +52,17 @@ static struct {
 	struct cmd_slot		 adhoc;
 	struct config		*cont_paused;	/* resume after the ad-hoc */
 	struct json_object	*cont_cc;	/* its command's settings */
+	struct json_object	*cont_cc_prev;	/* restored if the new fails */
 	int			 rebase;	/* restart it after its cycle */
+	int			 busy;		/* stops in flight */
+	struct cmd_queue	 queue;
+	struct event		*drain_ev;
 	void			(*stop_done)(void *);
 	void			*stop_arg;
 } cmd;
 
-static void	cmd_slot_start(struct cmd_slot *, struct config *, int adhoc);
+static int	cmd_slot_start(struct cmd_slot *, struct config *, int adhoc);
+static void	cmd_execute_now(const struct hb_command *);
 
 static void
 cmd_report(struct cmd_slot *s, int ok, const char *err)
@@ -70,9 +91,38 @@ cmd_resume_continuous(void)
 	cmd.cont_paused = NULL;
 	if (c != NULL && cmd.stop_done == NULL && cmd.cont.run == NULL) {
 		log_info("command: resuming the continuous run");
-		cmd_slot_start(&cmd.cont, c, 0);
+		if (cmd_slot_start(&cmd.cont, c, 0) != 0)
+			log_warnx("command: the continuous run could not "
+			    "resume; the host is idle until the next command");
 	} else
 		config_free(c);
+}
+
+/* The queued commands, one per loop turn, once no stop is in flight. */
+static void
+cmd_drain(evutil_socket_t fd, short what, void *arg)
+{
+	struct cmd_queued	*q;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (cmd.busy > 0 || (q = TAILQ_FIRST(&cmd.queue)) == NULL)
+		return;
+	TAILQ_REMOVE(&cmd.queue, q, entry);
+	cmd_execute_now(&q->hc);
+	hb_command_clear(&q->hc);
+	free(q);
+	if (cmd.busy == 0 && !TAILQ_EMPTY(&cmd.queue))
+		event_active(cmd.drain_ev, EV_TIMEOUT, 0);
+}
+
+static void
+cmd_unbusy(void)
+{
+	if (--cmd.busy == 0 && !TAILQ_EMPTY(&cmd.queue) &&
+	    cmd.drain_ev != NULL)
+		event_active(cmd.drain_ev, EV_TIMEOUT, 0);
 }
 
 static void
@@ -85,15 +135,16 @@ cmd_slot_freed(struct cmd_slot *s)
 	s->stopping = 0;
 }
 
+static void	cmd_slot_replace(struct cmd_slot *, struct config *, int, int,
+		    const char *, void (*)(void *), void *);
+
 static void
 cmd_finished_stopped(void *arg)
 {
 	struct cmd_slot	*s = arg;
 
-	cmd_slot_freed(s);
 	if (s == &cmd.adhoc)
 		cmd_resume_continuous();
-	cmd_maybe_stop_done();
 }
 
 /* Out of the run's own callback before stopping and freeing it. */
@@ -102,7 +153,11 @@ cmd_finished_later(evutil_socket_t fd, short what, void *arg)
 {
 	struct cmd_slot	*s = arg;
 
-	run_stop(s->run, cmd_finished_stopped, s);
+	(void)fd;
+	(void)what;
+	if (s->run != NULL && s->pend == NULL)
+		cmd_slot_replace(s, NULL, 0, 0, NULL, cmd_finished_stopped, s);
+	cmd_unbusy();
 }
 
 static void
@@ -117,11 +172,9 @@ cmd_on_finished(struct run *run, int status, const char *err, void *arg)
 	cmd_report(s, status == 0, status == 0 ? NULL : (err != NULL ? err :
 	    strerror(-status)));
 	s->stopping = 1;
+	cmd.busy++;	/* commands wait until it is stopped */
 	event_base_once(cmd.base, -1, EV_TIMEOUT, cmd_finished_later, s, &tv);
 }
-
-static void	cmd_slot_replace(struct cmd_slot *, struct config *, int, int,
-		    const char *, void (*)(void *), void *);
 
 /* The continuous run's command over the current base; NULL on error. */
 static struct config *
@@ -148,7 +201,13 @@ cmd_rebase_now(evutil_socket_t fd, short what, void *arg)
 	struct config	*c;
 
 	if (cmd.cont.run == NULL || cmd.cont.stopping || cmd.cont_cc == NULL ||
-	    cmd.stop_done != NULL || (c = cmd_rebuild_continuous()) == NULL)
+	    cmd.stop_done != NULL)
+		return;
+	if (cmd.busy > 0 || !TAILQ_EMPTY(&cmd.queue)) {
+		cmd.rebase = 1;		/* after the next cycle, then */
+		return;
+	}
+	if ((c = cmd_rebuild_continuous()) == NULL)
 		return;
 	log_info("command: the continuous run restarts on the reloaded "
 	    "configuration");
@@ -176,49 +235,115 @@ cmd_container(int32_t pid, void *arg)
 	return (cmd.hooks.container_name(pid, cmd.hooks.arg));
 }
 
+/* "perf [cpu], iaprof [gpu]": what is installed, for messages. */
+static void
+cmd_installed(char *buf, size_t len)
+{
+	struct plugin	*p;
+	size_t		 n;
+
+	buf[0] = '\0';
+	TAILQ_FOREACH(p, cmd.plugins, entry) {
+		n = strlen(buf);
+		snprintf(buf + n, len - n, "%s%s [%s%s%s]", n ? ", " : "",
+		    p->manifest.name,
+		    (p->manifest.modes & MODE_CPU) ? "cpu" : "",
+		    (p->manifest.modes & MODE_ALLOCATION) ?
+		    ((p->manifest.modes & MODE_CPU) ? " allocation" :
+		    "allocation") : "",
+		    (p->manifest.modes & MODE_GPU) ? ((p->manifest.modes &
+		    (MODE_CPU | MODE_ALLOCATION)) ? " gpu" : "gpu") : "");
+	}
+	if (buf[0] == '\0')
+		snprintf(buf, len, "no plugins");
+}
+
+/*
+ * What can be known before anything is stopped: some installed plugin
+ * serves the run's mode (from the manifests; nothing is loaded).
+ */
+static int
+cmd_check_mode(const struct config *c, char *err, size_t errlen)
+{
+	struct plugin	*p;
+	unsigned	 mode = config_mode(c);
+	char		 inst[400];
+
+	if (mode == MODE_NONE)
+		return (0);
+	TAILQ_FOREACH(p, cmd.plugins, entry)
+		if (p->manifest.modes & mode)
+			return (0);
+	cmd_installed(inst, sizeof(inst));
+	snprintf(err, errlen, "%s %s: no plugin serves mode %s on this host "
+	    "(installed: %s)", config_source(c, "mode") == SRC_COMMAND ?
+	    "profiling_mode" : "--mode", config_mode_name(mode),
+	    config_mode_name(mode), inst);
+	return (-ENOENT);
+}
+
 /*
  * Load the plugins the command's run needs when they differ from the
  * loaded set: another mode (cpu -> gpu), a profiler turned off
- * (profiler_configs) or on (enable_perfspect).
+ * (profiler_configs) or on (enable_perfspect).  Either way c learns the
+ * loaded plugins' option rows (defaults, types) and the plugins check
+ * the options, as at start-up.
  */
 static int
 cmd_plugins_for(struct config *c, char *err, size_t errlen)
 {
+	struct plugin	*p;
 	unsigned	 mode = config_mode(c);
 	char		 want[512];
+	int		 rc;
 
 	plugins_selection(cmd.plugins, c, mode, want, sizeof(want));
 	if (cmd.loaded_mode != MODE_NONE &&
-	    strcmp(want, cmd.loaded_sel) == 0)
-		return (0);
+	    strcmp(want, cmd.loaded_sel) == 0) {
+		TAILQ_FOREACH(p, cmd.plugins, entry) {
+			if (!p->active)
+				continue;
+			if ((rc = config_register_plugin(c, p->manifest.name,
+			    p->desc->options, p->desc->option_count,
+			    p->desc->option_size, err, errlen)) != 0)
+				return (rc);
+			host_ctx_set_config(p->ctx, c);
+		}
+		return (plugins_check(cmd.plugins, err, errlen));
+	}
 	log_info("command: loading plugins %s (were %s)", want,
 	    *cmd.loaded_sel != '\0' ? cmd.loaded_sel : "none");
 	plugins_unload(cmd.plugins);
-	if (plugins_load_for_mode(cmd.plugins, cmd.base, c, mode, err,
-	    errlen) != 0) {
+	if ((rc = plugins_load_for_mode(cmd.plugins, cmd.base, c, mode, err,
+	    errlen)) == 0)
+		rc = plugins_check(cmd.plugins, err, errlen);
+	if (rc != 0) {
 		cmd.loaded_mode = MODE_NONE;
 		cmd.loaded_sel[0] = '\0';
 		plugins_unload(cmd.plugins);
-		return (-EINVAL);
+		return (rc);
 	}
 	cmd.loaded_mode = mode;
 	snprintf(cmd.loaded_sel, sizeof(cmd.loaded_sel), "%s", want);
 	return (0);
 }
 
-/* Start a run in slot s with configuration c (taken). */
-static void
+/*
+ * Start a run in slot s with configuration c (taken).  0, or -1 with the
+ * slot's command reported failed (and, for an ad-hoc run, the continuous
+ * run resumed).
+ */
+static int
 cmd_slot_start(struct cmd_slot *s, struct config *c, int adhoc)
 {
 	struct run_hooks	 h;
-	char			 err[512];
-	int			 rc;
+	char			 err[1024];
 
 	if (cmd.stop_done != NULL) {
 		/* An ad-hoc run whose turn came while the agent stops. */
 		config_free(c);
 		cmd_report(s, 0, "the agent is shutting down");
-		return;
+		return (-1);
 	}
 	memset(&h, 0, sizeof(h));
 	h.on_cycle = cmd_cycle;
@@ -228,21 +353,28 @@ cmd_slot_start(struct cmd_slot *s, struct config *c, int adhoc)
 	h.arg = s;
 	if (cmd_plugins_for(c, err, sizeof(err)) != 0) {
 		config_free(c);
+		log_warnx("command: the run cannot start: %s", err);
 		cmd_report(s, 0, err);
-		return;
+		goto fail;
 	}
 	s->cfg = c;
 	s->run = run_new(cmd.base, c, cmd.plugins, &h);
-	if (s->run == NULL || (rc = run_start(s->run)) != 0) {
+	if (run_start(s->run) != 0) {
+		snprintf(err, sizeof(err), "the profiling run could not start: "
+		    "%s", run_error(s->run) != NULL ? run_error(s->run) :
+		    "see the agent's log");
 		cmd_slot_freed(s);
-		cmd_report(s, 0, "the profiling run could not start");
-		if (adhoc)
-			cmd_resume_continuous();
-		return;
+		cmd_report(s, 0, err);
+		goto fail;
 	}
 	/* A continuous run is acknowledged once started (§12 #13). */
 	if (!adhoc)
 		cmd_report(s, 1, NULL);
+	return (0);
+fail:
+	if (adhoc)
+		cmd_resume_continuous();
+	return (-1);
 }
 
 struct cmd_pending {
@@ -250,29 +382,67 @@ struct cmd_pending {
 	struct config	*cfg;		/* to start once stopped, or NULL */
 	int		 adhoc;
 	int		 pause;		/* keep the stopped config */
+	int		 counted;	/* in cmd.busy */
 	char		 id[64];	/* the new command */
 	void		(*after)(void *);
 	void		*after_arg;
 };
+
+/*
+ * The continuous run that a new continuous command replaced could not be
+ * followed by the new one: start the old one again (its settings, and
+ * its command's for a later SIGHUP).
+ */
+static void
+cmd_restore_continuous(struct config *prev)
+{
+	json_object_put(cmd.cont_cc);
+	cmd.cont_cc = cmd.cont_cc_prev;
+	cmd.cont_cc_prev = NULL;
+	if (prev == NULL) {
+		log_info("command: no run was in force before it; the host "
+		    "stays idle until the next command");
+		return;
+	}
+	log_info("command: the previous continuous run starts again");
+	if (cmd_slot_start(&cmd.cont, prev, 0) != 0)
+		log_warnx("command: the previous continuous run could not "
+		    "start again; the host is idle until the next command");
+}
 
 static void
 cmd_stopped(void *arg)
 {
 	struct cmd_pending	*p = arg;
 	struct cmd_slot		*s = p->slot;
+	struct config		*prev = NULL;
 
+	s->pend = NULL;
 	if (p->pause && s->cfg != NULL) {
 		config_free(cmd.cont_paused);
 		cmd.cont_paused = s->cfg;
+		s->cfg = NULL;
+	} else if (s == &cmd.cont && p->cfg != NULL && !p->adhoc) {
+		prev = s->cfg;		/* to restore if p->cfg fails */
 		s->cfg = NULL;
 	}
 	cmd_slot_freed(s);
 	if (p->cfg != NULL) {
 		snprintf(s->id, sizeof(s->id), "%s", p->id);
-		cmd_slot_start(s, p->cfg, p->adhoc);
+		if (cmd_slot_start(s, p->cfg, p->adhoc) != 0 && s == &cmd.cont &&
+		    !p->adhoc && cmd.stop_done == NULL) {
+			cmd_restore_continuous(prev);
+			prev = NULL;
+		} else if (s == &cmd.cont) {
+			json_object_put(cmd.cont_cc_prev);
+			cmd.cont_cc_prev = NULL;
+		}
 	}
+	config_free(prev);
 	if (p->after != NULL)
 		p->after(p->after_arg);
+	if (p->counted)
+		cmd_unbusy();
 	free(p);
 	cmd_maybe_stop_done();
 }
@@ -292,6 +462,22 @@ cmd_slot_replace(struct cmd_slot *s, struct config *next, int adhoc,
 	p->adhoc = adhoc;
 	p->pause = pause;
 	snprintf(p->id, sizeof(p->id), "%s", id != NULL ? id : "");
+	if (s->pend != NULL) {
+		/*
+		 * Only the shutdown comes while a stop is in flight (commands
+		 * wait): what the stop was for is not started.
+		 */
+		free(p);
+		if (s->pend->cfg != NULL) {
+			config_free(s->pend->cfg);
+			s->pend->cfg = NULL;
+			if (s->pend->id[0] != '\0' && cmd.ops.complete != NULL)
+				cmd.ops.complete(s->pend->id, 0, "the agent is "
+				    "shutting down", cmd.ops.arg);
+		}
+		s->pend->pause = 0;
+		return;
+	}
 	if (s->run == NULL) {
 		cmd_stopped(p);
 		return;
@@ -300,6 +486,9 @@ cmd_slot_replace(struct cmd_slot *s, struct config *next, int adhoc,
 		cmd_report(s, 0, cmd.stop_done != NULL ? "the agent is "
 		    "shutting down" : "stopped by a newer command");
 	s->stopping = 1;
+	s->pend = p;
+	p->counted = 1;
+	cmd.busy++;
 	run_stop(s->run, cmd_stopped, p);
 }
 
@@ -323,7 +512,7 @@ cmd_start(const struct hb_command *hc)
 {
 	struct cmd_adhoc_next	*n;
 	struct config	*c;
-	char		 err[512];
+	char		 err[1024];
 	int		 skip;
 
 	if (command_build_config(cmd.base_cfg, hc->combined_config,
@@ -334,16 +523,26 @@ cmd_start(const struct hb_command *hc)
 	if (skip) {
 		log_info("command: %s targets other hosts; ignored",
 		    hc->command_id);
+		if (cmd.ops.settled != NULL)
+			cmd.ops.settled(hc->command_id, cmd.ops.arg);
+		return;
+	}
+	if (cmd_check_mode(c, err, sizeof(err)) != 0) {
+		config_free(c);
+		cmd.ops.complete(hc->command_id, 0, err, cmd.ops.arg);
 		return;
 	}
 	if (config_get_bool(c, "continuous")) {
-		json_object_put(cmd.cont_cc);
+		json_object_put(cmd.cont_cc_prev);
+		cmd.cont_cc_prev = cmd.cont_cc;
 		cmd.cont_cc = json_object_get(hc->combined_config);
 		cmd.rebase = 0;		/* built on the current base */
 		if (cmd.adhoc.run != NULL) {
 			/* Runs after the ad-hoc one; acknowledged now. */
 			config_free(cmd.cont_paused);
 			cmd.cont_paused = c;
+			json_object_put(cmd.cont_cc_prev);
+			cmd.cont_cc_prev = NULL;
 			cmd.ops.complete(hc->command_id, 1, NULL, cmd.ops.arg);
 			return;
 		}
@@ -401,6 +600,8 @@ cmd_stop_everything(const char *id)
 	cmd.cont_paused = NULL;
 	json_object_put(cmd.cont_cc);
 	cmd.cont_cc = NULL;
+	json_object_put(cmd.cont_cc_prev);
+	cmd.cont_cc_prev = NULL;
 	cmd.rebase = 0;
 	sa = xcalloc(1, sizeof(*sa));
 	sa->id = id != NULL ? xstrdup(id) : NULL;
@@ -410,9 +611,8 @@ cmd_stop_everything(const char *id)
 	cmd_stopall_one(sa);
 }
 
-/* Act on a new command (already de-duplicated by heartbeat.c). */
-void
-command_execute(const struct hb_command *hc)
+static void
+cmd_execute_now(const struct hb_command *hc)
 {
 	char	 err[96];
 
@@ -427,6 +627,32 @@ command_execute(const struct hb_command *hc)
 	}
 }
 
+/*
+ * Act on a new command (already de-duplicated by heartbeat.c): now, or
+ * once the stop in flight is over (commands run in arrival order).
+ */
+void
+command_execute(const struct hb_command *hc)
+{
+	struct cmd_queued	*q;
+
+	if (cmd.stop_done != NULL) {
+		cmd.ops.complete(hc->command_id, 0, "the agent is shutting "
+		    "down", cmd.ops.arg);
+		return;
+	}
+	if (cmd.busy == 0 && TAILQ_EMPTY(&cmd.queue)) {
+		cmd_execute_now(hc);
+		return;
+	}
+	log_info("command: %s waits for the previous command to settle",
+	    hc->command_id);
+	q = xcalloc(1, sizeof(*q));
+	q->hc = *hc;
+	q->hc.combined_config = json_object_get(hc->combined_config);
+	TAILQ_INSERT_TAIL(&cmd.queue, q, entry);
+}
+
 void
 command_init(struct event_base *base, const struct config *cfg,
     struct plugin_list *plugins, const struct run_hooks *hooks,
@@ -438,6 +664,8 @@ command_init(struct event_base *base, const struct config *cfg,
 	cmd.plugins = plugins;
 	cmd.hooks = *hooks;
 	cmd.ops = *ops;
+	TAILQ_INIT(&cmd.queue);
+	cmd.drain_ev = event_new(base, -1, 0, cmd_drain, NULL);
 	cmd.loaded_mode = config_mode(cfg);
 	plugins_selection(plugins, cfg, cmd.loaded_mode, cmd.loaded_sel,
 	    sizeof(cmd.loaded_sel));
@@ -470,8 +698,22 @@ command_rebase(const struct config *base)
 void
 command_stop_all(void (*done)(void *), void *arg)
 {
+	struct cmd_queued	*q;
+
 	cmd.stop_done = done;
 	cmd.stop_arg = arg;
+	while ((q = TAILQ_FIRST(&cmd.queue)) != NULL) {
+		TAILQ_REMOVE(&cmd.queue, q, entry);
+		cmd.ops.complete(q->hc.command_id, 0, "the agent is shutting "
+		    "down", cmd.ops.arg);
+		hb_command_clear(&q->hc);
+		free(q);
+	}
+	if (cmd.drain_ev != NULL)
+		event_free(cmd.drain_ev);
+	cmd.drain_ev = NULL;
+	json_object_put(cmd.cont_cc_prev);
+	cmd.cont_cc_prev = NULL;
 	config_free(cmd.cont_paused);
 	cmd.cont_paused = NULL;
 	json_object_put(cmd.cont_cc);

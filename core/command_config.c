@@ -26,15 +26,33 @@ cmd_set(struct config *c, const char *name, const char *val, char *err,
 	return (-EINVAL);
 }
 
-/* A plugin option: absent when the plugin is not installed. */
-static void
+/*
+ * A plugin option: absent when the plugin is not installed, and left
+ * alone when its plugin does not serve the run's mode (profiler_configs
+ * name every profiler whatever the mode).  -ENOENT when not installed.
+ */
+static int
 cmd_set_optional(struct config *c, const char *name, const char *val)
 {
-	char	 e[256];
+	const char	*plugin;
+	unsigned	 modes;
+	char		 e[256];
 
+	if ((plugin = config_option_plugin(c, name, &modes)) == NULL) {
+		log_debug("command: %s=%s not applied: no installed plugin "
+		    "has that option", name, val);
+		return (-ENOENT);
+	}
+	if ((modes & config_mode(c)) == 0) {
+		log_debug("command: %s=%s not applied: plugin %s does not "
+		    "serve mode %s", name, val, plugin,
+		    config_mode_name(config_mode(c)));
+		return (0);
+	}
 	if (config_set(c, name, val, SRC_COMMAND, "combined_config", e,
 	    sizeof(e)) != 0)
-		log_debug("command: %s=%s not applied: %s", name, val, e);
+		log_warnx("command: %s=%s not applied: %s", name, val, e);
+	return (0);
 }
 
 static int
@@ -106,20 +124,147 @@ cmd_pids(struct json_object *v, char *buf, size_t len, char *err,
 	return (0);
 }
 
-static const char *
-cmd_pc_mode(struct json_object *pc, const char *key, const char *dflt)
-{
-	struct json_object	*v, *m;
+/*
+ * The profiler_configs keys the UI sends and the values each accepts
+ * (studio-api.md §8.1, §9).  Anything else fails the command, naming the
+ * key and value: a typo must not silently profile with other settings.
+ */
+static const struct cmd_pc_key {
+	const char	*key;
+	const char	*values;	/* '|'-separated */
+} cmd_pc_keys[] = {
+	{ "perf", "enabled_restricted|enabled_aggressive|disabled" },
+	{ "pyperf", "enabled|disabled" },
+	{ "pyspy", "enabled_fallback|enabled|disabled" },
+	{ "async_profiler", "enabled|enabled_cpu|enabled_wall|disabled" },
+	{ "phpspy", "enabled|disabled" },
+	{ "rbspy", "enabled|disabled" },
+	{ "dotnet_trace", "enabled|disabled" },
+	{ "nodejs_perf", "enabled|disabled" },
+};
 
-	if (!json_object_object_get_ex(pc, key, &v) || v == NULL)
-		return (dflt);
+static const struct cmd_pc_key *
+cmd_pc_find(const char *key)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(cmd_pc_keys) / sizeof(cmd_pc_keys[0]); i++)
+		if (strcmp(cmd_pc_keys[i].key, key) == 0)
+			return (&cmd_pc_keys[i]);
+	return (NULL);
+}
+
+/* "a|b|c" -> "a, b or c" for messages. */
+static void
+cmd_pc_choices(const char *values, char *buf, size_t len)
+{
+	const char	*p, *bar, *last;
+	size_t		 n;
+
+	buf[0] = '\0';
+	last = strrchr(values, '|');
+	for (p = values; *p != '\0'; p = *bar == '|' ? bar + 1 : bar) {
+		if ((bar = strchr(p, '|')) == NULL)
+			bar = p + strlen(p);
+		n = strlen(buf);
+		snprintf(buf + n, len - n, "%s%.*s", p == values ? "" :
+		    (last != NULL && p == last + 1 ? " or " : ", "),
+		    (int)(bar - p), p);
+	}
+}
+
+/*
+ * One profiler's setting as a string: the string itself or {"mode": ...};
+ * async_profiler's {"enabled": bool, "time": "cpu"|"wall"} becomes
+ * disabled / enabled_cpu / enabled_wall.  -EINVAL naming key and value.
+ */
+static int
+cmd_pc_value(const struct cmd_pc_key *k, struct json_object *v,
+    const char **out, char *err, size_t errlen)
+{
+	struct json_object	*m;
+	const char		*t;
+	char			 ch[128];
+
+	*out = NULL;
 	if (json_object_is_type(v, json_type_string))
-		return (json_object_get_string(v));
-	if (json_object_is_type(v, json_type_object) &&
+		*out = json_object_get_string(v);
+	else if (json_object_is_type(v, json_type_object) &&
+	    strcmp(k->key, "async_profiler") == 0 &&
+	    !json_object_object_get_ex(v, "mode", NULL)) {
+		if (json_object_object_get_ex(v, "enabled", &m) && m != NULL &&
+		    !json_object_get_boolean(m)) {
+			*out = "disabled";
+			return (0);
+		}
+		t = "cpu";
+		if (json_object_object_get_ex(v, "time", &m) && m != NULL)
+			t = json_object_is_type(m, json_type_string) ?
+			    json_object_get_string(m) : "";
+		if (strcmp(t, "cpu") != 0 && strcmp(t, "wall") != 0) {
+			snprintf(err, errlen, "profiler_configs.async_profiler"
+			    ".time: unknown value \"%.32s\" (expected cpu or "
+			    "wall)", t);
+			return (-EINVAL);
+		}
+		*out = strcmp(t, "wall") == 0 ? "enabled_wall" : "enabled_cpu";
+		return (0);
+	} else if (json_object_is_type(v, json_type_object) &&
 	    json_object_object_get_ex(v, "mode", &m) &&
 	    json_object_is_type(m, json_type_string))
-		return (json_object_get_string(m));
-	return (dflt);
+		*out = json_object_get_string(m);
+	cmd_pc_choices(k->values, ch, sizeof(ch));
+	if (*out == NULL) {
+		snprintf(err, errlen, "profiler_configs.%s: expected a string "
+		    "(%s), not %.32s", k->key, ch, json_object_to_json_string(v));
+		return (-EINVAL);
+	}
+	if (!config_choice_ok(k->values, *out)) {
+		snprintf(err, errlen, "profiler_configs.%s: unknown value "
+		    "\"%.32s\" (expected %s)", k->key, *out, ch);
+		return (-EINVAL);
+	}
+	return (0);
+}
+
+/* Every key and value of profiler_configs checked; the settings in vals,
+ * in cmd_pc_keys order (NULL: not given). */
+static int
+cmd_pc_check(struct json_object *pc, const char **vals, char *err,
+    size_t errlen)
+{
+	const struct cmd_pc_key	*k;
+	char			 known[160];
+	size_t			 i, n;
+
+	json_object_object_foreach(pc, key, v) {
+		if ((k = cmd_pc_find(key)) == NULL) {
+			known[0] = '\0';
+			for (i = 0; i < sizeof(cmd_pc_keys) /
+			    sizeof(cmd_pc_keys[0]); i++) {
+				n = strlen(known);
+				snprintf(known + n, sizeof(known) - n, "%s%s",
+				    i ? ", " : "", cmd_pc_keys[i].key);
+			}
+			snprintf(err, errlen, "profiler_configs: unknown "
+			    "profiler \"%.32s\" (known: %s)", key, known);
+			return (-EINVAL);
+		}
+		if (v == NULL)
+			continue;	/* null: as if absent */
+		if (cmd_pc_value(k, v, &vals[k - cmd_pc_keys], err,
+		    errlen) != 0)
+			return (-EINVAL);
+	}
+	return (0);
+}
+
+static const char *
+cmd_pc_get(const char **vals, const char *key, const char *dflt)
+{
+	const struct cmd_pc_key	*k = cmd_pc_find(key);
+
+	return (vals[k - cmd_pc_keys] != NULL ? vals[k - cmd_pc_keys] : dflt);
 }
 
 /* profiler_configs (§9 table), applied only when present and non-empty. */
@@ -132,61 +277,98 @@ cmd_profiler_configs(struct config *c, struct json_object *pc, char *err,
 		{ "dotnet_trace", "dotnet-mode" },
 		{ "nodejs_perf", "nodejs-mode" },
 	};
-	struct json_object	*ap, *v;
-	const char		*perf, *pyperf, *pyspy, *python, *s;
-	size_t			 i;
+	const char	*vals[sizeof(cmd_pc_keys) / sizeof(cmd_pc_keys[0])];
+	const char	*perf, *pyperf, *pyspy, *python, *ap;
+	size_t		 i;
 
 	if (!json_object_is_type(pc, json_type_object)) {
 		snprintf(err, errlen, "profiler_configs: not an object");
 		return (-EINVAL);
 	}
+	memset(vals, 0, sizeof(vals));
+	if (cmd_pc_check(pc, vals, err, errlen) != 0)
+		return (-EINVAL);
 	if (json_object_object_length(pc) == 0)
 		return (0);
-	perf = cmd_pc_mode(pc, "perf", "enabled_restricted");
+	perf = cmd_pc_get(vals, "perf", "enabled_restricted");
 	if (strcmp(perf, "disabled") == 0)
 		cmd_set_optional(c, "perf-mode", "disabled");
-	else if (strcmp(perf, "enabled_aggressive") == 0)
-		cmd_set(c, "skip-system-profilers-above", "1500", err, errlen);
-	else if (strcmp(perf, "enabled_restricted") == 0)
-		cmd_set(c, "skip-system-profilers-above", "600", err, errlen);
-	else {
-		snprintf(err, errlen, "profiler_configs.perf: unknown value "
-		    "\"%.32s\"", perf);
+	else if (cmd_set(c, "skip-system-profilers-above",
+	    strcmp(perf, "enabled_aggressive") == 0 ? "1500" : "600", err,
+	    errlen) != 0)
 		return (-EINVAL);
-	}
 	/* pyperf first, then pyspy, whose default wins (§9). */
-	pyperf = cmd_pc_mode(pc, "pyperf", "enabled");
-	pyspy = cmd_pc_mode(pc, "pyspy", "enabled_fallback");
+	pyperf = cmd_pc_get(vals, "pyperf", "enabled");
+	pyspy = cmd_pc_get(vals, "pyspy", "enabled_fallback");
 	python = strcmp(pyperf, "disabled") == 0 ? "disabled" : "pyperf";
 	if (strcmp(pyspy, "enabled_fallback") == 0)
 		python = "auto";
 	else if (strcmp(pyspy, "enabled") == 0)
 		python = "pyspy";
 	cmd_set_optional(c, "python-mode", python);
-	if (json_object_object_get_ex(pc, "async_profiler", &ap) &&
-	    ap != NULL) {
-		s = "cpu";
-		if (json_object_is_type(ap, json_type_string))
-			s = json_object_get_string(ap);
-		if (json_object_is_type(ap, json_type_object)) {
-			if (json_object_object_get_ex(ap, "enabled", &v) &&
-			    !json_object_get_boolean(v))
-				s = "disabled";
-			else if (json_object_object_get_ex(ap, "time", &v) &&
-			    strcmp(json_object_get_string(v), "wall") == 0)
-				s = "enabled_wall";
-		}
-		if (strcmp(s, "disabled") == 0)
+	if ((ap = cmd_pc_get(vals, "async_profiler", NULL)) != NULL) {
+		if (strcmp(ap, "disabled") == 0)
 			cmd_set_optional(c, "java-mode", "disabled");
 		else
 			/* wall clock is unsupported: itimer (§12 #15). */
 			cmd_set_optional(c, "java-async-profiler-mode",
-			    strcmp(s, "enabled_wall") == 0 ? "itimer" : "cpu");
+			    strcmp(ap, "enabled_wall") == 0 ? "itimer" : "cpu");
 	}
 	for (i = 0; i < sizeof(simple) / sizeof(simple[0]); i++)
-		if (strcmp(cmd_pc_mode(pc, simple[i][0], ""), "disabled") == 0)
+		if (strcmp(cmd_pc_get(vals, simple[i][0], ""), "disabled") == 0)
 			cmd_set_optional(c, simple[i][1], "disabled");
 	return (0);
+}
+
+/* Names of plugin options set for plugins that do not serve the mode. */
+struct cmd_foreign {
+	const struct config	*cfg;
+	unsigned		 mode;
+	char			**names;
+	size_t			 n;
+};
+
+static void
+cmd_foreign_one(const char *name, const char *value, const char *origin,
+    int source, void *arg)
+{
+	struct cmd_foreign	*f = arg;
+	unsigned		 modes;
+
+	(void)value;
+	(void)origin;
+	(void)source;
+	if (config_option_plugin(f->cfg, name, &modes) == NULL ||
+	    (modes & f->mode) != 0)
+		return;
+	f->names = xreallocarray(f->names, f->n + 1, sizeof(*f->names));
+	f->names[f->n++] = xstrdup(name);
+}
+
+/*
+ * The base configuration may hold options of plugins for another mode (a
+ * GPU host's --iaprof-path): they are no mistake when a command chooses
+ * the mode, so they are dropped from the command's run instead of failing
+ * it (the loader refuses options of plugins that do not serve the mode).
+ */
+static void
+cmd_drop_foreign(struct config *c)
+{
+	struct cmd_foreign	 f;
+	size_t			 i;
+
+	memset(&f, 0, sizeof(f));
+	f.cfg = c;
+	f.mode = config_mode(c);
+	config_foreach_set(c, cmd_foreign_one, &f);
+	for (i = 0; i < f.n; i++) {
+		log_debug("command: --%s does not apply in mode %s; left out "
+		    "of the command's run", f.names[i],
+		    config_mode_name(f.mode));
+		config_unset(c, f.names[i]);
+		free(f.names[i]);
+	}
+	free(f.names);
 }
 
 static int
@@ -275,11 +457,26 @@ command_build_config(const struct config *base, struct json_object *cc,
 	    errlen) != 0))
 		goto out;
 	if (json_object_object_get_ex(cc, "enable_perfspect", &v) &&
-	    v != NULL && json_object_get_boolean(v))
-		cmd_set_optional(c, "enable-hw-metrics-collection", "true");
+	    v != NULL) {
+		if (!json_object_is_type(v, json_type_boolean)) {
+			snprintf(err, errlen, "enable_perfspect: not a boolean");
+			goto out;
+		}
+		/*
+		 * false leaves the agent's own setting (the UI always sends
+		 * the key); a missing PerfSpect is an error log, not a
+		 * failure (§9).
+		 */
+		if (json_object_get_boolean(v) && cmd_set_optional(c,
+		    "enable-hw-metrics-collection", "true") == -ENOENT)
+			log_warnx("command: enable_perfspect: the perfspect "
+			    "plugin is not installed; profiling without "
+			    "hardware metrics");
+	}
 	if (json_object_object_get_ex(cc, "profiler_configs", &v) && v != NULL &&
 	    cmd_profiler_configs(c, v, err, errlen) != 0)
 		goto out;
+	cmd_drop_foreign(c);
 	*outp = c;
 	c = NULL;
 	rc = 0;

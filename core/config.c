@@ -577,6 +577,22 @@ config_json_add(struct json_object *o, const char *key, uint32_t type,
 		json_object_object_add(o, key, json_object_new_string(v));
 }
 
+/* Forget the value set for `name` (its default applies again). */
+void
+config_unset(struct config *c, const char *name)
+{
+	struct cvalue	*v;
+
+	if ((v = config_find_value(c, name)) == NULL)
+		return;
+	free(v->name);
+	explicit_bzero(v->value, strlen(v->value));
+	free(v->value);
+	free(v->origin);
+	c->nvalues--;
+	memmove(v, v + 1, (size_t)(&c->values[c->nvalues] - v) * sizeof(*v));
+}
+
 /* Visit every explicitly set value (not defaults). */
 void
 config_foreach_set(const struct config *c,

@@ -89,13 +89,28 @@ static void
 cycle_begin(evutil_socket_t fd, short what, void *arg)
 {
 	struct run	*r = arg;
+	struct timespec	 now;
 	struct timeval	 tv;
-	int64_t		 bound;
+	int64_t		 bound, early;
 	size_t		 i;
 
 	CHECK_OBJ(r, RUN_MAGIC);
 	if (r->stopping || r->in_cycle)
 		return;
+	/*
+	 * Never before the deadline: libevent measures timeouts from the
+	 * time it cached when the loop woke, which may be stale by the
+	 * callback that armed us.  Early by more than a millisecond: wait
+	 * out the rest.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((early = ts_ms(&now, &r->next_mono)) > 1) {
+		tv.tv_sec = early / 1000;
+		tv.tv_usec = (early % 1000) * 1000;
+		event_base_update_cache_time(r->base);
+		evtimer_add(r->cycle_ev, &tv);
+		return;
+	}
 	r->in_cycle = 1;
 	r->pending = 0;
 	clock_gettime(CLOCK_REALTIME, &r->req_start);
@@ -384,14 +399,39 @@ cycle_finish(struct run *r)
 }
 
 /*
- * Start the next window now and fire its cycle profiling-duration seconds
- * after the previous one began (back to back: plugins collect all along).
- * Without --continuous the run ends after the first cycle.
+ * The deadline after prev on a grid of duration_s seconds: prev +
+ * duration, or, when the agent fell more than a whole cycle behind (a
+ * stalled host), the first grid point not yet past (one longer window,
+ * no burst of short ones).  Returns the wait from now in ms (>= 0).
+ */
+int64_t
+cycle_next_deadline(const struct timespec *prev, int64_t duration_s,
+    const struct timespec *now, struct timespec *next)
+{
+	int64_t	 wait;
+
+	*next = *prev;
+	next->tv_sec += duration_s;
+	if ((wait = ts_ms(now, next)) < 0 && -wait >= duration_s * 1000) {
+		next->tv_sec += ((-wait + duration_s * 1000 - 1) /
+		    (duration_s * 1000)) * duration_s;
+		wait = ts_ms(now, next);
+	}
+	return (wait > 0 ? wait : 0);
+}
+
+/*
+ * Schedule the next cycle.  Windows tile time: each starts where the one
+ * before ended (the end its header states), and the cycles fire on a grid
+ * of profiling-duration seconds from the run's start, so a slow cycle
+ * (symbolization, a loaded host) neither shortens the next window nor
+ * makes the run drift.  Without --continuous the run ends after the first
+ * cycle.
  */
 void
 cycle_schedule(struct run *r)
 {
-	struct timespec	 now;
+	struct timespec	 now, base;
 	struct timeval	 tv;
 	int64_t		 wait_ms;
 
@@ -402,23 +442,24 @@ cycle_schedule(struct run *r)
 		return;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	wait_ms = r->duration * 1000;
 	if (r->ncycles > 0) {
-		/* The new window began when the snapshots were requested. */
-		wait_ms -= ts_ms(&r->req_mono, &now);
-		r->win_start = r->req_start;
-		r->win_mono = r->req_mono;
+		/* The new window begins where the last one's header ended. */
+		r->win_start = r->last_end;
+		base = r->next_mono;
 	} else {
 		clock_gettime(CLOCK_REALTIME, &r->win_start);
 		r->win_mono = now;
+		base = now;
 	}
-	if (wait_ms < 0)
-		wait_ms = 0;
+	wait_ms = cycle_next_deadline(&base, r->duration, &now, &r->next_mono);
 	if (r->cycle_ev == NULL) {
 		r->cycle_ev = evtimer_new(r->base, cycle_begin, r);
 		r->wait_ev = evtimer_new(r->base, cycle_wait_cb, r);
 	}
 	tv.tv_sec = wait_ms / 1000;
 	tv.tv_usec = (wait_ms % 1000) * 1000;
+	/* libevent adds tv to the time it cached when the loop woke, stale
+	 * by however long this cycle took: refresh it first. */
+	event_base_update_cache_time(r->base);
 	evtimer_add(r->cycle_ev, &tv);
 }

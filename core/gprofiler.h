@@ -144,6 +144,7 @@ void		 config_json_add(struct json_object *, const char *key,
 void		 config_foreach_set(const struct config *,
 		    void (*)(const char *name, const char *value,
 		    const char *origin, int source, void *arg), void *arg);
+void		 config_unset(struct config *, const char *name);
 
 /* config_parse.c */
 int		 config_parse_buf(const char *buf, size_t len,
@@ -492,6 +493,7 @@ int		 run_start(struct run *);
  * call done. */
 void		 run_stop(struct run *, void (*done)(void *), void *);
 void		 run_free(struct run *);
+const char	*run_error(const struct run *);
 
 /* http.c */
 /*
@@ -705,11 +707,16 @@ int		 hb_id_is_uuid(const char *);
 int		 heartbeat_start(struct event_base *, const struct config *,
 		    struct plugin_list *, const struct run_hooks *);
 void		 heartbeat_stop(void (*done)(void *), void *arg);
-/* Seen-command set: loaded from / saved to state.json atomically. */
+/* Command ids: executed, and started (attempts) before they run; loaded
+ * from / saved to state.json atomically. */
 int		 hb_state_load(const char *path);
 int		 hb_state_seen(const char *command_id);
 int		 hb_state_add(const char *path, const char *command_id);
-struct json_object *hb_state_ids_json(void);	/* caller owns */
+/* Executed ids, or (received) those in progress too; caller owns. */
+struct json_object *hb_state_ids_json(int received);
+unsigned	 hb_state_begin(const char *path, const char *command_id);
+unsigned	 hb_state_attempts(const char *command_id);
+int		 hb_state_running(const char *command_id);
 void		 hb_state_free(void);
 
 /* command.c */
@@ -722,6 +729,9 @@ struct command_ops {
 	void	(*complete)(const char *command_id, int ok, const char *err,
 		    void *arg);
 	void	*arg;
+	/* A command that needs no completion (another host's) is settled:
+	 * not to be executed again.  Appended; may be NULL. */
+	void	(*settled)(const char *command_id, void *arg);
 };
 void		 command_init(struct event_base *, const struct config *,
 		    struct plugin_list *, const struct run_hooks *,

@@ -2,8 +2,10 @@
  * Dynamic profiling (studio-api.md §5, §6, §9): a heartbeat every
  * --heartbeat-interval seconds; the backend answers with its latest command
  * for this host every time, so commands are de-duplicated by command_id,
- * and the ids already acted on are persisted (state.json under
- * --state-dir) so a restarted agent does not replay an old command.
+ * and the ids acted on are persisted (state.json under --state-dir): a
+ * command counts as executed once its outcome is known (completion sent),
+ * so a restarted agent neither replays an executed command nor silently
+ * skips one it died in (that one runs once more; heartbeat_state.c).
  * command.c runs the commands; this file talks to the server.
  */
 #include "config.h"
@@ -27,6 +29,10 @@
 #include "gprofiler.h"
 
 #define HB_STATE_FILE		"state.json"
+/* Runs of one command the agent may die in before it is reported failed
+ * instead of run again (a command that crashes the agent must not crash
+ * it on every restart). */
+#define HB_MAX_ATTEMPTS		2
 
 static struct {
 	struct event_base	*base;
@@ -39,6 +45,7 @@ static struct {
 	struct event		*timer;
 	struct http_req		*req;
 	char			 last_id[64];
+	char			 skip_logged[64];	/* re-sent, logged once */
 	int			 running;
 } hb;
 
@@ -99,13 +106,26 @@ hb_completion_done(void *arg, const struct http_result *res)
 	free(id);
 }
 
-/* POST /api/metrics/command_completion (not retried, §9). */
+/* A command needs no completion (another host's): never run it again. */
+static void
+hb_settled(const char *id, void *arg)
+{
+	(void)arg;
+	hb_state_add(hb.state_path, id);
+}
+
+/*
+ * POST /api/metrics/command_completion (not retried, §9).  The command is
+ * executed from now on: its outcome is known.
+ */
 static void
 hb_complete(const char *id, int ok, const char *err, void *arg)
 {
 	struct json_object	*o;
 	struct http_req_opts	 ro;
 	char			*url;
+
+	hb_state_add(hb.state_path, id);
 
 	o = json_object_new_object();
 	json_object_object_add(o, "command_id", json_object_new_string(id));
@@ -126,6 +146,41 @@ hb_complete(const char *id, int ok, const char *err, void *arg)
 		free(ro.arg);
 	free(url);
 	json_object_put(o);
+}
+
+/*
+ * Run a new command.  Its attempt is saved first: if the agent dies in
+ * it, the next process runs it once more, and reports it failed after a
+ * second death (HB_MAX_ATTEMPTS) rather than dying a third time.
+ */
+static void
+hb_execute(const struct hb_command *c)
+{
+	unsigned	 n;
+	char		 msg[160];
+
+	if ((n = hb_state_attempts(c->command_id)) >= HB_MAX_ATTEMPTS) {
+		log_warnx("heartbeat: command %s: the agent stopped %u times "
+		    "while executing it (crash or kill); reported failed, not "
+		    "run again", c->command_id, n);
+		snprintf(msg, sizeof(msg), "the agent stopped %u times while "
+		    "executing this command; not run again", n);
+		hb_complete(c->command_id, 0, msg, NULL);
+		return;
+	}
+	if (n > 0)
+		log_warnx("heartbeat: command %s was interrupted: the agent "
+		    "stopped while executing it; running it again (attempt %u "
+		    "of %d)", c->command_id, n + 1, HB_MAX_ATTEMPTS);
+	log_info("heartbeat: new %s command %s", c->command_type,
+	    c->command_id);
+	if (!hb_id_is_uuid(c->command_id))
+		log_warnx("heartbeat: command id %s is not a UUID; it is "
+		    "executed but not echoed back to the server",
+		    c->command_id);
+	snprintf(hb.last_id, sizeof(hb.last_id), "%s", c->command_id);
+	hb_state_begin(hb.state_path, c->command_id);
+	command_execute(c);
 }
 
 static void
@@ -152,26 +207,28 @@ hb_on_response(void *arg, const struct http_result *res)
 		log_warnx("heartbeat: bad answer from %s: %s", hb.api_server,
 		    err);
 		/* A malformed command with an id: report it once. */
-		if (c.command_id[0] != '\0' && !hb_state_seen(c.command_id)) {
-			hb_state_add(hb.state_path, c.command_id);
+		if (c.command_id[0] != '\0' && !hb_state_seen(c.command_id))
 			hb_complete(c.command_id, 0, err, NULL);
+		hb_command_clear(&c);
+		return;
+	}
+	if (rc == 0 || hb_state_running(c.command_id)) {
+		hb_command_clear(&c);
+		return;
+	}
+	if (hb_state_seen(c.command_id)) {
+		/* The backend re-sends its latest command forever (§5). */
+		if (strcmp(hb.skip_logged, c.command_id) != 0) {
+			log_info("heartbeat: command %s was already executed; "
+			    "the backend re-sends its latest command, which "
+			    "is not run again", c.command_id);
+			snprintf(hb.skip_logged, sizeof(hb.skip_logged), "%s",
+			    c.command_id);
 		}
 		hb_command_clear(&c);
 		return;
 	}
-	if (rc == 0 || hb_state_seen(c.command_id)) {
-		hb_command_clear(&c);
-		return;
-	}
-	log_info("heartbeat: new %s command %s", c.command_type,
-	    c.command_id);
-	if (!hb_id_is_uuid(c.command_id))
-		log_warnx("heartbeat: command id %s is not a UUID; it is "
-		    "executed but not echoed back to the server", c.command_id);
-	snprintf(hb.last_id, sizeof(hb.last_id), "%s", c.command_id);
-	/* Persist first: a crash while executing must not replay it. */
-	hb_state_add(hb.state_path, c.command_id);
-	command_execute(&c);
+	hb_execute(&c);
 	hb_command_clear(&c);
 }
 
@@ -199,8 +256,8 @@ hb_send(evutil_socket_t fd, short what, void *arg)
 	    NULL);
 	json_object_object_add(o, "status", json_object_new_string("active"));
 	json_object_object_add(o, "timestamp", json_object_new_string(now));
-	json_object_object_add(o, "received_command_ids", hb_state_ids_json());
-	json_object_object_add(o, "executed_command_ids", hb_state_ids_json());
+	json_object_object_add(o, "received_command_ids", hb_state_ids_json(1));
+	json_object_object_add(o, "executed_command_ids", hb_state_ids_json(0));
 	xasprintf(&url, "%s/api/metrics/heartbeat", hb.api_server);
 	hb_post_opts(&ro, url, json_object_to_json_string_ext(o,
 	    JSON_C_TO_STRING_PLAIN), hb_on_response, NULL);
@@ -256,6 +313,7 @@ heartbeat_start(struct event_base *base, const struct config *cfg,
 		hb.interval_s = 30;
 	memset(&ops, 0, sizeof(ops));
 	ops.complete = hb_complete;
+	ops.settled = hb_settled;
 	command_init(base, cfg, plugins, hooks, &ops);
 	hb.timer = event_new(base, -1, EV_PERSIST, hb_send, NULL);
 	tv.tv_sec = hb.interval_s;

@@ -1,6 +1,10 @@
 /*
- * Heartbeat answers (studio-api.md §5) and the set of command ids already
- * executed, persisted atomically so a restart does not replay a command.
+ * Heartbeat answers (studio-api.md §5) and the command ids acted on,
+ * persisted atomically: "executed" once a command's outcome is known (its
+ * completion sent, or nothing owed), "started" with an attempt count
+ * before it runs.  A restart does not replay an executed command; one the
+ * agent died in (crash, SIGKILL, power loss) is run once more, and after
+ * a second death reported failed instead of crashing the agent for good.
  * The parser is a pure function over bytes (fuzzed).
  */
 #include "config.h"
@@ -17,10 +21,32 @@
 
 #define HB_MAX_IDS	1000
 
+struct hb_started {
+	char		*id;
+	unsigned	 attempts;	/* runs begun, this process's too */
+	int		 here;		/* begun by this process */
+};
+
 static struct {
-	char	**seen;		/* executed ids, oldest first */
-	size_t	  nseen;
+	char			**seen;		/* executed ids, oldest first */
+	size_t			  nseen;
+	struct hb_started	 *started;	/* begun, outcome unknown */
+	size_t			  nstarted;
 } hb;
+
+static void
+hb_state_clear(void)
+{
+	size_t	 i;
+
+	for (i = 0; i < hb.nseen; i++)
+		free(hb.seen[i]);
+	free(hb.seen);
+	for (i = 0; i < hb.nstarted; i++)
+		free(hb.started[i].id);
+	free(hb.started);
+	memset(&hb, 0, sizeof(hb));
+}
 
 void
 hb_command_clear(struct hb_command *c)
@@ -112,18 +138,14 @@ out:
 	return (rc);
 }
 
-/* The persisted set of executed command ids. */
+/* The persisted command ids: executed, and started with their attempts. */
 int
 hb_state_load(const char *path)
 {
 	struct json_object	*o, *ids, *v;
 	size_t			 i, n;
 
-	for (i = 0; i < hb.nseen; i++)
-		free(hb.seen[i]);
-	free(hb.seen);
-	hb.seen = NULL;
-	hb.nseen = 0;
+	hb_state_clear();
 	if ((o = json_object_from_file(path)) == NULL)
 		return (access(path, F_OK) == 0 ? -EINVAL : 0);
 	if (json_object_object_get_ex(o, "executed_command_ids", &ids) &&
@@ -137,8 +159,52 @@ hb_state_load(const char *path)
 				    xstrdup(json_object_get_string(v));
 		}
 	}
+	if (json_object_object_get_ex(o, "started_command_ids", &ids) &&
+	    json_object_is_type(ids, json_type_object)) {
+		n = (size_t)json_object_object_length(ids);
+		hb.started = xreallocarray(NULL, n + 1, sizeof(*hb.started));
+		json_object_object_foreach(ids, k, a) {
+			if (!json_object_is_type(a, json_type_int) ||
+			    json_object_get_int64(a) <= 0 || hb.nstarted >= n)
+				continue;
+			hb.started[hb.nstarted].id = xstrdup(k);
+			hb.started[hb.nstarted].attempts =
+			    json_object_get_int64(a) > 100 ? 100 :
+			    (unsigned)json_object_get_int64(a);
+			hb.started[hb.nstarted++].here = 0;
+		}
+	}
 	json_object_put(o);
 	return (0);
+}
+
+static struct hb_started *
+hb_state_find_started(const char *id)
+{
+	size_t	 i;
+
+	for (i = 0; i < hb.nstarted; i++)
+		if (strcmp(hb.started[i].id, id) == 0)
+			return (&hb.started[i]);
+	return (NULL);
+}
+
+/* Runs of id begun and never settled (by earlier processes, or this). */
+unsigned
+hb_state_attempts(const char *id)
+{
+	struct hb_started	*st = hb_state_find_started(id);
+
+	return (st != NULL ? st->attempts : 0);
+}
+
+/* Whether this process is executing id (begun, outcome not yet known). */
+int
+hb_state_running(const char *id)
+{
+	struct hb_started	*st = hb_state_find_started(id);
+
+	return (st != NULL && st->here);
 }
 
 int
@@ -176,9 +242,12 @@ hb_id_is_uuid(const char *id)
 	return (1);
 }
 
-/* The executed ids for a heartbeat body: UUID-shaped ones only. */
+/*
+ * The ids for a heartbeat body, UUID-shaped ones only: executed, or
+ * (received) executed and those in progress.
+ */
 struct json_object *
-hb_state_ids_json(void)
+hb_state_ids_json(int received)
 {
 	struct json_object	*a = json_object_new_array();
 	size_t			 i;
@@ -187,6 +256,10 @@ hb_state_ids_json(void)
 		if (hb_id_is_uuid(hb.seen[i]))
 			json_object_array_add(a,
 			    json_object_new_string(hb.seen[i]));
+	for (i = 0; received && i < hb.nstarted; i++)
+		if (hb_id_is_uuid(hb.started[i].id))
+			json_object_array_add(a,
+			    json_object_new_string(hb.started[i].id));
 	return (a);
 }
 
@@ -202,17 +275,77 @@ hb_state_all_json(void)
 	return (a);
 }
 
-/* Remember id (the oldest beyond 1000 forgotten), saved atomically. */
+static int
+hb_state_save(const char *path, const char *id)
+{
+	struct json_object	*o, *st;
+	const char		*txt;
+	size_t			 i;
+	int			 rc;
+
+	if (path == NULL)
+		return (0);
+	o = json_object_new_object();
+	json_object_object_add(o, "executed_command_ids", hb_state_all_json());
+	st = json_object_new_object();
+	for (i = 0; i < hb.nstarted; i++)
+		json_object_object_add(st, hb.started[i].id,
+		    json_object_new_int64(hb.started[i].attempts));
+	json_object_object_add(o, "started_command_ids", st);
+	txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	rc = file_write_atomic(AT_FDCWD, path, txt, strlen(txt), 0600);
+	if (rc != 0)
+		log_warnx("heartbeat: cannot save %s: %s; a restart may "
+		    "repeat or skip command %s", path, strerror(-rc), id);
+	json_object_put(o);
+	return (rc);
+}
+
+/*
+ * A run of id begins: count the attempt and save it before anything can
+ * crash.  Returns the attempt's number (1 for the first).
+ */
+unsigned
+hb_state_begin(const char *path, const char *id)
+{
+	struct hb_started	*st;
+
+	if ((st = hb_state_find_started(id)) == NULL) {
+		if (hb.nstarted == HB_MAX_IDS) {
+			free(hb.started[0].id);
+			memmove(hb.started, hb.started + 1,
+			    (hb.nstarted - 1) * sizeof(*hb.started));
+			hb.nstarted--;
+		}
+		hb.started = xreallocarray(hb.started, hb.nstarted + 1,
+		    sizeof(*hb.started));
+		st = &hb.started[hb.nstarted++];
+		st->id = xstrdup(id);
+		st->attempts = 0;
+	}
+	st->attempts++;
+	st->here = 1;
+	(void)hb_state_save(path, id);
+	return (st->attempts);
+}
+
+/*
+ * id is settled (its outcome reported, or nothing owed): remember it as
+ * executed (the oldest beyond 1000 forgotten), saved atomically.
+ */
 int
 hb_state_add(const char *path, const char *id)
 {
-	struct json_object	*o;
-	const char		*txt;
-	int			 rc = 0;
-	size_t			 len;
+	struct hb_started	*st;
 
+	if ((st = hb_state_find_started(id)) != NULL) {
+		free(st->id);
+		memmove(st, st + 1, (size_t)(&hb.started[hb.nstarted] -
+		    (st + 1)) * sizeof(*st));
+		hb.nstarted--;
+	}
 	if (hb_state_seen(id))
-		return (0);
+		return (hb_state_save(path, id));
 	if (hb.nseen == HB_MAX_IDS) {
 		free(hb.seen[0]);
 		memmove(hb.seen, hb.seen + 1, (hb.nseen - 1) *
@@ -221,29 +354,11 @@ hb_state_add(const char *path, const char *id)
 	}
 	hb.seen = xreallocarray(hb.seen, hb.nseen + 1, sizeof(*hb.seen));
 	hb.seen[hb.nseen++] = xstrdup(id);
-	if (path == NULL)
-		return (0);
-	o = json_object_new_object();
-	json_object_object_add(o, "executed_command_ids", hb_state_all_json());
-	txt = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	len = strlen(txt);
-	rc = file_write_atomic(AT_FDCWD, path, txt, len, 0600);
-	if (rc != 0)
-		log_warnx("heartbeat: cannot save %s: %s; a restart may "
-		    "repeat command %s", path, strerror(-rc), id);
-	json_object_put(o);
-	return (rc);
+	return (hb_state_save(path, id));
 }
-
 
 void
 hb_state_free(void)
 {
-	size_t	 i;
-
-	for (i = 0; i < hb.nseen; i++)
-		free(hb.seen[i]);
-	free(hb.seen);
-	hb.seen = NULL;
-	hb.nseen = 0;
+	hb_state_clear();
 }

@@ -85,6 +85,10 @@ run_start(struct run *r)
 			log_msg(LOG_LEVEL_ERR, NULL, "system profiler %s failed "
 			    "to start: %s", p->manifest.name,
 			    strerror(rc < 0 ? -rc : EIO));
+			free(r->finish_err);
+			xasprintf(&r->finish_err, "system profiler %s failed "
+			    "to start: %s (the agent's log says why)",
+			    p->manifest.name, strerror(rc < 0 ? -rc : EIO));
 			r->stopping = 1;
 			run_stop(r, NULL, NULL);
 			return (rc < 0 ? rc : -EIO);
@@ -102,6 +106,13 @@ run_start(struct run *r)
 	    r->continuous ? ", continuous" : ", one cycle");
 	cycle_schedule(r);
 	return (0);
+}
+
+/* Why the run failed (run_start, or the end of a failed run); or NULL. */
+const char *
+run_error(const struct run *r)
+{
+	return (r->finish_err);
 }
 
 static void
@@ -169,7 +180,11 @@ run_stop_complete(struct run *r)
 		r->plugs[i].plugin->started = 0;
 	metrics_free(r->metrics);
 	r->metrics = NULL;
-	event_base_once(r->base, -1, EV_TIMEOUT, run_stop_deliver, r, &now);
+	/* An event of ours, not event_base_once: a run that failed to
+	 * start is freed at once, and the delivery must die with it. */
+	if (r->deliver_ev == NULL)
+		r->deliver_ev = evtimer_new(r->base, run_stop_deliver, r);
+	evtimer_add(r->deliver_ev, &now);
 }
 
 static int
@@ -282,6 +297,8 @@ run_free(struct run *r)
 		event_free(r->wait_ev);
 	if (r->stop_ev != NULL)
 		event_free(r->stop_ev);
+	if (r->deliver_ev != NULL)
+		event_free(r->deliver_ev);
 	if (r->finish_ev != NULL)
 		event_free(r->finish_ev);
 	free(r->finish_err);

@@ -48,6 +48,7 @@ struct run {
 	struct event		*cycle_ev;	/* next cycle */
 	struct event		*wait_ev;	/* snapshot bound */
 	struct event		*stop_ev;	/* stop bound */
+	struct event		*deliver_ev;	/* stop's done, next turn */
 	int			 stop_scheduled; /* done() is queued */
 	struct timespec		 win_start;	/* CLOCK_REALTIME */
 	struct timespec		 win_mono;	/* CLOCK_MONOTONIC */
@@ -55,6 +56,7 @@ struct run {
 	struct timespec		 req_mono;
 	struct timespec		 sys_end;	/* system result arrived */
 	struct timespec		 last_end;	/* previous cycle's end */
+	struct timespec		 next_mono;	/* next cycle, on the grid */
 	int			 in_cycle;
 	int			 pending;	/* snapshots outstanding */
 	int			 stopping;
@@ -69,6 +71,8 @@ struct run {
 
 /* cycle.c */
 void	cycle_schedule(struct run *);
+int64_t	cycle_next_deadline(const struct timespec *prev, int64_t duration_s,
+	    const struct timespec *now, struct timespec *next);
 void	cycle_abandon(struct run *);
 /* run.c */
 void	run_finish(struct run *, int status, const char *err);

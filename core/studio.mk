@@ -14,6 +14,7 @@ core_libgpcore_la_SOURCES += \
 	core/command_config.c \
 	core/container.c \
 	core/upload_file.c \
+	core/col_header.c core/col_header.h \
 	core/cloud.c \
 	core/cloud_probe.c
 
@@ -44,6 +45,13 @@ tests_unit_test_container_CFLAGS = $(STUDIO_TEST_CFLAGS)
 tests_unit_test_container_LDADD = $(STUDIO_TEST_LDADD)
 
 EXTRA_DIST += fuzz/fuzz_heartbeat.c fuzz/fuzz_upload_resp.c fuzz/fuzz_cgroup.c
+EXTRA_DIST += fuzz/fuzz_col_header.c
+
+check_PROGRAMS += tests/unit/test_col_header
+TESTS += tests/unit/test_col_header
+tests_unit_test_col_header_SOURCES = tests/unit/test_col_header.c
+tests_unit_test_col_header_CFLAGS = $(STUDIO_TEST_CFLAGS)
+tests_unit_test_col_header_LDADD = $(STUDIO_TEST_LDADD)
 
 check_PROGRAMS += tests/unit/test_cloud
 TESTS += tests/unit/test_cloud
@@ -69,6 +77,13 @@ STUDIO_IT = \
 	tests/integration/56-studio-tls.sh \
 	tests/integration/57-studio-upload-file.sh \
 	tests/integration/58-studio-heartbeat-garbage.sh \
-	tests/integration/59-studio-reload.sh
+	tests/integration/59-studio-reload.sh \
+	tests/integration/55-studio-command-table.sh \
+	tests/integration/55-studio-command-realtime.sh
 TESTS += $(STUDIO_IT)
+EXTRA_DIST += tests/integration/command_table.py
 EXTRA_DIST += $(STUDIO_IT) tests/integration/studio_lib.sh docs/STUDIO.md
+
+# Cycle windows under load (core/cycle.c, issue 11).
+TESTS += tests/integration/53-cycle-tiling.sh
+EXTRA_DIST += tests/integration/53-cycle-tiling.sh

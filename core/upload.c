@@ -134,17 +134,20 @@ upload_done(void *arg, const struct http_result *res)
 		    sizeof(gpid)) == 0) {
 			if (up.cur_own)
 				snprintf(up.gpid, sizeof(up.gpid), "%s", gpid);
-			else
-				log_debug("upload: profile #%" PRIu64 " of an "
-				    "earlier agent process has gpid %s", e->seq,
-				    gpid);
-		} else
+		} else {
 			log_warnx("upload: accepted, but the answer has no "
 			    "valid gpid; keeping \"%s\"", up.gpid);
+			snprintf(gpid, sizeof(gpid), "%s", up.cur_own ?
+			    up.gpid : "");
+		}
 		up.sent++;
 		up.attempt = 0;
-		log_info("upload: profile #%" PRIu64 " accepted (gpid %s), "
-		    "%zu left", e->seq, up.gpid, spool_count() - 1);
+		/* The gpid the backend filed this profile under: an earlier
+		 * process's profile has its own, not ours (issue 11). */
+		log_info("upload: profile #%" PRIu64 "%s accepted (gpid %s), "
+		    "%zu left", e->seq, up.cur_own ? "" : " (spooled by an "
+		    "earlier agent process)", gpid[0] != '\0' ? gpid :
+		    "unknown", spool_count() - 1);
 		spool_done(e);
 		upload_send();
 		goto out;

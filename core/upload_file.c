@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "gprofiler.h"
+#include "col_header.h"
 
 #define UPLOAD_FILE_MAX		(512u << 20)
 
@@ -83,6 +84,32 @@ upload_file_header(const char *col)
 	return (h);
 }
 
+/*
+ * The upload is dated by the profile's own window (its header), as
+ * gProfiler's upload-file does: the backend files a profile under its
+ * start_time, and "now" would misfile an old file.
+ */
+static void
+upload_file_window(const char *path, const char *col, size_t len,
+    struct cycle_output *co)
+{
+	char	 err[160];
+	int	 rc;
+
+	rc = col_header_window(col, len, &co->start, &co->end, err,
+	    sizeof(err));
+	if (rc == 0)
+		return;
+	if (rc == 1) {
+		log_info("upload-file: %s: the header states only when the "
+		    "profile ended; it is filed under that time", path);
+		return;
+	}
+	log_warnx("upload-file: %s: %s; the profile is dated now", path, err);
+	clock_gettime(CLOCK_REALTIME, &co->end);
+	co->start = co->end;
+}
+
 int
 upload_file_main(int argc, char **argv, struct config *cfg)
 {
@@ -124,8 +151,7 @@ upload_file_main(int argc, char **argv, struct config *cfg)
 	if (co.header == NULL)
 		log_warnx("upload-file: %s: the first line is not a \"# {...}\" "
 		    "header; the backend will refuse it", path);
-	clock_gettime(CLOCK_REALTIME, &co.end);
-	co.start = co.end;
+	upload_file_window(path, col, len, &co);
 	base = event_base_new();
 	upload_set_memory_only(1);
 	if (studio_init(base, cfg) != 0) {

@@ -22,8 +22,15 @@ Test hooks (project-only, under /_fake/, never in the real backend):
        status or a non-UUID id; the backend does not store them)
        (profiles, heartbeats and completions carry "received", the
        server's time.time() on arrival)
+Latency: every API answer (not /_fake/) is delayed as a real deployment's
+would be: a network round trip plus the backend's work (Postgres upserts;
+for an upload also S3 and SQS, longer for larger bodies), with jitter.
+--latency-scale S (env FAKE_STUDIO_LATENCY_SCALE; default 1 = realistic)
+scales it; 0 answers at once, for tests that compress time beside ones
+that do not.
 Usage: studio_server.py --port-file F [--port N] [--tls CERT KEY]
        [--token T]... [--basic USER:PASS] [--state FILE]
+       [--latency-scale S]
 """
 import argparse
 import base64
@@ -32,6 +39,7 @@ import gzip
 import ipaddress
 import json
 import os
+import random
 import re
 import socket
 import ssl
@@ -60,6 +68,26 @@ CLOUDS = ("aws", "gcp", "azure", "unknown")
 MAC_RE = re.compile(r"^[0-9A-Fa-f]{2}([:-]?)[0-9A-Fa-f]{2}(\1[0-9A-Fa-f]{2}){4}$")
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)(-.*)?$")
 STATUSES = ("active", "idle", "error", "offline")
+
+# Seconds: one network round trip to a hosted backend, and each endpoint's
+# work behind it (FastAPI + Postgres; uploads also write S3 and send SQS).
+LATENCY_RTT = 0.05
+LATENCY_WORK = {
+    "/api/v1/health_check": 0.01, "/api/v2/health_check": 0.01,
+    "/api/metrics/heartbeat": 0.03, "/api/metrics/command_completion": 0.03,
+    "/api/metrics/profile_request": 0.05, "/api/v1/logs": 0.02,
+    "/api/v2/profiles": 0.20,
+}
+LATENCY_PER_MIB = 0.10      # uploads: transfer and S3 write per MiB
+
+
+def latency(path, nbytes):
+    """How long the real backend would take to answer this request."""
+    if ARGS.latency_scale <= 0 or path.startswith("/_fake/"):
+        return 0.0
+    base = LATENCY_RTT + LATENCY_WORK.get(path, 0.02)
+    base += LATENCY_PER_MIB * nbytes / (1 << 20)
+    return ARGS.latency_scale * base * random.uniform(0.8, 1.3)
 
 
 def now_iso():
@@ -276,6 +304,13 @@ class Handler(BaseHTTPRequestHandler):
             ("POST", "/api/v1/logs"): self.logs,
         }
         fn = routes.get((method, path))
+        try:
+            nbytes = int(self.headers.get("Content-Length", "0") or 0)
+        except ValueError:
+            nbytes = 0
+        delay = latency(path, nbytes)
+        if delay > 0:
+            time.sleep(delay)
         if fn is None and path.startswith("/_fake/"):
             fn = getattr(self, "fake_" + path[7:].replace("/", "_"), None)
         if fn is None:
@@ -746,6 +781,9 @@ def main():
     p.add_argument("--basic")
     p.add_argument("--state")
     p.add_argument("--slow", type=float, default=3.0)
+    p.add_argument("--latency-scale", type=float,
+                   default=float(os.environ.get(
+                       "FAKE_STUDIO_LATENCY_SCALE", "1")))
     p.add_argument("-v", "--verbose", action="store_true")
     ARGS = p.parse_args()
     if not ARGS.token:

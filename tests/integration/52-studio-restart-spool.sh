@@ -83,6 +83,18 @@ sys.exit(0 if mine and mine[0]["gpid_sent"] == "" and
 ' "$TMP/profiles.json" "$GP_PID"
 ok $? "run 2 starts its own gpid flow (\"\", then its gpid)"
 
+# Issue 11: run 1's profiles are logged with the gpid they were filed
+# under (run 1's), never as "accepted (gpid )".
+srv_py '
+profs = json.load(open(sys.argv[1]))
+g1 = [p["gpid"] for p in profs if p["header"]["metadata"]["pid"] != int(sys.argv[3])]
+log = open(sys.argv[2]).read()
+n = log.count("(spooled by an earlier agent process) accepted (gpid %s)" % g1[0])
+print("# run 1 gpid %s: %d log lines" % (g1[0], n))
+sys.exit(0 if n == len(g1) and "(gpid )" not in log else 1)
+' "$TMP/profiles.json" "$TMP/run2.log" "$GP_PID"
+ok $? "run 2 logs run 1's spooled profiles with run 1's gpid"
+
 [ -z "$(ls "$TMP/spool" 2>/dev/null)" ]
 ok $? "the spool is empty afterwards"
 

@@ -104,6 +104,48 @@ test_state(void)
 	rmdir(tmpl);
 }
 
+/*
+ * Issue 11: an id is executed only once its outcome is known.  A command
+ * the agent died in is not "seen" after a restart (it runs again), and
+ * its attempts are counted across restarts.
+ */
+static void
+test_state_attempts(void)
+{
+	char			 tmpl[] = "/tmp/gphb.XXXXXX", path[128];
+	const char		*u = "0efb3650-ab14-47a5-9c0f-e7a23e7faf8b";
+	struct json_object	*a;
+
+	if (mkdtemp(tmpl) == NULL)
+		return;
+	snprintf(path, sizeof(path), "%s/state.json", tmpl);
+	CHECK_INTEQ(hb_state_load(path), 0, "fresh state");
+	CHECK_INTEQ(hb_state_begin(path, u), 1, "first attempt");
+	CHECK(hb_state_running(u) && !hb_state_seen(u),
+	    "running, not executed before its outcome");
+	a = hb_state_ids_json(1);
+	CHECK(json_object_array_length(a) == 1, "received ids list it");
+	json_object_put(a);
+	a = hb_state_ids_json(0);
+	CHECK(json_object_array_length(a) == 0, "executed ids do not");
+	json_object_put(a);
+	/* The agent dies here: a new process loads the state. */
+	CHECK_INTEQ(hb_state_load(path), 0, "reload after a crash");
+	CHECK(!hb_state_seen(u) && !hb_state_running(u),
+	    "a crashed command is neither executed nor running");
+	CHECK_INTEQ(hb_state_attempts(u), 1, "its attempt is remembered");
+	CHECK_INTEQ(hb_state_begin(path, u), 2, "second attempt");
+	hb_state_add(path, u);
+	CHECK(hb_state_seen(u) && !hb_state_running(u) &&
+	    hb_state_attempts(u) == 0, "settled: executed");
+	CHECK_INTEQ(hb_state_load(path), 0, "reload");
+	CHECK(hb_state_seen(u) && hb_state_attempts(u) == 0,
+	    "executed survives a restart");
+	hb_state_free();
+	unlink(path);
+	rmdir(tmpl);
+}
+
 static struct config *
 build(struct config *base, const char *json, int *rc, char *err)
 {
@@ -191,12 +233,112 @@ test_build(void)
 	config_free(base);
 }
 
+/* Issue 11, bad input: a failure names the key and the value. */
+static void
+test_build_bad(void)
+{
+	static const struct {
+		const char	*json;
+		const char	*want1, *want2;
+	} bad[] = {
+		{ "{\"profiler_configs\": {\"perf\": \"turbo\"}}",
+		    "profiler_configs.perf", "turbo" },
+		{ "{\"profiler_configs\": {\"pyspy\": \"sometimes\"}}",
+		    "profiler_configs.pyspy", "sometimes" },
+		{ "{\"profiler_configs\": {\"pyperf\": \"enabled_fallback\"}}",
+		    "profiler_configs.pyperf", "enabled_fallback" },
+		{ "{\"profiler_configs\": {\"async_profiler\": \"fast\"}}",
+		    "profiler_configs.async_profiler", "fast" },
+		{ "{\"profiler_configs\": {\"async_profiler\": {\"time\": "
+		    "\"moon\"}}}", "async_profiler.time", "moon" },
+		{ "{\"profiler_configs\": {\"rbspy\": \"maybe\"}}",
+		    "profiler_configs.rbspy", "maybe" },
+		{ "{\"profiler_configs\": {\"xprof\": \"enabled\"}}",
+		    "profiler_configs", "xprof" },
+		{ "{\"profiler_configs\": {\"perf\": 3}}",
+		    "profiler_configs.perf", "3" },
+		{ "{\"enable_perfspect\": \"yes\"}", "enable_perfspect",
+		    "boolean" },
+	};
+	struct config	*base, *c;
+	char		 err[256];
+	char		 what[512];
+	size_t		 i;
+	int		 rc;
+
+	base = config_new();
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		c = build(base, bad[i].json, &rc, err);
+		snprintf(what, sizeof(what), "refused: %s (%s)", bad[i].json,
+		    err);
+		CHECK(rc == -EINVAL && c == NULL &&
+		    strstr(err, bad[i].want1) != NULL &&
+		    strstr(err, bad[i].want2) != NULL, what);
+		config_free(c);
+	}
+	c = build(base, "{\"profiler_configs\": {\"perf\": \"disabled\", "
+	    "\"pyperf\": \"enabled\", \"pyspy\": \"enabled_fallback\", "
+	    "\"async_profiler\": {\"enabled\": true, \"time\": \"wall\"}, "
+	    "\"phpspy\": \"disabled\", \"rbspy\": \"enabled\", "
+	    "\"dotnet_trace\": null, \"nodejs_perf\": {\"mode\": "
+	    "\"disabled\"}}}", &rc, err);
+	CHECK(rc == 0 && c != NULL, "every key the UI sends is accepted");
+	config_free(c);
+	config_free(base);
+}
+
+/*
+ * Options of plugins for another mode (a GPU host's --iaprof-path) are
+ * left out of a command's run instead of failing it; profiler_configs
+ * touch only the plugins that serve the run's mode.
+ */
+static void
+test_build_modes(void)
+{
+	struct config	*base, *c;
+	char		 err[256];
+	int		 rc;
+
+	base = config_new();
+	config_declare_plugin_option(base, "iaprof-path", "iaprof", MODE_GPU);
+	config_declare_plugin_option(base, "perf-mode", "perf", MODE_CPU);
+	config_declare_plugin_option(base, "python-mode", "python", MODE_CPU);
+	CHECK(config_set(base, "iaprof-path", "/opt/iaprof", SRC_CLI,
+	    "--iaprof-path", err, sizeof(err)) == 0, "a gpu option set");
+	c = build(base, "{\"profiling_mode\": \"cpu\", \"profiler_configs\": "
+	    "{\"perf\": \"disabled\"}}", &rc, err);
+	CHECK(rc == 0 && c != NULL && !config_is_set(c, "iaprof-path") &&
+	    config_get(c, "iaprof-path") == NULL,
+	    "cpu command: the gpu option is left out");
+	CHECK(c != NULL && strcmp(config_get(c, "perf-mode"), "disabled") == 0,
+	    "and perf is disabled");
+	CHECK(config_get(base, "iaprof-path") != NULL, "the base keeps it");
+	config_free(c);
+	c = build(base, "{\"profiling_mode\": \"gpu\", \"profiler_configs\": "
+	    "{\"perf\": \"disabled\", \"pyspy\": \"disabled\", "
+	    "\"pyperf\": \"disabled\"}}", &rc, err);
+	CHECK(rc == 0 && c != NULL && !config_is_set(c, "perf-mode") &&
+	    !config_is_set(c, "python-mode") &&
+	    strcmp(config_get(c, "iaprof-path"), "/opt/iaprof") == 0,
+	    "gpu command: cpu profilers' settings not applied, gpu kept");
+	config_free(c);
+	c = build(base, "{\"profiling_mode\": \"none\"}", &rc, err);
+	CHECK(rc == 0 && c != NULL && !config_is_set(c, "iaprof-path"),
+	    "mode none: no plugin option applies");
+	config_free(c);
+	config_free(base);
+}
+
 int
 main(void)
 {
 	log_init(0, "test");
 	test_parse();
 	test_state();
+	test_state_attempts();
 	test_build();
+	test_build_bad();
+	test_build_modes();
 	return (testing_done());
 }

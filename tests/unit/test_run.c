@@ -22,6 +22,7 @@ static int	 abandoned, stopped, finished, cycles, timer_hits, watch_hits;
 static char	*last_col;
 static struct cycle_output last_co;
 static int64_t	 span_ms;
+static char	 err_buf[256];
 
 static int
 sys_snapshot(void *priv, struct gp_snapshot *snap)
@@ -401,6 +402,111 @@ test_inline_then_late(struct config *cfg)
 	free_plugins(&pl);
 }
 
+/*
+ * Issue 11 #7: cycle windows tile time.  Each cycle's hook blocks the
+ * loop for 300 ms (a slow write or upload on a loaded host); the windows
+ * must still start where the previous ended and last -d (1 s), and the
+ * run must not gain cycles.
+ */
+#define NWIN	6
+static struct timespec	 wstart[NWIN], wend[NWIN];
+static int		 nwin;
+
+static void
+on_cycle_slow(const struct cycle_output *co, const char *col, size_t len,
+    void *arg)
+{
+	struct timespec	 t0, t1;
+
+	if (nwin < NWIN) {
+		wstart[nwin] = co->start;
+		wend[nwin] = co->end;
+	}
+	nwin++;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	while ((t1.tv_sec - t0.tv_sec) * 1000 +
+	    (t1.tv_nsec - t0.tv_nsec) / 1000000 < 300);
+}
+
+static int64_t
+ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return ((int64_t)(b->tv_sec - a->tv_sec) * 1000 +
+	    (b->tv_nsec - a->tv_nsec) / 1000000);
+}
+
+static void
+test_tiling(struct config *cfg)
+{
+	struct plugin_list pl = TAILQ_HEAD_INITIALIZER(pl);
+	struct run_hooks hooks = { on_cycle_slow, on_finished, NULL, NULL };
+	struct timespec	 t0, t1, a, now, next;
+	struct run	*r;
+	char		 msg[160];
+	int		 i, sdone = 0, never = 0, tiled = 1, len_ok = 1;
+	int64_t		 len, minlen = 1 << 30, maxlen = 0, w;
+
+	config_set(cfg, "continuous", "true", SRC_CLI, "test", err_buf,
+	    sizeof(err_buf));
+	mkplugin(&pl, &d_sys, cfg);
+	nwin = 0;
+	r = run_new(base, cfg, &pl, &hooks);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_INTEQ(run_start(r), 0, "continuous 1 s run starts");
+	for (i = 0; i < 100 && nwin < NWIN; i++)
+		loop_until(&never, 200);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK(nwin >= NWIN, "its cycles complete");
+	for (i = 1; i < NWIN && i < nwin; i++) {
+		if (wstart[i].tv_sec != wend[i - 1].tv_sec ||
+		    wstart[i].tv_nsec != wend[i - 1].tv_nsec)
+			tiled = 0;
+		len = ms_between(&wstart[i], &wend[i]);
+		if (len < minlen)
+			minlen = len;
+		if (len > maxlen)
+			maxlen = len;
+		/* Deadlines are exact; an end waits for the answer (a
+		 * loaded host delays it by some ms).  Before the fix the
+		 * windows were 300 ms short. */
+		if (len < 900 || len > 1150)
+			len_ok = 0;
+	}
+	CHECK(tiled, "each window starts where the one before ended");
+	snprintf(msg, sizeof(msg), "each window lasts -d (1 s) although "
+	    "every cycle takes 300 ms: %lld..%lld ms", (long long)minlen,
+	    (long long)maxlen);
+	CHECK(len_ok, msg);
+	w = ms_between(&t0, &t1);
+	snprintf(msg, sizeof(msg), "%d cycles in %lld ms: no extra cycles",
+	    nwin, (long long)w);
+	CHECK(nwin <= w / 1000 + 1, msg);
+	run_stop(r, stop_done_cb, &sdone);
+	loop_until(&sdone, 2000);
+	run_free(r);
+	free_plugins(&pl);
+
+	/* The grid: one longer window after a stall, not a burst. */
+	a.tv_sec = 100;
+	a.tv_nsec = 0;
+	now = a;
+	now.tv_nsec = 400000000;
+	CHECK_INTEQ(cycle_next_deadline(&a, 5, &now, &next), 4600,
+	    "next deadline: 5 s after the last one");
+	CHECK(next.tv_sec == 105, "on the grid");
+	now.tv_sec = 112;
+	CHECK_INTEQ(cycle_next_deadline(&a, 5, &now, &next), 2600,
+	    "after a stall of two cycles: the next grid point ahead");
+	CHECK(next.tv_sec == 115, "still on the grid");
+	now.tv_sec = 105;
+	now.tv_nsec = 500000000;
+	CHECK_INTEQ(cycle_next_deadline(&a, 5, &now, &next), 0,
+	    "a little late: now");
+	CHECK(next.tv_sec == 105, "and the grid is kept");
+}
+
 int
 main(void)
 {
@@ -456,6 +562,7 @@ main(void)
 	run_free(r);
 	test_inline_then_late(cfg);
 	test_distinct_seconds(cfg);
+	test_tiling(cfg);
 	free(last_col);
 	free_plugins(&pl);
 	config_free(cfg);
