@@ -2,7 +2,7 @@
  * From ring-buffer records to the cycle's tables: note each new PID (so
  * the symbolizer snapshots it while it lives: short-lived processes still
  * resolve), unwind DWARF samples now (the process and its stack are fresh),
- * and aggregate by (pid, kernel ips, user ips).
+ * and aggregate by (pid, thread comm, kernel ips, user ips).
  */
 #include <string.h>
 
@@ -16,8 +16,14 @@ static void
 collect_add(struct perf *p, struct stackagg *a, const struct sample_view *v,
     const uint64_t *uips, uint16_t nuser)
 {
-	if (stackagg_add(a, (int32_t)v->hdr.pid, v->kips, v->hdr.nkern, uips,
-	    nuser, 1) != 0)
+	char comm[SAMPLE_COMM_LEN + 1];
+
+	/* The thread's comm at the sample (bpf_get_current_comm): the
+	 * profile's comm frame is the thread name, as in perf script. */
+	memcpy(comm, v->hdr.comm, SAMPLE_COMM_LEN);
+	comm[SAMPLE_COMM_LEN] = '\0';
+	if (stackagg_add_comm(a, (int32_t)v->hdr.pid, comm, v->kips,
+	    v->hdr.nkern, uips, nuser, 1) != 0)
 		p->cur.agg_failures++;
 }
 
