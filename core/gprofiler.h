@@ -759,7 +759,7 @@ void		 textesc_json(struct json_object *, const char *const *skip);
 /*
  * The highest sampling frequency (-f, and a heartbeat command's
  * "frequency"): what the BPF sampler honours on every CPU without taking
- * the host from its workload (docs/HACKING.md, "Sampling frequency").
+ * the host from its workload (measured in README.md, "Performance").
  * perf's DWARF and smart modes stop at 100 Hz (gprofiler-compat §1.4), the
  * gpu mode (iaprof) at the same 1000 Hz.
  */
