@@ -43,28 +43,23 @@ colbuf_add(struct colbuf *b, const char *s, size_t n)
 }
 
 /*
- * A frame must not break the line format: ';' separates frames (Java
- * signatures carry them: the spec replaces them with '|'), and a newline
- * would end the stack.
+ * A frame must not break the line format: the one text rule (textesc.c)
+ * turns ';' into '|' (the spec's rule for Java signatures) and escapes
+ * newlines, other control characters and invalid UTF-8.  The profile's
+ * names already are under it (profile.c); this keeps the .col safe even
+ * for a name that came another way.
  */
 static void
 colbuf_add_frame(struct colbuf *b, const char *s)
 {
-	size_t	 n = strlen(s), i;
-	char	*d;
+	size_t	 n = strlen(s);
 
-	colbuf_reserve(b, n);
-	d = b->buf + b->len;
-	for (i = 0; i < n; i++) {
-		if (s[i] == ';')
-			d[i] = '|';
-		else if (s[i] == '\n' || s[i] == '\r')
-			d[i] = ' ';
-		else
-			d[i] = s[i];
+	if (textesc_clean(s, n, TEXTESC_FRAME)) {
+		colbuf_add(b, s, n);
+		return;
 	}
-	b->len += n;
-	b->buf[b->len] = '\0';
+	colbuf_reserve(b, textesc_len(s, n, TEXTESC_FRAME));
+	b->len += textesc_write(b->buf + b->len, s, n, TEXTESC_FRAME);
 }
 
 static int
@@ -123,6 +118,9 @@ col_api_v1(struct json_object *hdr)
 	return (0);
 }
 
+static const char *const col_header_own[] = { "flamegraph_html", "htmlblob",
+	NULL };
+
 /*
  * Render the cycle.  The index frame follows the header's
  * application_metadata_enabled and the API version in its run_arguments (one
@@ -141,6 +139,10 @@ col_render(const struct cycle_output *co, size_t *lenp)
 	st.with_idx = st.with_container && co->header != NULL &&
 	    json_object_object_get_ex(co->header,
 	    "application_metadata_enabled", &en) && json_object_get_boolean(en);
+	/* The header's strings come from /proc, PerfSpect, the config:
+	 * bring them under the rule (the flame graph page and PerfSpect's
+	 * base64 blob are ours and multi-line on purpose). */
+	textesc_json(co->header, col_header_own);
 	hdr = co->header != NULL ? json_object_to_json_string_ext(co->header,
 	    JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE) : "{}";
 	colbuf_add(&st.b, "# ", 2);

@@ -4,8 +4,9 @@
  * the page can group by it; app-metadata index frame cut), and pour the tree
  * plus a header summary as JSON into data/flamegraph.html.  The JSON is
  * escaped so that no byte of a frame name can leave the <script> element,
- * and invalid UTF-8 is replaced, so the page never depends on the bytes
- * untrusted processes put in their symbol names.
+ * after the one text rule (textesc.c: invalid UTF-8 and control characters
+ * escaped), so the page never depends on the bytes untrusted processes put
+ * in their symbol names.
  */
 #include "config.h"
 
@@ -78,15 +79,22 @@ fg_buf_u64(struct fg_buf *b, uint64_t v)
 
 /*
  * A JSON string safe inside <script>: <, >, & and U+2028/2029 as \u
- * escapes (no "</script>" or "<!--" can form), invalid UTF-8 as U+FFFD.
+ * escapes (no "</script>" or "<!--" can form), after the text rule.
  */
 static void
 flamegraph_json_string(struct fg_buf *b, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	char		 esc[8];
+	const unsigned char *p;
+	char		 esc[8], *tmp = NULL;
 	size_t		 i, l;
 
+	/* Names from any .col file: the one text rule first (textesc.c). */
+	if (!textesc_clean(s, n, 0)) {
+		tmp = xmalloc(textesc_len(s, n, 0) + 1);
+		n = textesc_write(tmp, s, n, 0);
+		s = tmp;
+	}
+	p = (const unsigned char *)s;
 	fg_buf_add(b, "\"", 1);
 	for (i = 0; i < n; i += l) {
 		l = col_utf8_len(p + i, n - i);
@@ -108,6 +116,7 @@ flamegraph_json_string(struct fg_buf *b, const char *s, size_t n)
 			fg_buf_add(b, p + i, l);
 	}
 	fg_buf_add(b, "\"", 1);
+	free(tmp);
 }
 
 static uint32_t

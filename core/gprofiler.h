@@ -781,4 +781,24 @@ const char	*metadata_cloud(struct json_object **info);
 /* cloud_dmi_clouds over the files of a DMI directory (/sys/class/dmi/id). */
 unsigned	 cloud_dmi_probe(const char *dir);
 
+/* textesc.c: the one rule for text that reaches a profile (see the file). */
+#define TEXTESC_FRAME	0x1	/* ';' becomes '|' (one frame stays one) */
+#define TEXTESC_LINES	0x2	/* '\n' is kept (multi-line text) */
+int		 textesc_clean(const char *, size_t, int flags);
+size_t		 textesc_len(const char *, size_t, int flags);
+size_t		 textesc_write(char *dst, const char *, size_t, int flags);
+char		*textesc_dup(const char *, size_t, int flags, size_t *lenp);
+/* Every string (and key) of a JSON tree under the rule, in place; values
+ * of the top-level keys named in skip (NULL-terminated) are left alone. */
+void		 textesc_json(struct json_object *, const char *const *skip);
+
+/*
+ * The highest sampling frequency (-f, and a heartbeat command's
+ * "frequency"): what the BPF sampler honours on every CPU without taking
+ * the host from its workload (measured in README.md, "Performance").
+ * perf's DWARF and smart modes stop at 100 Hz (gprofiler-compat §1.4), the
+ * gpu mode (iaprof) at the same 1000 Hz.
+ */
+#define GP_FREQUENCY_MAX	1000
+
 #endif /* GPROFILER_INTERNAL_H */

@@ -74,3 +74,11 @@ EXTRA_DIST += tests/integration/81-pprof-decode.py
 EXTRA_DIST += fuzz/fuzz_col.c
 TESTS += tests/integration/82-flamegraph-cli.sh
 EXTRA_DIST += tests/integration/82-flamegraph-cli.sh
+# The one text rule for names in profiles (issue 11 #5), its test and fuzzer.
+core_libgpcore_la_SOURCES += core/textesc.c
+check_PROGRAMS += tests/unit/test_textesc
+TESTS += tests/unit/test_textesc
+tests_unit_test_textesc_SOURCES = tests/unit/test_textesc.c
+tests_unit_test_textesc_CFLAGS = $(OUTPUTS_TEST_CFLAGS)
+tests_unit_test_textesc_LDADD = $(OUTPUTS_TEST_LDADD)
+EXTRA_DIST += fuzz/fuzz_textesc.c

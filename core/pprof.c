@@ -4,8 +4,8 @@
  * per folded stack, locations leaf first; each distinct frame text is one
  * function and one location.  pid, comm, container, appid and (gpu mode)
  * the EU stall type travel as labels rather than frames, so pprof tools can
- * filter on them.  Strings are repaired to UTF-8: proto3 decoders refuse
- * anything else.
+ * filter on them.  Strings go through the one text rule (textesc.c):
+ * proto3 decoders refuse invalid UTF-8.
  */
 #include "config.h"
 
@@ -36,26 +36,16 @@ struct pp_state {
 	int64_t		 k_pid, k_comm, k_container, k_appid, k_stall;
 };
 
-/* A NUL-terminated copy with invalid UTF-8 replaced by U+FFFD. */
+/* A NUL-terminated copy under the one text rule (textesc.c): valid
+ * UTF-8, as proto3 decoders require, and no control characters. */
 static char *
 pp_utf8_dup(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t		 n = strlen(s), i, l, o = 0;
-	char		*d;
+	size_t	 n = strlen(s);
+	char	*d;
 
-	d = xmalloc(n * 3 + 1);
-	for (i = 0; i < n; i += l) {
-		if ((l = col_utf8_len(p + i, n - i)) == 0) {
-			memcpy(d + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			l = 1;
-		} else {
-			memcpy(d + o, p + i, l);
-			o += l;
-		}
-	}
-	d[o] = '\0';
+	d = xmalloc(textesc_len(s, n, 0) + 1);
+	textesc_write(d, s, n, 0);
 	return (d);
 }
 

@@ -77,8 +77,34 @@ struct profile {
 	uint64_t	  total;
 };
 
+static const char	*strtab_intern_clean(struct strtab *, const char *,
+			    size_t);
+
+/*
+ * Every name enters the profile here (comm, frames, container, appid, error
+ * frame), so this is where the one text rule (textesc.c) is applied: what a
+ * profile holds is valid UTF-8, without control characters, and no name
+ * can split a frame or a line in any output.
+ */
 static const char *
 strtab_intern(struct strtab *t, const char *s, size_t len)
+{
+	const char	*r;
+	char		*e;
+	size_t		 elen;
+
+	if (textesc_clean(s, len, TEXTESC_FRAME))
+		return (strtab_intern_clean(t, s, len));
+	elen = textesc_len(s, len, TEXTESC_FRAME);
+	e = xmalloc(elen + 1);
+	textesc_write(e, s, len, TEXTESC_FRAME);
+	r = strtab_intern_clean(t, e, elen);
+	free(e);
+	return (r);
+}
+
+static const char *
+strtab_intern_clean(struct strtab *t, const char *s, size_t len)
 {
 	uint64_t	 h = hash_bytes(s, len, HASH_INIT);
 	size_t		 i, j, ncap;

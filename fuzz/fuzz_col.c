@@ -3,7 +3,7 @@
  * it: arbitrary bytes must never crash, and the JSON must never contain a
  * raw '<' or '>' (it is embedded in a <script> element).
  *
- * FUZZ_SOURCES: core/col_parse.c core/flamegraph.c core/xmalloc.c core/log.c data/flamegraph_html.c
+ * FUZZ_SOURCES: core/col_parse.c core/flamegraph.c core/textesc.c core/xmalloc.c core/log.c data/flamegraph_html.c
  * FUZZ_LIBS: -ljson-c
  */
 #include "config.h"

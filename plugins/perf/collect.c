@@ -2,9 +2,11 @@
  * From ring-buffer records to the cycle's tables: note each new PID (so
  * the symbolizer snapshots it while it lives: short-lived processes still
  * resolve), unwind DWARF samples now (the process and its stack are fresh),
- * and aggregate by (pid, kernel ips, user ips).
+ * and aggregate by (pid, thread comm, kernel ips, user ips).
  */
+#include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "perf_int.h"
 #include "pidtab.h"
@@ -16,9 +18,42 @@ static void
 collect_add(struct perf *p, struct stackagg *a, const struct sample_view *v,
     const uint64_t *uips, uint16_t nuser)
 {
-	if (stackagg_add(a, (int32_t)v->hdr.pid, v->kips, v->hdr.nkern, uips,
-	    nuser, 1) != 0)
+	char comm[SAMPLE_COMM_LEN + 1];
+
+	/* The thread's comm at the sample (bpf_get_current_comm): the
+	 * profile's comm frame is the thread name, as in perf script. */
+	memcpy(comm, v->hdr.comm, SAMPLE_COMM_LEN);
+	comm[SAMPLE_COMM_LEN] = '\0';
+	if (stackagg_add_comm(a, (int32_t)v->hdr.pid, comm, v->kips,
+	    v->hdr.nkern, uips, nuser, 1) != 0)
 		p->cur.agg_failures++;
+}
+
+static uint64_t
+collect_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
+void
+perf_collect_slice(struct perf *p)
+{
+	p->drain_n = 0;
+	p->drain_deadline = collect_now() + PERF_DRAIN_SLICE_NS;
+}
+
+/* The slice is used: stop this drain (the clock is read every 64 records,
+ * a few microseconds of work each). */
+static int
+collect_slice_over(struct perf *p)
+{
+	if ((++p->drain_n & 63) != 0 || collect_now() < p->drain_deadline)
+		return (0);
+	p->cur.drain_slices++;
+	return (1);
 }
 
 int
@@ -58,5 +93,5 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 		collect_add(p, p->dw, &v, ips, (uint16_t)n);
 		pi->dw_samples++;
 	}
-	return (0);
+	return (collect_slice_over(p) ? -EAGAIN : 0);
 }

@@ -44,41 +44,60 @@ elfsym_build_name(const struct elfsym_build *b, const struct elfsym_sym *v)
 	return (n != NULL ? n : "");
 }
 
-/* Like perf's choose_best_symbol: sized, fewer leading '_', longer. */
+/*
+ * perf's choose_best_symbol (tools/perf/util/symbol.c), so a frame reads
+ * as in perf script: sized over unsized, not weak over weak, global over
+ * not global, fewer leading '_', the longer name; then the first in the
+ * symbol table (perf keeps the first of equals: clock_nanosleep@GLIBC_2.2.5
+ * before clock_nanosleep@@GLIBC_2.17 in glibc 2.36's table, the other way
+ * round for clock_gettime), .symtab before .dynsym.
+ */
 static int
-elfsym_prefer(const struct elfsym_sym *a, const struct elfsym_sym *b,
-    const struct elfsym_build *bld)
+elfsym_prefer(const struct elfsym_build *bld, size_t ia, size_t ib)
 {
+	const struct elfsym_table *t = bld->t;
+	const struct elfsym_sym	*a = &t->syms[ia], *b = &t->syms[ib];
 	const char	*na = elfsym_build_name(bld, a);
 	const char	*nb = elfsym_build_name(bld, b);
+	uint8_t		 ta = t->attr[ia], tb = t->attr[ib];
 	size_t		 ua = strspn(na, "_"), ub = strspn(nb, "_");
 
 	if ((a->size == 0) != (b->size == 0))
 		return (a->size == 0 ? 1 : -1);
+	if ((ta & ELFSYM_A_WEAK) != (tb & ELFSYM_A_WEAK))
+		return ((ta & ELFSYM_A_WEAK) ? 1 : -1);
+	if ((ta & ELFSYM_A_NONGLOBAL) != (tb & ELFSYM_A_NONGLOBAL))
+		return ((ta & ELFSYM_A_NONGLOBAL) ? 1 : -1);
 	if (ua != ub)
 		return (ua < ub ? -1 : 1);
 	if (strlen(na) != strlen(nb))
 		return (strlen(na) > strlen(nb) ? -1 : 1);
-	return (strcmp(na, nb));
+	if ((ta & ELFSYM_A_DYNSYM) != (tb & ELFSYM_A_DYNSYM))
+		return ((ta & ELFSYM_A_DYNSYM) ? 1 : -1);
+	return (ia < ib ? -1 : ia > ib);
 }
 
+/* Order of symbol indexes: by address, the preferred alias first. */
 static int
 elfsym_cmp(const void *va, const void *vb, void *arg)
 {
-	const struct elfsym_sym	*a = va, *b = vb;
+	const struct elfsym_build *b = arg;
+	uint32_t	 ia = *(const uint32_t *)va, ib = *(const uint32_t *)vb;
+	uint64_t	 aa = b->t->syms[ia].addr, ab = b->t->syms[ib].addr;
 
-	if (a->addr != b->addr)
-		return (a->addr < b->addr ? -1 : 1);
-	return (elfsym_prefer(a, b, arg));
+	if (aa != ab)
+		return (aa < ab ? -1 : 1);
+	return (elfsym_prefer(b, ia, ib));
 }
 
 static int
 elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
-    const char *name, size_t st_name)
+    const char *name, size_t st_name, uint8_t attr)
 {
 	struct elfsym_table	*t = b->t;
 	struct elfsym_sym	*v;
 	size_t			 len, ncap;
+	uint8_t			*a;
 	char			*p;
 
 	if (t->nsyms >= ELFSYM_MAX_SYMS) {
@@ -94,8 +113,12 @@ elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
 		if ((v = reallocarray(t->syms, ncap, sizeof(*v))) == NULL)
 			return (-ENOMEM);
 		t->syms = v;
+		if ((a = realloc(t->attr, ncap)) == NULL)
+			return (-ENOMEM);
+		t->attr = a;
 		b->cap = ncap;
 	}
+	t->attr[t->nsyms] = attr;
 	if (b->lazy) {
 		v = &t->syms[t->nsyms++];
 		v->addr = addr;
@@ -136,6 +159,16 @@ elfsym_section_exec(Elf *e, size_t shndx)
 	return ((sh.sh_flags & SHF_EXECINSTR) != 0);
 }
 
+static uint8_t
+elfsym_attr(const GElf_Sym *s, uint32_t sh_type)
+{
+	int	 bind = GELF_ST_BIND(s->st_info);
+
+	return ((bind == STB_WEAK ? ELFSYM_A_WEAK : 0) |
+	    (bind != STB_GLOBAL ? ELFSYM_A_NONGLOBAL : 0) |
+	    (sh_type == SHT_DYNSYM ? ELFSYM_A_DYNSYM : 0));
+}
+
 /* Add the function symbols of one SHT_SYMTAB/SHT_DYNSYM section. */
 static int
 elfsym_read_symbols(struct elfsym_build *b, Elf *e, Elf_Scn *scn,
@@ -164,7 +197,7 @@ elfsym_read_symbols(struct elfsym_build *b, Elf *e, Elf_Scn *scn,
 		    strncmp(name, ".L", 2) == 0)
 			continue;
 		if ((r = elfsym_push(b, s.st_value, s.st_size, name,
-		    s.st_name)) != 0)
+		    s.st_name, elfsym_attr(&s, sh->sh_type))) != 0)
 			return (r);
 	}
 	return (0);
@@ -292,17 +325,42 @@ static void
 elfsym_finish(struct elfsym_build *b)
 {
 	struct elfsym_table	*t = b->t;
-	struct elfsym_sym	*v;
+	struct elfsym_sym	*v, *ns;
+	uint32_t		*ix;
+	uint8_t			*na;
 	size_t			 i, o;
 	uint64_t		 gap;
 	char			*p;
 
 	if (t->nsyms == 0)
 		return;
-	qsort_r(t->syms, t->nsyms, sizeof(*t->syms), elfsym_cmp, b);
-	for (i = 1, o = 1; i < t->nsyms; i++)
-		if (t->syms[i].addr != t->syms[o - 1].addr)
-			t->syms[o++] = t->syms[i];
+	/* Sort indexes (the tie-break is the position in the table), then
+	 * keep the first, preferred, symbol of each address. */
+	ix = reallocarray(NULL, t->nsyms, sizeof(*ix));
+	ns = reallocarray(NULL, t->nsyms, sizeof(*ns));
+	na = malloc(t->nsyms);
+	if (ix == NULL || ns == NULL || na == NULL) {
+		free(ix);
+		free(ns);
+		free(na);
+		t->dropped += t->nsyms;	/* unusable unsorted */
+		t->nsyms = 0;
+		return;
+	}
+	for (i = 0; i < t->nsyms; i++)
+		ix[i] = (uint32_t)i;
+	qsort_r(ix, t->nsyms, sizeof(*ix), elfsym_cmp, b);
+	for (i = 0, o = 0; i < t->nsyms; i++) {
+		if (o > 0 && t->syms[ix[i]].addr == ns[o - 1].addr)
+			continue;
+		ns[o] = t->syms[ix[i]];
+		na[o++] = t->attr[ix[i]];
+	}
+	free(ix);
+	free(t->syms);
+	free(t->attr);
+	t->syms = ns;
+	t->attr = na;
 	t->nsyms = o;
 	for (i = 0; i + 1 < t->nsyms; i++) {
 		if (t->syms[i].size != 0)
@@ -312,6 +370,8 @@ elfsym_finish(struct elfsym_build *b)
 	}
 	if ((v = reallocarray(t->syms, t->nsyms, sizeof(*v))) != NULL)
 		t->syms = v;
+	if ((na = realloc(t->attr, t->nsyms)) != NULL)
+		t->attr = na;
 	if (t->names != NULL && (p = realloc(t->names, t->names_len)) != NULL)
 		t->names = p;
 }
@@ -497,6 +557,7 @@ elfsym_free(struct elfsym_table *t)
 	if (t == NULL)
 		return;
 	free(t->syms);
+	free(t->attr);
 	free(t->names);
 	free(t->debuglink);
 	if (t->fd >= 0)
@@ -598,6 +659,6 @@ elfsym_build_id_hex(const struct elfsym_table *t, char *buf, size_t len)
 size_t
 elfsym_bytes(const struct elfsym_table *t)
 {
-	return (sizeof(*t) + t->nsyms * sizeof(*t->syms) +
+	return (sizeof(*t) + t->nsyms * (sizeof(*t->syms) + 1) +
 	    (t->names != NULL ? t->names_len : 0));
 }

@@ -33,8 +33,15 @@ struct elfsym_seg {
  */
 #define ELFSYM_NSTR		2	/* .symtab's and .dynsym's strings */
 
+/* What perf's choice between aliases at one address looks at. */
+#define ELFSYM_A_WEAK		0x1	/* STB_WEAK */
+#define ELFSYM_A_NONGLOBAL	0x2	/* not STB_GLOBAL */
+#define ELFSYM_A_DYNSYM		0x4	/* from .dynsym (perf reads it only
+					 * without a .symtab) */
+
 struct elfsym_table {
 	struct elfsym_sym	*syms;
+	uint8_t			*attr;		/* per sym: ELFSYM_A_* */
 	size_t			 nsyms;
 	char			*names;		/* NULL when lazy */
 	size_t			 names_len;

@@ -68,13 +68,20 @@ emit_wanted(struct emit *em, struct pidinfo *pi)
 	return (pi->wanted);
 }
 
+/*
+ * The comm frame: the sampled thread's name, as perf script (and so
+ * gProfiler) shows it; the process's when the thread has none.
+ */
 static const char *
-emit_comm(struct perf *p, const struct pidinfo *pi)
+emit_comm(struct perf *p, const struct pidinfo *pi,
+    const struct stack_entry *e)
 {
 	const char *c;
 
 	if (pi->pid == 0)
 		return ("swapper");
+	if (e->comm[0] != '\0')
+		return (e->comm);
 	c = symbolizer_comm(p->sym, pi->pid);
 	if (c == NULL || c[0] == '\0')
 		c = pi->comm[0] != '\0' ? pi->comm : "[unknown]";
@@ -115,7 +122,7 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 			frames[n] = "[unknown]";
 		n++;
 	}
-	if (p->api->snapshot_add_stack(em->snap, e->pid, emit_comm(p, pi),
+	if (p->api->snapshot_add_stack(em->snap, e->pid, emit_comm(p, pi, e),
 	    frames, n, count) != 0)
 		em->rc = -1;
 	return (0);

@@ -178,7 +178,12 @@ perf_drain_cb(void *arg)
 	struct perf *p = arg;
 	int rc;
 
-	if (p->sampler != NULL && (rc = sampler_drain(p->sampler)) < 0)
+	if (p->sampler == NULL)
+		return;
+	perf_collect_slice(p);
+	/* -EAGAIN: the slice ran out; the ring stays readable, so the loop
+	 * comes back after its other events. */
+	if ((rc = sampler_drain(p->sampler)) < 0 && rc != -EAGAIN)
 		perf_complain(p, "draining the sample ring buffer: %s",
 		    strerror(-rc));
 }
@@ -314,8 +319,10 @@ perf_stats_delta(struct perf *p)
 	}
 	if (p->cur.stat[STAT_RB_FULL] > 0)
 		p->api->log(p->ctx, GP_LOG_WARN, "%llu samples lost to a full "
-		    "ring buffer this cycle",
-		    (unsigned long long)p->cur.stat[STAT_RB_FULL]);
+		    "ring buffer this cycle%s",
+		    (unsigned long long)p->cur.stat[STAT_RB_FULL],
+		    p->cur.drain_slices > 0 ? " (reading them took more than "
+		    "its share of the loop: lower -f)" : "");
 }
 
 static void
@@ -362,7 +369,8 @@ perf_snapshot(void *priv, struct gp_snapshot *snap)
 		p->api->snapshot_done(snap, 0, NULL);
 		return (0);
 	}
-	if ((rc = sampler_drain(p->sampler)) < 0)
+	perf_collect_slice(p);
+	if ((rc = sampler_drain(p->sampler)) < 0 && rc != -EAGAIN)
 		perf_complain(p, "draining the sample ring buffer: %s",
 		    strerror(-rc));
 	cpus = sampler_sync_cpus(p->sampler);
@@ -420,6 +428,7 @@ perf_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
 		a->json_set_int(md, "perf_dwarf_pids", (int64_t)c->dwarf_pids);
 	}
 	a->json_set_int(md, "perf_pids", (int64_t)c->pids);
+	a->json_set_int(md, "perf_drain_slices", (int64_t)c->drain_slices);
 	a->json_set_int(md, "perf_user_frames", (int64_t)c->user_frames);
 	a->json_set_int(md, "perf_user_frames_symbolized",
 	    (int64_t)c->user_resolved);

@@ -31,6 +31,11 @@
  * often the rest of a large one is read between cycles. */
 #define PERF_JIT_TURN_BYTES	(64u * 1024)
 #define PERF_JIT_WORK_MS	10
+/* One drain's share of the loop: at any accepted frequency the samples are
+ * read in slices, so signals, timers and uploads still run between them;
+ * what the ring cannot hold meanwhile is dropped and counted by the BPF
+ * program (STAT_RB_FULL) rather than the host starved. */
+#define PERF_DRAIN_SLICE_NS	(20ull * 1000 * 1000)
 
 struct stackagg;
 struct pidtab;
@@ -46,6 +51,7 @@ struct perf_cycle_stats {
 	uint64_t	 user_resolved;
 	uint64_t	 pids;
 	uint64_t	 dwarf_pids;		/* smart: PIDs DWARF won */
+	uint64_t	 drain_slices;		/* drains cut at their slice */
 	int		 cpus;
 };
 
@@ -70,6 +76,9 @@ struct perf {
 	struct stackagg		*dw;		/* DWARF-unwound stacks */
 	struct pidtab		*seen;		/* this cycle's PIDs */
 
+	uint64_t		 drain_deadline;	/* CLOCK_MONOTONIC ns */
+	uint32_t		 drain_n;	/* records this drain */
+
 	uint64_t		 stat_prev[STAT_NSTATS];
 	struct perf_cycle_stats	 cur;		/* being collected */
 	struct perf_cycle_stats	 last;		/* the last snapshot's */
@@ -82,8 +91,12 @@ void		 perf_complain(struct perf *, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
 
 /* collect.c */
-/* sampler_opts.on_record: one ring-buffer record into the tables. */
+/* sampler_opts.on_record: one ring-buffer record into the tables;
+ * -EAGAIN once the drain's slice is used (the record was taken). */
 int		 perf_collect_record(void *arg, const void *rec, size_t len);
+/* Start a drain's slice; then sampler_drain, which answers -EAGAIN when
+ * the slice ran out with records left. */
+void		 perf_collect_slice(struct perf *);
 
 /* emit.c */
 /* The cycle's stacks into the snapshot (smart mode picks per PID). */

@@ -30,12 +30,15 @@ stackagg_mix(uint64_t h, uint64_t v)
 }
 
 static uint64_t
-stackagg_hash(int32_t pid, const uint64_t *kips, uint16_t nk,
-    const uint64_t *uips, uint16_t nu)
+stackagg_hash(int32_t pid, const char *comm, const uint64_t *kips,
+    uint16_t nk, const uint64_t *uips, uint16_t nu)
 {
 	uint64_t h = stackagg_mix(0, ((uint64_t)(uint32_t)pid << 32) |
-	    ((uint64_t)nk << 16) | nu);
+	    ((uint64_t)nk << 16) | nu), w[2];
 	uint16_t i;
+
+	memcpy(w, comm, sizeof(w));
+	h = stackagg_mix(stackagg_mix(h, w[0]), w[1]);
 
 	for (i = 0; i < nk; i++)
 		h = stackagg_mix(h, kips[i]);
@@ -120,10 +123,11 @@ stackagg_grow(struct stackagg *a)
 
 static int
 stackagg_equal(const struct stack_entry *e, uint64_t h, int32_t pid,
-    const uint64_t *kips, uint16_t nk, const uint64_t *uips, uint16_t nu)
+    const char *comm, const uint64_t *kips, uint16_t nk,
+    const uint64_t *uips, uint16_t nu)
 {
 	return (e->hash == h && e->pid == pid && e->nkern == nk &&
-	    e->nuser == nu &&
+	    e->nuser == nu && memcmp(e->comm, comm, sizeof(e->comm)) == 0 &&
 	    (nk == 0 || memcmp(e->ips, kips, nk * sizeof(*kips)) == 0) &&
 	    (nu == 0 || memcmp(e->ips + nk, uips, nu * sizeof(*uips)) == 0));
 }
@@ -132,13 +136,26 @@ int
 stackagg_add(struct stackagg *a, int32_t pid, const uint64_t *kips,
     uint16_t nk, const uint64_t *uips, uint16_t nu, uint64_t count)
 {
+	return (stackagg_add_comm(a, pid, NULL, kips, nk, uips, nu, count));
+}
+
+int
+stackagg_add_comm(struct stackagg *a, int32_t pid, const char *comm,
+    const uint64_t *kips, uint16_t nk, const uint64_t *uips, uint16_t nu,
+    uint64_t count)
+{
 	struct stack_entry *e, **bp;
+	char key[STACKAGG_COMM_LEN];
 	uint64_t h;
 
-	h = stackagg_hash(pid, kips, nk, uips, nu);
+	/* Zero-padded, so equal names compare and hash equal. */
+	memset(key, 0, sizeof(key));
+	if (comm != NULL)
+		strncpy(key, comm, sizeof(key) - 1);
+	h = stackagg_hash(pid, key, kips, nk, uips, nu);
 	bp = &a->buckets[h & (a->nbuckets - 1)];
 	for (e = *bp; e != NULL; e = e->next) {
-		if (stackagg_equal(e, h, pid, kips, nk, uips, nu)) {
+		if (stackagg_equal(e, h, pid, key, kips, nk, uips, nu)) {
 			e->count += count;
 			a->nsamples += count;
 			return (0);
@@ -152,6 +169,7 @@ stackagg_add(struct stackagg *a, int32_t pid, const uint64_t *kips,
 	e->pid = pid;
 	e->nkern = nk;
 	e->nuser = nu;
+	memcpy(e->comm, key, sizeof(e->comm));
 	if (nk > 0)
 		memcpy(e->ips, kips, nk * sizeof(*kips));
 	if (nu > 0)

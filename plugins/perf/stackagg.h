@@ -1,6 +1,6 @@
 /*
- * Aggregation of raw samples: a hash keyed by (pid, kernel ips, user ips)
- * summing counts, so a cycle keeps one entry per distinct stack however
+ * Aggregation of raw samples: a hash keyed by (pid, thread comm, kernel
+ * ips, user ips) summing counts, so a cycle keeps one entry per distinct stack however
  * many samples hit it.
  */
 #ifndef GP_PERF_STACKAGG_H
@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define STACKAGG_COMM_LEN	16	/* TASK_COMM_LEN, NUL included */
+
 struct stack_entry {
 	struct stack_entry	*next;		/* hash chain */
 	uint64_t		 hash;
@@ -16,6 +18,7 @@ struct stack_entry {
 	int32_t			 pid;
 	uint16_t		 nkern;
 	uint16_t		 nuser;
+	char			 comm[STACKAGG_COMM_LEN];	/* thread's */
 	uint64_t		 ips[];		/* kernel then user, leaf first */
 };
 
@@ -26,6 +29,12 @@ void		 stackagg_free(struct stackagg *);
 /* Add count samples of one stack; 0 or -ENOMEM. */
 int		 stackagg_add(struct stackagg *, int32_t pid,
 		    const uint64_t *kips, uint16_t nkern,
+		    const uint64_t *uips, uint16_t nuser, uint64_t count);
+/* The same, for the thread named comm (at most STACKAGG_COMM_LEN - 1
+ * bytes are kept; NULL or "" when unknown): perf script folds per thread
+ * name, and so does the profile's comm frame. */
+int		 stackagg_add_comm(struct stackagg *, int32_t pid,
+		    const char *comm, const uint64_t *kips, uint16_t nkern,
 		    const uint64_t *uips, uint16_t nuser, uint64_t count);
 /* Visit every entry (in no particular order); non-zero from cb stops. */
 int		 stackagg_foreach(const struct stackagg *,

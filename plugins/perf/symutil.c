@@ -259,8 +259,11 @@ sym_cycle_strings_free(struct symbolizer *s)
 }
 
 /*
- * A C++ or Rust name demangled (with parameters, as perf shows them), or
- * the name itself.  Cached for the cycle by the name's address.
+ * A C++ or Rust name demangled as perf script shows it (perf's
+ * demangle_sym without -v: DMGL_NO_OPTS), so one function is one frame:
+ * no parameters, no return type, no "[clone .isra.0]" / ".cold" /
+ * ".constprop.0" suffix (clones merge into their function), no Rust hash;
+ * or the name itself.  Cached for the cycle by the name's address.
  */
 const char *
 sym_demangle(struct symbolizer *s, const char *name)
@@ -272,7 +275,7 @@ sym_demangle(struct symbolizer *s, const char *name)
 		return (name);
 	if ((v = sym_derived_get(s, name)) != NULL)
 		return (v);
-	d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	d = cplus_demangle(name, DMGL_NO_OPTS | DMGL_AUTO);
 	if (d == NULL)
 		return (sym_derived_put(s, name, name));
 	v = sym_strdup(s, d, strlen(d));

@@ -41,7 +41,7 @@ if chain:
        "user frames first (root), kernel frames last (leaf): " + ';'.join(f[-4:]))
 cx = of('perf_cxx')
 names = {x for f, c in cx for x in f}
-ok('gpwork::Spinner<int>::spin(unsigned long)' in names,
+ok('gpwork::Spinner<int>::spin' in names,
    "C++ frame demangled (%s)" % sorted(n for n in names if 'pin' in n)[:3])
 jt = of('perf_jit')
 names = {x for f, c in jt for x in f}

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Python plugin through the real daemon: every CPython 3.8-3.13 here (and
 # Debian's static 3.11) runs the nested workload at once; each must show
-# its nested functions with first lines, its appid and app metadata, and
+# its nested functions with the lines executing, its appid and app
+# metadata, no gprofiler agent taken for Python (its python.so plugin), and
 # never its sleeping thread.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/workloads/py_lib.sh"
@@ -22,26 +23,50 @@ while read -r label py; do
 	ok $? "$label workload started"
 done <"$TMP/interps"
 
+# Another agent (its own network namespace: one agent per namespace) maps
+# the python.so plugin, which the python regex matches: not a Python
+# process, so no "[Profiling skipped: ...]" frame for it.
+unshare -n "$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" -c -d 60 \
+    --perf-mode disabled --java-mode disabled -o "$TMP/other" \
+    >"$TMP/other.log" 2>&1 &
+other=$!
+pids="$pids $other"
+i=0
+while [ $i -lt 50 ] && ! grep -q '/python\.so$' /proc/$other/maps 2>/dev/null
+do
+	sleep 0.1; i=$((i + 1))
+done
+grep -q '/python\.so$' /proc/$other/maps 2>/dev/null
+ok $? "control: another agent runs with the python.so plugin mapped"
 py_profile "$TMP/out" 4 --perf-mode disabled
 ok $? "one cycle with perf disabled (python only)"
 col="$TMP/out/last_profile.col"
 [ -s "$col" ]
 ok $? "profile written"
 
-def=$(grep -n '# DEF:' "$top_srcdir/tests/workloads/py_nested.py")
+def=$(grep -n '# DEF:\|# BUSY:' "$top_srcdir/tests/workloads/py_nested.py")
 defl() { echo "$def" | grep "DEF:$1\$" | cut -d: -f1; }
+busyl() { echo "$def" | grep "BUSY:$1\$" | cut -d: -f1; }
+callmod=$(grep -n '^outer()$' "$top_srcdir/tests/workloads/py_nested.py" |
+    cut -d: -f1)
 while read -r label py; do
 	f="$TMP/nested_$label.py"
 	case $label in 3.8|3.9|3.10) step=step ;; *) step=Worker.step ;; esac
-	want="outer ($f:$(defl outer))_[p];middle ($f:$(defl middle))_[p];inner_loop ($f:$(defl inner))_[p];$step ($f:$(defl step))_[p]"
-	grep -aF "$want" "$col" >/dev/null
-	ok $? "$label: nested functions with first lines"
-	grep -aF "appid: python: $f ($f);<module> ($f:1)_[p];outer" "$col" \
-	    >/dev/null
+	# The executing line of each frame: the call in each caller, the
+	# loop or its body in the leaf.
+	want="outer ($f:$(($(defl outer) + 1)))_[p];middle ($f:$(($(defl middle) + 1)))_[p];inner_loop ($f:$(busyl inner))_[p];$step ($f:"
+	grep -aF "$want$(busyl step))_[p]" "$col" >/dev/null ||
+	    grep -aF "$want$(($(busyl step) - 1)))_[p]" "$col" >/dev/null
+	ok $? "$label: nested functions with the lines executing"
+	grep -aF "appid: python: $f ($f);<module> ($f:$callmod)_[p];outer" \
+	    "$col" >/dev/null
 	ok $? "$label: appid and <module> root"
 	! grep -aF "sleeping_thread_body ($f:" "$col" >/dev/null
 	ok $? "$label: sleeping thread absent"
 done <"$TMP/interps"
+! grep -a "no _PyRuntime\|^[0-9]*;[^;]*;gprofiler;\[Profiling" "$col" >/dev/null
+ok $? "no skipped frame for the other agent"
+kill $other 2>/dev/null
 head -1 "$col" | grep -q '"python_version": "Python 3\.[0-9]*\.[0-9]*"'
 ok $? "app metadata has python_version"
 head -1 "$col" | grep -q '"libpython_elfid": "buildid:[0-9a-f]*"'

@@ -93,7 +93,8 @@ test_render(void)
 	    "index, container, ';' in a frame becomes '|'");
 	CHECK(has_line(col, "0;;python3;appid: python: -m mymod;"
 	    "<module> (/srv/m.py:1)_[p];run_[p] 7"), "appid after comm");
-	CHECK(has_line(col, "0;;nginx;bad frame 1"), "newline in a frame");
+	CHECK(has_line(col, "0;;nginx;bad\\x0aframe 1"),
+	    "newline in a frame escaped (textesc.c)");
 	CHECK(has_line(col, "0;;idle;appid: x: y 2"),
 	    "comm-only stack: appid appended after comm");
 	CHECK_INTEQ(count_lines(col), 5, "header + 4 stacks");

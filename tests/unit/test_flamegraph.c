@@ -146,8 +146,8 @@ test_escaping(void)
 	CHECK_INTEQ(value_at(o, "a|</script><script>alert(1)</script>"), 2,
 	    "hostile name survives as text");
 	CHECK_INTEQ(value_at(o, "a|</script><script>alert(1)</script>|"
-	    "x\xe2\x80\xa8y|bad\xef\xbf\xbd\xef\xbf\xbdz"), 2,
-	    "invalid UTF-8 replaced by U+FFFD");
+	    "x\\u2028y|bad\\xff\\xc0z"), 2,
+	    "U+2028 and invalid UTF-8 escaped by the text rule");
 	json_object_put(o);
 	free(j);
 	html = flamegraph_render(col, strlen(col), &hn);

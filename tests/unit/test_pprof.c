@@ -181,7 +181,7 @@ test_cpu(void)
 	    "one location per function");
 	s = sample_with_leaf(pr, "main_[p]");
 	CHECK(s != NULL && strcmp(frame(pr, s->location_id[1]),
-	    "bad\xef\xbf\xbd") == 0, "invalid UTF-8 repaired");
+	    "bad\\xff") == 0, "invalid UTF-8 escaped by the text rule");
 	s = sample_with_leaf(pr, "0x1a0_[g]");
 	CHECK(s != NULL && label(pr, s, "stall", NULL) == NULL,
 	    "no stall label outside gpu mode");

@@ -401,7 +401,7 @@ test_cxx(struct symbolizer *s)
 	}
 	CHECK_EQ(symbolizer_process_seen(s, c.pid), 0);
 	CHECK_STREQ(symbolizer_user_frame(s, c.pid, c.addr),
-	    "ns::Widget::spin(int)", "C++ name demangled");
+	    "ns::Widget::spin", "C++ name demangled (as perf shows it)");
 	child_stop(&c);
 }
 
@@ -544,7 +544,20 @@ test_demangle(void)
 	struct symbolizer	*s = test_sym_new(NULL, NULL);
 
 	CHECK_STREQ(sym_demangle(s, "_ZN2ns6Widget4spinEi"),
-	    "ns::Widget::spin(int)", "C++");
+	    "ns::Widget::spin", "C++ as perf shows it: no parameters");
+	/* As `perf script` prints them on this machine (perf 6.1). */
+	CHECK_STREQ(sym_demangle(s,
+	    "_ZN6gpworkL9isra_leafERKNS_3BigEm.constprop.0.isra.0"),
+	    "gpwork::isra_leaf", "clone suffixes merge into the function");
+	CHECK_STREQ(sym_demangle(s, "_ZN3foo3barEv.cold"), "foo::bar",
+	    ".cold part merges into its function");
+	CHECK_STREQ(sym_demangle(s, "_Z3fooIiEvT_"), "foo<int>",
+	    "template: no return type");
+	CHECK_STREQ(sym_demangle(s,
+	    "_ZNK6gpwork6MatrixIlE3sumERKSt6vectorIlSaIlEEi"),
+	    "gpwork::Matrix<long>::sum", "const member of a class template");
+	CHECK_STREQ(sym_demangle(s, "_ZZ4mainENKUlvE_clEv"),
+	    "main::{lambda()#1}::operator()", "lambda");
 	CHECK_STREQ(sym_demangle(s, "_ZN3foo3bar17h05af221e174051e9E"),
 	    "foo::bar", "Rust legacy (hash dropped)");
 	CHECK_STREQ(sym_demangle(s, "_RNvNtCs1234_7mycrate3foo3bar"),

@@ -1,8 +1,8 @@
 /*
  * A C++ workload: the hot code is a member of a class template in a
  * namespace, so its symbol is mangled
- * (_ZN6gpwork7SpinnerIiE4spinEm) and must show demangled:
- * "gpwork::Spinner<int>::spin(unsigned long)".
+ * (_ZN6gpwork7SpinnerIiE4spinEm) and must show demangled as perf script
+ * shows it: "gpwork::Spinner<int>::spin".
  *
  *	perf_cxx [-t seconds]
  */

@@ -24,6 +24,26 @@
 #define PY_CONFIG_MAX	(16u << 20)	/* config files: refused above */
 #define PY_CONFIG_READ	(64 * 1024)	/* and read this far */
 
+/*
+ * A mapping that matches the python regex only because it is a gprofiler
+ * plugin (".../python.so" beside its "python.plugin" manifest): every
+ * gprofiler agent maps ours, and is no Python process.
+ */
+static int
+py_discover_is_plugin(pid_t pid, const char *path, size_t len)
+{
+	char man[PATH_MAX + 64];
+	struct stat st;
+	int n;
+
+	if (len < 10 || memcmp(path + len - 10, "/python.so", 10) != 0)
+		return (0);
+	n = snprintf(man, sizeof(man), "/proc/%d/root%.*s.plugin", (int)pid,
+	    (int)(len - 3), path);
+	return (n > 0 && (size_t)n < sizeof(man) && stat(man, &st) == 0 &&
+	    S_ISREG(st.st_mode));
+}
+
 /* Maps match the python regex; cmdline and executable not excluded. */
 int
 py_discover_candidate(pid_t pid)
@@ -43,7 +63,8 @@ py_discover_candidate(pid_t pid)
 			nl = maps + len;
 		if (py_proc_parse_map_line(line, (size_t)(nl - line), &m) ==
 		    0 && m.path != NULL)
-			hit = py_proc_map_is_python(m.path, m.pathlen);
+			hit = py_proc_map_is_python(m.path, m.pathlen) &&
+			    !py_discover_is_plugin(pid, m.path, m.pathlen);
 	}
 	free(maps);
 	if (!hit)

@@ -315,6 +315,12 @@ py_target_attach(pid_t pid, struct py_target *t, char *why, size_t whylen)
 	rc = py_elf_read_fd(fd, &pe);
 	close(fd);
 	if (rc != 0) {
+		/* Python 2 and 3 before 3.7 have no _PyRuntime: say which
+		 * version is not supported, from the file's name, rather
+		 * than that no interpreter was found. */
+		if (py_version_from_filename(ob->path, &t->ver) == 0 &&
+		    py_version_supported(&t->ver, why, whylen) != 0)
+			return (-ENOTSUP);
 		snprintf(why, whylen, "no Python interpreter found (%s has "
 		    "no _PyRuntime)", ob->path);
 		return (-ENOENT);

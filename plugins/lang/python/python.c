@@ -122,7 +122,9 @@ pyp_attach(struct pyp *p, struct pyp_proc *pr)
 	switch (rc) {
 	case 0:
 		pr->state = PYP_ACTIVE;
-		pr->t.line_mode = PY_LINE_FIRST;
+		/* The line executing, in gProfiler's "name (file:line)_[p]"
+		 * (issue 13 #5; perf-like: where the time goes). */
+		pr->t.line_mode = PY_LINE_CURRENT;
 		py_discover_appid(pr->pid, pr->appid, sizeof(pr->appid));
 		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: Python %d.%d.%d "
 		    "in %s", (int)pr->pid, pr->t.ver.major, pr->t.ver.minor,
