@@ -1,8 +1,11 @@
 /*
- * From ring-buffer records to the cycle's tables: note each new PID (so
- * the symbolizer snapshots it while it lives: short-lived processes still
- * resolve), unwind DWARF samples now (the process and its stack are fresh),
- * and aggregate by (pid, kernel ips, user ips).
+ * From ring-buffer records to the cycle's tables: note each new process
+ * image, a (PID, exec generation) pair (so the symbolizer snapshots it
+ * while it lives: short-lived processes, and processes that exec, still
+ * resolve against the program each sample was taken in), make sure the
+ * image's snapshot covers the sampled addresses while it can still be
+ * re-read, unwind DWARF samples now (the process and its stack are fresh),
+ * and aggregate by (pid, generation, kernel ips, user ips).
  */
 #include <string.h>
 
@@ -16,8 +19,8 @@ static void
 collect_add(struct perf *p, struct stackagg *a, const struct sample_view *v,
     const uint64_t *uips, uint16_t nuser)
 {
-	if (stackagg_add(a, (int32_t)v->hdr.pid, v->kips, v->hdr.nkern, uips,
-	    nuser, 1) != 0)
+	if (stackagg_add_gen(a, (int32_t)v->hdr.pid, v->hdr.gen, v->kips,
+	    v->hdr.nkern, uips, nuser, 1) != 0)
 		p->cur.agg_failures++;
 }
 
@@ -36,7 +39,7 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 		    "skipped: the BPF object does not match the plugin", len);
 		return (0);
 	}
-	pi = pidtab_get(p->seen, (int32_t)v.hdr.pid, &isnew);
+	pi = pidtab_get_gen(p->seen, (int32_t)v.hdr.pid, v.hdr.gen, &isnew);
 	if (pi == NULL) {
 		p->cur.agg_failures++;
 		return (0);
@@ -44,8 +47,11 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 	if (isnew) {
 		memcpy(pi->comm, v.hdr.comm, sizeof(pi->comm) - 1);
 		if (v.hdr.pid != 0)
-			symbolizer_process_seen(p->sym, (int32_t)v.hdr.pid);
-	}
+			symbolizer_process_seen_gen(p->sym,
+			    (int32_t)v.hdr.pid, v.hdr.gen);
+	} else if (v.hdr.pid != 0 && v.hdr.nuser > 0)
+		symbolizer_cover_gen(p->sym, (int32_t)v.hdr.pid, v.hdr.gen,
+		    v.uips, v.hdr.nuser);
 	if (p->mode == PERF_MODE_FP || p->mode == PERF_MODE_SMART) {
 		collect_add(p, p->fp, &v, v.uips, v.hdr.nuser);
 		pi->fp_samples++;

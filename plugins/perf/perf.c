@@ -92,6 +92,16 @@ perf_sym_log(void *arg, int level, const char *msg)
 	p->api->log(p->ctx, level, "%s", msg);
 }
 
+/* The exec generation pid is in now, for the symbolizer. */
+static int
+perf_cur_gen(void *arg, int32_t pid, uint32_t *gen)
+{
+	struct perf *p = arg;
+
+	(void)sampler_exec_gen(p->sampler, pid, gen);
+	return (0);
+}
+
 /* The symbolizer's kernel names, by the sampler's in-kernel lookup. */
 static int
 perf_ksym_resolve(void *arg, const uint64_t *addrs, size_t n, char *names,
@@ -269,6 +279,8 @@ perf_start(void *priv)
 		return (-ENOTSUP);
 	}
 	symbolizer_set_kernel_resolver(p->sym, perf_ksym_resolve, p);
+	if (sampler_follows_exec(p->sampler))
+		symbolizer_set_gen_resolver(p->sym, perf_cur_gen, p);
 	p->cur.cpus = sampler_sync_cpus(p->sampler);
 	if (p->api->fd_watch != NULL)
 		p->wakeup = p->api->fd_watch(p->ctx,

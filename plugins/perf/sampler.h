@@ -58,7 +58,7 @@ struct sample_hdr {
 	__u32	flags;		/* SAMPLE_F_* */
 	__u32	stack_off;	/* offset of regs[], when SAMPLE_F_DWARF */
 	__u32	stack_len;	/* bytes of stack after regs[] */
-	__u32	pad;
+	__u32	gen;		/* the tgid's exec generation (0: none seen) */
 	char	comm[SAMPLE_COMM_LEN];	/* the thread's comm */
 };
 
@@ -115,6 +115,16 @@ void		 sampler_stats(struct sampler *, uint64_t out[STAT_NSTATS]);
  */
 int		 sampler_ksym_resolve(struct sampler *, const uint64_t *addrs,
 		    size_t n, char *names, size_t name_len);
+/*
+ * The exec generation the program gives pid now (0 when it has seen no
+ * exec of it): samples carry the generation they were taken in, so one
+ * that differs from this one belongs to an image the process has left.
+ * 0, or -ENOENT (*gen = 0) when the kernel has no entry for pid.
+ */
+int		 sampler_exec_gen(struct sampler *, int32_t pid,
+		    uint32_t *gen);
+/* Whether exec and exit events are followed (generations counted). */
+int		 sampler_follows_exec(const struct sampler *);
 /* "cpu-cycles", "cpu-clock" or "task-clock". */
 const char	*sampler_event_name(const struct sampler *);
 

@@ -30,10 +30,10 @@ stackagg_mix(uint64_t h, uint64_t v)
 }
 
 static uint64_t
-stackagg_hash(int32_t pid, const uint64_t *kips, uint16_t nk,
+stackagg_hash(int32_t pid, uint32_t gen, const uint64_t *kips, uint16_t nk,
     const uint64_t *uips, uint16_t nu)
 {
-	uint64_t h = stackagg_mix(0, ((uint64_t)(uint32_t)pid << 32) |
+	uint64_t h = stackagg_mix(gen, ((uint64_t)(uint32_t)pid << 32) |
 	    ((uint64_t)nk << 16) | nu);
 	uint16_t i;
 
@@ -120,9 +120,11 @@ stackagg_grow(struct stackagg *a)
 
 static int
 stackagg_equal(const struct stack_entry *e, uint64_t h, int32_t pid,
-    const uint64_t *kips, uint16_t nk, const uint64_t *uips, uint16_t nu)
+    uint32_t gen, const uint64_t *kips, uint16_t nk, const uint64_t *uips,
+    uint16_t nu)
 {
-	return (e->hash == h && e->pid == pid && e->nkern == nk &&
+	return (e->hash == h && e->pid == pid && e->gen == gen &&
+	    e->nkern == nk &&
 	    e->nuser == nu &&
 	    (nk == 0 || memcmp(e->ips, kips, nk * sizeof(*kips)) == 0) &&
 	    (nu == 0 || memcmp(e->ips + nk, uips, nu * sizeof(*uips)) == 0));
@@ -132,13 +134,21 @@ int
 stackagg_add(struct stackagg *a, int32_t pid, const uint64_t *kips,
     uint16_t nk, const uint64_t *uips, uint16_t nu, uint64_t count)
 {
+	return (stackagg_add_gen(a, pid, 0, kips, nk, uips, nu, count));
+}
+
+int
+stackagg_add_gen(struct stackagg *a, int32_t pid, uint32_t gen,
+    const uint64_t *kips, uint16_t nk, const uint64_t *uips, uint16_t nu,
+    uint64_t count)
+{
 	struct stack_entry *e, **bp;
 	uint64_t h;
 
-	h = stackagg_hash(pid, kips, nk, uips, nu);
+	h = stackagg_hash(pid, gen, kips, nk, uips, nu);
 	bp = &a->buckets[h & (a->nbuckets - 1)];
 	for (e = *bp; e != NULL; e = e->next) {
-		if (stackagg_equal(e, h, pid, kips, nk, uips, nu)) {
+		if (stackagg_equal(e, h, pid, gen, kips, nk, uips, nu)) {
 			e->count += count;
 			a->nsamples += count;
 			return (0);
@@ -150,6 +160,7 @@ stackagg_add(struct stackagg *a, int32_t pid, const uint64_t *kips,
 	e->hash = h;
 	e->count = count;
 	e->pid = pid;
+	e->gen = gen;
 	e->nkern = nk;
 	e->nuser = nu;
 	if (nk > 0)

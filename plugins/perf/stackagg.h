@@ -1,5 +1,6 @@
 /*
- * Aggregation of raw samples: a hash keyed by (pid, kernel ips, user ips)
+ * Aggregation of raw samples: a hash keyed by (pid, exec generation,
+ * kernel ips, user ips)
  * summing counts, so a cycle keeps one entry per distinct stack however
  * many samples hit it.
  */
@@ -14,6 +15,7 @@ struct stack_entry {
 	uint64_t		 hash;
 	uint64_t		 count;
 	int32_t			 pid;
+	uint32_t		 gen;		/* exec generation (sampler.h) */
 	uint16_t		 nkern;
 	uint16_t		 nuser;
 	uint64_t		 ips[];		/* kernel then user, leaf first */
@@ -25,6 +27,11 @@ struct stackagg	*stackagg_new(void);
 void		 stackagg_free(struct stackagg *);
 /* Add count samples of one stack; 0 or -ENOMEM. */
 int		 stackagg_add(struct stackagg *, int32_t pid,
+		    const uint64_t *kips, uint16_t nkern,
+		    const uint64_t *uips, uint16_t nuser, uint64_t count);
+/* The same, for samples of one exec generation of pid (sampler.h):
+ * generations never share an entry. */
+int		 stackagg_add_gen(struct stackagg *, int32_t pid, uint32_t gen,
 		    const uint64_t *kips, uint16_t nkern,
 		    const uint64_t *uips, uint16_t nuser, uint64_t count);
 /* Visit every entry (in no particular order); non-zero from cb stops. */
