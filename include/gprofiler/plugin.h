@@ -19,6 +19,8 @@
  *
  * ABI log:
  *   1.0 (2026-11-30)  first version.
+ *   1.x (2026-12-01)  gp_host_api.sample_watch, sample_subscribe,
+ *                     sample_source, sample_report (sampled threads).
  *
  * Types: fixed-width integers, double, const char *, pointers to ABI structs
  * and function pointers only; no bool, enum, long, time_t or structs by value.
@@ -325,6 +327,33 @@ struct gp_host_api {
 			    void (*done)(void *arg, int32_t rc,
 			    int32_t http_status, const char *err),
 			    void *arg);
+
+	/*
+	 * Sampled threads: the system profiler reports each sample of a
+	 * watched process as soon as it has it (it wakes for them), so a
+	 * process profiler reads stacks of exactly the threads that were on
+	 * CPU, right after they were.
+	 *   sample_watch      a process profiler wants reports of pid (on) or
+	 *                     no more (!on): 0, or -ENOTSUP while no system
+	 *                     profiler reports (then sample on your own; the
+	 *                     watch is kept for one that starts later).
+	 *   sample_subscribe  cb(arg, pid, tid, count) for each report; a NULL
+	 *                     cb unsubscribes.
+	 *   sample_source     the system profiler reports samples, and is told
+	 *                     of watches through watch(arg, pid, on) (also of
+	 *                     those made before); NULL unregisters.
+	 *   sample_report     the system profiler saw count samples of tid.
+	 */
+	int32_t		(*sample_watch)(struct gp_plugin_ctx *ctx, int32_t pid,
+			    int32_t on);
+	int32_t		(*sample_subscribe)(struct gp_plugin_ctx *ctx,
+			    void (*cb)(void *arg, int32_t pid, int32_t tid,
+			    uint64_t count), void *arg);
+	int32_t		(*sample_source)(struct gp_plugin_ctx *ctx,
+			    void (*watch)(void *arg, int32_t pid, int32_t on),
+			    void *arg);
+	void		(*sample_report)(struct gp_plugin_ctx *ctx,
+			    int32_t pid, int32_t tid, uint64_t count);
 };
 
 /* Whether the host's table has `member` (added after ABI 1.0). */

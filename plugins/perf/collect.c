@@ -52,6 +52,10 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 	} else if (v.hdr.pid != 0 && v.hdr.nuser > 0)
 		symbolizer_cover_gen(p->sym, (int32_t)v.hdr.pid, v.hdr.gen,
 		    v.uips, v.hdr.nuser);
+	/* A process profiler reads this thread's stack now. */
+	if ((v.hdr.flags & SAMPLE_F_WATCHED) && p->reports)
+		p->api->sample_report(p->ctx, (int32_t)v.hdr.pid,
+		    (int32_t)v.hdr.tid, 1);
 	if (p->mode == PERF_MODE_FP || p->mode == PERF_MODE_SMART) {
 		collect_add(p, p->fp, &v, v.uips, v.hdr.nuser);
 		pi->fp_samples++;

@@ -102,6 +102,19 @@ perf_cur_gen(void *arg, int32_t pid, uint32_t *gen)
 	return (0);
 }
 
+/* A process profiler watches pid (host API sample_watch). */
+static void
+perf_watch(void *arg, int32_t pid, int32_t on)
+{
+	struct perf *p = arg;
+	int rc;
+
+	if (p->sampler != NULL && (rc = sampler_watch(p->sampler, pid,
+	    on)) != 0)
+		perf_complain(p, "cannot %swatch pid %d for its process "
+		    "profiler: %s", on ? "" : "un", (int)pid, strerror(-rc));
+}
+
 /* The symbolizer's kernel names, by the sampler's in-kernel lookup. */
 static int
 perf_ksym_resolve(void *arg, const uint64_t *addrs, size_t n, char *names,
@@ -194,6 +207,9 @@ perf_wakeup_cb(int32_t fd, uint32_t events, void *arg)
 static void
 perf_teardown(struct perf *p)
 {
+	if (p->reports)
+		(void)p->api->sample_source(p->ctx, NULL, NULL);
+	p->reports = 0;
 	p->api->timer_del(p->drain_timer);
 	p->drain_timer = NULL;
 	if (p->wakeup != NULL)
@@ -281,6 +297,10 @@ perf_start(void *priv)
 	symbolizer_set_kernel_resolver(p->sym, perf_ksym_resolve, p);
 	if (sampler_follows_exec(p->sampler))
 		symbolizer_set_gen_resolver(p->sym, perf_cur_gen, p);
+	/* Process profilers learn which threads were on CPU from us. */
+	if (GP_API_HAS(p->api, sample_report) &&
+	    p->api->sample_source(p->ctx, perf_watch, p) == 0)
+		p->reports = 1;
 	p->cur.cpus = sampler_sync_cpus(p->sampler);
 	if (p->api->fd_watch != NULL)
 		p->wakeup = p->api->fd_watch(p->ctx,

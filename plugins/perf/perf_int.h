@@ -64,6 +64,7 @@ struct perf {
 	struct stackagg		*fp;		/* frame-pointer stacks */
 	struct stackagg		*dw;		/* DWARF-unwound stacks */
 	struct pidtab		*seen;		/* this cycle's PIDs */
+	int			 reports;	/* the host's sample source */
 
 	uint64_t		 stat_prev[STAT_NSTATS];
 	struct perf_cycle_stats	 cur;		/* being collected */

@@ -49,6 +49,18 @@ struct {
 } exec_gen SEC(".maps");
 
 /*
+ * Tgids whose every sample wakes user space: a process profiler (Python)
+ * reads the sampled thread's stack right after, so it samples exactly the
+ * threads that were on CPU.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} watch SEC(".maps");
+
+/*
  * User tgids user space has been woken for, with the generation (+1) it
  * was woken for (LRU: exited ones age out).
  * Only on_sample touches it, and a sampling interrupt (an NMI with the
@@ -180,10 +192,12 @@ copy_user_stack(struct sample_buf *s)
  * sample, nor per fixed period.
  */
 static __always_inline __u64
-wakeup_flags(__u32 tgid, __u32 gen, int is_user)
+wakeup_flags(__u32 tgid, __u32 gen, int is_user, int watched)
 {
 	__u32 *seen, want = gen + 1;
 
+	if (watched)
+		return BPF_RB_FORCE_WAKEUP;
 	if (is_user && ((seen = bpf_map_lookup_elem(&announced, &tgid)) ==
 	    NULL || *seen != want)) {
 		bpf_map_update_elem(&announced, &tgid, &want, BPF_ANY);
@@ -205,7 +219,7 @@ on_sample(void *ctx)
 	__u32 *genp;
 	__u64 size;
 	long kn, un = 0;
-	int is_user;
+	int is_user, watched;
 
 	if (tgid != 0 && tgid == self_tgid)
 		return 0;
@@ -264,8 +278,11 @@ on_sample(void *ctx)
 	}
 	if (size > sizeof(*s))
 		return 0;
+	watched = tgid != 0 && bpf_map_lookup_elem(&watch, &tgid) != NULL;
+	if (watched)
+		s->hdr.flags |= SAMPLE_F_WATCHED;
 	if (bpf_ringbuf_output(&events, s, size, wakeup_flags(tgid,
-	    s->hdr.gen, is_user)) != 0)
+	    s->hdr.gen, is_user, watched)) != 0)
 		stat_inc(STAT_RB_FULL);
 	return 0;
 }

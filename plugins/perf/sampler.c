@@ -313,6 +313,22 @@ sampler_attach_exec(struct sampler *s)
 }
 
 int
+sampler_watch(struct sampler *s, int32_t pid, int on)
+{
+	uint32_t key = (uint32_t)pid;
+	uint8_t one = 1;
+	int rc;
+
+	if (on)
+		rc = bpf_map__update_elem(s->skel->maps.watch, &key,
+		    sizeof(key), &one, sizeof(one), BPF_ANY);
+	else
+		rc = bpf_map__delete_elem(s->skel->maps.watch, &key,
+		    sizeof(key), 0);
+	return (rc != 0 && !(rc == -ENOENT && !on) ? rc : 0);
+}
+
+int
 sampler_follows_exec(const struct sampler *s)
 {
 	return (s->exec_link != NULL);

@@ -40,6 +40,7 @@
 #define SAMPLE_F_USER_ERR	0x2	/* user fp stack could not be read */
 #define SAMPLE_F_FP		0x4	/* nuser holds a frame-pointer stack */
 #define SAMPLE_F_DWARF		0x8	/* registers and stack bytes follow */
+#define SAMPLE_F_WATCHED	0x10	/* the tgid is watched (sampler_watch) */
 
 /* Per-CPU counters in the "stats" map, summed by user space. */
 #define STAT_SAMPLES		0	/* program runs that passed the filter */
@@ -123,6 +124,12 @@ int		 sampler_ksym_resolve(struct sampler *, const uint64_t *addrs,
  */
 int		 sampler_exec_gen(struct sampler *, int32_t pid,
 		    uint32_t *gen);
+/*
+ * Wake user space at every sample of pid (on) and flag its records
+ * SAMPLE_F_WATCHED, for a process profiler reading the sampled thread's
+ * stack right after; or no more (!on).  0 or -errno.
+ */
+int		 sampler_watch(struct sampler *, int32_t pid, int on);
 /* Whether exec and exit events are followed (generations counted). */
 int		 sampler_follows_exec(const struct sampler *);
 /* "cpu-cycles", "cpu-clock" or "task-clock". */

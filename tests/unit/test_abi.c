@@ -60,7 +60,9 @@ AT(gp_host_api, snapshot_add_stack, 104);
 AT(gp_host_api, json_new, 152);
 AT(gp_host_api, pid_wanted, 224);
 AT(gp_host_api, http_download, 232);
-_Static_assert(sizeof(struct gp_host_api) == 240, "gp_host_api 1.0 size");
+AT(gp_host_api, sample_watch, 240);
+AT(gp_host_api, sample_report, 264);
+_Static_assert(sizeof(struct gp_host_api) == 272, "gp_host_api size");
 
 AT(gp_child_spec, size, 0);
 AT(gp_child_spec, argv, 8);
