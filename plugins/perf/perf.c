@@ -299,6 +299,7 @@ perf_start(void *priv)
 		symbolizer_set_gen_resolver(p->sym, perf_cur_gen, p);
 	/* Process profilers learn which threads were on CPU from us. */
 	if (GP_API_HAS(p->api, sample_report) &&
+	    p->api->sample_source != NULL && p->api->sample_report != NULL &&
 	    p->api->sample_source(p->ctx, perf_watch, p) == 0)
 		p->reports = 1;
 	p->cur.cpus = sampler_sync_cpus(p->sampler);

@@ -539,6 +539,8 @@ pyp_start(void *priv)
 	p->max_procs = f < 0 ? 0 : f > PYP_MAX_PROCS ? PYP_MAX_PROCS :
 	    (uint32_t)f;
 	p->subscribed = GP_API_HAS(p->api, sample_report) &&
+	    p->api->sample_subscribe != NULL &&
+	    p->api->sample_watch != NULL &&
 	    p->api->sample_subscribe(p->ctx, pyp_report_cb, p) == 0;
 	p->by_reports = -1;	/* logged once decided */
 	pyp_scan(p);
