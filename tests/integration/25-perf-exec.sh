@@ -20,7 +20,12 @@ sleep 1
 perf record -a -g -e cpu-clock -F 997 -o "$TMP/perf.data" -- \
     sleep $secs >/dev/null 2>"$TMP/perf.err" &
 rec=$!
-perf_profile "$TMP/out" $secs profiling-frequency=997
+# The perf plugin's loop alone: with the Python and Java plugins' per-second
+# /proc scans in the same loop on a host loaded ~10x its CPUs, maps are
+# read too late for programs this short (75% named measured; the scans are
+# to become exec/exit events, issue 13 "Cost").
+perf_profile "$TMP/out" $secs profiling-frequency=997 python-mode=disabled \
+    java-mode=disabled
 ok $? "plugin ran one cycle"
 wait $rec
 ok $? "perf record ran"

@@ -284,6 +284,24 @@ pyp_watch_sync(struct pyp *p)
 	p->by_reports = src;
 }
 
+static void	pyp_sample_cb(void *);
+
+/*
+ * The -f Hz timer samples only what no report covers: while a system
+ * profiler reports, every sampled process is watched and the loop need
+ * not wake at -f Hz at all.
+ */
+static void
+pyp_timer_sync(struct pyp *p)
+{
+	if (p->by_reports == 1) {
+		p->api->timer_del(p->sample_timer);
+		p->sample_timer = NULL;
+	} else if (p->sample_timer == NULL && p->scan_timer != NULL)
+		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
+		    pyp_sample_cb, p);
+}
+
 static void
 pyp_scan(struct pyp *p)
 {
@@ -318,6 +336,7 @@ pyp_scan(struct pyp *p)
 	}
 	pyp_choose(p);
 	pyp_watch_sync(p);
+	pyp_timer_sync(p);
 }
 
 static void
@@ -544,11 +563,11 @@ pyp_start(void *priv)
 	    p->api->sample_subscribe(p->ctx, pyp_report_cb, p) == 0;
 	p->by_reports = -1;	/* logged once decided */
 	pyp_scan(p);
-	p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
-	    pyp_sample_cb, p);
 	p->scan_timer = p->api->timer_add(p->ctx, PYP_RESCAN_MS, 1,
 	    pyp_scan_cb, p);
-	if (p->sample_timer == NULL || p->scan_timer == NULL) {
+	pyp_timer_sync(p);
+	if (p->scan_timer == NULL || (p->by_reports != 1 &&
+	    p->sample_timer == NULL)) {
 		pyp_reset(p);
 		return (-ENOMEM);
 	}
