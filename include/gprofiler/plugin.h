@@ -25,6 +25,8 @@
  * ABI log:
  *   1.0 (2026-11-30)  first version.
  *   1.1 (2026-12-01)  gp_host_api.file_open, file_read (untrusted files).
+ *   1.2 (2026-12-01)  gp_host_api.sample_watch, sample_subscribe,
+ *                     sample_source, sample_report (sampled threads).
  *
  * Types: fixed-width integers, double, const char *, pointers to ABI structs
  * and function pointers only; no bool, enum, long, time_t or structs by value.
@@ -50,7 +52,7 @@ extern "C" {
 
 #define GP_PLUGIN_MAGIC		0x47504c47u	/* "GPLG" */
 #define GP_ABI_MAJOR		1
-#define GP_ABI_MINOR		1
+#define GP_ABI_MINOR		2
 #define GP_PLUGIN_SYMBOL	"gprofiler_plugin"
 
 /*
@@ -403,6 +405,33 @@ struct gp_host_api {
 	int64_t		(*file_read)(struct gp_plugin_ctx *ctx,
 			    const struct gp_open_spec *spec, void *buf,
 			    uint64_t bufsz);
+
+	/*
+	 * Sampled threads (1.2): the system profiler reports each sample of a
+	 * watched process as soon as it has it (it wakes for them), so a
+	 * process profiler reads stacks of exactly the threads that were on
+	 * CPU, right after they were.
+	 *   sample_watch      a process profiler wants reports of pid (on) or
+	 *                     no more (!on): 0, or -ENOTSUP while no system
+	 *                     profiler reports (then sample on your own; the
+	 *                     watch is kept for one that starts later).
+	 *   sample_subscribe  cb(arg, pid, tid, count) for each report; a NULL
+	 *                     cb unsubscribes.
+	 *   sample_source     the system profiler reports samples, and is told
+	 *                     of watches through watch(arg, pid, on) (also of
+	 *                     those made before); NULL unregisters.
+	 *   sample_report     the system profiler saw count samples of tid.
+	 */
+	int32_t		(*sample_watch)(struct gp_plugin_ctx *ctx, int32_t pid,
+			    int32_t on);
+	int32_t		(*sample_subscribe)(struct gp_plugin_ctx *ctx,
+			    void (*cb)(void *arg, int32_t pid, int32_t tid,
+			    uint64_t count), void *arg);
+	int32_t		(*sample_source)(struct gp_plugin_ctx *ctx,
+			    void (*watch)(void *arg, int32_t pid, int32_t on),
+			    void *arg);
+	void		(*sample_report)(struct gp_plugin_ctx *ctx,
+			    int32_t pid, int32_t tid, uint64_t count);
 };
 
 /* Whether the host's table has `member` (added after ABI 1.0). */

@@ -1,8 +1,11 @@
 /*
- * From ring-buffer records to the cycle's tables: note each new PID (so
- * the symbolizer snapshots it while it lives: short-lived processes still
- * resolve), unwind DWARF samples now (the process and its stack are fresh),
- * and aggregate by (pid, thread comm, kernel ips, user ips).
+ * From ring-buffer records to the cycle's tables: note each new process
+ * image, a (PID, exec generation) pair (so the symbolizer snapshots it
+ * while it lives: short-lived processes, and processes that exec, still
+ * resolve against the program each sample was taken in), make sure the
+ * image's snapshot covers the sampled addresses while it can still be
+ * re-read, unwind DWARF samples now (the process and its stack are fresh),
+ * and aggregate by (pid, generation, thread comm, kernel ips, user ips).
  */
 #include <errno.h>
 #include <string.h>
@@ -24,7 +27,8 @@ collect_add(struct perf *p, struct stackagg *a, const struct sample_view *v,
 	 * profile's comm frame is the thread name, as in perf script. */
 	memcpy(comm, v->hdr.comm, SAMPLE_COMM_LEN);
 	comm[SAMPLE_COMM_LEN] = '\0';
-	if (stackagg_add_comm(a, (int32_t)v->hdr.pid, comm, v->kips,
+	if (stackagg_add_sample(a, (int32_t)v->hdr.pid, v->hdr.gen, comm,
+	    v->kips,
 	    v->hdr.nkern, uips, nuser, 1) != 0)
 		p->cur.agg_failures++;
 }
@@ -71,7 +75,7 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 		    "skipped: the BPF object does not match the plugin", len);
 		return (0);
 	}
-	pi = pidtab_get(p->seen, (int32_t)v.hdr.pid, &isnew);
+	pi = pidtab_get_gen(p->seen, (int32_t)v.hdr.pid, v.hdr.gen, &isnew);
 	if (pi == NULL) {
 		p->cur.agg_failures++;
 		return (0);
@@ -79,8 +83,15 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 	if (isnew) {
 		memcpy(pi->comm, v.hdr.comm, sizeof(pi->comm) - 1);
 		if (v.hdr.pid != 0)
-			symbolizer_process_seen(p->sym, (int32_t)v.hdr.pid);
-	}
+			symbolizer_process_seen_gen(p->sym,
+			    (int32_t)v.hdr.pid, v.hdr.gen);
+	} else if (v.hdr.pid != 0 && v.hdr.nuser > 0)
+		symbolizer_cover_gen(p->sym, (int32_t)v.hdr.pid, v.hdr.gen,
+		    v.uips, v.hdr.nuser);
+	/* A process profiler reads this thread's stack now. */
+	if ((v.hdr.flags & SAMPLE_F_WATCHED) && p->reports)
+		p->api->sample_report(p->ctx, (int32_t)v.hdr.pid,
+		    (int32_t)v.hdr.tid, 1);
 	if (p->mode == PERF_MODE_FP || p->mode == PERF_MODE_SMART) {
 		collect_add(p, p->fp, &v, v.uips, v.hdr.nuser);
 		pi->fp_samples++;

@@ -34,15 +34,15 @@ static int
 emit_tally_cb(const struct stack_entry *e, void *arg)
 {
 	struct emit *em = arg;
-	struct pidinfo *pi = pidtab_find(em->p->seen, e->pid);
+	struct pidinfo *pi = pidtab_find_gen(em->p->seen, e->pid, e->gen);
 	uint64_t known = 0;
 	uint16_t i;
 
 	if (pi == NULL)
 		return (0);
 	for (i = 0; i < e->nuser; i++)
-		known += emit_known(symbolizer_user_frame(em->p->sym, e->pid,
-		    e->ips[e->nkern + i]));
+		known += emit_known(symbolizer_user_frame_gen(em->p->sym,
+		    e->pid, e->gen, e->ips[e->nkern + i]));
 	if (em->is_dwarf)
 		pi->dw_frames += known * e->count;
 	else
@@ -80,9 +80,11 @@ emit_comm(struct perf *p, const struct pidinfo *pi,
 
 	if (pi->pid == 0)
 		return ("swapper");
+	/* The thread's name; else the image's own (a forked child before
+	 * its exec is its parent). */
 	if (e->comm[0] != '\0')
 		return (e->comm);
-	c = symbolizer_comm(p->sym, pi->pid);
+	c = symbolizer_comm_gen(p->sym, pi->pid, pi->gen);
 	if (c == NULL || c[0] == '\0')
 		c = pi->comm[0] != '\0' ? pi->comm : "[unknown]";
 	return (c);
@@ -93,7 +95,7 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 {
 	struct emit *em = arg;
 	struct perf *p = em->p;
-	struct pidinfo *pi = pidtab_find(p->seen, e->pid);
+	struct pidinfo *pi = pidtab_find_gen(p->seen, e->pid, e->gen);
 	const char *frames[2 * SAMPLE_MAX_DEPTH];
 	uint32_t n = 0;
 	uint64_t count;
@@ -107,7 +109,7 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 	if (count == 0)
 		return (0);
 	for (i = (int)e->nuser - 1; i >= 0; i--) {
-		frames[n] = symbolizer_user_frame(p->sym, e->pid,
+		frames[n] = symbolizer_user_frame_gen(p->sym, e->pid, e->gen,
 		    e->ips[e->nkern + i]);
 		if (frames[n] == NULL)
 			frames[n] = "[unknown]";

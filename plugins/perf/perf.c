@@ -92,6 +92,29 @@ perf_sym_log(void *arg, int level, const char *msg)
 	p->api->log(p->ctx, level, "%s", msg);
 }
 
+/* The exec generation pid is in now, for the symbolizer. */
+static int
+perf_cur_gen(void *arg, int32_t pid, uint32_t *gen)
+{
+	struct perf *p = arg;
+
+	(void)sampler_exec_gen(p->sampler, pid, gen);
+	return (0);
+}
+
+/* A process profiler watches pid (host API sample_watch). */
+static void
+perf_watch(void *arg, int32_t pid, int32_t on)
+{
+	struct perf *p = arg;
+	int rc;
+
+	if (p->sampler != NULL && (rc = sampler_watch(p->sampler, pid,
+	    on)) != 0)
+		perf_complain(p, "cannot %swatch pid %d for its process "
+		    "profiler: %s", on ? "" : "un", (int)pid, strerror(-rc));
+}
+
 /* The symbolizer's kernel names, by the sampler's in-kernel lookup. */
 static int
 perf_ksym_resolve(void *arg, const uint64_t *addrs, size_t n, char *names,
@@ -198,6 +221,9 @@ perf_wakeup_cb(int32_t fd, uint32_t events, void *arg)
 static void
 perf_teardown(struct perf *p)
 {
+	if (p->reports)
+		(void)p->api->sample_source(p->ctx, NULL, NULL);
+	p->reports = 0;
 	p->api->timer_del(p->drain_timer);
 	p->drain_timer = NULL;
 	p->api->timer_del(p->work_timer);
@@ -287,6 +313,13 @@ perf_start(void *priv)
 		return (-ENOTSUP);
 	}
 	symbolizer_set_kernel_resolver(p->sym, perf_ksym_resolve, p);
+	if (sampler_follows_exec(p->sampler))
+		symbolizer_set_gen_resolver(p->sym, perf_cur_gen, p);
+	/* Process profilers learn which threads were on CPU from us. */
+	if (GP_API_HAS(p->api, sample_report) &&
+	    p->api->sample_source != NULL && p->api->sample_report != NULL &&
+	    p->api->sample_source(p->ctx, perf_watch, p) == 0)
+		p->reports = 1;
 	p->cur.cpus = sampler_sync_cpus(p->sampler);
 	if (p->api->fd_watch != NULL)
 		p->wakeup = p->api->fd_watch(p->ctx,

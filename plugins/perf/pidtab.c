@@ -1,5 +1,6 @@
 /*
- * The cycle's PID table: a small chained hash of struct pidinfo, cleared
+ * The cycle's process table: a small chained hash of struct pidinfo, one
+ * per (PID, exec generation) sampled, cleared
  * at every snapshot so exited processes do not accumulate.
  */
 #include <stdlib.h>
@@ -14,9 +15,10 @@ struct pidtab {
 };
 
 static uint32_t
-pidtab_slot(int32_t pid)
+pidtab_slot(int32_t pid, uint32_t gen)
 {
-	return (((uint32_t)pid * 2654435761u) >> 22) & (PIDTAB_BUCKETS - 1);
+	return ((((uint32_t)pid ^ gen * 0x9e3779b9u) * 2654435761u) >> 22) &
+	    (PIDTAB_BUCKETS - 1);
 }
 
 struct pidtab *
@@ -51,28 +53,41 @@ pidtab_free(struct pidtab *t)
 }
 
 struct pidinfo *
-pidtab_find(const struct pidtab *t, int32_t pid)
+pidtab_find_gen(const struct pidtab *t, int32_t pid, uint32_t gen)
 {
 	struct pidinfo *p;
 
-	for (p = t->buckets[pidtab_slot(pid)]; p != NULL; p = p->next)
-		if (p->pid == pid)
+	for (p = t->buckets[pidtab_slot(pid, gen)]; p != NULL; p = p->next)
+		if (p->pid == pid && p->gen == gen)
 			return (p);
 	return (NULL);
 }
 
 struct pidinfo *
+pidtab_find(const struct pidtab *t, int32_t pid)
+{
+	return (pidtab_find_gen(t, pid, 0));
+}
+
+struct pidinfo *
 pidtab_get(struct pidtab *t, int32_t pid, int *isnew)
 {
+	return (pidtab_get_gen(t, pid, 0, isnew));
+}
+
+struct pidinfo *
+pidtab_get_gen(struct pidtab *t, int32_t pid, uint32_t gen, int *isnew)
+{
 	struct pidinfo *p;
-	uint32_t slot = pidtab_slot(pid);
+	uint32_t slot = pidtab_slot(pid, gen);
 
 	*isnew = 0;
-	if ((p = pidtab_find(t, pid)) != NULL)
+	if ((p = pidtab_find_gen(t, pid, gen)) != NULL)
 		return (p);
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return (NULL);
 	p->pid = pid;
+	p->gen = gen;
 	p->wanted = -1;
 	p->next = t->buckets[slot];
 	t->buckets[slot] = p;

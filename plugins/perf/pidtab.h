@@ -1,5 +1,6 @@
 /*
- * Per-process facts gathered during one cycle: the comm the BPF program
+ * Per-process-image facts (one per PID and exec generation) gathered
+ * during one cycle: the comm the BPF program
  * saw, whether the run wants the PID, and the smart-mode depth tallies.
  */
 #ifndef GP_PERF_PIDTAB_H
@@ -10,6 +11,7 @@
 struct pidinfo {
 	struct pidinfo	*next;
 	int32_t		 pid;
+	uint32_t	 gen;		/* exec generation (sampler.h) */
 	int32_t		 wanted;	/* -1 unknown, 0, 1 */
 	int32_t		 use_dwarf;	/* smart mode's choice */
 	char		 comm[16];	/* thread comm from the first sample */
@@ -25,6 +27,11 @@ void		 pidtab_free(struct pidtab *);
  * says which.  NULL on allocation failure. */
 struct pidinfo	*pidtab_get(struct pidtab *, int32_t pid, int *isnew);
 struct pidinfo	*pidtab_find(const struct pidtab *, int32_t pid);
+/* The same for one exec generation of pid; the above are generation 0. */
+struct pidinfo	*pidtab_get_gen(struct pidtab *, int32_t pid, uint32_t gen,
+		    int *isnew);
+struct pidinfo	*pidtab_find_gen(const struct pidtab *, int32_t pid,
+		    uint32_t gen);
 void		 pidtab_clear(struct pidtab *);
 uint32_t	 pidtab_count(const struct pidtab *);
 void		 pidtab_foreach(struct pidtab *,

@@ -32,7 +32,37 @@ struct {
 } pids SEC(".maps");
 
 /*
- * User tgids user space has been woken for (LRU: exited ones age out).
+ * Exec generations: tgid -> how many execs the program has seen it do
+ * (raw_tp/sched_process_exec), so every sample carries the image it was
+ * taken in and user space symbolizes it against that image's mappings and
+ * comm, even when the process exec'ed again or exited before the drain.
+ * A forked child has no entry (generation 0) until it execs: its samples
+ * before the exec (bash's _Fork, execve) stay apart from the new
+ * program's.  Entries go at exit (raw_tp/sched_process_exit), so a reused
+ * PID starts at 0 again; LRU in case an exit is missed.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, __u32);
+} exec_gen SEC(".maps");
+
+/*
+ * Tgids whose every sample wakes user space: a process profiler (Python)
+ * reads the sampled thread's stack right after, so it samples exactly the
+ * threads that were on CPU.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} watch SEC(".maps");
+
+/*
+ * User tgids user space has been woken for, with the generation (+1) it
+ * was woken for (LRU: exited ones age out).
  * Only on_sample touches it, and a sampling interrupt (an NMI with the
  * cycles event) never nests in itself, so its locks are never re-entered.
  */
@@ -40,7 +70,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 8192);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u32);
 } announced SEC(".maps");
 
 /* Indexed by CPU: a per-CPU array cannot hold values this large. */
@@ -154,19 +184,23 @@ copy_user_stack(struct sample_buf *s)
 
 /*
  * Wake user space only when it has work that cannot wait: the first
- * sample of a process (its maps are read while it lives, and short-lived
- * processes exit within a drain period), or a ring a quarter full (three
+ * sample of a process image, a (tgid, exec generation) pair (its maps are
+ * read while it lives, and short-lived processes exec and exit within a
+ * drain period), or a ring a quarter full (three
  * quarters of headroom for the wake-up to be served).  Otherwise samples
  * wait for the cycle's snapshot or the slow drain timer: no wake-up per
  * sample, nor per fixed period.
  */
 static __always_inline __u64
-wakeup_flags(__u32 tgid, int is_user)
+wakeup_flags(__u32 tgid, __u32 gen, int is_user, int watched)
 {
-	__u8 one = 1;
+	__u32 *seen, want = gen + 1;
 
-	if (is_user && bpf_map_lookup_elem(&announced, &tgid) == NULL) {
-		bpf_map_update_elem(&announced, &tgid, &one, BPF_ANY);
+	if (watched)
+		return BPF_RB_FORCE_WAKEUP;
+	if (is_user && ((seen = bpf_map_lookup_elem(&announced, &tgid)) ==
+	    NULL || *seen != want)) {
+		bpf_map_update_elem(&announced, &tgid, &want, BPF_ANY);
 		return BPF_RB_FORCE_WAKEUP;
 	}
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
@@ -182,9 +216,10 @@ on_sample(void *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, cpu = bpf_get_smp_processor_id();
 	struct sample_buf *s;
+	__u32 *genp;
 	__u64 size;
 	long kn, un = 0;
-	int is_user;
+	int is_user, watched;
 
 	if (tgid != 0 && tgid == self_tgid)
 		return 0;
@@ -201,7 +236,8 @@ on_sample(void *ctx)
 	s->hdr.flags = 0;
 	s->hdr.stack_off = 0;
 	s->hdr.stack_len = 0;
-	s->hdr.pad = 0;
+	genp = bpf_map_lookup_elem(&exec_gen, &tgid);
+	s->hdr.gen = genp != NULL ? *genp : 0;
 	bpf_get_current_comm(s->hdr.comm, sizeof(s->hdr.comm));
 
 	kn = bpf_get_stack(ctx, s->ips, SAMPLE_MAX_DEPTH * 8, 0);
@@ -242,9 +278,47 @@ on_sample(void *ctx)
 	}
 	if (size > sizeof(*s))
 		return 0;
+	watched = tgid != 0 && bpf_map_lookup_elem(&watch, &tgid) != NULL;
+	if (watched)
+		s->hdr.flags |= SAMPLE_F_WATCHED;
 	if (bpf_ringbuf_output(&events, s, size, wakeup_flags(tgid,
-	    is_user)) != 0)
+	    s->hdr.gen, is_user, watched)) != 0)
 		stat_inc(STAT_RB_FULL);
+	return 0;
+}
+
+/*
+ * A new image: the exec'ing task is current, its mm and comm already the
+ * new program's.  Raw tracepoints attach by name (no tracefs needed) and
+ * the program reads no argument, so no kernel struct layout.
+ */
+SEC("raw_tp/sched_process_exec")
+int
+on_exec(void *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, gen = 1, *old;
+
+	old = bpf_map_lookup_elem(&exec_gen, &tgid);
+	if (old != NULL)
+		gen = *old + 1;
+	if (gen == 0)
+		gen = 1;
+	bpf_map_update_elem(&exec_gen, &tgid, &gen, BPF_ANY);
+	return 0;
+}
+
+/* The process is gone when its leader exits: its PID may be reused. */
+SEC("raw_tp/sched_process_exit")
+int
+on_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+
+	if ((__u32)id != tgid)
+		return 0;
+	bpf_map_delete_elem(&exec_gen, &tgid);
+	bpf_map_delete_elem(&announced, &tgid);
 	return 0;
 }
 

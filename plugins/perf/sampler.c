@@ -36,6 +36,8 @@ struct sampler {
 	uint64_t		 ev_config;
 	const char		*ev_name;
 	int			 ksym_ok;	/* ksym_resolve loaded */
+	struct bpf_link		*exec_link;	/* exec generations */
+	struct bpf_link		*exit_link;
 };
 
 /* libbpf's printer is process-global: route it to the sampler loading. */
@@ -284,6 +286,70 @@ sampler_load(struct sampler *s, int with_ksym)
 	return (s->rb == NULL ? -errno : 0);
 }
 
+/*
+ * Follow exec and exit (exec generations, sampler.bpf.c).  Without them
+ * every sample is generation 0: symbolized against the latest image of
+ * its PID, as before; say so once.
+ */
+static void
+sampler_attach_exec(struct sampler *s)
+{
+	char msg[256];
+
+	s->exec_link = bpf_program__attach(s->skel->progs.on_exec);
+	if (s->exec_link != NULL)
+		s->exit_link = bpf_program__attach(s->skel->progs.on_exit);
+	if (s->exec_link != NULL && s->exit_link != NULL)
+		return;
+	snprintf(msg, sizeof(msg), "cannot follow exec and exit "
+	    "(raw tracepoints sched_process_exec/exit: %s): samples of "
+	    "processes that exec are symbolized against their last image",
+	    strerror(errno));
+	bpf_link__destroy(s->exec_link);
+	bpf_link__destroy(s->exit_link);
+	s->exec_link = s->exit_link = NULL;
+	if (s->opts.log != NULL)
+		s->opts.log(s->opts.arg, 1, msg);
+}
+
+int
+sampler_watch(struct sampler *s, int32_t pid, int on)
+{
+	uint32_t key = (uint32_t)pid;
+	uint8_t one = 1;
+	int rc;
+
+	if (on)
+		rc = bpf_map__update_elem(s->skel->maps.watch, &key,
+		    sizeof(key), &one, sizeof(one), BPF_ANY);
+	else
+		rc = bpf_map__delete_elem(s->skel->maps.watch, &key,
+		    sizeof(key), 0);
+	return (rc != 0 && !(rc == -ENOENT && !on) ? rc : 0);
+}
+
+int
+sampler_follows_exec(const struct sampler *s)
+{
+	return (s->exec_link != NULL);
+}
+
+int
+sampler_exec_gen(struct sampler *s, int32_t pid, uint32_t *gen)
+{
+	uint32_t key = (uint32_t)pid;
+
+	*gen = 0;
+	if (s == NULL || s->exec_link == NULL)
+		return (-ENOENT);
+	if (bpf_map__lookup_elem(s->skel->maps.exec_gen, &key, sizeof(key),
+	    gen, sizeof(*gen), 0) != 0) {
+		*gen = 0;
+		return (-ENOENT);
+	}
+	return (0);
+}
+
 struct sampler *
 sampler_open(const struct sampler_opts *opts, char *err, size_t errlen)
 {
@@ -332,6 +398,9 @@ sampler_open(const struct sampler_opts *opts, char *err, size_t errlen)
 		sampler_explain(rc, err, errlen);
 		goto out_free;
 	}
+	/* Before the first sample: a sample's generation must never be
+	 * older than one user space could ask about. */
+	sampler_attach_exec(s);
 	rc = sampler_sync_cpus(s);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot open a sampling perf event: %s%s",
@@ -355,6 +424,8 @@ sampler_close(struct sampler *s)
 		return;
 	for (i = 0; s->fds != NULL && i < s->ncpus; i++)
 		sampler_cpu_close(s, i);
+	bpf_link__destroy(s->exec_link);
+	bpf_link__destroy(s->exit_link);
 	ring_buffer__free(s->rb);
 	sampler_bpf__destroy(s->skel);
 	free(s->fds);

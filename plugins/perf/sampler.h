@@ -40,6 +40,7 @@
 #define SAMPLE_F_USER_ERR	0x2	/* user fp stack could not be read */
 #define SAMPLE_F_FP		0x4	/* nuser holds a frame-pointer stack */
 #define SAMPLE_F_DWARF		0x8	/* registers and stack bytes follow */
+#define SAMPLE_F_WATCHED	0x10	/* the tgid is watched (sampler_watch) */
 
 /* Per-CPU counters in the "stats" map, summed by user space. */
 #define STAT_SAMPLES		0	/* program runs that passed the filter */
@@ -58,7 +59,7 @@ struct sample_hdr {
 	__u32	flags;		/* SAMPLE_F_* */
 	__u32	stack_off;	/* offset of regs[], when SAMPLE_F_DWARF */
 	__u32	stack_len;	/* bytes of stack after regs[] */
-	__u32	pad;
+	__u32	gen;		/* the tgid's exec generation (0: none seen) */
 	char	comm[SAMPLE_COMM_LEN];	/* the thread's comm */
 };
 
@@ -115,6 +116,22 @@ void		 sampler_stats(struct sampler *, uint64_t out[STAT_NSTATS]);
  */
 int		 sampler_ksym_resolve(struct sampler *, const uint64_t *addrs,
 		    size_t n, char *names, size_t name_len);
+/*
+ * The exec generation the program gives pid now (0 when it has seen no
+ * exec of it): samples carry the generation they were taken in, so one
+ * that differs from this one belongs to an image the process has left.
+ * 0, or -ENOENT (*gen = 0) when the kernel has no entry for pid.
+ */
+int		 sampler_exec_gen(struct sampler *, int32_t pid,
+		    uint32_t *gen);
+/*
+ * Wake user space at every sample of pid (on) and flag its records
+ * SAMPLE_F_WATCHED, for a process profiler reading the sampled thread's
+ * stack right after; or no more (!on).  0 or -errno.
+ */
+int		 sampler_watch(struct sampler *, int32_t pid, int on);
+/* Whether exec and exit events are followed (generations counted). */
+int		 sampler_follows_exec(const struct sampler *);
 /* "cpu-cycles", "cpu-clock" or "task-clock". */
 const char	*sampler_event_name(const struct sampler *);
 

@@ -30,10 +30,10 @@ stackagg_mix(uint64_t h, uint64_t v)
 }
 
 static uint64_t
-stackagg_hash(int32_t pid, const char *comm, const uint64_t *kips,
-    uint16_t nk, const uint64_t *uips, uint16_t nu)
+stackagg_hash(int32_t pid, uint32_t gen, const char *comm,
+    const uint64_t *kips, uint16_t nk, const uint64_t *uips, uint16_t nu)
 {
-	uint64_t h = stackagg_mix(0, ((uint64_t)(uint32_t)pid << 32) |
+	uint64_t h = stackagg_mix(gen, ((uint64_t)(uint32_t)pid << 32) |
 	    ((uint64_t)nk << 16) | nu), w[2];
 	uint16_t i;
 
@@ -123,11 +123,12 @@ stackagg_grow(struct stackagg *a)
 
 static int
 stackagg_equal(const struct stack_entry *e, uint64_t h, int32_t pid,
-    const char *comm, const uint64_t *kips, uint16_t nk,
+    uint32_t gen, const char *comm, const uint64_t *kips, uint16_t nk,
     const uint64_t *uips, uint16_t nu)
 {
-	return (e->hash == h && e->pid == pid && e->nkern == nk &&
-	    e->nuser == nu && memcmp(e->comm, comm, sizeof(e->comm)) == 0 &&
+	return (e->hash == h && e->pid == pid && e->gen == gen &&
+	    e->nkern == nk && e->nuser == nu &&
+	    memcmp(e->comm, comm, sizeof(e->comm)) == 0 &&
 	    (nk == 0 || memcmp(e->ips, kips, nk * sizeof(*kips)) == 0) &&
 	    (nu == 0 || memcmp(e->ips + nk, uips, nu * sizeof(*uips)) == 0));
 }
@@ -136,11 +137,31 @@ int
 stackagg_add(struct stackagg *a, int32_t pid, const uint64_t *kips,
     uint16_t nk, const uint64_t *uips, uint16_t nu, uint64_t count)
 {
-	return (stackagg_add_comm(a, pid, NULL, kips, nk, uips, nu, count));
+	return (stackagg_add_sample(a, pid, 0, NULL, kips, nk, uips, nu,
+	    count));
 }
 
 int
 stackagg_add_comm(struct stackagg *a, int32_t pid, const char *comm,
+    const uint64_t *kips, uint16_t nk, const uint64_t *uips, uint16_t nu,
+    uint64_t count)
+{
+	return (stackagg_add_sample(a, pid, 0, comm, kips, nk, uips, nu,
+	    count));
+}
+
+int
+stackagg_add_gen(struct stackagg *a, int32_t pid, uint32_t gen,
+    const uint64_t *kips, uint16_t nk, const uint64_t *uips, uint16_t nu,
+    uint64_t count)
+{
+	return (stackagg_add_sample(a, pid, gen, NULL, kips, nk, uips, nu,
+	    count));
+}
+
+int
+stackagg_add_sample(struct stackagg *a, int32_t pid, uint32_t gen,
+    const char *comm,
     const uint64_t *kips, uint16_t nk, const uint64_t *uips, uint16_t nu,
     uint64_t count)
 {
@@ -152,10 +173,10 @@ stackagg_add_comm(struct stackagg *a, int32_t pid, const char *comm,
 	memset(key, 0, sizeof(key));
 	if (comm != NULL)
 		strncpy(key, comm, sizeof(key) - 1);
-	h = stackagg_hash(pid, key, kips, nk, uips, nu);
+	h = stackagg_hash(pid, gen, key, kips, nk, uips, nu);
 	bp = &a->buckets[h & (a->nbuckets - 1)];
 	for (e = *bp; e != NULL; e = e->next) {
-		if (stackagg_equal(e, h, pid, key, kips, nk, uips, nu)) {
+		if (stackagg_equal(e, h, pid, gen, key, kips, nk, uips, nu)) {
 			e->count += count;
 			a->nsamples += count;
 			return (0);
@@ -167,6 +188,7 @@ stackagg_add_comm(struct stackagg *a, int32_t pid, const char *comm,
 	e->hash = h;
 	e->count = count;
 	e->pid = pid;
+	e->gen = gen;
 	e->nkern = nk;
 	e->nuser = nu;
 	memcpy(e->comm, key, sizeof(e->comm));

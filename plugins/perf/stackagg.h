@@ -1,6 +1,7 @@
 /*
- * Aggregation of raw samples: a hash keyed by (pid, thread comm, kernel
- * ips, user ips) summing counts, so a cycle keeps one entry per distinct stack however
+ * Aggregation of raw samples: a hash keyed by (pid, exec generation,
+ * thread comm, kernel ips, user ips) summing counts, so a cycle keeps one
+ * entry per distinct stack however
  * many samples hit it.
  */
 #ifndef GP_PERF_STACKAGG_H
@@ -16,6 +17,7 @@ struct stack_entry {
 	uint64_t		 hash;
 	uint64_t		 count;
 	int32_t			 pid;
+	uint32_t		 gen;		/* exec generation (sampler.h) */
 	uint16_t		 nkern;
 	uint16_t		 nuser;
 	char			 comm[STACKAGG_COMM_LEN];	/* thread's */
@@ -35,6 +37,16 @@ int		 stackagg_add(struct stackagg *, int32_t pid,
  * name, and so does the profile's comm frame. */
 int		 stackagg_add_comm(struct stackagg *, int32_t pid,
 		    const char *comm, const uint64_t *kips, uint16_t nkern,
+		    const uint64_t *uips, uint16_t nuser, uint64_t count);
+/* The same, for samples of one exec generation of pid (sampler.h):
+ * generations never share an entry. */
+int		 stackagg_add_gen(struct stackagg *, int32_t pid, uint32_t gen,
+		    const uint64_t *kips, uint16_t nkern,
+		    const uint64_t *uips, uint16_t nuser, uint64_t count);
+/* Both: the thread named comm, in exec generation gen of pid. */
+int		 stackagg_add_sample(struct stackagg *, int32_t pid,
+		    uint32_t gen, const char *comm, const uint64_t *kips,
+		    uint16_t nkern,
 		    const uint64_t *uips, uint16_t nuser, uint64_t count);
 /* Visit every entry (in no particular order); non-zero from cb stops. */
 int		 stackagg_foreach(const struct stackagg *,

@@ -161,17 +161,44 @@ symbolizer_set_kallsyms_path(struct symbolizer *s, const char *path)
 }
 
 static struct sym_proc *
-sym_proc_find(struct symbolizer *s, int32_t pid)
+sym_proc_find(struct symbolizer *s, int32_t pid, uint32_t gen)
 {
 	struct sym_proc	*p;
 
-	if (s->last_proc != NULL && s->last_proc->pid == pid)
+	if (s->last_proc != NULL && s->last_proc->pid == pid &&
+	    s->last_proc->gen == gen)
 		return (s->last_proc);
 	for (p = s->procs[(uint32_t)pid % SYM_PROC_BUCKETS]; p != NULL;
 	    p = p->hnext)
-		if (p->pid == pid)
+		if (p->pid == pid && p->gen == gen)
 			return (s->last_proc = p);
 	return (NULL);
+}
+
+void
+symbolizer_set_gen_resolver(struct symbolizer *s,
+    int (*fn)(void *, int32_t, uint32_t *), void *arg)
+{
+	s->cur_gen = fn;
+	s->cur_gen_arg = arg;
+}
+
+/* The generation pid is in now (0 without a resolver). */
+static uint32_t
+sym_gen_now(struct symbolizer *s, int32_t pid)
+{
+	uint32_t	 gen = 0;
+
+	if (s->cur_gen != NULL && s->cur_gen(s->cur_gen_arg, pid, &gen) != 0)
+		gen = 0;
+	return (gen);
+}
+
+/* Whether /proc/PID shows this image (not one it exec'ed into since). */
+static int
+sym_proc_current(struct symbolizer *s, const struct sym_proc *p)
+{
+	return (s->cur_gen == NULL || sym_gen_now(s, p->pid) == p->gen);
 }
 
 static void
@@ -225,6 +252,12 @@ sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p)
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
 	if ((r = sym_read_file(s, path, SYM_MAX_PROC_FILE, &buf, &len)) != 0)
 		return (r == -ENOENT ? -ESRCH : r);
+	/* Generations only grow: still ours after the read, the maps are
+	 * this image's (an exec racing the read is caught here). */
+	if (!sym_proc_current(s, p)) {
+		free(buf);
+		return (-ESTALE);
+	}
 	if ((sn = calloc(1, sizeof(*sn))) == NULL) {
 		free(buf);
 		return (-ENOMEM);
@@ -243,6 +276,11 @@ sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p)
 	for (i = 0; i < sn->maps.n; i++)
 		sn->bins[i] = sym_binary_for_mapping(s, p, &sn->maps.v[i],
 		    procmaps_path(&sn->maps, &sn->maps.v[i]));
+	/* map_files of a newer image could have been opened instead. */
+	if (!sym_proc_current(s, p)) {
+		sym_snap_free(s, sn);
+		return (-ESTALE);
+	}
 	sym_snap_retire(s, p->snap);
 	p->snap = sn;
 	return (0);
@@ -263,6 +301,8 @@ sym_proc_status(struct symbolizer *s, struct sym_proc *p)
 	free(buf);
 	if (r != 0)
 		return (-ESRCH);
+	if (!sym_proc_current(s, p))
+		return (-ESTALE);
 	snprintf(p->comm, sizeof(p->comm), "%s", st.name);
 	p->nspid = st.nspid > 0 ? st.nspid : p->pid;
 	p->euid = st.euid;
@@ -287,13 +327,15 @@ sym_proc_load(struct symbolizer *s, struct sym_proc *p, uint64_t starttime,
 }
 
 static int
-sym_proc_add(struct symbolizer *s, int32_t pid, struct sym_proc **out)
+sym_proc_add(struct symbolizer *s, int32_t pid, uint32_t gen,
+    struct sym_proc **out)
 {
 	struct sym_proc	*p;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return (-ENOMEM);
 	p->pid = pid;
+	p->gen = gen;
 	p->nspid = pid;
 	p->used_cycle = s->cycle;
 	p->hnext = s->procs[(uint32_t)pid % SYM_PROC_BUCKETS];
@@ -306,6 +348,17 @@ sym_proc_add(struct symbolizer *s, int32_t pid, struct sym_proc **out)
 int
 symbolizer_process_seen(struct symbolizer *s, int32_t pid)
 {
+	return (symbolizer_process_seen_gen(s, pid, sym_gen_now(s, pid)));
+}
+
+/*
+ * An image we have not looked at while it was current is gone for good:
+ * /proc shows another one now.  Its samples keep their comm, and resolve
+ * as far as a snapshot taken in time allows.
+ */
+int
+symbolizer_process_seen_gen(struct symbolizer *s, int32_t pid, uint32_t gen)
+{
 	struct sym_proc	*p;
 	struct stat	 exe;
 	uint64_t	 now = sym_now_ns(), starttime;
@@ -313,13 +366,20 @@ symbolizer_process_seen(struct symbolizer *s, int32_t pid)
 
 	if (pid <= 0)
 		return (-EINVAL);
-	p = sym_proc_find(s, pid);
+	p = sym_proc_find(s, pid, gen);
 	if (p != NULL) {
 		p->used_cycle = s->cycle;
 		if (p->gone)
 			return (-ESRCH);
 		if (now - p->checked_ns < SYM_RECHECK_NS)
 			return (0);
+	}
+	if (p == NULL && s->cur_gen != NULL && sym_gen_now(s, pid) != gen) {
+		/* remembered, so its other frames cost no look-up */
+		if ((r = sym_proc_add(s, pid, gen, &p)) != 0)
+			return (r);
+		p->gone = 1;
+		return (-ESTALE);
 	}
 	if ((r = sym_proc_identity(s, pid, &starttime, &exe)) != 0) {
 		if (p != NULL)
@@ -331,11 +391,11 @@ symbolizer_process_seen(struct symbolizer *s, int32_t pid)
 		if (p->starttime == starttime && p->exe_dev == exe.st_dev &&
 		    p->exe_ino == exe.st_ino)
 			return (0);
-	} else if ((r = sym_proc_add(s, pid, &p)) != 0)
+	} else if ((r = sym_proc_add(s, pid, gen, &p)) != 0)
 		return (r);
 	p->checked_ns = now;
 	if ((r = sym_proc_load(s, p, starttime, &exe)) != 0) {
-		if (p->snap == NULL) {
+		if (p->snap == NULL && r != -ESTALE) {
 			sym_proc_free(s, p);
 			return (r);
 		}
@@ -347,20 +407,26 @@ symbolizer_process_seen(struct symbolizer *s, int32_t pid)
 const char *
 symbolizer_comm(struct symbolizer *s, int32_t pid)
 {
-	struct sym_proc	*p = sym_proc_find(s, pid);
+	return (symbolizer_comm_gen(s, pid, sym_gen_now(s, pid)));
+}
+
+const char *
+symbolizer_comm_gen(struct symbolizer *s, int32_t pid, uint32_t gen)
+{
+	struct sym_proc	*p = sym_proc_find(s, pid, gen);
 
 	return (p != NULL && p->comm[0] != '\0' ? p->comm : NULL);
 }
 
-/* A process we may not have seen: snapshot it now if it is alive. */
+/* An image we may not have seen: snapshot it now if it is current. */
 static struct sym_proc *
-sym_proc_get(struct symbolizer *s, int32_t pid)
+sym_proc_get(struct symbolizer *s, int32_t pid, uint32_t gen)
 {
 	struct sym_proc	*p;
 
-	if ((p = sym_proc_find(s, pid)) == NULL &&
-	    symbolizer_process_seen(s, pid) == 0)
-		p = sym_proc_find(s, pid);
+	if ((p = sym_proc_find(s, pid, gen)) == NULL &&
+	    symbolizer_process_seen_gen(s, pid, gen) == 0)
+		p = sym_proc_find(s, pid, gen);
 	if (p != NULL)
 		p->used_cycle = s->cycle;
 	return (p);
@@ -372,15 +438,19 @@ sym_proc_mapping(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 {
 	uint64_t	 now;
 	long		 i = -1;
+	int		 r;
 
 	if (p->snap != NULL && (i = procmaps_find(&p->snap->maps, addr)) >= 0)
 		return (i);
 	now = sym_now_ns();
 	if (p->gone || (p->reread_ns != 0 && now - p->reread_ns <
-	    SYM_RECHECK_NS))
+	    (p->rereads < SYM_YOUNG_REREADS ? SYM_YOUNG_REREAD_NS :
+	    SYM_RECHECK_NS)))
 		return (-1);
 	p->reread_ns = now;
-	if (sym_proc_snapshot(s, p) == -ESRCH)
+	p->rereads++;
+	r = sym_proc_snapshot(s, p);
+	if (r == -ESRCH || r == -ESTALE)
 		p->gone = 1;
 	if (p->snap != NULL)
 		i = procmaps_find(&p->snap->maps, addr);
@@ -467,11 +537,35 @@ sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 const char *
 symbolizer_user_frame(struct symbolizer *s, int32_t pid, uint64_t addr)
 {
+	return (symbolizer_user_frame_gen(s, pid, sym_gen_now(s, pid), addr));
+}
+
+void
+symbolizer_cover_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
+    const uint64_t *addrs, size_t n)
+{
+	struct sym_proc	*p = sym_proc_find(s, pid, gen);
+	size_t		 i;
+
+	if (p == NULL || p->gone || p->snap == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		if (procmaps_find(&p->snap->maps, addrs[i]) < 0 &&
+		    addrs[i] >= 4096 && addrs[i] < (1ull << 47)) {
+			(void)sym_proc_mapping(s, p, addrs[i]);
+			return;
+		}
+}
+
+const char *
+symbolizer_user_frame_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
+    uint64_t addr)
+{
 	struct sym_proc	*p;
 	const char	*name = NULL;
 
 	s->st.user_frames++;
-	if ((p = sym_proc_get(s, pid)) != NULL)
+	if ((p = sym_proc_get(s, pid, gen)) != NULL)
 		name = sym_user_resolve(s, p, addr);
 	if (name == NULL)
 		return (UNKNOWN);
@@ -685,7 +779,7 @@ symbolizer_mapping(struct symbolizer *s, int32_t pid, uint64_t addr,
 	long				 i;
 	int				 n;
 
-	if ((p = sym_proc_get(s, pid)) == NULL ||
+	if ((p = sym_proc_get(s, pid, sym_gen_now(s, pid))) == NULL ||
 	    (i = sym_proc_mapping(s, p, addr)) < 0)
 		return (-ENOENT);
 	e = &p->snap->maps.v[i];
@@ -716,14 +810,15 @@ symbolizer_open_mapping(struct symbolizer *s, const struct sym_mapping *m)
 	    -1, NULL));
 }
 
-/* Is this incarnation of the process still running? */
+/* Is this incarnation and image of the process still running? */
 static int
 sym_proc_alive(struct symbolizer *s, struct sym_proc *p)
 {
 	struct stat	 exe;
 	uint64_t	 starttime;
 
-	if (p->gone || sym_proc_identity(s, p->pid, &starttime, &exe) != 0)
+	if (p->gone || !sym_proc_current(s, p) ||
+	    sym_proc_identity(s, p->pid, &starttime, &exe) != 0)
 		return (0);
 	return (starttime == p->starttime);
 }

@@ -79,6 +79,25 @@ int		 symbolizer_work(struct symbolizer *);
  * fd or -errno. */
 int		 symbolizer_open_mapping(struct symbolizer *,
 		    const struct sym_mapping *);
+ * Exec generations (the perf plugin's BPF program counts each PID's
+ * execs): a process image is a (PID, generation) pair, snapshotted on its
+ * own and kept, with its comm, until the cycle ends after it was left, so
+ * samples taken before an exec resolve against the program that was
+ * running.  cur_gen(arg, pid, &gen) says which generation pid is in now;
+ * maps read while it says another are not the image's and are dropped.
+ * Without it every process is generation 0 (the calls without _gen).
+ */
+void		 symbolizer_set_gen_resolver(struct symbolizer *,
+		    int (*cur_gen)(void *, int32_t, uint32_t *), void *);
+int		 symbolizer_process_seen_gen(struct symbolizer *, int32_t,
+		    uint32_t);
+const char	*symbolizer_comm_gen(struct symbolizer *, int32_t, uint32_t);
+const char	*symbolizer_user_frame_gen(struct symbolizer *, int32_t,
+		    uint32_t, uint64_t);
+/* Re-read the image's maps now, while it lives, if one of the n user
+ * addresses lies outside them (libraries mapped after the first look). */
+void		 symbolizer_cover_gen(struct symbolizer *, int32_t, uint32_t,
+		    const uint64_t *, size_t);
 /* Forget exited processes, free per-cycle strings, bound the caches. */
 void		 symbolizer_cycle_end(struct symbolizer *);
 void		 symbolizer_stats(const struct symbolizer *,

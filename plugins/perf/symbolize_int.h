@@ -24,6 +24,11 @@
 #define SYM_BIN_KEEP_CYCLES	3	/* unused tables live this long */
 #define SYM_PROC_IDLE_CYCLES	10	/* unused live processes too */
 #define SYM_RECHECK_NS		1000000000ull	/* maps, exe, perf map */
+/* A young image maps its libraries after its first sample (ld.so): its
+ * maps are re-read on a miss this often, this many times, before the
+ * once-a-second pace applies. */
+#define SYM_YOUNG_REREAD_NS	5000000ull
+#define SYM_YOUNG_REREADS	8
 #define SYM_LOG_BURST		5	/* warnings per cycle */
 #define SYM_MAX_PROC_FILE	(64u << 20)	/* maps, kallsyms */
 #define SYM_MAX_OPEN_BINS	256	/* fds held for unparsed binaries */
@@ -87,8 +92,11 @@ struct sym_jit {
 	int			 refused;	/* -errno said once */
 };
 
+/* One image of a process: a PID and an exec generation (sampler.h). */
 struct sym_proc {
 	int32_t			 pid;
+	uint32_t		 gen;
+	uint32_t		 rereads;	/* maps re-read on a miss */
 	int32_t			 nspid;
 	int64_t			 euid;		/* owns its perf map; -1 */
 	uint64_t		 starttime;	/* ticks since boot */
@@ -128,6 +136,9 @@ struct symbolizer {
 	struct sym_proc		*procs[SYM_PROC_BUCKETS];
 	struct sym_proc		*last_proc;
 	size_t			 nprocs;
+	/* The exec generation a PID is in now (NULL: always 0). */
+	int			(*cur_gen)(void *, int32_t, uint32_t *);
+	void			*cur_gen_arg;
 
 	struct sym_binary	*bins;
 	struct sym_filekey	*keys;

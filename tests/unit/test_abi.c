@@ -62,7 +62,9 @@ AT(gp_host_api, pid_wanted, 224);
 AT(gp_host_api, http_download, 232);
 AT(gp_host_api, file_open, 240);
 AT(gp_host_api, file_read, 248);
-_Static_assert(sizeof(struct gp_host_api) == 256, "gp_host_api 1.1 size");
+AT(gp_host_api, sample_watch, 256);
+AT(gp_host_api, sample_report, 280);
+_Static_assert(sizeof(struct gp_host_api) == 288, "gp_host_api 1.2 size");
 
 AT(gp_open_spec, size, 0);
 AT(gp_open_spec, flags, 4);

@@ -17,7 +17,7 @@ sum_cb(const struct stack_entry *e, void *arg)
 
 	s->total += e->count;
 	s->n++;
-	if (e->pid == 7 && e->nkern == 2 && e->nuser == 1 &&
+	if (e->pid == 7 && e->gen == 0 && e->nkern == 2 && e->nuser == 1 &&
 	    e->ips[0] == 0xffff1 && e->ips[1] == 0xffff2 && e->ips[2] == 0x401000)
 		s->pid7_found = (int)e->count;
 	return (0);
@@ -42,11 +42,14 @@ main(void)
 	/* same ip sequence split differently between kernel and user */
 	stackagg_add(a, 7, k, 0, k, 2, 1);
 	stackagg_add(a, 7, k, 2, NULL, 0, 1);
-	CHECK_INTEQ(stackagg_entries(a), 6, "distinct keys are distinct");
-	CHECK_INTEQ(stackagg_samples(a), 10, "samples summed");
+	/* another exec generation of pid 7: another image, another entry */
+	stackagg_add_gen(a, 7, 1, k, 2, u, 1, 1);
+	stackagg_add_gen(a, 7, 0, k, 2, u, 1, 0);	/* = stackagg_add */
+	CHECK_INTEQ(stackagg_entries(a), 7, "distinct keys are distinct");
+	CHECK_INTEQ(stackagg_samples(a), 11, "samples summed");
 	stackagg_foreach(a, sum_cb, &s);
-	CHECK_INTEQ(s.n, 6, "foreach visits every entry");
-	CHECK_INTEQ(s.total, 10, "foreach counts");
+	CHECK_INTEQ(s.n, 7, "foreach visits every entry");
+	CHECK_INTEQ(s.total, 11, "foreach counts");
 	CHECK_INTEQ(s.pid7_found, 5, "identical stacks summed, ips kept");
 
 	/* growth: many distinct stacks, then all found again */
@@ -61,8 +64,8 @@ main(void)
 		rc = stackagg_add(a, 1, NULL, 0, big, 127, 1);
 	}
 	CHECK_INTEQ(rc, 0, "adds succeed");
-	CHECK_INTEQ(stackagg_entries(a), 20006, "growth keeps entries unique");
-	CHECK_INTEQ(stackagg_samples(a), 40010, "growth keeps counts");
+	CHECK_INTEQ(stackagg_entries(a), 20007, "growth keeps entries unique");
+	CHECK_INTEQ(stackagg_samples(a), 40011, "growth keeps counts");
 
 	stackagg_clear(a);
 	CHECK_INTEQ(stackagg_entries(a), 0, "clear empties");

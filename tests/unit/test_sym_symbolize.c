@@ -107,6 +107,53 @@ child_stop(struct child *c)
 	waitpid(c->pid, &st, 0);
 }
 
+/* The exec generation test_gens says this process is in. */
+static uint32_t test_gen_now;
+
+static int
+test_cur_gen(void *arg, int32_t pid, uint32_t *gen)
+{
+	*gen = pid == getpid() ? test_gen_now : 0;
+	return (0);
+}
+
+/*
+ * Process images (PID, exec generation): an image keeps the snapshot
+ * taken while it was current after the process "execs" (the resolver
+ * moves on), an image never seen current resolves nothing rather than
+ * against another image's maps, and old images go at the cycle's end.
+ */
+static void
+test_generations(void)
+{
+	struct symbolizer	*s = symbolizer_new(test_log, NULL);
+	uintptr_t		 marker = (uintptr_t)sym_test_marker + 2;
+	int32_t			 me = getpid();
+
+	symbolizer_set_gen_resolver(s, test_cur_gen, NULL);
+	test_gen_now = 1;
+	CHECK_EQ(symbolizer_process_seen_gen(s, me, 1), 0);
+	CHECK_STREQ(symbolizer_user_frame_gen(s, me, 1, marker),
+	    "sym_test_marker", "current image resolves");
+	test_gen_now = 2;	/* exec */
+	CHECK_STREQ(symbolizer_user_frame_gen(s, me, 1, marker),
+	    "sym_test_marker", "left image keeps its snapshot");
+	CHECK_STREQ(symbolizer_comm_gen(s, me, 1), "test_sym_symbol",
+	    "left image keeps its comm");
+	CHECK_EQ(symbolizer_process_seen_gen(s, me, 3), -ESTALE);
+	CHECK_STREQ(symbolizer_user_frame_gen(s, me, 3, marker), "[unknown]",
+	    "an image never current is not resolved with another's maps");
+	CHECK(symbolizer_comm_gen(s, me, 3) == NULL, "nor given its comm");
+	CHECK_STREQ(symbolizer_user_frame_gen(s, me, 2, marker),
+	    "sym_test_marker", "the new image snapshotted on first sight");
+	symbolizer_cycle_end(s);
+	CHECK(symbolizer_comm_gen(s, me, 1) == NULL,
+	    "left image forgotten at cycle end");
+	CHECK_STREQ(symbolizer_comm_gen(s, me, 2), "test_sym_symbol",
+	    "current image kept");
+	symbolizer_free(s);
+}
+
 static void
 test_self(struct symbolizer *s)
 {
@@ -607,6 +654,7 @@ main(int argc, char **argv)
 	test_kernel(s);
 	symbolizer_cycle_end(s);
 	symbolizer_free(s);
+	test_generations();
 	test_stripped();
 	test_debuglink();
 	test_perfmap();

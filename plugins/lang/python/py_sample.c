@@ -1,7 +1,9 @@
 /*
- * One sample of one attached process: every thread state whose kernel
- * thread is running (state R, specs/cpython.md §11) is walked and its
- * frames are formatted `function (file:line)_[p]`, root first.  A failed
+ * One sample of one attached process: either the thread the system
+ * profiler's BPF sampler just caught on CPU (py_target_sample_tid), or,
+ * without one, every thread state whose kernel thread is running (state
+ * R, specs/cpython.md §11, which also counts threads waiting for a CPU).
+ * Frames are formatted `function (file:line)_[p]`, root first.  A failed
  * read drops the sample of that thread; -ESRCH means the process is gone.
  */
 #include "config.h"
@@ -173,6 +175,57 @@ py_target_sample(struct py_target *t, py_emit_fn emit, void *arg,
 		emit(arg, t, ts.native_tid > 0 ? ts.native_tid : -1,
 		    t->ptrs, k);
 		(*nthreads)++;
+	}
+	return (0);
+}
+
+/*
+ * Sample the thread tid, which the BPF sampler found on CPU: its stack is
+ * read right after the sample (the ring buffer wakes us for watched
+ * processes), so only threads that ran are charged, each once per sample.
+ * 0 (emitted, or tid runs no Python), -ENOENT when thread states cannot be
+ * told apart by TID here (the caller falls back to py_target_sample),
+ * -ESRCH (gone) or -errno of a failed read.
+ */
+int
+py_target_sample_tid(struct py_target *t, int32_t tid, py_emit_fn emit,
+    void *arg)
+{
+	struct py_tstate ts;
+	uint64_t interp, cur, next;
+	uint32_t n, k, guard;
+	int32_t ttid;
+	int rc;
+
+	if (t->tid_fallback)
+		return (-ENOENT);
+	py_mem_cache_begin(&t->mem);
+	if ((rc = py_walk_first_tstate(&t->mem, &t->off, t->runtime, &interp,
+	    &cur)) != 0)
+		return (rc);
+	for (guard = 0; cur != 0 && guard < PY_MAX_THREADS; guard++,
+	    cur = next) {
+		if ((rc = py_walk_tstate(&t->mem, &t->off, cur, &ts,
+		    &next)) != 0)
+			return (rc);
+		if (ts.interp != interp)
+			return (-EINVAL);	/* torn: list changed */
+		if ((ttid = py_sample_tid(t, &ts)) <= 0) {
+			t->tid_fallback = 1;
+			return (-ENOENT);
+		}
+		if (ttid != tid)
+			continue;
+		if (ts.top == 0)
+			return (0);
+		if ((rc = py_walk_frames(&t->mem, &t->off, &ts, t->frames,
+		    PY_MAX_FRAMES, &n)) != 0)
+			return (rc);
+		if (n == 0 || (rc = py_sample_format(t, n, &k)) != 0)
+			return (rc);
+		if (k > 0)
+			emit(arg, t, tid, t->ptrs, k);
+		return (0);
 	}
 	return (0);
 }

@@ -51,6 +51,7 @@ typedef void	(*py_emit_fn)(void *, struct py_target *, int32_t,
 int	py_target_attach(pid_t, struct py_target *, char *, size_t);
 void	py_target_release(struct py_target *);
 int	py_target_sample(struct py_target *, py_emit_fn, void *, uint32_t *);
+int	py_target_sample_tid(struct py_target *, int32_t, py_emit_fn, void *);
 int	py_task_state(pid_t, int32_t, char *);
 ssize_t	py_read_small_file(const char *, char *, size_t);
 char	*py_read_maps(pid_t, size_t *);

@@ -1,8 +1,16 @@
 /*
  * The Python process profiler: finds CPython 3.8-3.13 processes, samples
- * their running threads' stacks at -f Hz by reading their memory (never
- * stopping them) and hands the aggregated stacks, appids and app metadata
- * to the host at each snapshot.  The reader itself is in py_*.c.
+ * their threads' stacks by reading their memory (never stopping them) and
+ * hands the aggregated stacks, appids and app metadata to the host at each
+ * snapshot.  The reader itself is in py_*.c.
+ *
+ * Which threads, and when: with a system profiler that reports samples
+ * (host API sample_watch), the thread its BPF sampler caught on CPU, read
+ * as the report arrives (the ring buffer wakes the loop for watched
+ * processes: typically well under a millisecond after the sample), one
+ * stack per sample.  /proc's state R, the fallback at -f Hz without one,
+ * also counts threads waiting for a CPU: under contention a thread that
+ * runs 2 ms in 20 got 1.4-2.5x its share.
  */
 #include "config.h"
 
@@ -45,6 +53,7 @@ struct pyp_proc {
 	double		 cpu_rate;	/* ticks a second since the scan before */
 	double		 cpu_at;	/* age at the last scan, seconds */
 	int		 chosen;	/* among the top N by CPU (sampled) */
+	int		 watched;	/* host sample_watch on */
 	char		 comm[64];
 	char		 reason[256];
 	char		 appid[1024];
@@ -64,6 +73,9 @@ struct pyp {
 	uint32_t	 nprocs;
 	struct py_agg	*agg;
 	uint64_t	 nsamples, nfailed;
+	int		 subscribed;	/* sample reports from the host */
+	int		 by_reports;	/* watched PIDs sampled on reports */
+	uint64_t	 count;		/* samples the stack being emitted is */
 };
 
 static const struct gp_option pyp_options[] = {
@@ -107,6 +119,8 @@ pyp_proc_free(struct pyp_proc *pr)
 static void
 pyp_remove(struct pyp *p, uint32_t i)
 {
+	if (p->procs[i]->watched)
+		(void)p->api->sample_watch(p->ctx, p->procs[i]->pid, 0);
 	pyp_proc_free(p->procs[i]);
 	p->procs[i] = p->procs[--p->nprocs];
 }
@@ -238,6 +252,58 @@ pyp_choose(struct pyp *p)
 	free(act);
 }
 
+/*
+ * Ask the system profiler for reports of the processes sampled, and stop
+ * those of the rest.  Sampling follows the reports while a source exists.
+ */
+static void
+pyp_watch_sync(struct pyp *p)
+{
+	struct pyp_proc *pr;
+	uint32_t i;
+	int want, rc, src = -1;
+
+	if (!p->subscribed)
+		return;
+	for (i = 0; i < p->nprocs; i++) {
+		pr = p->procs[i];
+		want = pr->state == PYP_ACTIVE && pr->chosen;
+		if (want == pr->watched)
+			continue;
+		rc = p->api->sample_watch(p->ctx, pr->pid, want);
+		pr->watched = want;
+		if (want)
+			src = rc == 0;
+	}
+	/* a watch call says whether a source reports; ask if none made */
+	if (src < 0)
+		src = p->api->sample_watch(p->ctx, 0, 0) == 0;
+	if (src != p->by_reports)
+		p->api->log(p->ctx, GP_LOG_INFO, "%s", src ? "sampling the "
+		    "threads the system profiler finds on CPU" : "no system "
+		    "profiler reports samples: sampling running threads at "
+		    "-f Hz");
+	p->by_reports = src;
+}
+
+static void	pyp_sample_cb(void *);
+
+/*
+ * The -f Hz timer samples only what no report covers: while a system
+ * profiler reports, every sampled process is watched and the loop need
+ * not wake at -f Hz at all.
+ */
+static void
+pyp_timer_sync(struct pyp *p)
+{
+	if (p->by_reports == 1) {
+		p->api->timer_del(p->sample_timer);
+		p->sample_timer = NULL;
+	} else if (p->sample_timer == NULL && p->scan_timer != NULL)
+		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
+		    pyp_sample_cb, p);
+}
+
 static void
 pyp_scan(struct pyp *p)
 {
@@ -271,6 +337,8 @@ pyp_scan(struct pyp *p)
 			i++;
 	}
 	pyp_choose(p);
+	pyp_watch_sync(p);
+	pyp_timer_sync(p);
 }
 
 static void
@@ -287,9 +355,11 @@ pyp_emit(void *arg, struct py_target *t, int32_t tid,
 	struct pyp_proc *pr = (struct pyp_proc *)(void *)((char *)t -
 	    offsetof(struct pyp_proc, t));
 
-	if (py_agg_add(p->agg, (int32_t)t->pid, frames, n, 1) == 0)
-		pr->samples++;
+	if (py_agg_add(p->agg, (int32_t)t->pid, frames, n, p->count) == 0)
+		pr->samples += p->count;
 }
+
+static void	pyp_sample_done(struct pyp *, struct pyp_proc *, int);
 
 static void
 pyp_sample_proc(struct pyp *p, struct pyp_proc *pr)
@@ -297,7 +367,15 @@ pyp_sample_proc(struct pyp *p, struct pyp_proc *pr)
 	uint32_t nth;
 	int rc;
 
+	p->count = 1;
 	rc = py_target_sample(&pr->t, pyp_emit, p, &nth);
+	pyp_sample_done(p, pr, rc);
+}
+
+/* A read's outcome: count it, and act on a gone or unreadable process. */
+static void
+pyp_sample_done(struct pyp *p, struct pyp_proc *pr, int rc)
+{
 	p->nsamples++;
 	if (rc == 0) {
 		pr->fails = 0;
@@ -325,8 +403,27 @@ pyp_sample_cb(void *arg)
 	uint32_t i;
 
 	for (i = 0; i < p->nprocs; i++)
-		if (p->procs[i]->state == PYP_ACTIVE && p->procs[i]->chosen)
+		if (p->procs[i]->state == PYP_ACTIVE && p->procs[i]->chosen &&
+		    !(p->by_reports && p->procs[i]->watched))
 			pyp_sample_proc(p, p->procs[i]);
+}
+
+/* The system profiler caught tid of pid on CPU just now: read its stack. */
+static void
+pyp_report_cb(void *arg, int32_t pid, int32_t tid, uint64_t count)
+{
+	struct pyp *p = arg;
+	struct pyp_proc *pr = pyp_find(p, (pid_t)pid);
+	uint32_t nth;
+	int rc;
+
+	if (pr == NULL || pr->state != PYP_ACTIVE || !pr->watched)
+		return;
+	p->count = count;
+	rc = py_target_sample_tid(&pr->t, tid, pyp_emit, p);
+	if (rc == -ENOENT)	/* TIDs unknown here: its running threads */
+		rc = py_target_sample(&pr->t, pyp_emit, p, &nth);
+	pyp_sample_done(p, pr, rc);
 }
 
 struct pyp_deliver {
@@ -435,6 +532,10 @@ pyp_reset(struct pyp *p)
 	p->sample_timer = p->scan_timer = NULL;
 	while (p->nprocs > 0)
 		pyp_remove(p, p->nprocs - 1);
+	if (p->subscribed)
+		(void)p->api->sample_subscribe(p->ctx, NULL, NULL);
+	p->subscribed = 0;
+	p->by_reports = 0;
 	py_agg_clear(p->agg);
 }
 
@@ -458,12 +559,17 @@ pyp_start(void *priv)
 	    0);
 	p->max_procs = f < 0 ? 0 : f > PYP_MAX_PROCS ? PYP_MAX_PROCS :
 	    (uint32_t)f;
+	p->subscribed = GP_API_HAS(p->api, sample_report) &&
+	    p->api->sample_subscribe != NULL &&
+	    p->api->sample_watch != NULL &&
+	    p->api->sample_subscribe(p->ctx, pyp_report_cb, p) == 0;
+	p->by_reports = -1;	/* logged once decided */
 	pyp_scan(p);
-	p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
-	    pyp_sample_cb, p);
 	p->scan_timer = p->api->timer_add(p->ctx, PYP_RESCAN_MS, 1,
 	    pyp_scan_cb, p);
-	if (p->sample_timer == NULL || p->scan_timer == NULL) {
+	pyp_timer_sync(p);
+	if (p->scan_timer == NULL || (p->by_reports != 1 &&
+	    p->sample_timer == NULL)) {
 		pyp_reset(p);
 		return (-ENOMEM);
 	}
