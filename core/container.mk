@@ -1,0 +1,45 @@
+# core/container.mk: container names (cgroup -> id; Docker, podman, CRI,
+# containerd; core/container.c itself is in core/studio.mk), their
+# protobuf subsets, tests and the runtime start-up
+# script the integration tests use.
+core_libgpcore_la_SOURCES += \
+	core/container.h \
+	core/container_cgroup.c \
+	core/container_docker.c \
+	core/container_grpc.c \
+	core/container_cri.c \
+	core/container_containerd.c
+nodist_core_libgpcore_la_SOURCES += \
+	core/container_cri.pb-c.c core/container_cri.pb-c.h \
+	core/container_containerd.pb-c.c core/container_containerd.pb-c.h
+
+# The subsets of the CRI and containerd APIs we read, compiled by protoc-c.
+EXTRA_DIST += core/container_cri.proto core/container_containerd.proto
+BUILT_SOURCES += core/container_cri.pb-c.c core/container_cri.pb-c.h \
+	core/container_containerd.pb-c.c core/container_containerd.pb-c.h
+CLEANFILES += core/container_cri.pb-c.c core/container_cri.pb-c.h \
+	core/container_containerd.pb-c.c core/container_containerd.pb-c.h \
+	core/container_cri.pb-c.stamp core/container_containerd.pb-c.stamp
+core/container_cri.pb-c.c core/container_cri.pb-c.h: \
+    core/container_cri.pb-c.stamp
+core/container_cri.pb-c.stamp: $(srcdir)/core/container_cri.proto
+	$(AM_V_GEN)$(MKDIR_P) core && \
+	$(PROTOC_C) --proto_path=$(srcdir)/core --c_out=core \
+	    $(srcdir)/core/container_cri.proto && touch $@
+core/container_containerd.pb-c.c core/container_containerd.pb-c.h: \
+    core/container_containerd.pb-c.stamp
+core/container_containerd.pb-c.stamp: $(srcdir)/core/container_containerd.proto
+	$(AM_V_GEN)$(MKDIR_P) core && \
+	$(PROTOC_C) --proto_path=$(srcdir)/core --c_out=core \
+	    $(srcdir)/core/container_containerd.proto && touch $@
+
+CONTAINER_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
+CONTAINER_TEST_LDADD = core/libgpcore.la -lm
+
+check_PROGRAMS += tests/unit/test_container_loop
+TESTS += tests/unit/test_container_loop
+tests_unit_test_container_loop_SOURCES = tests/unit/test_container_loop.c
+tests_unit_test_container_loop_CFLAGS = $(CONTAINER_TEST_CFLAGS)
+tests_unit_test_container_loop_LDADD = $(CONTAINER_TEST_LDADD)
+
+EXTRA_DIST += fuzz/fuzz_container_cri.c fuzz/fuzz_container_ctrd.c
