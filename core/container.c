@@ -46,7 +46,8 @@ enum container_kind {
 struct container_src {
 	const char		*what;
 	enum container_kind	 kind;
-	char			*sock;
+	char			*paths[2];	/* host root's, then ours */
+	const char		*sock;		/* the one found */
 	struct http_req		*req;
 	int			 present;	/* socket seen at the last probe */
 	int			 failed;	/* in the running refresh */
@@ -56,6 +57,12 @@ struct container_src {
 	size_t			 ns_i;
 	time_t			 retry_at;
 	int			 warned;
+	/*
+	 * containerd's API waits for CRI on the same socket: two streams at
+	 * once on one HTTP/2 connection end in framing errors there.
+	 */
+	struct container_src	*after;
+	int			 deferred;
 };
 
 struct container_entry {
@@ -277,7 +284,14 @@ container_refresh_end(void)
 static void
 container_src_done(struct container_src *s, int failed, const char *why)
 {
+	size_t	 i;
+
 	s->req = NULL;
+	for (i = 0; i < ct.nsrc; i++)
+		if (ct.src[i].deferred && ct.src[i].after == s) {
+			ct.src[i].deferred = 0;
+			container_src_start(&ct.src[i]);
+		}
 	if (failed) {
 		s->failed = 1;
 		s->retry_at = container_now() + CONTAINER_RETRY_S;
@@ -473,12 +487,26 @@ container_src_start(struct container_src *s)
 		container_src_done(s, 1, "cannot start a request");
 }
 
+/*
+ * Whether the source's socket exists: under the host root first (the
+ * agent may run in a container sharing the host's PID namespace), else
+ * at the path itself (a sandbox may deny /proc/1/root; a container may
+ * have the socket mounted in).
+ */
 static int
-container_sock_exists(const char *path)
+container_src_probe(struct container_src *s)
 {
 	struct stat	 st;
+	size_t		 i;
 
-	return (stat(path, &st) == 0 && S_ISSOCK(st.st_mode));
+	for (i = 0; i < 2; i++)
+		if (s->paths[i] != NULL && stat(s->paths[i], &st) == 0 &&
+		    S_ISSOCK(st.st_mode)) {
+			s->sock = s->paths[i];
+			return (1);
+		}
+	s->sock = s->paths[0];
+	return (0);
 }
 
 static void
@@ -508,15 +536,19 @@ container_refresh(void)
 	for (i = 0; i < ct.nsrc; i++) {
 		s = &ct.src[i];
 		s->failed = 0;
+		s->deferred = 0;
 		s->cri_trying_alpha = s->cri_alpha;
 		if (now < s->retry_at) {
 			s->failed = 1;	/* keeps its last names */
 			continue;
 		}
-		if (!(s->present = container_sock_exists(s->sock)))
+		if (!(s->present = container_src_probe(s)))
 			continue;
 		ct.pending++;
-		container_src_start(s);
+		if (s->after != NULL && s->after->req != NULL)
+			s->deferred = 1;
+		else
+			container_src_start(s);
 	}
 	if (--ct.pending == 0)
 		container_refresh_end();
@@ -622,41 +654,56 @@ container_name_for_pid(int32_t pid, void *arg)
 	return (container_name_for_key(key));
 }
 
+/* host: also look for path under the host root, first. */
 static void
 container_src_add(const char *what, enum container_kind kind,
-    const char *path)
+    const char *path, int host)
 {
 	struct container_src	*s = &ct.src[ct.nsrc++];
+	char			 buf[256];
 
 	s->what = what;
 	s->kind = kind;
-	s->sock = xstrdup(path);
+	if (host) {
+		snprintf(buf, sizeof(buf), "%s%s", HOST, path);
+		s->paths[0] = xstrdup(buf);
+		s->paths[1] = xstrdup(path);
+	} else
+		s->paths[0] = xstrdup(path);
+	s->sock = s->paths[0];
 }
 
 int
 container_init_socks(struct event_base *base, const struct container_socks *cs)
 {
-	size_t	 i;
+	struct container_src	*cri = NULL;
+	size_t			 i;
 
 	container_fini();
 	ct.base = base;
 	ct.timeout_ms = cs->timeout_ms ? cs->timeout_ms : CONTAINER_TIMEOUT_MS;
 	/* In precedence order: Docker's answer wins (§9.2). */
 	if (cs->docker != NULL)
-		container_src_add("Docker", CONTAINER_DOCKER_API, cs->docker);
+		container_src_add("Docker", CONTAINER_DOCKER_API, cs->docker,
+		    cs->host);
 	if (cs->podman != NULL)
-		container_src_add("podman", CONTAINER_DOCKER_API, cs->podman);
-	if (cs->containerd != NULL)
+		container_src_add("podman", CONTAINER_DOCKER_API, cs->podman,
+		    cs->host);
+	if (cs->containerd != NULL) {
 		container_src_add("CRI (containerd)", CONTAINER_CRI,
-		    cs->containerd);
+		    cs->containerd, cs->host);
+		cri = &ct.src[ct.nsrc - 1];
+	}
 	if (cs->crio != NULL)
-		container_src_add("CRI (CRI-O)", CONTAINER_CRI, cs->crio);
-	if (cs->containerd != NULL)
+		container_src_add("CRI (CRI-O)", CONTAINER_CRI, cs->crio,
+		    cs->host);
+	if (cs->containerd != NULL) {
 		container_src_add("containerd", CONTAINER_CTRD,
-		    cs->containerd);
+		    cs->containerd, cs->host);
+		ct.src[ct.nsrc - 1].after = cri;
+	}
 	for (i = 0; i < ct.nsrc; i++)
-		if ((ct.src[i].present = container_sock_exists(
-		    ct.src[i].sock)))
+		if ((ct.src[i].present = container_src_probe(&ct.src[i])))
 			log_debug("container: %s at %s", ct.src[i].what,
 			    ct.src[i].sock);
 	if (http_init(base) != 0)
@@ -672,16 +719,17 @@ container_init_socks(struct event_base *base, const struct container_socks *cs)
 	return (0);
 }
 
-/* Names from every runtime on the host (docker_sock: Docker elsewhere). */
+/* Names from every runtime on the host (docker_sock: Docker's elsewhere). */
 int
 container_init(struct event_base *base, const char *docker_sock)
 {
 	struct container_socks	 cs = {
 		.docker = docker_sock != NULL ? docker_sock :
-		    HOST "/var/run/docker.sock",
-		.podman = HOST "/run/podman/podman.sock",
-		.containerd = HOST "/run/containerd/containerd.sock",
-		.crio = HOST "/var/run/crio/crio.sock",
+		    "/var/run/docker.sock",
+		.podman = "/run/podman/podman.sock",
+		.containerd = "/run/containerd/containerd.sock",
+		.crio = "/var/run/crio/crio.sock",
+		.host = 1,
 	};
 
 	return (container_init_socks(base, &cs));
@@ -694,7 +742,8 @@ container_fini(void)
 
 	for (i = 0; i < ct.nsrc; i++) {
 		http_cancel(ct.src[i].req);
-		free(ct.src[i].sock);
+		free(ct.src[i].paths[0]);
+		free(ct.src[i].paths[1]);
 		container_strv_free(ct.src[i].ns);
 	}
 	for (i = 0; i < CONTAINER_PID_SLOTS; i++)

@@ -89,6 +89,7 @@ struct container_socks {
 	const char	*containerd;	/* CRI and containerd's own API */
 	const char	*crio;
 	unsigned	 timeout_ms;	/* per request; 0: 5 s */
+	int		 host;		/* under /proc/1/root first */
 };
 int		 container_init_socks(struct event_base *,
 		    const struct container_socks *);

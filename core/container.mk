@@ -43,3 +43,11 @@ tests_unit_test_container_loop_CFLAGS = $(CONTAINER_TEST_CFLAGS)
 tests_unit_test_container_loop_LDADD = $(CONTAINER_TEST_LDADD)
 
 EXTRA_DIST += fuzz/fuzz_container_cri.c fuzz/fuzz_container_ctrd.c
+
+# Against real runtimes (started by container_runtimes.sh, which .ci/run
+# also calls); each skips with the reason when its runtime cannot run.
+CONTAINER_IT = \
+	tests/integration/90-container-docker.sh
+TESTS += $(CONTAINER_IT)
+EXTRA_DIST += $(CONTAINER_IT) tests/integration/container_lib.sh \
+	tests/integration/container_runtimes.sh

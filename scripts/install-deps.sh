@@ -12,6 +12,9 @@ build="build-essential autoconf automake libtool pkg-config ca-certificates
 test="python3 openssl procps psmisc util-linux iproute2 linux-perf bpftrace
 	protobuf-compiler jattach chromium openjdk-17-jdk-headless g++
 	binutils elfutils time"
+# Container runtimes the container-name tests run against (and curl, which
+# checks podman's socket).
+test="$test containerd runc docker.io podman curl"
 pkgs=$build
 [ "${1:-}" = "--test" ] && pkgs="$build $test"
 apt-get update -qq
