@@ -47,7 +47,11 @@ EXTRA_DIST += fuzz/fuzz_container_cri.c fuzz/fuzz_container_ctrd.c
 # Against real runtimes (started by container_runtimes.sh, which .ci/run
 # also calls); each skips with the reason when its runtime cannot run.
 CONTAINER_IT = \
-	tests/integration/90-container-docker.sh
+	tests/integration/90-container-docker.sh \
+	tests/integration/91-container-podman.sh \
+	tests/integration/92-container-containerd.sh \
+	tests/integration/93-container-cri.sh
 TESTS += $(CONTAINER_IT)
 EXTRA_DIST += $(CONTAINER_IT) tests/integration/container_lib.sh \
+	tests/integration/cri_client.py \
 	tests/integration/container_runtimes.sh

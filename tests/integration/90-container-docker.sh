@@ -5,6 +5,7 @@
 # "containers" and in the pprof "container" label; with
 # --disable-container-names all of it is gone.
 . "$top_srcdir/tests/tap.sh"
+CT_BIN=ct_docker
 . "$top_srcdir/tests/integration/container_lib.sh"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
 tap_tmpdir
@@ -16,7 +17,7 @@ trap cleanup EXIT
 
 docker import "$TMP/rootfs.tar" "$CT_IMG" >/dev/null
 ok $? "image imported from a local rootfs"
-docker run -d --network none --name "$name" "$CT_IMG" /ct_busy >/dev/null
+docker run -d --network none --name "$name" "$CT_IMG" "/$CT_BIN" >/dev/null
 ok $? "container $name started"
 
 ct_profile "$TMP/on" 5 --output-format col,pprof

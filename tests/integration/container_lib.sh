@@ -6,6 +6,9 @@
 
 CT_RT="$top_srcdir/tests/integration/container_runtimes.sh"
 CT_IMG=localhost/gp-busy:1
+# The busy binary's name (its comm): one per test, so that a container
+# another test left running cannot be mistaken for this one.
+CT_BIN=${CT_BIN:-ct_busy}
 
 # ct_runtime NAME: start it (if needed) or skip the whole test with why.
 ct_runtime() {
@@ -14,9 +17,9 @@ ct_runtime() {
 	fi
 }
 
-# The rootfs: /ct_busy spins in ct_hot() (or, with "pause", sleeps).
+# The rootfs: /$CT_BIN spins in ct_hot() (or, with "pause", sleeps).
 ct_rootfs() {
-	[ -x "$TMP/rootfs/ct_busy" ] && return 0
+	[ -x "$TMP/rootfs/$CT_BIN" ] && return 0
 	mkdir -p "$TMP/rootfs/tmp" "$TMP/rootfs/proc" "$TMP/rootfs/dev" \
 	    "$TMP/rootfs/sys" "$TMP/rootfs/etc"
 	cat >"$TMP/ct_busy.c" <<'C'
@@ -37,7 +40,7 @@ int main(int argc, char **argv)
 		ct_hot();
 }
 C
-	${CC:-cc} -static -O1 -fno-omit-frame-pointer -o "$TMP/rootfs/ct_busy" \
+	${CC:-cc} -static -O1 -fno-omit-frame-pointer -o "$TMP/rootfs/$CT_BIN" \
 	    "$TMP/ct_busy.c" || bail "cannot build a static binary (libc6-dev)"
 	: >"$TMP/rootfs/etc/resolv.conf"
 	: >"$TMP/rootfs/etc/hosts"
@@ -57,8 +60,8 @@ ct_oci_tar() {
 	lsum=$(sha256sum "$d/layer.tgz" | cut -d' ' -f1)
 	lsize=$(stat -c %s "$d/layer.tgz")
 	mv "$d/layer.tgz" "$d/blobs/sha256/$lsum"
-	printf '{"architecture":"amd64","os":"linux","config":{"Cmd":["/ct_busy"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
-	    "$diffid" >"$d/config.json"
+	printf '{"architecture":"amd64","os":"linux","config":{"Cmd":["/%s","pause"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
+	    "$CT_BIN" "$diffid" >"$d/config.json"
 	csum=$(sha256sum "$d/config.json" | cut -d' ' -f1)
 	csize=$(stat -c %s "$d/config.json")
 	mv "$d/config.json" "$d/blobs/sha256/$csum"
@@ -74,26 +77,29 @@ ct_oci_tar() {
 	echo "$TMP/oci.tar"
 }
 
-# ct_profile OUTDIR SECONDS [ARGS...]: one cycle of the daemon.
+# ct_profile OUTDIR SECONDS [ARGS...]: one cycle of the daemon, perf only
+# (these tests are about names, not about what the Python and Java
+# plugins find in other processes on the machine).
 ct_profile() {
 	o=$1 secs=$2
 	shift 2
 	mkdir -p "$o"
-	timeout $((secs + 60)) "$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" -o "$o" \
-	    -d "$secs" --no-flamegraph --log-file "$o/gprofiler.log" \
+	timeout -k 10 $((secs + 60)) "$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" \
+	    -o "$o" -d "$secs" --no-flamegraph --python-mode disabled \
+	    --java-mode disabled --log-file "$o/gprofiler.log" \
 	    --pid-file "$o/pid" "$@" >"$o/stdout" 2>&1
 }
 
-# ct_check OUTDIR NAME WHAT: the ct_busy stacks carry NAME in their
-# container frame, and the header lists it.
+# ct_check OUTDIR NAME: the $CT_BIN stacks carry NAME in their container
+# frame, and the header lists it (NAME "": names are off).
 ct_check() {
-	"$PYTHON3" - "$1" "$2" <<'PY'
+	"$PYTHON3" - "$1" "$2" "$CT_BIN" <<'PY'
 import glob, json, sys
-out, want = sys.argv[1], sys.argv[2]
-cols = sorted(glob.glob(out + "/*.col"))
+out, want, comm = sys.argv[1], sys.argv[2], sys.argv[3]
+cols = sorted(glob.glob(out + "/profile_*.col"))
 if not cols:
     print("no .col in " + out); sys.exit(1)
-text = open(cols[-1]).read().split("\n")
+text = open(cols[-1], encoding="utf-8", errors="replace").read().split("\n")
 hdr = json.loads(text[0][2:])
 frames = {}
 for l in text[1:]:
@@ -102,9 +108,9 @@ for l in text[1:]:
     stack, n = l.rsplit(" ", 1)
     f = stack.split(";")
     # index;container;comm;...
-    if len(f) > 2 and f[2] == "ct_busy":
+    if len(f) > 2 and f[2] == comm:
         frames[f[1]] = frames.get(f[1], 0) + int(n)
-print("ct_busy samples by container frame: %r" % frames)
+print("%s samples by container frame: %r" % (comm, frames))
 print("header containers: %r" % hdr.get("containers"))
 if want:
     ok = want in frames and frames[want] >= 0.9 * sum(frames.values()) \

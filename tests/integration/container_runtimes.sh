@@ -38,13 +38,17 @@ start_containerd() {
 	command -v containerd >/dev/null || fail "containerd not installed (apt-get install containerd runc)"
 	command -v runc >/dev/null || fail "runc not installed"
 	ctr version >/dev/null 2>&1 && return 0
-	# Our own config: the default one plus a sandbox (pause) image we
-	# import ourselves, since nothing can be pulled.
+	# Our own config: the default one plus a sandbox (pause) image the
+	# tests import themselves, since nothing can be pulled; and pods'
+	# oom_score_adj no lower than ours, as lowering it needs
+	# CAP_SYS_RESOURCE, which a sandboxed root may lack (runc then fails
+	# with "can't get final child's PID from pipe").
 	cfg=$logs/containerd.toml
 	cat >"$cfg" <<'TOML'
 version = 2
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "localhost/gp-busy:1"
+  restrict_oom_score_adj = true
 TOML
 	setsid containerd --config "$cfg" >"$logs/containerd.log" 2>&1 \
 	    </dev/null &
@@ -67,7 +71,7 @@ start_docker() {
 
 podman_answers() {
 	curl -sf --max-time 5 --unix-socket "$PODMAN_SOCK" \
-	    http://localhost/_ping
+	    http://localhost/_ping >/dev/null
 }
 
 start_podman() {
