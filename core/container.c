@@ -410,10 +410,11 @@ container_grpc_call(struct container_src *s, const char *path,
 		snprintf(nsh, sizeof(nsh), "containerd-namespace: %s", ns);
 		hdrs[2] = nsh;
 	}
-	container_grpc_header(body, msglen);
 	if (msglen > sizeof(body) - 5)
 		return (-EINVAL);
-	memcpy(body + 5, msg, msglen);
+	container_grpc_header(body, msglen);
+	if (msglen > 0)
+		memcpy(body + 5, msg, msglen);
 	memset(&o, 0, sizeof(o));
 	o.method = "POST";
 	o.url = url;

@@ -42,7 +42,10 @@ tests_unit_test_container_loop_SOURCES = tests/unit/test_container_loop.c
 tests_unit_test_container_loop_CFLAGS = $(CONTAINER_TEST_CFLAGS)
 tests_unit_test_container_loop_LDADD = $(CONTAINER_TEST_LDADD)
 
-EXTRA_DIST += fuzz/fuzz_container_cri.c fuzz/fuzz_container_ctrd.c
+EXTRA_DIST += fuzz/fuzz_container_cri.c fuzz/fuzz_container_ctrd.c \
+	fuzz/corpus/fuzz_container_cri/k8s fuzz/corpus/fuzz_container_ctrd/ns \
+	fuzz/corpus/fuzz_container_ctrd/stream fuzz/corpus/fuzz_cgroup/v1 \
+	fuzz/corpus/fuzz_cgroup/docker
 
 # Against real runtimes (started by container_runtimes.sh, which .ci/run
 # also calls); each skips with the reason when its runtime cannot run.
