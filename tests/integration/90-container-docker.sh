@@ -21,7 +21,9 @@ docker run -d --network none --name "$name" "$CT_IMG" "/$CT_BIN" >/dev/null
 ok $? "container $name started"
 
 ct_profile "$TMP/on" 5 --output-format col,pprof
-ok $? "one cycle" || diag "$(tail -5 "$TMP/on/stdout")"
+rc=$?
+ok $rc "one cycle"
+[ $rc -eq 0 ] || diag "$(tail -5 "$TMP/on/stdout" "$TMP/on/gprofiler.log")"
 ct_check "$TMP/on" "$name" >"$TMP/on.check" 2>&1
 ok $? "the container's stacks and the header carry $name"
 diag "$(cat "$TMP/on.check")"

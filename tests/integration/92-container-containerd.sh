@@ -28,7 +28,9 @@ pid=$(ctr -n default task ls | awk -v n="$name" '$1 == n {print $2}')
 diag "cgroup: $(grep '^0::' /proc/"$pid"/cgroup)"
 
 ct_profile "$TMP/on" 5
-ok $? "one cycle" || diag "$(tail -5 "$TMP/on/stdout" "$TMP/on/gprofiler.log")"
+rc=$?
+ok $rc "one cycle"
+[ $rc -eq 0 ] || diag "$(tail -5 "$TMP/on/stdout" "$TMP/on/gprofiler.log")"
 ct_check "$TMP/on" "$name" >"$TMP/on.check" 2>&1
 ok $? "the container's stacks and the header carry $name"
 diag "$(cat "$TMP/on.check")"

@@ -33,13 +33,16 @@ pod=gp-web-$$
 ns=gp-test
 uid=$(cat /proc/sys/kernel/random/uuid)
 ids=$($CRI run "$pod" "$ns" "$uid" web "$CT_IMG" "/$CT_BIN" 2 2>"$TMP/cri.err")
-ok $? "pod sandbox and container started through CRI" ||
-    diag "$(cat "$TMP/cri.err")"
+rc=$?
+ok $rc "pod sandbox and container started through CRI"
+[ $rc -eq 0 ] || diag "$(cat "$TMP/cri.err")"
 sid=${ids% *}
 want="k8s_web_${pod}_${ns}_${uid}_2"
 
 ct_profile "$TMP/on" 5 --output-format col,pprof
-ok $? "one cycle" || diag "$(tail -5 "$TMP/on/stdout")"
+rc=$?
+ok $rc "one cycle"
+[ $rc -eq 0 ] || diag "$(tail -5 "$TMP/on/stdout" "$TMP/on/gprofiler.log")"
 ct_check "$TMP/on" "$want" >"$TMP/on.check" 2>&1
 ok $? "the container's stacks and the header carry $want"
 diag "$(cat "$TMP/on.check")"
