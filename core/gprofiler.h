@@ -528,6 +528,7 @@ struct http_req_opts {
 					   TLS verified despite --no-verify */
 	void		(*done)(void *arg, const struct http_result *);
 	void		*arg;
+	int		 http2;		/* HTTP/2 without upgrade (gRPC) */
 };
 int		 http_init(struct event_base *);
 void		 http_set_tls(int verify, const char *ca_bundle,
@@ -740,13 +741,15 @@ void		 command_execute(const struct hb_command *);
 void		 command_stop_all(void (*done)(void *), void *arg);
 void		 command_rebase(const struct config *);
 
-/* container.c */
+/* container.c (the rest in core/container.h) */
 /* The container id in /proc/PID/cgroup text (last 64-hex run); 0/-ENOENT */
 int		 container_id_parse(const char *cgroup, size_t len,
 		    char id[65]);
-/* Fill the cache from a Docker /containers/json body; count or -EINVAL. */
-int		 container_parse_docker(const char *body, size_t len);
+/* Names from every runtime whose socket exists (docker_sock NULL: host's) */
 int		 container_init(struct event_base *, const char *docker_sock);
+/* Pod and namespace of a k8s_<c>_<pod>_<ns>_<uid>_<n> name; 0 / -EINVAL */
+int		 container_k8s_split(const char *name, char *pod, size_t podsz,
+		    char *ns, size_t nssz);
 /* run_hooks.container_name: "" when none or not cached yet. */
 const char	*container_name_for_pid(int32_t pid, void *arg);
 const char	*container_name_for_id(const char *id);

@@ -357,6 +357,16 @@ http_apply_opts(struct http_req *r, const struct http_req_opts *o)
 		curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, o->unix_socket);
 	if (o->no_proxy)
 		curl_easy_setopt(e, CURLOPT_NOPROXY, "*");
+	if (o->http2) {
+		curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+		    (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+		/*
+		 * libcurl 7.88 sends nothing on an HTTP/2 connection to a
+		 * unix socket it reuses: one connection per request.
+		 */
+		curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+		curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+	}
 	if (o->userpwd != NULL) {
 		curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		curl_easy_setopt(e, CURLOPT_USERPWD, o->userpwd);

@@ -192,7 +192,7 @@ pp_add_stack(const struct profile_stack *s, void *arg)
 	Perftools__Profiles__Profile	*pr = &st->prof;
 	Perftools__Profiles__Sample	*sm;
 	const char	*stall;
-	char		*tmp;
+	char		*tmp, pod[256], ns[256];
 	size_t		 stlen;
 	uint32_t	 i;
 
@@ -211,13 +211,21 @@ pp_add_stack(const struct profile_stack *s, void *arg)
 	sm->value[0] = (int64_t)s->count;
 	sm->value[1] = st->period > 0 && (int64_t)s->count > INT64_MAX /
 	    st->period ? INT64_MAX : (int64_t)s->count * st->period;
-	sm->label = xreallocarray(NULL, 5, sizeof(*sm->label));
+	sm->label = xreallocarray(NULL, 7, sizeof(*sm->label));
 	sm->label[sm->n_label++] = pp_label(st->k_pid, 0, s->pid);
 	sm->label[sm->n_label++] = pp_label(st->k_comm, pp_str(st,
 	    s->comm != NULL ? s->comm : ""), 0);
 	if (s->container != NULL && *s->container != '\0')
 		sm->label[sm->n_label++] = pp_label(st->k_container,
 		    pp_str(st, s->container), 0);
+	/* Kubernetes: the pod and namespace inside a k8s_ name as labels. */
+	if (s->container != NULL && container_k8s_split(s->container, pod,
+	    sizeof(pod), ns, sizeof(ns)) == 0) {
+		sm->label[sm->n_label++] = pp_label(pp_str(st, "pod"),
+		    pp_str(st, pod), 0);
+		sm->label[sm->n_label++] = pp_label(pp_str(st, "namespace"),
+		    pp_str(st, ns), 0);
+	}
 	if (s->appid != NULL)
 		sm->label[sm->n_label++] = pp_label(st->k_appid,
 		    pp_str(st, s->appid), 0);

@@ -1,8 +1,8 @@
 /*
- * libFuzzer target: container ids from /proc/PID/cgroup text and the
- * Docker container list.
- * FUZZ_SOURCES: core/container.c core/safeopen.c core/http.c core/curl_shim.c core/xmalloc.c core/log.c
- * FUZZ_LIBS: -ljson-c -lcurl -levent_core
+ * libFuzzer target: container ids and containerd keys from
+ * /proc/PID/cgroup text, and the Docker container list.
+ * FUZZ_SOURCES: core/container_cgroup.c core/container_docker.c core/xmalloc.c core/log.c
+ * FUZZ_LIBS: -ljson-c
  */
 #include "config.h"
 
@@ -10,18 +10,30 @@
 #include <string.h>
 
 #include "gprofiler.h"
+#include "container.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+static void
+fuzz_put(void *arg, const char *key, const char *name)
+{
+	(void)arg;
+	if (strlen(key) != 64 || strlen(name) > (1u << 20))
+		__builtin_trap();
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	char	 id[65];
+	struct container_sink	 sink = { fuzz_put, NULL };
+	char			 id[65], key[CONTAINER_KEY_MAX];
 
 	if (container_id_parse((const char *)data, len, id) == 0 &&
 	    strlen(id) != 64)
 		__builtin_trap();
-	container_parse_docker((const char *)data, len);
-	container_fini();
+	if (container_key_parse((const char *)data, len, key) == 0 &&
+	    (strlen(key) == 0 || strlen(key) >= CONTAINER_KEY_MAX))
+		__builtin_trap();
+	container_docker_parse((const char *)data, len, &sink);
 	return (0);
 }

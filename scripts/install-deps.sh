@@ -16,6 +16,9 @@ test="python3 openssl procps psmisc util-linux iproute2 linux-perf bpftrace
 test="$test libllvm14"
 # The manual pages' lint and rendering (tests/integration/15-manpages.sh).
 test="$test mandoc man-db"
+# Container runtimes the container-name tests run against (and curl, which
+# checks podman's socket).
+test="$test containerd runc docker.io podman curl"
 pkgs=$build
 [ "${1:-}" = "--test" ] && pkgs="$build $test"
 apt-get update -qq
