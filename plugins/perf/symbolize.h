@@ -79,6 +79,7 @@ int		 symbolizer_work(struct symbolizer *);
  * fd or -errno. */
 int		 symbolizer_open_mapping(struct symbolizer *,
 		    const struct sym_mapping *);
+/*
  * Exec generations (the perf plugin's BPF program counts each PID's
  * execs): a process image is a (PID, generation) pair, snapshotted on its
  * own and kept, with its comm, until the cycle ends after it was left, so
