@@ -169,6 +169,16 @@ int		 config_env_one(struct config *, const char *name, char *err,
 int		 config_validate(const struct config *, char *err,
 		    size_t errlen);
 
+/* compat.c: gProfiler flags without an implementation here */
+int		 compat_known(const char *name);
+int		 compat_is_flag(const char *name, const char *next);
+const char	*compat_bare_value(const char *name);
+void		 compat_declare(struct config *);
+int		 compat_apply_env(struct config *, char *err, size_t errlen);
+int		 compat_validate(const struct config *, char *err,
+		    size_t errlen);
+void		 compat_log_inert(const struct config *);
+
 /* manifest.c */
 struct manifest {
 	char		*name;

@@ -434,6 +434,10 @@ plugin_foreign_one(const char *name, const char *value, const char *origin,
 	(void)value;
 	if (st->rc != 0 || source == SRC_DEFAULT)
 		return;
+	/* gProfiler's parser takes every flag in its own modes (allocation,
+	 * none); compat_log_inert() names them there instead. */
+	if (st->mode == MODE_ALLOCATION || st->mode == MODE_NONE)
+		return;
 	owner = config_option_plugin(st->cfg, name, &modes);
 	if (owner == NULL || (modes & st->mode) != 0)
 		return;
@@ -446,6 +450,18 @@ plugin_foreign_one(const char *name, const char *value, const char *origin,
 	    "serves mode %s, not %s; remove it or use --mode %s", origin, name,
 	    owner, ms, config_mode_name(st->mode), ms);
 	st->rc = -EINVAL;
+}
+
+/* Whether any plugin found serves `mode`. */
+static int
+plugins_serve(const struct plugin_list *list, unsigned mode)
+{
+	const struct plugin	*p;
+
+	TAILQ_FOREACH(p, list, entry)
+		if (p->manifest.modes & mode)
+			return (1);
+	return (0);
 }
 
 int
@@ -462,6 +478,13 @@ plugins_load_for_mode(struct plugin_list *list, struct event_base *base,
 		return (fs.rc);
 	if (mode == MODE_NONE)
 		return (0);
+	if (mode == MODE_ALLOCATION && !plugins_serve(list, mode)) {
+		snprintf(err, errlen, "--mode allocation: no installed plugin "
+		    "profiles allocations (gProfiler's allocation mode samples "
+		    "Java heap allocations with async-profiler, which this "
+		    "agent does not embed); use --mode cpu");
+		return (-ENOTSUP);
+	}
 	sys = plugins_pick_system(list, cfg, mode);
 	if (sys == NULL && !plugins_system_disabled(list, cfg, mode)) {
 		snprintf(err, errlen, "no system profiler plugin for mode %s "
