@@ -32,8 +32,6 @@ struct compat_flag {
 	const char	*inert;		/* value for which it does what it
 					 * does in gProfiler (NULL: none) */
 	const char	*why;		/* why it has no effect here */
-	int		 precheck;	/* a plugin's option, checked here
-					 * too: the plugin may stay unloaded */
 };
 
 #define ROW(n, t, d, lo, hi, ch)					\
@@ -82,7 +80,8 @@ static const struct compat_flag compat_flags[] = {
 	  "--perf-use-cgroups)" },
 	/* python (profilers/python.py) */
 	{ ROW("no-python-versions", GP_OPT_BOOL, "false", 0, 0, NULL),
-	  "python", CPU, NULL, "false", "the python plugin is not installed" },
+	  "python", CPU, NULL, "false", "package versions are not added to "
+	  "Python frames here, so there are none to leave out" },
 	{ ROW("pyperf-user-stacks-pages", GP_OPT_INT, NULL, 0, POSINT_MAX,
 	  NULL), "python", CPU, NULL, NULL, PYPERF },
 	{ ROW("python-pyperf-verbose", GP_OPT_BOOL, "false", 0, 0, NULL),
@@ -109,7 +108,8 @@ static const struct compat_flag compat_flags[] = {
 	  JAVAMODES, "all", NULL, "nothing is loaded into the JVM here, so "
 	  "there is no profiler-caused crash to stop on" },
 	{ ROW("java-jattach-timeout", GP_OPT_INT, "30", 1, POSINT_MAX, NULL),
-	  "java", JAVAMODES, NULL, NULL, "the java plugin is not installed" },
+	  "java", JAVAMODES, NULL, NULL, "the java plugin bounds each jattach "
+	  "run at 5 s" },
 	{ ROW("java-async-profiler-mcache", GP_OPT_INT, "30", 0, 255, NULL),
 	  "java", JAVAMODES, NULL, NULL, AP },
 	{ ROW("java-collect-spark-app-name-as-appid", GP_OPT_BOOL, "false", 0,
@@ -156,9 +156,9 @@ static const struct compat_flag compat_flags[] = {
 	/* PerfSpect's (main.py): the perfspect plugin is loaded only when
 	 * enabled, so gProfiler's types are checked here as well. */
 	{ ROW("enable-hw-metrics-collection", GP_OPT_BOOL, "false", 0, 0,
-	  NULL), "perfspect", CPU, NULL, NULL, NULL, 1 },
+	  NULL), "perfspect", CPU, NULL, NULL, NULL },
 	{ ROW("perfspect-duration", GP_OPT_INT, "60", 1, POSINT_MAX, NULL),
-	  "perfspect", CPU, NULL, NULL, NULL, 1 },
+	  "perfspect", CPU, NULL, NULL, NULL },
 	/* main.py */
 	{ ROW("spark-sample-period", GP_OPT_INT, "120", 0, 0, NULL),
 	  "gprofiler", ALLMODES, NULL, "120", "removed from gProfiler in "
@@ -173,9 +173,11 @@ static const struct compat_flag compat_flags[] = {
 	  "gprofiler", ALLMODES, NULL, "false", "a curl command line would "
 	  "carry the token into the log; use -v for request logs" },
 	{ ROW("log-usage", GP_OPT_BOOL, "false", 0, 0, NULL), "gprofiler",
-	  ALLMODES, NULL, "false", NULL },
+	  ALLMODES, NULL, "false", "the agent's CPU and memory usage is not "
+	  "logged per cycle yet" },
 	{ ROW("diagnostics", GP_OPT_BOOL, "false", 0, 0, NULL), "gprofiler",
-	  ALLMODES, NULL, "false", NULL },
+	  ALLMODES, NULL, "false", "no periodic diagnostics lines yet; -v "
+	  "logs the agent's workings" },
 	{ ROW("profile-spawned-processes", GP_OPT_BOOL, "false", 0, 0, NULL),
 	  "gprofiler", ALLMODES, NULL, "false", "process profilers here "
 	  "rescan /proc every cycle, so processes spawned during a session "
@@ -193,12 +195,20 @@ static const struct {
 } compat_core_inert[] = {
 	{ "insert-dso-name", "false", "perf frames here carry the symbol "
 	  "only" },
+	{ "external-metadata", "", "the file's static and application "
+	  "sections are not read yet" },
 };
 
 /* "--no-X" spellings of gProfiler that are not options of their own. */
 static const char *const compat_negations[] = {
 	"no-flamegraph", "no-perf", "no-python", "no-java", "no-ruby",
 	"no-php", "no-dotnet", "no-nodejs",
+};
+
+/* Options of plugins loaded only when enabled (perfspect): gProfiler's
+ * types are checked here too, or a bad value would pass unnoticed. */
+static const char *const compat_precheck[] = {
+	"enable-hw-metrics-collection", "perfspect-duration",
 };
 
 #define NFLAGS	(sizeof(compat_flags) / sizeof(compat_flags[0]))
@@ -424,9 +434,10 @@ compat_validate(const struct config *cfg, char *err, size_t errlen)
 		    compat_where(cfg, "profile-spawned-processes"));
 		return (-EINVAL);
 	}
-	for (i = 0; i < NFLAGS; i++)
-		if (compat_flags[i].precheck && (rc = compat_check_type(cfg,
-		    &compat_flags[i].row, err, errlen)) != 0)
+	for (i = 0; i < sizeof(compat_precheck) / sizeof(compat_precheck[0]);
+	    i++)
+		if ((rc = compat_check_type(cfg,
+		    &compat_lookup(compat_precheck[i])->row, err, errlen)) != 0)
 			return (rc);
 	if ((rc = compat_check_list(cfg, "java-async-profiler-features",
 	    "probesp|vtable|comptask", "probesp, vtable, comptask", err,
