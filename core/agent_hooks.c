@@ -65,6 +65,8 @@ agent_hook_start(struct event_base *base, const struct config *cfg,
 		if ((rc = studio_init(base, cfg)) != 0)
 			return (rc);
 		hooks.studio = 1;
+		if ((rc = logship_start(base, cfg)) != 0)
+			return (rc);
 	}
 	if (agent_hook_owns_runs(cfg)) {
 		memset(&rh, 0, sizeof(rh));
@@ -160,6 +162,7 @@ agent_hook_shutdown(void (*done)(void *), void *arg)
 {
 	hooks.done = done;
 	hooks.done_arg = arg;
+	logship_stop();
 	if (hooks.studio) {
 		hooks.studio = 0;
 		studio_shutdown(agent_hook_flushed, NULL);

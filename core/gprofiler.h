@@ -179,6 +179,12 @@ int		 compat_validate(const struct config *, char *err,
 		    size_t errlen);
 void		 compat_log_inert(const struct config *);
 
+/* logship.c: agent logs to the Studio (POST /api/v1/logs) */
+int		 logship_wanted(const struct config *);
+void		 logship_prepare(const struct config *);
+int		 logship_start(struct event_base *, const struct config *);
+void		 logship_stop(void);
+
 /* manifest.c */
 struct manifest {
 	char		*name;
