@@ -172,12 +172,11 @@ static const struct compat_flag compat_flags[] = {
 	{ ROW("curlify-requests", GP_OPT_BOOL, "false", 0, 0, NULL),
 	  "gprofiler", ALLMODES, NULL, "false", "a curl command line would "
 	  "carry the token into the log; use -v for request logs" },
+	/* Done in compat_usage.c. */
 	{ ROW("log-usage", GP_OPT_BOOL, "false", 0, 0, NULL), "gprofiler",
-	  ALLMODES, NULL, "false", "the agent's CPU and memory usage is not "
-	  "logged per cycle yet" },
+	  ALLMODES, NULL, "false", NULL },
 	{ ROW("diagnostics", GP_OPT_BOOL, "false", 0, 0, NULL), "gprofiler",
-	  ALLMODES, NULL, "false", "no periodic diagnostics lines yet; -v "
-	  "logs the agent's workings" },
+	  ALLMODES, NULL, "false", NULL },
 	{ ROW("profile-spawned-processes", GP_OPT_BOOL, "false", 0, 0, NULL),
 	  "gprofiler", ALLMODES, NULL, "false", "process profilers here "
 	  "rescan /proc every cycle, so processes spawned during a session "

@@ -178,6 +178,9 @@ int		 compat_apply_env(struct config *, char *err, size_t errlen);
 int		 compat_validate(const struct config *, char *err,
 		    size_t errlen);
 void		 compat_log_inert(const struct config *);
+/* compat_usage.c: --log-usage and --diagnostics */
+int		 compat_usage_start(struct event_base *, const struct config *);
+void		 compat_usage_stop(void);
 
 /* logship.c: agent logs to the Studio (POST /api/v1/logs) */
 int		 logship_wanted(const struct config *);

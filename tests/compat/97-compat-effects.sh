@@ -1,0 +1,50 @@
+#!/bin/sh
+# gProfiler flags that do here what they do in gProfiler, through the real
+# daemon: --skip-system-profilers-above keeps perf unstarted on a host with
+# more processes (and only then), --log-usage logs the agent's usage every
+# cycle, --diagnostics logs its internals at start.
+. "$top_srcdir/tests/tap.sh"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+tap_tmpdir
+gp() {
+	"$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" --no-python --no-java \
+	    -o "$TMP/out" --pid-file '' "$@" >"$TMP/log" 2>&1
+	rc=$?
+}
+nprocs=$(ls /proc | grep -c '^[0-9]')
+
+# More processes than the threshold: no perf, runtime profilers only.
+gp -d 1 --skip-system-profilers-above 1
+[ "$rc" -eq 0 ]; ok $? "--skip-system-profilers-above 1: the cycle runs ($nprocs processes here)"
+grep -q "skipping the system profiler (perf): [0-9]* processes exceed --skip-system-profilers-above 1" "$TMP/log"
+ok $? "... and says perf is skipped, with the count"
+grep -q "no system profiler in mode cpu" "$TMP/log"
+ok $? "... and perf was not started"
+# Fewer: perf runs as usual.
+gp -d 1 --skip-system-profilers-above 100000000
+[ "$rc" -eq 0 ] && ! grep -q "skipping the system profiler" "$TMP/log" &&
+    ! grep -q "no system profiler in mode cpu" "$TMP/log"
+ok $? "--skip-system-profilers-above above the process count: perf runs"
+# gProfiler refuses 0 ("invalid positive integer value").
+gp -n --skip-system-profilers-above 0
+[ "$rc" -eq 2 ]; ok $? "--skip-system-profilers-above 0 refused as in gProfiler"
+
+# --log-usage: one usage line per cycle.
+"$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" --no-python --no-java \
+    -o "$TMP/out" --pid-file '' -c -d 1 --perf-mode disabled --log-usage \
+    >"$TMP/log" 2>&1 &
+pid=$!
+sleep 4
+kill -TERM $pid
+wait $pid
+n=$(grep -c "usage: CPU [0-9.]* s over the last [0-9]* s" "$TMP/log")
+[ "$n" -ge 2 ]; ok $? "--log-usage: a usage line every cycle ($n in 4 s)"
+grep -q "memory [0-9.]* MiB resident" "$TMP/log"; ok $? "... with the memory in use"
+! grep -q "accepted for gProfiler compatibility" "$TMP/log"
+ok $? "... and it is not named as inert"
+
+# --diagnostics: a line at start.
+gp -d 1 --perf-mode disabled --diagnostics
+grep -q "diagnostics: pid [0-9]*, memory [0-9.]* MiB resident.*open files" "$TMP/log"
+ok $? "--diagnostics: the agent's internals at start"
+done_testing
