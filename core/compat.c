@@ -192,8 +192,6 @@ static const struct {
 	const char	*inert;		/* value that means "off" */
 	const char	*why;
 } compat_core_inert[] = {
-	{ "insert-dso-name", "false", "perf frames here carry the symbol "
-	  "only" },
 	{ "external-metadata", "", "the file's static and application "
 	  "sections are not read yet" },
 };
@@ -240,7 +238,8 @@ compat_is_flag(const char *name, const char *next)
 		return (0);
 	if (f->row.type == GP_OPT_BOOL)
 		return (1);
-	return (f->bare != NULL && (next == NULL || next[0] == '-'));
+	return (f->bare != NULL && (next == NULL || (next[0] == '-' &&
+	    !(next[1] >= '0' && next[1] <= '9'))));
 }
 
 /* The value a bare flag stands for ("--java-safemode" alone: "all"). */

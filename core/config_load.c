@@ -73,6 +73,15 @@ cmdline_free(struct cmdline *cl)
 	memset(cl, 0, sizeof(*cl));
 }
 
+/* Whether the next argument is a value: not an option, but "-3" is one
+ * (argparse takes negative numbers as values too). */
+static int
+cmdline_is_value(const char *next)
+{
+	return (next != NULL && (next[0] != '-' ||
+	    (next[1] >= '0' && next[1] <= '9')));
+}
+
 /*
  * Whether the option takes no separate argument: core bools; plugin
  * options typed bool in their manifest, or (untyped) when no value follows.
@@ -90,14 +99,12 @@ cmdline_is_flag(const char *name, const struct plugin_list *plugins,
 	if (plugins != NULL)
 		TAILQ_FOREACH(p, plugins, entry)
 			if (manifest_has_option(&p->manifest, name, &is_bool))
-				return (is_bool || next == NULL ||
-				    next[0] == '-');
+				return (is_bool || !cmdline_is_value(next));
 	if (compat_known(name))
 		return (compat_is_flag(name, next));
 	/* "--no-X", and (before the plugins are known) anything not
 	 * followed by a value. */
-	return (strncmp(name, "no-", 3) == 0 || next == NULL ||
-	    next[0] == '-');
+	return (strncmp(name, "no-", 3) == 0 || !cmdline_is_value(next));
 }
 
 /* Whether a long option is known: core, a plugin's, or a --no-X form. */

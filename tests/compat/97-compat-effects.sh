@@ -29,6 +29,32 @@ ok $? "--skip-system-profilers-above above the process count: perf runs"
 gp -n --skip-system-profilers-above 0
 [ "$rc" -eq 2 ]; ok $? "--skip-system-profilers-above 0 refused as in gProfiler"
 
+# --insert-dso-name: "sym (dso)" on resolved native frames (gProfiler's
+# perf.py), and not without it.
+WL=$top_builddir/tests/workloads
+if [ -x "$WL/perf_busy" ] && [ -d /sys/kernel/btf ]; then
+	"$WL/perf_busy" -t 8 &
+	busy=$!
+	sleep 0.5
+	gp -d 2 --pids $busy --insert-dso-name --no-flamegraph
+	grep -h "perf_busy" "$TMP"/out/profile_*.col >"$TMP/with" 2>/dev/null
+	rm -f "$TMP"/out/profile_* "$TMP"/out/last_*
+	gp -d 2 --pids $busy --no-flamegraph
+	grep -h "perf_busy" "$TMP"/out/profile_*.col >"$TMP/without" 2>/dev/null
+	kill $busy 2>/dev/null
+	wait $busy 2>/dev/null
+	grep -q "hot_fifty (/[^;]*/perf_busy)" "$TMP/with"
+	ok $? "--insert-dso-name: hot_fifty (<path>/perf_busy)"
+	grep -q ";busy_round (/[^;]*perf_busy);" "$TMP/with"
+	ok $? "... on every resolved frame, callers too"
+	grep -q "hot_fifty" "$TMP/without" && ! grep -q "hot_fifty (" "$TMP/without"
+	ok $? "without it: hot_fifty alone"
+else
+	skip "--insert-dso-name" "no perf_busy workload or no BTF"
+	skip "... callers" "no perf_busy workload or no BTF"
+	skip "without it" "no perf_busy workload or no BTF"
+fi
+
 # --log-usage: one usage line per cycle.
 "$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" --no-python --no-java \
     -o "$TMP/out" --pid-file '' -c -d 1 --perf-mode disabled --log-usage \
