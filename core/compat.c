@@ -192,8 +192,8 @@ static const struct {
 	const char	*inert;		/* value that means "off" */
 	const char	*why;
 } compat_core_inert[] = {
-	{ "external-metadata", "", "the file's static and application "
-	  "sections are not read yet" },
+	{ "external-metadata", "", "its static section is sent; the "
+	  "per-PID application section is not read yet" },
 };
 
 /* "--no-X" spellings of gProfiler that are not options of their own. */

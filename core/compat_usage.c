@@ -121,8 +121,18 @@ int
 compat_usage_start(struct event_base *base, const struct config *cfg)
 {
 	struct timeval	 tv;
+	const char	*ext;
+	char		 err[512];
 	int64_t		 d;
+	int		 rc;
 
+	/* gProfiler reads the static section once, and exits if the file
+	 * is missing or stale. */
+	if ((ext = config_get(cfg, "external-metadata")) != NULL &&
+	    (rc = extmeta_load(ext, err, sizeof(err))) != 0) {
+		log_warnx("%s", err);
+		return (rc);
+	}
 	if (config_get_bool(cfg, "log-usage") && cu.usage_ev == NULL) {
 		d = config_get_int(cfg, "profiling-duration", 60);
 		if ((cu.usage_ev = event_new(base, -1, EV_PERSIST,
@@ -149,6 +159,7 @@ compat_usage_start(struct event_base *base, const struct config *cfg)
 void
 compat_usage_stop(void)
 {
+	extmeta_free();
 	if (cu.usage_ev != NULL)
 		event_free(cu.usage_ev);
 	if (cu.diag_ev != NULL)

@@ -178,6 +178,12 @@ int		 compat_apply_env(struct config *, char *err, size_t errlen);
 int		 compat_validate(const struct config *, char *err,
 		    size_t errlen);
 void		 compat_log_inert(const struct config *);
+/* extmeta.c: --external-metadata */
+int		 extmeta_parse(const char *buf, size_t len,
+		    struct json_object **staticp, char *err, size_t errlen);
+int		 extmeta_load(const char *path, char *err, size_t errlen);
+void		 extmeta_add(struct json_object *md);
+void		 extmeta_free(void);
 /* compat_usage.c: --log-usage and --diagnostics */
 int		 compat_usage_start(struct event_base *, const struct config *);
 void		 compat_usage_stop(void);

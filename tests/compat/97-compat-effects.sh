@@ -55,6 +55,25 @@ else
 	skip "without it" "no perf_busy workload or no BTF"
 fi
 
+# --external-metadata: the static section in the profile's metadata; a
+# missing or stale file stops the start (exit 1), as in gProfiler.
+echo '{"static": {"team": "sre", "tier": 2}, "application": {}}' >"$TMP/ext.json"
+rm -f "$TMP"/out/profile_*
+gp -d 1 --perf-mode disabled --external-metadata "$TMP/ext.json"
+[ "$rc" -eq 0 ] && head -1 "$TMP"/out/last_profile.col | cut -c3- |
+    "${PYTHON3:-python3}" -c '
+import json, sys
+md = json.load(sys.stdin)["metadata"]
+sys.exit(0 if md.get("external_metadata") == {"team": "sre", "tier": 2} else 1)'
+ok $? "--external-metadata: metadata.external_metadata is the static section"
+gp -d 1 --perf-mode disabled --external-metadata "$TMP/none.json"
+[ "$rc" -eq 1 ] && grep -q "External metadata file $TMP/none.json does not exist" "$TMP/log"
+ok $? "... a missing file: exit 1, named"
+touch -d '10 minutes ago' "$TMP/ext.json"
+gp -d 1 --perf-mode disabled --external-metadata "$TMP/ext.json"
+[ "$rc" -eq 1 ] && grep -q "is stale" "$TMP/log"
+ok $? "... a file not updated for 5 minutes: exit 1, stale"
+
 # --log-usage: one usage line per cycle.
 "$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" --no-python --no-java \
     -o "$TMP/out" --pid-file '' -c -d 1 --perf-mode disabled --log-usage \
