@@ -2,8 +2,10 @@
 # docs/COMPAT.md) and the test generated from their list.
 core_libgpcore_la_SOURCES += core/compat.c core/compat_usage.c \
 	core/extmeta.c core/logship.c
-check_PROGRAMS += tests/unit/test_extmeta
-TESTS += tests/unit/test_extmeta
+check_PROGRAMS += tests/unit/test_extmeta tests/unit/test_logship
+TESTS += tests/unit/test_extmeta tests/unit/test_logship
+tests_unit_test_logship_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
+tests_unit_test_logship_LDADD = core/libgpcore.la
 tests_unit_test_extmeta_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
 tests_unit_test_extmeta_LDADD = core/libgpcore.la
 EXTRA_DIST += fuzz/fuzz_extmeta.c fuzz/corpus/fuzz_extmeta/static.json

@@ -193,6 +193,7 @@ int		 logship_wanted(const struct config *);
 void		 logship_prepare(const struct config *);
 int		 logship_start(struct event_base *, const struct config *);
 void		 logship_stop(void);
+void		 logship_stats(size_t *queued, uint64_t *lost);
 
 /* manifest.c */
 struct manifest {

@@ -322,6 +322,14 @@ logship_arm(unsigned ms)
 	evtimer_add(ls.timer, &tv);
 }
 
+/* For tests: bytes of records waiting, and records dropped so far. */
+void
+logship_stats(size_t *queued, uint64_t *lost)
+{
+	*queued = ls.qbytes;
+	*lost = ls.lost;
+}
+
 /* Whether gProfiler would send logs with this configuration. */
 int
 logship_wanted(const struct config *cfg)
@@ -403,12 +411,14 @@ logship_stop(void)
 		return;
 	log_set_sink(NULL, NULL);
 	ls.queueing = 0;
-	if (!ls.on) {
+	if (!ls.on) {			/* never started: nothing to send */
 		while ((r = TAILQ_FIRST(&ls.q)) != NULL) {
 			TAILQ_REMOVE(&ls.q, r, entry);
 			free(r->json);
 			free(r);
 		}
+		ls.qbytes = 0;
+		ls.lost = 0;
 		return;
 	}
 	event_free(ls.timer);
