@@ -305,10 +305,12 @@ compat_apply_env(struct config *cfg, char *err, size_t errlen)
 			    "--%s: %s", var, v, compat_negations[i], why);
 			return (-EINVAL);
 		}
+		/* -ENOENT: the runtime is unknown here (no such plugin
+		 * and no row); gProfiler would not have it either. */
 		if (strcmp(out, "true") == 0 && (rc = config_set_user(cfg,
 		    compat_negations[i], "true", SRC_ENV, var, err,
-		    errlen)) != 0)
-			return (rc == -ENOENT ? 0 : rc);
+		    errlen)) != 0 && rc != -ENOENT)
+			return (rc);
 	}
 	/* gProfiler's deprecated spelling of --api-server. */
 	if ((v = getenv("GPROFILER_GLOGGER_SERVER")) != NULL &&

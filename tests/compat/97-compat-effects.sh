@@ -33,7 +33,7 @@ gp -n --skip-system-profilers-above 0
 # perf.py), and not without it.
 WL=$top_builddir/tests/workloads
 if [ -x "$WL/perf_busy" ] && [ -d /sys/kernel/btf ]; then
-	"$WL/perf_busy" -t 8 &
+	"$WL/perf_busy" -t 120 &
 	busy=$!
 	sleep 0.5
 	gp -d 2 --pids $busy --insert-dso-name --no-flamegraph
