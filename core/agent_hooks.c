@@ -55,6 +55,8 @@ agent_hook_start(struct event_base *base, const struct config *cfg,
 	http_set_tls(!config_get_bool(cfg, "no-verify"),
 	    config_get(cfg, "tls-ca-bundle"), config_get(cfg,
 	    "tls-client-cert"), config_get(cfg, "tls-client-key"));
+	if ((rc = compat_usage_start(base, cfg)) != 0)
+		return (rc);
 	if (!config_get_bool(cfg, "disable-container-names") &&
 	    container_init(base, NULL) == 0)
 		hooks.containers = 1;
@@ -65,6 +67,8 @@ agent_hook_start(struct event_base *base, const struct config *cfg,
 		if ((rc = studio_init(base, cfg)) != 0)
 			return (rc);
 		hooks.studio = 1;
+		if ((rc = logship_start(base, cfg)) != 0)
+			return (rc);
 	}
 	if (agent_hook_owns_runs(cfg)) {
 		memset(&rh, 0, sizeof(rh));
@@ -160,6 +164,8 @@ agent_hook_shutdown(void (*done)(void *), void *arg)
 {
 	hooks.done = done;
 	hooks.done_arg = arg;
+	logship_stop();
+	compat_usage_stop();
 	if (hooks.studio) {
 		hooks.studio = 0;
 		studio_shutdown(agent_hook_flushed, NULL);

@@ -106,5 +106,7 @@ config_validate(const struct config *cfg, char *err, size_t errlen)
 		return (rc);
 	if ((rc = config_check_formats(cfg, err, errlen)) != 0)
 		return (rc);
+	if ((rc = compat_validate(cfg, err, errlen)) != 0)
+		return (rc);
 	return (0);
 }

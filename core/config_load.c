@@ -73,6 +73,15 @@ cmdline_free(struct cmdline *cl)
 	memset(cl, 0, sizeof(*cl));
 }
 
+/* Whether the next argument is a value: not an option, but "-3" is one
+ * (argparse takes negative numbers as values too). */
+static int
+cmdline_is_value(const char *next)
+{
+	return (next != NULL && (next[0] != '-' ||
+	    (next[1] >= '0' && next[1] <= '9')));
+}
+
 /*
  * Whether the option takes no separate argument: core bools; plugin
  * options typed bool in their manifest, or (untyped) when no value follows.
@@ -90,12 +99,12 @@ cmdline_is_flag(const char *name, const struct plugin_list *plugins,
 	if (plugins != NULL)
 		TAILQ_FOREACH(p, plugins, entry)
 			if (manifest_has_option(&p->manifest, name, &is_bool))
-				return (is_bool || next == NULL ||
-				    next[0] == '-');
+				return (is_bool || !cmdline_is_value(next));
+	if (compat_known(name))
+		return (compat_is_flag(name, next));
 	/* "--no-X", and (before the plugins are known) anything not
 	 * followed by a value. */
-	return (strncmp(name, "no-", 3) == 0 || next == NULL ||
-	    next[0] == '-');
+	return (strncmp(name, "no-", 3) == 0 || !cmdline_is_value(next));
 }
 
 /* Whether a long option is known: core, a plugin's, or a --no-X form. */
@@ -105,7 +114,7 @@ cmdline_known(const char *name, const struct plugin_list *plugins)
 	const struct plugin	*p;
 	char			 mode[160];
 
-	if (options_find(name) != NULL)
+	if (options_find(name) != NULL || compat_known(name))
 		return (1);
 	TAILQ_FOREACH(p, plugins, entry)
 		if (manifest_has_option(&p->manifest, name, NULL))
@@ -164,7 +173,7 @@ cmdline_parse(struct cmdline *cl, int argc, char **argv,
 				val = eq + 1;
 			else if (cmdline_is_flag(name, plugins,
 			    i + 1 < argc ? argv[i + 1] : NULL))
-				val = "true";
+				val = compat_bare_value(name);
 			else if (i + 1 < argc)
 				val = argv[++i];
 			else {
@@ -454,7 +463,7 @@ config_apply_env(struct config *cfg, const struct plugin_list *plugins,
 			if ((rc = config_env_one(cfg, p->manifest.options[i],
 			    err, errlen)) != 0)
 				return (rc);
-	return (0);
+	return (compat_apply_env(cfg, err, errlen));
 }
 
 int
@@ -495,6 +504,7 @@ config_load(struct config **cfgp, const struct cmdline *cl,
 			config_declare_plugin_option(cfg,
 			    p->manifest.options[i], p->manifest.name,
 			    p->manifest.modes);
+	compat_declare(cfg);
 	if ((path = cmdline_config_path(cl, &explicit)) != NULL &&
 	    (rc = config_read_file(path, explicit, &file, &world_readable,
 	    err, errlen)) != 0)

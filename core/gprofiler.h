@@ -180,6 +180,32 @@ int		 config_env_one(struct config *, const char *name, char *err,
 int		 config_validate(const struct config *, char *err,
 		    size_t errlen);
 
+/* compat.c: gProfiler flags without an implementation here */
+int		 compat_known(const char *name);
+int		 compat_is_flag(const char *name, const char *next);
+const char	*compat_bare_value(const char *name);
+void		 compat_declare(struct config *);
+int		 compat_apply_env(struct config *, char *err, size_t errlen);
+int		 compat_validate(const struct config *, char *err,
+		    size_t errlen);
+void		 compat_log_inert(const struct config *);
+/* extmeta.c: --external-metadata */
+int		 extmeta_parse(const char *buf, size_t len,
+		    struct json_object **staticp, char *err, size_t errlen);
+int		 extmeta_load(const char *path, char *err, size_t errlen);
+void		 extmeta_add(struct json_object *md);
+void		 extmeta_free(void);
+/* compat_usage.c: --log-usage and --diagnostics */
+int		 compat_usage_start(struct event_base *, const struct config *);
+void		 compat_usage_stop(void);
+
+/* logship.c: agent logs to the Studio (POST /api/v1/logs) */
+int		 logship_wanted(const struct config *);
+void		 logship_prepare(const struct config *);
+int		 logship_start(struct event_base *, const struct config *);
+void		 logship_stop(void);
+void		 logship_stats(size_t *queued, uint64_t *lost);
+
 /* manifest.c */
 struct manifest {
 	char		*name;

@@ -23,6 +23,9 @@ static char	*log_path;
 static long long log_max_size;		/* 0: no rotation */
 static int	 log_backups;
 static const char *log_procname = "gprofiler";
+static void	(*log_sink)(int, const char *, const char *, void *);
+static void	*log_sink_arg;
+static int	 log_in_sink;
 
 static const char *const log_levels[] = { "ERROR", "WARN", "INFO", "DEBUG" };
 
@@ -155,6 +158,11 @@ log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 	if (level > log_verbose && log_file == NULL)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (log_sink != NULL && !log_in_sink) {
+		log_in_sink = 1;
+		log_sink(level, component, msg, log_sink_arg);
+		log_in_sink = 0;
+	}
 	if (level <= log_verbose) {
 		if (component != NULL)
 			fprintf(stderr, "%s %s: %s\n", log_levels[level],
@@ -171,6 +179,14 @@ log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 		    component != NULL ? component : log_procname, msg);
 		log_rotate();
 	}
+}
+
+void
+log_set_sink(void (*sink)(int, const char *, const char *, void *),
+    void *arg)
+{
+	log_sink = sink;
+	log_sink_arg = arg;
 }
 
 void

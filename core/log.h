@@ -20,6 +20,10 @@ void	log_vmsg(int level, const char *component, const char *fmt,
 	    va_list ap) __attribute__((format(printf, 3, 0)));
 void	log_msg(int level, const char *component, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
+/* One more destination for records (the Studio's logs, logship.c); the
+ * sink must neither block nor log.  NULL removes it. */
+void	log_set_sink(void (*)(int level, const char *component,
+	    const char *msg, void *arg), void *arg);
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));

@@ -180,6 +180,9 @@ main_prepare(struct main_state *m, int argc, char **argv)
 		main_usage_error(err);
 	if (rc != 0)
 		fatalx("%s", err);
+	if (!m->cl.cl_check)
+		logship_prepare(m->cfg);
+	compat_log_inert(m->cfg);
 	if (m->cl.cl_check) {
 		printf("configuration OK\n");
 		return (0);

@@ -384,6 +384,7 @@ metadata_build(const struct config *cfg, unsigned mode, int64_t freq,
 	if (md_cloud_info != NULL)
 		json_object_object_add(o, "cloud_info",
 		    json_object_get(md_cloud_info));
+	extmeta_add(o);
 	ra = cfg != NULL ? config_run_arguments(cfg) : NULL;
 	json_object_object_add(o, "run_arguments", ra != NULL ? ra :
 	    json_object_new_object());

@@ -542,6 +542,10 @@ plugin_foreign_one(const char *name, const char *value, const char *origin,
 	(void)value;
 	if (st->rc != 0 || source == SRC_DEFAULT)
 		return;
+	/* gProfiler's parser takes every flag in its own modes (allocation,
+	 * none); compat_log_inert() names them there instead. */
+	if (st->mode == MODE_ALLOCATION || st->mode == MODE_NONE)
+		return;
 	owner = config_option_plugin(st->cfg, name, &modes);
 	if (owner == NULL || (modes & st->mode) != 0)
 		return;
@@ -556,13 +560,58 @@ plugin_foreign_one(const char *name, const char *value, const char *origin,
 	st->rc = -EINVAL;
 }
 
+static int	plugins_load_process(struct plugin_list *,
+		    struct event_base *, struct config *, unsigned, char *,
+		    size_t);
+
+/*
+ * --skip-system-profilers-above N: gProfiler does not start perf on a host
+ * with more than N processes at start-up (runtime profilers still run).
+ */
+static int
+plugins_too_many_processes(const struct config *cfg, unsigned mode)
+{
+	int64_t		 max;
+	DIR		*d;
+	struct dirent	*de;
+	long long	 n = 0;
+
+	max = config_get_int(cfg, "skip-system-profilers-above", 0);
+	if (max <= 0 || mode != MODE_CPU || (d = opendir("/proc")) == NULL)
+		return (0);
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
+			n++;
+	closedir(d);
+	if (n <= max) {
+		log_debug("system process count: %lld (threshold: %lld)", n,
+		    (long long)max);
+		return (0);
+	}
+	log_warnx("skipping the system profiler (perf): %lld processes "
+	    "exceed --skip-system-profilers-above %lld; runtime profilers "
+	    "continue", n, (long long)max);
+	return (1);
+}
+
+/* Whether any plugin found serves `mode`. */
+static int
+plugins_serve(const struct plugin_list *list, unsigned mode)
+{
+	const struct plugin	*p;
+
+	TAILQ_FOREACH(p, list, entry)
+		if (p->manifest.modes & mode)
+			return (1);
+	return (0);
+}
+
 int
 plugins_load_for_mode(struct plugin_list *list, struct event_base *base,
     struct config *cfg, unsigned mode, char *err, size_t errlen)
 {
 	struct foreign_state	 fs = { cfg, mode, err, errlen, 0 };
-	struct plugin		*p, *sys;
-	char			 why[1024];
+	struct plugin		*sys;
 	int			 rc;
 
 	config_foreach_set(cfg, plugin_foreign_one, &fs);
@@ -570,7 +619,17 @@ plugins_load_for_mode(struct plugin_list *list, struct event_base *base,
 		return (fs.rc);
 	if (mode == MODE_NONE)
 		return (0);
+	if (mode == MODE_ALLOCATION && !plugins_serve(list, mode)) {
+		snprintf(err, errlen, "--mode allocation: no installed plugin "
+		    "profiles allocations (gProfiler's allocation mode samples "
+		    "Java heap allocations with async-profiler, which this "
+		    "agent does not embed); use --mode cpu");
+		return (-ENOTSUP);
+	}
 	sys = plugins_pick_system(list, cfg, mode);
+	if (sys != NULL && plugins_too_many_processes(cfg, mode))
+		return (plugins_load_process(list, base, cfg, mode, err,
+		    errlen));
 	if (sys == NULL && !plugins_system_disabled(list, cfg, mode)) {
 		snprintf(err, errlen, "no system profiler plugin for mode %s "
 		    "is installed (looked for *.plugin manifests in %s and "
@@ -582,6 +641,18 @@ plugins_load_for_mode(struct plugin_list *list, struct event_base *base,
 	if (sys != NULL && (rc = plugin_init(sys, base, cfg, err,
 	    errlen)) != 0)
 		return (rc);
+	return (plugins_load_process(list, base, cfg, mode, err, errlen));
+}
+
+/* The process profilers serving `mode` (after the system profiler). */
+static int
+plugins_load_process(struct plugin_list *list, struct event_base *base,
+    struct config *cfg, unsigned mode, char *err, size_t errlen)
+{
+	struct plugin	*p;
+	char		 why[1024];
+	int		 rc;
+
 	TAILQ_FOREACH(p, list, entry) {
 		if (p->manifest.kind == GP_KIND_SYSTEM ||
 		    !plugin_wanted(p, cfg, mode) || p->active)

@@ -283,6 +283,9 @@ perf_start(void *priv)
 	if (p->mode == PERF_MODE_DISABLED)
 		return (0);
 	p->sym = symbolizer_new(perf_sym_log, p);
+	if (p->sym != NULL)
+		symbolizer_set_insert_dso(p->sym, p->api->option_get_bool(
+		    p->ctx, "insert-dso-name") == 1);
 	p->fp = stackagg_new();
 	p->dw = stackagg_new();
 	p->seen = pidtab_new();

@@ -505,6 +505,41 @@ sym_elf_name(struct symbolizer *s, const struct elfsym_table *t, size_t k)
 	return (sym_derived_put(s, &t->syms[k], v));
 }
 
+/* Names with their DSO key the derived cache by the name's address with
+ * bit 62 set: neither a user pointer nor a kernel key (bit 63). */
+static const void *
+sym_dkey(const char *name)
+{
+	return ((const void *)((uintptr_t)name | 1ull << 62));
+}
+
+/* "sym (dso)" (gProfiler's perf.py with --insert-dso-name). */
+static const char *
+sym_with_dso(struct symbolizer *s, struct sym_snap *sn, long i,
+    const char *name)
+{
+	const char	*dso, *v;
+	char		 buf[4096];
+	int		 n;
+
+	if ((v = sym_derived_get(s, sym_dkey(name))) != NULL)
+		return (v);
+	dso = sym_dso_name(sn, i);
+	if (dso == UNKNOWN)
+		return (name);
+	n = snprintf(buf, sizeof(buf), "%s %s", name, dso);
+	if (n < 0 || (size_t)n >= sizeof(buf) ||
+	    (v = sym_strdup(s, buf, (size_t)n)) == NULL)
+		return (name);
+	return (sym_derived_put(s, sym_dkey(name), v));
+}
+
+void
+symbolizer_set_insert_dso(struct symbolizer *s, int on)
+{
+	s->insert_dso = on;
+}
+
 static const char *
 sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 {
@@ -530,7 +565,8 @@ sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	if (t != NULL && elfsym_file_to_vaddr(t, addr - e->start + e->pgoff,
 	    &vaddr) == 0 && (k = elfsym_find(t, vaddr)) >= 0 &&
 	    (name = sym_elf_name(s, t, (size_t)k)) != NULL)
-		return (sym_demangle(s, name));
+		return (s->insert_dso ? sym_with_dso(s, sn, i,
+		    sym_demangle(s, name)) : sym_demangle(s, name));
 	return (sym_dso_name(sn, i));
 }
 

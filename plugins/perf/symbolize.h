@@ -127,5 +127,7 @@ void		 symbolizer_kernel_prefetch(struct symbolizer *,
 		    const uint64_t *, size_t);
 /* Read kernel symbols from this file instead of /proc/kallsyms; copied. */
 int		 symbolizer_set_kallsyms_path(struct symbolizer *, const char *);
+/* gProfiler's --insert-dso-name: "sym (dso)" for resolved user frames. */
+void		 symbolizer_set_insert_dso(struct symbolizer *, int);
 
 #endif

@@ -132,6 +132,7 @@ struct symbolizer {
 	void			*open_arg;
 	char			*debug_root;
 	char			*kallsyms_path;
+	int			 insert_dso;	/* --insert-dso-name */
 
 	struct sym_proc		*procs[SYM_PROC_BUCKETS];
 	struct sym_proc		*last_proc;

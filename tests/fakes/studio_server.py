@@ -707,6 +707,19 @@ class Handler(BaseHTTPRequestHandler):
                 e["timestamp_agent"] = e.pop("timestamp")
                 e.update(body["metadata"])
                 STATE["logs"].append(e)
+            # Per batch, for the tests: what the agent's log shipper sent
+            # besides the entries (gProfiler's RemoteLogsHandler format).
+            STATE.setdefault("log_batches", []).append({
+                "received": time.time(),
+                "batch_id": body.get("batch_id"),
+                "lost_logs_count": body.get("lost_logs_count"),
+                "n": len(entries),
+                "content_type": self.headers.get("Content-Type"),
+                "content_encoding": self.headers.get("Content-Encoding"),
+                "application": self.headers.get("X-Application-Name"),
+                "token_ok": self.headers.get("X-Token") in (ARGS.token or []),
+                "bytes": int(self.headers["Content-Length"]),
+            })
         self.reply(201, {"status": "ok"})
 
     # -- test hooks -----------------------------------------------------
@@ -758,6 +771,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def fake_logs(self, url):
         self.fake_dump("logs")
+
+    def fake_log_batches(self, url):
+        with LOCK:
+            self.reply(200, STATE.get("log_batches", []))
 
     def fake_requests(self, url):
         self.fake_dump("requests")
