@@ -126,7 +126,7 @@ test_cur_gen(void *arg, int32_t pid, uint32_t *gen)
 static void
 test_generations(void)
 {
-	struct symbolizer	*s = symbolizer_new(test_log, NULL);
+	struct symbolizer	*s = test_sym_new(test_log, NULL);
 	uintptr_t		 marker = (uintptr_t)sym_test_marker + 2;
 	int32_t			 me = getpid();
 
