@@ -58,3 +58,5 @@ TESTS += $(CONTAINER_IT)
 EXTRA_DIST += $(CONTAINER_IT) tests/integration/container_lib.sh \
 	tests/integration/cri_client.py \
 	tests/integration/container_runtimes.sh
+EXTRA_DIST += fuzz/corpus/fuzz_container_cri/3a785bf8575cf1dd4e627cd968fe856bb1115b89 \
+	fuzz/corpus/fuzz_container_cri/d7936530b29986cc65a07ff4991bd16e26f291a5
