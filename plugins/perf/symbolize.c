@@ -551,14 +551,14 @@ sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	long				 i, k;
 
 	if ((i = sym_proc_mapping(s, p, addr)) < 0) {
-		sym_log(s, GP_LOG_WARN, "DBGX pid %d gen %u addr %llx nomap gone %d jitck %llu nmaps %zu", (int)p->pid, p->gen, (unsigned long long)addr, p->gone, (unsigned long long)p->jit.checked_ns, p->snap ? p->snap->maps.n : 0);
+		fprintf(stderr, "DBGX pid %d gen %u addr %llx nomap gone %d jitck %llu nmaps %zu\n", (int)p->pid, p->gen, (unsigned long long)addr, p->gone, (unsigned long long)p->jit.checked_ns, p->snap ? p->snap->maps.n : 0);
 		return (sym_jit_lookup(s, p, addr));
 	}
 	sn = p->snap;
 	e = &sn->maps.v[i];
 	path = procmaps_path(&sn->maps, e);
 	if (sym_anon_path(path)) {
-		sym_log(s, GP_LOG_WARN, "DBGX pid %d addr %llx anon %s gone %d", (int)p->pid, (unsigned long long)addr, path ? path : "-", p->gone);
+		fprintf(stderr, "DBGX pid %d addr %llx anon %s gone %d\n", (int)p->pid, (unsigned long long)addr, path ? path : "-", p->gone);
 		if ((name = sym_jit_lookup(s, p, addr)) != NULL)
 			return (name);
 		return (path != NULL && path[0] == '/' ?
@@ -606,8 +606,8 @@ symbolizer_user_frame_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 	s->st.user_frames++;
 	if ((p = sym_proc_get(s, pid, gen)) != NULL)
 		name = sym_user_resolve(s, p, addr);
-	else sym_log(s, GP_LOG_WARN, "DBGX noproc pid %d gen %u now %u addr %llx", (int)pid, gen, sym_gen_now(s, pid), (unsigned long long)addr);
-	if (name == NULL) sym_log(s, GP_LOG_WARN, "DBGX null pid %d gen %u addr %llx p %p", (int)pid, gen, (unsigned long long)addr, (void*)p);
+	else fprintf(stderr, "DBGX noproc pid %d gen %u now %u addr %llx\n", (int)pid, gen, sym_gen_now(s, pid), (unsigned long long)addr);
+	if (name == NULL) fprintf(stderr, "DBGX null pid %d gen %u addr %llx p %p\n", (int)pid, gen, (unsigned long long)addr, (void*)p);
 	if (name == NULL)
 		return (UNKNOWN);
 	if (name[0] != '(')

@@ -225,6 +225,7 @@ sym_jit_refresh(struct symbolizer *s, struct sym_proc *p)
 	int			 fd;
 
 	j->turn = s->turn_id;
+	fprintf(stderr, "DBGX refresh pid %d\n", (int)p->pid);
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)p->pid);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map",
 	    (int)(p->nspid > 0 ? p->nspid : p->pid));
@@ -271,6 +272,7 @@ sym_jit_lookup(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	}
 	if (p->jit.stale)
 		return (NULL);
+	fprintf(stderr, "DBGX lookup %llx n %zu sorted %zu -> %s\n", (unsigned long long)addr, p->jit.pm.n, p->jit.pm.sorted, perfmap_lookup(&p->jit.pm, addr) ? perfmap_lookup(&p->jit.pm, addr) : "NULL");
 	return (perfmap_lookup(&p->jit.pm, addr));
 }
 
