@@ -195,6 +195,8 @@ perf_check(void *priv, char *err, uint32_t errlen)
 	return (0);
 }
 
+static void	perf_work_cb(void *);
+
 static void
 perf_drain_cb(void *arg)
 {
@@ -209,6 +211,11 @@ perf_drain_cb(void *arg)
 	if ((rc = sampler_drain(p->sampler)) < 0 && rc != -EAGAIN)
 		perf_complain(p, "draining the sample ring buffer: %s",
 		    strerror(-rc));
+	/* Perf maps the samples started reading: the rest in slices during
+	 * the cycle, so their names are there at the snapshot. */
+	if (p->work_timer == NULL && symbolizer_work_pending(p->sym))
+		p->work_timer = p->api->timer_add(p->ctx, PERF_JIT_WORK_MS, 1,
+		    perf_work_cb, p);
 }
 
 static void

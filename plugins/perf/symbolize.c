@@ -550,15 +550,12 @@ sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	uint64_t			 vaddr;
 	long				 i, k;
 
-	if ((i = sym_proc_mapping(s, p, addr)) < 0) {
-		fprintf(stderr, "DBGX pid %d gen %u addr %llx nomap gone %d jitck %llu nmaps %zu\n", (int)p->pid, p->gen, (unsigned long long)addr, p->gone, (unsigned long long)p->jit.checked_ns, p->snap ? p->snap->maps.n : 0);
+	if ((i = sym_proc_mapping(s, p, addr)) < 0)
 		return (sym_jit_lookup(s, p, addr));
-	}
 	sn = p->snap;
 	e = &sn->maps.v[i];
 	path = procmaps_path(&sn->maps, e);
 	if (sym_anon_path(path)) {
-		fprintf(stderr, "DBGX pid %d addr %llx anon %s gone %d\n", (int)p->pid, (unsigned long long)addr, path ? path : "-", p->gone);
 		if ((name = sym_jit_lookup(s, p, addr)) != NULL)
 			return (name);
 		return (path != NULL && path[0] == '/' ?
@@ -585,15 +582,29 @@ symbolizer_cover_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 {
 	struct sym_proc	*p = sym_proc_find(s, pid, gen);
 	size_t		 i;
+	long		 k;
+	int		 jit;
 
 	if (p == NULL || p->gone || p->snap == NULL)
 		return;
-	for (i = 0; i < n; i++)
-		if (procmaps_find(&p->snap->maps, addrs[i]) < 0 &&
-		    addrs[i] >= 4096 && addrs[i] < (1ull << 47)) {
-			(void)sym_proc_mapping(s, p, addrs[i]);
+	/* A frame in anonymous memory (or outside the maps) may be JIT
+	 * code: its perf map is read from now on, not first at the emit. */
+	jit = sym_jit_due(s, p);
+	for (i = 0; i < n; i++) {
+		k = procmaps_find(&p->snap->maps, addrs[i]);
+		if (k < 0 && addrs[i] >= 4096 && addrs[i] < (1ull << 47)) {
+			k = sym_proc_mapping(s, p, addrs[i]);
+			if (jit && (k < 0 || sym_anon_path(procmaps_path(
+			    &p->snap->maps, &p->snap->maps.v[k]))))
+				sym_jit_touch(s, p);
 			return;
 		}
+		if (jit && k >= 0 && sym_anon_path(procmaps_path(
+		    &p->snap->maps, &p->snap->maps.v[k]))) {
+			sym_jit_touch(s, p);
+			jit = 0;
+		}
+	}
 }
 
 const char *
@@ -606,8 +617,6 @@ symbolizer_user_frame_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 	s->st.user_frames++;
 	if ((p = sym_proc_get(s, pid, gen)) != NULL)
 		name = sym_user_resolve(s, p, addr);
-	else fprintf(stderr, "DBGX noproc pid %d gen %u now %u addr %llx\n", (int)pid, gen, sym_gen_now(s, pid), (unsigned long long)addr);
-	if (name == NULL) fprintf(stderr, "DBGX null pid %d gen %u addr %llx p %p\n", (int)pid, gen, (unsigned long long)addr, (void*)p);
 	if (name == NULL)
 		return (UNKNOWN);
 	if (name[0] != '(')
@@ -883,7 +892,14 @@ symbolizer_work(struct symbolizer *s)
 	for (i = 0; i < SYM_PROC_BUCKETS; i++)
 		for (p = s->procs[i]; p != NULL; p = p->hnext)
 			more |= sym_jit_work(s, p);
+	s->jit_pending = more;
 	return (more);
+}
+
+int
+symbolizer_work_pending(const struct symbolizer *s)
+{
+	return (s->jit_pending);
 }
 
 void

@@ -74,6 +74,9 @@ int		 symbolizer_mapping(struct symbolizer *, int32_t, uint64_t,
 void		 symbolizer_turn(struct symbolizer *, size_t bytes);
 /* Do pending reads within the turn's budget; 1 if work remains. */
 int		 symbolizer_work(struct symbolizer *);
+/* Whether a lookup or symbolizer_cover_gen left a perf map half read
+ * (then symbolizer_work has something to do). */
+int		 symbolizer_work_pending(const struct symbolizer *);
 /* The file of a mapping (symbolizer_mapping), opened as the symbolizer
  * opens binaries (regular files only, through the host's safe open): an
  * fd or -errno. */

@@ -171,6 +171,7 @@ struct symbolizer {
 	size_t			 jit_turn_moves;	/* sorting, this turn */
 	uint64_t		 turn_id;	/* symbolizer_turn calls */
 	int			 jit_capped;	/* said this cycle */
+	int			 jit_pending;	/* a map left to the work timer */
 	struct sym_arena_chunk	*arena;
 	struct sym_derived	*derived;
 	size_t			 nderived;
@@ -218,5 +219,7 @@ const char	*sym_jit_lookup(struct symbolizer *, struct sym_proc *,
 void		 sym_jit_reset(struct symbolizer *, struct sym_jit *);
 /* Continue a perf map a budget cut short; 1 while more remains. */
 int		 sym_jit_work(struct symbolizer *, struct sym_proc *);
+int		 sym_jit_due(struct symbolizer *, const struct sym_proc *);
+void		 sym_jit_touch(struct symbolizer *, struct sym_proc *);
 
 #endif

@@ -225,7 +225,6 @@ sym_jit_refresh(struct symbolizer *s, struct sym_proc *p)
 	int			 fd;
 
 	j->turn = s->turn_id;
-	fprintf(stderr, "DBGX refresh pid %d\n", (int)p->pid);
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)p->pid);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map",
 	    (int)(p->nspid > 0 ? p->nspid : p->pid));
@@ -258,21 +257,41 @@ out_close:
 	close(fd);
 }
 
+/* Is the perf map to be looked at (first time, once a second, or to go
+ * on with what an earlier turn's budget left)? */
+int
+sym_jit_due(struct symbolizer *s, const struct sym_proc *p)
+{
+	return (!p->gone && (p->jit.checked_ns == 0 || (p->jit.more &&
+	    p->jit.turn != s->turn_id) ||
+	    sym_now_ns() - p->jit.checked_ns >= SYM_RECHECK_NS));
+}
+
+/*
+ * Look at the perf map now if it is due.  Called at lookups and, from
+ * symbolizer_cover_gen, when a sample has a frame in anonymous memory:
+ * the map is then read and sorted during the cycle, within the turns'
+ * budgets (the work timer), not first at the snapshot, where a map over
+ * the small sizes would miss the cycle (and a one-cycle run entirely).
+ */
+void
+sym_jit_touch(struct symbolizer *s, struct sym_proc *p)
+{
+	if (!sym_jit_due(s, p))
+		return;
+	p->jit.checked_ns = sym_now_ns() | 1;
+	sym_jit_refresh(s, p);
+	if (p->jit.more)
+		s->jit_pending = 1;
+}
+
 /* A JIT name for addr ("name_[j]"), or NULL. */
 const char *
 sym_jit_lookup(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 {
-	uint64_t	 now = sym_now_ns();
-
-	if (!p->gone && (p->jit.checked_ns == 0 || (p->jit.more &&
-	    p->jit.turn != s->turn_id) ||
-	    now - p->jit.checked_ns >= SYM_RECHECK_NS)) {
-		p->jit.checked_ns = now | 1;
-		sym_jit_refresh(s, p);
-	}
+	sym_jit_touch(s, p);
 	if (p->jit.stale)
 		return (NULL);
-	fprintf(stderr, "DBGX lookup %llx n %zu sorted %zu -> %s\n", (unsigned long long)addr, p->jit.pm.n, p->jit.pm.sorted, perfmap_lookup(&p->jit.pm, addr) ? perfmap_lookup(&p->jit.pm, addr) : "NULL");
 	return (perfmap_lookup(&p->jit.pm, addr));
 }
 
