@@ -318,6 +318,12 @@ upload_build_body(const struct upload_body_args *a, size_t limit,
 		return (gz);
 	}
 	lines = upload_col_split(a->col, a->collen, &hlen, &n);
+	if (n == 0) {
+		/* A header alone over the limit: nothing to fold. */
+		free(gz);
+		*lenp = gzlen;
+		return (NULL);
+	}
 	qsort(lines, n, sizeof(*lines), upload_cmp_count);
 	/* Aim below the limit by the compression ratio seen; shrink more
 	 * each round the estimate misses. */

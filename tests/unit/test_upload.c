@@ -98,6 +98,35 @@ test_plain_body(void)
 	free(gz);
 }
 
+/* A header alone over the limit has no stack to fold: no body. */
+static void
+test_header_only(void)
+{
+	struct upload_body_args	 a;
+	unsigned char		*gz;
+	char			 col[2048];
+	size_t			 len, i;
+	unsigned		 trunc = 7;
+	uint64_t		 x = 88172645463325252ull;
+
+	strcpy(col, "# {\"h\": \"");
+	for (i = strlen(col); i < sizeof(col) - 8; i++) {
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		col[i] = 'a' + x % 26;
+	}
+	strcpy(col + i, "\"}");
+	memset(&a, 0, sizeof(a));
+	a.col = col;
+	a.collen = strlen(col);
+	a.start_time = a.end_time = "2025-01-08T11:00:00";
+	a.gpid = "";
+	a.cpu_avg = a.mem_avg = NAN;
+	gz = upload_build_body(&a, 256, &len, &trunc);
+	CHECK(gz == NULL, "a header alone over the limit gives no body");
+	CHECK_INTEQ(trunc, 0, "nothing counted as dropped");
+	free(gz);
+}
+
 /* Random-looking frames compress badly: a small limit forces truncation. */
 static void
 test_truncation(void)
@@ -236,6 +265,7 @@ main(void)
 {
 	test_plain_body();
 	test_truncation();
+	test_header_only();
 	test_responses();
 	test_sizes();
 	test_backoff();
