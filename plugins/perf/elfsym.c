@@ -169,23 +169,24 @@ elfsym_attr(const GElf_Sym *s, uint32_t sh_type)
 	    (sh_type == SHT_DYNSYM ? ELFSYM_A_DYNSYM : 0));
 }
 
-/* Add the function symbols of one SHT_SYMTAB/SHT_DYNSYM section. */
+/*
+ * Add the function symbols [*ip, n) of one SHT_SYMTAB/SHT_DYNSYM section
+ * (data d), at most `budget` of them; *ip is where the next slice starts.
+ */
 static int
-elfsym_read_symbols(struct elfsym_build *b, Elf *e, Elf_Scn *scn,
-    const GElf_Shdr *sh)
+elfsym_read_symbols_slice(struct elfsym_build *b, Elf *e, Elf_Data *d,
+    const GElf_Shdr *sh, size_t *ip, size_t n, size_t budget)
 {
-	Elf_Data	*d;
 	GElf_Sym	 s;
 	const char	*name;
-	size_t		 i, n;
+	size_t		 i, end = n - *ip > budget ? *ip + budget : n;
 	int		 type, r;
 
-	if ((d = elf_getdata(scn, NULL)) == NULL || sh->sh_entsize == 0)
-		return (0);
-	n = d->d_size / sh->sh_entsize;
-	for (i = 1; i < n; i++) {
-		if (gelf_getsym(d, (int)i, &s) == NULL)
+	for (i = *ip; i < end; i++) {
+		if (gelf_getsym(d, (int)i, &s) == NULL) {
+			i = n;
 			break;
+		}
 		type = GELF_ST_TYPE(s.st_info);
 		if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
 			continue;
@@ -200,7 +201,22 @@ elfsym_read_symbols(struct elfsym_build *b, Elf *e, Elf_Scn *scn,
 		    s.st_name, elfsym_attr(&s, sh->sh_type))) != 0)
 			return (r);
 	}
+	*ip = i;
 	return (0);
+}
+
+/* Add the function symbols of one SHT_SYMTAB/SHT_DYNSYM section. */
+static int
+elfsym_read_symbols(struct elfsym_build *b, Elf *e, Elf_Scn *scn,
+    const GElf_Shdr *sh)
+{
+	Elf_Data	*d;
+	size_t		 i = 1;
+
+	if ((d = elf_getdata(scn, NULL)) == NULL || sh->sh_entsize == 0)
+		return (0);
+	return (elfsym_read_symbols_slice(b, e, d, sh, &i,
+	    d->d_size / sh->sh_entsize, SIZE_MAX));
 }
 
 static void
@@ -256,6 +272,54 @@ elfsym_read_segments(struct elfsym_table *t, Elf *e)
 	}
 }
 
+/*
+ * One section: a build-id note and .gnu_debuglink are read now; 1 for a
+ * symbol table whose symbols are to be read (a lazy one only if its
+ * strings lie in the file: a name is read at the recorded offset much
+ * later), else 0.
+ */
+static int
+elfsym_section(struct elfsym_build *b, Elf *e, Elf_Scn *scn, size_t shstrndx,
+    int debug_file, GElf_Shdr *sh)
+{
+	struct elfsym_table	*t = b->t;
+	Elf_Scn			*ss;
+	GElf_Shdr		 ssh;
+	Elf_Data		*d;
+	const char		*sname;
+
+	if (gelf_getshdr(scn, sh) == NULL)
+		return (0);
+	if (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM) {
+		if (!b->lazy)
+			return (1);
+		b->src = sh->sh_type == SHT_DYNSYM;
+		/* One of each kind. */
+		if (t->str_size[b->src] != 0 ||
+		    (ss = elf_getscn(e, sh->sh_link)) == NULL ||
+		    gelf_getshdr(ss, &ssh) == NULL ||
+		    ssh.sh_type != SHT_STRTAB ||
+		    ssh.sh_offset > b->file_size ||
+		    ssh.sh_size > b->file_size - ssh.sh_offset)
+			return (0);
+		b->link[b->src] = sh->sh_link;
+		t->str_off[b->src] = ssh.sh_offset;
+		t->str_size[b->src] = ssh.sh_size;
+		return (1);
+	}
+	if (sh->sh_type == SHT_NOTE && t->build_id_len == 0 && !debug_file) {
+		if ((d = elf_getdata(scn, NULL)) != NULL)
+			elfsym_read_note(t, d);
+	} else if (sh->sh_type == SHT_PROGBITS && shstrndx != 0 &&
+	    !debug_file) {
+		sname = elf_strptr(e, shstrndx, sh->sh_name);
+		if (sname != NULL && strcmp(sname, ".gnu_debuglink") == 0 &&
+		    (d = elf_getdata(scn, NULL)) != NULL)
+			elfsym_read_debuglink(t, d);
+	}
+	return (0);
+}
+
 /* Walk the sections once: symbols, build-id note, .gnu_debuglink. */
 static int
 elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
@@ -263,8 +327,6 @@ elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
 	struct elfsym_table	*t = b->t;
 	Elf_Scn			*scn = NULL;
 	GElf_Shdr		 sh;
-	Elf_Data		*d;
-	const char		*sname;
 	size_t			 shstrndx, before;
 	int			 r;
 
@@ -275,44 +337,13 @@ elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
 	if (!debug_file)
 		elfsym_read_segments(t, e);
 	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL)
+		if (elfsym_section(b, e, scn, shstrndx, debug_file, &sh) != 1)
 			continue;
-		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
-			before = t->nsyms;
-			if (b->lazy) {
-				Elf_Scn		*ss;
-				GElf_Shdr	 ssh;
-
-				b->src = sh.sh_type == SHT_DYNSYM;
-				/* One of each kind, and names that lie in
-				 * the file: a lazy name is read at the
-				 * recorded offset much later. */
-				if (t->str_size[b->src] != 0 ||
-				    (ss = elf_getscn(e, sh.sh_link)) == NULL ||
-				    gelf_getshdr(ss, &ssh) == NULL ||
-				    ssh.sh_type != SHT_STRTAB ||
-				    ssh.sh_offset > b->file_size ||
-				    ssh.sh_size > b->file_size - ssh.sh_offset)
-					continue;
-				b->link[b->src] = sh.sh_link;
-				t->str_off[b->src] = ssh.sh_offset;
-				t->str_size[b->src] = ssh.sh_size;
-			}
-			if ((r = elfsym_read_symbols(b, e, scn, &sh)) != 0)
-				return (r);
-			if (sh.sh_type == SHT_SYMTAB && t->nsyms > before)
-				t->has_symtab = 1;
-		} else if (sh.sh_type == SHT_NOTE && t->build_id_len == 0 &&
-		    !debug_file) {
-			if ((d = elf_getdata(scn, NULL)) != NULL)
-				elfsym_read_note(t, d);
-		} else if (sh.sh_type == SHT_PROGBITS && shstrndx != 0 &&
-		    !debug_file) {
-			sname = elf_strptr(e, shstrndx, sh.sh_name);
-			if (sname != NULL && strcmp(sname, ".gnu_debuglink") ==
-			    0 && (d = elf_getdata(scn, NULL)) != NULL)
-				elfsym_read_debuglink(t, d);
-		}
+		before = t->nsyms;
+		if ((r = elfsym_read_symbols(b, e, scn, &sh)) != 0)
+			return (r);
+		if (sh.sh_type == SHT_SYMTAB && t->nsyms > before)
+			t->has_symtab = 1;
 	}
 	return (0);
 }
@@ -322,27 +353,20 @@ elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
  * (assembly) the room up to the next symbol, and trim the arrays.
  */
 static void
+elfsym_finish_sorted(struct elfsym_build *, uint32_t *);
+
+static void
 elfsym_finish(struct elfsym_build *b)
 {
 	struct elfsym_table	*t = b->t;
-	struct elfsym_sym	*v, *ns;
 	uint32_t		*ix;
-	uint8_t			*na;
-	size_t			 i, o;
-	uint64_t		 gap;
-	char			*p;
+	size_t			 i;
 
 	if (t->nsyms == 0)
 		return;
 	/* Sort indexes (the tie-break is the position in the table), then
 	 * keep the first, preferred, symbol of each address. */
-	ix = reallocarray(NULL, t->nsyms, sizeof(*ix));
-	ns = reallocarray(NULL, t->nsyms, sizeof(*ns));
-	na = malloc(t->nsyms);
-	if (ix == NULL || ns == NULL || na == NULL) {
-		free(ix);
-		free(ns);
-		free(na);
+	if ((ix = reallocarray(NULL, t->nsyms, sizeof(*ix))) == NULL) {
 		t->dropped += t->nsyms;	/* unusable unsorted */
 		t->nsyms = 0;
 		return;
@@ -350,6 +374,34 @@ elfsym_finish(struct elfsym_build *b)
 	for (i = 0; i < t->nsyms; i++)
 		ix[i] = (uint32_t)i;
 	qsort_r(ix, t->nsyms, sizeof(*ix), elfsym_cmp, b);
+	elfsym_finish_sorted(b, ix);
+}
+
+/* The rest of elfsym_finish over the sorted indexes ix (freed here). */
+static void
+elfsym_finish_sorted(struct elfsym_build *b, uint32_t *ix)
+{
+	struct elfsym_table	*t = b->t;
+	struct elfsym_sym	*v, *ns;
+	uint8_t			*na;
+	size_t			 i, o;
+	uint64_t		 gap;
+	char			*p;
+
+	if (t->nsyms == 0) {
+		free(ix);
+		return;
+	}
+	ns = reallocarray(NULL, t->nsyms, sizeof(*ns));
+	na = malloc(t->nsyms);
+	if (ns == NULL || na == NULL) {
+		free(ix);
+		free(ns);
+		free(na);
+		t->dropped += t->nsyms;	/* unusable unsorted */
+		t->nsyms = 0;
+		return;
+	}
 	for (i = 0, o = 0; i < t->nsyms; i++) {
 		if (o > 0 && t->syms[ix[i]].addr == ns[o - 1].addr)
 			continue;
@@ -409,18 +461,268 @@ elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
 	return (0);
 }
 
-static int
-elfsym_load_fd_mode(int fd, int lazy, struct elfsym_table **out)
+/*
+ * Loading in slices: the sections walked one symbol table slice at a
+ * time, then the index sort as sorted chunks merged pass by pass, each
+ * step resumable; the dedup pass at the end is linear.
+ */
+enum { LD_SECTIONS, LD_SYMBOLS, LD_CHUNKS, LD_PASSES, LD_FINISH, LD_DONE };
+#define ELFSYM_SORT_CHUNK	1024
+
+struct elfsym_loader {
+	struct elfsym_build	 b;
+	Elf			*e;
+	int			 fd;		/* ours: the table's when lazy */
+	int			 phase;
+	size_t			 shstrndx;
+	Elf_Scn			*scn;
+	GElf_Shdr		 sh;
+	Elf_Data		*d;
+	size_t			 i, n, before;	/* symbols of scn */
+	uint32_t		*ix, *tmp;	/* the index sort */
+	size_t			 width, lo, ia, ib;
+};
+
+int
+elfsym_load_begin(int fd, int lazy, struct elfsym_loader **out)
 {
-	Elf	*e;
-	int	 r;
+	struct elfsym_loader	*ld;
+	struct stat		 sb;
+	int			 r;
 
 	*out = NULL;
 	(void)elf_version(EV_CURRENT);
-	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
-		return (-ENOEXEC);
-	r = elfsym_load_elf(e, lazy ? fd : -1, out);
-	elf_end(e);
+	if (lazy && (fstat(fd, &sb) != 0 || sb.st_size <= 0))
+		return (-EIO);
+	if ((ld = calloc(1, sizeof(*ld))) == NULL)
+		return (-ENOMEM);
+	ld->fd = -1;
+	if ((ld->b.t = calloc(1, sizeof(*ld->b.t))) == NULL) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	ld->b.t->fd = -1;
+	/* The slices read the file later: our own descriptor. */
+	if ((ld->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if ((ld->e = elf_begin(ld->fd, ELF_C_READ, NULL)) == NULL ||
+	    elf_kind(ld->e) != ELF_K_ELF) {
+		r = -ENOEXEC;
+		goto fail;
+	}
+	if (lazy) {
+		ld->b.lazy = 1;
+		ld->b.e = ld->e;
+		ld->b.file_size = (uint64_t)sb.st_size;
+	}
+	if (elf_getshdrstrndx(ld->e, &ld->shstrndx) != 0)
+		ld->shstrndx = 0;
+	elfsym_read_segments(ld->b.t, ld->e);
+	*out = ld;
+	return (0);
+fail:
+	elfsym_load_free(ld);
+	return (r);
+}
+
+/* Merge index runs a[0..na) and c[0..nc) into o from the cursors, at most
+ * budget moves; 1 when both are used up. */
+static int
+elfsym_merge(struct elfsym_build *b, const uint32_t *a, size_t na,
+    const uint32_t *c, size_t nc, uint32_t *o, size_t *ia, size_t *ic,
+    size_t budget, size_t *used)
+{
+	size_t	 i = *ia, j = *ic, k = 0;
+
+	while (k < budget && (i < na || j < nc)) {
+		if (j == nc || (i < na && elfsym_cmp(&a[i], &c[j], b) <= 0))
+			o[i + j] = a[i], i++;
+		else
+			o[i + j] = c[j], j++;
+		k++;
+	}
+	*ia = i;
+	*ic = j;
+	*used += k;
+	return (i == na && j == nc);
+}
+
+/* One merge pass of the index sort, resumed at ld->lo. */
+static void
+elfsym_load_pass(struct elfsym_loader *ld, size_t budget, size_t *used)
+{
+	size_t		 n = ld->b.t->nsyms, lo, mid, hi;
+	uint32_t	*x;
+
+	while (*used < budget && ld->lo < n) {
+		lo = ld->lo;
+		mid = lo + ld->width < n ? lo + ld->width : n;
+		hi = mid + ld->width < n ? mid + ld->width : n;
+		if (!elfsym_merge(&ld->b, ld->ix + lo, mid - lo, ld->ix + mid,
+		    hi - mid, ld->tmp + lo, &ld->ia, &ld->ib, budget - *used,
+		    used))
+			return;
+		ld->lo = hi;
+		ld->ia = ld->ib = 0;
+	}
+	if (ld->lo < n)
+		return;
+	x = ld->ix;
+	ld->ix = ld->tmp;
+	ld->tmp = x;
+	ld->width *= 2;
+	ld->lo = 0;
+	if (ld->width >= n)
+		ld->phase = LD_FINISH;
+}
+
+/* The section walk; at most budget symbols read. */
+static int
+elfsym_load_sections(struct elfsym_loader *ld, size_t budget, size_t *used)
+{
+	struct elfsym_table	*t = ld->b.t;
+	size_t			 i;
+	int			 r;
+
+	if (ld->phase == LD_SYMBOLS) {
+		i = ld->i;
+		if ((r = elfsym_read_symbols_slice(&ld->b, ld->e, ld->d,
+		    &ld->sh, &ld->i, ld->n, budget - *used)) != 0)
+			return (r);
+		*used += ld->i - i + 1;
+		if (ld->i < ld->n)
+			return (0);
+		if (ld->sh.sh_type == SHT_SYMTAB && t->nsyms > ld->before)
+			t->has_symtab = 1;
+		ld->phase = LD_SECTIONS;
+		return (0);
+	}
+	*used += 16;
+	if ((ld->scn = elf_nextscn(ld->e, ld->scn)) == NULL) {
+		ld->phase = LD_CHUNKS;
+		return (0);
+	}
+	if (elfsym_section(&ld->b, ld->e, ld->scn, ld->shstrndx, 0,
+	    &ld->sh) != 1 || (ld->d = elf_getdata(ld->scn, NULL)) == NULL ||
+	    ld->sh.sh_entsize == 0)
+		return (0);
+	ld->n = ld->d->d_size / ld->sh.sh_entsize;
+	ld->i = 1;
+	ld->before = t->nsyms;
+	ld->phase = LD_SYMBOLS;
+	*used += ld->d->d_size / 4096;	/* read and converted */
+	return (0);
+}
+
+int
+elfsym_load_step(struct elfsym_loader *ld, size_t budget, size_t *usedp)
+{
+	struct elfsym_table	*t = ld->b.t;
+	size_t			 used = 0, k, i;
+	int			 r = 0;
+
+	while (used < budget && ld->phase != LD_DONE) {
+		switch (ld->phase) {
+		case LD_SECTIONS:
+		case LD_SYMBOLS:
+			r = elfsym_load_sections(ld, budget, &used);
+			break;
+		case LD_CHUNKS:
+			if (t->nsyms == 0) {
+				ld->phase = LD_FINISH;
+				break;
+			}
+			if (ld->ix == NULL) {
+				ld->ix = reallocarray(NULL, t->nsyms,
+				    sizeof(*ld->ix));
+				ld->tmp = reallocarray(NULL, t->nsyms,
+				    sizeof(*ld->tmp));
+				if (ld->ix == NULL || ld->tmp == NULL)
+					return (-ENOMEM);
+				for (i = 0; i < t->nsyms; i++)
+					ld->ix[i] = (uint32_t)i;
+				used += t->nsyms / 8;
+				ld->lo = 0;
+			}
+			k = t->nsyms - ld->lo < ELFSYM_SORT_CHUNK ?
+			    t->nsyms - ld->lo : ELFSYM_SORT_CHUNK;
+			qsort_r(ld->ix + ld->lo, k, sizeof(*ld->ix),
+			    elfsym_cmp, &ld->b);
+			ld->lo += k;
+			used += 10 * k;		/* ~ k log k compares */
+			if (ld->lo >= t->nsyms) {
+				ld->lo = ld->ia = ld->ib = 0;
+				ld->width = ELFSYM_SORT_CHUNK;
+				ld->phase = ld->width >= t->nsyms ?
+				    LD_FINISH : LD_PASSES;
+			}
+			break;
+		case LD_PASSES:
+			elfsym_load_pass(ld, budget, &used);
+			break;
+		case LD_FINISH:
+			elfsym_finish_sorted(&ld->b, ld->ix);
+			ld->ix = NULL;
+			used += t->nsyms;
+			ld->phase = LD_DONE;
+			break;
+		}
+		if (r != 0)
+			break;
+	}
+	if (usedp != NULL)
+		*usedp = used;
+	if (r != 0)
+		return (r);
+	return (ld->phase != LD_DONE);
+}
+
+int
+elfsym_load_end(struct elfsym_loader *ld, struct elfsym_table **out)
+{
+	*out = NULL;
+	if (ld->phase != LD_DONE)
+		return (-EAGAIN);
+	if (ld->b.lazy) {
+		ld->b.t->fd = ld->fd;
+		ld->fd = -1;
+	}
+	*out = ld->b.t;
+	ld->b.t = NULL;
+	return (0);
+}
+
+void
+elfsym_load_free(struct elfsym_loader *ld)
+{
+	if (ld == NULL)
+		return;
+	if (ld->e != NULL)
+		elf_end(ld->e);
+	if (ld->fd >= 0)
+		close(ld->fd);
+	free(ld->ix);
+	free(ld->tmp);
+	elfsym_free(ld->b.t);
+	free(ld);
+}
+
+static int
+elfsym_load_fd_mode(int fd, int lazy, struct elfsym_table **out)
+{
+	struct elfsym_loader	*ld;
+	int			 r;
+
+	*out = NULL;
+	if ((r = elfsym_load_begin(fd, lazy, &ld)) != 0)
+		return (r);
+	while ((r = elfsym_load_step(ld, SIZE_MAX / 2, NULL)) == 1)
+		;
+	if (r == 0)
+		r = elfsym_load_end(ld, out);
+	elfsym_load_free(ld);
 	return (r);
 }
 

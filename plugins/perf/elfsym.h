@@ -65,6 +65,20 @@ int		 elfsym_load_fd(int, struct elfsym_table **);
 int		 elfsym_load_fd_lazy(int, struct elfsym_table **);
 int		 elfsym_load_mem(const void *, size_t, struct elfsym_table **);
 /*
+ * The same in slices (elfsym_load_fd_mode is begin, steps, end): begin
+ * keeps its own dup of fd; each step does about `budget` units of work
+ * (a symbol read or an index moved) and returns 1 while work remains, 0
+ * when done, -errno; end hands the table over (-EAGAIN before it is
+ * done); free in every case.
+ */
+struct elfsym_loader;
+int		 elfsym_load_begin(int, int lazy, struct elfsym_loader **);
+int		 elfsym_load_step(struct elfsym_loader *, size_t budget,
+		    size_t *used);
+int		 elfsym_load_end(struct elfsym_loader *,
+		    struct elfsym_table **);
+void		 elfsym_load_free(struct elfsym_loader *);
+/*
  * Merge the symbols of a separate debug file into t.  -ESTALE when both
  * carry a build-id and they differ (a debug file for another build).
  */

@@ -190,6 +190,60 @@ out:
 	elfsym_free(l);
 }
 
+/*
+ * Loading in slices of 2000 units: many steps, none over its budget
+ * by more than one sort chunk, and the same table as a load in one go.
+ */
+static void
+test_sliced(const char *path, const char *what)
+{
+	struct elfsym_loader	*ld;
+	struct elfsym_table	*c = NULL, *l = NULL;
+	char			 a[4096], b[4096], msg[128];
+	size_t			 i, same = 0, steps = 0, used, most = 0;
+	int			 fd, r;
+
+	if ((fd = open(path, O_RDONLY)) < 0) {
+		CHECK(0, "open for the sliced load");
+		return;
+	}
+	CHECK_EQ(elfsym_load_fd_lazy(fd, &c), 0);
+	CHECK_EQ(elfsym_load_begin(fd, 1, &ld), 0);
+	close(fd);
+	if (ld == NULL)
+		goto out;
+	while ((r = elfsym_load_step(ld, 2000, &used)) == 1) {
+		steps++;
+		if (used > most)
+			most = used;
+		if (steps == 1)
+			CHECK(elfsym_load_end(ld, &l) == -EAGAIN && l == NULL,
+			    "no table before the last step");
+	}
+	CHECK_EQ(r, 0);
+	CHECK_EQ(elfsym_load_end(ld, &l), 0);
+	elfsym_load_free(ld);
+	if (c == NULL || l == NULL)
+		goto out;
+	printf("# %s: %zu steps of at most %zu units\n", what, steps, most);
+	snprintf(msg, sizeof(msg), "%s: loaded in many steps, each about "
+	    "its budget", what);
+	CHECK(steps > 5 && most <= 2000 + 10 * 1024 + 16, msg);
+	for (i = 0; i < c->nsyms && i < l->nsyms; i++)
+		same += c->syms[i].addr == l->syms[i].addr &&
+		    c->syms[i].size == l->syms[i].size &&
+		    elfsym_name(l, i, a, sizeof(a)) != NULL &&
+		    elfsym_name(c, i, b, sizeof(b)) != NULL &&
+		    strcmp(a, b) == 0;
+	snprintf(msg, sizeof(msg), "%s: the same table as in one go", what);
+	CHECK(c->nsyms == l->nsyms && same == c->nsyms && c->nsyms > 0 &&
+	    c->nsegs == l->nsegs && c->build_id_len == l->build_id_len &&
+	    c->has_symtab == l->has_symtab, msg);
+out:
+	elfsym_free(c);
+	elfsym_free(l);
+}
+
 /* Truncated and corrupted copies: fail or degrade, never crash. */
 static void
 test_bad_files(const char *dir)
@@ -297,6 +351,7 @@ main(void)
 	test_libc();
 	test_lazy("/proc/self/exe", "own binary");
 	test_lazy(libc_path, "libc");
+	test_sliced(libc_path, "libc");
 	test_bad_files(dir);
 	test_debuginfo(dir);
 	tsu_rmtree(dir);
