@@ -30,6 +30,9 @@ struct elfsym_build {
 	size_t			 link[ELFSYM_NSTR];	/* their sections */
 	int			 src;		/* section being read */
 	uint64_t		 file_size;	/* lazy: names must lie within */
+	/* The loader's own copies of the string tables (read in slices):
+	 * libelf's first elf_strptr reads a whole one in one call. */
+	char			*strs[ELFSYM_NSTR];
 };
 
 /* A symbol's name while building (copied, or from libelf when lazy). */
@@ -40,6 +43,8 @@ elfsym_build_name(const struct elfsym_build *b, const struct elfsym_sym *v)
 
 	if (!b->lazy)
 		return (b->t->names + v->name);
+	if (b->strs[v->name >> 31] != NULL)
+		return (b->strs[v->name >> 31] + (v->name & 0x7fffffffu));
 	n = elf_strptr(b->e, b->link[v->name >> 31], v->name & 0x7fffffffu);
 	return (n != NULL ? n : "");
 }
@@ -169,6 +174,32 @@ elfsym_attr(const GElf_Sym *s, uint32_t sh_type)
 	    (sh_type == SHT_DYNSYM ? ELFSYM_A_DYNSYM : 0));
 }
 
+/* One symbol of a symbol table: pushed if it is a named function; its
+ * name from str (the loader's copy of the strings) or libelf. */
+static int
+elfsym_consider(struct elfsym_build *b, Elf *e, const GElf_Sym *s,
+    const GElf_Shdr *sh, const char *str)
+{
+	const char	*name;
+	int		 type = GELF_ST_TYPE(s->st_info);
+
+	if (s->st_shndx == SHN_UNDEF || s->st_value == 0)
+		return (0);
+	if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+	    !(type == STT_NOTYPE && elfsym_section_exec(e, s->st_shndx)))
+		return (0);
+	if (str != NULL)
+		name = s->st_name < b->t->str_size[b->src] ?
+		    str + s->st_name : NULL;
+	else
+		name = elf_strptr(e, sh->sh_link, s->st_name);
+	if (name == NULL || name[0] == '\0' || name[0] == '$' ||
+	    strncmp(name, ".L", 2) == 0)
+		return (0);
+	return (elfsym_push(b, s->st_value, s->st_size, name, s->st_name,
+	    elfsym_attr(s, sh->sh_type)));
+}
+
 /*
  * Add the function symbols [*ip, n) of one SHT_SYMTAB/SHT_DYNSYM section
  * (data d), at most `budget` of them; *ip is where the next slice starts.
@@ -178,27 +209,15 @@ elfsym_read_symbols_slice(struct elfsym_build *b, Elf *e, Elf_Data *d,
     const GElf_Shdr *sh, size_t *ip, size_t n, size_t budget)
 {
 	GElf_Sym	 s;
-	const char	*name;
 	size_t		 i, end = n - *ip > budget ? *ip + budget : n;
-	int		 type, r;
+	int		 r;
 
 	for (i = *ip; i < end; i++) {
 		if (gelf_getsym(d, (int)i, &s) == NULL) {
 			i = n;
 			break;
 		}
-		type = GELF_ST_TYPE(s.st_info);
-		if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
-			continue;
-		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
-		    !(type == STT_NOTYPE && elfsym_section_exec(e, s.st_shndx)))
-			continue;
-		name = elf_strptr(e, sh->sh_link, s.st_name);
-		if (name == NULL || name[0] == '\0' || name[0] == '$' ||
-		    strncmp(name, ".L", 2) == 0)
-			continue;
-		if ((r = elfsym_push(b, s.st_value, s.st_size, name,
-		    s.st_name, elfsym_attr(&s, sh->sh_type))) != 0)
+		if ((r = elfsym_consider(b, e, &s, sh, NULL)) != 0)
 			return (r);
 	}
 	*ip = i;
@@ -466,8 +485,11 @@ elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
  * time, then the index sort as sorted chunks merged pass by pass, each
  * step resumable; the dedup pass at the end is linear.
  */
-enum { LD_SECTIONS, LD_SYMBOLS, LD_CHUNKS, LD_PASSES, LD_FINISH, LD_DONE };
-#define ELFSYM_SORT_CHUNK	1024
+enum { LD_SECTIONS, LD_SYMBOLS, LD_STRINGS, LD_RAWSYMS, LD_CHUNKS,
+    LD_PASSES, LD_FINISH, LD_DONE };
+#define ELFSYM_SORT_CHUNK	256
+#define ELFSYM_READ_SLICE	(64 * 1024)	/* bytes read per step */
+#define ELFSYM_RAW_SYMS		2048		/* symbols per read */
 
 struct elfsym_loader {
 	struct elfsym_build	 b;
@@ -481,7 +503,75 @@ struct elfsym_loader {
 	size_t			 i, n, before;	/* symbols of scn */
 	uint32_t		*ix, *tmp;	/* the index sort */
 	size_t			 width, lo, ia, ib;
+	uint64_t		 got;		/* string bytes read */
+	void			*raw, *cooked;	/* a read of symbols */
+	struct elfsym_sym	*ns;		/* the deduplicated table */
+	uint8_t			*na;
+	size_t			 no;
 };
+
+/*
+ * elfsym_finish_sorted in slices: the preferred symbol of each address
+ * kept, an unsized one given the room up to the next; *used counts the
+ * symbols looked at.
+ */
+static void
+elfsym_load_dedup(struct elfsym_loader *ld, size_t budget, size_t *used)
+{
+	struct elfsym_table	*t = ld->b.t;
+	const struct elfsym_sym	*s;
+	struct elfsym_sym	*v;
+	size_t			 i, end, o = ld->no;
+	uint64_t		 gap;
+	uint8_t			*a;
+	char			*p;
+
+	if (ld->ns == NULL) {
+		ld->ns = reallocarray(NULL, t->nsyms, sizeof(*ld->ns));
+		ld->na = malloc(t->nsyms);
+		if (ld->ns == NULL || ld->na == NULL) {
+			t->dropped += t->nsyms;	/* unusable unsorted */
+			t->nsyms = 0;
+			ld->phase = LD_DONE;
+			return;
+		}
+		ld->lo = 0;
+		o = 0;
+	}
+	end = t->nsyms - ld->lo > budget - *used ? ld->lo + budget - *used :
+	    t->nsyms;
+	for (i = ld->lo; i < end; i++) {
+		s = &t->syms[ld->ix[i]];
+		if (o > 0 && s->addr == ld->ns[o - 1].addr)
+			continue;
+		if (o > 0 && ld->ns[o - 1].size == 0) {
+			gap = s->addr - ld->ns[o - 1].addr;
+			ld->ns[o - 1].size = gap > UINT32_MAX ? UINT32_MAX :
+			    (uint32_t)gap;
+		}
+		ld->ns[o] = *s;
+		ld->na[o++] = t->attr[ld->ix[i]];
+	}
+	*used += end - ld->lo + 1;
+	ld->lo = end;
+	ld->no = o;
+	if (ld->lo < t->nsyms)
+		return;
+	free(t->syms);
+	free(t->attr);
+	t->syms = ld->ns;
+	t->attr = ld->na;
+	ld->ns = NULL;
+	ld->na = NULL;
+	t->nsyms = o;
+	if ((v = reallocarray(t->syms, t->nsyms, sizeof(*v))) != NULL)
+		t->syms = v;
+	if ((a = realloc(t->attr, t->nsyms)) != NULL)
+		t->attr = a;
+	if (t->names != NULL && (p = realloc(t->names, t->names_len)) != NULL)
+		t->names = p;
+	ld->phase = LD_DONE;
+}
 
 int
 elfsym_load_begin(int fd, int lazy, struct elfsym_loader **out)
@@ -578,6 +668,121 @@ elfsym_load_pass(struct elfsym_loader *ld, size_t budget, size_t *used)
 		ld->phase = LD_FINISH;
 }
 
+/*
+ * Lazy tables read their sections themselves, in slices: the strings
+ * (checked to lie in the file when the section was taken), then the
+ * symbols, converted by libelf from the file's class and byte order.
+ */
+static int
+elfsym_load_raw(struct elfsym_loader *ld, size_t budget, size_t *used)
+{
+	struct elfsym_build	*b = &ld->b;
+	struct elfsym_table	*t = b->t;
+	Elf_Data		 src, dst;
+	GElf_Sym		 s;
+	size_t			 k, j, esz;
+	ssize_t			 n;
+	int			 cls = gelf_getclass(ld->e), r;
+	char			*str = b->strs[b->src];
+
+	if (ld->phase == LD_STRINGS) {
+		k = t->str_size[b->src] - ld->got;
+		if (k > ELFSYM_READ_SLICE)
+			k = ELFSYM_READ_SLICE;
+		if (k > (budget - *used) * 16 + 4096)
+			k = (budget - *used) * 16 + 4096;
+		n = pread(ld->fd, str + ld->got, k, (off_t)(t->str_off[b->src] +
+		    ld->got));
+		if (n <= 0)
+			return (-EIO);
+		ld->got += (uint64_t)n;
+		*used += (size_t)n / 16 + 1;
+		if (ld->got == t->str_size[b->src]) {
+			str[ld->got] = '\0';
+			ld->phase = LD_RAWSYMS;
+		}
+		return (0);
+	}
+	esz = cls == ELFCLASS32 ? sizeof(Elf32_Sym) : sizeof(Elf64_Sym);
+	k = ld->n - ld->i;
+	if (k > ELFSYM_RAW_SYMS)
+		k = ELFSYM_RAW_SYMS;
+	if (k > budget - *used)
+		k = budget - *used;
+	n = pread(ld->fd, ld->raw, k * esz, (off_t)(ld->sh.sh_offset +
+	    ld->i * esz));
+	if (n != (ssize_t)(k * esz))
+		return (-EIO);
+	memset(&src, 0, sizeof(src));
+	memset(&dst, 0, sizeof(dst));
+	src.d_buf = ld->raw;
+	src.d_size = k * esz;
+	src.d_type = ELF_T_SYM;
+	src.d_version = EV_CURRENT;
+	dst.d_buf = ld->cooked;
+	dst.d_size = k * esz;
+	dst.d_version = EV_CURRENT;
+	if (gelf_xlatetom(ld->e, &dst, &src, elf_getident(ld->e, NULL)[EI_DATA])
+	    == NULL)
+		return (-ENOEXEC);
+	for (j = 0; j < k; j++) {
+		if (cls == ELFCLASS32) {
+			const Elf32_Sym	*x = (const Elf32_Sym *)ld->cooked + j;
+
+			s.st_name = x->st_name;
+			s.st_info = x->st_info;
+			s.st_other = x->st_other;
+			s.st_shndx = x->st_shndx;
+			s.st_value = x->st_value;
+			s.st_size = x->st_size;
+		} else
+			s = ((const Elf64_Sym *)ld->cooked)[j];
+		if (ld->i + j == 0)
+			continue;
+		if ((r = elfsym_consider(b, ld->e, &s, &ld->sh, str)) != 0)
+			return (r);
+	}
+	ld->i += k;
+	*used += k + 1;
+	if (ld->i < ld->n)
+		return (0);
+	if (ld->sh.sh_type == SHT_SYMTAB && t->nsyms > ld->before)
+		t->has_symtab = 1;
+	ld->phase = LD_SECTIONS;
+	return (0);
+}
+
+/* Take a symbol table section for reading by elfsym_load_raw; 0 to read
+ * it through libelf instead. */
+static int
+elfsym_load_take(struct elfsym_loader *ld)
+{
+	struct elfsym_build	*b = &ld->b;
+	struct elfsym_table	*t = b->t;
+	size_t			 esz;
+
+	esz = gelf_getclass(ld->e) == ELFCLASS32 ? sizeof(Elf32_Sym) :
+	    sizeof(Elf64_Sym);
+	if (!b->lazy || ld->sh.sh_entsize != esz || b->strs[b->src] != NULL ||
+	    ld->sh.sh_offset > b->file_size ||
+	    ld->sh.sh_size > b->file_size - ld->sh.sh_offset ||
+	    t->str_size[b->src] > SIZE_MAX - 1)
+		return (0);
+	if (ld->raw == NULL &&
+	    ((ld->raw = malloc(ELFSYM_RAW_SYMS * sizeof(Elf64_Sym))) == NULL ||
+	    (ld->cooked = malloc(ELFSYM_RAW_SYMS * sizeof(Elf64_Sym))) == NULL))
+		return (0);
+	if ((b->strs[b->src] = malloc((size_t)t->str_size[b->src] + 1)) ==
+	    NULL)
+		return (0);
+	ld->got = 0;
+	ld->i = 0;
+	ld->n = ld->sh.sh_size / esz;
+	ld->before = t->nsyms;
+	ld->phase = LD_STRINGS;
+	return (1);
+}
+
 /* The section walk; at most budget symbols read. */
 static int
 elfsym_load_sections(struct elfsym_loader *ld, size_t budget, size_t *used)
@@ -586,6 +791,8 @@ elfsym_load_sections(struct elfsym_loader *ld, size_t budget, size_t *used)
 	size_t			 i;
 	int			 r;
 
+	if (ld->phase == LD_STRINGS || ld->phase == LD_RAWSYMS)
+		return (elfsym_load_raw(ld, budget, used));
 	if (ld->phase == LD_SYMBOLS) {
 		i = ld->i;
 		if ((r = elfsym_read_symbols_slice(&ld->b, ld->e, ld->d,
@@ -605,7 +812,8 @@ elfsym_load_sections(struct elfsym_loader *ld, size_t budget, size_t *used)
 		return (0);
 	}
 	if (elfsym_section(&ld->b, ld->e, ld->scn, ld->shstrndx, 0,
-	    &ld->sh) != 1 || (ld->d = elf_getdata(ld->scn, NULL)) == NULL ||
+	    &ld->sh) != 1 || elfsym_load_take(ld) ||
+	    (ld->d = elf_getdata(ld->scn, NULL)) == NULL ||
 	    ld->sh.sh_entsize == 0)
 		return (0);
 	ld->n = ld->d->d_size / ld->sh.sh_entsize;
@@ -627,6 +835,8 @@ elfsym_load_step(struct elfsym_loader *ld, size_t budget, size_t *usedp)
 		switch (ld->phase) {
 		case LD_SECTIONS:
 		case LD_SYMBOLS:
+		case LD_STRINGS:
+		case LD_RAWSYMS:
 			r = elfsym_load_sections(ld, budget, &used);
 			break;
 		case LD_CHUNKS:
@@ -663,10 +873,14 @@ elfsym_load_step(struct elfsym_loader *ld, size_t budget, size_t *usedp)
 			elfsym_load_pass(ld, budget, &used);
 			break;
 		case LD_FINISH:
-			elfsym_finish_sorted(&ld->b, ld->ix);
-			ld->ix = NULL;
-			used += t->nsyms;
-			ld->phase = LD_DONE;
+			if (t->nsyms == 0) {
+				elfsym_finish_sorted(&ld->b, ld->ix);
+				ld->ix = NULL;
+				used += t->nsyms;
+				ld->phase = LD_DONE;
+				break;
+			}
+			elfsym_load_dedup(ld, budget, &used);
 			break;
 		}
 		if (r != 0)
@@ -697,6 +911,8 @@ elfsym_load_end(struct elfsym_loader *ld, struct elfsym_table **out)
 void
 elfsym_load_free(struct elfsym_loader *ld)
 {
+	size_t	 i;
+
 	if (ld == NULL)
 		return;
 	if (ld->e != NULL)
@@ -705,6 +921,12 @@ elfsym_load_free(struct elfsym_loader *ld)
 		close(ld->fd);
 	free(ld->ix);
 	free(ld->tmp);
+	free(ld->raw);
+	free(ld->cooked);
+	free(ld->ns);
+	free(ld->na);
+	for (i = 0; i < ELFSYM_NSTR; i++)
+		free(ld->b.strs[i]);
 	elfsym_free(ld->b.t);
 	free(ld);
 }

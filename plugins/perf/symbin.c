@@ -274,25 +274,51 @@ sym_open_mapping(struct symbolizer *s, struct sym_proc *p,
 	    info));
 }
 
-/* Parse an opened binary (once); shares a table with the same build-id. */
+/*
+ * Parse an opened binary (once), in slices of the turn's budget when
+ * there is one (s->jit_turn_bytes: a loop turn), else whole; shares a
+ * table with the same build-id.
+ */
 static void
 sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 {
-	struct elfsym_table	*t;
+	struct elfsym_table	*t = NULL;
 	struct sym_binary	*o;
+	size_t			 budget = SIZE_MAX / 2, used = 0;
 	int			 r;
 
-	b->loaded = 1;
-	if (b->fd < 0)
+	if (b->ld == NULL) {
+		if (b->fd < 0) {
+			b->loaded = 1;
+			return;
+		}
+		/* Names stay in the file (the table holds an fd) while
+		 * fds last.  The loader has its own fd: ours is closed. */
+		r = elfsym_load_begin(b->fd, s->open_bins <= SYM_MAX_OPEN_BINS,
+		    &b->ld);
+		close(b->fd);
+		b->fd = -1;
+		s->open_bins--;
+		if (r != 0)
+			goto done;
+		s->bins_loading++;
+	}
+	if (s->jit_turn_bytes != 0) {
+		if (s->bin_turn_used >= SYM_BIN_TURN_UNITS)
+			return;
+		budget = SYM_BIN_TURN_UNITS - s->bin_turn_used;
+	}
+	r = elfsym_load_step(b->ld, budget, &used);
+	s->bin_turn_used += used;
+	if (r == 1)
 		return;
-	/* Names stay in the file (the table holds an fd) while fds last. */
-	if (s->open_bins <= SYM_MAX_OPEN_BINS)
-		r = elfsym_load_fd_lazy(b->fd, &t);
-	else
-		r = elfsym_load_fd(b->fd, &t);
-	close(b->fd);
-	b->fd = -1;
-	s->open_bins--;
+	if (r == 0)
+		r = elfsym_load_end(b->ld, &t);
+	elfsym_load_free(b->ld);
+	b->ld = NULL;
+	s->bins_loading--;
+done:
+	b->loaded = 1;
 	if (r != 0) {
 		s->st.elf_failures++;
 		sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: %s: not a "
@@ -328,7 +354,25 @@ sym_binary_table(struct symbolizer *s, struct sym_binary *b)
 		return (NULL);
 	if (!b->loaded)
 		sym_binary_parse(s, b);
+	if (!b->loaded)
+		return (NULL);
 	return (b->alias != NULL ? b->alias->t : b->t);
+}
+
+int
+sym_binaries_work(struct symbolizer *s)
+{
+	struct sym_binary	*b;
+
+	for (b = s->bins; b != NULL && s->bins_loading > 0; b = b->next) {
+		if (b->ld == NULL)
+			continue;
+		if (s->jit_turn_bytes != 0 &&
+		    s->bin_turn_used >= SYM_BIN_TURN_UNITS)
+			break;
+		sym_binary_parse(s, b);
+	}
+	return (s->bins_loading > 0);
 }
 
 /* A binary opened now and parsed when first looked up. */
@@ -370,7 +414,8 @@ sym_binary_pinned(struct symbolizer *s, const struct procmaps_entry *e)
 	dev = makedev(e->dev_major, e->dev_minor);
 	for (b = s->bins; b != NULL; b = b->next)
 		if (b->ino == (ino_t)e->inode && b->dev == dev &&
-		    (b->fd >= 0 || (b->t != NULL && b->t->fd >= 0) ||
+		    (b->fd >= 0 || b->ld != NULL ||
+		    (b->t != NULL && b->t->fd >= 0) ||
 		    (b->alias != NULL && b->alias->t->fd >= 0)))
 			return (b);
 	return (NULL);
@@ -446,6 +491,10 @@ static void
 sym_binary_free(struct symbolizer *s, struct sym_binary *b)
 {
 	sym_keys_drop(s, b);
+	if (b->ld != NULL) {
+		elfsym_load_free(b->ld);
+		s->bins_loading--;
+	}
 	if (b->fd >= 0) {
 		close(b->fd);
 		s->open_bins--;
