@@ -33,6 +33,7 @@ struct elfsym_build {
 	/* The loader's own copies of the string tables (read in slices):
 	 * libelf's first elf_strptr reads a whole one in one call. */
 	char			*strs[ELFSYM_NSTR];
+	int			 debug;		/* a debug file into t */
 };
 
 /* A symbol's name while building (copied, or from libelf when lazy). */
@@ -312,6 +313,9 @@ elfsym_section(struct elfsym_build *b, Elf *e, Elf_Scn *scn, size_t shstrndx,
 	if (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM) {
 		if (!b->lazy)
 			return (1);
+		/* A debug file's .symtab only: its names in its own file. */
+		if (b->debug && sh->sh_type != SHT_SYMTAB)
+			return (0);
 		b->src = sh->sh_type == SHT_DYNSYM;
 		/* One of each kind. */
 		if (t->str_size[b->src] != 0 ||
@@ -461,6 +465,7 @@ elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
 	if ((b.t = calloc(1, sizeof(*b.t))) == NULL)
 		return (-ENOMEM);
 	b.t->fd = -1;
+	b.t->dbg_fd = -1;
 	if (lazy_fd >= 0) {
 		b.lazy = 1;
 		b.e = e;
@@ -486,7 +491,7 @@ elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
  * step resumable; the dedup pass at the end is linear.
  */
 enum { LD_SECTIONS, LD_SYMBOLS, LD_STRINGS, LD_RAWSYMS, LD_CHUNKS,
-    LD_PASSES, LD_FINISH, LD_DONE };
+    LD_PASSES, LD_FINISH, LD_DONE, LD_MAINSTR };
 #define ELFSYM_SORT_CHUNK	256
 #define ELFSYM_READ_SLICE	(64 * 1024)	/* bytes read per step */
 #define ELFSYM_RAW_SYMS		2048		/* symbols per read */
@@ -508,6 +513,12 @@ struct elfsym_loader {
 	struct elfsym_sym	*ns;		/* the deduplicated table */
 	uint8_t			*na;
 	size_t			 no;
+	/* A debug file merged into a table that is not ours: what to put
+	 * back if the merge does not finish. */
+	int			 borrowed;
+	size_t			 nsyms0, dropped0;
+	uint64_t		 str_off0, str_size0;
+	int			 has_symtab0;
 };
 
 /*
@@ -592,6 +603,7 @@ elfsym_load_begin(int fd, int lazy, struct elfsym_loader **out)
 		goto fail;
 	}
 	ld->b.t->fd = -1;
+	ld->b.t->dbg_fd = -1;
 	/* The slices read the file later: our own descriptor. */
 	if ((ld->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
 		r = -errno;
@@ -811,7 +823,7 @@ elfsym_load_sections(struct elfsym_loader *ld, size_t budget, size_t *used)
 		ld->phase = LD_CHUNKS;
 		return (0);
 	}
-	if (elfsym_section(&ld->b, ld->e, ld->scn, ld->shstrndx, 0,
+	if (elfsym_section(&ld->b, ld->e, ld->scn, ld->shstrndx, ld->b.debug,
 	    &ld->sh) != 1 || elfsym_load_take(ld) ||
 	    (ld->d = elf_getdata(ld->scn, NULL)) == NULL ||
 	    ld->sh.sh_entsize == 0)
@@ -824,6 +836,107 @@ elfsym_load_sections(struct elfsym_loader *ld, size_t budget, size_t *used)
 	return (0);
 }
 
+/* Debug merge: the table's own .dynsym strings, for comparing names
+ * while sorting, read in slices from its file. */
+static int
+elfsym_load_mainstr(struct elfsym_loader *ld, size_t budget, size_t *used)
+{
+	struct elfsym_table	*t = ld->b.t;
+	uint64_t		 k = t->str_size[1] - ld->got;
+	ssize_t			 n;
+
+	if (k > ELFSYM_READ_SLICE)
+		k = ELFSYM_READ_SLICE;
+	if (k > (budget - *used) * 16 + 4096)
+		k = (budget - *used) * 16 + 4096;
+	if (k > 0) {
+		n = pread(t->fd, ld->b.strs[1] + ld->got, (size_t)k,
+		    (off_t)(t->str_off[1] + ld->got));
+		if (n <= 0)
+			return (-EIO);
+		ld->got += (uint64_t)n;
+		*used += (size_t)n / 16 + 1;
+	}
+	if (ld->got < t->str_size[1])
+		return (0);
+	ld->b.strs[1][ld->got] = '\0';
+	ld->got = 0;
+	ld->phase = LD_SECTIONS;
+	return (0);
+}
+
+int
+elfsym_debug_begin(struct elfsym_table *t, int fd, struct elfsym_loader **out)
+{
+	struct elfsym_loader	*ld;
+	struct elfsym_table	 probe;
+	Elf_Scn			*scn = NULL;
+	GElf_Shdr		 sh;
+	Elf_Data		*d;
+	struct stat		 sb;
+	int			 r;
+
+	*out = NULL;
+	if (t->names != NULL || t->fd < 0 || t->dbg_fd >= 0)
+		return (-ENOTSUP);
+	(void)elf_version(EV_CURRENT);
+	if (fstat(fd, &sb) != 0 || sb.st_size <= 0)
+		return (-EIO);
+	if ((ld = calloc(1, sizeof(*ld))) == NULL)
+		return (-ENOMEM);
+	ld->fd = -1;
+	if ((ld->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if ((ld->e = elf_begin(ld->fd, ELF_C_READ, NULL)) == NULL ||
+	    elf_kind(ld->e) != ELF_K_ELF) {
+		r = -ENOEXEC;
+		goto fail;
+	}
+	/* Check the build-id before merging anything. */
+	memset(&probe, 0, sizeof(probe));
+	while ((scn = elf_nextscn(ld->e, scn)) != NULL &&
+	    probe.build_id_len == 0)
+		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_NOTE &&
+		    (d = elf_getdata(scn, NULL)) != NULL)
+			elfsym_read_note(&probe, d);
+	if (t->build_id_len != 0 && probe.build_id_len != 0 &&
+	    (t->build_id_len != probe.build_id_len ||
+	    memcmp(t->build_id, probe.build_id, t->build_id_len) != 0)) {
+		r = -ESTALE;
+		goto fail;
+	}
+	if (t->str_size[1] > SIZE_MAX - 1 ||
+	    (ld->b.strs[1] = malloc((size_t)t->str_size[1] + 1)) == NULL) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	if (elf_getshdrstrndx(ld->e, &ld->shstrndx) != 0)
+		ld->shstrndx = 0;
+	ld->b.t = t;
+	ld->b.cap = t->nsyms;
+	ld->b.lazy = 1;
+	ld->b.debug = 1;
+	ld->b.e = ld->e;
+	ld->b.file_size = (uint64_t)sb.st_size;
+	ld->borrowed = 1;
+	ld->nsyms0 = t->nsyms;
+	ld->dropped0 = t->dropped;
+	ld->str_off0 = t->str_off[0];
+	ld->str_size0 = t->str_size[0];
+	ld->has_symtab0 = t->has_symtab;
+	/* The debug file's .symtab takes the .symtab slot: the table had
+	 * no function there (no .symtab, or an empty one). */
+	t->str_off[0] = t->str_size[0] = 0;
+	ld->phase = LD_MAINSTR;
+	*out = ld;
+	return (0);
+fail:
+	elfsym_load_free(ld);
+	return (r);
+}
+
 int
 elfsym_load_step(struct elfsym_loader *ld, size_t budget, size_t *usedp)
 {
@@ -833,6 +946,9 @@ elfsym_load_step(struct elfsym_loader *ld, size_t budget, size_t *usedp)
 
 	while (used < budget && ld->phase != LD_DONE) {
 		switch (ld->phase) {
+		case LD_MAINSTR:
+			r = elfsym_load_mainstr(ld, budget, &used);
+			break;
 		case LD_SECTIONS:
 		case LD_SYMBOLS:
 		case LD_STRINGS:
@@ -899,7 +1015,10 @@ elfsym_load_end(struct elfsym_loader *ld, struct elfsym_table **out)
 	*out = NULL;
 	if (ld->phase != LD_DONE)
 		return (-EAGAIN);
-	if (ld->b.lazy) {
+	if (ld->borrowed) {
+		ld->b.t->dbg_fd = ld->fd;
+		ld->fd = -1;
+	} else if (ld->b.lazy) {
 		ld->b.t->fd = ld->fd;
 		ld->fd = -1;
 	}
@@ -927,7 +1046,18 @@ elfsym_load_free(struct elfsym_loader *ld)
 	free(ld->na);
 	for (i = 0; i < ELFSYM_NSTR; i++)
 		free(ld->b.strs[i]);
-	elfsym_free(ld->b.t);
+	if (ld->borrowed && ld->b.t != NULL) {
+		/* Not finished: the table as it was (its sorted prefix is
+		 * untouched until the last slice). */
+		if (ld->phase != LD_DONE) {
+			ld->b.t->nsyms = ld->nsyms0;
+			ld->b.t->dropped = ld->dropped0;
+			ld->b.t->str_off[0] = ld->str_off0;
+			ld->b.t->str_size[0] = ld->str_size0;
+			ld->b.t->has_symtab = ld->has_symtab0;
+		}
+	} else
+		elfsym_free(ld->b.t);
 	free(ld);
 }
 
@@ -975,7 +1105,8 @@ elfsym_materialize(struct elfsym_table *t)
 			continue;
 		if ((str[i] = malloc(t->str_size[i] + 1)) == NULL)
 			goto out;
-		if (pread(t->fd, str[i], t->str_size[i], (off_t)t->str_off[i])
+		if (pread(i == 0 && t->dbg_fd >= 0 ? t->dbg_fd : t->fd, str[i],
+		    t->str_size[i], (off_t)t->str_off[i])
 		    != (ssize_t)t->str_size[i]) {
 			r = -EIO;
 			goto out;
@@ -1008,6 +1139,9 @@ elfsym_materialize(struct elfsym_table *t)
 	names = NULL;
 	close(t->fd);
 	t->fd = -1;
+	if (t->dbg_fd >= 0)
+		close(t->dbg_fd);
+	t->dbg_fd = -1;
 	r = 0;
 out:
 	free(names);
@@ -1086,6 +1220,8 @@ elfsym_free(struct elfsym_table *t)
 	free(t->debuglink);
 	if (t->fd >= 0)
 		close(t->fd);
+	if (t->dbg_fd >= 0)
+		close(t->dbg_fd);
 	free(t);
 }
 
@@ -1138,7 +1274,8 @@ elfsym_name(const struct elfsym_table *t, size_t idx, char *buf, size_t len)
 		return (NULL);
 	if (len - 1 > t->str_size[src] - off)
 		len = (size_t)(t->str_size[src] - off) + 1;
-	n = pread(t->fd, buf, len - 1, (off_t)(t->str_off[src] + off));
+	n = pread(src == 0 && t->dbg_fd >= 0 ? t->dbg_fd : t->fd, buf,
+	    len - 1, (off_t)(t->str_off[src] + off));
 	if (n <= 0)
 		return (NULL);
 	buf[n] = '\0';

@@ -124,7 +124,7 @@ sym_binary_by_build_id(struct symbolizer *s, const struct elfsym_table *t)
  */
 static int
 sym_debug_try(struct symbolizer *s, struct elfsym_table *t,
-    const struct sym_binary *bin, const char *root, const char *path)
+    struct sym_binary *bin, const char *root, const char *path)
 {
 	struct gp_file_info	 info;
 	int			 fd, r;
@@ -146,7 +146,10 @@ sym_debug_try(struct symbolizer *s, struct elfsym_table *t,
 		close(fd);
 		return (-ENOENT);
 	}
-	r = elfsym_add_debug_fd(t, fd);
+	/* A lazy table merges it in slices (sym_binary_parse goes on with
+	 * bin->ld); one with copied names at once. */
+	if ((r = elfsym_debug_begin(t, fd, &bin->ld)) == -ENOTSUP)
+		r = elfsym_add_debug_fd(t, fd);
 	close(fd);
 	if (r != 0)
 		sym_log(s, GP_LOG_DEBUG, "symbolizer: debug file %s: %s", path,
@@ -176,7 +179,7 @@ static void
 sym_debug_find(struct symbolizer *s, struct sym_binary *b,
     struct elfsym_table *t)
 {
-	const struct sym_binary	*sb = b;
+	struct sym_binary	*sb = b;
 	const char		*path = b->path;
 	char		 bid[2 * ELFSYM_BUILD_ID_MAX + 1], dir[PATH_MAX];
 	char		 cand[PATH_MAX], root[64];
@@ -303,6 +306,7 @@ sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 			goto done;
 		s->bins_loading++;
 	}
+again:
 	if (s->jit_turn_bytes != 0) {
 		if (s->bin_turn_used >= SYM_BIN_TURN_UNITS)
 			return;
@@ -312,10 +316,34 @@ sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 	s->bin_turn_used += used;
 	if (r == 1)
 		return;
+	if (b->t_debug != NULL) {
+		/* The debug file's merge ended (or failed: the table is as
+		 * it was before it). */
+		if (r == 0)
+			r = elfsym_load_end(b->ld, &t);
+		if (r != 0)
+			sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: its debug "
+			    "file: %s", b->path, strerror(-r));
+		elfsym_load_free(b->ld);
+		t = b->t_debug;
+		b->t_debug = NULL;
+		b->ld = NULL;
+		s->bins_loading--;
+		b->loaded = 1;
+		goto parsed;
+	}
 	if (r == 0)
 		r = elfsym_load_end(b->ld, &t);
 	elfsym_load_free(b->ld);
 	b->ld = NULL;
+	if (r == 0 && !t->has_symtab) {
+		/* Separate debug info, merged in slices when found. */
+		sym_debug_find(s, b, t);
+		if (b->ld != NULL) {
+			b->t_debug = t;
+			goto again;
+		}
+	}
 	s->bins_loading--;
 done:
 	b->loaded = 1;
@@ -326,8 +354,7 @@ done:
 		    (int)b->pid, b->path, strerror(-r));
 		return;
 	}
-	if (!t->has_symtab)
-		sym_debug_find(s, b, t);
+parsed:
 	sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: %zu symbols, %zu bytes",
 	    b->path, t->nsyms, elfsym_bytes(t));
 	if (t->dropped > 0)
@@ -495,6 +522,7 @@ sym_binary_free(struct symbolizer *s, struct sym_binary *b)
 		elfsym_load_free(b->ld);
 		s->bins_loading--;
 	}
+	elfsym_free(b->t_debug);
 	if (b->fd >= 0) {
 		close(b->fd);
 		s->open_bins--;

@@ -53,6 +53,8 @@ struct sym_binary {
 	int			 fd;		/* until parsed; -1 */
 	int			 loaded;	/* parse attempted */
 	struct elfsym_loader	*ld;		/* being parsed, in slices */
+	struct elfsym_table	*t_debug;	/* parsed, its debug file
+						 * being merged by ld */
 	char			*path;		/* as mapped, for logs/debuglink */
 	int32_t			 pid;		/* a process mapping it */
 	dev_t			 dev;

@@ -290,6 +290,58 @@ test_bad_files(const char *dir)
 	CHECK_EQ(survived, 7);
 }
 
+/*
+ * The debug file merged into a lazy table in slices: a wrong build-id
+ * refused before anything is merged, a merge given up half way leaves the
+ * table as it was, and a finished one equals the one-shot merge (ref).
+ */
+static void
+test_debug_sliced(const char *stripped, const char *dbg, const char *other,
+    const struct elfsym_table *ref)
+{
+	struct elfsym_loader	*ld;
+	struct elfsym_table	*t = NULL, *out;
+	char			 a[512], b[512];
+	size_t			 n0, i, same = 0, steps = 0;
+	int			 fd, r;
+
+	if ((fd = open(stripped, O_RDONLY)) < 0 ||
+	    elfsym_load_fd_lazy(fd, &t) != 0) {
+		CHECK(0, "lazy load of the stripped copy");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	n0 = t->nsyms;
+	fd = open(other, O_RDONLY);
+	CHECK_EQ(elfsym_debug_begin(t, fd, &ld), -ESTALE);
+	close(fd);
+	fd = open(dbg, O_RDONLY);
+	CHECK_EQ(elfsym_debug_begin(t, fd, &ld), 0);
+	for (i = 0; i < 3; i++)
+		(void)elfsym_load_step(ld, 50, NULL);
+	elfsym_load_free(ld);
+	CHECK(t->nsyms == n0 && t->dbg_fd < 0, "a merge given up leaves the "
+	    "table as it was");
+	CHECK_EQ(elfsym_debug_begin(t, fd, &ld), 0);
+	close(fd);
+	while ((r = elfsym_load_step(ld, 200, NULL)) == 1)
+		steps++;
+	CHECK(r == 0 && elfsym_load_end(ld, &out) == 0 && out == t,
+	    "merged in slices");
+	elfsym_load_free(ld);
+	for (i = 0; i < t->nsyms && i < ref->nsyms; i++)
+		same += t->syms[i].addr == ref->syms[i].addr &&
+		    elfsym_name(t, i, a, sizeof(a)) != NULL &&
+		    elfsym_name(ref, i, b, sizeof(b)) != NULL &&
+		    strcmp(a, b) == 0;
+	printf("# debug merge: %zu steps, %zu symbols\n", steps, t->nsyms);
+	CHECK(steps > 3 && t->nsyms == ref->nsyms && same == ref->nsyms &&
+	    t->has_symtab, "the same table as the one-shot merge");
+	elfsym_free(t);
+}
+
 static void
 test_debuginfo(const char *dir)
 {
@@ -335,6 +387,7 @@ test_debuginfo(const char *dir)
 	close(fd);
 	CHECK_STREQ(lookup_at(t, off), "elfsym_test_marker",
 	    "resolved through the debug file");
+	test_debug_sliced(stripped, dbg, other, t);
 	elfsym_free(t);
 }
 
