@@ -413,6 +413,11 @@ perf_work_cb(void *arg)
 	struct gp_snapshot *snap;
 	int more;
 
+	if (p->trim) {
+		p->trim = 0;
+		malloc_trim(0);
+		return;
+	}
 	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
 	more = symbolizer_work(p->sym);
 	if ((snap = p->pending) != NULL &&
@@ -431,8 +436,9 @@ perf_work_cb(void *arg)
 static void
 perf_work_arm(struct perf *p)
 {
-	if (p->work_timer == NULL && (symbolizer_work(p->sym) ||
-	    p->pending != NULL))
+	/* No work here: the caller's callback has had its share. */
+	if (p->work_timer == NULL && (symbolizer_work_pending(p->sym) ||
+	    p->pending != NULL || p->trim))
 		p->work_timer = p->api->timer_add(p->ctx, PERF_JIT_WORK_MS, 1,
 		    perf_work_cb, p);
 }
@@ -449,10 +455,12 @@ perf_snapshot_finish(struct perf *p, struct gp_snapshot *snap)
 	perf_cycle_reset(p);
 	p->cycle_start = perf_now();
 	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
-	perf_work_arm(p);
 	/* The cycle's strings, retired snapshots and parse buffers are free
-	 * now: give the pages back rather than keep the high-water mark. */
-	malloc_trim(0);
+	 * now: give the pages back rather than keep the high-water mark, in
+	 * a turn of its own (walking a heap that held a large perf map took
+	 * 3 ms). */
+	p->trim = 1;
+	perf_work_arm(p);
 	if (rc != 0)
 		p->api->snapshot_done(snap, -EIO, "perf: the host refused "
 		    "stacks");

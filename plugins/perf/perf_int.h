@@ -83,6 +83,7 @@ struct perf {
 	struct gp_snapshot	*pending;
 	uint64_t		 pending_deadline;	/* CLOCK_MONOTONIC ns */
 	uint64_t		 cycle_start;		/* CLOCK_MONOTONIC ns */
+	int			 trim;		/* malloc_trim at the next turn */
 
 	uint64_t		 drain_deadline;	/* CLOCK_MONOTONIC ns */
 	uint32_t		 drain_n;	/* records this drain */
