@@ -107,8 +107,7 @@ static const struct compat_flag compat_flags[] = {
 	  JAVAMODES, "all", NULL, "nothing is loaded into the JVM here, so "
 	  "there is no profiler-caused crash to stop on" },
 	{ ROW("java-jattach-timeout", GP_OPT_INT, "30", 1, POSINT_MAX, NULL),
-	  "java", JAVAMODES, NULL, NULL, "the java plugin bounds each jattach "
-	  "run at 5 s" },
+	  "java", JAVAMODES, NULL, NULL, "the java plugin is not installed" },
 	{ ROW("java-async-profiler-mcache", GP_OPT_INT, "30", 0, 255, NULL),
 	  "java", JAVAMODES, NULL, NULL, AP },
 	{ ROW("java-collect-spark-app-name-as-appid", GP_OPT_BOOL, "false", 0,
