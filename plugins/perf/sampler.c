@@ -287,21 +287,22 @@ static void
 sampler_explain_event(const struct sampler *s, int rc, char *err,
     size_t errlen)
 {
-	const char *hint = "";
+	char hint[320] = "";
 	int hw = s->ev_type == PERF_TYPE_HARDWARE ||
 	    s->ev_type == PERF_TYPE_HW_CACHE || s->ev_type == PERF_TYPE_RAW;
 
 	if (rc == -EACCES || rc == -EPERM)
-		hint = "; needs root or CAP_PERFMON (see "
-		    "kernel.perf_event_paranoid)";
+		snprintf(hint, sizeof(hint), "; needs root or CAP_PERFMON "
+		    "(see kernel.perf_event_paranoid)");
 	else if (hw && (rc == -ENOENT || rc == -EOPNOTSUPP ||
 	    rc == -ENODEV || rc == -EINVAL))
-		hint = "; this machine exposes no hardware PMU that counts it "
-		    "(a VM without a virtual PMU?): use a software event "
-		    "such as cpu-clock or page-faults, or a host where `perf "
-		    "stat -e EVENT true` counts it";
+		snprintf(hint, sizeof(hint), "; this machine exposes no "
+		    "hardware PMU that counts it (a VM without a virtual "
+		    "PMU?): use a software event such as cpu-clock or "
+		    "page-faults, or a host where `perf stat -e %.64s true` "
+		    "counts it", s->ev_name);
 	else if (rc == -EOPNOTSUPP)
-		hint = "; the kernel cannot sample it";
+		snprintf(hint, sizeof(hint), "; the kernel cannot sample it");
 	snprintf(err, errlen, "--perf-event %s: cannot sample this %s event "
 	    "on any CPU: %s%s", s->ev_name, s->ev_type == PERF_TYPE_HARDWARE ?
 	    "hardware" : s->ev_type == PERF_TYPE_SOFTWARE ? "software" :
