@@ -46,7 +46,7 @@ import json, sys
 print(json.dumps(json.load(sys.stdin)["metadata"].get(sys.argv[1])))' "$2"
 }
 
-"$WL/perf_faults" -t 40 & wl=$!
+"$WL/perf_faults" -t 120 & wl=$!
 trap 'kill $wl 2>/dev/null' EXIT
 sleep 0.3
 
@@ -71,6 +71,14 @@ s=$(share cc fault_pages)
 b=$(share cc burn_cpu)
 [ "$rc" -eq 0 ] && [ "$b" -ge 60 ] && [ "$b" -gt "$s" ]
 ok $? "control, cpu-clock: burn_cpu in $b% of the samples, fault_pages in $s%"
+
+# A period on the default event: cpu-clock every 1 ms is ~1000 samples a
+# second a CPU, far above -f 11.
+gp per -d 2 --perf-event-period 1000000
+n=$(md per perf_samples)
+[ "$rc" -eq 0 ] && [ "$(md per perf_event_period)" = 1000000 ] &&
+    [ "$n" -ge 1500 ] && [ "$n" -le 6000 ]
+ok $? "--perf-event-period 1000000 alone: $n samples of cpu-clock in 2 s"
 
 # By frequency (no period) the kernel sets the period: few samples at -f 11.
 gp pff -d 2 --pids $wl --perf-event faults --perf-mode smart

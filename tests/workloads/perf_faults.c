@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FAULT_BYTES	(2u << 20)	/* 512 pages a round */
+#define FAULT_BYTES	(1u << 20)	/* 256 pages a round */
 
 static volatile unsigned long sink;
 
@@ -23,7 +23,7 @@ burn_cpu(void)
 {
 	unsigned long i, x = 1;
 
-	for (i = 0; i < 20000000; i++)
+	for (i = 0; i < 40000000; i++)
 		x = x * 2862933555777941757ul + 3037000493ul;
 	sink = x;
 }
