@@ -348,7 +348,9 @@ elfsym_go_probe(Elf *e, struct elfsym_go *go)
 		if (sh.sh_type != SHT_PROGBITS ||
 		    (n = elf_strptr(e, shstrndx, sh.sh_name)) == NULL)
 			continue;
-		if (strcmp(n, ".gopclntab") == 0 && go->scn == NULL)
+		/* -buildmode=pie puts it in relro (it holds textStart). */
+		if ((strcmp(n, ".gopclntab") == 0 ||
+		    strcmp(n, ".data.rel.ro.gopclntab") == 0) && go->scn == NULL)
 			go->scn = scn;
 		else if (strcmp(n, ".text") == 0 && go->text == 0)
 			go->text = sh.sh_addr;

@@ -183,16 +183,25 @@ static const char go_src[] =
     "func main() { hotA(len(os.Args)); hotB(len(os.Args)) }\n";
 
 static int
-go_build(const char *dir, const char *out, int strip)
+go_build(const char *dir, const char *out, int strip, int pie)
 {
 	char	 src[512], dst[512];
-	char	*sargv[] = { "go", "build", "-ldflags=-s -w", "-o", dst, src,
-		    NULL };
-	char	*argv[] = { "go", "build", "-o", dst, src, NULL };
+	char	*argv[8];
+	int	 n = 0;
 
 	snprintf(src, sizeof(src), "%s/hot.go", dir);
 	snprintf(dst, sizeof(dst), "%s/%s", dir, out);
-	return (tsu_run(strip ? sargv : argv));
+	argv[n++] = "go";
+	argv[n++] = "build";
+	if (strip)
+		argv[n++] = "-ldflags=-s -w";
+	if (pie)
+		argv[n++] = "-buildmode=pie";
+	argv[n++] = "-o";
+	argv[n++] = dst;
+	argv[n++] = src;
+	argv[n] = NULL;
+	return (tsu_run(argv));
 }
 
 static struct elfsym_table *
@@ -246,6 +255,38 @@ addr_of(const struct elfsym_table *t, const char *name)
 	return (0);
 }
 
+/* Both builds of one kind: every name as the unstripped .symtab's. */
+static void
+test_pair(const char *dir, const char *full_name, const char *strip_name,
+    int pie)
+{
+	struct elfsym_table	*full, *go;
+	const char		*b;
+	size_t			 i, same = 0;
+	char			 what[128];
+
+	snprintf(what, sizeof(what), "%s: every .gopclntab name matches "
+	    ".symtab", strip_name);
+	if (go_build(dir, full_name, 0, pie) != 0 ||
+	    go_build(dir, strip_name, 1, pie) != 0) {
+		CHECK(0, what);
+		return;
+	}
+	full = load(dir, full_name, 0);
+	go = load(dir, strip_name, 1);
+	for (i = 0; go != NULL && full != NULL && i < go->nsyms; i++) {
+		b = elfsym_lookup(full, go->syms[i].addr, NULL);
+		if (b != NULL && go_name_eq(go->names + go->syms[i].name, b))
+			same++;
+	}
+	printf("# %s: %zu of %zu names as in .symtab\n", strip_name, same,
+	    go != NULL ? go->nsyms : 0);
+	CHECK(go != NULL && full != NULL && same == go->nsyms && same > 500,
+	    what);
+	elfsym_free(full);
+	elfsym_free(go);
+}
+
 static void
 test_real(void)
 {
@@ -283,9 +324,11 @@ test_real(void)
 	}
 	fputs(go_src, f);
 	fclose(f);
-	if (!CHECK(go_build(dir, "hot", 0) == 0 && go_build(dir, "hot.s", 1)
-	    == 0, "go build, with and without -s -w"))
+	if (!CHECK(go_build(dir, "hot", 0, 0) == 0 &&
+	    go_build(dir, "hot.s", 1, 0) == 0, "go build, with and without "
+	    "-s -w"))
 		goto out;
+	test_pair(dir, "hot.pie", "hot.pie.s", 1);
 
 	full = load(dir, "hot", 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
