@@ -95,6 +95,59 @@ walk(const uint8_t *b, size_t len)
 	return (total);
 }
 
+/*
+ * The Go 1.16/1.17 layout of the same three functions: no textStart in the
+ * header (64 bytes), uintptr (entry, funcoff) pairs holding addresses, and
+ * _func records starting with a uintptr entry.  Go 1.20's layout is 1.18's
+ * under another magic.  (Only Go 1.19 is installable here: these two are
+ * built after runtime/symtab.go of those releases.)
+ */
+#define SMALL116_LEN	(64 + 24 + 56 + 48)
+static void
+test_small116(void)
+{
+	static const char	 names[24] = "main.a\0main.b\0runtime.c";
+	static const uint64_t	 entry[4] = { 0x401000, 0x401040, 0x401100,
+	    0x401180 };
+	static const uint32_t	 nameoff[3] = { 0, 7, 14 };
+	uint8_t			 b[SMALL116_LEN], c[SMALL_LEN];
+	struct gopclntab	 g;
+	uint64_t		 e, end;
+	const char		*n;
+	size_t			 pcln = 64 + 24, i, l;
+
+	memset(b, 0, sizeof(b));
+	put32(b, GOPCLNTAB_MAGIC_116);
+	b[6] = 1;
+	b[7] = 8;
+	put64(b + 8, 3);		/* nfunc */
+	put64(b + 24, 64);		/* funcnameOffset */
+	put64(b + 56, pcln);		/* pclnOffset */
+	memcpy(b + 64, names, sizeof(names));
+	for (i = 0; i < 3; i++) {
+		put64(b + pcln + 16 * i, entry[i]);
+		put64(b + pcln + 16 * i + 8, 56 + 16 * i);
+		put64(b + pcln + 56 + 16 * i, entry[i]);
+		put32(b + pcln + 56 + 16 * i + 8, nameoff[i]);
+	}
+	put64(b + pcln + 48, entry[3]);
+	CHECK(gopclntab_open(&g, b, sizeof(b), 0) == 0 && g.version == 116 &&
+	    g.nfunc == 3, "1.16: header");
+	CHECK(gopclntab_func(&g, 2, &e, &end, &n, &l) == 0 &&
+	    e == 0x401100 && end == 0x401180 && l == 9 &&
+	    memcmp(n, "runtime.c", 9) == 0, "1.16: function 2");
+	CHECK(gopclntab_find(&g, 0x401041) == 1 &&
+	    gopclntab_find(&g, 0x401180) == -1, "1.16: lookups");
+	for (i = 0; i < sizeof(b); i++)
+		(void)walk(b, i);
+	CHECK(1, "1.16: every truncation walked");
+
+	(void)small_table(c);
+	put32(c, GOPCLNTAB_MAGIC_120);
+	CHECK(gopclntab_open(&g, c, SMALL_LEN, 0) == 0 && g.version == 120 &&
+	    gopclntab_find(&g, 0x401100) == 2, "1.20 magic: 1.18 layout");
+}
+
 static void
 test_small(void)
 {
@@ -424,6 +477,7 @@ int
 main(void)
 {
 	test_small();
+	test_small116();
 	test_real();
 	return (testing_done());
 }
