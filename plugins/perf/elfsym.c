@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "gopclntab.h"
 
 #define NAME_MAX_LEN	4096
 
@@ -318,6 +319,74 @@ elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
 }
 
 /*
+ * A stripped Go binary (-ldflags='-s -w'): no .symtab, but the runtime's
+ * own function table in .gopclntab names every function.  Looked for
+ * before reading (its names are copied, so the load is not lazy).
+ */
+struct elfsym_go {
+	Elf_Scn		*scn;		/* .gopclntab; NULL: none */
+	uint64_t	 text;		/* .text address (1.18+ PIE base) */
+	int		 symtab;	/* a SHT_SYMTAB section exists */
+};
+
+static void
+elfsym_go_probe(Elf *e, struct elfsym_go *go)
+{
+	Elf_Scn		*scn = NULL;
+	GElf_Shdr	 sh;
+	const char	*n;
+	size_t		 shstrndx;
+
+	memset(go, 0, sizeof(*go));
+	if (elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0)
+		return;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			go->symtab = 1;
+		if (sh.sh_type != SHT_PROGBITS ||
+		    (n = elf_strptr(e, shstrndx, sh.sh_name)) == NULL)
+			continue;
+		/* -buildmode=pie puts it in relro (it holds textStart). */
+		if ((strcmp(n, ".gopclntab") == 0 ||
+		    strcmp(n, ".data.rel.ro.gopclntab") == 0) && go->scn == NULL)
+			go->scn = scn;
+		else if (strcmp(n, ".text") == 0 && go->text == 0)
+			go->text = sh.sh_addr;
+	}
+}
+
+/* Add the functions of .gopclntab; a table it cannot read adds none. */
+static int
+elfsym_read_go(struct elfsym_build *b, const struct elfsym_go *go)
+{
+	struct gopclntab	 g;
+	GElf_Shdr		 sh;
+	Elf_Data		*d;
+	const char		*name;
+	uint64_t		 entry, end;
+	size_t			 i, len;
+	int			 r;
+
+	if (gelf_getshdr(go->scn, &sh) == NULL || sh.sh_size == 0 ||
+	    sh.sh_size > ELFSYM_GO_MAX ||
+	    (d = elf_getdata(go->scn, NULL)) == NULL || d->d_buf == NULL ||
+	    gopclntab_open(&g, d->d_buf, d->d_size, go->text) != 0)
+		return (0);
+	b->t->go_version = g.version;
+	for (i = 0; i < g.nfunc; i++) {
+		if (gopclntab_func(&g, i, &entry, &end, &name, &len) != 0 ||
+		    len == 0 || entry == 0 || end <= entry)
+			continue;
+		if ((r = elfsym_push(b, entry, end - entry, name, 0, 0)) != 0)
+			return (r);
+		b->t->go_funcs++;
+	}
+	return (0);
+}
+
+/*
  * Sort, keep the preferred symbol per address, give unsized symbols
  * (assembly) the room up to the next symbol, and trim the arrays.
  */
@@ -380,11 +449,15 @@ static int
 elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
 {
 	struct elfsym_build	 b;
+	struct elfsym_go	 go;
 	struct stat		 sb;
 	int			 r;
 
 	*out = NULL;
 	memset(&b, 0, sizeof(b));
+	elfsym_go_probe(e, &go);
+	if (go.scn != NULL && !go.symtab)
+		lazy_fd = -1;		/* Go's names are copied */
 	if (lazy_fd >= 0 && (fstat(lazy_fd, &sb) != 0 || sb.st_size <= 0))
 		return (-EIO);
 	if ((b.t = calloc(1, sizeof(*b.t))) == NULL)
@@ -395,7 +468,8 @@ elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
 		b.e = e;
 		b.file_size = (uint64_t)sb.st_size;
 	}
-	if ((r = elfsym_read_elf(&b, e, 0)) != 0) {
+	if ((r = elfsym_read_elf(&b, e, 0)) != 0 || (go.scn != NULL &&
+	    !b.t->has_symtab && !b.lazy && (r = elfsym_read_go(&b, &go)) != 0)) {
 		elfsym_free(b.t);
 		return (r);
 	}
