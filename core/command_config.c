@@ -56,8 +56,8 @@ cmd_set_optional(struct config *c, const char *name, const char *val)
 }
 
 static int
-cmd_int(struct json_object *v, const char *key, char *buf, size_t len,
-    char *err, size_t errlen)
+cmd_int_min(struct json_object *v, const char *key, int64_t min, char *buf,
+    size_t len, char *err, size_t errlen)
 {
 	int64_t	 n;
 
@@ -73,12 +73,21 @@ cmd_int(struct json_object *v, const char *key, char *buf, size_t len,
 		snprintf(err, errlen, "%s: not an integer", key);
 		return (-EINVAL);
 	}
-	if (n <= 0) {
-		snprintf(err, errlen, "%s: must be positive", key);
+	if (n < min) {
+		snprintf(err, errlen, "%s: must be %s", key, min > 0 ?
+		    "positive" : "zero or more");
 		return (-EINVAL);
 	}
 	snprintf(buf, len, "%lld", (long long)n);
 	return (0);
+}
+
+/* A positive integer, as a number or a string of digits. */
+static int
+cmd_int(struct json_object *v, const char *key, char *buf, size_t len,
+    char *err, size_t errlen)
+{
+	return (cmd_int_min(v, key, 1, buf, len, err, errlen));
 }
 
 /* pids: a list of ints, or (project) a comma-separated string. */
@@ -451,11 +460,18 @@ command_build_config(const struct config *base, struct json_object *cc,
 	    (cmd_pids(v, buf, sizeof(buf), err, errlen) != 0 ||
 	    (buf[0] != '\0' && cmd_set(c, "pids", buf, err, errlen) != 0)))
 		goto out;
-	if (json_object_object_get_ex(cc, "max_processes", &v) && v != NULL &&
-	    (cmd_int(v, "max_processes", buf, sizeof(buf), err, errlen) != 0 ||
-	    cmd_set(c, "max-processes-runtime-profiler", buf, err,
-	    errlen) != 0))
-		goto out;
+	/* 0: no limit, as in gProfiler (the option's default; the flag
+	 * itself refuses 0) */
+	if (json_object_object_get_ex(cc, "max_processes", &v) && v != NULL) {
+		if (cmd_int_min(v, "max_processes", 0, buf, sizeof(buf), err,
+		    errlen) != 0)
+			goto out;
+		if (strcmp(buf, "0") == 0)
+			config_unset(c, "max-processes-runtime-profiler");
+		else if (cmd_set(c, "max-processes-runtime-profiler", buf, err,
+		    errlen) != 0)
+			goto out;
+	}
 	if (json_object_object_get_ex(cc, "enable_perfspect", &v) &&
 	    v != NULL) {
 		if (!json_object_is_type(v, json_type_boolean)) {

@@ -61,14 +61,13 @@ static const struct compat_flag compat_flags[] = {
 	  "program, so there is no perf process whose memory could grow and "
 	  "be restarted" },
 	{ ROW("perf-event", GP_OPT_STRING, NULL, 0, 0, NULL), "perf", CPU,
-	  NULL, NULL, "the BPF sampler samples the cpu-clock software event "
-	  "at --profiling-frequency; other perf events are not wired in" },
+	  NULL, NULL, "the perf plugin is not installed" },
 	{ ROW("perf-event-period", GP_OPT_INT, NULL, 1, POSINT_MAX, NULL),
-	  "perf", CPU, NULL, NULL, "the BPF sampler samples by frequency "
-	  "(--profiling-frequency), not by event period" },
+	  "perf", CPU, NULL, NULL, "the perf plugin is not installed" },
 	{ ROW("hw-events-file", GP_OPT_PATH, NULL, 0, 0, NULL), "perf", CPU,
-	  NULL, NULL, "custom raw hardware events (--perf-event) are not "
-	  "wired into the BPF sampler" },
+	  NULL, NULL, "gProfiler's custom event definitions (hw_events.json) "
+	  "are not read here; give such an event to --perf-event as its "
+	  "raw code (rNNNN)" },
 	{ ROW("perf-use-cgroups", GP_OPT_BOOL, "false", 0, 0, NULL), "perf",
 	  CPU, NULL, "false", "the BPF sampler has no per-cgroup filter "
 	  "(perf -G); it samples the whole host or --pids" },
@@ -108,8 +107,7 @@ static const struct compat_flag compat_flags[] = {
 	  JAVAMODES, "all", NULL, "nothing is loaded into the JVM here, so "
 	  "there is no profiler-caused crash to stop on" },
 	{ ROW("java-jattach-timeout", GP_OPT_INT, "30", 1, POSINT_MAX, NULL),
-	  "java", JAVAMODES, NULL, NULL, "the java plugin bounds each jattach "
-	  "run at 5 s" },
+	  "java", JAVAMODES, NULL, NULL, "the java plugin is not installed" },
 	{ ROW("java-async-profiler-mcache", GP_OPT_INT, "30", 0, 255, NULL),
 	  "java", JAVAMODES, NULL, NULL, AP },
 	{ ROW("java-collect-spark-app-name-as-appid", GP_OPT_BOOL, "false", 0,
@@ -210,6 +208,10 @@ static const char *const compat_precheck[] = {
 
 #define NFLAGS	(sizeof(compat_flags) / sizeof(compat_flags[0]))
 
+/* Rows declared by the last compat_declare(): a flag an installed plugin
+ * declares is that plugin's, and does what the plugin does with it. */
+static unsigned char compat_declared[NFLAGS];
+
 static const struct compat_flag *
 compat_lookup(const char *name)
 {
@@ -266,9 +268,11 @@ compat_declare(struct config *cfg)
 
 	for (i = 0; i < NFLAGS; i++) {
 		f = &compat_flags[i];
+		compat_declared[i] = 0;
 		if (config_option_plugin(cfg, f->row.name, NULL) != NULL ||
 		    options_find(f->row.name) != NULL)
 			continue;
+		compat_declared[i] = 1;
 		config_declare_plugin_option(cfg, f->row.name, f->owner,
 		    f->modes);
 		(void)config_register_plugin(cfg, f->owner, &f->row, 1,
@@ -491,6 +495,7 @@ compat_inert_one(const char *name, const char *value, const char *origin,
 		return;
 	}
 	if (f != NULL && f->why != NULL && owner != NULL &&
+	    compat_declared[f - compat_flags] &&
 	    strcmp(owner, f->owner) == 0 && (f->inert == NULL ||
 	    strcmp(value, f->inert) != 0)) {
 		compat_inert_add(st, name, value, f->row.type == GP_OPT_ENUM,

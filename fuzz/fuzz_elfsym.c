@@ -3,7 +3,7 @@
  * addresses around every symbol and segment; and the sliced loader of
  * lazy tables (its own reads of string and symbol sections) from a file,
  * in small steps, reading every name back.
- * FUZZ_SOURCES: plugins/perf/elfsym.c
+ * FUZZ_SOURCES: plugins/perf/elfsym.c plugins/perf/gopclntab.c
  * FUZZ_LIBS: -lelf
  */
 #ifndef _GNU_SOURCE

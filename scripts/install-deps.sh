@@ -19,6 +19,8 @@ test="$test mandoc man-db"
 # Container runtimes the container-name tests run against (and curl, which
 # checks podman's socket).
 test="$test containerd runc docker.io podman curl"
+# Stripped Go binaries built at test time (test_sym_gopclntab, 27-perf-go).
+test="$test golang-go"
 pkgs=$build
 [ "${1:-}" = "--test" ] && pkgs="$build $test"
 apt-get update -qq

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "gopclntab.h"
 
 #define NAME_MAX_LEN	4096
 
@@ -372,6 +373,74 @@ elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
 }
 
 /*
+ * A stripped Go binary (-ldflags='-s -w'): no .symtab, but the runtime's
+ * own function table in .gopclntab names every function.  Looked for
+ * before reading (its names are copied, so the load is not lazy).
+ */
+struct elfsym_go {
+	Elf_Scn		*scn;		/* .gopclntab; NULL: none */
+	uint64_t	 text;		/* .text address (1.18+ PIE base) */
+	int		 symtab;	/* a SHT_SYMTAB section exists */
+};
+
+static void
+elfsym_go_probe(Elf *e, struct elfsym_go *go)
+{
+	Elf_Scn		*scn = NULL;
+	GElf_Shdr	 sh;
+	const char	*n;
+	size_t		 shstrndx;
+
+	memset(go, 0, sizeof(*go));
+	if (elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0)
+		return;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			go->symtab = 1;
+		if (sh.sh_type != SHT_PROGBITS ||
+		    (n = elf_strptr(e, shstrndx, sh.sh_name)) == NULL)
+			continue;
+		/* -buildmode=pie puts it in relro (it holds textStart). */
+		if ((strcmp(n, ".gopclntab") == 0 ||
+		    strcmp(n, ".data.rel.ro.gopclntab") == 0) && go->scn == NULL)
+			go->scn = scn;
+		else if (strcmp(n, ".text") == 0 && go->text == 0)
+			go->text = sh.sh_addr;
+	}
+}
+
+/* Add the functions of .gopclntab; a table it cannot read adds none. */
+static int
+elfsym_read_go(struct elfsym_build *b, const struct elfsym_go *go)
+{
+	struct gopclntab	 g;
+	GElf_Shdr		 sh;
+	Elf_Data		*d;
+	const char		*name;
+	uint64_t		 entry, end;
+	size_t			 i, len;
+	int			 r;
+
+	if (gelf_getshdr(go->scn, &sh) == NULL || sh.sh_size == 0 ||
+	    sh.sh_size > ELFSYM_GO_MAX ||
+	    (d = elf_getdata(go->scn, NULL)) == NULL || d->d_buf == NULL ||
+	    gopclntab_open(&g, d->d_buf, d->d_size, go->text) != 0)
+		return (0);
+	b->t->go_version = g.version;
+	for (i = 0; i < g.nfunc; i++) {
+		if (gopclntab_func(&g, i, &entry, &end, &name, &len) != 0 ||
+		    len == 0 || entry == 0 || end <= entry)
+			continue;
+		if ((r = elfsym_push(b, entry, end - entry, name, 0, 0)) != 0)
+			return (r);
+		b->t->go_funcs++;
+	}
+	return (0);
+}
+
+/*
  * Sort, keep the preferred symbol per address, give unsized symbols
  * (assembly) the room up to the next symbol, and trim the arrays.
  */
@@ -455,11 +524,15 @@ static int
 elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
 {
 	struct elfsym_build	 b;
+	struct elfsym_go	 go;
 	struct stat		 sb;
 	int			 r;
 
 	*out = NULL;
 	memset(&b, 0, sizeof(b));
+	elfsym_go_probe(e, &go);
+	if (go.scn != NULL && !go.symtab)
+		lazy_fd = -1;		/* Go's names are copied */
 	if (lazy_fd >= 0 && (fstat(lazy_fd, &sb) != 0 || sb.st_size <= 0))
 		return (-EIO);
 	if ((b.t = calloc(1, sizeof(*b.t))) == NULL)
@@ -471,7 +544,8 @@ elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
 		b.e = e;
 		b.file_size = (uint64_t)sb.st_size;
 	}
-	if ((r = elfsym_read_elf(&b, e, 0)) != 0) {
+	if ((r = elfsym_read_elf(&b, e, 0)) != 0 || (go.scn != NULL &&
+	    !b.t->has_symtab && !b.lazy && (r = elfsym_read_go(&b, &go)) != 0)) {
 		elfsym_free(b.t);
 		return (r);
 	}
@@ -519,6 +593,7 @@ struct elfsym_loader {
 	size_t			 nsyms0, dropped0;
 	uint64_t		 str_off0, str_size0;
 	int			 has_symtab0;
+	struct elfsym_go	 go;		/* a stripped Go binary's table */
 };
 
 /*
@@ -614,6 +689,9 @@ elfsym_load_begin(int fd, int lazy, struct elfsym_loader **out)
 		r = -ENOEXEC;
 		goto fail;
 	}
+	elfsym_go_probe(ld->e, &ld->go);
+	if (ld->go.scn != NULL && !ld->go.symtab)
+		lazy = 0;		/* Go's names are copied */
 	if (lazy) {
 		ld->b.lazy = 1;
 		ld->b.e = ld->e;
@@ -821,6 +899,10 @@ elfsym_load_sections(struct elfsym_loader *ld, size_t budget, size_t *used)
 	*used += 16;
 	if ((ld->scn = elf_nextscn(ld->e, ld->scn)) == NULL) {
 		ld->phase = LD_CHUNKS;
+		/* (.gopclntab in one go, as elfsym_load_elf reads it) */
+		if (ld->go.scn != NULL && !t->has_symtab && !ld->b.lazy &&
+		    !ld->b.debug && (r = elfsym_read_go(&ld->b, &ld->go)) != 0)
+			return (r);
 		return (0);
 	}
 	if (elfsym_section(&ld->b, ld->e, ld->scn, ld->shstrndx, ld->b.debug,

@@ -13,6 +13,7 @@
 #define ELFSYM_MAX_SYMS		(4u * 1024 * 1024)	/* per table */
 #define ELFSYM_MAX_SEGS		16
 #define ELFSYM_BUILD_ID_MAX	64
+#define ELFSYM_GO_MAX		(256u << 20)	/* .gopclntab bytes read */
 
 struct elfsym_sym {
 	uint64_t	 addr;
@@ -57,6 +58,10 @@ struct elfsym_table {
 	char			*debuglink;	/* .gnu_debuglink file name */
 	int			 has_symtab;	/* had a non-empty .symtab */
 	size_t			 dropped;	/* symbols over ELFSYM_MAX_SYMS */
+	/* Without a .symtab, Go's functions come from .gopclntab (their
+	 * names are then copied, not lazy). */
+	size_t			 go_funcs;	/* functions read from it */
+	int			 go_version;	/* its format: 116, 118, 120 */
 };
 
 /* Load from an open file (not closed) or from memory; 0 or -errno. */

@@ -6,6 +6,7 @@
  * output in emit.c, symbols in symbolize.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,9 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
 #include <gprofiler/plugin.h>
 
 #include "perf_int.h"
+#include "perfevent.h"
 #include "pidtab.h"
 #include "stackagg.h"
 #include "symbolize.h"
@@ -43,6 +47,28 @@ static const struct gp_option perf_options[] = {
 		.help = "bytes of user stack copied per sample for DWARF "
 		    "unwinding (a multiple of 8)",
 	},
+	{
+		.name = "perf-event",
+		.type = GP_OPT_STRING,
+		.help = "sample on this perf event instead of cpu-clock, as "
+		    "perf record -e: cycles, instructions, cache-misses, "
+		    "page-faults, context-switches, L1-dcache-load-misses, "
+		    "r1a8, sched:sched_switch, ... (stacks from frame "
+		    "pointers, as in gProfiler)",
+	},
+	{
+		.name = "perf-event-period",
+		.type = GP_OPT_INT,
+		.min = 1,
+		.max = 0x7fffffffffffffffLL,
+		.help = "one sample every N events (perf record -c N) instead "
+		    "of --profiling-frequency samples a second",
+	},
+};
+
+/* Tracefs, where the kernel numbers its tracepoints. */
+static const char *const perf_tracefs[] = {
+	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
 };
 
 static int
@@ -158,7 +184,8 @@ perf_check(void *priv, char *err, uint32_t errlen)
 	struct perf *p = priv;
 	int mode = perf_mode_parse(p->api->option_get(p->ctx, "perf-mode"));
 	int64_t freq, dsz;
-	const char *pids;
+	const char *pids, *ev;
+	struct perfevent pe;
 	int32_t *list;
 	uint32_t n;
 
@@ -183,6 +210,10 @@ perf_check(void *priv, char *err, uint32_t errlen)
 		    SAMPLE_MAX_STACK);
 		return (-EINVAL);
 	}
+	ev = p->api->option_get(p->ctx, "perf-event");
+	if (ev != NULL && ev[0] != '\0' && perfevent_parse(ev, &pe, err,
+	    errlen) != 0)
+		return (-EINVAL);
 	pids = p->api->option_get(p->ctx, "pids");
 	if (pids != NULL && pids[0] != '\0') {
 		if (pidlist_parse(pids, &list, &n) != 0) {
@@ -268,10 +299,59 @@ perf_teardown(struct perf *p)
 	p->npids = 0;
 }
 
+/*
+ * The tracepoint's id from tracefs into ev->config; -errno with the
+ * reason in err.
+ */
+static int
+perf_tracepoint_id(struct perfevent *ev, char *err, size_t errlen)
+{
+	char path[512], buf[32];
+	ssize_t n;
+	size_t i;
+	int fd, rc = -ENOENT, mounted = 0;
+
+	for (i = 0; i < sizeof(perf_tracefs) / sizeof(perf_tracefs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events", perf_tracefs[i]);
+		if (access(path, F_OK) == 0)
+			mounted = 1;
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id",
+		    perf_tracefs[i], ev->tp_sys, ev->tp_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd < 0) {
+			rc = -errno;
+			continue;
+		}
+		n = read(fd, buf, sizeof(buf));
+		rc = n < 0 ? -errno : 0;
+		close(fd);
+		if (rc == 0 && perfevent_tp_id(buf, (size_t)n,
+		    &ev->config) != 0) {
+			snprintf(err, errlen, "--perf-event %s: %s/events/%s/%s/"
+			    "id: not a tracepoint id", ev->name,
+			    perf_tracefs[i], ev->tp_sys, ev->tp_name);
+			return (-EINVAL);
+		}
+		if (rc == 0)
+			return (0);
+	}
+	if (!mounted)
+		snprintf(err, errlen, "--perf-event %s: tracefs is not mounted, "
+		    "so tracepoints cannot be named: mount -t tracefs nodev "
+		    "/sys/kernel/tracing", ev->name);
+	else
+		snprintf(err, errlen, "--perf-event %s: no such tracepoint "
+		    "(/sys/kernel/tracing/events/%s/%s/id: %s); `perf list "
+		    "tracepoint` shows those of this kernel", ev->name,
+		    ev->tp_sys, ev->tp_name, strerror(-rc));
+	return (rc);
+}
+
 static int
 perf_read_options(struct perf *p)
 {
-	const char *pids;
+	const char *pids, *ev;
+	char err[512];
 
 	p->mode = perf_mode_parse(p->api->option_get(p->ctx, "perf-mode"));
 	p->freq = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
@@ -279,6 +359,38 @@ perf_read_options(struct perf *p)
 	    "perf-dwarf-stack-size", 8192);
 	if (p->mode < 0 || p->freq <= 0)
 		return (-EINVAL);
+	p->period = p->api->option_get_int(p->ctx, "perf-event-period", 0);
+	if (p->period < 0)
+		return (-EINVAL);
+	ev = p->api->option_get(p->ctx, "perf-event");
+	p->have_ev = ev != NULL && ev[0] != '\0';
+	if (p->have_ev && perfevent_parse(ev, &p->ev, err, sizeof(err)) != 0) {
+		p->api->log(p->ctx, GP_LOG_ERR, "%s", err);
+		return (-EINVAL);
+	}
+	if (p->have_ev && p->ev.type == PERF_TYPE_TRACEPOINT &&
+	    perf_tracepoint_id(&p->ev, err, sizeof(err)) != 0) {
+		p->api->log(p->ctx, GP_LOG_ERR, "%s", err);
+		return (-ENOENT);
+	}
+	/* The tracepoint's program runs at every hit: there is no kernel
+	 * frequency to ask for, so a period (1 unless given). */
+	if (p->have_ev && p->ev.type == PERF_TYPE_TRACEPOINT &&
+	    p->period == 0) {
+		p->api->log(p->ctx, GP_LOG_INFO, "--perf-event %s: a "
+		    "tracepoint is sampled at every hit, not at -f "
+		    "(--perf-event-period N: every Nth)", p->ev.name);
+		p->period = 1;
+	}
+	/* gProfiler runs a custom event's perf in fp mode only. */
+	if (p->have_ev && (p->mode == PERF_MODE_DWARF ||
+	    p->mode == PERF_MODE_SMART)) {
+		p->api->log(p->ctx, GP_LOG_INFO, "--perf-event %s: stacks "
+		    "from frame pointers (--perf-mode %s is not used with a "
+		    "custom event, as in gProfiler)", p->ev.name,
+		    perf_mode_name(p->mode));
+		p->mode = PERF_MODE_FP;
+	}
 	pids = p->api->option_get(p->ctx, "pids");
 	if (pids != NULL && pids[0] != '\0' &&
 	    pidlist_parse(pids, &p->pids, &p->npids) != 0)
@@ -291,17 +403,19 @@ perf_start(void *priv)
 {
 	struct perf *p = priv;
 	struct sampler_opts o;
-	char err[512];
+	char err[512], rate[64];
+	int rc;
 
 	memset(&p->cur, 0, sizeof(p->cur));
 	memset(&p->last, 0, sizeof(p->last));
 	memset(p->stat_prev, 0, sizeof(p->stat_prev));
 	p->pending = NULL;
 	p->cycle_start = perf_now();
-	if (perf_read_options(p) != 0) {
-		p->api->log(p->ctx, GP_LOG_ERR, "invalid perf options");
+	if ((rc = perf_read_options(p)) != 0) {
+		if (rc == -EINVAL)
+			p->api->log(p->ctx, GP_LOG_ERR, "invalid perf options");
 		perf_teardown(p);
-		return (-EINVAL);
+		return (rc);
 	}
 	if (p->mode == PERF_MODE_DISABLED)
 		return (0);
@@ -323,6 +437,12 @@ perf_start(void *priv)
 	memset(&o, 0, sizeof(o));
 	o.self_pid = getpid();
 	o.freq = (uint32_t)p->freq;
+	o.period = (uint64_t)p->period;
+	if (p->have_ev) {
+		o.ev_name = p->ev.name;
+		o.ev_type = p->ev.type;
+		o.ev_config = p->ev.config;
+	}
 	o.want_fp = p->mode == PERF_MODE_FP || p->mode == PERF_MODE_SMART;
 	o.want_dwarf = p->mode == PERF_MODE_DWARF ||
 	    p->mode == PERF_MODE_SMART;
@@ -357,10 +477,15 @@ perf_start(void *priv)
 		perf_teardown(p);
 		return (-ENOMEM);
 	}
-	p->api->log(p->ctx, GP_LOG_INFO, "sampling %d CPUs at %lld Hz "
-	    "(%s, %s stacks%s)", p->cur.cpus, (long long)p->freq,
-	    sampler_event_name(p->sampler), perf_mode_name(p->mode),
-	    p->pids != NULL ? ", --pids" : "");
+	if (p->period > 0)
+		snprintf(rate, sizeof(rate), "every %lld events",
+		    (long long)p->period);
+	else
+		snprintf(rate, sizeof(rate), "at %lld Hz", (long long)p->freq);
+	p->api->log(p->ctx, GP_LOG_INFO, "sampling %d CPUs %s (%s%s%s, %s "
+	    "stacks%s)", p->cur.cpus, rate, sampler_event_name(p->sampler),
+	    p->have_ev ? ", " : "", p->have_ev ? perfevent_kind(&p->ev) : "",
+	    perf_mode_name(p->mode), p->pids != NULL ? ", --pids" : "");
 	return (0);
 }
 
@@ -532,6 +657,11 @@ perf_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
 	if (p->sampler == NULL)
 		return (0);
 	a->json_set_string(md, "perf_event", sampler_event_name(p->sampler));
+	if (p->have_ev)
+		a->json_set_string(md, "perf_event_type",
+		    perfevent_kind(&p->ev));
+	if (p->period > 0)
+		a->json_set_int(md, "perf_event_period", p->period);
 	a->json_set_int(md, "perf_cpus", c->cpus);
 	a->json_set_int(md, "perf_samples", (int64_t)c->stat[STAT_SAMPLES]);
 	a->json_set_int(md, "perf_dropped_samples",

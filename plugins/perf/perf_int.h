@@ -11,6 +11,7 @@
 
 #include <gprofiler/plugin.h>
 
+#include "perfevent.h"
 #include "sampler.h"
 
 #define PERF_MAGIC		0x50455246u	/* "PERF" */
@@ -62,6 +63,9 @@ struct perf {
 
 	int			 mode;		/* PERF_MODE_* */
 	int64_t			 freq;
+	int64_t			 period;	/* --perf-event-period, 0 */
+	int			 have_ev;	/* --perf-event given */
+	struct perfevent	 ev;
 	uint32_t		 dwarf_size;
 	int32_t			*pids;		/* --pids, NULL for all */
 	uint32_t		 npids;

@@ -18,6 +18,9 @@ const volatile __u8 filter_pids = 0;	/* only tgids in "pids" */
 const volatile __u8 want_fp = 1;	/* frame-pointer user stack */
 const volatile __u8 want_dwarf = 0;	/* registers + user stack bytes */
 const volatile __u32 dwarf_size = 8192;
+/* A tracepoint's program runs at every hit whatever the perf event's
+ * sample_period: one sample every tp_period hits, counted here. */
+const volatile __u64 tp_period = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -80,6 +83,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sample_buf);
 } scratch SEC(".maps");
+
+/* Hits of the tracepoint since its last sample, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} tp_hits SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -209,9 +220,12 @@ wakeup_flags(__u32 tgid, __u32 gen, int is_user, int watched)
 	return BPF_RB_NO_WAKEUP;
 }
 
-SEC("perf_event")
-int
-on_sample(void *ctx)
+/*
+ * One sample; ctx is what bpf_get_stack takes in both program types (the
+ * perf event's, or the tracepoint's whose first word points at its regs).
+ */
+static __always_inline int
+sample_take(void *ctx, __u64 period)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, cpu = bpf_get_smp_processor_id();
@@ -225,6 +239,14 @@ on_sample(void *ctx)
 		return 0;
 	if (filter_pids && bpf_map_lookup_elem(&pids, &tgid) == NULL)
 		return 0;
+	if (period > 1) {
+		__u32 k = 0;
+		__u64 *n = bpf_map_lookup_elem(&tp_hits, &k);
+
+		if (n == NULL || ++*n < period)
+			return 0;
+		*n = 0;
+	}
 	s = bpf_map_lookup_elem(&scratch, &cpu);
 	if (s == NULL)
 		return 0;
@@ -287,6 +309,26 @@ on_sample(void *ctx)
 	    s->hdr.gen, is_user, watched)) != 0)
 		stat_inc(STAT_RB_FULL);
 	return 0;
+}
+
+/* A hardware, software, cache or raw event overflowed (--perf-event). */
+SEC("perf_event")
+int
+on_sample(void *ctx)
+{
+	return sample_take(ctx, 1);
+}
+
+/*
+ * A tracepoint event (--perf-event sys:name): the kernel attaches only a
+ * tracepoint program to it, once (to the tracepoint, for every CPU), and
+ * runs it at every hit on any CPU; loaded only then.
+ */
+SEC("tracepoint")
+int
+on_tracepoint(void *ctx)
+{
+	return sample_take(ctx, tp_period);
 }
 
 /*

@@ -72,8 +72,12 @@ sampler_perf_open(struct sampler *s, int cpu, uint32_t type, uint64_t config)
 	attr.size = sizeof(attr);
 	attr.type = type;
 	attr.config = config;
-	attr.freq = 1;
-	attr.sample_freq = s->opts.freq;
+	if (s->opts.period > 0)
+		attr.sample_period = s->opts.period;
+	else {
+		attr.freq = 1;
+		attr.sample_freq = s->opts.freq;
+	}
 	fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1,
 	    PERF_FLAG_FD_CLOEXEC);
 	return (fd < 0 ? -errno : fd);
@@ -148,8 +152,9 @@ sampler_cpu_open(struct sampler *s, int cpu)
 	if (fd < 0)
 		return (fd);
 	s->fds[cpu] = fd;
-	s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.on_sample,
-	    fd);
+	s->links[cpu] = bpf_program__attach_perf_event(
+	    s->ev_type == PERF_TYPE_TRACEPOINT ? s->skel->progs.on_tracepoint :
+	    s->skel->progs.on_sample, fd);
 	if (s->links[cpu] == NULL) {
 		fd = -errno;
 		sampler_cpu_close(s, cpu);
@@ -158,11 +163,33 @@ sampler_cpu_open(struct sampler *s, int cpu)
 	return (0);
 }
 
+/*
+ * A tracepoint's program is attached once, to the tracepoint, and runs on
+ * every CPU: one event, on an online CPU, carries it (a second attach is
+ * -EEXIST).  The count of online CPUs, or -errno.
+ */
+static int
+sampler_sync_tp(struct sampler *s, const uint8_t *on, int online)
+{
+	int cpu, rc = -ENODEV;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		if (s->fds[cpu] >= 0 && !on[cpu])
+			sampler_cpu_close(s, cpu);
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		if (s->fds[cpu] >= 0)
+			return (online);
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		if (on[cpu] && (rc = sampler_cpu_open(s, cpu)) == 0)
+			return (online);
+	return (rc);
+}
+
 int
 sampler_sync_cpus(struct sampler *s)
 {
 	uint8_t *on;
-	int cpu, n = 0, rc;
+	int cpu, n = 0, rc, first = 0;
 
 	on = calloc((size_t)s->ncpus, 1);
 	if (on == NULL)
@@ -170,16 +197,24 @@ sampler_sync_cpus(struct sampler *s)
 	rc = sampler_online(on, s->ncpus);
 	if (rc < 0)
 		goto out;
+	if (s->ev_name != NULL && s->ev_type == PERF_TYPE_TRACEPOINT) {
+		rc = sampler_sync_tp(s, on, rc);
+		goto out;
+	}
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		if (!on[cpu] && s->fds[cpu] >= 0)
 			sampler_cpu_close(s, cpu);
 		else if (on[cpu] && s->fds[cpu] < 0 &&
-		    (rc = sampler_cpu_open(s, cpu)) < 0 && s->ev_name == NULL)
-			goto out;
+		    (rc = sampler_cpu_open(s, cpu)) < 0) {
+			if (s->ev_name == NULL)
+				goto out;
+			if (first == 0)
+				first = rc;
+		}
 		if (s->fds[cpu] >= 0)
 			n++;
 	}
-	rc = n > 0 ? n : -ENODEV;
+	rc = n > 0 ? n : first < 0 ? first : -ENODEV;
 out:
 	free(on);
 	return (rc);
@@ -207,7 +242,8 @@ sampler_ring_size(const struct sampler_opts *o, int ncpus)
 
 	if (o->want_dwarf)
 		rec += SAMPLE_NREGS * 8 + o->dwarf_size;
-	want = rec * o->freq * (uint64_t)ncpus * 2;
+	/* by period the rate is the workload's: size for 1 kHz */
+	want = rec * (o->period > 0 ? 1000 : o->freq) * (uint64_t)ncpus * 2;
 	while (sz < want && sz < 16ull * 1024 * 1024)
 		sz <<= 1;
 	return ((uint32_t)sz);
@@ -246,6 +282,35 @@ sampler_explain(int rc, char *err, size_t errlen)
 	    strerror(-rc), hint, buf[0] ? ", perf_event_paranoid=" : "", buf);
 }
 
+/* Why the --perf-event event cannot be opened, and what to do. */
+static void
+sampler_explain_event(const struct sampler *s, int rc, char *err,
+    size_t errlen)
+{
+	char hint[320] = "";
+	int hw = s->ev_type == PERF_TYPE_HARDWARE ||
+	    s->ev_type == PERF_TYPE_HW_CACHE || s->ev_type == PERF_TYPE_RAW;
+
+	if (rc == -EACCES || rc == -EPERM)
+		snprintf(hint, sizeof(hint), "; needs root or CAP_PERFMON "
+		    "(see kernel.perf_event_paranoid)");
+	else if (hw && (rc == -ENOENT || rc == -EOPNOTSUPP ||
+	    rc == -ENODEV || rc == -EINVAL))
+		snprintf(hint, sizeof(hint), "; this machine exposes no "
+		    "hardware PMU that counts it (a VM without a virtual "
+		    "PMU?): use a software event such as cpu-clock or "
+		    "page-faults, or a host where `perf stat -e %.64s true` "
+		    "counts it", s->ev_name);
+	else if (rc == -EOPNOTSUPP)
+		snprintf(hint, sizeof(hint), "; the kernel cannot sample it");
+	snprintf(err, errlen, "--perf-event %s: cannot sample this %s event "
+	    "on any CPU: %s%s", s->ev_name, s->ev_type == PERF_TYPE_HARDWARE ?
+	    "hardware" : s->ev_type == PERF_TYPE_SOFTWARE ? "software" :
+	    s->ev_type == PERF_TYPE_HW_CACHE ? "hardware cache" :
+	    s->ev_type == PERF_TYPE_RAW ? "raw hardware" : "tracepoint",
+	    strerror(-rc), hint);
+}
+
 static int
 sampler_load(struct sampler *s, int with_ksym)
 {
@@ -261,11 +326,17 @@ sampler_load(struct sampler *s, int with_ksym)
 	s->ksym_ok = with_ksym;
 	if (!with_ksym)
 		bpf_program__set_autoload(skel->progs.ksym_resolve, false);
+	/* one program type per event type: load only the one attached */
+	if (s->ev_type == PERF_TYPE_TRACEPOINT)
+		bpf_program__set_autoload(skel->progs.on_sample, false);
+	else
+		bpf_program__set_autoload(skel->progs.on_tracepoint, false);
 	skel->rodata->self_tgid = (uint32_t)s->opts.self_pid;
 	skel->rodata->filter_pids = s->opts.pids != NULL;
 	skel->rodata->want_fp = s->opts.want_fp != 0;
 	skel->rodata->want_dwarf = s->opts.want_dwarf != 0;
 	skel->rodata->dwarf_size = s->opts.dwarf_size;
+	skel->rodata->tp_period = s->opts.period > 0 ? s->opts.period : 1;
 	if ((rc = bpf_map__set_max_entries(skel->maps.scratch,
 	    (uint32_t)s->ncpus)) != 0 ||
 	    (rc = bpf_map__set_max_entries(skel->maps.events,
@@ -363,6 +434,11 @@ sampler_open(const struct sampler_opts *opts, char *err, size_t errlen)
 		return (NULL);
 	}
 	s->opts = *opts;
+	if (opts->ev_name != NULL) {
+		s->ev_name = opts->ev_name;
+		s->ev_type = opts->ev_type;
+		s->ev_config = opts->ev_config;
+	}
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0) {
 		snprintf(err, errlen, "cannot count the CPUs: %s",
@@ -402,6 +478,10 @@ sampler_open(const struct sampler_opts *opts, char *err, size_t errlen)
 	 * older than one user space could ask about. */
 	sampler_attach_exec(s);
 	rc = sampler_sync_cpus(s);
+	if (rc < 0 && opts->ev_name != NULL) {
+		sampler_explain_event(s, rc, err, errlen);
+		goto out_free;
+	}
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot open a sampling perf event: %s%s",
 		    strerror(-rc), rc == -EACCES || rc == -EPERM ?

@@ -83,7 +83,14 @@ struct sample_buf {
 struct sampler;
 struct sampler_opts {
 	int32_t		 self_pid;	/* never sampled */
-	uint32_t	 freq;		/* Hz */
+	uint32_t	 freq;		/* Hz, when period is 0 */
+	uint64_t	 period;	/* one sample every period events */
+	/* The event (--perf-event), or ev_name NULL: the first of cycles,
+	 * cpu-clock, task-clock the host has.  A named event that cannot be
+	 * opened fails sampler_open; there is no fallback. */
+	const char	*ev_name;
+	uint32_t	 ev_type;	/* PERF_TYPE_* */
+	uint64_t	 ev_config;
 	int		 want_fp;
 	int		 want_dwarf;
 	uint32_t	 dwarf_size;	/* bytes of user stack */
@@ -133,7 +140,8 @@ int		 sampler_exec_gen(struct sampler *, int32_t pid,
 int		 sampler_watch(struct sampler *, int32_t pid, int on);
 /* Whether exec and exit events are followed (generations counted). */
 int		 sampler_follows_exec(const struct sampler *);
-/* "cpu-cycles", "cpu-clock" or "task-clock". */
+/* The event sampled: "cpu-cycles", "cpu-clock", "task-clock", or the
+ * --perf-event name. */
 const char	*sampler_event_name(const struct sampler *);
 
 /* record.c: a ring-buffer record checked and split into its parts. */

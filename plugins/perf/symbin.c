@@ -357,6 +357,11 @@ done:
 parsed:
 	sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: %zu symbols, %zu bytes",
 	    b->path, t->nsyms, elfsym_bytes(t));
+	if (t->go_funcs > 0)
+		sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: stripped Go binary: "
+		    "%zu functions named from .gopclntab (Go %s format)",
+		    b->path, t->go_funcs, t->go_version == 116 ? "1.16-1.17" :
+		    t->go_version == 118 ? "1.18-1.19" : "1.20+");
 	if (t->dropped > 0)
 		sym_log(s, GP_LOG_WARN, "symbolizer: %s: %zu symbols over the "
 		    "limit of %u ignored", b->path, t->dropped,

@@ -43,6 +43,19 @@ ok $rc "daemon completed a cycle with a hanging jattach"
 ok $? "the run was not held up by the hanging jattach ($((t1 - t0)) s for -d 6)"
 ! pgrep -f "$TMP/jattach-hang" >/dev/null
 ok $? "the hanging jattach was killed"
+grep -q "each run bounded at 30 s" "$TMP/b/daemon.log" &&
+    ! grep -q "did not answer within" "$TMP/b/daemon.log"
+ok $? "--java-jattach-timeout defaults to 30 s (gProfiler's): not killed within the 6 s run"
+
+# --java-jattach-timeout 1: the run is killed 1 s after it starts.
+GP_JATTACH=$TMP/jattach-hang jv_profile "$TMP/c" 4 $gpid \
+    --java-jattach-timeout 1
+ok $? "daemon completed a cycle with --java-jattach-timeout 1"
+grep -q "each run bounded at 1 s" "$TMP/c/daemon.log" &&
+    grep -q "jattach did not answer within 1000 ms" "$TMP/c/daemon.log"
+ok $? "... the hanging jattach was killed after 1 s, and said so"
+! grep -q "no effect here.*java-jattach-timeout" "$TMP/c/daemon.log"
+ok $? "... and the flag is not named as inert"
 
 cat >"$TMP/check.py" <<'PY'
 import sys

@@ -192,6 +192,20 @@ test_build(void)
 	CHECK(c != NULL && config_get_int(c, "max-processes-runtime-profiler",
 	    0) == 10, "max_processes defaults to 10");
 	config_free(c);
+	/* gProfiler: 0 is no limit (the option's default, 0) */
+	c = build(base, "{\"max_processes\": 0}", &rc, err);
+	CHECK(rc == 0 && c != NULL && config_get_int(c,
+	    "max-processes-runtime-profiler", -1) == 0,
+	    "max_processes 0: no limit");
+	config_free(c);
+	c = build(base, "{\"max_processes\": \"0\"}", &rc, err);
+	CHECK(rc == 0 && c != NULL && config_get_int(c,
+	    "max-processes-runtime-profiler", -1) == 0,
+	    "max_processes \"0\": no limit");
+	config_free(c);
+	c = build(base, "{\"max_processes\": -1}", &rc, err);
+	CHECK(rc == -EINVAL && c == NULL && strstr(err, "max_processes") !=
+	    NULL, "max_processes -1 refused");
 	c = build(base, "{\"pids\": \"5, 6\"}", &rc, err);
 	CHECK(rc == 0 && c != NULL && strcmp(config_get(c, "pids"), "5,6") ==
 	    0, "pids as a comma string");

@@ -9,9 +9,10 @@
  * "[Profiling skipped: ...]" / "[Profiling error: ...]".
  *
  * Safety: one jattach at a time per JVM, one attempt per cycle, every run
- * bounded (JV_TIMEOUT_MS, then SIGTERM/SIGKILL of jattach), no attach to a
- * JVM that would die of SIGQUIT or that disabled attaching (jv_proc.c),
- * and a JVM that keeps failing is left alone for the rest of the run.
+ * bounded (--java-jattach-timeout, then SIGTERM/SIGKILL of jattach), no
+ * attach to a JVM that would die of SIGQUIT or that disabled attaching
+ * (jv_proc.c), and a JVM that keeps failing is left alone for the rest of
+ * the run.
  */
 #include "config.h"
 
@@ -29,8 +30,12 @@
 #include "jv_parse.h"
 #include "jv_proc.h"
 
-#define JV_TIMEOUT_MS	5000	/* one jattach run */
-#define JV_LEAD_MS	(JV_TIMEOUT_MS + 1000)	/* round before cycle end */
+/* The round starts this long before the cycle ends: a JVM's usual answer
+ * (well under a second) lands in the cycle's profile, and a run up to
+ * JV_LEAD_CAP_MS too; a longer --java-jattach-timeout lets a slow JVM
+ * answer for the next cycle rather than move every round earlier. */
+#define JV_LEAD_CAP_MS	5000
+#define JV_LEAD_MS	(JV_LEAD_CAP_MS + 1000)
 #define JV_MAX_JOBS	4	/* jattach children at once */
 #define JV_MAX_JVMS	1024
 #define JV_MAX_FAILS	3	/* consecutive failed cycles: give up */
@@ -81,6 +86,7 @@ struct jv {
 	size_t			  nfilters;
 	double			  min_duration;
 	uint32_t		  max_procs;	/* top N by CPU; 0: all */
+	uint32_t		  timeout_ms;	/* one jattach run */
 	uint64_t		  round_ms;
 	struct gp_timer		 *round_timer;
 	struct jv_jvm		**jvms;
@@ -95,6 +101,11 @@ static const struct gp_option jv_options[] = {
 	    "Java: perfmap (ask each JVM for its JIT perf map every cycle so "
 	    "perf names Java frames; 'ap' is accepted as a synonym) or "
 	    "disabled" },
+	/* gProfiler's positive_integer: no upper bound (clamped to a day) */
+	{ "java-jattach-timeout", GP_OPT_INT, 0, "30", 1,
+	    0x7fffffffffffffffLL, NULL,
+	    "seconds one jattach run may take before it is killed and the "
+	    "JVM reported (gProfiler's default, 30)" },
 };
 
 static const char *const jv_jattach_paths[] = {
@@ -348,7 +359,7 @@ jv_start_op(struct jv *p, struct jv_jvm *j)
 	j->ops &= ~op;
 	j->job_op = op;
 	j->job = jv_job_start(p->ctx, p->api, p->jattach, j->pid,
-	    jv_op_argv(op), JV_TIMEOUT_MS, jv_op_done, j);
+	    jv_op_argv(op), p->timeout_ms, jv_op_done, j);
 	if (j->job == NULL) {
 		snprintf(why, sizeof(why), "cannot run %.160s: %s", p->jattach,
 		    strerror(errno));
@@ -641,6 +652,9 @@ jv_start(void *priv)
 	d = p->api->option_get_int(p->ctx, "max-processes-runtime-profiler",
 	    0);
 	p->max_procs = d < 0 ? 0 : d > JV_MAX_JVMS ? JV_MAX_JVMS : (uint32_t)d;
+	d = p->api->option_get_int(p->ctx, "java-jattach-timeout", 30);
+	p->timeout_ms = d < 1 ? 1000 : d > 86400 ? 86400000u :
+	    (uint32_t)d * 1000;
 	d = p->api->option_get_int(p->ctx, "profiling-duration", 60) * 1000;
 	p->round_ms = d > 2 * JV_LEAD_MS ? (uint64_t)(d - JV_LEAD_MS) :
 	    (uint64_t)(d > 2 ? d / 2 : 1);
@@ -653,8 +667,9 @@ jv_start(void *priv)
 	if (p->round_timer == NULL)
 		return (-ENOMEM);
 	p->api->log(p->ctx, GP_LOG_INFO, "JIT perf maps through %s, %llu ms "
-	    "into each cycle", p->jattach[0] != '\0' ? p->jattach :
-	    "(none)", (unsigned long long)p->round_ms);
+	    "into each cycle, each run bounded at %u s",
+	    p->jattach[0] != '\0' ? p->jattach : "(none)",
+	    (unsigned long long)p->round_ms, p->timeout_ms / 1000);
 	return (0);
 }
 

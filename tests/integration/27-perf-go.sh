@@ -1,0 +1,108 @@
+#!/bin/sh
+# perf plugin, a stripped Go binary (go build -ldflags='-s -w': no .symtab):
+# frames are named from .gopclntab.  main.hotA burns 75% and main.hotB 25%
+# of the program's CPU (the same loop, 3:1 iterations); each must show
+# under main.main with its share within ±5 points.  Skipped without go.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/workloads/perf_lib.sh"
+perf_require
+command -v go >/dev/null 2>&1 || skip_all "no go toolchain (golang-go)"
+tap_tmpdir
+
+mkdir -p "$TMP/go"
+cat >"$TMP/go/gohot.go" <<'GO'
+package main
+
+import (
+	"os"
+	"strconv"
+	"time"
+)
+
+var sink uint64
+
+// A call after the loop gives hotA/hotB a frame: a frameless Go leaf
+// leaves its caller's frame pointer in place, and fp unwinding (perf's
+// too) would skip main.main.
+//
+//go:noinline
+func record(x uint64) { sink = x }
+
+//go:noinline
+func hotA(n int) {
+	x := sink
+	for i := 0; i < n; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	record(x)
+}
+
+//go:noinline
+func hotB(n int) {
+	x := sink
+	for i := 0; i < n; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	record(x)
+}
+
+func main() {
+	secs, _ := strconv.Atoi(os.Args[1])
+	end := time.Now().Add(time.Duration(secs) * time.Second)
+	for time.Now().Before(end) {
+		hotA(3000000)
+		hotB(1000000)
+	}
+}
+GO
+# Its own build cache, no network, no VCS stamping.
+GOCACHE=${GOCACHE:-$TMP/go/cache} GOPATH=$TMP/go/path GOTOOLCHAIN=local \
+    GOPROXY=off GOFLAGS=-buildvcs=false \
+    go build -ldflags='-s -w' -o "$TMP/go/gohot" "$TMP/go/gohot.go" \
+    >"$TMP/go/build.log" 2>&1
+ok $? "go build -ldflags='-s -w'" || { diag "$(cat "$TMP/go/build.log")"; done_testing; exit; }
+readelf -S "$TMP/go/gohot" | grep -q '\.symtab'
+ok $((!$?)) "the binary has no .symtab"
+
+"$TMP/go/gohot" 12 &
+hot=$!
+perf_wait_exec $hot gohot
+perf_profile "$TMP/out" 8 profiling-frequency=997 pids=$hot
+ok $? "plugin ran one cycle"
+kill $hot 2>/dev/null; wait
+
+cat >"$TMP/check.py" <<'PY'
+import sys
+stacks = [l.rsplit(' ', 1) for l in open(sys.argv[1]) if l.strip()]
+def ok(c, what):
+    print(("PASS " if c else "FAIL ") + what)
+total = sum(int(c) for s, c in stacks)
+print("%d samples" % total)
+ok(total >= 500, "enough samples (%d) at 997 Hz" % total)
+share, under_main = {}, {}
+for s, c in stacks:
+    user = [f for f in s.split(';')[1:] if not f.endswith('_[k]')]
+    if not user:
+        continue
+    leaf = user[-1]
+    share[leaf] = share.get(leaf, 0) + int(c)
+    if len(user) >= 2 and user[-2] == 'main.main':
+        under_main[leaf] = under_main.get(leaf, 0) + int(c)
+for s, c in sorted(stacks, key=lambda sc: -int(sc[1]))[:2]:
+    print("stack %s %s" % (s[:300], c.strip()))
+top = sorted(share.items(), key=lambda kv: -kv[1])[:6]
+print("leaves: %s" % ", ".join("%s %d" % kv for kv in top))
+for fn, want in (('main.hotA', 75), ('main.hotB', 25)):
+    got = 100.0 * share.get(fn, 0) / max(total, 1)
+    print("%s %.1f%% (want %d%%)" % (fn, got, want))
+    ok(abs(got - want) <= 5, "%s share %.1f within 5 points of %d" % (fn, got, want))
+    ok(under_main.get(fn, 0) >= 0.95 * share.get(fn, 1),
+       "%s called from main.main" % fn)
+ok(not any('(binary)' in s or 'gohot)' in s for s, c in stacks),
+   "no frame left as the binary's name")
+md = dict(l.strip().split('=', 1) for l in open(sys.argv[2]) if '=' in l)
+ok(int(md.get('perf_user_frames_symbolized', 0)) >= 0.98 * int(md.get('perf_user_frames', 1)),
+   ">=98%% user frames symbolized (%s of %s)" % (md.get('perf_user_frames_symbolized'), md.get('perf_user_frames')))
+PY
+perf_check_py "$TMP/check.py" "$TMP/out" "$TMP/out.md"
+done_testing
