@@ -85,10 +85,7 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 		if (v.hdr.pid != 0)
 			symbolizer_process_seen_gen(p->sym,
 			    (int32_t)v.hdr.pid, v.hdr.gen);
-	}
-	/* From the first sample on (the first too): the binaries it hit
-	 * start parsing their tables, in slices, long before the snapshot. */
-	if (v.hdr.pid != 0 && v.hdr.nuser > 0)
+	} else if (v.hdr.pid != 0 && v.hdr.nuser > 0)
 		symbolizer_cover_gen(p->sym, (int32_t)v.hdr.pid, v.hdr.gen,
 		    v.uips, v.hdr.nuser);
 	/* A process profiler reads this thread's stack now. */
@@ -106,10 +103,6 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 			    v.hdr.stack_len, ips, SAMPLE_MAX_DEPTH);
 		collect_add(p, p->dw, &v, ips, (uint16_t)n);
 		pi->dw_samples++;
-		/* DWARF-only: no frame-pointer stack covered them above. */
-		if (v.hdr.pid != 0 && n > 0 && v.hdr.nuser == 0)
-			symbolizer_cover_gen(p->sym, (int32_t)v.hdr.pid,
-			    v.hdr.gen, ips, (size_t)n);
 	}
 	return (collect_slice_over(p) ? -EAGAIN : 0);
 }

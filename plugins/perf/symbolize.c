@@ -588,15 +588,10 @@ symbolizer_cover_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 	if (p == NULL || p->gone || p->snap == NULL)
 		return;
 	/* A frame in anonymous memory (or outside the maps) may be JIT
-	 * code: its perf map is read from now on, not first at the emit.
-	 * A frame in a binary starts parsing its table, in slices of the
-	 * turns from now on, not all at the emit. */
+	 * code: its perf map is read from now on, not first at the emit. */
 	jit = sym_jit_due(s, p);
 	for (i = 0; i < n; i++) {
 		k = procmaps_find(&p->snap->maps, addrs[i]);
-		if (k >= 0 && p->snap->bins[k] != NULL &&
-		    !p->snap->bins[k]->loaded && p->snap->bins[k]->ld == NULL)
-			(void)sym_binary_table(s, p->snap->bins[k]);
 		if (k < 0 && addrs[i] >= 4096 && addrs[i] < (1ull << 47)) {
 			k = sym_proc_mapping(s, p, addrs[i]);
 			if (jit && (k < 0 || sym_anon_path(procmaps_path(
@@ -884,7 +879,6 @@ symbolizer_turn(struct symbolizer *s, size_t bytes)
 	s->jit_turn_bytes = bytes;
 	s->jit_turn_used = 0;
 	s->jit_turn_moves = 0;
-	s->bin_turn_used = 0;
 	s->turn_id++;
 }
 
@@ -899,19 +893,13 @@ symbolizer_work(struct symbolizer *s)
 		for (p = s->procs[i]; p != NULL; p = p->hnext)
 			more |= sym_jit_work(s, p);
 	s->jit_pending = more;
-	return (sym_binaries_work(s) | more);
+	return (more);
 }
 
 int
 symbolizer_work_pending(const struct symbolizer *s)
 {
-	return (s->jit_pending || s->bins_loading > 0);
-}
-
-int
-symbolizer_tables_pending(const struct symbolizer *s)
-{
-	return (s->bins_loading > 0);
+	return (s->jit_pending);
 }
 
 void
@@ -927,15 +915,12 @@ symbolizer_cycle_end(struct symbolizer *s)
 			if (s->cycle - p->used_cycle >= SYM_PROC_IDLE_CYCLES ||
 			    !sym_proc_alive(s, p))
 				sym_proc_free(s, p);
-			else
-				p->jit.lent = 0;
 		}
 	}
 	sym_cycle_strings_free(s);
 	s->nkpend = 0;
 	perfmap_chunks_free(s->jit_retired);
 	s->jit_retired = NULL;
-	s->jit_retired_bytes = 0;
 	s->jit_cycle_bytes = 0;
 	s->jit_capped = 0;
 	while ((sn = s->retired) != NULL) {
@@ -961,7 +946,6 @@ symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out)
 
 	*out = s->st;
 	out->processes = s->nprocs;
-	out->perfmap_retired_bytes = s->jit_retired_bytes;
 	out->binaries = 0;
 	out->table_bytes = s->ksyms.n * (sizeof(uint64_t) + sizeof(uint32_t)) +
 	    s->ksyms.names_len;

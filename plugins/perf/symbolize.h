@@ -44,9 +44,6 @@ struct symbolizer_stats {
 	uint64_t	 processes;		/* known now */
 	uint64_t	 binaries;		/* symbol tables cached now */
 	uint64_t	 table_bytes;		/* heap held by those + kallsyms */
-	/* Names of superseded perf maps kept until the cycle ends (only
-	 * maps whose names were returned this cycle). */
-	uint64_t	 perfmap_retired_bytes;
 };
 
 /* log(arg, GP_LOG_*, msg); log may be NULL. */
@@ -80,9 +77,6 @@ int		 symbolizer_work(struct symbolizer *);
 /* Whether a lookup or symbolizer_cover_gen left a perf map half read
  * (then symbolizer_work has something to do). */
 int		 symbolizer_work_pending(const struct symbolizer *);
-/* Whether ELF symbol tables of sampled binaries are still being parsed
- * (in slices, from the first sample in them on). */
-int		 symbolizer_tables_pending(const struct symbolizer *);
 /* The file of a mapping (symbolizer_mapping), opened as the symbolizer
  * opens binaries (regular files only, through the host's safe open): an
  * fd or -errno. */
