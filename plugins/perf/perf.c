@@ -491,6 +491,10 @@ perf_stats_delta(struct perf *p)
 		    (unsigned long long)p->cur.stat[STAT_RB_FULL],
 		    p->cur.drain_slices > 0 ? " (reading them took more than "
 		    "its share of the loop: lower -f)" : "");
+	if (p->cur.stat[STAT_TOO_LARGE] > 0)
+		p->api->log(p->ctx, GP_LOG_WARN, "%llu samples lost this cycle: "
+		    "their record was larger than the ring's scratch buffer",
+		    (unsigned long long)p->cur.stat[STAT_TOO_LARGE]);
 }
 
 static void
@@ -589,8 +593,11 @@ perf_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
 	a->json_set_int(md, "perf_cpus", c->cpus);
 	a->json_set_int(md, "perf_samples", (int64_t)c->stat[STAT_SAMPLES]);
 	a->json_set_int(md, "perf_dropped_samples",
-	    (int64_t)(c->stat[STAT_RB_FULL] + c->bad_records +
-	    c->agg_failures));
+	    (int64_t)(c->stat[STAT_RB_FULL] + c->stat[STAT_TOO_LARGE] +
+	    c->bad_records + c->agg_failures));
+	/* Part of the dropped ones: a record the ring could not take. */
+	a->json_set_int(md, "perf_too_large_samples",
+	    (int64_t)c->stat[STAT_TOO_LARGE]);
 	a->json_set_int(md, "perf_kernel_stack_errors",
 	    (int64_t)c->stat[STAT_KSTACK_ERR]);
 	a->json_set_int(md, "perf_user_stack_errors",

@@ -298,8 +298,10 @@ sample_take(void *ctx, __u64 period)
 			stat_inc(STAT_DWARF_ERR);
 		size = s->hdr.stack_off + sizeof(s->regs) + s->hdr.stack_len;
 	}
-	if (size > sizeof(*s))
+	if (size > sizeof(*s)) {
+		stat_inc(STAT_TOO_LARGE);
 		return 0;
+	}
 	watched = tgid != 0 && bpf_map_lookup_elem(&watch, &tgid) != NULL;
 	if (watched)
 		s->hdr.flags |= SAMPLE_F_WATCHED;

@@ -48,7 +48,8 @@
 #define STAT_KSTACK_ERR		2
 #define STAT_USTACK_ERR		3
 #define STAT_DWARF_ERR		4	/* user stack bytes unreadable */
-#define STAT_NSTATS		5
+#define STAT_TOO_LARGE		5	/* record over the scratch buffer: lost */
+#define STAT_NSTATS		6
 
 struct sample_hdr {
 	__u32	pid;		/* tgid; 0 = idle */

@@ -915,12 +915,15 @@ symbolizer_cycle_end(struct symbolizer *s)
 			if (s->cycle - p->used_cycle >= SYM_PROC_IDLE_CYCLES ||
 			    !sym_proc_alive(s, p))
 				sym_proc_free(s, p);
+			else
+				p->jit.lent = 0;
 		}
 	}
 	sym_cycle_strings_free(s);
 	s->nkpend = 0;
 	perfmap_chunks_free(s->jit_retired);
 	s->jit_retired = NULL;
+	s->jit_retired_bytes = 0;
 	s->jit_cycle_bytes = 0;
 	s->jit_capped = 0;
 	while ((sn = s->retired) != NULL) {
@@ -946,6 +949,7 @@ symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out)
 
 	*out = s->st;
 	out->processes = s->nprocs;
+	out->perfmap_retired_bytes = s->jit_retired_bytes;
 	out->binaries = 0;
 	out->table_bytes = s->ksyms.n * (sizeof(uint64_t) + sizeof(uint32_t)) +
 	    s->ksyms.names_len;

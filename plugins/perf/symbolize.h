@@ -44,6 +44,9 @@ struct symbolizer_stats {
 	uint64_t	 processes;		/* known now */
 	uint64_t	 binaries;		/* symbol tables cached now */
 	uint64_t	 table_bytes;		/* heap held by those + kallsyms */
+	/* Names of superseded perf maps kept until the cycle ends (only
+	 * maps whose names were returned this cycle). */
+	uint64_t	 perfmap_retired_bytes;
 };
 
 /* log(arg, GP_LOG_*, msg); log may be NULL. */

@@ -90,6 +90,7 @@ struct sym_jit {
 	int			 more;		/* budget ran out: unread */
 	uint64_t		 turn;		/* last refreshed in this turn */
 	int			 refused;	/* -errno said once */
+	int			 lent;		/* a name returned this cycle */
 };
 
 /* One image of a process: a PID and an exec generation (sampler.h). */
@@ -164,6 +165,7 @@ struct symbolizer {
 
 	struct sym_snap		*retired;
 	struct perfmap_chunk	*jit_retired;	/* names handed out */
+	size_t			 jit_retired_bytes;
 	size_t			 jit_entries;	/* of every process's map */
 	size_t			 jit_cycle_bytes;	/* read this cycle */
 	size_t			 jit_turn_bytes;	/* budget per turn; 0: none */

@@ -60,20 +60,30 @@ sym_jit_budget_use(struct symbolizer *s, size_t n)
 	s->jit_turn_used += n;
 }
 
-/* Names already returned stay valid until the cycle ends. */
+/*
+ * Names already returned stay valid until the cycle ends (the caller and
+ * the derived-name cache hold them).  A map none of whose names was
+ * returned this cycle (a rewrite read again and again before the
+ * snapshot) is freed now: re-reads must not pile up until the cycle ends.
+ */
 void
 sym_jit_reset(struct symbolizer *s, struct sym_jit *j)
 {
 	struct perfmap_chunk	*c, *tail;
+	size_t			 len = j->pm.names_len;
 
 	s->jit_entries -= j->pm.n < s->jit_entries ? j->pm.n : s->jit_entries;
 
-	if ((c = perfmap_detach_names(&j->pm)) != NULL) {
+	if (!j->lent)
+		perfmap_free(&j->pm);
+	else if ((c = perfmap_detach_names(&j->pm)) != NULL) {
 		for (tail = c; tail->next != NULL; tail = tail->next)
 			;
 		tail->next = s->jit_retired;
 		s->jit_retired = c;
+		s->jit_retired_bytes += len;
 	}
+	j->lent = 0;
 	j->off = 0;
 	j->head_len = 0;
 	j->stale = 0;
@@ -289,10 +299,14 @@ sym_jit_touch(struct symbolizer *s, struct sym_proc *p)
 const char *
 sym_jit_lookup(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 {
+	const char	*name;
+
 	sym_jit_touch(s, p);
 	if (p->jit.stale)
 		return (NULL);
-	return (perfmap_lookup(&p->jit.pm, addr));
+	if ((name = perfmap_lookup(&p->jit.pm, addr)) != NULL)
+		p->jit.lent = 1;
+	return (name);
 }
 
 /* Perf maps left half read by a turn's budget: continue them. */

@@ -50,6 +50,8 @@ roots = {s.split(';')[1] for s, c in stacks if ';' in s}
 print("roots: %s" % sorted(roots)[:5])
 md = dict(l.strip().split('=', 1) for l in open(sys.argv[2]) if '=' in l)
 ok(md.get('perf_dropped_samples') == '0', "no sample dropped")
+ok(md.get('perf_too_large_samples') == '0',
+   "records too large for the ring counted (none here)")
 ok(int(md.get('perf_user_frames_symbolized', 0)) >= 0.98 * int(md.get('perf_user_frames', 1)),
    ">=98%% user frames symbolized (%s of %s)" % (md.get('perf_user_frames_symbolized'), md.get('perf_user_frames')))
 PY

@@ -528,6 +528,70 @@ test_perfmap(void)
 	munmap(code, 8192);
 }
 
+/* Rewrite the perf map at path with one line naming base. */
+static void
+rewrite_map(const char *path, uint64_t base, const char *name)
+{
+	char	 line[256];
+
+	unlink(path);
+	snprintf(line, sizeof(line), "%" PRIx64 " 40 %s\n", base, name);
+	write_map(path, line, 0);
+}
+
+/*
+ * A perf map rewritten again and again (each time read from the start):
+ * the superseded reads' names are freed at once unless a name of theirs
+ * was returned this cycle, then kept until the cycle ends.
+ */
+static void
+test_perfmap_reread(void)
+{
+	struct symbolizer	*s;
+	struct symbolizer_stats	 st;
+	const char		*name;
+	char			 path[64];
+	uint8_t			*code;
+	uint64_t		 base;
+
+	code = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED) {
+		CHECK(0, "mmap executable memory");
+		return;
+	}
+	base = (uintptr_t)code;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	rewrite_map(path, base, "first");
+	s = test_sym_new(test_log, NULL);
+	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
+	/* Read, but no name of it returned. */
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 0x80),
+	    "[unknown]", "outside the map");
+	rewrite_map(path, base, "second");
+	usleep(1100000);
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 0x80),
+	    "[unknown]", "outside the rewritten map");
+	symbolizer_stats(s, &st);
+	CHECK_EQ(st.perfmap_retired_bytes, 0);
+	/* A name returned: its read is kept until the cycle ends. */
+	name = symbolizer_user_frame(s, getpid(), base + 8);
+	CHECK_STREQ(name, "second_[j]", "the rewritten map's name");
+	rewrite_map(path, base, "third");
+	usleep(1100000);
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 8),
+	    "third_[j]", "the map rewritten again");
+	symbolizer_stats(s, &st);
+	CHECK(st.perfmap_retired_bytes > 0, "lent names kept");
+	CHECK_STREQ(name, "second_[j]", "a returned name stays valid");
+	symbolizer_cycle_end(s);
+	symbolizer_stats(s, &st);
+	CHECK_EQ(st.perfmap_retired_bytes, 0);
+	symbolizer_free(s);
+	unlink(path);
+	munmap(code, 8192);
+}
+
 /* A truncated ELF mapped executable: "(dso)", not a crash. */
 static void
 test_truncated(struct symbolizer *s)
@@ -658,6 +722,7 @@ main(int argc, char **argv)
 	test_stripped();
 	test_debuglink();
 	test_perfmap();
+	test_perfmap_reread();
 	test_bad_kallsyms();
 	test_demangle();
 	tsu_rmtree(tmp);
