@@ -236,6 +236,10 @@ perf_drain_cb(void *arg)
 
 	if (p->sampler == NULL)
 		return;
+	/* A sample in anonymous memory starts reading its perf map: within
+	 * this turn's budget, like any other turn (without one, the first
+	 * drain read and sorted a whole 64 MiB map in one callback). */
+	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
 	perf_collect_slice(p);
 	/* -EAGAIN: the slice ran out; the ring stays readable, so the loop
 	 * comes back after its other events. */

@@ -223,6 +223,7 @@ perfmap_free(struct perfmap *pm)
 	free(pm->v);
 	free(pm->ig_tmp);
 	free(pm->ig_new);
+	free(pm->ig_spare);
 	perfmap_chunks_free(pm->names);
 	memset(pm, 0, sizeof(*pm));
 }

@@ -52,6 +52,12 @@ struct perfmap {
 	struct perfmap_entry	*ig_tmp;	/* runs, then the new table */
 	struct perfmap_entry	*ig_new;
 	size_t			 ig_new_cap;
+	/* Kept from round to round (the previous table, the runs): a
+	 * large table's buffers are not unmapped and faulted in again
+	 * every round. */
+	struct perfmap_entry	*ig_spare;
+	size_t			 ig_spare_cap;
+	size_t			 ig_tmp_cap;
 	size_t			 cap;
 	struct perfmap_chunk	*names;		/* newest first */
 	size_t			 names_len;

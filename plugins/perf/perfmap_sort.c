@@ -8,6 +8,8 @@
  *   phase 1  sort chunks of PERFMAP_SORT_CHUNK entries of v[sorted..ig_end)
  *   phase 2  merge runs pairwise, v <-> ig_tmp, doubling the width
  *   phase 3  merge v[0..sorted) with the sorted new entries into ig_new
+ *   phase 4  copy what was fed meanwhile into ig_new (a slice at a time:
+ *            a round spans many turns, each feeding lines), then swap
  */
 #include "config.h"
 
@@ -20,7 +22,7 @@
 
 #define PERFMAP_SORT_CHUNK	4096
 
-enum { IG_NONE, IG_CHUNKS, IG_PASSES, IG_FINAL };
+enum { IG_NONE, IG_CHUNKS, IG_PASSES, IG_FINAL, IG_TAIL };
 
 
 /* Start a round over what was fed since the last one. */
@@ -35,12 +37,21 @@ perfmap_ig_begin(struct perfmap *pm)
 	pm->ig_width = PERFMAP_SORT_CHUNK;
 	pm->ig_lo = 0;
 	pm->ig_a = pm->ig_b = pm->ig_o = 0;
+	if (p <= pm->ig_tmp_cap)
+		return (0);
+	/* Room for a few rounds' growth at once. */
+	if (p < 2 * pm->ig_tmp_cap)
+		p = 2 * pm->ig_tmp_cap;
+	if (p > PERFMAP_MAX_ENTRIES && pm->n - pm->sorted <= PERFMAP_MAX_ENTRIES)
+		p = PERFMAP_MAX_ENTRIES;
 	free(pm->ig_tmp);
+	pm->ig_tmp_cap = 0;
 	if ((pm->ig_tmp = reallocarray(NULL, p, sizeof(*pm->ig_tmp))) == NULL) {
 		pm->ig_phase = IG_NONE;
 		pm->ig_end = 0;
 		return (-ENOMEM);
 	}
+	pm->ig_tmp_cap = p;
 	return (0);
 }
 
@@ -96,31 +107,42 @@ perfmap_ig_pass(struct perfmap *pm, size_t budget, size_t *used)
 		pm->ig_phase = IG_FINAL;
 }
 
-/* Phase 3 done: the merged table replaces v, with what was fed since. */
+/*
+ * Phase 4: what was fed since the round began, copied into ig_new from
+ * ig_o on, at most `budget` entries; then the merged table replaces v.
+ * 1 when done.
+ */
 static int
-perfmap_ig_finish(struct perfmap *pm)
+perfmap_ig_tail(struct perfmap *pm, size_t budget, size_t *used)
 {
 	struct perfmap_entry	*nv = pm->ig_new;
-	size_t			 extra = pm->n - pm->ig_end;
+	size_t			 k = pm->n - pm->ig_o;
 
 	/* ig_new has v's capacity as the round began: a copy of the whole
 	 * table happens only if more than that was fed since. */
 	if (pm->n > pm->ig_new_cap) {
 		if ((nv = reallocarray(nv, pm->cap, sizeof(*nv))) == NULL)
 			return (-ENOMEM);
+		pm->ig_new = nv;
 		pm->ig_new_cap = pm->cap;
 	}
-	memcpy(nv + pm->ig_end, pm->v + pm->ig_end, extra * sizeof(*nv));
-	free(pm->v);
+	if (k > budget)
+		k = budget;
+	memcpy(nv + pm->ig_o, pm->v + pm->ig_o, k * sizeof(*nv));
+	pm->ig_o += k;
+	*used += k + 1;
+	if (pm->ig_o < pm->n)
+		return (0);
+	free(pm->ig_spare);
+	pm->ig_spare = pm->v;
+	pm->ig_spare_cap = pm->cap;
 	pm->v = nv;
 	pm->cap = pm->ig_new_cap;
 	pm->ig_new = NULL;
-	free(pm->ig_tmp);
-	pm->ig_tmp = NULL;
 	pm->sorted = pm->ig_end;
 	pm->ig_end = 0;
 	pm->ig_phase = IG_NONE;
-	return (0);
+	return (1);
 }
 
 static int
@@ -156,7 +178,16 @@ perfmap_sort_slice(struct perfmap *pm, size_t budget, size_t *used)
 			perfmap_ig_pass(pm, budget, used);
 			break;
 		case IG_FINAL:
+			if (pm->ig_new == NULL && pm->ig_spare != NULL &&
+			    pm->ig_spare_cap >= pm->cap) {
+				pm->ig_new = pm->ig_spare;
+				pm->ig_new_cap = pm->ig_spare_cap;
+				pm->ig_spare = NULL;
+				pm->ig_a = pm->ig_b = 0;
+			}
 			if (pm->ig_new == NULL) {
+				free(pm->ig_spare);
+				pm->ig_spare = NULL;
 				pm->ig_new = reallocarray(NULL, pm->cap,
 				    sizeof(*pm->ig_new));
 				if (pm->ig_new == NULL)
@@ -167,8 +198,13 @@ perfmap_sort_slice(struct perfmap *pm, size_t budget, size_t *used)
 			b = pm->ig_in_tmp ? pm->ig_tmp : pm->v + pm->sorted;
 			if (perfmap_merge(pm->v, pm->sorted, b, pm->ig_end -
 			    pm->sorted, pm->ig_new, &pm->ig_a, &pm->ig_b,
-			    budget - *used, used) &&
-			    (r = perfmap_ig_finish(pm)) != 0)
+			    budget - *used, used)) {
+				pm->ig_phase = IG_TAIL;
+				pm->ig_o = pm->ig_end;
+			}
+			break;
+		case IG_TAIL:
+			if ((r = perfmap_ig_tail(pm, budget - *used, used)) < 0)
 				return (r);
 			break;
 		}

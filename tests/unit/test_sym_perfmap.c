@@ -221,6 +221,63 @@ test_sort_steps(void)
 	perfmap_free(&ref);
 }
 
+/*
+ * Lines fed while a round merges (a large map is read as it is sorted):
+ * their copy into the new table is sliced like the merge, not done at
+ * once when the merge ends; lookups then see every line.
+ */
+static void
+test_tail_slices(void)
+{
+	struct perfmap	 pm, ref;
+	char		 line[64];
+	size_t		 used, moves, i, fed = 0, o, tail_steps = 0;
+	int		 r, ok = 1, bounded = 1;
+	const char	*x, *y;
+
+	memset(&pm, 0, sizeof(pm));
+	memset(&ref, 0, sizeof(ref));
+	for (i = 0; i < 7000; i++) {
+		snprintf(line, sizeof(line), "%zx 10 t%zu\n",
+		    0x100000 + ((i * 7919) % 7000) * 0x10, i);
+		perfmap_feed(&ref, line, strlen(line), 0, &used);
+		perfmap_feed(&pm, line, strlen(line), 0, &used);
+		if (i == 4999)
+			perfmap_sort(&pm);
+	}
+	perfmap_sort(&ref);
+	/* 2000 lines to merge, 300 more fed after every step of 500. */
+	do {
+		o = pm.ig_o;
+		r = perfmap_sort_step(&pm, 500, &moves);
+		if (pm.ig_phase == 4 || (o != 0 && pm.ig_o == 0 && r == 0)) {
+			tail_steps++;
+			if (pm.ig_phase == 4 && pm.ig_o - (o > pm.ig_end ?
+			    o : pm.ig_end) > 500)
+				bounded = 0;
+		}
+		for (i = 0; i < 300 && fed < 3000; i++, fed++) {
+			snprintf(line, sizeof(line), "%zx 10 u%zu\n",
+			    0x100000 + ((fed * 104729) % 7000) * 0x10 + 8, fed);
+			perfmap_feed(&ref, line, strlen(line), 0, &used);
+			perfmap_feed(&pm, line, strlen(line), 0, &used);
+		}
+	} while (r == 1 || fed < 3000);
+	perfmap_sort(&ref);
+	CHECK(tail_steps > 1 && bounded, "lines fed during a round copied "
+	    "in slices of the budget");
+	for (i = 0; i < 7000 * 16 && ok; i++) {
+		x = perfmap_lookup(&pm, 0x100000 + i);
+		y = perfmap_lookup(&ref, 0x100000 + i);
+		ok = (x == NULL && y == NULL) || (x != NULL && y != NULL &&
+		    strcmp(x, y) == 0);
+	}
+	CHECK(ok, "then every line is seen, as after one full sort");
+	CHECK_EQ(pm.sorted, pm.n);
+	perfmap_free(&pm);
+	perfmap_free(&ref);
+}
+
 int
 main(void)
 {
@@ -230,5 +287,6 @@ main(void)
 	test_parse();
 	test_overlap();
 	test_many();
+	test_tail_slices();
 	return (testing_done());
 }
