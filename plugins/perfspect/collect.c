@@ -657,7 +657,11 @@ ps_collector_free(struct ps_collector *c)
 {
 	if (c == NULL)
 		return;
-	/* The host reaps a child still running at destroy time. */
+	/* The host reaps a child still running at destroy time, but only
+	 * after this: killed now, it cannot write its perfspect.log into
+	 * the directory after the removal below (seen in test 61). */
+	if (c->child != NULL)
+		c->api->child_stop(c->child, SIGKILL, 0);
 	collector_clean(c);
 	if (c->dir[0] != '\0')
 		rmdir(c->dir);
