@@ -260,11 +260,13 @@ test_stall(void)
 	setenv("FAKE_IAPROF_BLOCKS", "2", 1);
 	setenv("GP_IAPROF_SNAPSHOT_TIMEOUT_MS", "500", 1);
 	P->start(ia);
+	wait_running(ia);
 	s = cycle(ia, 200);
 	CHECK(s->status < 0 && strncmp(s->err, "iaprof snapshot timed out: ",
 	    27) == 0, "stalled: snapshot timed out");
 	CHECK(mock_zombies() == 0, "the stalled child is reaped, no zombie");
 	mock_snapshot_free(s);
+	wait_running(ia);
 	s = cycle(ia, 300);
 	k = model_check(s->stacks, 2, why, sizeof(why));
 	CHECK(s->status == 0 && k > 0, "the next cycle succeeds with the "
@@ -291,12 +293,14 @@ test_dies(void)
 	setenv("FAKE_IAPROF_MODE_RUNS", "1", 1);
 	setenv("FAKE_IAPROF_STATE", state, 1);
 	P->start(ia);
+	wait_running(ia);
 	s = cycle(ia, 300);
 	CHECK(s->status < 0 && strncmp(s->err, "iaprof snapshot failed: ",
 	    24) == 0 && strlen(s->err) > 11 &&
 	    strcmp(s->err + strlen(s->err) - 11, "device lost") == 0,
 	    "died: iaprof snapshot failed: ...device lost");
 	mock_snapshot_free(s);
+	wait_running(ia);
 	s = cycle(ia, 300);
 	k = model_check(s->stacks, 2, why, sizeof(why));
 	CHECK(s->status == 0 && k > 0 && strstr(s->stacks, "python3;") ==
