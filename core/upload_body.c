@@ -194,7 +194,9 @@ upload_note_header(const char *hdr, size_t hlen, unsigned nstacks,
 	int			 appmeta = 0, v1 = 0;
 
 	copy = xstrndup(hdr, hlen);
-	p = copy + 1;
+	p = copy;
+	if (*p == '#')		/* an empty first line has no '#' to skip */
+		p++;
 	while (*p == ' ')
 		p++;
 	h = json_tokener_parse(p);

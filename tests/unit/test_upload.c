@@ -127,6 +127,44 @@ test_header_only(void)
 	free(gz);
 }
 
+/*
+ * An empty first line where the header belongs, and stacks over the limit
+ * (fuzz_upload_resp): the truncation note reads the header line without
+ * stepping past its end.
+ */
+static void
+test_empty_header(void)
+{
+	struct upload_body_args	 a;
+	unsigned char		*gz;
+	char			 col[8192];
+	size_t			 len, off = 0;
+	unsigned		 trunc = 0;
+	uint64_t		 x = 88172645463325252ull;
+	int			 i, j;
+
+	col[off++] = '\n';
+	for (i = 0; i < 100; i++) {
+		col[off++] = 'p';
+		col[off++] = ';';
+		for (j = 0; j < 40; j++) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			col[off++] = 'a' + x % 26;
+		}
+		off += snprintf(col + off, sizeof(col) - off, " %d\n", i + 1);
+	}
+	col[off] = '\0';
+	memset(&a, 0, sizeof(a));
+	a.col = col;
+	a.collen = off;
+	a.start_time = a.end_time = "2025-01-08T11:00:00";
+	a.gpid = "";
+	a.cpu_avg = a.mem_avg = NAN;
+	gz = upload_build_body(&a, 2048, &len, &trunc);
+	CHECK(gz != NULL && trunc > 0, "no header: truncated, not read past");
+	free(gz);
+}
+
 /* Random-looking frames compress badly: a small limit forces truncation. */
 static void
 test_truncation(void)
@@ -266,6 +304,7 @@ main(void)
 	test_plain_body();
 	test_truncation();
 	test_header_only();
+	test_empty_header();
 	test_responses();
 	test_sizes();
 	test_backoff();
