@@ -193,6 +193,8 @@ test_version(const char *out, const char *err, const char *expect)
 		setenv("FAKE_IAPROF_VERSION_STDOUT", out, 1);
 	setenv("FAKE_IAPROF_VERSION", err, 1);
 	CHECK(P->start(ia) == 0, "start returns (the gate runs async)");
+	if (expect == NULL)
+		wait_running(ia);
 	s = cycle(ia, 100);
 	snprintf(what, sizeof(what), "version '%s'/'%s': %s", out ? out : "",
 	    err, expect ? expect : "accepted");
@@ -324,6 +326,7 @@ test_ignoreint(void)
 
 	setenv("GP_IAPROF_STOP_TIMEOUT_MS", "400", 1);
 	P->start(ia);
+	wait_running(ia);
 	s = cycle(ia, 100);
 	CHECK(s->status == 0, "ignoreint runs");
 	mock_snapshot_free(s);
@@ -350,6 +353,7 @@ test_malformed(void)
 	long n;
 
 	P->start(ia);
+	wait_running(ia);
 	s = cycle(ia, 200);
 	k = model_check(s->stacks, 1, why, sizeof(why));
 	CHECK(s->status == 0 && k > 0, "good lines fold around bad ones");
