@@ -24,17 +24,9 @@ done
 sleep 100000 &
 TARGET=$!
 studio_pids="$studio_pids $TARGET"
-# Kernel frames in every cycle, whatever else the host does: about a third
-# of a CPU in read(2) of /dev/zero.  At the UI's 11 Hz a 2 s cycle takes
-# some 40 samples; on a quiet host (or one busy in user space only) the
-# rows that check for kernel frames could otherwise see none.
-"$PY" -c 'import os, time
-fd = os.open("/dev/zero", os.O_RDONLY)
-while True:
-    end = time.monotonic() + 0.006
-    while time.monotonic() < end:
-        os.read(fd, 1 << 20)
-    time.sleep(0.012)' &
+# Kernel frames in every cycle, whatever else the host does (the rows
+# check that perf runs by them).
+"$PY" "$top_srcdir/tests/workloads/kernel_busy.py" &
 studio_pids="$studio_pids $!"
 
 "$GP_BIN" --plugin-dir "$TMP/plugins" --enable-heartbeat-server \

@@ -86,15 +86,8 @@ def spin():
         sum(range(100000))
 spin()' >/dev/null 2>&1 &
 busy=$!
-# Kernel frames in the 5 s cycle whatever else the host does: a third of
-# a CPU in read(2) (at 11 Hz a host busy in user space may give none).
-"$py" -c 'import os, time
-fd = os.open("/dev/zero", os.O_RDONLY)
-while True:
-    end = time.monotonic() + 0.006
-    while time.monotonic() < end:
-        os.read(fd, 1 << 20)
-    time.sleep(0.012)' >/dev/null 2>&1 &
+# Kernel frames in the 5 s cycle whatever else the host does.
+"$py" "$src/tests/workloads/kernel_busy.py" >/dev/null 2>&1 &
 kbusy=$!
 sleep 2
 # shellcheck disable=SC2086
