@@ -85,7 +85,11 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 		if (v.hdr.pid != 0)
 			symbolizer_process_seen_gen(p->sym,
 			    (int32_t)v.hdr.pid, v.hdr.gen);
-	} else if (v.hdr.pid != 0 && v.hdr.nuser > 0)
+	}
+	/* The first sample too: it is often the only one drained before
+	 * the snapshot (it alone wakes us), and a perf map first read
+	 * there misses the cycle's names. */
+	if (v.hdr.pid != 0 && v.hdr.nuser > 0)
 		symbolizer_cover_gen(p->sym, (int32_t)v.hdr.pid, v.hdr.gen,
 		    v.uips, v.hdr.nuser);
 	/* A process profiler reads this thread's stack now. */

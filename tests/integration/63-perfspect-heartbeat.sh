@@ -8,7 +8,11 @@
 [ "$(uname -m)" = x86_64 ] || skip_all "PerfSpect is x86_64 only"
 studio_init
 studio_server srv
-export FAKE_PERFSPECT_SCALE=0.2
+# The fake at a fifth of PerfSpect's timing (7 s of set-up in 1.4 s);
+# 67-perfspect-heartbeat-realtime.sh runs this at real timing, with 20 s
+# cycles (PS_DURATION) and waits to match (PS_WAIT).
+export FAKE_PERFSPECT_SCALE=${FAKE_PERFSPECT_SCALE:-0.2}
+PS_DURATION=${PS_DURATION:-5} PS_WAIT=${PS_WAIT:-40}
 # Children get a minimal environment: pass the fake its switches.
 export GPROFILER_CHILD_ENV="FAKE_PERFSPECT_*"
 gp_start gp --enable-heartbeat-server --heartbeat-interval 1 \
@@ -28,12 +32,12 @@ print(sum(1 for p in ps if (p.get("header") or {}).get("hwmetrics")))' "$1"
 }
 
 c1=$(srv_request '{"service_name": "'"$STUDIO_SVC"'", "request_type": "start",
-    "continuous": true, "duration": 5, "frequency": 11, "profiling_mode": "cpu",
-    "target_hosts": {"'"$HOST"'": null},
+    "continuous": true, "duration": '"$PS_DURATION"', "frequency": 11,
+    "profiling_mode": "cpu", "target_hosts": {"'"$HOST"'": null},
     "additional_args": {"enable_perfspect": true}}')
 wait_for 10 srv_completed "$c1"
 ok $? "start with enable_perfspect: acknowledged"
-wait_for 40 srv_nprofiles_ge 3
+wait_for "$PS_WAIT" srv_nprofiles_ge 3
 ok $? "cycles are uploaded"
 n=$(hw_in_profiles 1)
 [ "${n:-0}" -ge 1 ]; ok $? "uploaded profiles carry hwmetrics ($n after the first)"

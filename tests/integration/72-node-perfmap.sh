@@ -48,6 +48,17 @@ jit = sum(c for f, c in node if any(x.endswith('_[j]') for x in f))
 ok(jit > 0 and hot >= 5 and hot >= 0.3 * jit,
    "hotNodeWork is named with _[j] (%d of %d JIT samples)" % (hot, jit))
 ok(outer > 0, "frame pointers walk JS frames: hotNodeOuter above hotNodeWork")
+if hot < 5:
+    # What the stacks were instead: the heaviest node stacks, leaf last.
+    for f, c in sorted(node, key=lambda x: -x[1])[:6]:
+        print("# %d %s" % (c, ";".join(f[2:])[-300:]))
 PY
 jv_check_py "$TMP/check.py" "$TMP/out"
+if ! grep -q 'hotNodeWork[^;]*_\[j\]' "$TMP/out/last_profile.col" 2>/dev/null
+then
+	diag "the agent's log (perf maps, symbolizer):"
+	grep -iE 'perf map|symboliz|warn' "$TMP/out/daemon.log" | head -20 |
+	    while IFS= read -r l; do diag "$l"; done
+	ls -l "/tmp/perf-$npid.map" 2>&1 | while IFS= read -r l; do diag "$l"; done
+fi
 done_testing

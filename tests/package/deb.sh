@@ -24,7 +24,7 @@ else
 	(cd "$src" && tar -c --exclude=./build --exclude=./build-asan .) |
 	    tar -x -C "$TMP/b/gprofiler-$ver"
 fi
-(cd "$TMP/b/gprofiler-$ver" && dpkg-buildpackage -us -uc -b) \
+(cd "$TMP/b/gprofiler-$ver" && dpkg-buildpackage -us -uc -b -j2) \
     >"$TMP/build.log" 2>&1
 st=$?
 ok $st "dpkg-buildpackage -us -uc -b"

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -200,16 +201,30 @@ wake(evutil_socket_t fd, short w, void *a)
 {
 }
 
+/* Runs the loop until *flag is set or ms have passed on the clock; counted
+ * in time, not iterations, so a busy host cannot end the wait early. */
 static void
 loop_until(int *flag, int ms)
 {
 	struct event	*t = event_new(base, -1, EV_PERSIST, wake, NULL);
 	struct timeval	 tv = { 0, 20000 };
-	int		 i;
+	struct timespec	 now, end;
 
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ms / 1000;
+	end.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
 	event_add(t, &tv);
-	for (i = 0; i < ms / 20 && !*flag; i++)
+	while (!*flag) {
 		event_base_loop(base, EVLOOP_ONCE);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec &&
+		    now.tv_nsec >= end.tv_nsec))
+			break;
+	}
 	event_free(t);
 }
 
@@ -256,7 +271,9 @@ test_host_api(struct plugin *p, struct config *cfg)
 	w = api->fd_watch(ctx, fds[0], GP_EV_READ, readable, NULL);
 	CHECK(w != NULL, "fd_watch");
 	(void)!write(fds[1], "ab", 2);
-	loop_until(&one, 100);
+	/* 10 ms ticks: three need 30 ms; 5 s only bounds a stalled host. */
+	for (int i = 0; i < 250 && (timer_hits < 3 || watch_hits < 1); i++)
+		loop_until(&one, 20);
 	CHECK(timer_hits >= 3, "periodic timer fired");
 	CHECK(watch_hits >= 1, "fd watch fired");
 	api->timer_del(t);
