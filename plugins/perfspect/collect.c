@@ -88,6 +88,8 @@ struct ps_collector {
 	char				 hold_why[256];
 
 	uint64_t			 cycle;
+	unsigned			 not_ready;	/* runs in a row */
+	int				 told_short;
 	unsigned			 failures;
 	uint64_t			 next_run_cycle;
 };
@@ -349,6 +351,28 @@ collector_finish_stop(struct ps_collector *c)
 	c->api->stop_done(c->ctx);
 }
 
+/*
+ * A cycle shorter than PerfSpect's set-up never gets a row: say so once,
+ * with the cycle length that would, rather than send null forever with
+ * only the header's not_ready to tell.
+ */
+static void
+collector_note_short(struct ps_collector *c, const struct ps_result *r)
+{
+	if (strcmp(r->status, "not_ready") != 0) {
+		c->not_ready = 0;
+		return;
+	}
+	if (++c->not_ready < 3 || c->told_short)
+		return;
+	c->told_short = 1;
+	c->api->log(c->ctx, GP_LOG_WARN, "PerfSpect wrote no metrics in %u "
+	    "runs in a row: its set-up (about %.0f s) does not fit in the "
+	    "%.0f s a cycle gives each run, so no cycle will carry hardware "
+	    "metrics; cycles (-d) of 20 s or more carry them from the "
+	    "second cycle on", c->not_ready, PS_SETUP_GUESS_S, r->seconds);
+}
+
 static void
 on_exit_cb(void *arg, int status)
 {
@@ -379,6 +403,7 @@ on_exit_cb(void *arg, int status)
 	c->api->log(c->ctx, GP_LOG_DEBUG, "PerfSpect run ended: %s, %zu "
 	    "rows, %.1f s (set-up %.1f s)", r.status, r.rep.rows, r.seconds,
 	    r.setup);
+	collector_note_short(c, &r);
 	if (c->snap != NULL) {
 		result_clear(&c->last);
 		c->last = r;

@@ -25,8 +25,10 @@ sleep 100000 &
 TARGET=$!
 studio_pids="$studio_pids $TARGET"
 # Kernel frames in every cycle, whatever else the host does (the rows
-# check that perf runs by them).
-"$PY" "$top_srcdir/tests/workloads/kernel_busy.py" &
+# check that perf runs by them): a third of a CPU for 2 s cycles, 5% for
+# the real-time table's 60 s ones.
+"$PY" "$top_srcdir/tests/workloads/kernel_busy.py" \
+    "$( [ "${TABLE_DURATION:-2}" -ge 30 ] && echo 0.05 || echo 0.33)" &
 studio_pids="$studio_pids $!"
 
 "$GP_BIN" --plugin-dir "$TMP/plugins" --enable-heartbeat-server \

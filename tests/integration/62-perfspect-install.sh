@@ -13,7 +13,7 @@ unset SSL_CERT_FILE SSL_CERT_DIR CURL_CA_BUNDLE
 # The fake at a fifth of PerfSpect's timing; 66-perfspect-install-realtime.sh
 # runs this at real timing (7 s of set-up), the good install for longer.
 export FAKE_PERFSPECT_SCALE=${FAKE_PERFSPECT_SCALE:-0.2}
-PS_GOOD_SECS=${PS_GOOD_SECS:-19}
+PS_GOOD_SECS=${PS_GOOD_SECS:-19} PS_GOOD_CYCLE=${PS_GOOD_CYCLE:-5}
 # Children get a minimal environment: pass the fake its switches.
 export GPROFILER_CHILD_ENV="FAKE_PERFSPECT_*"
 mkdir -p "$TMP/www"
@@ -117,7 +117,7 @@ ca="--tls-ca-bundle $TMP/ca.pem"
 sha_of() { sha256sum "$TMP/www/$1" | cut -d' ' -f1; }
 
 # shellcheck disable=SC2086
-install good redir/3/good.tgz "$PS_GOOD_SECS" $ca --perfspect-sha256 "$good_sha"
+install good redir/3/good.tgz "$PS_GOOD_SECS" $ca -d "$PS_GOOD_CYCLE" --perfspect-sha256 "$good_sha"
 test -x "$TMP/inst-good/perfspect/perfspect" && \
     test "$(stat -c %u:%a "$TMP/inst-good")" = "0:755"
 ok $? "good tarball behind 3 redirects: installed root-owned"

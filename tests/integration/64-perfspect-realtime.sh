@@ -84,6 +84,13 @@ grep -q "no snapshot within the cycle's bound" "$TMP/d20.log"
 test $? -ne 0
 ok $? "-d 20: no cycle abandons PerfSpect's snapshot"
 
+# -d 5 is shorter than the set-up: no cycle can carry metrics, and the
+# agent says so once, with the cycle length that would.
+run d5 26 -d 5
+grep -c "does not fit in the .* a cycle gives each run" "$TMP/d5.log" |
+    grep -qx 1
+ok $? "-d 5 at real timing: one WARN line says no cycle will carry metrics and names -d 20"
+
 # The default -d 60: 3 cycles in 195 s, all of them with metrics.
 run d60 195
 check d60 0 3 >"$TMP/d60.out" 2>&1
