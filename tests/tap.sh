@@ -19,6 +19,12 @@ check() {
 }
 diag() { echo "# $*"; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+# skip_under_asan WHAT: a test whose checks are shares or timings of the
+# uninstrumented agent (ASan slows the agent, not the workload, so they
+# would measure ASan); its code paths run under ASan in other tests.
+skip_under_asan() {
+	[ -z "${GP_ASAN:-}" ] || skip_all "under ASan: $* measures timing"
+}
 done_testing() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
 # A private temporary directory removed at exit.
 tap_tmpdir() {

@@ -7,6 +7,7 @@
 # ends.  Measured against perf record -g on the same window: as many
 # samples, as large a fraction with a named leaf, the same function shares.
 . "$top_srcdir/tests/tap.sh"
+skip_under_asan "named fractions and shares against perf"
 . "$top_srcdir/tests/workloads/perf_lib.sh"
 perf_require
 tap_tmpdir

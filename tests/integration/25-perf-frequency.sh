@@ -5,6 +5,7 @@
 # counts what it drops, and stops promptly on SIGTERM (issue: -f 100000 was
 # accepted and live-locked the host).
 . "$top_srcdir/tests/tap.sh"
+skip_under_asan "the sampling rate"
 . "$top_srcdir/tests/workloads/perf_lib.sh"
 . "$top_srcdir/tests/integration/studio_lib.sh"
 perf_require

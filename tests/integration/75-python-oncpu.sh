@@ -9,6 +9,7 @@
 # here).  At 499 Hz for 15 s: ~600 samples of the process on a loaded host,
 # an SD of ~1.9 points (bench/fidelity measures the ±3 target).
 . "$top_srcdir/tests/tap.sh"
+skip_under_asan "thread shares against /proc"
 . "$top_srcdir/tests/workloads/py_lib.sh"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
 [ -x "$GP_BIN" ] || skip_all "no daemon"
