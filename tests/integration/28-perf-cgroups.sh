@@ -1,0 +1,107 @@
+#!/bin/sh
+# perf plugin, --perf-use-cgroups: two cgroup v2 leaves, A with a heavy busy
+# process (2 threads) and B with a lighter one (1 thread), and a busy
+# process outside both.  --perf-max-cgroups 1 samples only A's process,
+# --perf-max-cgroups 2 A's and B's, and without the flag all three are
+# sampled.  --perf-max-cgroups 0 (no docker containers either) disables perf,
+# as gProfiler does.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/workloads/perf_lib.sh"
+perf_require
+[ -x "$GP_BIN" ] || skip_all "daemon not built"
+
+# cgroup v2: the unified mount, or beside v1 on a hybrid host
+CG=""
+for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+	if [ "$(stat -f -c %T "$d" 2>/dev/null)" = cgroup2fs ]; then
+		CG=$d
+		break
+	fi
+done
+[ -n "$CG" ] || skip_all "cgroup v2 is not mounted"
+A=$CG/gptest-a-$$
+B=$CG/gptest-b-$$
+mkdir "$A" 2>/dev/null || skip_all "cannot create a cgroup under $CG"
+mkdir "$B" || { rmdir "$A"; skip_all "cannot create a cgroup under $CG"; }
+
+TMP=$(mktemp -d /tmp/gptest.XXXXXX) || exit 99
+pids=""
+cleanup() {
+	# shellcheck disable=SC2086
+	[ -z "$pids" ] || kill $pids 2>/dev/null
+	wait 2>/dev/null
+	for d in "$A" "$B"; do
+		i=0
+		while [ -d "$d" ] && ! rmdir "$d" 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# One binary, three names, so each process is told apart by its comm.
+for n in cgbusy_a cgbusy_b cgbusy_out; do
+	cp "$WL/perf_busy" "$TMP/$n" || exit 99
+done
+# Each process enters its cgroup before it execs the workload.
+sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -t 60 -j 2' sh "$A" \
+    "$TMP/cgbusy_a" &
+pids="$pids $!"
+sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -t 60 -j 1' sh "$B" \
+    "$TMP/cgbusy_b" &
+pids="$pids $!"
+"$TMP/cgbusy_out" -t 60 -j 1 &
+pids="$pids $!"
+sleep 1
+grep -q . "$A/cgroup.procs" && grep -q . "$B/cgroup.procs"
+ok $? "the workloads are in $A and $B"
+
+# run NAME ARGS...: one 5 s cycle of the daemon; $TMP/NAME.comms gets the
+# sampled process names, $TMP/NAME.err the log.
+run() {
+	name=$1
+	shift
+	dir=$TMP/$name.out
+	mkdir -p "$dir"
+	"$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" -o "$dir" -d 5 \
+	    --no-flamegraph --profiling-frequency 49 "$@" \
+	    >"$TMP/$name.err" 2>&1
+	rc=$?
+	col=$(ls "$dir"/profile_*.col 2>/dev/null | head -1)
+	: >"$TMP/$name.comms"
+	[ -n "$col" ] && tail -n +2 "$col" | cut -d';' -f3 | sort -u \
+	    >"$TMP/$name.comms"
+	diag "$name: exit $rc, sampled: $(grep cgbusy "$TMP/$name.comms" |
+	    tr '\n' ' ')"
+	return $rc
+}
+has() { grep -qx "$2" "$TMP/$1.comms"; }
+
+run one --perf-use-cgroups --perf-max-cgroups 1
+ok $? "--perf-max-cgroups 1: the daemon ran one cycle"
+has one cgbusy_a; ok $? "... the busiest cgroup's process (A) is sampled"
+has one cgbusy_b; ok $(( ! $? )) "... B's process is not"
+has one cgbusy_out; ok $(( ! $? )) "... the process outside both is not"
+grep -q "INFO.*--perf-use-cgroups: sampling only the processes of the 1 busiest cgroups under $CG" "$TMP/one.err"
+ok $? "... one INFO line names the mode"
+
+run two --perf-use-cgroups --perf-max-cgroups 2
+ok $? "--perf-max-cgroups 2: the daemon ran one cycle"
+has two cgbusy_a && has two cgbusy_b
+ok $? "... A's and B's processes are sampled"
+has two cgbusy_out; ok $(( ! $? )) "... the process outside both is not"
+
+run all
+ok $? "without --perf-use-cgroups: the daemon ran one cycle"
+has all cgbusy_a && has all cgbusy_b && has all cgbusy_out
+ok $? "... all three processes are sampled"
+
+run none --perf-use-cgroups --perf-max-cgroups 0
+ok $? "--perf-max-cgroups 0: the daemon still runs"
+grep -q "WARN.*selects no cgroup: perf is disabled" "$TMP/none.err"
+ok $? "... one WARN line says perf is disabled, as in gProfiler"
+grep -q cgbusy "$TMP/none.comms"; ok $(( ! $? )) "... and nothing is sampled"
+done_testing
