@@ -114,9 +114,10 @@ perf_cgroups_pick(struct perf *p)
 	perf_cgroups_log(p, e, k, (size_t)n, cg_now_us() - t0);
 	if (truncated)
 		perf_complain(p, "--perf-use-cgroups: %s has more than %d "
-		    "cgroups or deeper than %d levels; those beyond were not "
-		    "considered", cgwalk_root(p->cgw), CG_WALK_MAX,
-		    CG_WALK_DEPTH);
+		    "cgroups, deeper than %d levels, or more than %d ms "
+		    "of them; those beyond were not considered",
+		    cgwalk_root(p->cgw), CG_WALK_MAX, CG_WALK_DEPTH,
+		    CG_WALK_BUDGET_US / 1000);
 	if (k == 0)
 		perf_complain(p, "--perf-use-cgroups: no cgroup under %s "
 		    "holds processes: nothing is sampled until one does",

@@ -13,6 +13,8 @@
 /* Bounds of one walk: a host with thousands of cgroups stays cheap. */
 #define CG_WALK_MAX		4096	/* directories visited */
 #define CG_WALK_DEPTH		16	/* below the mount */
+/* A walk's share of the loop: about 1000 cgroups on a slow VM. */
+#define CG_WALK_BUDGET_US	50000
 #define CG_PATH_MAX		256	/* kept for the log, truncated */
 
 /* One cgroup that holds processes, as the walk saw it. */

@@ -3,7 +3,7 @@
  * holds processes, with its CPU usage (cpu.stat usage_usec) since the
  * previous walk.  The tree is the kernel's, but a delegated subtree is a
  * user's to shape, so the walk is bounded (CG_WALK_MAX directories,
- * CG_WALK_DEPTH levels), goes from directory descriptor to directory
+ * CG_WALK_DEPTH levels, CG_WALK_BUDGET_US of the loop), goes from directory descriptor to directory
  * descriptor with O_NOFOLLOW, never leaves the cgroup file system (same
  * st_dev), and reads each file once, bounded, non-blocking.
  */
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/magic.h>
@@ -41,8 +42,18 @@ struct cgwalk {
 	struct cg_prev	*prev;		/* the previous walk's, by id */
 	size_t		 nprev;
 	size_t		 visited;
+	uint64_t	 deadline;	/* CLOCK_MONOTONIC us */
 	int		 truncated;
 };
+
+static uint64_t
+cgwalk_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
+}
 
 /* Where cgroup v2 is: the unified mount, or beside v1 on a hybrid host. */
 static const char *const cgwalk_mounts[] = {
@@ -143,12 +154,11 @@ cgwalk_prev_usage(const struct cgwalk *w, uint64_t id, int *found)
 /* dirfd (at path, below the mount) as a candidate: one that holds
  * processes and says how much CPU it used. */
 static int
-cgwalk_add(struct cgwalk *w, int dirfd, const char *path, const char *name,
-    const char *parent)
+cgwalk_add(struct cgwalk *w, int dirfd, const struct stat *st,
+    const char *path, const char *name, const char *parent)
 {
 	char buf[CG_STAT_BYTES];
 	struct cg_entry *e, *ne;
-	struct stat st;
 	uint64_t usage, before;
 	int found;
 
@@ -159,8 +169,6 @@ cgwalk_add(struct cgwalk *w, int dirfd, const char *path, const char *name,
 	if (cgwalk_read(dirfd, "cpu.stat", buf, sizeof(buf)) <= 0 ||
 	    cgstat_parse_usage(buf, strlen(buf), &usage) != 0)
 		return (0);
-	if (fstat(dirfd, &st) != 0)
-		return (0);
 	if (w->ncur == w->cap) {
 		w->cap = w->cap ? w->cap * 2 : 64;
 		if ((ne = realloc(w->cur, w->cap * sizeof(*ne))) == NULL)
@@ -169,7 +177,7 @@ cgwalk_add(struct cgwalk *w, int dirfd, const char *path, const char *name,
 	}
 	e = &w->cur[w->ncur++];
 	memset(e, 0, sizeof(*e));
-	e->id = (uint64_t)st.st_ino;
+	e->id = (uint64_t)st->st_ino;
 	e->usage = usage;
 	before = cgwalk_prev_usage(w, e->id, &found);
 	/* new since the last walk: all it used is recent */
@@ -180,55 +188,58 @@ cgwalk_add(struct cgwalk *w, int dirfd, const char *path, const char *name,
 	return (0);
 }
 
+/*
+ * The directory fd (at path below the mount, st its stat), then its
+ * subdirectories; takes fd (the root's is a duplicate, rewound).
+ */
 static int
-cgwalk_dir(struct cgwalk *w, int dirfd, char *path, size_t plen, int depth,
-    const char *name, const char *parent)
+cgwalk_dir(struct cgwalk *w, int fd, const struct stat *st, char *path,
+    size_t plen, int depth, const char *name, const char *parent)
 {
 	struct dirent *d;
-	struct stat st;
+	struct stat cst;
 	DIR *dir;
 	size_t n;
-	int fd, rc = 0;
+	int cfd, dfd, rc = 0;
 
-	if (depth > 0 && (rc = cgwalk_add(w, dirfd, path, name, parent)) != 0)
-		return (rc);
-	if (depth >= CG_WALK_DEPTH) {
-		w->truncated = 1;
-		return (0);
-	}
-	if ((fd = dup(dirfd)) < 0)
-		return (0);
 	if ((dir = fdopendir(fd)) == NULL) {
 		close(fd);
 		return (0);
 	}
-	while (rc == 0 && (d = readdir(dir)) != NULL) {
+	rewinddir(dir);
+	dfd = dirfd(dir);
+	if (depth > 0 && (rc = cgwalk_add(w, dfd, st, path, name,
+	    parent)) != 0)
+		goto out;
+	while ((d = readdir(dir)) != NULL) {
 		if (d->d_type != DT_DIR || strcmp(d->d_name, ".") == 0 ||
 		    strcmp(d->d_name, "..") == 0)
 			continue;
-		if (w->visited >= CG_WALK_MAX) {
+		if (depth >= CG_WALK_DEPTH || w->visited >= CG_WALK_MAX ||
+		    cgwalk_now_us() > w->deadline) {
 			w->truncated = 1;
 			break;
 		}
 		w->visited++;
-		fd = openat(dirfd, d->d_name, O_RDONLY | O_DIRECTORY |
+		cfd = openat(dfd, d->d_name, O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
+		if (cfd < 0)
 			continue;	/* removed meanwhile */
-		if (fstat(fd, &st) != 0 || st.st_dev != w->dev) {
-			close(fd);
+		n = strlen(d->d_name);
+		if (fstat(cfd, &cst) != 0 || cst.st_dev != w->dev ||
+		    plen + 1 + n >= CG_PATH_MAX) {
+			close(cfd);
 			continue;
 		}
-		n = strlen(d->d_name);
-		if (plen + 1 + n < CG_PATH_MAX) {
-			path[plen] = '/';
-			memcpy(path + plen + 1, d->d_name, n + 1);
-			rc = cgwalk_dir(w, fd, path, plen + 1 + n, depth + 1,
-			    d->d_name, name);
-			path[plen] = '\0';
-		}
-		close(fd);
+		path[plen] = '/';
+		memcpy(path + plen + 1, d->d_name, n + 1);
+		rc = cgwalk_dir(w, cfd, &cst, path, plen + 1 + n, depth + 1,
+		    d->d_name, name);
+		path[plen] = '\0';
+		if (rc != 0)
+			break;
 	}
+out:
 	closedir(dir);
 	return (rc);
 }
@@ -246,15 +257,23 @@ cgwalk_scan(struct cgwalk *w, struct cg_entry **ep, int *truncated)
 {
 	char path[CG_PATH_MAX];
 	struct cg_prev *np;
+	struct stat st;
 	size_t i;
-	int rc;
+	int fd, rc;
 
 	w->ncur = 0;
 	w->visited = 0;
 	w->truncated = 0;
+	w->deadline = cgwalk_now_us() + CG_WALK_BUDGET_US;
 	path[0] = '\0';
-	rc = cgwalk_dir(w, w->rootfd, path, 0, 0, "", NULL);
-	if (rc != 0)
+	if ((fd = dup(w->rootfd)) < 0)
+		return (-errno);
+	if (fstat(fd, &st) != 0) {
+		rc = -errno;
+		close(fd);
+		return (rc);
+	}
+	if ((rc = cgwalk_dir(w, fd, &st, path, 0, 0, "", NULL)) != 0)
 		return (rc);
 	/* this walk's usage is the next one's baseline */
 	np = w->ncur > 0 ? malloc(w->ncur * sizeof(*np)) : NULL;
