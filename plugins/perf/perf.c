@@ -433,7 +433,7 @@ perf_start(void *priv)
 {
 	struct perf *p = priv;
 	struct sampler_opts o;
-	char err[512], rate[64];
+	char err[512], rate[128];
 	int rc, cg;
 
 	memset(&p->cur, 0, sizeof(p->cur));
@@ -493,17 +493,20 @@ perf_start(void *priv)
 		return (-ENOTSUP);
 	}
 	if (cg > 0) {
+		if (p->max_docker > 0)
+			snprintf(rate, sizeof(rate), "%lld busiest docker "
+			    "containers and then the busiest other cgroups, "
+			    "%lld in all,", (long long)p->max_docker,
+			    (long long)p->max_cgroups);
+		else
+			snprintf(rate, sizeof(rate), "%lld busiest cgroups",
+			    (long long)p->max_cgroups);
 		p->api->log(p->ctx, GP_LOG_INFO, "--perf-use-cgroups: "
-		    "sampling only the processes of the %lld busiest cgroups "
-		    "under %s%s%s%s, chosen by CPU usage at each cycle's start "
-		    "(the first by usage since each cgroup was created)%s",
-		    (long long)(p->max_cgroups > p->max_docker ?
-		    p->max_cgroups : p->max_docker), cgwalk_root(p->cgw),
-		    p->max_docker > 0 ? " (the " : "",
-		    p->max_docker > 0 ? "busiest docker containers first, "
-		    "then other cgroups" : "", p->max_docker > 0 ? ")" : "",
-		    p->pids != NULL ? "; --pids is not applied to perf, as in "
-		    "gProfiler" : "");
+		    "sampling only the processes of the %s under %s, chosen "
+		    "by CPU usage at each cycle's start (the first by usage "
+		    "since each cgroup was created)%s", rate,
+		    cgwalk_root(p->cgw), p->pids != NULL ? "; --pids is not "
+		    "applied to perf, as in gProfiler" : "");
 		perf_cgroups_pick(p);
 	}
 	symbolizer_set_kernel_resolver(p->sym, perf_ksym_resolve, p);

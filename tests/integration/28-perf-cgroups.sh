@@ -2,9 +2,12 @@
 # perf plugin, --perf-use-cgroups: two cgroup v2 leaves, A with a heavy busy
 # process (2 threads) and B with a lighter one (1 thread), and a busy
 # process outside both.  --perf-max-cgroups 1 samples only A's process,
-# --perf-max-cgroups 2 A's and B's, and without the flag all three are
-# sampled.  --perf-max-cgroups 0 (no docker containers either) disables perf,
-# as gProfiler does.
+# --perf-max-cgroups 2 A's and B's, and without the flag all of them are
+# sampled.  A third leaf named as docker's systemd driver names a container
+# (docker-<64 hex>.scope) holds a light process: with
+# --perf-max-docker-containers 1 --perf-max-cgroups 1 the container comes
+# first, busier A or not.  --perf-max-cgroups 0 (no docker containers either)
+# disables perf, as gProfiler does.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/workloads/perf_lib.sh"
 perf_require
@@ -21,8 +24,11 @@ done
 [ -n "$CG" ] || skip_all "cgroup v2 is not mounted"
 A=$CG/gptest-a-$$
 B=$CG/gptest-b-$$
+# a container id of this run: 64 hex digits
+D=$CG/docker-$(printf '%064x' $$).scope
 mkdir "$A" 2>/dev/null || skip_all "cannot create a cgroup under $CG"
-mkdir "$B" || { rmdir "$A"; skip_all "cannot create a cgroup under $CG"; }
+mkdir "$B" "$D" || { rmdir "$A" "$B" "$D" 2>/dev/null;
+    skip_all "cannot create a cgroup under $CG"; }
 
 TMP=$(mktemp -d /tmp/gptest.XXXXXX) || exit 99
 pids=""
@@ -30,7 +36,7 @@ cleanup() {
 	# shellcheck disable=SC2086
 	[ -z "$pids" ] || kill $pids 2>/dev/null
 	wait 2>/dev/null
-	for d in "$A" "$B"; do
+	for d in "$A" "$B" "$D"; do
 		i=0
 		while [ -d "$d" ] && ! rmdir "$d" 2>/dev/null && [ $i -lt 50 ]; do
 			sleep 0.1
@@ -43,7 +49,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 # One binary, three names, so each process is told apart by its comm.
-for n in cgbusy_a cgbusy_b cgbusy_out; do
+for n in cgbusy_a cgbusy_b cgbusy_d cgbusy_out; do
 	cp "$WL/perf_busy" "$TMP/$n" || exit 99
 done
 # Each process enters its cgroup before it execs the workload.
@@ -55,9 +61,15 @@ sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -t 60 -j 1' sh "$B" \
 pids="$pids $!"
 "$TMP/cgbusy_out" -t 60 -j 1 &
 pids="$pids $!"
+# the container's process: a third of a CPU at most
+sh -c 'echo $$ >"$1/cgroup.procs" &&
+    while :; do timeout 0.1 "$2" -t 1; sleep 0.2; done' sh "$D" \
+    "$TMP/cgbusy_d" &
+pids="$pids $!"
 sleep 1
-grep -q . "$A/cgroup.procs" && grep -q . "$B/cgroup.procs"
-ok $? "the workloads are in $A and $B"
+grep -q . "$A/cgroup.procs" && grep -q . "$B/cgroup.procs" &&
+    grep -q . "$D/cgroup.procs"
+ok $? "the workloads are in $A, $B and $D"
 
 # run NAME ARGS...: one 5 s cycle of the daemon; $TMP/NAME.comms gets the
 # sampled process names, $TMP/NAME.err the log.
@@ -94,10 +106,18 @@ has two cgbusy_a && has two cgbusy_b
 ok $? "... A's and B's processes are sampled"
 has two cgbusy_out; ok $(( ! $? )) "... the process outside both is not"
 
+run dock --perf-use-cgroups --perf-max-cgroups 1 \
+    --perf-max-docker-containers 1
+ok $? "--perf-max-docker-containers 1 --perf-max-cgroups 1: one cycle"
+has dock cgbusy_d; ok $? "... the container's process is sampled"
+has dock cgbusy_a; ok $(( ! $? )) "... busier A's is not (containers first)"
+has dock cgbusy_out; ok $(( ! $? )) "... the process outside is not"
+
 run all
 ok $? "without --perf-use-cgroups: the daemon ran one cycle"
-has all cgbusy_a && has all cgbusy_b && has all cgbusy_out
-ok $? "... all three processes are sampled"
+has all cgbusy_a && has all cgbusy_b && has all cgbusy_d &&
+    has all cgbusy_out
+ok $? "... all four processes are sampled"
 
 run none --perf-use-cgroups --perf-max-cgroups 0
 ok $? "--perf-max-cgroups 0: the daemon still runs"
