@@ -115,7 +115,7 @@ perf_cgroups_pick(struct perf *p)
 	if (truncated)
 		perf_complain(p, "--perf-use-cgroups: %s has more than %d "
 		    "cgroups, deeper than %d levels, or more than %d ms "
-		    "of them; those beyond were not considered",
+		    "of CPU time of them; those beyond were not considered",
 		    cgwalk_root(p->cgw), CG_WALK_MAX, CG_WALK_DEPTH,
 		    CG_WALK_BUDGET_US / 1000);
 	if (k == 0)

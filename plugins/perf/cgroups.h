@@ -13,7 +13,7 @@
 /* Bounds of one walk: a host with thousands of cgroups stays cheap. */
 #define CG_WALK_MAX		4096	/* directories visited */
 #define CG_WALK_DEPTH		16	/* below the mount */
-/* A walk's share of the loop: about 1000 cgroups on a slow VM. */
+/* A walk's CPU time: about 1000 cgroups on a slow VM. */
 #define CG_WALK_BUDGET_US	50000
 #define CG_PATH_MAX		256	/* kept for the log, truncated */
 

@@ -3,9 +3,10 @@
  * holds processes, with its CPU usage (cpu.stat usage_usec) since the
  * previous walk.  The tree is the kernel's, but a delegated subtree is a
  * user's to shape, so the walk is bounded (CG_WALK_MAX directories,
- * CG_WALK_DEPTH levels, CG_WALK_BUDGET_US of the loop), goes from directory descriptor to directory
- * descriptor with O_NOFOLLOW, never leaves the cgroup file system (same
- * st_dev), and reads each file once, bounded, non-blocking.
+ * CG_WALK_DEPTH levels, CG_WALK_BUDGET_US of CPU time), goes from
+ * directory descriptor to directory descriptor with O_NOFOLLOW, never
+ * leaves the cgroup file system (same st_dev), and reads each file once,
+ * bounded, non-blocking.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -42,16 +43,18 @@ struct cgwalk {
 	struct cg_prev	*prev;		/* the previous walk's, by id */
 	size_t		 nprev;
 	size_t		 visited;
-	uint64_t	 deadline;	/* CLOCK_MONOTONIC us */
+	uint64_t	 deadline;	/* CLOCK_THREAD_CPUTIME_ID us */
 	int		 truncated;
 };
 
+/* The budget is the agent's CPU time, not the clock's: on a busy host
+ * the walk is preempted, and that costs the host nothing. */
 static uint64_t
 cgwalk_now_us(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ((uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
 }
 
