@@ -252,10 +252,14 @@ sample_take(void *ctx, __u64 period)
 		return 0;
 	if (filter_pids && bpf_map_lookup_elem(&pids, &tgid) == NULL)
 		return 0;
+	/* A process profiler's process is sampled wherever it runs: its
+	 * profiler reads the thread caught here, and gProfiler's -G limits
+	 * perf, not the runtime profilers (whose stacks replace perf's). */
 	if (filter_cgroups) {
 		__u64 cg = bpf_get_current_cgroup_id();
 
-		if (bpf_map_lookup_elem(&cgroups, &cg) == NULL)
+		if (bpf_map_lookup_elem(&cgroups, &cg) == NULL &&
+		    bpf_map_lookup_elem(&watch, &tgid) == NULL)
 			return 0;
 	}
 	if (period > 1) {

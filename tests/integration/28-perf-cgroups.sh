@@ -66,6 +66,26 @@ sh -c 'echo $$ >"$1/cgroup.procs" &&
     while :; do timeout 0.1 "$2" -t 1; sleep 0.2; done' sh "$D" \
     "$TMP/cgbusy_d" &
 pids="$pids $!"
+# A Python process outside the cgroups: gProfiler's -G limits perf, not
+# its runtime profilers, so the python plugin still profiles it.
+PY=""
+if [ -e "$GP_PLUGIN_DIR/python.so" ] && [ -n "${PYTHON3:-}" ]; then
+	cat >"$TMP/cg_py.py" <<'PYEOF'
+import time
+def cg_spin_outside():
+    x = 0
+    for i in range(200000):
+        x += i
+    return x
+end = time.time() + 60
+while time.time() < end:
+    cg_spin_outside()
+    time.sleep(0.01)
+PYEOF
+	"$PYTHON3" "$TMP/cg_py.py" &
+	pids="$pids $!"
+	PY=1
+fi
 sleep 2
 grep -q . "$A/cgroup.procs" && grep -q . "$B/cgroup.procs" &&
     grep -q . "$D/cgroup.procs"
@@ -125,6 +145,13 @@ ok $? "... one INFO line names the mode"
 grep -q "DEBUG.*perf cgroups this cycle: 1 of [0-9]* with processes" \
     "$TMP/one.err"
 ok $? "... and a debug line the cgroups chosen"
+if [ -n "$PY" ]; then
+	grep -q "cg_spin_outside" "$TMP/one.out"/profile_*.col
+	ok $? "... a Python process outside them keeps its Python stacks"
+else
+	skip "... a Python process outside them keeps its Python stacks" \
+	    "no python plugin or no python3"
+fi
 
 run two -v --perf-use-cgroups --perf-max-cgroups 2
 ok $? "--perf-max-cgroups 2: the daemon ran one cycle"
