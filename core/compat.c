@@ -69,14 +69,12 @@ static const struct compat_flag compat_flags[] = {
 	  "are not read here; give such an event to --perf-event as its "
 	  "raw code (rNNNN)" },
 	{ ROW("perf-use-cgroups", GP_OPT_BOOL, "false", 0, 0, NULL), "perf",
-	  CPU, NULL, "false", "the BPF sampler has no per-cgroup filter "
-	  "(perf -G); it samples the whole host or --pids" },
+	  CPU, NULL, "false", "the perf plugin is not installed" },
 	{ ROW("perf-max-cgroups", GP_OPT_INT, "50", 0, POSINT_MAX, NULL),
-	  "perf", CPU, NULL, NULL, "no cgroup filtering (see "
-	  "--perf-use-cgroups)" },
+	  "perf", CPU, NULL, NULL, "the perf plugin is not installed" },
 	{ ROW("perf-max-docker-containers", GP_OPT_INT, "0", 0, POSINT_MAX,
-	  NULL), "perf", CPU, NULL, NULL, "no cgroup filtering (see "
-	  "--perf-use-cgroups)" },
+	  NULL), "perf", CPU, NULL, NULL, "the perf plugin is not "
+	  "installed" },
 	/* python (profilers/python.py) */
 	{ ROW("no-python-versions", GP_OPT_BOOL, "false", 0, 0, NULL),
 	  "python", CPU, NULL, "false", "package versions are not added to "

@@ -19,6 +19,7 @@
 
 #include <gprofiler/plugin.h>
 
+#include "cgroups.h"
 #include "perf_int.h"
 #include "perfevent.h"
 #include "pidtab.h"
@@ -63,6 +64,33 @@ static const struct gp_option perf_options[] = {
 		.max = 0x7fffffffffffffffLL,
 		.help = "one sample every N events (perf record -c N) instead "
 		    "of --profiling-frequency samples a second",
+	},
+	{
+		.name = "perf-use-cgroups",
+		.type = GP_OPT_BOOL,
+		.defval = "false",
+		.help = "sample only the processes of the cgroups (v2) that "
+		    "used the most CPU, re-chosen at each cycle (perf -G in "
+		    "gProfiler)",
+	},
+	{
+		.name = "perf-max-cgroups",
+		.type = GP_OPT_INT,
+		.defval = "50",
+		.min = 0,
+		.max = 0x7fffffffffffffffLL,
+		.help = "with --perf-use-cgroups: how many cgroups at most",
+	},
+	{
+		.name = "perf-max-docker-containers",
+		.type = GP_OPT_INT,
+		.defval = "0",
+		.min = 0,
+		.max = 0x7fffffffffffffffLL,
+		.help = "with --perf-use-cgroups: the N busiest docker "
+		    "containers, each as its own cgroup, then other cgroups "
+		    "up to --perf-max-cgroups (0: containers are cgroups like "
+		    "any other)",
 	},
 };
 
@@ -287,6 +315,10 @@ perf_teardown(struct perf *p)
 	free(p->pids);
 	p->pids = NULL;
 	p->npids = 0;
+	cgwalk_free(p->cgw);
+	p->cgw = NULL;
+	free(p->cg_ids);
+	p->cg_ids = NULL;
 }
 
 /*
@@ -385,6 +417,14 @@ perf_read_options(struct perf *p)
 	if (pids != NULL && pids[0] != '\0' &&
 	    pidlist_parse(pids, &p->pids, &p->npids) != 0)
 		return (-EINVAL);
+	p->use_cgroups = p->api->option_get_bool(p->ctx,
+	    "perf-use-cgroups") == 1;
+	p->max_cgroups = p->api->option_get_int(p->ctx, "perf-max-cgroups",
+	    50);
+	p->max_docker = p->api->option_get_int(p->ctx,
+	    "perf-max-docker-containers", 0);
+	if (p->max_cgroups < 0 || p->max_docker < 0)
+		return (-EINVAL);
 	return (0);
 }
 
@@ -393,8 +433,8 @@ perf_start(void *priv)
 {
 	struct perf *p = priv;
 	struct sampler_opts o;
-	char err[512], rate[64];
-	int rc;
+	char err[512], rate[128];
+	int rc, cg;
 
 	memset(&p->cur, 0, sizeof(p->cur));
 	memset(&p->last, 0, sizeof(p->last));
@@ -407,6 +447,10 @@ perf_start(void *priv)
 	}
 	if (p->mode == PERF_MODE_DISABLED)
 		return (0);
+	if ((cg = perf_cgroups_init(p)) < 0) {
+		p->mode = PERF_MODE_DISABLED;
+		return (0);
+	}
 	p->sym = symbolizer_new(perf_sym_log, p);
 	if (p->sym != NULL)
 		symbolizer_set_insert_dso(p->sym, p->api->option_get_bool(
@@ -435,8 +479,10 @@ perf_start(void *priv)
 	o.want_dwarf = p->mode == PERF_MODE_DWARF ||
 	    p->mode == PERF_MODE_SMART;
 	o.dwarf_size = p->dwarf_size;
-	o.pids = p->pids;
-	o.npids = p->npids;
+	/* gProfiler's perf takes -G instead of --pid when both are given */
+	o.pids = cg > 0 ? NULL : p->pids;
+	o.npids = cg > 0 ? 0 : p->npids;
+	o.filter_cgroups = cg > 0;
 	o.on_record = perf_collect_record;
 	o.log = perf_sym_log;
 	o.arg = p;
@@ -445,6 +491,23 @@ perf_start(void *priv)
 		p->api->log(p->ctx, GP_LOG_ERR, "%s", err);
 		perf_teardown(p);
 		return (-ENOTSUP);
+	}
+	if (cg > 0) {
+		if (p->max_docker > 0)
+			snprintf(rate, sizeof(rate), "%lld busiest docker "
+			    "containers and then the busiest other cgroups, "
+			    "%lld in all,", (long long)p->max_docker,
+			    (long long)p->max_cgroups);
+		else
+			snprintf(rate, sizeof(rate), "%lld busiest cgroups",
+			    (long long)p->max_cgroups);
+		p->api->log(p->ctx, GP_LOG_INFO, "--perf-use-cgroups: "
+		    "sampling only the processes of the %s under %s, chosen "
+		    "by CPU usage at each cycle's start (the first by usage "
+		    "since each cgroup was created)%s", rate,
+		    cgwalk_root(p->cgw), p->pids != NULL ? "; --pids is not "
+		    "applied to perf, as in gProfiler" : "");
+		perf_cgroups_pick(p);
 	}
 	symbolizer_set_kernel_resolver(p->sym, perf_ksym_resolve, p);
 	if (sampler_follows_exec(p->sampler))
@@ -473,7 +536,7 @@ perf_start(void *priv)
 	p->api->log(p->ctx, GP_LOG_INFO, "sampling %d CPUs %s (%s%s%s, %s "
 	    "stacks%s)", p->cur.cpus, rate, sampler_event_name(p->sampler),
 	    p->have_ev ? ", " : "", p->have_ev ? perfevent_kind(&p->ev) : "",
-	    perf_mode_name(p->mode), p->pids != NULL ? ", --pids" : "");
+	    perf_mode_name(p->mode), o.pids != NULL ? ", --pids" : "");
 	return (0);
 }
 
@@ -559,6 +622,8 @@ perf_snapshot(void *priv, struct gp_snapshot *snap)
 	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
 	rc = perf_emit(p, snap);
 	perf_cycle_reset(p);
+	/* the next cycle starts now: its cgroups */
+	perf_cgroups_pick(p);
 	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
 	perf_work_arm(p);
 	/* The cycle's strings, retired snapshots and parse buffers are free
@@ -612,6 +677,8 @@ perf_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
 		a->json_set_int(md, "perf_dwarf_pids", (int64_t)c->dwarf_pids);
 	}
 	a->json_set_int(md, "perf_pids", (int64_t)c->pids);
+	if (p->cgw != NULL)
+		a->json_set_int(md, "perf_cgroups", (int64_t)c->cgroups);
 	a->json_set_int(md, "perf_drain_slices", (int64_t)c->drain_slices);
 	a->json_set_int(md, "perf_user_frames", (int64_t)c->user_frames);
 	a->json_set_int(md, "perf_user_frames_symbolized",

@@ -42,6 +42,7 @@ struct stackagg;
 struct pidtab;
 struct symbolizer;
 struct unwinder;
+struct cgwalk;
 
 /* What one cycle saw, for the profile metadata. */
 struct perf_cycle_stats {
@@ -53,6 +54,7 @@ struct perf_cycle_stats {
 	uint64_t	 pids;
 	uint64_t	 dwarf_pids;		/* smart: PIDs DWARF won */
 	uint64_t	 drain_slices;		/* drains cut at their slice */
+	uint64_t	 cgroups;		/* --perf-use-cgroups: chosen */
 	int		 cpus;
 };
 
@@ -69,6 +71,12 @@ struct perf {
 	uint32_t		 dwarf_size;
 	int32_t			*pids;		/* --pids, NULL for all */
 	uint32_t		 npids;
+	/* --perf-use-cgroups: the busiest cgroups, re-chosen each cycle */
+	int			 use_cgroups;
+	int64_t			 max_cgroups;	/* --perf-max-cgroups */
+	int64_t			 max_docker;	/* --perf-max-docker-containers */
+	struct cgwalk		*cgw;		/* NULL: no cgroup filter */
+	uint64_t		*cg_ids;	/* the ids chosen */
 
 	struct sampler		*sampler;
 	struct gp_timer		*drain_timer;
@@ -106,6 +114,17 @@ void		 perf_collect_slice(struct perf *);
 /* emit.c */
 /* The cycle's stacks into the snapshot (smart mode picks per PID). */
 int		 perf_emit(struct perf *, struct gp_snapshot *);
+
+/* cgpick.c */
+/*
+ * Start the cgroup filter the options ask for: whether the sampler
+ * filters by cgroup (0: the whole host, said in a WARN line when cgroup v2
+ * is missing), or -ENOENT when the options select no cgroup at all (perf
+ * is then disabled, as in gProfiler).
+ */
+int		 perf_cgroups_init(struct perf *);
+/* Choose this cycle's cgroups and hand them to the sampler. */
+void		 perf_cgroups_pick(struct perf *);
 
 /* pidlist.c */
 /* "1,2, 3" (the pids option) into a new array; -EINVAL naming nothing. */

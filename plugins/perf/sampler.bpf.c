@@ -15,6 +15,7 @@
 /* Set by user space before loading. */
 const volatile __u32 self_tgid = 0;	/* never sample the agent itself */
 const volatile __u8 filter_pids = 0;	/* only tgids in "pids" */
+const volatile __u8 filter_cgroups = 0;	/* only tasks of "cgroups" */
 const volatile __u8 want_fp = 1;	/* frame-pointer user stack */
 const volatile __u8 want_dwarf = 0;	/* registers + user stack bytes */
 const volatile __u32 dwarf_size = 8192;
@@ -33,6 +34,18 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } pids SEC(".maps");
+
+/*
+ * --perf-use-cgroups: the cgroup v2 ids (bpf_get_current_cgroup_id, the
+ * inode of the cgroup's directory) whose tasks are sampled, refilled by
+ * user space at each cycle with the busiest ones.  Empty: none is.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);	/* CG_WALK_MAX */
+	__type(key, __u64);
+	__type(value, __u8);
+} cgroups SEC(".maps");
 
 /*
  * Exec generations: tgid -> how many execs the program has seen it do
@@ -239,6 +252,16 @@ sample_take(void *ctx, __u64 period)
 		return 0;
 	if (filter_pids && bpf_map_lookup_elem(&pids, &tgid) == NULL)
 		return 0;
+	/* A process profiler's process is sampled wherever it runs: its
+	 * profiler reads the thread caught here, and gProfiler's -G limits
+	 * perf, not the runtime profilers (whose stacks replace perf's). */
+	if (filter_cgroups) {
+		__u64 cg = bpf_get_current_cgroup_id();
+
+		if (bpf_map_lookup_elem(&cgroups, &cg) == NULL &&
+		    bpf_map_lookup_elem(&watch, &tgid) == NULL)
+			return 0;
+	}
 	if (period > 1) {
 		__u32 k = 0;
 		__u64 *n = bpf_map_lookup_elem(&tp_hits, &k);

@@ -333,6 +333,7 @@ sampler_load(struct sampler *s, int with_ksym)
 		bpf_program__set_autoload(skel->progs.on_tracepoint, false);
 	skel->rodata->self_tgid = (uint32_t)s->opts.self_pid;
 	skel->rodata->filter_pids = s->opts.pids != NULL;
+	skel->rodata->filter_cgroups = s->opts.filter_cgroups != 0;
 	skel->rodata->want_fp = s->opts.want_fp != 0;
 	skel->rodata->want_dwarf = s->opts.want_dwarf != 0;
 	skel->rodata->dwarf_size = s->opts.dwarf_size;
@@ -397,6 +398,56 @@ sampler_watch(struct sampler *s, int32_t pid, int on)
 		rc = bpf_map__delete_elem(s->skel->maps.watch, &key,
 		    sizeof(key), 0);
 	return (rc != 0 && !(rc == -ENOENT && !on) ? rc : 0);
+}
+
+/* Is id among ids[0..n)?  n is at most a few thousand, once a cycle. */
+static int
+sampler_cg_member(const uint64_t *ids, size_t n, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return (1);
+	return (0);
+}
+
+int
+sampler_cgroups_set(struct sampler *s, const uint64_t *ids, size_t n)
+{
+	uint64_t key, next, stale[64];
+	size_t i, nstale;
+	uint8_t one = 1;
+	int more, rc;
+
+	if (n > SAMPLER_MAX_CGROUPS)
+		return (-E2BIG);
+	/* add the new ones first, so a cgroup kept is never left out */
+	for (i = 0; i < n; i++)
+		if (bpf_map__update_elem(s->skel->maps.cgroups, &ids[i],
+		    sizeof(ids[i]), &one, sizeof(one), BPF_ANY) != 0)
+			return (-errno);
+	/* then the stale ones, found in batches (deleting while iterating
+	 * would restart the iteration) */
+	do {
+		nstale = 0;
+		more = bpf_map__get_next_key(s->skel->maps.cgroups, NULL,
+		    &next, sizeof(next)) == 0;
+		while (more && nstale < sizeof(stale) / sizeof(stale[0])) {
+			key = next;
+			if (!sampler_cg_member(ids, n, key))
+				stale[nstale++] = key;
+			more = bpf_map__get_next_key(s->skel->maps.cgroups,
+			    &key, &next, sizeof(next)) == 0;
+		}
+		for (i = 0; i < nstale; i++) {
+			rc = bpf_map__delete_elem(s->skel->maps.cgroups,
+			    &stale[i], sizeof(stale[i]), 0);
+			if (rc != 0 && rc != -ENOENT)
+				return (rc);
+		}
+	} while (nstale == sizeof(stale) / sizeof(stale[0]));
+	return (0);
 }
 
 int

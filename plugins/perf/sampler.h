@@ -96,6 +96,9 @@ struct sampler_opts {
 	uint32_t	 dwarf_size;	/* bytes of user stack */
 	const int32_t	*pids;		/* only these tgids; NULL: all */
 	uint32_t	 npids;
+	/* only tasks of the cgroups given to sampler_cgroups_set (none until
+	 * then) */
+	int		 filter_cgroups;
 	/* one record (a ring-buffer sample); non-zero stops the drain */
 	int		(*on_record)(void *arg, const void *rec, size_t len);
 	/* libbpf warnings and sampler notes */
@@ -138,6 +141,13 @@ int		 sampler_exec_gen(struct sampler *, int32_t pid,
  * stack right after; or no more (!on).  0 or -errno.
  */
 int		 sampler_watch(struct sampler *, int32_t pid, int on);
+/*
+ * With filter_cgroups: sample the tasks of these cgroup v2 ids (at most
+ * SAMPLER_MAX_CGROUPS) and no others from now on.  0 or -errno.
+ */
+#define SAMPLER_MAX_CGROUPS	4096
+int		 sampler_cgroups_set(struct sampler *, const uint64_t *ids,
+		    size_t n);
 /* Whether exec and exit events are followed (generations counted). */
 int		 sampler_follows_exec(const struct sampler *);
 /* The event sampled: "cpu-cycles", "cpu-clock", "task-clock", or the
