@@ -90,6 +90,34 @@ emit_comm(struct perf *p, const struct pidinfo *pi,
 	return (c);
 }
 
+/*
+ * A Go image's application metadata, as gProfiler's perf profiler adds it
+ * (GolangPerfMetadata): golang_version, stripped, link, and libc (null
+ * when static).  gProfiler knows Go by runtime.buildVersion in .symtab, so
+ * it never names a stripped binary Go; we read .go.buildinfo, which the
+ * strip leaves, and report those too (stripped: true).
+ */
+static void
+emit_go_meta(struct perf *p, struct gp_snapshot *snap, struct pidinfo *pi)
+{
+	const struct gp_host_api	*api = p->api;
+	struct symbolizer_go_meta	 m;
+	struct gp_json			*md;
+
+	if (pi->pid <= 0 ||
+	    symbolizer_go_meta_gen(p->sym, pi->pid, pi->gen, &m) != 0 ||
+	    (md = api->json_new()) == NULL)
+		return;
+	api->json_set_string(md, "golang_version", m.version);
+	api->json_set_bool(md, "stripped", m.stripped);
+	api->json_set_string(md, "link", m.dynamic ? "dynamic" : "static");
+	if (m.dynamic)
+		api->json_set_string(md, "libc", m.musl ? "musl" : "glibc");
+	else
+		api->json_set_null(md, "libc");
+	api->snapshot_set_app_metadata(snap, pi->pid, md);
+}
+
 static int
 emit_stack_cb(const struct stack_entry *e, void *arg)
 {
@@ -127,6 +155,10 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 	if (p->api->snapshot_add_stack(em->snap, e->pid, emit_comm(p, pi, e),
 	    frames, n, count) != 0)
 		em->rc = -1;
+	if (!pi->meta_sent) {
+		pi->meta_sent = 1;
+		emit_go_meta(p, em->snap, pi);
+	}
 	return (0);
 }
 
