@@ -104,7 +104,8 @@ emit_go_meta(struct perf *p, struct gp_snapshot *snap, struct pidinfo *pi)
 	struct symbolizer_go_meta	 m;
 	struct gp_json			*md;
 
-	if (pi->pid <= 0 ||
+	if (pi->pid <= 0 || api->snapshot_set_app_metadata == NULL ||
+	    api->json_set_null == NULL ||
 	    symbolizer_go_meta_gen(p->sym, pi->pid, pi->gen, &m) != 0 ||
 	    (md = api->json_new()) == NULL)
 		return;
