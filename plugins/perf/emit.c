@@ -98,13 +98,16 @@ emit_comm(struct perf *p, const struct pidinfo *pi,
  * strip leaves, and report those too (stripped: true).
  */
 static void
-emit_go_meta(struct perf *p, struct gp_snapshot *snap, struct pidinfo *pi)
+emit_go_meta(struct pidinfo *pi, void *arg)
 {
+	struct emit			*em = arg;
+	struct perf			*p = em->p;
 	const struct gp_host_api	*api = p->api;
 	struct symbolizer_go_meta	 m;
 	struct gp_json			*md;
 
-	if (pi->pid <= 0 || api->snapshot_set_app_metadata == NULL ||
+	if (!pi->emitted || pi->pid <= 0 ||
+	    api->snapshot_set_app_metadata == NULL ||
 	    api->json_set_null == NULL ||
 	    symbolizer_go_meta_gen(p->sym, pi->pid, pi->gen, &m) != 0 ||
 	    (md = api->json_new()) == NULL)
@@ -116,7 +119,7 @@ emit_go_meta(struct perf *p, struct gp_snapshot *snap, struct pidinfo *pi)
 		api->json_set_string(md, "libc", m.musl ? "musl" : "glibc");
 	else
 		api->json_set_null(md, "libc");
-	api->snapshot_set_app_metadata(snap, pi->pid, md);
+	api->snapshot_set_app_metadata(em->snap, pi->pid, md);
 }
 
 static int
@@ -156,10 +159,7 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 	if (p->api->snapshot_add_stack(em->snap, e->pid, emit_comm(p, pi, e),
 	    frames, n, count) != 0)
 		em->rc = -1;
-	if (!pi->meta_sent) {
-		pi->meta_sent = 1;
-		emit_go_meta(p, em->snap, pi);
-	}
+	pi->emitted = 1;
 	return (0);
 }
 
@@ -223,6 +223,8 @@ perf_emit(struct perf *p, struct gp_snapshot *snap)
 		em.is_dwarf = 1;
 		stackagg_foreach(p->dw, emit_stack_cb, &em);
 	}
+	/* After every stack: the executables are parsed by then. */
+	pidtab_foreach(p->seen, emit_go_meta, &em);
 	p->cur.pids = pidtab_count(p->seen);
 	return (em.rc);
 }

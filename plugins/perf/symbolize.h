@@ -107,9 +107,10 @@ void		 symbolizer_cover_gen(struct symbolizer *, int32_t, uint32_t,
 		    const uint64_t *, size_t);
 /*
  * gProfiler's application metadata of a Go image (gprofiler-compat.md
- * §6): from its executable's table, parsed now if no sample has needed it
- * yet, and its mappings as first seen.  0; -ENOENT: not a Go binary with
- * a version this reads (see gobuildinfo.h); -ESRCH: image unknown.
+ * §6): from its executable's table, if a sample's symbolizing parsed it,
+ * and its mappings as first seen.  0; -ENOENT: not a Go binary with a
+ * version this reads (see gobuildinfo.h), or not parsed; -ESRCH: image
+ * unknown.
  */
 #define SYMBOLIZER_GO_VER_MAX	128
 struct symbolizer_go_meta {

@@ -3,9 +3,10 @@
  * process (gprofiler/profilers/perf.py, GolangPerfMetadata): the Go
  * version, whether the executable is stripped (it has no .symtab), static
  * or dynamic (a PT_DYNAMIC segment) and, when dynamic, musl (an ld-musl
- * mapping) or glibc.  Everything comes from the executable's cached table
- * (read once per binary) and the mappings already snapshotted; the only
- * new read is a readlink when no mapping matched the exe's identity.
+ * mapping) or glibc.  Everything comes from the executable's table, as
+ * parsed for symbolizing (once per binary), and the mappings already
+ * snapshotted; the only new read is a readlink when no mapping matched
+ * the exe's identity.
  */
 #include "config.h"
 
@@ -63,7 +64,9 @@ symbolizer_go_meta_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 	memset(m, 0, sizeof(*m));
 	if ((p = sym_proc_get(s, pid, gen)) == NULL || p->snap == NULL)
 		return (-ESRCH);
-	if ((b = sym_go_exe(s, p)) == NULL ||
+	/* Only a table a sample already needed: metadata never parses a
+	 * binary (a Go process's user frames all lie in its executable). */
+	if ((b = sym_go_exe(s, p)) == NULL || !b->loaded ||
 	    (t = sym_binary_table(s, b)) == NULL || t->go_buildinfo != 0)
 		return (-ENOENT);
 	memcpy(m->version, t->go_buildver, sizeof(m->version));
