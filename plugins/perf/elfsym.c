@@ -363,14 +363,45 @@ elfsym_go_probe(Elf *e, struct elfsym_go *go)
 	}
 }
 
+struct elfsym_va {
+	Elf				*e;
+	const struct elfsym_table	*t;
+};
+
+/* Bytes at a link-time address, from the file through PT_LOAD. */
+static int
+elfsym_read_va(void *arg, uint64_t addr, void *buf, size_t n)
+{
+	const struct elfsym_va	*va = arg;
+	const struct elfsym_seg	*sg;
+	Elf_Data		*d;
+	size_t			 i;
+
+	for (i = 0; i < va->t->nsegs; i++) {
+		sg = &va->t->segs[i];
+		if (addr < sg->vaddr || addr - sg->vaddr > sg->filesz ||
+		    n > sg->filesz - (addr - sg->vaddr))
+			continue;
+		if ((d = elf_getdata_rawchunk(va->e, (int64_t)(sg->off +
+		    (addr - sg->vaddr)), n, ELF_T_BYTE)) == NULL ||
+		    d->d_buf == NULL || d->d_size != n)
+			return (-1);
+		memcpy(buf, d->d_buf, n);
+		return (0);
+	}
+	return (-1);
+}
+
 /*
  * The Go version from .go.buildinfo: only its head is read (the header
- * and the inline version string), not the module info after it.
+ * and the inline version string, or for Go before 1.18 the two strings
+ * its pointers lead to), not the module info.
  */
 static void
 elfsym_read_buildinfo(Elf *e, struct elfsym_table *t,
     const struct elfsym_go *go)
 {
+	struct elfsym_va va;
 	GElf_Shdr	 sh;
 	Elf_Data	*d;
 	size_t		 n;
@@ -388,8 +419,10 @@ elfsym_read_buildinfo(Elf *e, struct elfsym_table *t,
 	if ((d = elf_getdata_rawchunk(e, (int64_t)sh.sh_offset, n,
 	    ELF_T_BYTE)) == NULL || d->d_buf == NULL)
 		return;
-	t->go_buildinfo = gobuildinfo_version(d->d_buf, d->d_size,
-	    t->go_buildver, sizeof(t->go_buildver));
+	va.e = e;
+	va.t = t;
+	t->go_buildinfo = gobuildinfo_version_at(d->d_buf, d->d_size,
+	    elfsym_read_va, &va, t->go_buildver, sizeof(t->go_buildver));
 }
 
 /* Add the functions of .gopclntab; a table it cannot read adds none. */

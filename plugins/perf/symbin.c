@@ -310,9 +310,9 @@ sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 		    b->path, t->go_funcs, t->go_version == 116 ? "1.16-1.17" :
 		    t->go_version == 118 ? "1.18-1.19" : "1.20+");
 	if (t->go_buildinfo == -ENOTSUP)
-		sym_log(s, GP_LOG_INFO, "symbolizer: %s: Go before 1.18 (its "
-		    ".go.buildinfo holds pointers): no golang_version "
-		    "metadata", b->path);
+		sym_log(s, GP_LOG_INFO, "symbolizer: %s: .go.buildinfo in a "
+		    "layout not read (big-endian, or odd pointers): no "
+		    "golang_version metadata", b->path);
 	else if (t->go_buildinfo != 0 && t->go_buildinfo != -ENOENT)
 		sym_log(s, GP_LOG_INFO, "symbolizer: %s: unreadable "
 		    ".go.buildinfo (%s): no golang_version metadata",

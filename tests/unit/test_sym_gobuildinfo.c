@@ -1,7 +1,8 @@
 /*
  * gobuildinfo.c and what elfsym.c keeps for the Go application metadata:
  * a header in the Go 1.18+ inline layout and hostile variants of it
- * (every truncation, every byte flipped, the old pointer layout), then
+ * (every truncation, every byte flipped), the pre-1.18 pointer layout
+ * over a small image (the toolchain here cannot build one), then
  * real binaries built now with the installed Go toolchain: default
  * (static), -ldflags='-s -w', PIE, external linking.  Each must give the
  * version `go env GOVERSION` prints, stripped exactly for -s -w, dynamic
@@ -98,6 +99,90 @@ test_synthetic(void)
 	b[33] = 0x01;
 	CHECK(gobuildinfo_version(b, 64, v, sizeof(v)) == -EINVAL,
 	    "length past the buffer: -EINVAL");
+}
+
+/* An image for the pre-1.18 layout: link-time addresses from IMG_BASE. */
+#define IMG_BASE	0x500000u
+static uint8_t	img[0x400];
+
+static int
+img_read(void *arg, uint64_t addr, void *buf, size_t n)
+{
+	(void)arg;
+	if (addr < IMG_BASE || addr - IMG_BASE > sizeof(img) ||
+	    n > sizeof(img) - (addr - IMG_BASE))
+		return (-1);
+	memcpy(buf, img + (addr - IMG_BASE), n);
+	return (0);
+}
+
+static void
+put(uint8_t *p, uint64_t v, unsigned ps)
+{
+	unsigned	 i;
+
+	for (i = 0; i < ps; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Header pointing at a string header at +0x100, the bytes at +0x200. */
+static size_t
+old_layout(uint8_t *b, unsigned ps, const char *ver, uint64_t len)
+{
+	memset(b, 0, 64);
+	memset(img, 0, sizeof(img));
+	memcpy(b, "\xff Go buildinf:", 14);
+	b[14] = (uint8_t)ps;
+	b[15] = 0;
+	put(b + 16, IMG_BASE + 0x100, ps);
+	put(b + 16 + ps, IMG_BASE + 0x180, ps);	/* modinfo: not read */
+	put(img + 0x100, IMG_BASE + 0x200, ps);
+	put(img + 0x100 + ps, len, ps);
+	memcpy(img + 0x200, ver, strlen(ver));
+	return (32);
+}
+
+static void
+test_old_layout(void)
+{
+	uint8_t		 b[64];
+	char		 v[GOBUILDINFO_VER_MAX];
+	size_t		 len, i, bad = 0;
+
+	len = old_layout(b, 8, "go1.16.15", 9);
+	CHECK(gobuildinfo_version_at(b, len, img_read, NULL, v, sizeof(v)) ==
+	    0 && strcmp(v, "go1.16.15") == 0, "pre-1.18, 8-byte pointers");
+	len = old_layout(b, 4, "go1.13", 6);
+	CHECK(gobuildinfo_version_at(b, len, img_read, NULL, v, sizeof(v)) ==
+	    0 && strcmp(v, "go1.13") == 0, "pre-1.18, 4-byte pointers");
+	CHECK(gobuildinfo_version_at(b, len, NULL, NULL, v, sizeof(v)) ==
+	    -ENOTSUP, "pre-1.18 without a reader: -ENOTSUP");
+	b[15] = 1;
+	CHECK(gobuildinfo_version_at(b, len, img_read, NULL, v, sizeof(v)) ==
+	    -ENOTSUP, "big-endian: -ENOTSUP");
+	len = old_layout(b, 8, "go1.16.15", 1u << 20);
+	CHECK(gobuildinfo_version_at(b, len, img_read, NULL, v, sizeof(v)) ==
+	    -EINVAL, "huge length: -EINVAL");
+	len = old_layout(b, 8, "go1.16.15", 9);
+	put(b + 16, 0x10, 8);
+	CHECK(gobuildinfo_version_at(b, len, img_read, NULL, v, sizeof(v)) ==
+	    -EINVAL, "pointer outside the image: -EINVAL");
+	len = old_layout(b, 8, "go1.16.15", 9);
+	put(img + 0x100, IMG_BASE + sizeof(img) - 4, 8);
+	CHECK(gobuildinfo_version_at(b, len, img_read, NULL, v, sizeof(v)) ==
+	    -EINVAL, "string running off the image: -EINVAL");
+	len = old_layout(b, 3, "go1.16.15", 9);
+	CHECK(gobuildinfo_version_at(b, len, img_read, NULL, v, sizeof(v)) ==
+	    -ENOTSUP, "3-byte pointers: -ENOTSUP");
+	/* The inline layout reads the same through either call. */
+	len = header(b, "go1.21.4", 0x2);
+	CHECK(gobuildinfo_version_at(b, len, img_read, NULL, v, sizeof(v)) ==
+	    0 && strcmp(v, "go1.21.4") == 0, "inline layout through _at");
+	for (i = 0; i < 32; i++)
+		if (gobuildinfo_version_at(b, i, img_read, NULL, v,
+		    sizeof(v)) == 0)
+			bad++;
+	CHECK(bad == 0, "truncated headers refused through _at");
 }
 
 static const char go_src[] =
@@ -244,6 +329,7 @@ int
 main(void)
 {
 	test_synthetic();
+	test_old_layout();
 	test_real();
 	return (testing_done());
 }
