@@ -19,6 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gelf.h>
+#include <libelf.h>
+
 #include "elfsym.h"
 #include "gobuildinfo.h"
 #include "testing.h"
@@ -259,6 +262,70 @@ out:
 	elfsym_free(l);
 }
 
+/*
+ * A real binary rewritten to the pre-1.18 layout: its .go.buildinfo's
+ * header now points at a string header written at +0x40 of the section,
+ * which points back at the version bytes the inline layout left at +0x21
+ * (the module info after them is overwritten: it is not read).
+ */
+static void
+test_rewritten(const char *dir, const char *from, const char *want)
+{
+	struct elfsym_table	*t = NULL;
+	Elf			*e = NULL;
+	Elf_Scn			*scn = NULL;
+	GElf_Shdr		 sh;
+	const char		*n;
+	char			 src[512], dst[512];
+	uint8_t			 w[16];
+	size_t			 shstrndx;
+	uint64_t		 off = 0, addr = 0;
+	int			 fd = -1;
+
+	snprintf(src, sizeof(src), "%s/%s", dir, from);
+	snprintf(dst, sizeof(dst), "%s/%s.old", dir, from);
+	(void)elf_version(EV_CURRENT);
+	if (!CHECK(tsu_copy(src, dst, 64 << 20) == 0 &&
+	    (fd = open(dst, O_RDWR | O_CLOEXEC)) >= 0 &&
+	    (e = elf_begin(fd, ELF_C_READ, NULL)) != NULL &&
+	    elf_getshdrstrndx(e, &shstrndx) == 0, "copy to rewrite"))
+		goto out;
+	while ((scn = elf_nextscn(e, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) != NULL &&
+		    (n = elf_strptr(e, shstrndx, sh.sh_name)) != NULL &&
+		    strcmp(n, ".go.buildinfo") == 0) {
+			off = sh.sh_offset;
+			addr = sh.sh_addr;
+		}
+	elf_end(e);
+	e = NULL;
+	if (!CHECK(off != 0 && addr != 0, ".go.buildinfo found"))
+		goto out;
+	w[0] = 0;				/* flags: pointers */
+	(void)pwrite(fd, w, 1, (off_t)off + 15);
+	put(w, addr + 0x40, 8);
+	(void)pwrite(fd, w, 8, (off_t)off + 16);
+	put(w, addr + 0x21, 8);
+	put(w + 8, strlen(want), 8);
+	if (!CHECK(pwrite(fd, w, 16, (off_t)off + 0x40) == 16, "rewritten"))
+		goto out;
+	close(fd);
+	fd = -1;
+	t = load(dst, 0);
+	CHECK(t != NULL && t->go_buildinfo == 0 &&
+	    strcmp(t->go_buildver, want) == 0,
+	    "pre-1.18 layout in a real binary: version through PT_LOAD");
+	if (t != NULL)
+		printf("# rewritten: \"%s\" (%d)\n", t->go_buildver,
+		    t->go_buildinfo);
+out:
+	if (e != NULL)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	elfsym_free(t);
+}
+
 static void
 test_real(void)
 {
@@ -310,6 +377,7 @@ test_real(void)
 	test_one(dir, "m", want, 0, 0);
 	test_one(dir, "m.s", want, 1, 0);
 	test_one(dir, "m.pie.s", want, 1, 1);
+	test_rewritten(dir, "m.s", want);
 	/* External linking needs a C toolchain (cgo); skipped without. */
 	if (go_build(dir, "m.ext", "-ldflags=-linkmode=external", NULL) == 0)
 		test_one(dir, "m.ext", want, 0, 1);
