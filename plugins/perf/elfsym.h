@@ -62,8 +62,9 @@ struct elfsym_table {
 	 * names are then copied, not lazy). */
 	size_t			 go_funcs;	/* functions read from it */
 	int			 go_version;	/* its format: 116, 118, 120 */
-	/* What gProfiler's Go application metadata says of the binary. */
-	char			 go_buildver[GOBUILDINFO_VER_MAX]; /* "go1.19.8" */
+	/* What gProfiler's Go application metadata says of the binary;
+	 * the version as `go version` prints it ("go1.19.8"). */
+	char			 go_buildver[GOBUILDINFO_VER_MAX];
 	int			 go_buildinfo;	/* 0: read; -ENOENT: none */
 	int			 symtab_sect;	/* a SHT_SYMTAB section, even
 						 * empty ("stripped" is none) */
