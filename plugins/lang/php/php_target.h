@@ -1,0 +1,29 @@
+/*
+ * One PHP process being profiled: where its executor globals are, which
+ * layout they have, and how its memory is read.
+ */
+#ifndef GP_PHP_TARGET_H
+#define GP_PHP_TARGET_H
+
+#include <gprofiler/plugin.h>
+
+#include "phpreader.h"
+
+struct php_target {
+	pid_t		 pid;
+	struct php_version ver;
+	struct php_offsets off;
+	uint64_t	 eg;		/* &executor_globals in the target */
+	struct php_mem	 mem;
+	char		 object[512];
+};
+
+typedef int	(*php_open_fn)(void *, const struct gp_open_spec *,
+		    struct gp_file_info *);
+
+void	php_set_opener(php_open_fn, void *);
+ssize_t	php_read_small_file(const char *, char *, size_t);
+int	php_target_attach(pid_t, struct php_target *, char *, size_t);
+int	php_mem_proc_read(void *, uint64_t, void *, size_t);
+
+#endif
