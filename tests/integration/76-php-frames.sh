@@ -7,7 +7,8 @@
 # (the line is the function's first line, as phpspy reports it) under
 # "<main> ..._[php]" and the comm.  A second PHP process exits in the
 # middle of the cycle; --php-mode disabled (the default, as gProfiler's)
-# and --no-php give no PHP frames.
+# and --no-php give no PHP frames.  A binary whose version string says 7.3
+# is refused with one log line and one skipped frame, in the first cycle.
 . "$top_srcdir/tests/tap.sh"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
 [ -x "$GP_BIN" ] || skip_all "no daemon"
@@ -34,7 +35,7 @@ wait_ready() {
 
 php "$wl" 30 "$TMP/ready" >/dev/null 2>&1 &
 hot=$!
-trap 'kill $hot $short 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'kill $hot $short $agent 2>/dev/null; rm -rf "$TMP"' EXIT
 wait_ready "$TMP/ready"
 ok $? "workload ready"
 # Exits about 2 s into the 5 s cycle, while it is being sampled.
@@ -86,4 +87,47 @@ for mode in "--php-mode disabled" "--no-php" ""; do
 	[ -n "$col" ] && ! grep -q '_\[php\]' "$col"
 	ok $? "${mode:-default (disabled)}: a profile without _[php] frames"
 done
+
+# An unsupported version: the real binary with its version string made
+# 7.3 (same length).  Refused with one line, and one skipped frame in the
+# first cycle only.
+kill $hot 2>/dev/null
+wait $hot 2>/dev/null
+mkdir -p "$TMP/bin"
+cp "$(command -v php)" "$TMP/bin/php" 2>/dev/null &&
+"$PYTHON3" - "$TMP/bin/php" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+t = b"X-Powered-By: PHP/"
+i = b.find(t)
+assert i >= 0 and b[i + len(t):i + len(t) + 2] in (b"8.", b"7.")
+b[i + len(t):i + len(t) + 4] = b"7.3."
+open(sys.argv[1], "wb").write(b)
+PY
+ok $? "a PHP binary calling itself 7.3"
+rm -f "$TMP/ready"
+"$TMP/bin/php" "$wl" 30 "$TMP/ready" >/dev/null 2>&1 &
+hot=$!
+wait_ready "$TMP/ready"
+ok $? "old-version workload ready"
+mkdir -p "$TMP/old"
+GPROFILER_LOCK_NAME="gptest-php-$$" "$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" \
+    -o "$TMP/old" -d 2 -c --no-flamegraph --php-mode phpspy \
+    --php-proc-filter '^php$' >"$TMP/old/log" 2>&1 &
+agent=$!
+i=0
+while [ "$(ls "$TMP"/old/profile_*.col 2>/dev/null | wc -l)" -lt 3 ] &&
+    [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+kill $agent; wait $agent
+[ "$(grep -c "pid $hot (php) skipped: PHP 7.3.[0-9]* is not supported" \
+    "$TMP/old/log")" -eq 1 ]
+ok $? "one log line: PHP 7.3 is not supported"
+n=0
+for f in $(ls "$TMP"/old/profile_*.col | head -3); do
+	grep -q "^[0-9]*;;php;\[Profiling skipped: PHP 7.3.[0-9]* is not supported (PHP 7.4-8.4 are)\];" "$f" && n=$((n + 1))
+	! grep -q '_\[php\]' "$f" || n=$((n + 10))
+done
+check "one skipped frame, in the first cycle only; no PHP frames ($n)" \
+    test "$n" -eq 1
+
 done_testing
