@@ -90,6 +90,7 @@ phpp_find(struct phpp *p, pid_t pid)
 static void
 phpp_remove(struct phpp *p, uint32_t i)
 {
+	php_target_release(&p->procs[i]->t);
 	free(p->procs[i]);
 	p->procs[i] = p->procs[--p->nprocs];
 }
@@ -255,6 +256,7 @@ phpp_sample_proc(struct phpp *p, struct phpp_proc *pr)
 	int rc;
 
 	p->ntexts = 0;
+	php_target_begin(&pr->t);
 	rc = php_walk_stack(&pr->t.mem, &pr->t.off, pr->t.eg, PHP_MAX_FRAMES,
 	    phpp_frame, p, &nseen);
 	p->nsamples++;

@@ -109,12 +109,11 @@ php_read_maps(pid_t pid, size_t *lenp)
 }
 
 /* process_vm_readv: a short read is a failed read. */
-int
-php_mem_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
+static int
+php_proc_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len };
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
-	pid_t pid = (pid_t)(intptr_t)arg;
 	ssize_t got;
 
 	if (addr == 0 || addr + len < addr)
@@ -124,6 +123,63 @@ php_mem_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
 		return (errno == ESRCH ? -ESRCH : errno == EPERM ? -EPERM :
 		    -EFAULT);
 	return ((size_t)got == len ? 0 : -EFAULT);
+}
+
+/* A new sample: whatever was cached may have changed since. */
+void
+php_target_begin(struct php_target *t)
+{
+	if (t->pages != NULL && ++t->gen == 0) {
+		memset(t->pages, 0, PHP_PAGES * sizeof(*t->pages));
+		t->gen = 1;
+	}
+}
+
+/*
+ * The walk reads a few small fields per frame, mostly from the same few
+ * pages (the VM stack, the function, interned strings): whole pages are
+ * read once per sample and served from here, one syscall instead of ten.
+ */
+int
+php_mem_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct php_target *t = arg;
+	struct php_page *p;
+	uint64_t page, off;
+	uint8_t *dst = buf;
+	size_t n;
+
+	if (t->pages == NULL || len > 2 * PHP_PAGE || addr == 0 ||
+	    addr + len < addr)
+		return (php_proc_read(t->pid, addr, buf, len));
+	while (len > 0) {
+		page = addr & ~(uint64_t)(PHP_PAGE - 1);
+		off = addr - page;
+		n = PHP_PAGE - off < len ? PHP_PAGE - off : len;
+		p = &t->pages[(page / PHP_PAGE) % PHP_PAGES];
+		if (p->gen != t->gen || p->addr != page) {
+			p->addr = page;
+			p->gen = t->gen;
+			p->bad = php_proc_read(t->pid, page, p->data,
+			    PHP_PAGE);
+		}
+		if (p->bad != 0)
+			return (p->bad);
+		memcpy(dst, p->data + off, n);
+		dst += n;
+		addr += n;
+		len -= n;
+	}
+	return (0);
+}
+
+void
+php_target_release(struct php_target *t)
+{
+	if (t == NULL)
+		return;
+	free(t->pages);
+	t->pages = NULL;
 }
 
 static int
@@ -167,7 +223,7 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->mem.read = php_mem_proc_read;
-	t->mem.arg = (void *)(intptr_t)pid;
+	t->mem.arg = t;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if (stat(path, &st) != 0)
 		st.st_ino = 0;
@@ -209,8 +265,15 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 		return (rc);
 	t->eg = ob.start - pe.first_load_vaddr + pe.executor_globals;
 	/* Trial read: the chain must be walkable now (often empty). */
+	if ((t->pages = calloc(PHP_PAGES, sizeof(*t->pages))) == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return (-ENOMEM);
+	}
+	php_target_begin(t);
 	rc = php_walk_stack(&t->mem, &t->off, t->eg, PHP_MAX_FRAMES,
 	    php_count_frame, &nframes, &nseen);
+	if (rc != 0)
+		php_target_release(t);
 	if (rc == -ESRCH)
 		return (rc);
 	if (rc != 0) {
