@@ -43,6 +43,7 @@ bench_one(const char *php, const char *srcdir, int frames, int samples)
 	struct php_target t = { 0 };
 	double t0, t1, c0, c1;
 	uint32_t n = 0, seen;
+	uint64_t reads;
 	int i, fails = 0;
 	pid_t pid;
 
@@ -58,20 +59,22 @@ bench_one(const char *php, const char *srcdir, int frames, int samples)
 		printf("%d frames: attach failed: %s\n", frames, why);
 		goto out;
 	}
+	reads = t.nreads;
 	t0 = now_us(CLOCK_MONOTONIC);
 	c0 = now_us(CLOCK_PROCESS_CPUTIME_ID);
 	for (i = 0; i < samples; i++) {
 		n = 0;
 		php_target_begin(&t);
-		if (php_walk_stack(&t.mem, &t.off, t.eg, PHP_MAX_FRAMES, count,
-		    &n, &seen) != 0)
+		if (php_walk_stack(&t.mem, &t.off, t.eg, PHP_MAX_FRAMES,
+		    t.fcache, count, &n, &seen) != 0)
 			fails++;
 	}
 	c1 = now_us(CLOCK_PROCESS_CPUTIME_ID);
 	t1 = now_us(CLOCK_MONOTONIC);
 	printf("PHP %d.%d.%d, %u frames: %.1f us CPU per sample (%.1f us "
-	    "wall), %d of %d failed\n", t.ver.major, t.ver.minor, t.ver.patch,
-	    n, (c1 - c0) / samples, (t1 - t0) / samples, fails, samples);
+	    "wall), %.1f reads per sample, %d of %d failed\n", t.ver.major,
+	    t.ver.minor, t.ver.patch, n, (c1 - c0) / samples, (t1 - t0) /
+	    samples, (double)(t.nreads - reads) / samples, fails, samples);
 out:
 	php_target_release(&t);
 	kill(pid, SIGKILL);

@@ -63,10 +63,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return (0);
 	if (php_offsets_for(&vers[data[0] % 6], &o, why, sizeof(why)) != 0)
 		abort();
-	(void)php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, frame_cb, &total,
-	    &n);
+	static struct php_fcache fc;
+
+	(void)php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, NULL, frame_cb,
+	    &total, &n);
+	if (n > PHP_MAX_FRAMES)
+		abort();
+	/* twice with the text cache: once to fill it, once to hit it */
+	memset(&fc, 0, sizeof(fc));
+	(void)php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, &fc, frame_cb,
+	    &total, &n);
+	(void)php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, &fc, frame_cb,
+	    &total, &n);
 	/* each frame costs a bounded number of reads */
-	if (n > PHP_MAX_FRAMES || im.reads > 16u * (PHP_MAX_FRAMES + 1))
+	if (n > PHP_MAX_FRAMES || im.reads > 3 * 16u * (PHP_MAX_FRAMES + 1))
 		abort();
 	(void)php_maps_find((const char *)data, size, data[0], &ob);
 	(void)php_version_find(data, size, &v);

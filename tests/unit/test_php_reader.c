@@ -127,7 +127,8 @@ test_walk(void)
 	CHECK_INTEQ(o.op_filename, 152, "8.2 op_array.filename (phpspy)");
 	build_stack(&o);
 	memset(&c, 0, sizeof(c));
-	rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, collect, &c, &n);
+	rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, NULL, collect, &c,
+	    &n);
 	CHECK_INTEQ(rc, 0, "walk");
 	CHECK_INTEQ(c.n, 3, "three frames");
 	CHECK_STREQ(c.f[0], "strlen <internal>:-1", "internal, leaf first");
@@ -137,13 +138,14 @@ test_walk(void)
 
 	/* max frames cuts at the root */
 	memset(&c, 0, sizeof(c));
-	rc = php_walk_stack(&m, &o, BASE, 2, collect, &c, &n);
+	rc = php_walk_stack(&m, &o, BASE, 2, NULL, collect, &c, &n);
 	CHECK(rc == 0 && c.n == 2, "max frames bounds the walk");
 
 	/* A chain that loops back ends at the first repeat. */
 	put64(0x11200 + o.ed_prev, 0x11100);
 	memset(&c, 0, sizeof(c));
-	rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, collect, &c, &n);
+	rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, NULL, collect, &c,
+	    &n);
 	CHECK(rc == 0 && c.n == 3, "loop in the chain: stops, no repeat");
 	put64(0x11200 + o.ed_prev, 0);
 
@@ -151,7 +153,8 @@ test_walk(void)
 	put64(0x14100 + o.zs_len, (uint64_t)1 << 62);
 	memset(img + 0x14100 - BASE + o.zs_val, 'x', 600);
 	memset(&c, 0, sizeof(c));
-	rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, collect, &c, &n);
+	rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, NULL, collect, &c,
+	    &n);
 	CHECK(rc == 0 && c.n == 3 && strlen(c.f[1]) < PHP_MAX_FRAME_TEXT &&
 	    strstr(c.f[1], "::xxxxxxxx") != NULL, "huge string length: cut");
 
@@ -159,7 +162,8 @@ test_walk(void)
 	build_stack(&o);
 	put_zstr(&o, 0x14100, "a;b\nc");
 	memset(&c, 0, sizeof(c));
-	rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, collect, &c, &n);
+	rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, NULL, collect, &c,
+	    &n);
 	CHECK_STREQ(c.f[1], "App\\Foo::a?b?c /srv/app/Foo.php:42",
 	    "';' and newline become '?'");
 
@@ -167,13 +171,40 @@ test_walk(void)
 	build_stack(&o);
 	put64(0x11100 + o.ed_func, 0xdead0000);
 	memset(&c, 0, sizeof(c));
-	rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, collect, &c, &n);
+	rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, NULL, collect, &c,
+	    &n);
 	CHECK_INTEQ(rc, -EFAULT, "unmapped function pointer: -EFAULT");
+
+	/* The text cache: hits while the function is the same, a function
+	 * compiled at the same address with another name is not served the
+	 * old text. */
+	{
+		static struct php_fcache fc;
+
+		build_stack(&o);
+		memset(&c, 0, sizeof(c));
+		rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, &fc, collect,
+		    &c, &n);
+		memset(&c, 0, sizeof(c));
+		rc |= php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, &fc,
+		    collect, &c, &n);
+		CHECK(rc == 0 && fc.misses == 3 && fc.hits == 3 &&
+		    strcmp(c.f[1], "App\\Foo::bar /srv/app/Foo.php:42") == 0,
+		    "text cache: second walk served from it, same texts");
+		put64(0x12400 + o.fn_name, 0x14500);
+		put_zstr(&o, 0x14500, "baz");
+		memset(&c, 0, sizeof(c));
+		rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, &fc, collect,
+		    &c, &n);
+		CHECK_STREQ(c.f[1], "App\\Foo::baz /srv/app/Foo.php:42",
+		    "text cache: another function at the same address");
+	}
 
 	/* No code running: no frames. */
 	put64(BASE + o.eg_current_execute_data, 0);
 	memset(&c, 0, sizeof(c));
-	rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, collect, &c, &n);
+	rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, NULL, collect, &c,
+	    &n);
 	CHECK(rc == 0 && c.n == 0, "idle interpreter: empty stack");
 }
 

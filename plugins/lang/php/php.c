@@ -258,7 +258,7 @@ phpp_sample_proc(struct phpp *p, struct phpp_proc *pr)
 	p->ntexts = 0;
 	php_target_begin(&pr->t);
 	rc = php_walk_stack(&pr->t.mem, &pr->t.off, pr->t.eg, PHP_MAX_FRAMES,
-	    phpp_frame, p, &nseen);
+	    pr->t.fcache, phpp_frame, p, &nseen);
 	p->nsamples++;
 	if (rc == 0 || rc == -E2BIG) {
 		pr->fails = 0;
@@ -338,6 +338,9 @@ phpp_snapshot(void *priv, struct gp_snapshot *snap)
 			pr->reported = 1;
 		}
 		pr->samples = 0;
+		/* Code is freed and recompiled between requests: start over. */
+		if (pr->t.fcache != NULL)
+			memset(pr->t.fcache, 0, sizeof(*pr->t.fcache));
 	}
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u PHP stacks, %llu "
 	    "samples (%llu failed), %u processes tracked",

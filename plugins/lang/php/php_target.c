@@ -148,18 +148,28 @@ php_mem_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
 	uint64_t page, off;
 	uint8_t *dst = buf;
 	size_t n;
+	uint32_t i;
 
 	if (t->pages == NULL || len > 2 * PHP_PAGE || addr == 0 ||
-	    addr + len < addr)
+	    addr + len < addr) {
+		t->nreads++;
 		return (php_proc_read(t->pid, addr, buf, len));
+	}
 	while (len > 0) {
 		page = addr & ~(uint64_t)(PHP_PAGE - 1);
 		off = addr - page;
 		n = PHP_PAGE - off < len ? PHP_PAGE - off : len;
-		p = &t->pages[(page / PHP_PAGE) % PHP_PAGES];
-		if (p->gen != t->gen || p->addr != page) {
+		/* Fully associative: a sample touches a handful of pages
+		 * whose addresses often collide in a direct-mapped table. */
+		for (i = 0, p = NULL; i < PHP_PAGES && p == NULL; i++)
+			if (t->pages[i].gen == t->gen &&
+			    t->pages[i].addr == page)
+				p = &t->pages[i];
+		if (p == NULL) {
+			p = &t->pages[t->next++ % PHP_PAGES];
 			p->addr = page;
 			p->gen = t->gen;
+			t->nreads++;
 			p->bad = php_proc_read(t->pid, page, p->data,
 			    PHP_PAGE);
 		}
@@ -179,7 +189,9 @@ php_target_release(struct php_target *t)
 	if (t == NULL)
 		return;
 	free(t->pages);
+	free(t->fcache);
 	t->pages = NULL;
+	t->fcache = NULL;
 }
 
 static int
@@ -265,13 +277,15 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 		return (rc);
 	t->eg = ob.start - pe.first_load_vaddr + pe.executor_globals;
 	/* Trial read: the chain must be walkable now (often empty). */
-	if ((t->pages = calloc(PHP_PAGES, sizeof(*t->pages))) == NULL) {
+	if ((t->pages = calloc(PHP_PAGES, sizeof(*t->pages))) == NULL ||
+	    (t->fcache = calloc(1, sizeof(*t->fcache))) == NULL) {
+		php_target_release(t);
 		snprintf(why, whylen, "out of memory");
 		return (-ENOMEM);
 	}
 	php_target_begin(t);
 	rc = php_walk_stack(&t->mem, &t->off, t->eg, PHP_MAX_FRAMES,
-	    php_count_frame, &nframes, &nseen);
+	    t->fcache, php_count_frame, &nframes, &nseen);
 	if (rc != 0)
 		php_target_release(t);
 	if (rc == -ESRCH)

@@ -10,7 +10,7 @@
 #include "phpreader.h"
 
 #define PHP_PAGE	4096
-#define PHP_PAGES	16	/* direct-mapped: 64 KiB per target */
+#define PHP_PAGES	16	/* 64 KiB per target */
 
 struct php_page {
 	uint64_t	 addr;
@@ -23,10 +23,13 @@ struct php_target {
 	pid_t		 pid;
 	struct php_page	*pages;	/* NULL: every read goes to the process */
 	uint32_t	 gen;
+	uint32_t	 next;		/* the page slot to replace next */
+	uint64_t	 nreads;	/* process_vm_readv calls, for bench */
 	struct php_version ver;
 	struct php_offsets off;
 	uint64_t	 eg;		/* &executor_globals in the target */
 	struct php_mem	 mem;
+	struct php_fcache *fcache;	/* frame texts, cleared per snapshot */
 	char		 object[512];
 };
 

@@ -82,18 +82,34 @@ php_read_zstring(const struct php_mem *m, const struct php_offsets *o,
 
 static int
 php_walk_frame(const struct php_mem *m, const struct php_offsets *o,
-    uint64_t func, char *out, size_t outlen)
+    uint64_t func, struct php_fcache *fc, char *out, size_t outlen,
+    const char **textp)
 {
 	char name[PHP_MAX_NAME], cls[PHP_MAX_NAME], file[PHP_MAX_FILE];
-	uint64_t zname, scope, zcls, zfile;
-	uint32_t line;
+	uint64_t zname, scope, zcls, zfile = 0;
+	uint32_t line = 0;
 	uint8_t type;
-	int rc;
+	int rc, k;
 
 	if ((rc = m->read(m->arg, func + o->fn_type, &type, 1)) != 0 ||
 	    (rc = php_read_u64(m, func + o->fn_name, &zname)) != 0 ||
 	    (rc = php_read_u64(m, func + o->fn_scope, &scope)) != 0)
 		return (rc);
+	if (type == ZEND_USER_FUNCTION &&
+	    ((rc = php_read_u64(m, func + o->op_filename, &zfile)) != 0 ||
+	    (rc = php_read_u32(m, func + o->op_line_start, &line)) != 0))
+		return (rc);
+	/* Fibonacci hashing: functions lie at multiples of 8 and often of
+	 * a larger power of two apart, which a plain modulo would collide. */
+	k = (int)(((func >> 3) * 0x9e3779b97f4a7c15ull) >> 59) % PHP_FCACHE;
+	if (fc != NULL && fc->e[k].valid && fc->e[k].func == func &&
+	    fc->e[k].type == type && fc->e[k].zname == zname &&
+	    fc->e[k].scope == scope && fc->e[k].zfile == zfile &&
+	    fc->e[k].line == line) {
+		fc->hits++;
+		*textp = fc->e[k].text;
+		return (0);
+	}
 	if (zname == 0)
 		snprintf(name, sizeof(name), "<main>");
 	else if ((rc = php_read_zstring(m, o, zname, name,
@@ -105,25 +121,37 @@ php_walk_frame(const struct php_mem *m, const struct php_offsets *o,
 	    sizeof(cls))) != 0))
 		return (rc);
 	if (type == ZEND_USER_FUNCTION) {
-		if ((rc = php_read_u64(m, func + o->op_filename, &zfile)) != 0 ||
-		    (rc = php_read_zstring(m, o, zfile, file,
-		    sizeof(file))) != 0 ||
-		    (rc = php_read_u32(m, func + o->op_line_start, &line)) != 0)
+		if ((rc = php_read_zstring(m, o, zfile, file,
+		    sizeof(file))) != 0)
 			return (rc);
 		snprintf(out, outlen, "%s%s%s %s:%d", cls, cls[0] ? "::" : "",
 		    name, file, (int)line);
 	} else
 		snprintf(out, outlen, "%s%s%s <internal>:-1", cls,
 		    cls[0] ? "::" : "", name);
+	*textp = out;
+	if (fc != NULL) {
+		fc->misses++;
+		fc->e[k].func = func;
+		fc->e[k].type = type;
+		fc->e[k].zname = zname;
+		fc->e[k].scope = scope;
+		fc->e[k].zfile = zfile;
+		fc->e[k].line = line;
+		fc->e[k].valid = 1;
+		snprintf(fc->e[k].text, sizeof(fc->e[k].text), "%s", out);
+	}
 	return (0);
 }
 
 int
 php_walk_stack(const struct php_mem *m, const struct php_offsets *o,
-    uint64_t eg, uint32_t max, php_frame_fn fn, void *arg, uint32_t *n)
+    uint64_t eg, uint32_t max, struct php_fcache *fc, php_frame_fn fn,
+    void *arg, uint32_t *n)
 {
 	uint64_t seen[PHP_MAX_FRAMES];
 	char text[PHP_MAX_FRAME_TEXT];
+	const char *t;
 	uint64_t ed, func;
 	uint32_t i;
 	int rc;
@@ -143,10 +171,10 @@ php_walk_stack(const struct php_mem *m, const struct php_offsets *o,
 			return (rc);
 		/* Frames without a function (being set up) say nothing. */
 		if (func != 0) {
-			if ((rc = php_walk_frame(m, o, func, text,
-			    sizeof(text))) != 0)
+			if ((rc = php_walk_frame(m, o, func, fc, text,
+			    sizeof(text), &t)) != 0)
 				return (rc);
-			if ((rc = fn(arg, text)) != 0)
+			if ((rc = fn(arg, t)) != 0)
 				return (rc);
 		}
 		(*n)++;

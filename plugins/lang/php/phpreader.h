@@ -71,8 +71,27 @@ int	php_elf_read_mem(const void *, size_t, struct php_elf *);
  */
 typedef int	(*php_frame_fn)(void *, const char *);
 
+/*
+ * Frame texts by function, so a sample reads each function's strings
+ * once: an entry is used only while the function still has the same type,
+ * name, class, file and line pointers (a function freed and another
+ * compiled at its address differs in them).  Direct-mapped.
+ */
+#define PHP_FCACHE	32
+
+struct php_fcache {
+	struct {
+		uint64_t	 func, zname, scope, zfile;
+		uint32_t	 line;
+		uint8_t		 type, valid;
+		char		 text[PHP_MAX_FRAME_TEXT];
+	} e[PHP_FCACHE];
+	uint64_t	 hits, misses;
+};
+
 int	php_walk_stack(const struct php_mem *, const struct php_offsets *,
-	    uint64_t, uint32_t, php_frame_fn, void *, uint32_t *);
+	    uint64_t, uint32_t, struct php_fcache *, php_frame_fn, void *,
+	    uint32_t *);
 int	php_read_zstring(const struct php_mem *, const struct php_offsets *,
 	    uint64_t, char *, size_t);
 
