@@ -2,13 +2,14 @@
 # PHP plugin on a real PHP CLI (php-cli, Debian 12's 8.2): a script whose
 # CPU goes 70/30 to two functions (tests/workloads/php_hot.php: equal
 # chunks of work, given to hotPhpA with probability 0.7), profiled for one
-# 5 s cycle at 100 Hz (~450 samples, an SD of ~2 points).  Frames must be
-# phpspy's lines with gProfiler's suffix, "hotPhpA /path/php_hot.php:7_[php]"
-# (the line is the function's first line, as phpspy reports it) under
-# "<main> ..._[php]" and the comm.  A second PHP process exits in the
-# middle of the cycle; --php-mode disabled (the default, as gProfiler's)
-# and --no-php give no PHP frames.  A binary whose version string says 7.3
-# is refused with one log line and one skipped frame, in the first cycle.
+# 5 s cycle at 250 Hz (800-1200 samples on a loaded host: an SD of ~1.5
+# points).  Frames must be phpspy's lines with gProfiler's suffix,
+# "hotPhpA /path/php_hot.php:7_[php]" (the line is the function's first
+# line, as phpspy reports it) under "<main> ..._[php]" and the comm.  A
+# second PHP process exits in the middle of the cycle; --php-mode disabled
+# (the default, as gProfiler's) and --no-php give no PHP frames.  A binary
+# whose version string says 7.3 is refused with one log line and one
+# skipped frame, in the first cycle.
 . "$top_srcdir/tests/tap.sh"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
 [ -x "$GP_BIN" ] || skip_all "no daemon"
@@ -41,14 +42,14 @@ ok $? "workload ready"
 # Exits about 2 s into the 5 s cycle, while it is being sampled.
 php "$wl" 3 "$TMP/ready.short" >/dev/null 2>&1 &
 short=$!
-profile "$TMP/on" 5 -f 100 --php-mode phpspy --php-proc-filter '^php$'
+profile "$TMP/on" 5 -f 250 --php-mode phpspy --php-proc-filter '^php$'
 ok $? "daemon ran one cycle (exit 0)"
 col=$(ls "$TMP"/on/profile_*.col 2>/dev/null | head -1)
 [ -n "$col" ]
 ok $? "a profile was written"
 wait $short
 ok $? "the short PHP process exited during the cycle"
-grep -q "sampling PHP at 100 Hz" "$TMP/on/log"
+grep -q "sampling PHP at 250 Hz" "$TMP/on/log"
 ok $? "the PHP plugin sampled"
 
 # Frames exactly as gProfiler writes phpspy's, under the comm.

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <dirent.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gprofiler/plugin.h>
 
@@ -24,7 +26,7 @@
 
 #define PHPP_RESCAN_MS	1000	/* new processes show up within a second */
 #define PHPP_MAX_PROCS	4096
-#define PHPP_MAX_FREQ	100
+#define PHPP_MAX_FREQ	999	/* gProfiler caps phpspy -H at 999 */
 #define PHPP_FAIL_LIMIT	20	/* consecutive failed samples: an error */
 
 #define PHPP_ACTIVE	1
@@ -36,6 +38,7 @@
 struct phpp_proc {
 	pid_t		 pid;
 	uint64_t	 starttime;
+	uint64_t	 exe_id;	/* changes on exec, unlike the PID */
 	int		 state;
 	int		 seen;
 	int		 reported;	/* its skip/error went out once */
@@ -87,6 +90,17 @@ phpp_find(struct phpp *p, pid_t pid)
 	return (NULL);
 }
 
+static uint32_t
+phpp_index(struct phpp *p, struct phpp_proc *pr)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i] == pr)
+			break;
+	return (i);
+}
+
 static void
 phpp_remove(struct phpp *p, uint32_t i)
 {
@@ -95,14 +109,22 @@ phpp_remove(struct phpp *p, uint32_t i)
 	p->procs[i] = p->procs[--p->nprocs];
 }
 
-/* Start time (clock ticks since boot, field 22) and age of a process. */
+/*
+ * Identity of a process: start time (clock ticks since boot, field 22 of
+ * stat) and its executable's device and inode, which change on exec (a
+ * wrapper script exec'ing php-fpm keeps its PID and start time).
+ */
 static int
-phpp_stat(pid_t pid, uint64_t *start)
+phpp_stat(pid_t pid, uint64_t *start, uint64_t *exe_id)
 {
 	char path[64], buf[1024], *q;
+	struct stat st;
 	ssize_t n;
 	int field;
 
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	*exe_id = stat(path, &st) == 0 ? (uint64_t)st.st_dev << 40 ^
+	    (uint64_t)st.st_ino : 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((n = php_read_small_file(path, buf, sizeof(buf))) <= 0)
 		return (-ESRCH);
@@ -116,6 +138,17 @@ phpp_stat(pid_t pid, uint64_t *start)
 		return (-EINVAL);
 	*start = strtoull(q, NULL, 10);
 	return (0);
+}
+
+/* Seconds since boot, once per scan; -1 if unknown. */
+static double
+phpp_uptime(void)
+{
+	char up[128];
+
+	if (php_read_small_file("/proc/uptime", up, sizeof(up)) <= 0)
+		return (-1);
+	return (strtod(up, NULL));
 }
 
 static int
@@ -166,26 +199,36 @@ phpp_attach(struct phpp *p, struct phpp_proc *pr)
 }
 
 static void
-phpp_scan_pid(struct phpp *p, pid_t pid)
+phpp_scan_pid(struct phpp *p, pid_t pid, double uptime)
 {
 	struct phpp_proc *pr = phpp_find(p, pid);
-	uint64_t start;
+	uint64_t start, exe_id;
+	long hz = sysconf(_SC_CLK_TCK);
 
-	if (phpp_stat(pid, &start) != 0)
+	if (phpp_stat(pid, &start, &exe_id) != 0)
 		return;
-	if (pr != NULL && pr->starttime == start) {
+	if (pr != NULL && pr->starttime == start && pr->exe_id == exe_id) {
 		pr->seen = 1;
 		return;
 	}
-	if (pr != NULL)		/* PID reused: the old process is gone */
+	if (pr != NULL) {	/* PID reused or exec'd: the old one is gone */
 		pr->state = PHPP_GONE;
+		if (pr->samples == 0) {
+			phpp_remove(p, phpp_index(p, pr));
+			pr = NULL;
+		}
+	}
+	/* --min-duration: too young now, considered again next scan. */
 	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
-	    p->nprocs >= PHPP_MAX_PROCS)
+	    p->nprocs >= PHPP_MAX_PROCS || (p->min_duration > 0 &&
+	    (uptime < 0 || hz <= 0 || uptime - (double)start / (double)hz <
+	    p->min_duration)))
 		return;
 	if ((pr = calloc(1, sizeof(*pr))) == NULL)
 		return;
 	pr->pid = pid;
 	pr->starttime = start;
+	pr->exe_id = exe_id;
 	pr->seen = 1;
 	if (phpp_comm(pid, pr->comm, sizeof(pr->comm)) != 0 ||
 	    (p->have_filter && regexec(&p->filter, pr->comm, 0, NULL,
@@ -204,6 +247,7 @@ phpp_scan(struct phpp *p)
 	DIR *d;
 	char *end;
 	long pid;
+	double uptime = phpp_uptime();	/* once, not per PID */
 
 	if ((d = opendir("/proc")) == NULL)
 		return;
@@ -213,7 +257,7 @@ phpp_scan(struct phpp *p)
 		pid = strtol(de->d_name, &end, 10);
 		if (*end != '\0' || pid <= 0)
 			continue;
-		phpp_scan_pid(p, (pid_t)pid);
+		phpp_scan_pid(p, (pid_t)pid, uptime);
 	}
 	closedir(d);
 	/* Forget vanished processes, unless their stacks await a snapshot. */
@@ -410,6 +454,8 @@ phpp_start(void *priv)
 	}
 	f = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
 	p->freq = f < 1 ? 1 : f > PHPP_MAX_FREQ ? PHPP_MAX_FREQ : (uint32_t)f;
+	p->min_duration = (double)p->api->option_get_int(p->ctx,
+	    "min-duration", 0);
 	phpp_scan(p);
 	p->scan_timer = p->api->timer_add(p->ctx, PHPP_RESCAN_MS, 1,
 	    phpp_scan_cb, p);
