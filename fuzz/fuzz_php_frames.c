@@ -4,7 +4,9 @@
  * address (the executor globals at its start), its first byte picks the
  * PHP version's offsets.  Hostile chains (loops, huge lengths, wild
  * pointers) must end within PHP_MAX_FRAMES reads of frames.
- * FUZZ_SOURCES: plugins/lang/php/php_offsets.c plugins/lang/php/php_walk.c plugins/lang/php/php_maps.c
+ * The same input is also given to the ELF reader as a file image.
+ * FUZZ_SOURCES: plugins/lang/php/php_offsets.c plugins/lang/php/php_walk.c plugins/lang/php/php_maps.c plugins/lang/php/php_elf.c
+ * FUZZ_LIBS: -lelf
  */
 #include <errno.h>
 #include <stdint.h>
@@ -80,5 +82,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	(void)php_maps_find((const char *)data, size, data[0], &ob);
 	(void)php_version_find(data, size, &v);
+	{
+		struct php_elf pe;
+
+		(void)php_elf_read_mem(data, size, &pe);
+	}
 	return (0);
 }

@@ -223,6 +223,13 @@ test_versions(void)
 	    "string");
 	CHECK(php_version_find(bad, sizeof(bad) - 1, &v) != 0,
 	    "malformed version refused");
+	{
+		static const uint8_t two[] = "X-Powered-By: PHP/\0"
+		    "X-Powered-By: PHP/8.3.2";
+
+		CHECK(php_version_find(two, sizeof(two) - 1, &v) == 0 &&
+		    v.minor == 3 && v.patch == 2, "a malformed tag is skipped");
+	}
 	CHECK(php_version_find(ro, 10, &v) == -ENOENT, "no version string");
 	CHECK(php_offsets_for(&v73, &o, why, sizeof(why)) == -ENOTSUP &&
 	    strstr(why, "7.3.33 is not supported") != NULL, "7.3 refused");
@@ -263,6 +270,36 @@ test_maps(void)
 	    "garbage maps");
 }
 
+/*
+ * A ZTS build has executor_globals_offset (the globals are thread-local)
+ * instead of executor_globals: this test program defines one, and a
+ * version string, so its own ELF stands for such a build.
+ */
+__attribute__((used)) const unsigned long executor_globals_offset = 64;
+__attribute__((used)) const char test_php_powered[] =
+    "X-Powered-By: PHP/8.3.7";
+
+static void
+test_zts(void)
+{
+	struct php_elf pe;
+	int fd, rc;
+
+	if ((fd = open("/proc/self/exe", O_RDONLY)) < 0) {
+		CHECK(0, "open /proc/self/exe");
+		return;
+	}
+	rc = php_elf_read_fd(fd, &pe);
+	close(fd);
+	CHECK(rc == 0 && pe.zts && pe.executor_globals == 0,
+	    "ZTS: executor_globals_offset found, no executor_globals");
+	/* test_versions' strings are in .rodata too: all say 8.3 */
+	CHECK(pe.has_ver && pe.ver.major == 8 && pe.ver.minor == 3,
+	    "ZTS: version read from .rodata");
+	CHECK(php_elf_read_mem("\177ELF", 4, &pe) == -ENOEXEC,
+	    "a truncated ELF is refused");
+}
+
 /* The real binary, when the machine has one (php-cli). */
 static void
 test_real_binary(void)
@@ -289,6 +326,7 @@ main(void)
 	test_walk();
 	test_versions();
 	test_maps();
+	test_zts();
 	test_real_binary();
 	return (testing_done());
 }

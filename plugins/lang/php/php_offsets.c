@@ -75,9 +75,10 @@ php_version_find(const uint8_t *buf, size_t len, struct php_version *v)
 		p = memchr(p, 'X', (size_t)(end - p - tlen));
 		if (p == NULL)
 			break;
-		if (memcmp(p, tag, tlen) == 0)
-			return (php_version_parse((const char *)p + tlen,
-			    (size_t)(end - p - tlen), v));
+		/* A malformed one (another string's tail): keep looking. */
+		if (memcmp(p, tag, tlen) == 0 && php_version_parse(
+		    (const char *)p + tlen, (size_t)(end - p - tlen), v) == 0)
+			return (0);
 		p++;
 	}
 	return (-ENOENT);
