@@ -5,7 +5,8 @@
 # 5 s cycle at 250 Hz (800-1200 samples on a loaded host: an SD of ~1.5
 # points).  Frames must be phpspy's lines with gProfiler's suffix,
 # "hotPhpA /path/php_hot.php:7_[php]" (the line is the function's first
-# line, as phpspy reports it) under "<main> ..._[php]" and the comm.  A
+# line, as phpspy reports it) under "<main> ..._[php]" and the comm; a
+# namespaced method through array_map and a closure names all three.  A
 # second PHP process exits in the middle of the cycle; --php-mode disabled
 # (the default, as gProfiler's) and --no-php give no PHP frames.  A binary
 # whose version string says 7.3 is refused with one log line and one
@@ -36,9 +37,15 @@ wait_ready() {
 
 php "$wl" 30 "$TMP/ready" >/dev/null 2>&1 &
 hot=$!
-trap 'kill $hot $short $agent 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'kill $hot $short $agent $clspid 2>/dev/null; rm -rf "$TMP"' EXIT
 wait_ready "$TMP/ready"
 ok $? "workload ready"
+# A namespaced method called through array_map and a closure.
+cls=$(realpath "$top_srcdir/tests/workloads/php_class.php")
+php "$cls" 30 "$TMP/ready.class" >/dev/null 2>&1 &
+clspid=$!
+wait_ready "$TMP/ready.class"
+ok $? "class workload ready"
 # Exits about 2 s into the 5 s cycle, while it is being sampled.
 php "$wl" 3 "$TMP/ready.short" >/dev/null 2>&1 &
 short=$!
@@ -58,6 +65,17 @@ grep -q ";php;<main> $wl:[0-9]*_\[php\];hotPhpA $wl:${lineA}_\[php\] " \
 ok $? "frame \"hotPhpA $wl:${lineA}_[php]\" under <main> and comm php"
 grep -q ";hotPhpB $wl:${lineB}_\[php\] " "$col"
 ok $? "frame \"hotPhpB $wl:${lineB}_[php]\""
+
+l1=$(grep -n 'public function run' "$cls" | cut -d: -f1)
+l2=$(grep -n 'array_map(fn' "$cls" | cut -d: -f1)
+l3=$(grep -n 'public function spin' "$cls" | cut -d: -f1)
+ns='App\Work\Hasher'
+want=";$ns::run $cls:${l1}_[php];array_map <internal>:-1_[php]"
+want="$want;$ns::App\\Work\\{closure} $cls:${l2}_[php]"
+want="$want;$ns::spin $cls:${l3}_[php] "
+grep -F -q "$want" "$col"
+ok $? "namespaced method, internal function and closure frames"
+kill $clspid 2>/dev/null
 
 tail -n +2 "$col" | "$PYTHON3" -c '
 import sys
