@@ -40,12 +40,6 @@ hot=$!
 trap 'kill $hot $short $agent $clspid 2>/dev/null; rm -rf "$TMP"' EXIT
 wait_ready "$TMP/ready"
 ok $? "workload ready"
-# A namespaced method called through array_map and a closure.
-cls=$(realpath "$top_srcdir/tests/workloads/php_class.php")
-php "$cls" 30 "$TMP/ready.class" >/dev/null 2>&1 &
-clspid=$!
-wait_ready "$TMP/ready.class"
-ok $? "class workload ready"
 # Exits about 2 s into the 5 s cycle, while it is being sampled.
 php "$wl" 3 "$TMP/ready.short" >/dev/null 2>&1 &
 short=$!
@@ -66,17 +60,6 @@ ok $? "frame \"hotPhpA $wl:${lineA}_[php]\" under <main> and comm php"
 grep -q ";hotPhpB $wl:${lineB}_\[php\] " "$col"
 ok $? "frame \"hotPhpB $wl:${lineB}_[php]\""
 
-l1=$(grep -n 'public function run' "$cls" | cut -d: -f1)
-l2=$(grep -n 'array_map(fn' "$cls" | cut -d: -f1)
-l3=$(grep -n 'public function spin' "$cls" | cut -d: -f1)
-ns='App\Work\Hasher'
-want=";$ns::run $cls:${l1}_[php];array_map <internal>:-1_[php]"
-want="$want;$ns::App\\Work\\{closure} $cls:${l2}_[php]"
-want="$want;$ns::spin $cls:${l3}_[php] "
-grep -F -q "$want" "$col"
-ok $? "namespaced method, internal function and closure frames"
-kill $clspid 2>/dev/null
-
 tail -n +2 "$col" | "$PYTHON3" -c '
 import sys
 a = b = 0
@@ -96,6 +79,26 @@ print("%s hotPhpA share %.1f%% within 5 points of 70%% (%d samples)"
 grep '^#' "$TMP/res"
 grep -q '^ok ' "$TMP/res"
 ok $? "$(grep -v '^#' "$TMP/res" | sed 's/^\(not \)*ok //')"
+
+# A namespaced method called through array_map and a closure.
+cls=$(realpath "$top_srcdir/tests/workloads/php_class.php")
+php "$cls" 30 "$TMP/ready.class" >/dev/null 2>&1 &
+clspid=$!
+wait_ready "$TMP/ready.class"
+ok $? "class workload ready"
+profile "$TMP/cls" 2 -f 100 --php-mode phpspy --php-proc-filter '^php$'
+ok $? "daemon ran with the class workload"
+col=$(ls "$TMP"/cls/profile_*.col 2>/dev/null | head -1)
+l1=$(grep -n 'public function run' "$cls" | cut -d: -f1)
+l2=$(grep -n 'array_map(fn' "$cls" | cut -d: -f1)
+l3=$(grep -n 'public function spin' "$cls" | cut -d: -f1)
+ns='App\Work\Hasher'
+want=";$ns::run $cls:${l1}_[php];array_map <internal>:-1_[php]"
+want="$want;$ns::App\\Work\\{closure} $cls:${l2}_[php]"
+want="$want;$ns::spin $cls:${l3}_[php] "
+grep -F -q "$want" "$col"
+ok $? "namespaced method, internal function and closure frames"
+kill $clspid 2>/dev/null
 
 for mode in "--php-mode disabled" "--no-php" ""; do
 	rm -rf "$TMP/off"
