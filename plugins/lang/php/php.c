@@ -373,7 +373,8 @@ phpp_snapshot(void *priv, struct gp_snapshot *snap)
 	php_agg_foreach(p->agg, phpp_deliver_stack, &d);
 	for (i = 0; i < p->nprocs; i++) {
 		pr = p->procs[i];
-		/* A process that cannot be read is named once, not per cycle. */
+		/* A process that cannot be read is named once, not each
+		 * cycle. */
 		if (pr->samples == 0 && !pr->reported &&
 		    (pr->state == PHPP_SKIPPED || pr->state == PHPP_ERROR)) {
 			p->api->snapshot_pid_error(snap, pr->pid, pr->comm,

@@ -17,7 +17,7 @@
 #include "phpreader.h"
 
 #define PHP_ELF_MAX_SYMS	(4u << 20)
-#define PHP_ELF_MAX_SCAN	(64u << 20)	/* bytes searched for the version */
+#define PHP_ELF_MAX_SCAN	(64u << 20)	/* searched for the version */
 
 static void
 php_elf_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,

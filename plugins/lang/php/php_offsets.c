@@ -29,7 +29,8 @@ static const struct {
 	{ 8, 4, 168, 176 },
 };
 
-#define PHP_NOFFSETS	(sizeof(php_offsets_table) / sizeof(php_offsets_table[0]))
+#define PHP_NOFFSETS							\
+	(sizeof(php_offsets_table) / sizeof(php_offsets_table[0]))
 
 /* "8.2.36" (digits, dots; anything after the third number ignored). */
 int

@@ -66,8 +66,10 @@ int	php_elf_read_mem(const void *, size_t, struct php_elf *);
 /*
  * Calls fn once per frame, leaf first, with the frame text as phpspy
  * writes it ("Class::function /file.php:line", "fn <internal>:-1",
- * "<main> /file.php:0"); stops after max frames or at a frame seen before.
- * 0 (frames in *n), or -errno of the first failed read.
+ * "<main> /file.php:0"), the line being the function's first (phpspy's);
+ * stops after max execute_data or at one seen before (a loop).  fc, if
+ * not NULL, keeps frame texts between calls.  0 (the execute_data visited
+ * in *n), -errno of the first failed read, or fn's non-zero return.
  */
 typedef int	(*php_frame_fn)(void *, const char *);
 
