@@ -80,14 +80,17 @@ grep '^#' "$TMP/res"
 grep -q '^ok ' "$TMP/res"
 ok $? "$(grep -v '^#' "$TMP/res" | sed 's/^\(not \)*ok //')"
 
-# A namespaced method called through array_map and a closure.
+# A namespaced method called through array_map and a closure, in a
+# process that is a shell when the agent starts and execs php 2 s later
+# (same PID and start time: the plugin must notice the new executable).
 cls=$(realpath "$top_srcdir/tests/workloads/php_class.php")
-php "$cls" 30 "$TMP/ready.class" >/dev/null 2>&1 &
+sh -c 'sleep 2; exec php "$1" 30 "$2"' sh "$cls" "$TMP/ready.class" \
+    >/dev/null 2>&1 &
 clspid=$!
-wait_ready "$TMP/ready.class"
-ok $? "class workload ready"
-profile "$TMP/cls" 2 -f 100 --php-mode phpspy --php-proc-filter '^php$'
+profile "$TMP/cls" 4 -f 100 --php-mode phpspy --php-proc-filter '^php$'
 ok $? "daemon ran with the class workload"
+[ -s "$TMP/ready.class" ]
+ok $? "class workload exec'd php during the cycle"
 col=$(ls "$TMP"/cls/profile_*.col 2>/dev/null | head -1)
 l1=$(grep -n 'public function run' "$cls" | cut -d: -f1)
 l2=$(grep -n 'array_map(fn' "$cls" | cut -d: -f1)

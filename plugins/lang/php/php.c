@@ -79,15 +79,21 @@ static const struct gp_option phpp_options[] = {
 	    "matched against the comm, as phpspy -P (default: php-fpm)" },
 };
 
+/* The entry of pid; a live one first (a gone one may await a snapshot
+ * with its stacks while the PID already runs something else). */
 static struct phpp_proc *
 phpp_find(struct phpp *p, pid_t pid)
 {
+	struct phpp_proc *gone = NULL;
 	uint32_t i;
 
 	for (i = 0; i < p->nprocs; i++)
-		if (p->procs[i]->pid == pid)
-			return (p->procs[i]);
-	return (NULL);
+		if (p->procs[i]->pid == pid) {
+			if (p->procs[i]->state != PHPP_GONE)
+				return (p->procs[i]);
+			gone = p->procs[i];
+		}
+	return (gone);
 }
 
 static uint32_t
