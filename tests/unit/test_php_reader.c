@@ -151,7 +151,7 @@ test_walk(void)
 
 	/* A huge length is cut to the name buffer. */
 	put64(0x14100 + o.zs_len, (uint64_t)1 << 62);
-	memset(img + 0x14100 - BASE + o.zs_val, 'x', 600);
+	memset(img + (0x14100 - BASE) + o.zs_val, 'x', 600);
 	memset(&c, 0, sizeof(c));
 	rc = php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, NULL, collect, &c,
 	    &n);
