@@ -279,10 +279,30 @@ phpp_scan(struct phpp *p)
 	}
 }
 
+static void	phpp_sample_cb(void *);
+
+/* The -f Hz timer runs only while there is a PHP process to sample. */
+static void
+phpp_timer_sync(struct phpp *p)
+{
+	uint32_t i;
+	int any = 0;
+
+	for (i = 0; i < p->nprocs && !any; i++)
+		any = p->procs[i]->state == PHPP_ACTIVE;
+	if (!any && p->sample_timer != NULL) {
+		p->api->timer_del(p->sample_timer);
+		p->sample_timer = NULL;
+	} else if (any && p->sample_timer == NULL && p->scan_timer != NULL)
+		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
+		    phpp_sample_cb, p);
+}
+
 static void
 phpp_scan_cb(void *arg)
 {
 	phpp_scan(arg);
+	phpp_timer_sync(arg);
 }
 
 static int
@@ -376,6 +396,7 @@ phpp_snapshot(void *priv, struct gp_snapshot *snap)
 		return (0);
 	}
 	phpp_scan(p);
+	phpp_timer_sync(p);
 	php_agg_foreach(p->agg, phpp_deliver_stack, &d);
 	for (i = 0; i < p->nprocs; i++) {
 		pr = p->procs[i];
@@ -466,12 +487,11 @@ phpp_start(void *priv)
 	phpp_scan(p);
 	p->scan_timer = p->api->timer_add(p->ctx, PHPP_RESCAN_MS, 1,
 	    phpp_scan_cb, p);
-	p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
-	    phpp_sample_cb, p);
-	if (p->scan_timer == NULL || p->sample_timer == NULL) {
+	if (p->scan_timer == NULL) {
 		phpp_reset(p);
 		return (-ENOMEM);
 	}
+	phpp_timer_sync(p);
 	p->api->log(p->ctx, GP_LOG_INFO, "sampling PHP at %u Hz in "
 	    "processes whose comm matches \"%s\"", p->freq, filter != NULL ?
 	    filter : "");
