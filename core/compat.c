@@ -133,12 +133,12 @@ static const struct compat_flag compat_flags[] = {
 	  "ruby", CPU, NULL, "disabled", "no Ruby profiler here (rbspy is "
 	  "not embedded): Ruby processes get perf's native stacks, as with "
 	  "--no-ruby" },
+	/* The php plugin implements these; the rows serve without it. */
 	{ ROW("php-mode", GP_OPT_ENUM, "disabled", 0, 0, "phpspy|disabled"),
-	  "php", CPU, NULL, "disabled", "no PHP profiler here (phpspy is not "
-	  "embedded): PHP processes get perf's native stacks, as with "
-	  "--no-php" },
+	  "php", CPU, NULL, "disabled", "the php plugin is not installed: "
+	  "PHP processes get perf's native stacks, as with --no-php" },
 	{ ROW("php-proc-filter", GP_OPT_STRING, "php-fpm", 0, 0, NULL), "php",
-	  CPU, NULL, NULL, "no PHP profiler here (see --php-mode)" },
+	  CPU, NULL, NULL, "the php plugin is not installed" },
 	{ ROW("dotnet-mode", GP_OPT_ENUM, "disabled", 0, 0,
 	  "dotnet-trace|disabled"), "dotnet", CPU, NULL, "disabled", "no .NET "
 	  "profiler here (dotnet-trace is not embedded): .NET processes get "

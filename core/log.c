@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gprofiler.h"
 #include "log.h"
 
 static int	 log_verbose = LOG_LEVEL_INFO;
@@ -147,9 +148,11 @@ log_close_file(void)
 void
 log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 {
-	char		 msg[4096], ts[32];
+	char		 buf[4096], ts[32], *esc = NULL;
+	const char	*msg = buf;
 	struct timespec	 now;
 	struct tm	 tm;
+	int		 n;
 
 	if (level < LOG_LEVEL_ERR)
 		level = LOG_LEVEL_ERR;
@@ -157,7 +160,16 @@ log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 		level = LOG_LEVEL_DEBUG;
 	if (level > log_verbose && log_file == NULL)
 		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n < 0)
+		n = 0;
+	else if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	/* Messages quote what users control (paths, names, option values):
+	 * escaped as profile text is, so no log line carries a terminal
+	 * escape or a byte the Studio's log intake would refuse. */
+	if (!textesc_clean(buf, (size_t)n, TEXTESC_LINES))
+		msg = esc = textesc_dup(buf, (size_t)n, TEXTESC_LINES, NULL);
 	if (log_sink != NULL && !log_in_sink) {
 		log_in_sink = 1;
 		log_sink(level, component, msg, log_sink_arg);
@@ -179,6 +191,7 @@ log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 		    component != NULL ? component : log_procname, msg);
 		log_rotate();
 	}
+	free(esc);
 }
 
 void

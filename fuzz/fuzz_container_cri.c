@@ -1,8 +1,8 @@
 /*
  * libFuzzer target: a CRI ListContainersResponse gRPC body, and k8s_
  * names split back into pod and namespace.
- * FUZZ_SOURCES: core/container_cri.c core/container_grpc.c core/container_cri.pb-c.c core/xmalloc.c core/log.c
- * FUZZ_LIBS: -lprotobuf-c
+ * FUZZ_SOURCES: core/container_cri.c core/container_grpc.c core/container_cri.pb-c.c core/xmalloc.c core/log.c core/textesc.c
+ * FUZZ_LIBS: -lprotobuf-c -ljson-c
  */
 #include "config.h"
 

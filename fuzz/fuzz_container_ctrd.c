@@ -1,8 +1,8 @@
 /*
  * libFuzzer target: containerd's Namespaces/List and Containers/ListStream
  * gRPC bodies.
- * FUZZ_SOURCES: core/container_containerd.c core/container_grpc.c core/container_containerd.pb-c.c core/xmalloc.c core/log.c
- * FUZZ_LIBS: -lprotobuf-c
+ * FUZZ_SOURCES: core/container_containerd.c core/container_grpc.c core/container_containerd.pb-c.c core/xmalloc.c core/log.c core/textesc.c
+ * FUZZ_LIBS: -lprotobuf-c -ljson-c
  */
 #include "config.h"
 

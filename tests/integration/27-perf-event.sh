@@ -112,6 +112,10 @@ ok $? "an unknown event: exit $rc, named"
 gp mod -n --perf-event cycles:pp
 [ "$rc" -eq 2 ] && grep -q "modifiers" "$TMP/mod.log"
 ok $? "a modifier (cycles:pp): exit $rc, refused as such"
+gp esc -n --perf-event "$(printf 'sched:\377\033[2Jx')"
+[ "$rc" -eq 2 ] && grep -q "perf-event 'sched:\\\\xff\\\\x1b\[2Jx'" "$TMP/esc.log" &&
+    ! LC_ALL=C grep -q "$(printf '[\033\377]')" "$TMP/esc.log"
+ok $? "an invalid byte and an escape sequence in the value are logged escaped (\\xff, \\x1b)"
 
 # Tracepoints.  tracefs mounted in a private namespace only.
 if [ ! -e /sys/kernel/tracing/events ]; then

@@ -1,0 +1,91 @@
+/*
+ * Fuzz the PHP frame walk and the maps and version parsers over a fake
+ * memory image: the input is the target's memory mapped at a fixed
+ * address (the executor globals at its start), its first byte picks the
+ * PHP version's offsets.  Hostile chains (loops, huge lengths, wild
+ * pointers) must end within PHP_MAX_FRAMES reads of frames.
+ * The same input is also given to the ELF reader as a file image.
+ * FUZZ_SOURCES: plugins/lang/php/php_offsets.c plugins/lang/php/php_walk.c plugins/lang/php/php_maps.c plugins/lang/php/php_elf.c
+ * FUZZ_LIBS: -lelf
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugins/lang/php/phpreader.h"
+
+#define BASE	0x100000ull
+
+struct image {
+	const uint8_t	*data;
+	size_t		 len;
+	uint64_t	 reads;
+};
+
+static int
+image_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct image *im = arg;
+
+	im->reads++;
+	if (addr < BASE || addr - BASE > im->len ||
+	    len > im->len - (addr - BASE))
+		return (-EFAULT);
+	memcpy(buf, im->data + (addr - BASE), len);
+	return (0);
+}
+
+static int
+frame_cb(void *arg, const char *text)
+{
+	size_t *total = arg;
+
+	*total += strlen(text);
+	return (0);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct php_version vers[] = {
+		{ 7, 4, 0 }, { 8, 0, 0 }, { 8, 1, 0 }, { 8, 2, 0 }, { 8, 3, 0 },
+		{ 8, 4, 0 },
+	};
+	struct image im = { data + 1, size > 0 ? size - 1 : 0, 0 };
+	struct php_mem m = { image_read, &im };
+	struct php_offsets o;
+	struct php_object ob;
+	struct php_version v;
+	char why[128];
+	size_t total = 0;
+	uint32_t n;
+
+	if (size < 1)
+		return (0);
+	if (php_offsets_for(&vers[data[0] % 6], &o, why, sizeof(why)) != 0)
+		abort();
+	static struct php_fcache fc;
+
+	(void)php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, NULL, frame_cb,
+	    &total, &n);
+	if (n > PHP_MAX_FRAMES)
+		abort();
+	/* twice with the text cache: once to fill it, once to hit it */
+	memset(&fc, 0, sizeof(fc));
+	(void)php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, &fc, frame_cb,
+	    &total, &n);
+	(void)php_walk_stack(&m, &o, BASE, PHP_MAX_FRAMES, &fc, frame_cb,
+	    &total, &n);
+	/* each frame costs a bounded number of reads */
+	if (n > PHP_MAX_FRAMES || im.reads > 3 * 16u * (PHP_MAX_FRAMES + 1))
+		abort();
+	(void)php_maps_find((const char *)data, size, data[0], &ob);
+	(void)php_version_find(data, size, &v);
+	{
+		struct php_elf pe;
+
+		(void)php_elf_read_mem(data, size, &pe);
+	}
+	return (0);
+}

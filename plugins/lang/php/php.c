@@ -1,0 +1,581 @@
+/*
+ * The PHP process profiler (gProfiler's phpspy mode): finds the
+ * processes whose comm matches --php-proc-filter (as phpspy -P, an
+ * extended regex, unanchored), reads their PHP stacks from the Zend
+ * executor globals at -f Hz without stopping them, and hands the
+ * aggregated stacks to the host at each snapshot, each frame with
+ * gProfiler's "_[php]" suffix.  The reader itself is in php_*.c.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gprofiler/plugin.h>
+
+#include "php_agg.h"
+#include "php_target.h"
+
+#define PHPP_RESCAN_MS	1000	/* new processes show up within a second */
+#define PHPP_MAX_PROCS	4096
+#define PHPP_MAX_FREQ	999	/* gProfiler caps phpspy -H at 999 */
+#define PHPP_FAIL_LIMIT	20	/* consecutive failed samples: an error */
+
+#define PHPP_ACTIVE	1
+#define PHPP_SKIPPED	2	/* report "[Profiling skipped: reason]" */
+#define PHPP_ERROR	3	/* report "[Profiling error: reason]" */
+#define PHPP_IGNORED	4	/* filtered out or not PHP: say nothing */
+#define PHPP_GONE	5
+
+struct phpp_proc {
+	pid_t		 pid;
+	uint64_t	 starttime;
+	uint64_t	 exe_id;	/* changes on exec, unlike the PID */
+	int		 state;
+	int		 seen;
+	int		 reported;	/* its skip/error went out once */
+	uint32_t	 fails;
+	uint64_t	 samples;
+	char		 comm[64];
+	char		 reason[256];
+	struct php_target t;
+};
+
+struct phpp {
+	struct gp_plugin_ctx *ctx;
+	const struct gp_host_api *api;
+	int		 enabled;
+	uint32_t	 freq;
+	double		 min_duration;
+	regex_t		 filter;
+	int		 have_filter;
+	struct gp_timer	*sample_timer;
+	struct gp_timer	*scan_timer;
+	struct phpp_proc **procs;
+	uint32_t	 nprocs;
+	struct php_agg	*agg;
+	uint64_t	 nsamples, nfailed;
+	/* one stack being collected, root last */
+	char		(*texts)[PHP_MAX_FRAME_TEXT + 8];
+	uint32_t	 ntexts;
+};
+
+static const struct gp_option phpp_options[] = {
+	{ "php-mode", GP_OPT_ENUM, 0, "disabled", 0, 0,
+	    "phpspy|disabled|none",
+	    "PHP profiling: phpspy (the built-in PHP 7.4-8.4 stack reader, "
+	    "frames as phpspy writes them) or disabled (gProfiler's "
+	    "default)" },
+	{ "php-proc-filter", GP_OPT_STRING, 0, "php-fpm", 0, 0, NULL,
+	    "Which processes are PHP ones to profile: an extended regex "
+	    "matched against the comm, as phpspy -P (default: php-fpm)" },
+};
+
+/* The entry of pid; a live one first (a gone one may await a snapshot
+ * with its stacks while the PID already runs something else). */
+static struct phpp_proc *
+phpp_find(struct phpp *p, pid_t pid)
+{
+	struct phpp_proc *gone = NULL;
+	uint32_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i]->pid == pid) {
+			if (p->procs[i]->state != PHPP_GONE)
+				return (p->procs[i]);
+			gone = p->procs[i];
+		}
+	return (gone);
+}
+
+static uint32_t
+phpp_index(struct phpp *p, struct phpp_proc *pr)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i] == pr)
+			break;
+	return (i);
+}
+
+static void
+phpp_remove(struct phpp *p, uint32_t i)
+{
+	php_target_release(&p->procs[i]->t);
+	free(p->procs[i]);
+	p->procs[i] = p->procs[--p->nprocs];
+}
+
+/*
+ * Identity of a process: start time (clock ticks since boot, field 22 of
+ * stat) and its executable's device and inode, which change on exec (a
+ * wrapper script exec'ing php-fpm keeps its PID and start time).
+ */
+static int
+phpp_stat(pid_t pid, uint64_t *start, uint64_t *exe_id)
+{
+	char path[64], buf[1024], *q;
+	struct stat st;
+	ssize_t n;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	*exe_id = stat(path, &st) == 0 ? (uint64_t)st.st_dev << 40 ^
+	    (uint64_t)st.st_ino : 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((n = php_read_small_file(path, buf, sizeof(buf))) <= 0)
+		return (-ESRCH);
+	/* comm may hold spaces and parentheses: fields follow the last ')' */
+	if ((q = strrchr(buf, ')')) == NULL)
+		return (-EINVAL);
+	for (field = 2; field < 22 && *q != '\0'; q++)
+		if (*q == ' ')
+			field++;
+	if (field != 22)
+		return (-EINVAL);
+	*start = strtoull(q, NULL, 10);
+	return (0);
+}
+
+/* Seconds since boot, once per scan; -1 if unknown. */
+static double
+phpp_uptime(void)
+{
+	char up[128];
+
+	if (php_read_small_file("/proc/uptime", up, sizeof(up)) <= 0)
+		return (-1);
+	return (strtod(up, NULL));
+}
+
+static int
+phpp_comm(pid_t pid, char *out, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if ((n = php_read_small_file(path, out, len)) <= 0)
+		return (-ESRCH);
+	if (out[n - 1] == '\n')
+		out[n - 1] = '\0';
+	return (0);
+}
+
+static void
+phpp_attach(struct phpp *p, struct phpp_proc *pr)
+{
+	int rc;
+
+	rc = php_target_attach(pr->pid, &pr->t, pr->reason,
+	    sizeof(pr->reason));
+	switch (rc) {
+	case 0:
+		pr->state = PHPP_ACTIVE;
+		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: PHP %d.%d.%d in %s",
+		    (int)pr->pid, pr->t.ver.major, pr->t.ver.minor,
+		    pr->t.ver.patch, pr->t.object);
+		break;
+	case -ESRCH:
+		pr->state = PHPP_GONE;
+		break;
+	case -ENOENT:
+		pr->state = PHPP_IGNORED;	/* matched, but no PHP in it */
+		break;
+	case -ENOTSUP:
+		pr->state = PHPP_SKIPPED;
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s) skipped: %s",
+		    (int)pr->pid, pr->comm, pr->reason);
+		break;
+	default:
+		pr->state = PHPP_ERROR;
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s): %s",
+		    (int)pr->pid, pr->comm, pr->reason);
+		break;
+	}
+}
+
+static void
+phpp_scan_pid(struct phpp *p, pid_t pid, double uptime)
+{
+	struct phpp_proc *pr = phpp_find(p, pid);
+	uint64_t start, exe_id;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (phpp_stat(pid, &start, &exe_id) != 0)
+		return;
+	if (pr != NULL && pr->starttime == start && pr->exe_id == exe_id) {
+		pr->seen = 1;
+		return;
+	}
+	if (pr != NULL) {	/* PID reused or exec'd: the old one is gone */
+		pr->state = PHPP_GONE;
+		if (pr->samples == 0) {
+			phpp_remove(p, phpp_index(p, pr));
+			pr = NULL;
+		}
+	}
+	/* --min-duration: too young now, considered again next scan. */
+	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
+	    p->nprocs >= PHPP_MAX_PROCS || (p->min_duration > 0 &&
+	    (uptime < 0 || hz <= 0 || uptime - (double)start / (double)hz <
+	    p->min_duration)))
+		return;
+	if ((pr = calloc(1, sizeof(*pr))) == NULL)
+		return;
+	pr->pid = pid;
+	pr->starttime = start;
+	pr->exe_id = exe_id;
+	pr->seen = 1;
+	if (phpp_comm(pid, pr->comm, sizeof(pr->comm)) != 0 ||
+	    (p->have_filter && regexec(&p->filter, pr->comm, 0, NULL,
+	    0) != 0))
+		pr->state = PHPP_IGNORED;
+	else
+		phpp_attach(p, pr);
+	p->procs[p->nprocs++] = pr;
+}
+
+static void
+phpp_scan(struct phpp *p)
+{
+	struct dirent *de;
+	uint32_t i;
+	DIR *d;
+	char *end;
+	long pid;
+	double uptime = phpp_uptime();	/* once, not per PID */
+
+	if ((d = opendir("/proc")) == NULL)
+		return;
+	for (i = 0; i < p->nprocs; i++)
+		p->procs[i]->seen = 0;
+	while ((de = readdir(d)) != NULL) {
+		pid = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0)
+			continue;
+		phpp_scan_pid(p, (pid_t)pid, uptime);
+	}
+	closedir(d);
+	/* Forget vanished processes, unless their stacks await a snapshot. */
+	for (i = 0; i < p->nprocs;) {
+		struct phpp_proc *pr = p->procs[i];
+
+		if (!pr->seen)
+			pr->state = PHPP_GONE;
+		if (pr->state == PHPP_GONE && pr->samples == 0)
+			phpp_remove(p, i);
+		else
+			i++;
+	}
+}
+
+static void	phpp_sample_cb(void *);
+
+/* The -f Hz timer runs only while there is a PHP process to sample. */
+static void
+phpp_timer_sync(struct phpp *p)
+{
+	uint32_t i;
+	int any = 0;
+
+	for (i = 0; i < p->nprocs && !any; i++)
+		any = p->procs[i]->state == PHPP_ACTIVE;
+	if (!any && p->sample_timer != NULL) {
+		p->api->timer_del(p->sample_timer);
+		p->sample_timer = NULL;
+	} else if (any && p->sample_timer == NULL && p->scan_timer != NULL)
+		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
+		    phpp_sample_cb, p);
+}
+
+static void
+phpp_scan_cb(void *arg)
+{
+	phpp_scan(arg);
+	phpp_timer_sync(arg);
+}
+
+static int
+phpp_frame(void *arg, const char *text)
+{
+	struct phpp *p = arg;
+
+	if (p->ntexts >= PHP_MAX_FRAMES)
+		return (-E2BIG);
+	/* gProfiler appends "_[php]" to each of phpspy's frame lines. */
+	snprintf(p->texts[p->ntexts++], sizeof(p->texts[0]), "%s_[php]",
+	    text);
+	return (0);
+}
+
+static void
+phpp_sample_proc(struct phpp *p, struct phpp_proc *pr)
+{
+	const char *frames[PHP_MAX_FRAMES];
+	uint32_t i, nseen;
+	int rc;
+
+	p->ntexts = 0;
+	php_target_begin(&pr->t);
+	rc = php_walk_stack(&pr->t.mem, &pr->t.off, pr->t.eg, PHP_MAX_FRAMES,
+	    pr->t.fcache, phpp_frame, p, &nseen);
+	p->nsamples++;
+	if (rc == 0 || rc == -E2BIG) {
+		pr->fails = 0;
+		if (p->ntexts == 0)	/* idle: no PHP code running */
+			return;
+		for (i = 0; i < p->ntexts; i++)	/* root first */
+			frames[i] = p->texts[p->ntexts - 1 - i];
+		if (php_agg_add(p->agg, (int32_t)pr->pid, frames, p->ntexts,
+		    1) == 0)
+			pr->samples++;
+		return;
+	}
+	p->nfailed++;
+	if (rc == -ESRCH) {
+		pr->state = PHPP_GONE;
+		return;
+	}
+	/* Torn reads while the stack changes are normal; a run is not. */
+	if (++pr->fails >= PHPP_FAIL_LIMIT || rc == -EPERM) {
+		snprintf(pr->reason, sizeof(pr->reason), "cannot read "
+		    "process memory: %s", strerror(-rc));
+		pr->state = PHPP_ERROR;
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->pid,
+		    pr->reason);
+	}
+}
+
+static void
+phpp_sample_cb(void *arg)
+{
+	struct phpp *p = arg;
+	uint32_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i]->state == PHPP_ACTIVE)
+			phpp_sample_proc(p, p->procs[i]);
+}
+
+struct phpp_deliver {
+	struct phpp	*p;
+	struct gp_snapshot *snap;
+};
+
+static void
+phpp_deliver_stack(void *arg, int32_t pid, const char *const *frames,
+    uint32_t n, uint64_t count)
+{
+	struct phpp_deliver *d = arg;
+	struct phpp_proc *pr = phpp_find(d->p, pid);
+
+	d->p->api->snapshot_add_stack(d->snap, pid, pr != NULL ? pr->comm :
+	    "php", frames, n, count);
+}
+
+static int
+phpp_snapshot(void *priv, struct gp_snapshot *snap)
+{
+	struct phpp *p = priv;
+	struct phpp_deliver d = { p, snap };
+	struct phpp_proc *pr;
+	uint32_t i;
+
+	if (!p->enabled) {
+		p->api->snapshot_done(snap, 0, NULL);
+		return (0);
+	}
+	phpp_scan(p);
+	phpp_timer_sync(p);
+	php_agg_foreach(p->agg, phpp_deliver_stack, &d);
+	for (i = 0; i < p->nprocs; i++) {
+		pr = p->procs[i];
+		/* A process that cannot be read is named once, not each
+		 * cycle. */
+		if (pr->samples == 0 && !pr->reported &&
+		    (pr->state == PHPP_SKIPPED || pr->state == PHPP_ERROR)) {
+			p->api->snapshot_pid_error(snap, pr->pid, pr->comm,
+			    pr->state == PHPP_SKIPPED ? GP_PID_SKIPPED :
+			    GP_PID_ERROR, pr->reason);
+			pr->reported = 1;
+		}
+		pr->samples = 0;
+		/* Code is freed and recompiled between requests: start over. */
+		if (pr->t.fcache != NULL)
+			memset(pr->t.fcache, 0, sizeof(*pr->t.fcache));
+	}
+	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u PHP stacks, %llu "
+	    "samples (%llu failed), %u processes tracked",
+	    php_agg_count(p->agg), (unsigned long long)p->nsamples,
+	    (unsigned long long)p->nfailed, p->nprocs);
+	php_agg_clear(p->agg);
+	p->nsamples = p->nfailed = 0;
+	for (i = 0; i < p->nprocs;)
+		if (p->procs[i]->state == PHPP_GONE)
+			phpp_remove(p, i);
+		else
+			i++;
+	p->api->snapshot_done(snap, 0, NULL);
+	return (0);
+}
+
+static void
+phpp_abandon(void *priv, struct gp_snapshot *snap)
+{
+	struct phpp *p = priv;
+	uint32_t i;
+
+	(void)snap;
+	php_agg_clear(p->agg);
+	for (i = 0; i < p->nprocs; i++)
+		p->procs[i]->samples = 0;
+}
+
+static void
+phpp_reset(struct phpp *p)
+{
+	p->api->timer_del(p->sample_timer);
+	p->api->timer_del(p->scan_timer);
+	p->sample_timer = p->scan_timer = NULL;
+	while (p->nprocs > 0)
+		phpp_remove(p, p->nprocs - 1);
+	php_agg_clear(p->agg);
+	if (p->have_filter)
+		regfree(&p->filter);
+	p->have_filter = 0;
+}
+
+static int
+phpp_start(void *priv)
+{
+	struct phpp *p = priv;
+	const char *mode = p->api->option_get(p->ctx, "php-mode");
+	const char *filter = p->api->option_get(p->ctx, "php-proc-filter");
+	char err[128];
+	int64_t f;
+	int rc;
+
+	phpp_reset(p);
+	p->enabled = mode != NULL && strcmp(mode, "phpspy") == 0;
+	if (!p->enabled)
+		return (0);
+	if (filter != NULL && filter[0] != '\0') {
+		if ((rc = regcomp(&p->filter, filter, REG_EXTENDED |
+		    REG_NOSUB)) != 0) {
+			regerror(rc, &p->filter, err, sizeof(err));
+			p->api->log(p->ctx, GP_LOG_ERR, "--php-proc-filter "
+			    "\"%s\": %s; PHP profiling is off", filter, err);
+			p->enabled = 0;
+			return (0);
+		}
+		p->have_filter = 1;
+	}
+	f = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
+	p->freq = f < 1 ? 1 : f > PHPP_MAX_FREQ ? PHPP_MAX_FREQ : (uint32_t)f;
+	p->min_duration = (double)p->api->option_get_int(p->ctx,
+	    "min-duration", 0);
+	phpp_scan(p);
+	p->scan_timer = p->api->timer_add(p->ctx, PHPP_RESCAN_MS, 1,
+	    phpp_scan_cb, p);
+	if (p->scan_timer == NULL) {
+		phpp_reset(p);
+		return (-ENOMEM);
+	}
+	phpp_timer_sync(p);
+	p->api->log(p->ctx, GP_LOG_INFO, "sampling PHP at %u Hz in "
+	    "processes whose comm matches \"%s\"", p->freq, filter != NULL ?
+	    filter : "");
+	return (0);
+}
+
+static int
+phpp_stop(void *priv)
+{
+	struct phpp *p = priv;
+
+	phpp_reset(p);
+	p->api->stop_done(p->ctx);
+	return (0);
+}
+
+/* Every file of the reader, through the host's safe open. */
+static int
+phpp_file_open(void *arg, const struct gp_open_spec *spec,
+    struct gp_file_info *info)
+{
+	struct phpp *p = arg;
+
+	return (p->api->file_open(p->ctx, spec, info));
+}
+
+static int
+phpp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
+    void **privp)
+{
+	struct phpp *p;
+
+	if (api->abi_major != GP_ABI_MAJOR)
+		return (-EINVAL);
+	if (!GP_API_HAS(api, file_open))
+		return (-ENOTSUP);	/* never an unsafe open instead */
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return (-ENOMEM);
+	p->ctx = ctx;
+	p->api = api;
+	p->procs = calloc(PHPP_MAX_PROCS, sizeof(*p->procs));
+	p->texts = calloc(PHP_MAX_FRAMES, sizeof(*p->texts));
+	p->agg = php_agg_new();
+	if (p->procs == NULL || p->texts == NULL || p->agg == NULL) {
+		free(p->procs);
+		free(p->texts);
+		php_agg_free(p->agg);
+		free(p);
+		return (-ENOMEM);
+	}
+	php_set_opener(phpp_file_open, p);
+	*privp = p;
+	return (0);
+}
+
+static void
+phpp_destroy(void *priv)
+{
+	struct phpp *p = priv;
+
+	if (p == NULL)
+		return;
+	phpp_reset(p);
+	php_agg_free(p->agg);
+	free(p->procs);
+	free(p->texts);
+	free(p);
+}
+
+GP_PLUGIN_EXPORT const struct gp_plugin gprofiler_plugin = {
+	GP_PLUGIN_HEADER,
+	.name = "php",
+	.version = "0.1.0",
+	.build = "PHP 7.4-8.4 reader (non-ZTS, x86-64)",
+	.description = "PHP stacks read from the Zend engine's memory",
+	.kind = GP_KIND_PROCESS,
+	.modes = GP_MODE_CPU,
+	.options = phpp_options,
+	.option_size = sizeof(struct gp_option),
+	.option_count = sizeof(phpp_options) / sizeof(phpp_options[0]),
+	.init = phpp_init,
+	.start = phpp_start,
+	.snapshot = phpp_snapshot,
+	.abandon = phpp_abandon,
+	.stop = phpp_stop,
+	.destroy = phpp_destroy,
+};

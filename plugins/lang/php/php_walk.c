@@ -1,0 +1,185 @@
+/*
+ * The walk of a PHP process's frame chain (EG(current_execute_data),
+ * then prev_execute_data), as phpspy reads it: function name, class,
+ * file and the function's first line for user code, "<internal>:-1" for
+ * internal functions, "<main>" for the script's top level.  Pure over the
+ * read callback; every length and the chain itself are bounded, so
+ * hostile memory costs at most max frames of reads.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "phpreader.h"
+
+#define ZEND_USER_FUNCTION	2
+
+static int
+php_read_u64(const struct php_mem *m, uint64_t addr, uint64_t *out)
+{
+	uint8_t b[8];
+	int rc, i;
+
+	if (addr == 0 || addr + 8 < addr)
+		return (-EFAULT);
+	if ((rc = m->read(m->arg, addr, b, sizeof(b))) != 0)
+		return (rc);
+	*out = 0;
+	for (i = 7; i >= 0; i--)
+		*out = *out << 8 | b[i];
+	return (0);
+}
+
+static int
+php_read_u32(const struct php_mem *m, uint64_t addr, uint32_t *out)
+{
+	uint8_t b[4];
+	int rc;
+
+	if (addr == 0 || addr + 4 < addr)
+		return (-EFAULT);
+	if ((rc = m->read(m->arg, addr, b, sizeof(b))) != 0)
+		return (rc);
+	*out = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+	    (uint32_t)b[3] << 24;
+	return (0);
+}
+
+/*
+ * A zend_string's text into buf (NUL-terminated, cut at len - 1 bytes);
+ * phpspy's delimiters and ours (newline, ';') and other control bytes
+ * become '?', so a name cannot split a frame or a stack.
+ */
+int
+php_read_zstring(const struct php_mem *m, const struct php_offsets *o,
+    uint64_t zs, char *buf, size_t len)
+{
+	uint64_t n;
+	size_t i;
+	int rc;
+
+	buf[0] = '\0';
+	if (len == 0)
+		return (-EINVAL);
+	if ((rc = php_read_u64(m, zs + o->zs_len, &n)) != 0)
+		return (rc);
+	if (n > len - 1)
+		n = len - 1;
+	if (n > 0 && (rc = m->read(m->arg, zs + o->zs_val, buf,
+	    (size_t)n)) != 0) {
+		buf[0] = '\0';
+		return (rc);
+	}
+	buf[n] = '\0';
+	for (i = 0; i < n; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == ';' ||
+		    buf[i] == 0x7f)
+			buf[i] = '?';
+	return (0);
+}
+
+static int
+php_walk_frame(const struct php_mem *m, const struct php_offsets *o,
+    uint64_t func, struct php_fcache *fc, char *out, size_t outlen,
+    const char **textp)
+{
+	char name[PHP_MAX_NAME], cls[PHP_MAX_NAME], file[PHP_MAX_FILE];
+	uint64_t zname, scope, zcls, zfile = 0;
+	uint32_t line = 0;
+	uint8_t type;
+	int rc, k;
+
+	if ((rc = m->read(m->arg, func + o->fn_type, &type, 1)) != 0 ||
+	    (rc = php_read_u64(m, func + o->fn_name, &zname)) != 0 ||
+	    (rc = php_read_u64(m, func + o->fn_scope, &scope)) != 0)
+		return (rc);
+	if (type == ZEND_USER_FUNCTION &&
+	    ((rc = php_read_u64(m, func + o->op_filename, &zfile)) != 0 ||
+	    (rc = php_read_u32(m, func + o->op_line_start, &line)) != 0))
+		return (rc);
+	/* Fibonacci hashing: functions lie at multiples of 8 and often of
+	 * a larger power of two apart, which a plain modulo would collide. */
+	k = (int)(((func >> 3) * 0x9e3779b97f4a7c15ull) >> 59) % PHP_FCACHE;
+	if (fc != NULL && fc->e[k].valid && fc->e[k].func == func &&
+	    fc->e[k].type == type && fc->e[k].zname == zname &&
+	    fc->e[k].scope == scope && fc->e[k].zfile == zfile &&
+	    fc->e[k].line == line) {
+		fc->hits++;
+		*textp = fc->e[k].text;
+		return (0);
+	}
+	if (zname == 0)
+		snprintf(name, sizeof(name), "<main>");
+	else if ((rc = php_read_zstring(m, o, zname, name,
+	    sizeof(name))) != 0)
+		return (rc);
+	cls[0] = '\0';
+	if (scope != 0 && ((rc = php_read_u64(m, scope + o->ce_name,
+	    &zcls)) != 0 || (rc = php_read_zstring(m, o, zcls, cls,
+	    sizeof(cls))) != 0))
+		return (rc);
+	if (type == ZEND_USER_FUNCTION) {
+		if ((rc = php_read_zstring(m, o, zfile, file,
+		    sizeof(file))) != 0)
+			return (rc);
+		snprintf(out, outlen, "%s%s%s %s:%d", cls, cls[0] ? "::" : "",
+		    name, file, (int)line);
+	} else
+		snprintf(out, outlen, "%s%s%s <internal>:-1", cls,
+		    cls[0] ? "::" : "", name);
+	*textp = out;
+	if (fc != NULL) {
+		fc->misses++;
+		fc->e[k].func = func;
+		fc->e[k].type = type;
+		fc->e[k].zname = zname;
+		fc->e[k].scope = scope;
+		fc->e[k].zfile = zfile;
+		fc->e[k].line = line;
+		fc->e[k].valid = 1;
+		snprintf(fc->e[k].text, sizeof(fc->e[k].text), "%s", out);
+	}
+	return (0);
+}
+
+int
+php_walk_stack(const struct php_mem *m, const struct php_offsets *o,
+    uint64_t eg, uint32_t max, struct php_fcache *fc, php_frame_fn fn,
+    void *arg, uint32_t *n)
+{
+	uint64_t seen[PHP_MAX_FRAMES];
+	char text[PHP_MAX_FRAME_TEXT];
+	const char *t;
+	uint64_t ed, func;
+	uint32_t i;
+	int rc;
+
+	*n = 0;
+	if (max > PHP_MAX_FRAMES)
+		max = PHP_MAX_FRAMES;
+	if ((rc = php_read_u64(m, eg + o->eg_current_execute_data, &ed)) != 0)
+		return (rc);
+	while (ed != 0 && *n < max) {
+		/* A chain that comes back on itself is corrupt: stop. */
+		for (i = 0; i < *n; i++)
+			if (seen[i] == ed)
+				return (0);
+		seen[*n] = ed;
+		if ((rc = php_read_u64(m, ed + o->ed_func, &func)) != 0)
+			return (rc);
+		/* Frames without a function (being set up) say nothing. */
+		if (func != 0) {
+			if ((rc = php_walk_frame(m, o, func, fc, text,
+			    sizeof(text), &t)) != 0)
+				return (rc);
+			if ((rc = fn(arg, t)) != 0)
+				return (rc);
+		}
+		(*n)++;
+		if ((rc = php_read_u64(m, ed + o->ed_prev, &ed)) != 0)
+			return (rc);
+	}
+	return (0);
+}
