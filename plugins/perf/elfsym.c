@@ -237,6 +237,23 @@ elfsym_read_debuglink(struct elfsym_table *t, Elf_Data *d)
 	t->debuglink = strndup(d->d_buf, len);
 }
 
+/*
+ * Whether the program interpreter is musl's loader: what "libc" says of
+ * a dynamic Go binary (gProfiler looks for an ld-musl mapping, which a
+ * distribution that links the loader to its libc.so does not show).
+ */
+static void
+elfsym_read_interp(struct elfsym_table *t, Elf *e, const GElf_Phdr *ph)
+{
+	Elf_Data	*d;
+
+	if (ph->p_filesz == 0 || ph->p_filesz > 4096 ||
+	    (d = elf_getdata_rawchunk(e, (int64_t)ph->p_offset,
+	    (size_t)ph->p_filesz, ELF_T_BYTE)) == NULL || d->d_buf == NULL)
+		return;
+	t->interp_musl = memmem(d->d_buf, d->d_size, "ld-musl", 7) != NULL;
+}
+
 static void
 elfsym_read_segments(struct elfsym_table *t, Elf *e)
 {
@@ -250,6 +267,8 @@ elfsym_read_segments(struct elfsym_table *t, Elf *e)
 			break;
 		if (ph.p_type == PT_DYNAMIC)
 			t->dynamic = 1;	/* gProfiler's "link": dynamic */
+		if (ph.p_type == PT_INTERP)
+			elfsym_read_interp(t, e, &ph);
 		if (ph.p_type != PT_LOAD || t->nsegs == ELFSYM_MAX_SEGS)
 			continue;
 		t->segs[t->nsegs].vaddr = ph.p_vaddr;

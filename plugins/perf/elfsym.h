@@ -69,6 +69,7 @@ struct elfsym_table {
 	int			 symtab_sect;	/* a SHT_SYMTAB section, even
 						 * empty ("stripped" is none) */
 	int			 dynamic;	/* a PT_DYNAMIC segment */
+	int			 interp_musl;	/* PT_INTERP names ld-musl */
 };
 
 /* Load from an open file (not closed) or from memory; 0 or -errno. */

@@ -117,7 +117,7 @@ struct symbolizer_go_meta {
 	char		 version[SYMBOLIZER_GO_VER_MAX];	/* "go1.19.8" */
 	int		 stripped;	/* no .symtab section */
 	int		 dynamic;	/* a PT_DYNAMIC segment */
-	int		 musl;		/* an ld-musl mapping */
+	int		 musl;		/* an ld-musl interpreter or mapping */
 };
 int		 symbolizer_go_meta_gen(struct symbolizer *, int32_t,
 		    uint32_t, struct symbolizer_go_meta *);

@@ -3,7 +3,7 @@
  * process (gprofiler/profilers/perf.py, GolangPerfMetadata): the Go
  * version, whether the executable is stripped (it has no .symtab), static
  * or dynamic (a PT_DYNAMIC segment) and, when dynamic, musl (an ld-musl
- * mapping) or glibc.  Everything comes from the executable's table, as
+ * interpreter or mapping) or glibc.  Everything comes from the executable's table, as
  * parsed for symbolizing (once per binary), and the mappings already
  * snapshotted; the only new read is a readlink when no mapping matched
  * the exe's identity.
@@ -72,8 +72,9 @@ symbolizer_go_meta_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 	memcpy(m->version, t->go_buildver, sizeof(m->version));
 	m->stripped = !t->symtab_sect;
 	m->dynamic = t->dynamic;
+	m->musl = t->interp_musl;
 	/* gProfiler's is_musl: any mapping of ld-musl (the loader). */
-	for (i = 0; i < p->snap->maps.n && m->dynamic; i++) {
+	for (i = 0; i < p->snap->maps.n && m->dynamic && !m->musl; i++) {
 		mp = procmaps_path(&p->snap->maps, &p->snap->maps.v[i]);
 		if (mp != NULL && strstr(mp, "ld-musl") != NULL)
 			m->musl = 1;

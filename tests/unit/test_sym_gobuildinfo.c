@@ -4,9 +4,10 @@
  * (every truncation, every byte flipped), the pre-1.18 pointer layout
  * over a small image (the toolchain here cannot build one), then
  * real binaries built now with the installed Go toolchain: default
- * (static), -ldflags='-s -w', PIE, external linking.  Each must give the
- * version `go env GOVERSION` prints, stripped exactly for -s -w, dynamic
- * exactly for PIE and external linking.  Without a go command the
+ * (static), -ldflags='-s -w', PIE, external linking (with glibc, and
+ * with musl-gcc).  Each must give the version `go env GOVERSION` prints,
+ * stripped exactly for -s -w, dynamic exactly for PIE and external
+ * linking, a musl loader exactly for musl.  Without a go command the
  * real-binary part is skipped.
  */
 #include "config.h"
@@ -234,7 +235,7 @@ load(const char *path, int lazy)
 
 static void
 test_one(const char *dir, const char *name, const char *want, int stripped,
-    int dynamic)
+    int dynamic, int musl)
 {
 	struct elfsym_table	*t, *l;
 	char			 path[512], what[128];
@@ -257,6 +258,9 @@ test_one(const char *dir, const char *name, const char *want, int stripped,
 	snprintf(what, sizeof(what), "%s: %s", name, dynamic ? "dynamic" :
 	    "static");
 	CHECK(t->dynamic == dynamic && l->dynamic == dynamic, what);
+	snprintf(what, sizeof(what), "%s: %s", name, musl ? "musl loader" :
+	    "no musl loader");
+	CHECK(t->interp_musl == musl && l->interp_musl == musl, what);
 out:
 	elfsym_free(t);
 	elfsym_free(l);
@@ -374,16 +378,25 @@ test_real(void)
 	    go_build(dir, "m.pie.s", "-ldflags=-s -w", "-buildmode=pie") ==
 	    0, "go build: default, -s -w, PIE -s -w"))
 		goto out;
-	test_one(dir, "m", want, 0, 0);
-	test_one(dir, "m.s", want, 1, 0);
-	test_one(dir, "m.pie.s", want, 1, 1);
+	test_one(dir, "m", want, 0, 0, 0);
+	test_one(dir, "m.s", want, 1, 0, 0);
+	test_one(dir, "m.pie.s", want, 1, 1, 0);
 	test_rewritten(dir, "m.s", want);
 	/* External linking needs a C toolchain (cgo); skipped without. */
 	if (go_build(dir, "m.ext", "-ldflags=-linkmode=external", NULL) == 0)
-		test_one(dir, "m.ext", want, 0, 1);
+		test_one(dir, "m.ext", want, 0, 1, 0);
 	else
 		printf("ok %d # SKIP external linking failed (no cgo?)\n",
 		    ++testing_n);
+	/* Linked against musl (musl-tools): its loader is the interpreter. */
+	setenv("CC", "musl-gcc", 1);
+	if (tsu_run((char *[]){ "sh", "-c", "command -v musl-gcc >/dev/null",
+	    NULL }) == 0 && go_build(dir, "m.musl",
+	    "-ldflags=-linkmode=external", NULL) == 0)
+		test_one(dir, "m.musl", want, 0, 1, 1);
+	else
+		printf("ok %d # SKIP no musl-gcc (musl-tools)\n", ++testing_n);
+	unsetenv("CC");
 	/* Not Go: this test program. */
 	t = load("/proc/self/exe", 0);
 	CHECK(t != NULL && t->go_buildinfo == -ENOENT &&
