@@ -3,10 +3,10 @@
  * process (gprofiler/profilers/perf.py, GolangPerfMetadata): the Go
  * version, whether the executable is stripped (it has no .symtab), static
  * or dynamic (a PT_DYNAMIC segment) and, when dynamic, musl (an ld-musl
- * interpreter or mapping) or glibc.  Everything comes from the executable's table, as
- * parsed for symbolizing (once per binary), and the mappings already
- * snapshotted; the only new read is a readlink when no mapping matched
- * the exe's identity.
+ * interpreter or mapping) or glibc.  Everything comes from the
+ * executable's table, as parsed for symbolizing (once per binary), and
+ * the mappings already snapshotted; the only new read is a readlink when
+ * no mapping matched the exe's identity.
  */
 #include "config.h"
 
