@@ -21,6 +21,8 @@ test="$test mandoc man-db"
 test="$test containerd runc docker.io podman curl"
 # Stripped Go binaries built at test time (test_sym_gopclntab, 27-perf-go).
 test="$test golang-go"
+# A Go binary linked against musl (test_sym_gobuildinfo's libc check).
+test="$test musl-tools"
 # PHP 8.2 CLI and FPM for the PHP reader (tests/integration/76-php-*.sh).
 test="$test php-cli php-fpm"
 pkgs=$build

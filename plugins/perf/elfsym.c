@@ -237,6 +237,23 @@ elfsym_read_debuglink(struct elfsym_table *t, Elf_Data *d)
 	t->debuglink = strndup(d->d_buf, len);
 }
 
+/*
+ * Whether the program interpreter is musl's loader: what "libc" says of
+ * a dynamic Go binary (gProfiler looks for an ld-musl mapping, which a
+ * distribution that links the loader to its libc.so does not show).
+ */
+static void
+elfsym_read_interp(struct elfsym_table *t, Elf *e, const GElf_Phdr *ph)
+{
+	Elf_Data	*d;
+
+	if (ph->p_filesz == 0 || ph->p_filesz > 4096 ||
+	    (d = elf_getdata_rawchunk(e, (int64_t)ph->p_offset,
+	    (size_t)ph->p_filesz, ELF_T_BYTE)) == NULL || d->d_buf == NULL)
+		return;
+	t->interp_musl = memmem(d->d_buf, d->d_size, "ld-musl", 7) != NULL;
+}
+
 static void
 elfsym_read_segments(struct elfsym_table *t, Elf *e)
 {
@@ -245,10 +262,14 @@ elfsym_read_segments(struct elfsym_table *t, Elf *e)
 
 	if (elf_getphdrnum(e, &n) != 0)
 		return;
-	for (i = 0; i < n && t->nsegs < ELFSYM_MAX_SEGS; i++) {
+	for (i = 0; i < n; i++) {
 		if (gelf_getphdr(e, (int)i, &ph) == NULL)
 			break;
-		if (ph.p_type != PT_LOAD)
+		if (ph.p_type == PT_DYNAMIC)
+			t->dynamic = 1;	/* gProfiler's "link": dynamic */
+		if (ph.p_type == PT_INTERP)
+			elfsym_read_interp(t, e, &ph);
+		if (ph.p_type != PT_LOAD || t->nsegs == ELFSYM_MAX_SEGS)
 			continue;
 		t->segs[t->nsegs].vaddr = ph.p_vaddr;
 		t->segs[t->nsegs].off = ph.p_offset;
@@ -325,6 +346,7 @@ elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
  */
 struct elfsym_go {
 	Elf_Scn		*scn;		/* .gopclntab; NULL: none */
+	Elf_Scn		*buildinfo;	/* .go.buildinfo; NULL: none */
 	uint64_t	 text;		/* .text address (1.18+ PIE base) */
 	int		 symtab;	/* a SHT_SYMTAB section exists */
 };
@@ -354,7 +376,72 @@ elfsym_go_probe(Elf *e, struct elfsym_go *go)
 			go->scn = scn;
 		else if (strcmp(n, ".text") == 0 && go->text == 0)
 			go->text = sh.sh_addr;
+		else if (strcmp(n, ".go.buildinfo") == 0 &&
+		    go->buildinfo == NULL)
+			go->buildinfo = scn;
 	}
+}
+
+struct elfsym_va {
+	Elf				*e;
+	const struct elfsym_table	*t;
+};
+
+/* Bytes at a link-time address, from the file through PT_LOAD. */
+static int
+elfsym_read_va(void *arg, uint64_t addr, void *buf, size_t n)
+{
+	const struct elfsym_va	*va = arg;
+	const struct elfsym_seg	*sg;
+	Elf_Data		*d;
+	size_t			 i;
+
+	for (i = 0; i < va->t->nsegs; i++) {
+		sg = &va->t->segs[i];
+		if (addr < sg->vaddr || addr - sg->vaddr > sg->filesz ||
+		    n > sg->filesz - (addr - sg->vaddr))
+			continue;
+		if ((d = elf_getdata_rawchunk(va->e, (int64_t)(sg->off +
+		    (addr - sg->vaddr)), n, ELF_T_BYTE)) == NULL ||
+		    d->d_buf == NULL || d->d_size != n)
+			return (-1);
+		memcpy(buf, d->d_buf, n);
+		return (0);
+	}
+	return (-1);
+}
+
+/*
+ * The Go version from .go.buildinfo: only its head is read (the header
+ * and the inline version string, or for Go before 1.18 the two strings
+ * its pointers lead to), not the module info.
+ */
+static void
+elfsym_read_buildinfo(Elf *e, struct elfsym_table *t,
+    const struct elfsym_go *go)
+{
+	struct elfsym_va va;
+	GElf_Shdr	 sh;
+	Elf_Data	*d;
+	size_t		 n;
+
+	t->go_buildinfo = -ENOENT;
+	if (go->buildinfo == NULL)
+		return;
+	t->go_buildinfo = -EINVAL;
+	if (gelf_getshdr(go->buildinfo, &sh) == NULL || sh.sh_size == 0)
+		return;
+	/* header, a uvarint length (<= 2 bytes here), the string */
+	n = GOBUILDINFO_HDR + 2 + GOBUILDINFO_VER_MAX;
+	if (sh.sh_size < n)
+		n = (size_t)sh.sh_size;
+	if ((d = elf_getdata_rawchunk(e, (int64_t)sh.sh_offset, n,
+	    ELF_T_BYTE)) == NULL || d->d_buf == NULL)
+		return;
+	va.e = e;
+	va.t = t;
+	t->go_buildinfo = gobuildinfo_version_at(d->d_buf, d->d_size,
+	    elfsym_read_va, &va, t->go_buildver, sizeof(t->go_buildver));
 }
 
 /* Add the functions of .gopclntab; a table it cannot read adds none. */
@@ -473,6 +560,8 @@ elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
 		elfsym_free(b.t);
 		return (r);
 	}
+	b.t->symtab_sect = go.symtab;
+	elfsym_read_buildinfo(e, b.t, &go);
 	elfsym_finish(&b);
 	if (b.lazy && (b.t->fd = fcntl(lazy_fd, F_DUPFD_CLOEXEC, 0)) < 0) {
 		r = -errno;

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gobuildinfo.h"
+
 #define ELFSYM_MAX_SYMS		(4u * 1024 * 1024)	/* per table */
 #define ELFSYM_MAX_SEGS		16
 #define ELFSYM_BUILD_ID_MAX	64
@@ -60,6 +62,14 @@ struct elfsym_table {
 	 * names are then copied, not lazy). */
 	size_t			 go_funcs;	/* functions read from it */
 	int			 go_version;	/* its format: 116, 118, 120 */
+	/* What gProfiler's Go application metadata says of the binary;
+	 * the version as `go version` prints it ("go1.19.8"). */
+	char			 go_buildver[GOBUILDINFO_VER_MAX];
+	int			 go_buildinfo;	/* 0: read; -ENOENT: none */
+	int			 symtab_sect;	/* a SHT_SYMTAB section, even
+						 * empty ("stripped" is none) */
+	int			 dynamic;	/* a PT_DYNAMIC segment */
+	int			 interp_musl;	/* PT_INTERP names ld-musl */
 };
 
 /* Load from an open file (not closed) or from memory; 0 or -errno. */

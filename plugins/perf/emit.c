@@ -90,6 +90,38 @@ emit_comm(struct perf *p, const struct pidinfo *pi,
 	return (c);
 }
 
+/*
+ * A Go image's application metadata, as gProfiler's perf profiler adds it
+ * (GolangPerfMetadata): golang_version, stripped, link, and libc (null
+ * when static).  gProfiler knows Go by runtime.buildVersion in .symtab, so
+ * it never names a stripped binary Go; we read .go.buildinfo, which the
+ * strip leaves, and report those too (stripped: true).
+ */
+static void
+emit_go_meta(struct pidinfo *pi, void *arg)
+{
+	struct emit			*em = arg;
+	struct perf			*p = em->p;
+	const struct gp_host_api	*api = p->api;
+	struct symbolizer_go_meta	 m;
+	struct gp_json			*md;
+
+	if (!pi->emitted || pi->pid <= 0 ||
+	    api->snapshot_set_app_metadata == NULL ||
+	    api->json_set_null == NULL ||
+	    symbolizer_go_meta_gen(p->sym, pi->pid, pi->gen, &m) != 0 ||
+	    (md = api->json_new()) == NULL)
+		return;
+	api->json_set_string(md, "golang_version", m.version);
+	api->json_set_bool(md, "stripped", m.stripped);
+	api->json_set_string(md, "link", m.dynamic ? "dynamic" : "static");
+	if (m.dynamic)
+		api->json_set_string(md, "libc", m.musl ? "musl" : "glibc");
+	else
+		api->json_set_null(md, "libc");
+	api->snapshot_set_app_metadata(em->snap, pi->pid, md);
+}
+
 static int
 emit_stack_cb(const struct stack_entry *e, void *arg)
 {
@@ -127,6 +159,7 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 	if (p->api->snapshot_add_stack(em->snap, e->pid, emit_comm(p, pi, e),
 	    frames, n, count) != 0)
 		em->rc = -1;
+	pi->emitted = 1;
 	return (0);
 }
 
@@ -190,6 +223,8 @@ perf_emit(struct perf *p, struct gp_snapshot *snap)
 		em.is_dwarf = 1;
 		stackagg_foreach(p->dw, emit_stack_cb, &em);
 	}
+	/* After every stack: the executables are parsed by then. */
+	pidtab_foreach(p->seen, emit_go_meta, &em);
 	p->cur.pids = pidtab_count(p->seen);
 	return (em.rc);
 }

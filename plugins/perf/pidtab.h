@@ -15,6 +15,7 @@ struct pidinfo {
 	int32_t		 wanted;	/* -1 unknown, 0, 1 */
 	int32_t		 use_dwarf;	/* smart mode's choice */
 	char		 comm[16];	/* thread comm from the first sample */
+	int32_t		 emitted;	/* stacks handed to the host */
 	/* smart mode: samples and known user frames per table */
 	uint64_t	 fp_samples, fp_frames;
 	uint64_t	 dw_samples, dw_frames;

@@ -309,6 +309,14 @@ sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 		    "%zu functions named from .gopclntab (Go %s format)",
 		    b->path, t->go_funcs, t->go_version == 116 ? "1.16-1.17" :
 		    t->go_version == 118 ? "1.18-1.19" : "1.20+");
+	if (t->go_buildinfo == -ENOTSUP)
+		sym_log(s, GP_LOG_INFO, "symbolizer: %s: .go.buildinfo in a "
+		    "layout not read (big-endian, or odd pointers): no "
+		    "golang_version metadata", b->path);
+	else if (t->go_buildinfo != 0 && t->go_buildinfo != -ENOENT)
+		sym_log(s, GP_LOG_INFO, "symbolizer: %s: unreadable "
+		    ".go.buildinfo (%s): no golang_version metadata",
+		    b->path, strerror(-t->go_buildinfo));
 	if (t->dropped > 0)
 		sym_log(s, GP_LOG_WARN, "symbolizer: %s: %zu symbols over the "
 		    "limit of %u ignored", b->path, t->dropped,

@@ -419,7 +419,7 @@ symbolizer_comm_gen(struct symbolizer *s, int32_t pid, uint32_t gen)
 }
 
 /* An image we may not have seen: snapshot it now if it is current. */
-static struct sym_proc *
+struct sym_proc *
 sym_proc_get(struct symbolizer *s, int32_t pid, uint32_t gen)
 {
 	struct sym_proc	*p;

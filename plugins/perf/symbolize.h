@@ -105,6 +105,22 @@ const char	*symbolizer_user_frame_gen(struct symbolizer *, int32_t,
  * addresses lies outside them (libraries mapped after the first look). */
 void		 symbolizer_cover_gen(struct symbolizer *, int32_t, uint32_t,
 		    const uint64_t *, size_t);
+/*
+ * gProfiler's application metadata of a Go image (gprofiler-compat.md
+ * §6): from its executable's table, if a sample's symbolizing parsed it,
+ * and its mappings as first seen.  0; -ENOENT: not a Go binary with a
+ * version this reads (see gobuildinfo.h), or not parsed; -ESRCH: image
+ * unknown.
+ */
+#define SYMBOLIZER_GO_VER_MAX	128
+struct symbolizer_go_meta {
+	char		 version[SYMBOLIZER_GO_VER_MAX];	/* "go1.19.8" */
+	int		 stripped;	/* no .symtab section */
+	int		 dynamic;	/* a PT_DYNAMIC segment */
+	int		 musl;		/* an ld-musl interpreter or mapping */
+};
+int		 symbolizer_go_meta_gen(struct symbolizer *, int32_t,
+		    uint32_t, struct symbolizer_go_meta *);
 /* Forget exited processes, free per-cycle strings, bound the caches. */
 void		 symbolizer_cycle_end(struct symbolizer *);
 void		 symbolizer_stats(const struct symbolizer *,

@@ -205,6 +205,10 @@ const char	*sym_derived_put(struct symbolizer *, const void *,
 void		 sym_cycle_strings_free(struct symbolizer *);
 const char	*sym_demangle(struct symbolizer *, const char *);
 
+/* symbolize.c */
+/* An image, snapshotted now if it was not and is current; NULL if not. */
+struct sym_proc	*sym_proc_get(struct symbolizer *, int32_t, uint32_t);
+
 /* symbin.c */
 struct sym_binary *sym_binary_for_mapping(struct symbolizer *,
 		    struct sym_proc *, const struct procmaps_entry *,

@@ -257,6 +257,21 @@ h_json_set_bool(struct gp_json *j, const char *k, int32_t v)
 	return (0);
 }
 
+static int
+h_json_set_null(struct gp_json *j, const char *k)
+{
+	printf("# %s=null\n", k);
+	return (0);
+}
+
+/* The keys were printed as they were set; say whose they were. */
+static int
+h_set_app_metadata(struct gp_snapshot *snap, int32_t pid, struct gp_json *md)
+{
+	printf("# app_metadata_pid=%d\n", (int)pid);
+	return (0);
+}
+
 /* Like the daemon: not ourselves; with pids, only those. */
 static int32_t
 h_pid_wanted(struct gp_plugin_ctx *ctx, int32_t pid)
@@ -307,6 +322,7 @@ static const struct gp_host_api host = {
 	.fd_watch = h_fd_watch,
 	.fd_unwatch = h_fd_unwatch,
 	.snapshot_add_stack = h_add_stack,
+	.snapshot_set_app_metadata = h_set_app_metadata,
 	.snapshot_done = h_snapshot_done,
 	.stop_done = h_stop_done,
 	.json_new = h_json_new,
@@ -315,6 +331,7 @@ static const struct gp_host_api host = {
 	.json_set_int = h_json_set_int,
 	.json_set_double = h_json_set_double,
 	.json_set_bool = h_json_set_bool,
+	.json_set_null = h_json_set_null,
 	.pid_wanted = h_pid_wanted,
 	.file_open = h_file_open,
 	.file_read = h_file_read,

@@ -15,7 +15,7 @@ perf_require() {
 # perf_profile OUT SECONDS [key=value...]: profile the host for SECONDS with
 # the plugin (through the daemon unless PERF_TEST_DAEMON=0,
 # else through the test host driver); OUT gets the folded stacks, OUT.md the
-# metadata lines.
+# metadata lines, OUT.col the daemon's whole .col (daemon runs only).
 perf_profile() {
 	out=$1; secs=$2; shift 2
 	if [ "${PERF_TEST_DAEMON:-1}" = 1 ] && [ -x "$GP_BIN" ]; then
@@ -40,6 +40,7 @@ perf_profile_daemon() {
 	    --no-flamegraph $args >"$out.err" 2>&1 || return 1
 	col=$(ls "$dir"/profile_*.col 2>/dev/null | head -1)
 	[ -n "$col" ] || return 1
+	cp "$col" "$out.col"	# whole, for checks of its header
 	# drop the header and the index and container frames
 	tail -n +2 "$col" | cut -d';' -f3- >"$out"
 	# the perf plugin's metadata as key=value lines, as the test host prints
