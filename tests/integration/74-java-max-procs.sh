@@ -26,12 +26,17 @@ jv_wait_jit $busy
 jv_wait_jit $idle
 rm -f /tmp/perf-$busy.map /tmp/perf-$idle.map
 
-jv_profile "$TMP/top1" 9 "$busy,$idle" --max-processes-runtime-profiler 1
+jv_profile "$TMP/top1" 9 "$busy,$idle" --max-processes-runtime-profiler 1 -v
 ok $? "one cycle with --max-processes-runtime-profiler 1"
 [ -s /tmp/perf-$busy.map ]
 ok $? "the busy JVM wrote its perf map"
-[ ! -e /tmp/perf-$idle.map ]
+# Judged by this agent's log: on a shared host (CI runs tests side by
+# side) another agent's java plugin may ask the idle JVM too.
+grep -q "perf maps of the 1 busiest of 2 JVMs" "$TMP/top1/daemon.log" &&
+    ! grep -q "pid $idle: .*perf map" "$TMP/top1/daemon.log"
 ok $? "the idle JVM was not asked"
+[ -e /tmp/perf-$idle.map ] &&
+    diag "/tmp/perf-$idle.map exists: written by another agent meanwhile"
 
 rm -f /tmp/perf-$busy.map /tmp/perf-$idle.map
 jv_profile "$TMP/all" 9 "$busy,$idle"
