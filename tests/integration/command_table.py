@@ -56,7 +56,11 @@ def ra(p):
 
 
 def native(p):
-    return "_[k]" in p["profile"]
+    """perf ran in this cycle: its sample count in the header, or kernel
+    frames (a 2 s cycle on a loaded host, ASan's, may hold no kernel
+    frame although perf sampled)."""
+    md = p["header"].get("metadata") or {}
+    return int(md.get("perf_samples") or 0) > 0 or "_[k]" in p["profile"]
 
 
 # The UI's start request with its defaults (studio-api.md §8.1).
