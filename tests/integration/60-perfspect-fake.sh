@@ -5,7 +5,14 @@
 tap_tmpdir
 F="$top_srcdir/tests/fakes/fake_perfspect"
 H=$(hostname)
-export FAKE_PERFSPECT_SCALE=0.1
+# A tenth of PerfSpect's timing; 68-perfspect-fake-realtime.sh runs this
+# at real timing (FAKE_PERFSPECT_SCALE=1), the waits stretched to match.
+export FAKE_PERFSPECT_SCALE=${FAKE_PERFSPECT_SCALE:-0.1}
+# fsleep N: N seconds at a tenth of the timing, stretched at real timing
+fsleep() {
+	sleep "$(awk -v n="$1" -v s="$FAKE_PERFSPECT_SCALE" \
+	    'BEGIN { print n * s / 0.1 }')"
+}
 cd "$TMP" || exit 99
 
 # settled FILE: wait until the fake has set its signal handlers (its first
@@ -38,18 +45,18 @@ test -s perfspect.log
 ok $? "#2 perfspect.log in the current directory"
 
 "$F" metrics --output sig >stdout 2>stderr & pid=$!
-settled stderr; sleep 2; kill -TERM $pid; wait $pid
+settled stderr; fsleep 2; kill -TERM $pid; wait $pid
 ok $? "#3 SIGTERM mid-run exits 0"
 test -s "sig/${H}_metrics_summary.csv" && test -s "sig/${H}_metrics_summary.html"
 ok $? "#3 summaries written after SIGTERM"
 "$F" metrics --output int >stdout 2>stderr & pid=$!
-settled stderr; sleep 2; kill -INT $pid; wait $pid
+settled stderr; fsleep 2; kill -INT $pid; wait $pid
 ok $? "#4 SIGINT mid-run exits 0"
 test -s "int/${H}_metrics_summary.csv"
 ok $? "#4 summaries written after SIGINT"
 
 FAKE_PERFSPECT_STARTUP=100 "$F" metrics --output early >stdout 2>stderr & pid=$!
-settled stderr; sleep 1; kill -TERM $pid; wait $pid; rc=$?
+settled stderr; fsleep 1; kill -TERM $pid; wait $pid; rc=$?
 test $rc -eq 0 && test -z "$(ls -A early)" && grep -q "no metrics collected" stderr
 ok $? "#5 stopped before the first row: no files, exit 0"
 
