@@ -26,6 +26,7 @@
 #include <gprofiler/plugin.h>
 
 #include "langagg.h"
+#include "py_mixed.h"
 #include "py_discover.h"
 #include "py_target.h"
 
@@ -76,6 +77,10 @@ struct pyp {
 	int		 subscribed;	/* sample reports from the host */
 	int		 by_reports;	/* watched PIDs sampled on reports */
 	uint64_t	 count;		/* samples the stack being emitted is */
+	/* The report being read: its native frames join the Python ones. */
+	const struct gp_sample_stack *st;
+	const char	**mixed;	/* PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA */
+	char		 mixed_buf[16384];	/* their "name_[pn]" texts */
 };
 
 static const struct gp_option pyp_options[] = {
@@ -355,6 +360,12 @@ pyp_emit(void *arg, struct py_target *t, int32_t tid,
 	struct pyp_proc *pr = (struct pyp_proc *)(void *)((char *)t -
 	    offsetof(struct pyp_proc, t));
 
+	if (p->st != NULL) {
+		n = py_mixed_merge(frames, n, p->st, t->code_lo, t->code_hi,
+		    p->mixed, PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA, p->mixed_buf,
+		    sizeof(p->mixed_buf));
+		frames = p->mixed;
+	}
 	if (langagg_add(p->agg, (int32_t)t->pid, frames, n, p->count) == 0)
 		pr->samples += p->count;
 }
@@ -424,6 +435,18 @@ pyp_report_cb(void *arg, int32_t pid, int32_t tid, uint64_t count)
 	if (rc == -ENOENT)	/* TIDs unknown here: its running threads */
 		rc = py_target_sample(&pr->t, pyp_emit, p, &nth);
 	pyp_sample_done(p, pr, rc);
+}
+
+/* The same, with the sample's native and kernel frames (ABI 1.3). */
+static void
+pyp_report_stack_cb(void *arg, int32_t pid, int32_t tid, uint64_t count,
+    const struct gp_sample_stack *st)
+{
+	struct pyp *p = arg;
+
+	p->st = st;
+	pyp_report_cb(arg, pid, tid, count);
+	p->st = NULL;
 }
 
 struct pyp_deliver {
@@ -559,10 +582,15 @@ pyp_start(void *priv)
 	    0);
 	p->max_procs = f < 0 ? 0 : f > PYP_MAX_PROCS ? PYP_MAX_PROCS :
 	    (uint32_t)f;
-	p->subscribed = GP_API_HAS(p->api, sample_report) &&
-	    p->api->sample_subscribe != NULL &&
-	    p->api->sample_watch != NULL &&
-	    p->api->sample_subscribe(p->ctx, pyp_report_cb, p) == 0;
+	/* With frames where the host passes them: mixed stacks. */
+	if (GP_API_HAS(p->api, sample_subscribe_stack))
+		p->subscribed = p->api->sample_subscribe_stack(p->ctx,
+		    pyp_report_stack_cb, p) == 0;
+	else
+		p->subscribed = GP_API_HAS(p->api, sample_report) &&
+		    p->api->sample_subscribe != NULL &&
+		    p->api->sample_watch != NULL &&
+		    p->api->sample_subscribe(p->ctx, pyp_report_cb, p) == 0;
 	p->by_reports = -1;	/* logged once decided */
 	pyp_scan(p);
 	p->scan_timer = p->api->timer_add(p->ctx, PYP_RESCAN_MS, 1,
@@ -614,9 +642,12 @@ pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	p->ctx = ctx;
 	p->api = api;
 	p->procs = calloc(PYP_MAX_PROCS, sizeof(*p->procs));
-	p->agg = langagg_new(PY_MAX_FRAMES);
-	if (p->procs == NULL || p->agg == NULL) {
+	p->agg = langagg_new(PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA);
+	p->mixed = calloc(PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA,
+	    sizeof(*p->mixed));
+	if (p->procs == NULL || p->agg == NULL || p->mixed == NULL) {
 		free(p->procs);
+		free(p->mixed);
 		langagg_free(p->agg);
 		free(p);
 		return (-ENOMEM);
@@ -635,6 +666,7 @@ pyp_destroy(void *priv)
 		return;
 	pyp_reset(p);
 	langagg_free(p->agg);
+	free(p->mixed);
 	free(p->procs);
 	free(p);
 }
