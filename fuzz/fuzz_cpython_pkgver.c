@@ -43,8 +43,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_sink += py_pkgver_packages_dir(s, size);
 	fz_sink += (size_t)py_pkgver_is_stdlib(s, size);
 	fz_sink += (size_t)py_pkgver_dist_kind(s);
-	if (py_pkgver_dirname(s, proj, sizeof(proj), ver, sizeof(ver)) >= 0)
-		fz_touch(proj, strlen(proj) + strlen(ver));
+	if (py_pkgver_dirname(s, proj, sizeof(proj), ver, sizeof(ver)) >= 0) {
+		fz_touch(proj, strlen(proj));
+		fz_touch(ver, strlen(ver));
+	}
 	(void)py_pkgver_header(s, size, "Name", &v, &vl, &exact);
 	if (v != NULL) {
 		if (v < s || v + vl > s + size)
