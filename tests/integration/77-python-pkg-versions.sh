@@ -8,7 +8,8 @@
 # "(file:line [name==version])", the name from METADATA rather than the
 # directory; the unlisted file gets nothing; the standard library gets
 # "[standard-library==X.Y.Z]".  With --no-python-versions no frame has one,
-# and the flag is not named as having no effect.
+# and the flag is not named as having no effect.  FIFOs and links among
+# the distributions change nothing.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/workloads/py_lib.sh"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
@@ -55,6 +56,16 @@ printf 'Metadata-Version: 1.1\nName: legpkg\nVersion: 0.9.1\n' \
     >"$sp/legpkg-0.9.1-py3.11.egg-info/PKG-INFO"
 printf '../legpkg/__init__.py\n../legpkg/work.py\nPKG-INFO\n' \
     >"$sp/legpkg-0.9.1-py3.11.egg-info/installed-files.txt"
+# Hostile neighbours: a distribution whose METADATA and RECORD are FIFOs
+# (never opened for reading: nothing blocks), one whose RECORD is a link
+# to /etc/passwd (resolved inside the process's root; its lines are only
+# ever compared with frames' files), a FIFO named like a distribution.
+mkdir -p "$sp/fifo_pkg-1.0.dist-info" "$sp/link_pkg-2.0.dist-info"
+mkfifo "$sp/fifo_pkg-1.0.dist-info/METADATA" \
+    "$sp/fifo_pkg-1.0.dist-info/RECORD" "$sp/named-1.0.dist-info"
+printf 'Name: link_pkg\n' >"$sp/link_pkg-2.0.dist-info/METADATA"
+ln -s /etc/passwd \
+    "$sp/link_pkg-2.0.dist-info/RECORD"
 cat >"$TMP/main_pv.py" <<'PY'
 import json, sys
 from gpv_pkg.hot import pkg_hot
