@@ -43,6 +43,8 @@
 #define PKG_META_READ	65536		/* the headers are at the start */
 #define PKG_TURN_BYTES	(1u << 20)	/* read per loop turn */
 #define PKG_TURN_DISTS	32		/* distributions per loop turn */
+#define PKG_TURN_SEC	0.004		/* and about this long */
+#define PKG_PARSE_SLICE	(64u * 1024)	/* of a file list, between checks */
 #define PKG_TURN_MS	10
 #define PKG_RETRY_S	30		/* a directory that could not be read */
 #define PKG_PATH_MAX	4096
@@ -73,6 +75,12 @@ struct pkg_dir {
 	struct pkg_key	*keys;
 	uint32_t	 kcap, kused;
 	double		 used_at, failed_at;
+	double		 started, cpu;	/* time spent indexing, for the log */
+	double		 longest;	/* the longest loop turn */
+	char		*cur;		/* the file list being parsed, */
+	size_t		 curlen, curpos;	/* sliced across loop turns */
+	int		 curlegacy;	/* installed-files.txt */
+	uint64_t	 bytes;
 };
 
 struct py_pkgidx {
@@ -111,6 +119,8 @@ pkg_dir_clear(struct py_pkgidx *x, struct pkg_dir *d)
 {
 	uint32_t i;
 
+	free(d->cur);
+	d->cur = NULL;
 	for (i = 0; i < d->nents; i++)
 		free(d->ents[i]);
 	free(d->ents);
@@ -245,6 +255,7 @@ pkg_read(struct pkg_dir *d, const char *ent, const char *name, size_t cap,
     uint64_t max, size_t *lenp)
 {
 	char root[64], path[PKG_PATH_MAX], *buf;
+	struct stat st;
 	ssize_t n;
 	size_t total = 0;
 	int fd;
@@ -255,6 +266,10 @@ pkg_read(struct pkg_dir *d, const char *ent, const char *name, size_t cap,
 		return (NULL);
 	if ((fd = py_open(root, path, GP_OPEN_READABLE_BY, max, d->euid)) < 0)
 		return (NULL);
+	/* Sized by the file (it may grow while read: cap still holds). */
+	if (fstat(fd, &st) == 0 && st.st_size >= 0 &&
+	    (uint64_t)st.st_size < cap)
+		cap = (size_t)st.st_size;
 	if ((buf = malloc(cap + 1)) == NULL) {
 		close(fd);
 		return (NULL);
@@ -273,26 +288,77 @@ pkg_read(struct pkg_dir *d, const char *ent, const char *name, size_t cap,
 	return (buf);
 }
 
-/* One distribution: its tag, then its files.  Bytes read, for the budget. */
-static size_t
-pkg_read_dist(struct py_pkgidx *x, struct pkg_dir *d, const char *ent)
+/* The next distribution is done with. */
+static void
+pkg_dist_done(struct pkg_dir *d)
 {
-	char proj[256], ver[256], file[PKG_PATH_MAX], *meta, *files, *tag;
-	const char *nv, *vv;
-	size_t mlen = 0, flen = 0, nl, vl, pos = 0;
-	int kind = py_pkgver_dist_kind(ent), exact, vexact, legacy = 0, rc;
+	free(d->cur);
+	d->cur = NULL;
+	free(d->ents[d->next]);
+	d->ents[d->next++] = NULL;
+}
+
+/* Up to PKG_PARSE_SLICE bytes of the current file list: bytes parsed. */
+static size_t
+pkg_parse_some(struct py_pkgidx *x, struct pkg_dir *d)
+{
+	char file[PKG_PATH_MAX];
+	const char *ent = d->ents[d->next];
+	size_t start = d->curpos;
+	int rc;
+
+	while (d->curpos - start < PKG_PARSE_SLICE) {
+		rc = d->curlegacy ? py_pkgver_legacy_next(d->cur, d->curlen,
+		    &d->curpos, ent, file, sizeof(file)) :
+		    py_pkgver_record_next(d->cur, d->curlen, &d->curpos, file,
+		    sizeof(file));
+		if (rc == 0)
+			break;
+		if (rc < 0)
+			continue;
+		if (pkg_key_add(x, d, file, d->ntags - 1) == -ENOSPC) {
+			if (!x->warned_full)
+				x->api->log(x->ctx, GP_LOG_WARN, "package "
+				    "versions: %u files indexed, the most; "
+				    "files of %s%s and later get none",
+				    PKG_MAX_KEYS, d->path, ent);
+			x->warned_full = 1;
+			d->curpos = d->curlen;
+			break;
+		}
+	}
+	if (d->curpos >= d->curlen)
+		pkg_dist_done(d);
+	return (d->curpos - start);
+}
+
+/*
+ * The next distribution's tag; its file list becomes d->cur, parsed in
+ * slices (pkg_parse_some).  Bytes read, for the budget.
+ */
+static size_t
+pkg_read_dist(struct pkg_dir *d)
+{
+	char proj[256], ver[256], *meta, *files, *tag;
+	const char *ent = d->ents[d->next], *nv, *vv;
+	size_t mlen = 0, flen = 0, nl, vl;
+	int kind = py_pkgver_dist_kind(ent), exact, vexact, legacy = 0;
 	int hasver;
 
 	hasver = py_pkgver_dirname(ent, proj, sizeof(proj), ver, sizeof(ver));
-	if (hasver < 0)
+	if (hasver < 0) {
+		pkg_dist_done(d);
 		return (0);
+	}
 	meta = NULL;
 	if (kind == PY_DIST_INFO)
 		meta = pkg_read(d, ent, "METADATA", PKG_META_READ, 0, &mlen);
 	if (meta == NULL)
 		meta = pkg_read(d, ent, "PKG-INFO", PKG_META_READ, 0, &mlen);
-	if (meta == NULL)
+	if (meta == NULL) {
+		pkg_dist_done(d);
 		return (0);
+	}
 	files = pkg_read(d, ent, "RECORD", PKG_RECORD_MAX, PKG_RECORD_MAX,
 	    &flen);
 	if (files == NULL) {
@@ -326,29 +392,18 @@ pkg_read_dist(struct py_pkgidx *x, struct pkg_dir *d, const char *ent)
 	memcpy(tag + nl, "==", 2);
 	memcpy(tag + nl + 2, vv, vl);
 	tag[nl + 2 + vl] = '\0';
-	d->tags[d->ntags] = tag;
-	for (;;) {
-		rc = legacy ? py_pkgver_legacy_next(files, flen, &pos, ent, file,
-		    sizeof(file)) : py_pkgver_record_next(files, flen, &pos,
-		    file, sizeof(file));
-		if (rc == 0)
-			break;
-		if (rc < 0)
-			continue;
-		if (pkg_key_add(x, d, file, d->ntags) == -ENOSPC) {
-			if (!x->warned_full)
-				x->api->log(x->ctx, GP_LOG_WARN, "package "
-				    "versions: %u files indexed, the most; "
-				    "files of %s%s and later get none",
-				    PKG_MAX_KEYS, d->path, ent);
-			x->warned_full = 1;
-			break;
-		}
-	}
-	d->ntags++;
+	d->tags[d->ntags++] = tag;
+	d->cur = files;
+	d->curlen = flen;
+	d->curpos = 0;
+	d->curlegacy = legacy;
+	files = NULL;
+	free(meta);
+	return (mlen + flen);
 out:
 	free(meta);
 	free(files);
+	pkg_dist_done(d);
 	return (mlen + flen);
 }
 
@@ -449,7 +504,8 @@ pkg_timer_sync(struct py_pkgidx *x)
 		    pkg_turn_cb, x);
 }
 
-/* One loop turn of indexing: at most PKG_TURN_BYTES, PKG_TURN_DISTS. */
+/* One loop turn of indexing: at most PKG_TURN_BYTES, PKG_TURN_DISTS and
+ * (but for the distribution under way) PKG_TURN_SEC. */
 static void
 pkg_turn_cb(void *arg)
 {
@@ -457,12 +513,20 @@ pkg_turn_cb(void *arg)
 	struct pkg_dir *d;
 	size_t bytes = 0;
 	uint32_t i, dists = 0;
+	double t0, turn0 = pkg_now();
+	size_t n;
 	int rc;
 
 	for (i = 0; i < x->ndirs && bytes < PKG_TURN_BYTES &&
-	    dists < PKG_TURN_DISTS; i++) {
+	    dists < PKG_TURN_DISTS && pkg_now() - turn0 < PKG_TURN_SEC; i++) {
 		d = x->dirs[i];
+		if (d->state != PKG_PENDING && d->state != PKG_READING)
+			continue;
+		t0 = pkg_now();
 		if (d->state == PKG_PENDING) {
+			d->started = t0;
+			d->cpu = d->longest = 0;
+			d->bytes = 0;
 			if ((rc = pkg_list(x, d)) != 0) {
 				x->api->log(x->ctx, GP_LOG_DEBUG, "package "
 				    "versions: cannot list %s in pid %d's "
@@ -477,20 +541,33 @@ pkg_turn_cb(void *arg)
 			dists++;
 		}
 		while (d->state == PKG_READING && bytes < PKG_TURN_BYTES &&
-		    dists < PKG_TURN_DISTS) {
+		    dists < PKG_TURN_DISTS && pkg_now() - turn0 < PKG_TURN_SEC) {
 			if (d->next >= d->nents) {
 				d->state = PKG_READY;
 				x->api->log(x->ctx, GP_LOG_DEBUG, "package "
 				    "versions: %s (pid %d's mount namespace): "
-				    "%u distributions, %u Python files",
-				    d->path, (int)d->pid, d->ntags, d->kused);
+				    "%u distributions, %u Python files, %llu "
+				    "bytes read in %.1f ms over %.0f ms (the "
+				    "longest turn %.1f ms)", d->path,
+				    (int)d->pid, d->ntags, d->kused,
+				    (unsigned long long)d->bytes, (d->cpu +
+				    pkg_now() - t0) * 1e3, (pkg_now() -
+				    d->started) * 1e3, d->longest * 1e3);
 				break;
 			}
-			bytes += pkg_read_dist(x, d, d->ents[d->next]);
-			free(d->ents[d->next]);
-			d->ents[d->next++] = NULL;
+			if (d->cur != NULL) {
+				bytes += pkg_parse_some(x, d);
+				continue;
+			}
+			n = pkg_read_dist(d);
+			bytes += n;
+			d->bytes += n;
 			dists++;
 		}
+		t0 = pkg_now() - t0;
+		d->cpu += t0;
+		if (t0 > d->longest)
+			d->longest = t0;
 	}
 	pkg_timer_sync(x);
 }

@@ -348,6 +348,12 @@ py_pkgver_record_next(const char *s, size_t len, size_t *pos, char *out,
 	while (!done) {
 		le = pkg_line_end(s, len, p);
 		for (; p < le; p++) {
+			/* Past the first field, only a quote matters. */
+			if (nf > 0 && (st == CSV_START || st == CSV_FIELD) &&
+			    memchr(s + p, '"', le - p) == NULL) {
+				p = le;
+				break;
+			}
 			c = s[p];
 			switch (st) {
 			case CSV_START:
