@@ -85,6 +85,25 @@ wl=$!
 trap 'kill $wl 2>/dev/null; rm -rf "$TMP"' EXIT
 py_wait_ready "$TMP/ready"
 ok $? "workload started ($py)"
+# The same path in another mount namespace holds another version: the
+# index is per namespace, read in each process's root.
+alt="$TMP/alt"
+mkdir -p "$alt"
+cp -a "$sp/gpv_pkg" "$sp/legpkg" "$sp/legpkg-0.9.1-py3.11.egg-info" "$alt/"
+mkdir "$alt/gpv_pkg-9.9.9.dist-info"
+sed 's/1\.2\.3/9.9.9/' "$sp/gpv_pkg-1.2.3.dist-info/METADATA" \
+    >"$alt/gpv_pkg-9.9.9.dist-info/METADATA"
+cp "$sp/gpv_pkg-1.2.3.dist-info/RECORD" "$alt/gpv_pkg-9.9.9.dist-info/"
+ns=
+if unshare -m --propagation private true 2>/dev/null; then
+	unshare -m --propagation private sh -c 'mount --bind "$1" "$2" &&
+	    PYTHONPATH="$2" exec "$3" "$4"' sh "$alt" "$sp" "$py" \
+	    "$TMP/main_pv.py" >"$TMP/ready.ns" 2>&1 &
+	ns=$!
+	trap 'kill $wl $ns 2>/dev/null; rm -rf "$TMP"' EXIT
+	py_wait_ready "$TMP/ready.ns"
+	ok $? "workload in its own mount namespace started"
+fi
 ver=$("$py" -c 'import platform; print(platform.python_version())')
 
 py_profile "$TMP/on" 5 -f 99
@@ -110,6 +129,12 @@ grep -aqE "/json/encoder\.py:[0-9]+ \[standard-library==$ver\]\)_\[p\]" \
 ok $? "standard library: [standard-library==$ver]"
 grep -aqE "<module> \($TMP/main_pv\.py:[0-9]+\)_\[p\]" "$col"
 ok $? "the script itself (no packages directory): no tag"
+if [ -n "$ns" ]; then
+	grep -aqE "pkg_hot \($sp/gpv_pkg/hot\.py:[0-9]+ \[GPV-Pkg==9\.9\.9\]\)_\[p\]" "$col"
+	ok $? "the same file in the other mount namespace: [GPV-Pkg==9.9.9]"
+else
+	skip "mount namespace" "unshare -m is not permitted here"
+fi
 ! grep -aq "no effect here:.*no-python-versions" "$TMP/on/log"
 ok $? "not named as a no-op"
 
