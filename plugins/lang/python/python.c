@@ -11,6 +11,11 @@
  * stack per sample.  /proc's state R, the fallback at -f Hz without one,
  * also counts threads waiting for a CPU: under contention a thread that
  * runs 2 ms in 20 got 1.4-2.5x its share.
+ *
+ * Package versions (gProfiler's default, --no-python-versions): a stack
+ * new in the cycle queues the packages directories it names for indexing
+ * (py_pkgidx.c, from a timer); frames are tagged when the snapshot hands
+ * the stacks over, so a sample costs nothing more.
  */
 #include "config.h"
 
