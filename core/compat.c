@@ -75,8 +75,8 @@ static const struct compat_flag compat_flags[] = {
 	  "installed" },
 	/* python (profilers/python.py) */
 	{ ROW("no-python-versions", GP_OPT_BOOL, "false", 0, 0, NULL),
-	  "python", CPU, NULL, "false", "package versions are not added to "
-	  "Python frames here, so there are none to leave out" },
+	  "python", CPU, NULL, "false", "the python plugin is not "
+	  "installed" },
 	{ ROW("pyperf-user-stacks-pages", GP_OPT_INT, NULL, 0, POSINT_MAX,
 	  NULL), "python", CPU, NULL, NULL, PYPERF },
 	{ ROW("python-pyperf-verbose", GP_OPT_BOOL, "false", 0, 0, NULL),

@@ -11,9 +11,15 @@
  * stack per sample.  /proc's state R, the fallback at -f Hz without one,
  * also counts threads waiting for a CPU: under contention a thread that
  * runs 2 ms in 20 got 1.4-2.5x its share.
+ *
+ * Package versions (gProfiler's default, --no-python-versions): a stack
+ * new in the cycle queues the packages directories it names for indexing
+ * (py_pkgidx.c, from a timer); frames are tagged when the snapshot hands
+ * the stacks over, so a sample costs nothing more.
  */
 #include "config.h"
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <dirent.h>
@@ -28,6 +34,7 @@
 #include "langagg.h"
 #include "py_mixed.h"
 #include "py_discover.h"
+#include "py_pkgver.h"
 #include "py_target.h"
 
 #define PYP_RESCAN_MS	1000	/* new processes show up within a second */
@@ -58,6 +65,7 @@ struct pyp_proc {
 	char		 comm[64];
 	char		 reason[256];
 	char		 appid[1024];
+	uint64_t	 mntns;		/* package versions are per mount ns */
 	struct py_target t;
 };
 
@@ -81,6 +89,9 @@ struct pyp {
 	const struct gp_sample_stack *st;
 	const char	**mixed;	/* PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA */
 	char		 mixed_buf[16384];	/* their "name_[pn]" texts */
+	struct py_pkgidx *pkgs;		/* NULL: --no-python-versions */
+	char		*deco;		/* decorated frames at delivery */
+	const char	**decop;
 };
 
 static const struct gp_option pyp_options[] = {
@@ -88,7 +99,14 @@ static const struct gp_option pyp_options[] = {
 	    "auto|pyperf|pyspy|py-spy|disabled|none",
 	    "Python profiling: auto (the built-in CPython 3.8-3.13 stack "
 	    "reader; pyperf and pyspy are accepted as synonyms) or disabled" },
+	{ "no-python-versions", GP_OPT_BOOL, 0, "false", 0, 0, NULL,
+	    "do not add package versions to Python frames: by default a frame "
+	    "of a file of an installed distribution ends \"(file:line "
+	    "[name==version])\", one of the standard library "
+	    "\"[standard-library==X.Y.Z]\", as gProfiler writes them" },
 };
+
+#define PYP_DECO_BYTES	(256 * 1024)	/* decorated frames of a stack */
 
 static struct pyp_proc *
 pyp_find(struct pyp *p, pid_t pid)
@@ -130,6 +148,17 @@ pyp_remove(struct pyp *p, uint32_t i)
 	p->procs[i] = p->procs[--p->nprocs];
 }
 
+/* The mount namespace of pid: the files its frames name are in it. */
+static uint64_t
+pyp_mntns(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	return (stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0);
+}
+
 static void
 pyp_attach(struct pyp *p, struct pyp_proc *pr)
 {
@@ -141,6 +170,7 @@ pyp_attach(struct pyp *p, struct pyp_proc *pr)
 	switch (rc) {
 	case 0:
 		pr->state = PYP_ACTIVE;
+		pr->mntns = pyp_mntns(pr->pid);
 		/* The line executing, in gProfiler's "name (file:line)_[p]"
 		 * (issue 13 #5; perf-like: where the time goes). */
 		pr->t.line_mode = PY_LINE_CURRENT;
@@ -360,14 +390,21 @@ pyp_emit(void *arg, struct py_target *t, int32_t tid,
 	struct pyp_proc *pr = (struct pyp_proc *)(void *)((char *)t -
 	    offsetof(struct pyp_proc, t));
 
+	uint32_t before = langagg_count(p->agg);
+
 	if (p->st != NULL) {
 		n = py_mixed_merge(frames, n, p->st, t->code_lo, t->code_hi,
 		    p->mixed, PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA, p->mixed_buf,
 		    sizeof(p->mixed_buf));
 		frames = p->mixed;
 	}
-	if (langagg_add(p->agg, (int32_t)t->pid, frames, n, p->count) == 0)
-		pr->samples += p->count;
+	if (langagg_add(p->agg, (int32_t)t->pid, frames, n, p->count) != 0)
+		return;
+	pr->samples += p->count;
+	/* A stack new this cycle: the packages it names get indexed
+	 * before the snapshot (a known one costs a lookup, per cycle). */
+	if (p->pkgs != NULL && langagg_count(p->agg) != before)
+		py_pkgidx_note(p->pkgs, t->pid, pr->mntns, frames, n);
 }
 
 static void	pyp_sample_done(struct pyp *, struct pyp_proc *, int);
@@ -459,9 +496,22 @@ pyp_deliver_stack(void *arg, int32_t pid, const char *const *frames,
     uint32_t n, uint64_t count)
 {
 	struct pyp_deliver *d = arg;
-	struct pyp_proc *pr = pyp_find(d->p, pid);
+	struct pyp *p = d->p;
+	struct pyp_proc *pr = pyp_find(p, pid);
+	size_t off = 0;
+	uint32_t i;
 
-	d->p->api->snapshot_add_stack(d->snap, pid, pr != NULL ? pr->comm :
+	if (p->pkgs != NULL && pr != NULL) {
+		for (i = 0; i < n; i++) {
+			p->decop[i] = py_pkgidx_decorate(p->pkgs, pr->mntns,
+			    &pr->t.ver, frames[i], p->deco + off,
+			    PYP_DECO_BYTES - off);
+			if (p->decop[i] != frames[i])
+				off += strlen(p->decop[i]) + 1;
+		}
+		frames = p->decop;
+	}
+	p->api->snapshot_add_stack(d->snap, pid, pr != NULL ? pr->comm :
 	    "python", frames, n, count);
 }
 
@@ -558,6 +608,8 @@ pyp_reset(struct pyp *p)
 	if (p->subscribed)
 		(void)p->api->sample_subscribe(p->ctx, NULL, NULL);
 	p->subscribed = 0;
+	py_pkgidx_free(p->pkgs);
+	p->pkgs = NULL;
 	p->by_reports = 0;
 	langagg_clear(p->agg);
 }
@@ -582,6 +634,11 @@ pyp_start(void *priv)
 	    0);
 	p->max_procs = f < 0 ? 0 : f > PYP_MAX_PROCS ? PYP_MAX_PROCS :
 	    (uint32_t)f;
+	/* gProfiler's default: package versions in frames (python.py) */
+	if (p->api->option_get_bool(p->ctx, "no-python-versions") <= 0 &&
+	    (p->pkgs = py_pkgidx_new(p->ctx, p->api)) == NULL)
+		p->api->log(p->ctx, GP_LOG_WARN, "no package versions in "
+		    "Python frames: out of memory");
 	/* With frames where the host passes them: mixed stacks. */
 	if (GP_API_HAS(p->api, sample_subscribe_stack))
 		p->subscribed = p->api->sample_subscribe_stack(p->ctx,
@@ -645,9 +702,15 @@ pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	p->agg = langagg_new(PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA);
 	p->mixed = calloc(PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA,
 	    sizeof(*p->mixed));
-	if (p->procs == NULL || p->agg == NULL || p->mixed == NULL) {
+	p->deco = malloc(PYP_DECO_BYTES);
+	p->decop = calloc(PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA,
+	    sizeof(*p->decop));
+	if (p->procs == NULL || p->agg == NULL || p->mixed == NULL ||
+	    p->deco == NULL || p->decop == NULL) {
 		free(p->procs);
 		free(p->mixed);
+		free(p->deco);
+		free(p->decop);
 		langagg_free(p->agg);
 		free(p);
 		return (-ENOMEM);
@@ -667,6 +730,8 @@ pyp_destroy(void *priv)
 	pyp_reset(p);
 	langagg_free(p->agg);
 	free(p->mixed);
+	free(p->deco);
+	free(p->decop);
 	free(p->procs);
 	free(p);
 }
