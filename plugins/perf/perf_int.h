@@ -103,6 +103,16 @@ struct perf {
 void		 perf_complain(struct perf *, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
 
+/* evresolve.c */
+/*
+ * --perf-event NAME into ev: an event perf knows, else NAME in
+ * --hw-events-file for this host's platform.  0, or -errno with one line
+ * in err; a custom event's raw code and file go to `from` ("" otherwise).
+ */
+int		 perf_event_resolve(struct perf *, const char *name,
+		    struct perfevent *ev, char *from, size_t fromlen,
+		    char *err, size_t errlen);
+
 /* collect.c */
 /* sampler_opts.on_record: one ring-buffer record into the tables;
  * -EAGAIN once the drain's slice is used (the record was taken). */
