@@ -1,0 +1,3 @@
+#include "config.h"
+#include "testing.h"
+int main(void) { return (testing_done()); }
