@@ -365,6 +365,14 @@ test_walk(void)
 		    collect, &c, &n);
 		CHECK_STREQ(c.f[0], "hot_b (/srv/app/x.rb:6)",
 		    "text cache: another label at the same body");
+		put64(END - 5 * (uint64_t)o.cfp_size + o.cfp_pc,
+		    0x16000 + 61 * 8);
+		memset(&c, 0, sizeof(c));
+		rc = ruby_walk_stack(&m, &o, BASE, RUBY_MAX_FRAMES, &fc,
+		    collect, &c, &n);
+		CHECK(rc == 0 && fc.ractor == RACTOR &&
+		    strcmp(c.f[0], "hot_b (/srv/app/x.rb:9)") == 0,
+		    "text cache: another pc, its own line; ractor kept");
 	}
 
 	/* No thread running Ruby: no frames. */

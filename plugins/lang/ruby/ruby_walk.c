@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -240,8 +241,9 @@ ruby_walk_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
 	char name[RUBY_MAX_NAME], file[RUBY_MAX_FILE];
 	const char *prefix;
 	uint64_t flags, body, label, pathobj;
-	uint32_t line;
+	uint32_t line, i;
 	int rc, k;
+	struct ruby_fentry *e = NULL;
 
 	/* Only instruction sequences: C frames hold a method entry. */
 	if ((rc = ruby_read_u64(m, iseq, &flags)) != 0)
@@ -255,14 +257,13 @@ ruby_walk_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
 	    (rc = ruby_read_u64(m, body + o->body_location + o->loc_pathobj,
 	    &pathobj)) != 0)
 		return (rc);
-	if (ruby_line_of(m, o, body, pc, &line) != 0)
-		line = ruby_first_line(m, o, body);
 	/* Fibonacci hashing: bodies lie at multiples of 8. */
 	k = (int)(((body >> 3) * 0x9e3779b97f4a7c15ull) >> 58) % RUBY_FCACHE;
 	if (fc != NULL && fc->e[k].valid && fc->e[k].body == body &&
 	    fc->e[k].label == label && fc->e[k].pathobj == pathobj) {
 		fc->hits++;
-		prefix = fc->e[k].text;
+		e = &fc->e[k];
+		prefix = e->text;
 	} else {
 		if ((rc = ruby_read_string(m, o, label, name,
 		    sizeof(name))) != 0 ||
@@ -273,13 +274,27 @@ ruby_walk_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
 		prefix = out;
 		if (fc != NULL) {
 			fc->misses++;
-			fc->e[k].body = body;
-			fc->e[k].label = label;
-			fc->e[k].pathobj = pathobj;
-			fc->e[k].valid = 1;
-			snprintf(fc->e[k].text, sizeof(fc->e[k].text), "%s",
-			    out);
-			prefix = fc->e[k].text;
+			e = &fc->e[k];
+			memset(e, 0, offsetof(struct ruby_fentry, text));
+			e->body = body;
+			e->label = label;
+			e->pathobj = pathobj;
+			e->valid = 1;
+			snprintf(e->text, sizeof(e->text), "%s", out);
+			prefix = e->text;
+		}
+	}
+	for (i = 0; e != NULL && i < RUBY_FCACHE_PCS; i++)
+		if (e->pc[i] == pc)
+			break;
+	if (e != NULL && i < RUBY_FCACHE_PCS)
+		line = e->line[i];
+	else {
+		if (ruby_line_of(m, o, body, pc, &line) != 0)
+			line = ruby_first_line(m, o, body);
+		if (e != NULL) {
+			e->pc[e->next % RUBY_FCACHE_PCS] = pc;
+			e->line[e->next++ % RUBY_FCACHE_PCS] = line;
 		}
 	}
 	if (prefix != out)
@@ -295,7 +310,7 @@ ruby_walk_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
 /* The running execution context; 0 in *ec when no thread runs Ruby. */
 static int
 ruby_find_ec(const struct ruby_mem *m, const struct ruby_offsets *o,
-    uint64_t root, uint64_t *ec)
+    uint64_t root, struct ruby_fcache *fc, uint64_t *ec)
 {
 	uint64_t vm, ractor;
 	int rc;
@@ -303,6 +318,9 @@ ruby_find_ec(const struct ruby_mem *m, const struct ruby_offsets *o,
 	*ec = 0;
 	if (o->ec_direct)
 		return (ruby_read_u64(m, root, ec));
+	if (fc != NULL && fc->ractor != 0)
+		return (ruby_read_u64(m, fc->ractor + o->ractor_running_ec,
+		    ec));
 	if ((rc = ruby_read_u64(m, root, &vm)) != 0)
 		return (rc);
 	if (vm == 0)	/* not booted yet */
@@ -311,7 +329,11 @@ ruby_find_ec(const struct ruby_mem *m, const struct ruby_offsets *o,
 		return (rc);
 	if (ractor == 0)
 		return (0);
-	return (ruby_read_u64(m, ractor + o->ractor_running_ec, ec));
+	if ((rc = ruby_read_u64(m, ractor + o->ractor_running_ec, ec)) != 0)
+		return (rc);
+	if (fc != NULL)
+		fc->ractor = ractor;
+	return (0);
 }
 
 int
@@ -329,7 +351,7 @@ ruby_walk_stack(const struct ruby_mem *m, const struct ruby_offsets *o,
 		max = RUBY_MAX_FRAMES;
 	if (o->cfp_size < o->cfp_iseq + 8 || o->cfp_size > sizeof(cf))
 		return (-EINVAL);
-	if ((rc = ruby_find_ec(m, o, root, &ec)) != 0 || ec == 0)
+	if ((rc = ruby_find_ec(m, o, root, fc, &ec)) != 0 || ec == 0)
 		return (rc);
 	if ((rc = ruby_read_u64(m, ec + o->ec_vm_stack, &stack)) != 0 ||
 	    (rc = ruby_read_u64(m, ec + o->ec_vm_stack_size, &size)) != 0 ||

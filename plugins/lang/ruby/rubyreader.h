@@ -104,16 +104,25 @@ typedef int	(*ruby_frame_fn)(void *, const char *);
  * Frame texts by iseq body, so a sample reads each method's strings once:
  * an entry is used only while the body still has the same label and
  * path pointers (a method freed and another compiled at its address
- * differs in them).  The line is looked up each time.  Direct-mapped.
+ * differs in them), with the lines of the last few pcs seen in it (a
+ * compiled body's line table does not change).  Direct-mapped.  The main
+ * ractor's address is kept too: it is set at boot and never moves.
  */
 #define RUBY_FCACHE	64
+#define RUBY_FCACHE_PCS	4	/* lines kept per body, by pc */
+
+struct ruby_fentry {
+	uint64_t	 body, label, pathobj;
+	uint64_t	 pc[RUBY_FCACHE_PCS];	/* 0: none */
+	uint32_t	 line[RUBY_FCACHE_PCS];
+	uint32_t	 next;
+	uint8_t		 valid;
+	char		 text[RUBY_MAX_FRAME_TEXT];	/* last */
+};
 
 struct ruby_fcache {
-	struct {
-		uint64_t	 body, label, pathobj;
-		uint8_t		 valid;
-		char		 text[RUBY_MAX_FRAME_TEXT];
-	} e[RUBY_FCACHE];
+	struct ruby_fentry e[RUBY_FCACHE];
+	uint64_t	 ractor;	/* the main ractor, once read */
 	uint64_t	 hits, misses;
 };
 
