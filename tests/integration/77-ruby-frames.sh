@@ -5,8 +5,9 @@
 # 5 s cycle at 250 Hz with the default --ruby-mode (rbspy, as gProfiler's).
 # Frames must be gProfiler's rbspy frames, "hot_a (/path/ruby_hot.rb:N)_[rb]"
 # (N a line inside hot_a: the line executing) under
-# "<main> (/path/ruby_hot.rb:M)_[rb]" and the comm; hot_a's share within 5
-# points of 66.7 (not under ASan: it would measure ASan).  A second Ruby
+# "<main> (/path/ruby_hot.rb:M)_[rb]", gProfiler's Ruby appid
+# "appid: ruby: /path/ruby_hot.rb (/path/ruby_hot.rb)" and the comm; hot_a's
+# share within 5 points of 66.7 (not under ASan: it would measure ASan).  A second Ruby
 # process exits in the middle of the cycle; --ruby-mode disabled, none and
 # --no-ruby give no Ruby frames.  A libruby whose ruby_version says 2.6 is
 # refused with one log line and one skipped frame, in the first cycle.
@@ -73,7 +74,9 @@ for line in sys.stdin:
             bad += 1
         elif i >= 1 and main.match(fr[i - 1]) and \
             main.match(fr[i - 1]).group(1) == wl and \
-            re.match(r"ruby", fr[i - 2]):
+            (re.match(r"ruby", fr[i - 2]) or
+             (fr[i - 2].startswith("appid: ruby: ") and
+              re.match(r"ruby", fr[i - 3]))):
             nested += 1
         hit = m.group(1)
     if hit == "hot_a":
@@ -100,6 +103,8 @@ else
 fi
 grep -q "hot_a ($wl:[0-9]*)_\[rb\]" "$col"
 ok $? "a frame \"hot_a ($wl:N)_[rb]\""
+grep -q ";ruby[0-9.]*;appid: ruby: $wl ($wl);<main> (" "$col"
+ok $? "appid frame \"appid: ruby: $wl ($wl)\" after the comm"
 
 for mode in "--ruby-mode disabled" "--ruby-mode none" "--no-ruby"; do
 	rm -rf "$TMP/off"

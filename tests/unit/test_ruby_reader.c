@@ -435,6 +435,31 @@ test_maps(void)
 	    "garbage maps");
 }
 
+static void
+test_appid(void)
+{
+	static const char *const a1[] = { "ruby", "-w", "app/main.rb", "x.rb" };
+	static const char *const a2[] = { "/usr/bin/ruby", "-r", "./boot.rb",
+	    "-rbundler/setup.rb", "/srv/job.rb" };
+	static const char *const a3[] = { "puma 5.6.4 (tcp://0.0.0.0:3000)" };
+	static const char *const a4[] = { "ruby", "-e", "puts 1" };
+	char out[64];
+
+	CHECK(ruby_appid(a1, 4, "/srv/app", out, sizeof(out)) == 0 &&
+	    strcmp(out, "ruby: app/main.rb (/srv/app/app/main.rb)") == 0,
+	    "appid: first .rb argument, joined to the cwd");
+	CHECK(ruby_appid(a2, 5, "/", out, sizeof(out)) == 0 &&
+	    strcmp(out, "ruby: /srv/job.rb (/srv/job.rb)") == 0,
+	    "appid: -r X and -rX skipped, absolute path kept");
+	CHECK(ruby_appid(a3, 1, "/srv", out, sizeof(out)) == -ENOENT &&
+	    out[0] == '\0', "appid: a rewritten title has none");
+	CHECK(ruby_appid(a4, 3, "/srv", out, sizeof(out)) == -ENOENT,
+	    "appid: no script, none");
+	CHECK(ruby_appid(a1, 4, "/a/very/long/working/directory/indeed/yes",
+	    out, 40) == 0 && strcmp(out, "ruby: <path too long>") == 0,
+	    "appid: never a cut path");
+}
+
 /*
  * This test program defines ruby_current_vm_ptr and ruby_version, so its
  * own ELF stands for a static ruby.
@@ -632,6 +657,7 @@ main(void)
 	test_walk();
 	test_versions();
 	test_maps();
+	test_appid();
 	test_elf();
 	test_real_library();
 	test_captured();

@@ -44,6 +44,7 @@ struct rubyp_proc {
 	uint32_t	 fails;
 	uint64_t	 samples;
 	char		 comm[64];
+	char		 appid[1024];
 	char		 reason[256];
 	struct ruby_target t;
 };
@@ -164,6 +165,37 @@ rubyp_comm(pid_t pid, char *out, size_t len)
 	return (0);
 }
 
+#define RUBYP_CMDLINE_MAX	(64 * 1024)
+#define RUBYP_ARGV_MAX		256
+
+/* gProfiler's appid from the command line and working directory. */
+static void
+rubyp_appid(struct rubyp_proc *pr)
+{
+	const char *argv[RUBYP_ARGV_MAX];
+	char path[64], cwd[4096], *cmd;
+	ssize_t n, i;
+	int argc = 0;
+
+	pr->appid[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)pr->pid);
+	if ((n = readlink(path, cwd, sizeof(cwd) - 1)) <= 0)
+		n = 0;
+	cwd[n] = '\0';
+	if ((cmd = malloc(RUBYP_CMDLINE_MAX)) == NULL)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pr->pid);
+	if ((n = ruby_read_small_file(path, cmd, RUBYP_CMDLINE_MAX)) > 0) {
+		for (i = 0; i < n && argc < RUBYP_ARGV_MAX; i++) {
+			argv[argc++] = cmd + i;
+			i += (ssize_t)strlen(cmd + i);
+		}
+		(void)ruby_appid(argv, argc, cwd, pr->appid,
+		    sizeof(pr->appid));
+	}
+	free(cmd);
+}
+
 static void
 rubyp_attach(struct rubyp *p, struct rubyp_proc *pr)
 {
@@ -174,6 +206,7 @@ rubyp_attach(struct rubyp *p, struct rubyp_proc *pr)
 	switch (rc) {
 	case 0:
 		pr->state = RUBYP_ACTIVE;
+		rubyp_appid(pr);
 		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: Ruby %d.%d.%d in %s",
 		    (int)pr->pid, pr->t.ver.major, pr->t.ver.minor,
 		    pr->t.ver.patch, pr->t.object);
@@ -400,6 +433,9 @@ rubyp_snapshot(void *priv, struct gp_snapshot *snap)
 			    GP_PID_ERROR, pr->reason);
 			pr->reported = 1;
 		}
+		if (pr->samples > 0 && pr->appid[0] != '\0' &&
+		    GP_API_HAS(p->api, snapshot_set_appid))
+			p->api->snapshot_set_appid(snap, pr->pid, pr->appid);
 		pr->samples = 0;
 		/* Code is freed and recompiled between requests: start over. */
 		if (pr->t.fcache != NULL)

@@ -134,6 +134,9 @@ int	ruby_read_string(const struct ruby_mem *, const struct ruby_offsets *,
 int	ruby_line_of(const struct ruby_mem *, const struct ruby_offsets *,
 	    uint64_t, uint64_t, uint32_t *);
 
+/* --- ruby_appid.c ----------------------------------------------------- */
+int	ruby_appid(const char *const *, int, const char *, char *, size_t);
+
 /* --- ruby_maps.c ------------------------------------------------------ */
 struct ruby_object {
 	uint64_t	 start, end;	/* the mapping at file offset 0 */
