@@ -290,9 +290,11 @@ ruby_walk_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
 	if (e != NULL && i < RUBY_FCACHE_PCS)
 		line = e->line[i];
 	else {
+		/* Only a line the table gave is kept: a failed read may be
+		 * a torn one. */
 		if (ruby_line_of(m, o, body, pc, &line) != 0)
 			line = ruby_first_line(m, o, body);
-		if (e != NULL) {
+		else if (e != NULL) {
 			e->pc[e->next % RUBY_FCACHE_PCS] = pc;
 			e->line[e->next++ % RUBY_FCACHE_PCS] = line;
 		}
