@@ -1,15 +1,17 @@
 #!/bin/sh
 # Ruby plugin on a real Ruby (Debian 12's ruby 3.1): a script whose CPU
 # goes 2/3 to hot_a and 1/3 to hot_b (tests/workloads/ruby_hot.rb: equal
-# chunks of work, two of every three given to hot_a), profiled for one
+# chunks of work, each given to hot_a with probability 2/3), profiled for one
 # 5 s cycle at 250 Hz with the default --ruby-mode (rbspy, as gProfiler's).
 # Frames must be gProfiler's rbspy frames, "hot_a (/path/ruby_hot.rb:N)_[rb]"
 # (N a line inside hot_a: the line executing) under
 # "<main> (/path/ruby_hot.rb:M)_[rb]", gProfiler's Ruby appid
 # "appid: ruby: /path/ruby_hot.rb (/path/ruby_hot.rb)" and the comm; hot_a's
-# share within 5 points of 66.7 (not under ASan: it would measure ASan).  A second Ruby
-# process exits in the middle of the cycle; --ruby-mode disabled, none and
-# --no-ruby give no Ruby frames.  A libruby whose ruby_version says 2.6 is
+# share within 5 points of 66.7 (not under ASan: it would measure ASan).
+# A second Ruby process exits in the middle of the cycle; three busy
+# threads beside a sleeping main thread have their frames under "block in
+# <main>"; --ruby-mode disabled, none and --no-ruby give no Ruby frames.  A
+# libruby whose ruby_version says 2.6 is
 # refused with one log line and one skipped frame, in the first cycle.
 . "$top_srcdir/tests/tap.sh"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
@@ -37,7 +39,7 @@ wait_ready() {
 
 ruby "$wl" 30 "$TMP/ready" >/dev/null 2>&1 &
 hot=$!
-trap 'kill $hot $short $agent 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'kill $hot $short $agent $thrpid 2>/dev/null; rm -rf "$TMP"' EXIT
 wait_ready "$TMP/ready"
 ok $? "workload ready"
 # Exits about 2 s into the 5 s cycle, while it is being sampled.
@@ -105,6 +107,36 @@ grep -q "hot_a ($wl:[0-9]*)_\[rb\]" "$col"
 ok $? "a frame \"hot_a ($wl:N)_[rb]\""
 grep -q ";ruby[0-9.]*;appid: ruby: $wl ($wl);<main> (" "$col"
 ok $? "appid frame \"appid: ruby: $wl ($wl)\" after the comm"
+
+# Threads: the one holding the GVL is sampled, under its thread block;
+# the main thread sleeps (no GVL) and is not.
+thr=$(realpath "$top_srcdir/tests/workloads/ruby_threads.rb")
+ruby "$thr" 30 "$TMP/ready.thr" >/dev/null 2>&1 &
+thrpid=$!
+wait_ready "$TMP/ready.thr"
+ok $? "threads workload ready"
+profile "$TMP/thr" 3 -f 100 --pids "$thrpid"
+ok $? "daemon ran with the threads workload"
+kill $thrpid 2>/dev/null
+col=$(ls "$TMP"/thr/profile_*.col 2>/dev/null | head -1)
+tail -n +2 "$col" | "$PYTHON3" -c '
+import re, sys
+thr = sys.argv[1]
+w = other = 0
+pat = re.compile(r";block in <main> \(%s:\d+\)_\[rb\];(.*;)?worker_spin "
+                 r"\(%s:\d+\)_\[rb\] (\d+)$" % (re.escape(thr), re.escape(thr)))
+for line in sys.stdin:
+    m = pat.search(line.rstrip("\n"))
+    if m:
+        w += int(m.group(2))
+    elif "_[rb]" in line:
+        other += int(line.rsplit(" ", 1)[1])
+print("# %d samples in worker threads, %d elsewhere" % (w, other))
+sys.exit(0 if w >= 50 and other * 10 <= w else 1)
+' "$thr" >"$TMP/thr.res"
+rc=$?
+cat "$TMP/thr.res"
+ok $rc "worker_spin under \"block in <main>\": the running thread, not the sleeping main one"
 
 for mode in "--ruby-mode disabled" "--ruby-mode none" "--no-ruby"; do
 	rm -rf "$TMP/off"
