@@ -57,7 +57,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct image im = { data + 1, size > 0 ? size - 1 : 0, 0 };
 	struct ruby_mem m = { image_read, &im };
 	struct ruby_offsets o;
-	struct ruby_object ob;
+	struct ruby_object ob, exe;
 	struct ruby_version v;
 	char why[128];
 	size_t total = 0;
@@ -89,7 +89,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pc = pc << 8 | data[i];
 		(void)ruby_line_of(&m, &o, BASE, pc, &line);
 	}
-	(void)ruby_maps_find((const char *)data, size, data[0], &ob);
+	(void)ruby_maps_find((const char *)data, size, data[0], &ob, &exe);
 	(void)ruby_version_parse((const char *)data, size, &v);
 	{
 		struct ruby_elf re;

@@ -105,6 +105,10 @@ else
 fi
 grep -q "hot_a ($wl:[0-9]*)_\[rb\]" "$col"
 ok $? "a frame \"hot_a ($wl:N)_[rb]\""
+head -1 "$col" | grep -q '"ruby_version": "ruby 3\.[0-9]*\.[0-9]*p[0-9]* ' &&
+    head -1 "$col" | grep -q '"libruby_elfid": "buildid:[0-9a-f]*"' &&
+    head -1 "$col" | grep -q '"exe_elfid": "buildid:[0-9a-f]*"'
+ok $? "app metadata: ruby_version, libruby_elfid, exe_elfid"
 grep -q ";ruby[0-9.]*;appid: ruby: $wl ($wl);<main> (" "$col"
 ok $? "appid frame \"appid: ruby: $wl ($wl)\" after the comm"
 

@@ -422,17 +422,25 @@ test_maps(void)
 	    "5500000000-5500001000 r--p 00000000 08:01 77 /usr/bin/python3\n";
 	struct ruby_object ob;
 
-	CHECK(ruby_maps_find(maps, sizeof(maps) - 1, 1234, &ob) == 0 &&
+	CHECK(ruby_maps_find(maps, sizeof(maps) - 1, 1234, &ob, NULL) == 0 &&
 	    ob.start == 0x7f0000000000ull && strcmp(ob.path,
 	    "/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1") == 0,
 	    "libruby*.so wins");
-	CHECK(ruby_maps_find(stat, sizeof(stat) - 1, 77, &ob) == 0 &&
+	CHECK(ruby_maps_find(stat, sizeof(stat) - 1, 77, &ob, NULL) == 0 &&
 	    strcmp(ob.path, "/opt/rubies/3.3.0/bin/ruby") == 0,
 	    "a static ruby: the executable");
-	CHECK(ruby_maps_find(other, sizeof(other) - 1, 77, &ob) == -ENOENT,
+	CHECK(ruby_maps_find(other, sizeof(other) - 1, 77, &ob, NULL) == -ENOENT,
 	    "another executable: no Ruby");
-	CHECK(ruby_maps_find("garbage\n\n-\n", 11, 1, &ob) == -ENOENT,
+	CHECK(ruby_maps_find("garbage\n\n-\n", 11, 1, &ob, NULL) == -ENOENT,
 	    "garbage maps");
+	{
+		struct ruby_object exe;
+
+		CHECK(ruby_maps_find(maps, sizeof(maps) - 1, 1234, &ob,
+		    &exe) == 0 && exe.found && strcmp(exe.path,
+		    "/usr/bin/ruby3.1") == 0 && ob.start != exe.start,
+		    "the executable beside libruby, for its build id");
+	}
 }
 
 static void
@@ -466,6 +474,8 @@ test_appid(void)
  */
 __attribute__((used)) void *ruby_current_vm_ptr;
 __attribute__((used)) const char ruby_version[] = "3.3.7";
+__attribute__((used)) const char ruby_description[] =
+    "ruby 3.3.7 (2025-01-15 revision be31f993d7) [x86_64-linux]";
 
 static void
 test_elf(void)
@@ -483,6 +493,8 @@ test_elf(void)
 	    "static ruby: ruby_current_vm_ptr found");
 	CHECK(re.has_ver && re.ver.major == 3 && re.ver.minor == 3 &&
 	    re.ver.patch == 7, "version read at the ruby_version symbol");
+	CHECK_STREQ(re.description, ruby_description,
+	    "ruby_description read at its symbol");
 	CHECK(ruby_elf_read_mem("\177ELF", 4, &re) == -ENOEXEC,
 	    "a truncated ELF is refused");
 }
@@ -505,6 +517,15 @@ test_real_library(void)
 	    "ruby_current_vm_ptr found");
 	CHECK(re.has_ver && re.ver.major == 3 && re.ver.minor == 1,
 	    "libruby-3.1: version 3.1 from its ruby_version");
+	{
+		char id[160];
+
+		ruby_elf_buildid_text(&re, id, sizeof(id));
+		CHECK(strncmp(re.description, "ruby 3.1.", 9) == 0 &&
+		    strncmp(id, "buildid:", 8) == 0 && strlen(id) == 8 + 40,
+		    "libruby-3.1: its description and build id");
+		printf("# %s, %s\n", re.description, id);
+	}
 }
 
 /* --- bytes captured from a live ruby ---------------------------------- */

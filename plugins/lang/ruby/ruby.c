@@ -407,6 +407,39 @@ rubyp_deliver_stack(void *arg, int32_t pid, const char *const *frames,
 	    "ruby", frames, n, count);
 }
 
+/* The appid, and gProfiler's Ruby application metadata keys. */
+static void
+rubyp_deliver_meta(struct rubyp *p, struct gp_snapshot *snap,
+    struct rubyp_proc *pr)
+{
+	const struct gp_host_api *api = p->api;
+	struct gp_json *md;
+	char ver[160];
+
+	if (pr->appid[0] != '\0' && GP_API_HAS(api, snapshot_set_appid))
+		api->snapshot_set_appid(snap, pr->pid, pr->appid);
+	if (!GP_API_HAS(api, snapshot_set_app_metadata) ||
+	    (md = api->json_new()) == NULL)
+		return;
+	/* What `ruby --version` prints (gProfiler runs it); the library's
+	 * own ruby_description string, else the bare version. */
+	if (pr->t.description[0] != '\0')
+		snprintf(ver, sizeof(ver), "%s", pr->t.description);
+	else
+		snprintf(ver, sizeof(ver), "ruby %d.%d.%d", pr->t.ver.major,
+		    pr->t.ver.minor, pr->t.ver.patch);
+	api->json_set_string(md, "ruby_version", ver);
+	if (pr->t.exe_elfid[0] != '\0')
+		api->json_set_string(md, "exe_elfid", pr->t.exe_elfid);
+	else
+		api->json_set_null(md, "exe_elfid");
+	if (pr->t.lib_elfid[0] != '\0')
+		api->json_set_string(md, "libruby_elfid", pr->t.lib_elfid);
+	else
+		api->json_set_null(md, "libruby_elfid");
+	api->snapshot_set_app_metadata(snap, pr->pid, md);
+}
+
 static int
 rubyp_snapshot(void *priv, struct gp_snapshot *snap)
 {
@@ -433,9 +466,8 @@ rubyp_snapshot(void *priv, struct gp_snapshot *snap)
 			    GP_PID_ERROR, pr->reason);
 			pr->reported = 1;
 		}
-		if (pr->samples > 0 && pr->appid[0] != '\0' &&
-		    GP_API_HAS(p->api, snapshot_set_appid))
-			p->api->snapshot_set_appid(snap, pr->pid, pr->appid);
+		if (pr->samples > 0)
+			rubyp_deliver_meta(p, snap, pr);
 		pr->samples = 0;
 		/* Code is freed and recompiled between requests: start over. */
 		if (pr->t.fcache != NULL)

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,9 @@ ruby_elf_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		else if (strcmp(name, "ruby_current_execution_context_ptr") ==
 		    0 && re->current_ec_ptr == 0)
 			re->current_ec_ptr = sym.st_value;
+		else if (strcmp(name, "ruby_description") == 0 &&
+		    re->description_sym == 0)
+			re->description_sym = sym.st_value;
 		else if (strcmp(name, "ruby_version") == 0 &&
 		    re->version_sym == 0)
 			re->version_sym = sym.st_value;
@@ -68,6 +72,78 @@ ruby_elf_version(Elf_Scn *scn, const GElf_Shdr *sh, struct ruby_elf *re)
 		return;
 	re->has_ver = ruby_version_parse((const char *)data->d_buf + off,
 	    (size_t)(data->d_size - off), &re->ver) == 0;
+}
+
+/*
+ * ruby_description[] (what `ruby --version` prints without run-time
+ * flags), printable ASCII up to its NUL, in read-only data.
+ */
+static void
+ruby_elf_description(Elf_Scn *scn, const GElf_Shdr *sh, struct ruby_elf *re)
+{
+	Elf_Data *data;
+	const char *p;
+	uint64_t off;
+	size_t i;
+
+	if (re->description[0] != '\0' || re->description_sym == 0 ||
+	    sh->sh_type != SHT_PROGBITS || re->description_sym < sh->sh_addr ||
+	    re->description_sym - sh->sh_addr >= sh->sh_size ||
+	    (data = elf_getdata(scn, NULL)) == NULL || data->d_buf == NULL)
+		return;
+	off = re->description_sym - sh->sh_addr;
+	if (off >= data->d_size)
+		return;
+	p = (const char *)data->d_buf + off;
+	for (i = 0; i < sizeof(re->description) - 1 && off + i < data->d_size &&
+	    p[i] != '\0'; i++) {
+		if (p[i] < 0x20 || p[i] > 0x7e) {
+			i = 0;
+			break;
+		}
+		re->description[i] = p[i];
+	}
+	re->description[i] = '\0';
+}
+
+static void
+ruby_elf_note(Elf_Scn *scn, struct ruby_elf *re)
+{
+	Elf_Data *data;
+	GElf_Nhdr nh;
+	size_t off = 0, noff, doff;
+	int guard = 0;
+
+	if ((data = elf_getdata(scn, NULL)) == NULL)
+		return;
+	while (guard++ < 64 &&
+	    (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp((char *)data->d_buf + noff, "GNU", 4) == 0 &&
+		    nh.n_descsz > 0 && nh.n_descsz <= sizeof(re->build_id)) {
+			memcpy(re->build_id, (char *)data->d_buf + doff,
+			    nh.n_descsz);
+			re->build_id_len = nh.n_descsz;
+			return;
+		}
+	}
+}
+
+/* "buildid:<hex>" as gProfiler's *_elfid keys hold it; "" without one. */
+void
+ruby_elf_buildid_text(const struct ruby_elf *re, char *out, size_t len)
+{
+	size_t i, o;
+
+	if (len == 0)
+		return;
+	out[0] = '\0';
+	if (re->build_id_len == 0 || len < 9)
+		return;
+	o = (size_t)snprintf(out, len, "buildid:");
+	for (i = 0; i < re->build_id_len && o + 3 <= len; i++)
+		o += (size_t)snprintf(out + o, len - o, "%02x",
+		    re->build_id[i]);
 }
 
 static int
@@ -101,10 +177,14 @@ ruby_elf_read(Elf *elf, struct ruby_elf *pe)
 	if (!found_load)
 		return (-ENOEXEC);
 	/* .dynsym first: it is what stripped and distro builds keep. */
-	while ((scn = elf_nextscn(elf, scn)) != NULL)
-		if (gelf_getshdr(scn, &sh) != NULL &&
-		    sh.sh_type == SHT_DYNSYM)
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		if (sh.sh_type == SHT_DYNSYM)
 			ruby_elf_symtab(elf, scn, &sh, pe);
+		else if (sh.sh_type == SHT_NOTE && pe->build_id_len == 0)
+			ruby_elf_note(scn, pe);
+	}
 	scn = NULL;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		if (gelf_getshdr(scn, &sh) == NULL)
@@ -115,8 +195,10 @@ ruby_elf_read(Elf *elf, struct ruby_elf *pe)
 	/* Once every symbol table was read: ruby_version may be in any. */
 	scn = NULL;
 	while ((scn = elf_nextscn(elf, scn)) != NULL)
-		if (gelf_getshdr(scn, &sh) != NULL)
+		if (gelf_getshdr(scn, &sh) != NULL) {
 			ruby_elf_version(scn, &sh, pe);
+			ruby_elf_description(scn, &sh, pe);
+		}
 	return (pe->current_vm_ptr != 0 || pe->current_ec_ptr != 0 ? 0 :
 	    -ENOENT);
 }

@@ -69,12 +69,15 @@ ruby_maps_set(struct ruby_object *ob, uint64_t start, uint64_t end,
 	ob->found = 1;
 }
 
-/* 0 with *ob filled, or -ENOENT. */
+/*
+ * 0 with *ob filled, or -ENOENT; *exe_out (if not NULL) is the
+ * executable's mapping whatever its name (found = 0 if not mapped).
+ */
 int
 ruby_maps_find(const char *maps, size_t len, uint64_t exe_ino,
-    struct ruby_object *ob)
+    struct ruby_object *ob, struct ruby_object *exe_out)
 {
-	struct ruby_object exe = { 0 };
+	struct ruby_object exe = { 0 }, any = { 0 };
 	const char *line = maps, *nl, *path, *base;
 	uint64_t start, end, off, ino;
 	size_t plen;
@@ -90,13 +93,13 @@ ruby_maps_find(const char *maps, size_t len, uint64_t exe_ino,
 			base = path + plen;
 			while (base > path && base[-1] != '/')
 				base--;
-			if ((size_t)(path + plen - base) > 7 &&
+			if (!any.found && exe_ino != 0 && ino == exe_ino)
+				ruby_maps_set(&any, start, end, path, plen);
+			if (!ob->found && (size_t)(path + plen - base) > 7 &&
 			    memcmp(base, "libruby", 7) == 0 &&
 			    memmem(base, (size_t)(path + plen - base), ".so",
-			    3) != NULL) {
+			    3) != NULL)
 				ruby_maps_set(ob, start, end, path, plen);
-				return (0);
-			}
 			if (!exe.found && exe_ino != 0 && ino == exe_ino &&
 			    (size_t)(path + plen - base) >= 4 &&
 			    memcmp(base, "ruby", 4) == 0)
@@ -104,6 +107,10 @@ ruby_maps_find(const char *maps, size_t len, uint64_t exe_ino,
 		}
 		line = nl + 1;
 	}
+	if (exe_out != NULL)
+		*exe_out = any;
+	if (ob->found)
+		return (0);
 	if (!exe.found)
 		return (-ENOENT);
 	*ob = exe;

@@ -224,8 +224,8 @@ ruby_count_frame(void *arg, const char *text)
 int
 ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 {
-	struct ruby_object ob;
-	struct ruby_elf pe;
+	struct ruby_object ob, exe;
+	struct ruby_elf pe, exe_pe;
 	struct stat st;
 	char path[64], *maps;
 	size_t len;
@@ -243,7 +243,7 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 		snprintf(why, whylen, "cannot read maps");
 		return (-ESRCH);
 	}
-	rc = ruby_maps_find(maps, len, (uint64_t)st.st_ino, &ob);
+	rc = ruby_maps_find(maps, len, (uint64_t)st.st_ino, &ob, &exe);
 	free(maps);
 	if (rc != 0) {
 		snprintf(why, whylen, "no Ruby VM found");
@@ -268,6 +268,20 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 		return (-ENOTSUP);
 	}
 	t->ver = pe.ver;
+	snprintf(t->description, sizeof(t->description), "%s",
+	    pe.description);
+	if (exe.found && exe.start == ob.start)	/* a static ruby */
+		ruby_elf_buildid_text(&pe, t->exe_elfid, sizeof(t->exe_elfid));
+	else {
+		ruby_elf_buildid_text(&pe, t->lib_elfid, sizeof(t->lib_elfid));
+		/* The executable's build id: its symbols are not needed. */
+		if (exe.found && (fd = ruby_open_object(pid, &exe)) >= 0) {
+			if (ruby_elf_read_fd(fd, &exe_pe) != -ENOEXEC)
+				ruby_elf_buildid_text(&exe_pe, t->exe_elfid,
+				    sizeof(t->exe_elfid));
+			close(fd);
+		}
+	}
 	if ((rc = ruby_offsets_for(&t->ver, &t->off, why, whylen)) != 0)
 		return (rc);
 	if (t->off.ec_direct ? pe.current_ec_ptr == 0 :

@@ -31,6 +31,10 @@ struct ruby_target {
 	struct ruby_mem	 mem;
 	struct ruby_fcache *fcache;	/* frame texts, cleared per snapshot */
 	char		 object[512];
+	/* application metadata, as gProfiler's Ruby keys */
+	char		 description[128];	/* ruby_version */
+	char		 exe_elfid[160];	/* "" : none */
+	char		 lib_elfid[160];	/* "" : none, or no libruby */
 };
 
 typedef int	(*ruby_open_fn)(void *, const struct gp_open_spec *,

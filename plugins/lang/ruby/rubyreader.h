@@ -80,13 +80,18 @@ struct ruby_elf {
 	uint64_t	 current_ec_ptr;	/* ruby_current_execution_
 						 * context_ptr (2.5-2.7) */
 	uint64_t	 version_sym;		/* &ruby_version[] */
+	uint64_t	 description_sym;	/* &ruby_description[] */
 	uint64_t	 first_load_vaddr;
 	struct ruby_version ver;
 	int		 has_ver;
+	char		 description[128];	/* "ruby 3.1.2p20 (...) [...]" */
+	uint8_t		 build_id[64];
+	size_t		 build_id_len;
 };
 
 int	ruby_elf_read_fd(int, struct ruby_elf *);
 int	ruby_elf_read_mem(const void *, size_t, struct ruby_elf *);
+void	ruby_elf_buildid_text(const struct ruby_elf *, char *, size_t);
 
 /* --- ruby_walk.c ------------------------------------------------------ */
 /*
@@ -144,6 +149,7 @@ struct ruby_object {
 	int		 found;
 };
 
-int	ruby_maps_find(const char *, size_t, uint64_t, struct ruby_object *);
+int	ruby_maps_find(const char *, size_t, uint64_t, struct ruby_object *,
+	    struct ruby_object *);
 
 #endif
