@@ -1,8 +1,10 @@
 /*
  * Cost of one Ruby stack sample (ruby_walk_stack over process_vm_readv:
  * the VM, ractor and execution context, each control frame, its iseq body,
- * label and path strings and line table, formatting) on a live ruby spinning at the bottom of a 20- and a
- * 100-frame stack.  Target (issue 16): <= 50 us for 20 frames.
+ * label and path strings and line table, formatting) on a live ruby
+ * spinning at the bottom of a 20- and a 100-frame stack (the first
+ * sample's frames printed, all of them with RUBY_SAMPLE_ALL set).
+ * Target (issue 16): <= 50 us for 20 frames.
  *	bench/ruby_sample [samples]	(top_srcdir in the environment)
  */
 #include <limits.h>
@@ -110,7 +112,8 @@ main(int argc, char **argv)
 		printf("no %s: nothing to measure\n", ruby);
 		return (0);
 	}
-	ruby_set_opener(safeopen_open_cb, NULL);	/* as the daemon offers it */
+	/* as the daemon offers it */
+	ruby_set_opener(safeopen_open_cb, NULL);
 	if (samples <= 0)
 		samples = 2000;
 	bench_one(ruby, srcdir, 20, samples);

@@ -429,7 +429,8 @@ test_maps(void)
 	CHECK(ruby_maps_find(stat, sizeof(stat) - 1, 77, &ob, NULL) == 0 &&
 	    strcmp(ob.path, "/opt/rubies/3.3.0/bin/ruby") == 0,
 	    "a static ruby: the executable");
-	CHECK(ruby_maps_find(other, sizeof(other) - 1, 77, &ob, NULL) == -ENOENT,
+	CHECK(ruby_maps_find(other, sizeof(other) - 1, 77, &ob, NULL) ==
+	    -ENOENT,
 	    "another executable: no Ruby");
 	CHECK(ruby_maps_find("garbage\n\n-\n", 11, 1, &ob, NULL) == -ENOENT,
 	    "garbage maps");
@@ -503,7 +504,8 @@ test_elf(void)
 static void
 test_real_library(void)
 {
-	static const char lib[] = "/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1";
+	static const char lib[] =
+	    "/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1";
 	struct ruby_elf re;
 	int fd, rc;
 

@@ -23,10 +23,10 @@
 #include "ruby_agg.h"
 #include "ruby_target.h"
 
-#define RUBYP_RESCAN_MS	1000	/* new processes show up within a second */
+#define RUBYP_RESCAN_MS	1000	/* new processes: within a second */
 #define RUBYP_MAX_PROCS	4096
 #define RUBYP_MAX_FREQ	999	/* a bound, as for PHP */
-#define RUBYP_FAIL_LIMIT	20	/* consecutive failed samples: an error */
+#define RUBYP_FAIL_LIMIT 20	/* failed samples in a row: an error */
 
 #define RUBYP_ACTIVE	1
 #define RUBYP_SKIPPED	2	/* report "[Profiling skipped: reason]" */
@@ -351,7 +351,8 @@ rubyp_sample_proc(struct rubyp *p, struct rubyp_proc *pr)
 
 	p->ntexts = 0;
 	ruby_target_begin(&pr->t);
-	rc = ruby_walk_stack(&pr->t.mem, &pr->t.off, pr->t.root, RUBY_MAX_FRAMES,
+	rc = ruby_walk_stack(&pr->t.mem, &pr->t.off, pr->t.root,
+	    RUBY_MAX_FRAMES,
 	    pr->t.fcache, rubyp_frame, p, &nseen);
 	p->nsamples++;
 	if (rc == 0 || rc == -E2BIG) {

@@ -206,7 +206,8 @@ ruby_open_object(pid_t pid, const struct ruby_object *ob)
 	    RUBY_MAX_OBJECT)) >= 0 || fd == -EINVAL || fd == -EFBIG)
 		return (fd);
 	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-	return (ruby_open(path, ob->path, GP_OPEN_NO_SYMLINKS, RUBY_MAX_OBJECT));
+	return (ruby_open(path, ob->path, GP_OPEN_NO_SYMLINKS,
+	    RUBY_MAX_OBJECT));
 }
 
 static int
@@ -259,8 +260,8 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 	close(fd);
 	if (rc != 0) {
 		snprintf(why, whylen, "no Ruby VM found (%s has neither "
-		    "ruby_current_vm_ptr nor ruby_current_execution_context_ptr)",
-		    ob.path);
+		    "ruby_current_vm_ptr nor "
+		    "ruby_current_execution_context_ptr)", ob.path);
 		return (-ENOENT);
 	}
 	if (!pe.has_ver) {
@@ -310,8 +311,8 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 		return (rc);
 	if (rc != 0) {
 		snprintf(why, whylen, "Ruby %d.%d.%d: cannot read the running "
-		    "thread's frames: %s", t->ver.major, t->ver.minor, t->ver.patch,
-		    strerror(-rc));
+		    "thread's frames: %s", t->ver.major, t->ver.minor,
+		    t->ver.patch, strerror(-rc));
 		return (rc == -EPERM ? rc : -EIO);
 	}
 	return (0);

@@ -21,20 +21,20 @@ struct ruby_page {
 
 struct ruby_target {
 	pid_t		 pid;
-	struct ruby_page	*pages;	/* NULL: every read goes to the process */
+	struct ruby_page *pages;	/* NULL: every read to the process */
 	uint32_t	 gen;
-	uint32_t	 next;		/* the page slot to replace next */
+	uint32_t	 next;		/* the page slot to replace */
 	uint64_t	 nreads;	/* process_vm_readv calls, for bench */
 	struct ruby_version ver;
 	struct ruby_offsets off;
-	uint64_t	 root;		/* &ruby_current_vm_ptr (or ec) there */
+	uint64_t	 root;		/* &ruby_current_vm_ptr (or ec) */
 	struct ruby_mem	 mem;
-	struct ruby_fcache *fcache;	/* frame texts, cleared per snapshot */
+	struct ruby_fcache *fcache;	/* cleared per snapshot */
 	char		 object[512];
 	/* application metadata, as gProfiler's Ruby keys */
 	char		 description[128];	/* ruby_version */
 	char		 exe_elfid[160];	/* "" : none */
-	char		 lib_elfid[160];	/* "" : none, or no libruby */
+	char		 lib_elfid[160];	/* "": none, no libruby */
 };
 
 typedef int	(*ruby_open_fn)(void *, const struct gp_open_spec *,

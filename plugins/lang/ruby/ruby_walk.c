@@ -25,9 +25,9 @@
 #define RSTRING_NOEMBED		(1u << 13)	/* FL_USER1 */
 #define RARRAY_EMBED		(1u << 13)	/* FL_USER1 */
 #define RSTRING_EMBED_SHIFT	14		/* FL_USER2..6, <= 3.1 */
-#define SUCC_IMM_SIZE		54		/* IMMEDIATE_TABLE_SIZE */
+#define SUCC_IMM_SIZE		54	/* IMMEDIATE_TABLE_SIZE */
 #define SUCC_PART		48		/* offsetof succ_part */
-#define SUCC_BLOCK_SIZE		80		/* sizeof succ_dict_block */
+#define SUCC_BLOCK_SIZE		80	/* sizeof succ_dict_block */
 #define RUBY_MAX_INSN_INFO	(1u << 20)
 
 static int

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RUBY_MAX_FRAMES		256	/* deeper stacks are cut at the root */
+#define RUBY_MAX_FRAMES		256	/* deeper: cut at the root */
 #define RUBY_MAX_NAME		256	/* labels: longer are cut */
 #define RUBY_MAX_FILE		1024	/* paths: longer are cut */
 #define RUBY_MAX_FRAME_TEXT	(RUBY_MAX_NAME + RUBY_MAX_FILE + 32)
@@ -27,7 +27,7 @@ struct ruby_version {
 /* Offsets into the VM's structs (x86-64), see ruby_offsets.c. */
 struct ruby_offsets {
 	/* how the running execution context is found */
-	int		 ec_direct;	/* 2.x: the symbol points at the ec */
+	int		 ec_direct;	/* 2.x: the symbol is the ec's */
 	uint32_t	 vm_main_ractor;	/* rb_vm_t.ractor.main_ractor */
 	uint32_t	 ractor_running_ec;	/* threads.running_ec */
 	/* rb_execution_context_t */
@@ -46,17 +46,17 @@ struct ruby_offsets {
 	uint32_t	 loc_pathobj;
 	uint32_t	 loc_label;
 	uint32_t	 loc_first_lineno;
-	int		 lineno_fixnum;	/* first_lineno is a VALUE (Fixnum) */
+	int		 lineno_fixnum;	/* first_lineno a Fixnum */
 	/* line table (iseq.c): insns_info.{body,size,succ_index_table} */
 	uint32_t	 body_insn_info_body;
 	uint32_t	 body_insn_info_size;
 	uint32_t	 body_succ_index_table;
 	uint32_t	 insn_info_entry_size;
 	/* RString, RArray */
-	uint32_t	 rstring_len;		/* heap (and 3.2+ embedded) len */
+	uint32_t	 rstring_len;		/* heap, 3.2+ embedded */
 	uint32_t	 rstring_heap_ptr;
 	uint32_t	 rstring_embed;		/* embedded bytes */
-	int		 rstring_len_in_flags;	/* <= 3.1: embed len in flags */
+	int		 rstring_len_in_flags;	/* <= 3.1 */
 	uint32_t	 rarray_embed;
 	uint32_t	 rarray_heap_ptr;
 };
@@ -84,7 +84,7 @@ struct ruby_elf {
 	uint64_t	 first_load_vaddr;
 	struct ruby_version ver;
 	int		 has_ver;
-	char		 description[128];	/* "ruby 3.1.2p20 (...) [...]" */
+	char		 description[128];	/* "ruby 3.1.2p20 ..." */
 	uint8_t		 build_id[64];
 	size_t		 build_id_len;
 };
@@ -134,8 +134,8 @@ struct ruby_fcache {
 int	ruby_walk_stack(const struct ruby_mem *, const struct ruby_offsets *,
 	    uint64_t, uint32_t, struct ruby_fcache *, ruby_frame_fn, void *,
 	    uint32_t *);
-int	ruby_read_string(const struct ruby_mem *, const struct ruby_offsets *,
-	    uint64_t, char *, size_t);
+int	ruby_read_string(const struct ruby_mem *,
+	    const struct ruby_offsets *, uint64_t, char *, size_t);
 int	ruby_line_of(const struct ruby_mem *, const struct ruby_offsets *,
 	    uint64_t, uint64_t, uint32_t *);
 
