@@ -65,9 +65,7 @@ static const struct compat_flag compat_flags[] = {
 	{ ROW("perf-event-period", GP_OPT_INT, NULL, 1, POSINT_MAX, NULL),
 	  "perf", CPU, NULL, NULL, "the perf plugin is not installed" },
 	{ ROW("hw-events-file", GP_OPT_PATH, NULL, 0, 0, NULL), "perf", CPU,
-	  NULL, NULL, "gProfiler's custom event definitions (hw_events.json) "
-	  "are not read here; give such an event to --perf-event as its "
-	  "raw code (rNNNN)" },
+	  NULL, NULL, "the perf plugin is not installed" },
 	{ ROW("perf-use-cgroups", GP_OPT_BOOL, "false", 0, 0, NULL), "perf",
 	  CPU, NULL, "false", "the perf plugin is not installed" },
 	{ ROW("perf-max-cgroups", GP_OPT_INT, "50", 0, POSINT_MAX, NULL),
@@ -77,8 +75,8 @@ static const struct compat_flag compat_flags[] = {
 	  "installed" },
 	/* python (profilers/python.py) */
 	{ ROW("no-python-versions", GP_OPT_BOOL, "false", 0, 0, NULL),
-	  "python", CPU, NULL, "false", "package versions are not added to "
-	  "Python frames here, so there are none to leave out" },
+	  "python", CPU, NULL, "false", "the python plugin is not "
+	  "installed" },
 	{ ROW("pyperf-user-stacks-pages", GP_OPT_INT, NULL, 0, POSINT_MAX,
 	  NULL), "python", CPU, NULL, NULL, PYPERF },
 	{ ROW("python-pyperf-verbose", GP_OPT_BOOL, "false", 0, 0, NULL),

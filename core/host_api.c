@@ -645,157 +645,10 @@ host_file_read(struct gp_plugin_ctx *ctx, const struct gp_open_spec *spec,
 	return (safeopen_read(spec, buf, (size_t)bufsz));
 }
 
-/*
- * Sampled threads: one system profiler reports samples of the PIDs
- * process profilers watch (plugin.h).  Watches are kept here so a source
- * that starts after the watchers learns of them; everything a plugin
- * registered goes with its context.
- */
-#define HOST_SAMPLE_SUBS	8
-
-struct host_sample_watch {
-	struct gp_plugin_ctx	*ctx;
-	int32_t			 pid;
-};
-
-static struct {
-	struct gp_plugin_ctx	*ctx;
-	void			(*watch)(void *, int32_t, int32_t);
-	void			*arg;
-} host_sample_src;
-
-static struct {
-	struct gp_plugin_ctx	*ctx;
-	void			(*cb)(void *, int32_t, int32_t, uint64_t);
-	void			*arg;
-} host_sample_subs[HOST_SAMPLE_SUBS];
-
-static struct host_sample_watch	*host_watches;
-static size_t			 host_nwatches, host_watches_cap;
-
-/* Whether another watcher still watches pid. */
-static int
-host_sample_watched(int32_t pid)
+void
+host_ctx_check(struct gp_plugin_ctx *ctx)
 {
-	size_t	 i;
-
-	for (i = 0; i < host_nwatches; i++)
-		if (host_watches[i].pid == pid)
-			return (1);
-	return (0);
-}
-
-static int32_t
-host_sample_watch(struct gp_plugin_ctx *ctx, int32_t pid, int32_t on)
-{
-	size_t	 i;
-
 	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
-	for (i = 0; i < host_nwatches; i++)
-		if (host_watches[i].ctx == ctx && host_watches[i].pid == pid)
-			break;
-	if (on && i == host_nwatches) {
-		if (host_nwatches == host_watches_cap) {
-			host_watches_cap = host_watches_cap ?
-			    host_watches_cap * 2 : 64;
-			host_watches = xreallocarray(host_watches,
-			    host_watches_cap, sizeof(*host_watches));
-		}
-		host_watches[host_nwatches].ctx = ctx;
-		host_watches[host_nwatches++].pid = pid;
-		if (host_sample_src.watch != NULL)
-			host_sample_src.watch(host_sample_src.arg, pid, 1);
-	} else if (!on && i < host_nwatches) {
-		host_watches[i] = host_watches[--host_nwatches];
-		if (host_sample_src.watch != NULL && !host_sample_watched(pid))
-			host_sample_src.watch(host_sample_src.arg, pid, 0);
-	}
-	return (host_sample_src.watch != NULL ? 0 : -ENOTSUP);
-}
-
-static int32_t
-host_sample_subscribe(struct gp_plugin_ctx *ctx,
-    void (*cb)(void *, int32_t, int32_t, uint64_t), void *arg)
-{
-	int	 i, freei = -1;
-
-	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
-	for (i = 0; i < HOST_SAMPLE_SUBS; i++) {
-		if (host_sample_subs[i].ctx == ctx) {
-			freei = i;
-			break;
-		}
-		if (host_sample_subs[i].ctx == NULL && freei < 0)
-			freei = i;
-	}
-	if (freei < 0)
-		return (-ENOSPC);
-	host_sample_subs[freei].ctx = cb != NULL ? ctx : NULL;
-	host_sample_subs[freei].cb = cb;
-	host_sample_subs[freei].arg = arg;
-	return (0);
-}
-
-static int32_t
-host_sample_source(struct gp_plugin_ctx *ctx,
-    void (*watch)(void *, int32_t, int32_t), void *arg)
-{
-	size_t	 i;
-
-	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
-	if (watch == NULL) {
-		if (host_sample_src.ctx == ctx)
-			memset(&host_sample_src, 0, sizeof(host_sample_src));
-		return (0);
-	}
-	if (host_sample_src.ctx != NULL && host_sample_src.ctx != ctx)
-		return (-EBUSY);
-	host_sample_src.ctx = ctx;
-	host_sample_src.watch = watch;
-	host_sample_src.arg = arg;
-	for (i = 0; i < host_nwatches; i++)
-		watch(arg, host_watches[i].pid, 1);
-	return (0);
-}
-
-static void
-host_sample_report(struct gp_plugin_ctx *ctx, int32_t pid, int32_t tid,
-    uint64_t count)
-{
-	int	 i;
-
-	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
-	if (ctx != host_sample_src.ctx)
-		return;
-	for (i = 0; i < HOST_SAMPLE_SUBS; i++)
-		if (host_sample_subs[i].cb != NULL)
-			host_sample_subs[i].cb(host_sample_subs[i].arg, pid,
-			    tid, count);
-}
-
-/* What a context registered for sampled threads goes with it. */
-static void
-host_sample_forget(struct gp_plugin_ctx *ctx)
-{
-	size_t	 i;
-	int	 k;
-
-	for (k = 0; k < HOST_SAMPLE_SUBS; k++)
-		if (host_sample_subs[k].ctx == ctx)
-			memset(&host_sample_subs[k], 0,
-			    sizeof(host_sample_subs[k]));
-	if (host_sample_src.ctx == ctx)
-		memset(&host_sample_src, 0, sizeof(host_sample_src));
-	for (i = 0; i < host_nwatches;)
-		if (host_watches[i].ctx == ctx)
-			(void)host_sample_watch(ctx, host_watches[i].pid, 0);
-		else
-			i++;
-	if (host_nwatches == 0) {
-		free(host_watches);
-		host_watches = NULL;
-		host_watches_cap = 0;
-	}
 }
 
 static const struct gp_host_api host_api_table = {
@@ -837,6 +690,8 @@ static const struct gp_host_api host_api_table = {
 	.sample_subscribe = host_sample_subscribe,
 	.sample_source = host_sample_source,
 	.sample_report = host_sample_report,
+	.sample_report_stack = host_sample_report_stack,
+	.sample_subscribe_stack = host_sample_subscribe_stack,
 };
 
 const struct gp_host_api *

@@ -27,6 +27,9 @@
  *   1.1 (2026-12-01)  gp_host_api.file_open, file_read (untrusted files).
  *   1.2 (2026-12-01)  gp_host_api.sample_watch, sample_subscribe,
  *                     sample_source, sample_report (sampled threads).
+ *   1.3 (2026-12-02)  gp_host_api.sample_report_stack,
+ *                     sample_subscribe_stack, struct gp_sample_stack
+ *                     (the sample's native and kernel frames).
  *
  * Types: fixed-width integers, double, const char *, pointers to ABI structs
  * and function pointers only; no bool, enum, long, time_t or structs by value.
@@ -52,7 +55,7 @@ extern "C" {
 
 #define GP_PLUGIN_MAGIC		0x47504c47u	/* "GPLG" */
 #define GP_ABI_MAJOR		1
-#define GP_ABI_MINOR		2
+#define GP_ABI_MINOR		3
 #define GP_PLUGIN_SYMBOL	"gprofiler_plugin"
 
 /*
@@ -120,6 +123,23 @@ extern "C" {
 #define GP_OPEN_OWNER_OR_ROOT	0x4u	/* owned by `owner` or by root */
 #define GP_OPEN_READABLE_BY	0x8u	/* `owner` could read it (mode bits:
 					 * owner's, else others') */
+
+/*
+ * One sample's native stack as the system profiler resolved it (1.3),
+ * borrowed for the duration of the report: kernel frames as the profile
+ * writes them ("name_[k]"), user frames by name with their addresses in
+ * the process, both root first.  A process profiler places them around
+ * its own frames (mixed stacks).
+ */
+struct gp_sample_stack {
+	uint32_t		 size;		/* sizeof(struct gp_sample_stack) */
+	uint32_t		 nkernel;
+	const char *const	*kernel;
+	uint32_t		 nuser;
+	uint32_t		 pad;
+	const char *const	*user;
+	const uint64_t		*user_ips;
+};
 
 struct gp_open_spec {
 	uint32_t	 size;		/* sizeof(struct gp_open_spec) */
@@ -432,6 +452,23 @@ struct gp_host_api {
 			    void *arg);
 	void		(*sample_report)(struct gp_plugin_ctx *ctx,
 			    int32_t pid, int32_t tid, uint64_t count);
+
+	/*
+	 * Sampled threads with their native stacks (1.3):
+	 *   sample_report_stack     as sample_report, with the sample's
+	 *                           frames (st may be NULL: none resolved).
+	 *   sample_subscribe_stack  cb(arg, pid, tid, count, st) for each
+	 *                           report, st NULL when the source reported
+	 *                           without frames; a NULL cb unsubscribes.
+	 *                           Replaces the context's sample_subscribe.
+	 */
+	void		(*sample_report_stack)(struct gp_plugin_ctx *ctx,
+			    int32_t pid, int32_t tid, uint64_t count,
+			    const struct gp_sample_stack *st);
+	int32_t		(*sample_subscribe_stack)(struct gp_plugin_ctx *ctx,
+			    void (*cb)(void *arg, int32_t pid, int32_t tid,
+			    uint64_t count, const struct gp_sample_stack *st),
+			    void *arg);
 };
 
 /* Whether the host's table has `member` (added after ABI 1.0). */

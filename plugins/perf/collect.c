@@ -33,6 +33,52 @@ collect_add(struct perf *p, struct stackagg *a, const struct sample_view *v,
 		p->cur.agg_failures++;
 }
 
+/*
+ * A process profiler reads this thread's stack now; with ABI 1.3 it gets
+ * the sample's kernel and user frames too (resolved now, the cycle's
+ * strings), so it can place them around its own frames.
+ */
+static void
+collect_report(struct perf *p, const struct sample_view *v,
+    const uint64_t *uips, uint16_t nuser)
+{
+	const char *kern[SAMPLE_MAX_DEPTH], *user[SAMPLE_MAX_DEPTH];
+	uint64_t ips[SAMPLE_MAX_DEPTH];
+	struct gp_sample_stack st;
+	uint32_t i, nk = v->hdr.nkern, nu = nuser;
+	const char *f;
+
+	if (!GP_API_HAS(p->api, sample_report_stack)) {
+		p->api->sample_report(p->ctx, (int32_t)v->hdr.pid,
+		    (int32_t)v->hdr.tid, 1);
+		return;
+	}
+	if (nk > SAMPLE_MAX_DEPTH)
+		nk = SAMPLE_MAX_DEPTH;
+	if (nu > SAMPLE_MAX_DEPTH)
+		nu = SAMPLE_MAX_DEPTH;
+	/* the sampler's arrays are leaf first; frames go root first */
+	for (i = 0; i < nk; i++) {
+		f = symbolizer_kernel_frame(p->sym, v->kips[nk - 1 - i]);
+		kern[i] = f != NULL ? f : "[unknown]";
+	}
+	for (i = 0; i < nu; i++) {
+		ips[i] = uips[nu - 1 - i];
+		f = symbolizer_user_frame_gen(p->sym, (int32_t)v->hdr.pid,
+		    v->hdr.gen, ips[i]);
+		user[i] = f != NULL ? f : "[unknown]";
+	}
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	st.nkernel = nk;
+	st.kernel = kern;
+	st.nuser = nu;
+	st.user = user;
+	st.user_ips = ips;
+	p->api->sample_report_stack(p->ctx, (int32_t)v->hdr.pid,
+	    (int32_t)v->hdr.tid, 1, &st);
+}
+
 static uint64_t
 collect_now(void)
 {
@@ -92,10 +138,6 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 	if (v.hdr.pid != 0 && v.hdr.nuser > 0)
 		symbolizer_cover_gen(p->sym, (int32_t)v.hdr.pid, v.hdr.gen,
 		    v.uips, v.hdr.nuser);
-	/* A process profiler reads this thread's stack now. */
-	if ((v.hdr.flags & SAMPLE_F_WATCHED) && p->reports)
-		p->api->sample_report(p->ctx, (int32_t)v.hdr.pid,
-		    (int32_t)v.hdr.tid, 1);
 	if (p->mode == PERF_MODE_FP || p->mode == PERF_MODE_SMART) {
 		collect_add(p, p->fp, &v, v.uips, v.hdr.nuser);
 		pi->fp_samples++;
@@ -107,6 +149,14 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 			    v.hdr.stack_len, ips, SAMPLE_MAX_DEPTH);
 		collect_add(p, p->dw, &v, ips, (uint16_t)n);
 		pi->dw_samples++;
+	}
+	/* The deeper user stack of the two (smart mode has both). */
+	if ((v.hdr.flags & SAMPLE_F_WATCHED) && p->reports) {
+		if (p->mode == PERF_MODE_DWARF || (p->mode ==
+		    PERF_MODE_SMART && n > (int)v.hdr.nuser))
+			collect_report(p, &v, ips, (uint16_t)n);
+		else
+			collect_report(p, &v, v.uips, v.hdr.nuser);
 	}
 	return (collect_slice_over(p) ? -EAGAIN : 0);
 }

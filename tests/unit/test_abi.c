@@ -64,7 +64,10 @@ AT(gp_host_api, file_open, 240);
 AT(gp_host_api, file_read, 248);
 AT(gp_host_api, sample_watch, 256);
 AT(gp_host_api, sample_report, 280);
-_Static_assert(sizeof(struct gp_host_api) == 288, "gp_host_api 1.2 size");
+AT(gp_host_api, sample_report_stack, 288);
+AT(gp_host_api, sample_subscribe_stack, 296);
+_Static_assert(sizeof(struct gp_host_api) == 304, "gp_host_api 1.3 size");
+_Static_assert(sizeof(struct gp_sample_stack) == 40, "gp_sample_stack 1.3");
 
 AT(gp_open_spec, size, 0);
 AT(gp_open_spec, flags, 4);

@@ -204,7 +204,7 @@ py_discover_resolve(void *arg, const char *in, char *out, size_t outlen)
 }
 
 /* The effective uid of pid (Uid: of /proc/PID/status); -1 if unknown. */
-static int64_t
+int64_t
 py_discover_euid(pid_t pid)
 {
 	char path[64], buf[4096], *p;

@@ -110,6 +110,8 @@ py_read_maps(pid_t pid, size_t *lenp)
 
 struct py_object {
 	uint64_t	 start, end;	/* the mapping at file offset 0 */
+	uint64_t	 lo, hi;	/* all its executable mappings */
+	uint64_t	 inode;
 	char		 path[512];
 	int		 found;
 };
@@ -122,9 +124,24 @@ py_object_set(struct py_object *ob, const struct py_map *m)
 
 	ob->start = m->start;
 	ob->end = m->end;
+	ob->inode = m->inode;
 	memcpy(ob->path, m->path, n);
 	ob->path[n] = '\0';
 	ob->found = 1;
+}
+
+/* Widen ob's code span by m, a mapping of the same file. */
+static void
+py_object_span(struct py_object *ob, const struct py_map *m)
+{
+	if (!ob->found || m->inode != ob->inode ||
+	    m->pathlen != strlen(ob->path) ||
+	    memcmp(m->path, ob->path, m->pathlen) != 0)
+		return;
+	if (ob->lo == ob->hi || m->start < ob->lo)
+		ob->lo = m->start;
+	if (m->end > ob->hi)
+		ob->hi = m->end;
 }
 
 /* libpython3.* if mapped (shared builds, embedders), and the executable. */
@@ -149,6 +166,12 @@ py_find_objects(const char *maps, size_t len, uint64_t exe_ino,
 				py_object_set(lib, &m);
 			if (!exe->found && m.inode == exe_ino)
 				py_object_set(exe, &m);
+		}
+		/* the object's code, mapped after its first page */
+		if (py_proc_parse_map_line(line, (size_t)(nl - line), &m) ==
+		    0 && m.path != NULL && m.perms[2] == 'x') {
+			py_object_span(lib, &m);
+			py_object_span(exe, &m);
 		}
 		line = nl + 1;
 	}
@@ -306,6 +329,8 @@ py_target_attach(pid_t pid, struct py_target *t, char *why, size_t whylen)
 		return (-ENOENT);
 	}
 	t->in_lib = lib.found;
+	t->code_lo = ob->lo;
+	t->code_hi = ob->hi;
 	snprintf(t->object, sizeof(t->object), "%s", ob->path);
 	if ((fd = py_open_object(pid, ob, !lib.found)) < 0) {
 		snprintf(why, whylen, "cannot open %s: %s", ob->path,

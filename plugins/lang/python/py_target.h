@@ -30,6 +30,7 @@ struct py_target {
 	uint64_t	 code_type;
 	char		 object[512];	/* maps path of the interpreter object */
 	int		 in_lib;	/* libpython, not the executable */
+	uint64_t	 code_lo, code_hi;	/* its executable mappings */
 	char		 exe_buildid[160];
 	char		 lib_buildid[160];
 	struct py_code_cache *codes;

@@ -11,9 +11,15 @@
  * stack per sample.  /proc's state R, the fallback at -f Hz without one,
  * also counts threads waiting for a CPU: under contention a thread that
  * runs 2 ms in 20 got 1.4-2.5x its share.
+ *
+ * Package versions (gProfiler's default, --no-python-versions): a stack
+ * new in the cycle queues the packages directories it names for indexing
+ * (py_pkgidx.c, from a timer); frames are tagged when the snapshot hands
+ * the stacks over, so a sample costs nothing more.
  */
 #include "config.h"
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <dirent.h>
@@ -25,8 +31,10 @@
 
 #include <gprofiler/plugin.h>
 
-#include "py_agg.h"
+#include "langagg.h"
+#include "py_mixed.h"
 #include "py_discover.h"
+#include "py_pkgver.h"
 #include "py_target.h"
 
 #define PYP_RESCAN_MS	1000	/* new processes show up within a second */
@@ -57,6 +65,7 @@ struct pyp_proc {
 	char		 comm[64];
 	char		 reason[256];
 	char		 appid[1024];
+	uint64_t	 mntns;		/* package versions are per mount ns */
 	struct py_target t;
 };
 
@@ -71,11 +80,18 @@ struct pyp {
 	struct gp_timer	*scan_timer;
 	struct pyp_proc	**procs;
 	uint32_t	 nprocs;
-	struct py_agg	*agg;
+	struct langagg	*agg;
 	uint64_t	 nsamples, nfailed;
 	int		 subscribed;	/* sample reports from the host */
 	int		 by_reports;	/* watched PIDs sampled on reports */
 	uint64_t	 count;		/* samples the stack being emitted is */
+	/* The report being read: its native frames join the Python ones. */
+	const struct gp_sample_stack *st;
+	const char	**mixed;	/* PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA */
+	char		 mixed_buf[16384];	/* their "name_[pn]" texts */
+	struct py_pkgidx *pkgs;		/* NULL: --no-python-versions */
+	char		*deco;		/* decorated frames at delivery */
+	const char	**decop;
 };
 
 static const struct gp_option pyp_options[] = {
@@ -83,7 +99,14 @@ static const struct gp_option pyp_options[] = {
 	    "auto|pyperf|pyspy|py-spy|disabled|none",
 	    "Python profiling: auto (the built-in CPython 3.8-3.13 stack "
 	    "reader; pyperf and pyspy are accepted as synonyms) or disabled" },
+	{ "no-python-versions", GP_OPT_BOOL, 0, "false", 0, 0, NULL,
+	    "do not add package versions to Python frames: by default a frame "
+	    "of a file of an installed distribution ends \"(file:line "
+	    "[name==version])\", one of the standard library "
+	    "\"[standard-library==X.Y.Z]\", as gProfiler writes them" },
 };
+
+#define PYP_DECO_BYTES	(256 * 1024)	/* decorated frames of a stack */
 
 static struct pyp_proc *
 pyp_find(struct pyp *p, pid_t pid)
@@ -125,6 +148,17 @@ pyp_remove(struct pyp *p, uint32_t i)
 	p->procs[i] = p->procs[--p->nprocs];
 }
 
+/* The mount namespace of pid: the files its frames name are in it. */
+static uint64_t
+pyp_mntns(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	return (stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0);
+}
+
 static void
 pyp_attach(struct pyp *p, struct pyp_proc *pr)
 {
@@ -136,6 +170,7 @@ pyp_attach(struct pyp *p, struct pyp_proc *pr)
 	switch (rc) {
 	case 0:
 		pr->state = PYP_ACTIVE;
+		pr->mntns = pyp_mntns(pr->pid);
 		/* The line executing, in gProfiler's "name (file:line)_[p]"
 		 * (issue 13 #5; perf-like: where the time goes). */
 		pr->t.line_mode = PY_LINE_CURRENT;
@@ -355,8 +390,21 @@ pyp_emit(void *arg, struct py_target *t, int32_t tid,
 	struct pyp_proc *pr = (struct pyp_proc *)(void *)((char *)t -
 	    offsetof(struct pyp_proc, t));
 
-	if (py_agg_add(p->agg, (int32_t)t->pid, frames, n, p->count) == 0)
-		pr->samples += p->count;
+	uint32_t before = langagg_count(p->agg);
+
+	if (p->st != NULL) {
+		n = py_mixed_merge(frames, n, p->st, t->code_lo, t->code_hi,
+		    p->mixed, PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA, p->mixed_buf,
+		    sizeof(p->mixed_buf));
+		frames = p->mixed;
+	}
+	if (langagg_add(p->agg, (int32_t)t->pid, frames, n, p->count) != 0)
+		return;
+	pr->samples += p->count;
+	/* A stack new this cycle: the packages it names get indexed
+	 * before the snapshot (a known one costs a lookup, per cycle). */
+	if (p->pkgs != NULL && langagg_count(p->agg) != before)
+		py_pkgidx_note(p->pkgs, t->pid, pr->mntns, frames, n);
 }
 
 static void	pyp_sample_done(struct pyp *, struct pyp_proc *, int);
@@ -426,6 +474,18 @@ pyp_report_cb(void *arg, int32_t pid, int32_t tid, uint64_t count)
 	pyp_sample_done(p, pr, rc);
 }
 
+/* The same, with the sample's native and kernel frames (ABI 1.3). */
+static void
+pyp_report_stack_cb(void *arg, int32_t pid, int32_t tid, uint64_t count,
+    const struct gp_sample_stack *st)
+{
+	struct pyp *p = arg;
+
+	p->st = st;
+	pyp_report_cb(arg, pid, tid, count);
+	p->st = NULL;
+}
+
 struct pyp_deliver {
 	struct pyp	*p;
 	struct gp_snapshot *snap;
@@ -436,9 +496,22 @@ pyp_deliver_stack(void *arg, int32_t pid, const char *const *frames,
     uint32_t n, uint64_t count)
 {
 	struct pyp_deliver *d = arg;
-	struct pyp_proc *pr = pyp_find(d->p, pid);
+	struct pyp *p = d->p;
+	struct pyp_proc *pr = pyp_find(p, pid);
+	size_t off = 0;
+	uint32_t i;
 
-	d->p->api->snapshot_add_stack(d->snap, pid, pr != NULL ? pr->comm :
+	if (p->pkgs != NULL && pr != NULL) {
+		for (i = 0; i < n; i++) {
+			p->decop[i] = py_pkgidx_decorate(p->pkgs, pr->mntns,
+			    &pr->t.ver, frames[i], p->deco + off,
+			    PYP_DECO_BYTES - off);
+			if (p->decop[i] != frames[i])
+				off += strlen(p->decop[i]) + 1;
+		}
+		frames = p->decop;
+	}
+	p->api->snapshot_add_stack(d->snap, pid, pr != NULL ? pr->comm :
 	    "python", frames, n, count);
 }
 
@@ -481,7 +554,7 @@ pyp_snapshot(void *priv, struct gp_snapshot *snap)
 		return (0);
 	}
 	pyp_scan(p);
-	py_agg_foreach(p->agg, pyp_deliver_stack, &d);
+	langagg_foreach(p->agg, pyp_deliver_stack, &d);
 	for (i = 0; i < p->nprocs; i++) {
 		struct pyp_proc *pr = p->procs[i];
 
@@ -499,10 +572,10 @@ pyp_snapshot(void *priv, struct gp_snapshot *snap)
 			py_code_cache_clear(pr->t.codes);
 	}
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u stacks, %llu samples "
-	    "(%llu failed), %u processes tracked", py_agg_count(p->agg),
+	    "(%llu failed), %u processes tracked", langagg_count(p->agg),
 	    (unsigned long long)p->nsamples, (unsigned long long)p->nfailed,
 	    p->nprocs);
-	py_agg_clear(p->agg);
+	langagg_clear(p->agg);
 	p->nsamples = p->nfailed = 0;
 	for (i = 0; i < p->nprocs;)
 		if (p->procs[i]->state == PYP_GONE)
@@ -519,7 +592,7 @@ pyp_abandon(void *priv, struct gp_snapshot *snap)
 	struct pyp *p = priv;
 	uint32_t i;
 
-	py_agg_clear(p->agg);
+	langagg_clear(p->agg);
 	for (i = 0; i < p->nprocs; i++)
 		p->procs[i]->samples = 0;
 }
@@ -535,8 +608,10 @@ pyp_reset(struct pyp *p)
 	if (p->subscribed)
 		(void)p->api->sample_subscribe(p->ctx, NULL, NULL);
 	p->subscribed = 0;
+	py_pkgidx_free(p->pkgs);
+	p->pkgs = NULL;
 	p->by_reports = 0;
-	py_agg_clear(p->agg);
+	langagg_clear(p->agg);
 }
 
 static int
@@ -559,10 +634,20 @@ pyp_start(void *priv)
 	    0);
 	p->max_procs = f < 0 ? 0 : f > PYP_MAX_PROCS ? PYP_MAX_PROCS :
 	    (uint32_t)f;
-	p->subscribed = GP_API_HAS(p->api, sample_report) &&
-	    p->api->sample_subscribe != NULL &&
-	    p->api->sample_watch != NULL &&
-	    p->api->sample_subscribe(p->ctx, pyp_report_cb, p) == 0;
+	/* gProfiler's default: package versions in frames (python.py) */
+	if (p->api->option_get_bool(p->ctx, "no-python-versions") <= 0 &&
+	    (p->pkgs = py_pkgidx_new(p->ctx, p->api)) == NULL)
+		p->api->log(p->ctx, GP_LOG_WARN, "no package versions in "
+		    "Python frames: out of memory");
+	/* With frames where the host passes them: mixed stacks. */
+	if (GP_API_HAS(p->api, sample_subscribe_stack))
+		p->subscribed = p->api->sample_subscribe_stack(p->ctx,
+		    pyp_report_stack_cb, p) == 0;
+	else
+		p->subscribed = GP_API_HAS(p->api, sample_report) &&
+		    p->api->sample_subscribe != NULL &&
+		    p->api->sample_watch != NULL &&
+		    p->api->sample_subscribe(p->ctx, pyp_report_cb, p) == 0;
 	p->by_reports = -1;	/* logged once decided */
 	pyp_scan(p);
 	p->scan_timer = p->api->timer_add(p->ctx, PYP_RESCAN_MS, 1,
@@ -614,10 +699,19 @@ pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	p->ctx = ctx;
 	p->api = api;
 	p->procs = calloc(PYP_MAX_PROCS, sizeof(*p->procs));
-	p->agg = py_agg_new();
-	if (p->procs == NULL || p->agg == NULL) {
+	p->agg = langagg_new(PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA);
+	p->mixed = calloc(PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA,
+	    sizeof(*p->mixed));
+	p->deco = malloc(PYP_DECO_BYTES);
+	p->decop = calloc(PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA,
+	    sizeof(*p->decop));
+	if (p->procs == NULL || p->agg == NULL || p->mixed == NULL ||
+	    p->deco == NULL || p->decop == NULL) {
 		free(p->procs);
-		py_agg_free(p->agg);
+		free(p->mixed);
+		free(p->deco);
+		free(p->decop);
+		langagg_free(p->agg);
 		free(p);
 		return (-ENOMEM);
 	}
@@ -634,7 +728,10 @@ pyp_destroy(void *priv)
 	if (p == NULL)
 		return;
 	pyp_reset(p);
-	py_agg_free(p->agg);
+	langagg_free(p->agg);
+	free(p->mixed);
+	free(p->deco);
+	free(p->decop);
 	free(p->procs);
 	free(p);
 }
