@@ -20,7 +20,7 @@
 
 #include <gprofiler/plugin.h>
 
-#include "ruby_agg.h"
+#include "langagg.h"
 #include "ruby_target.h"
 
 #define RUBYP_RESCAN_MS	1000	/* new processes: within a second */
@@ -59,7 +59,7 @@ struct rubyp {
 	struct gp_timer	*scan_timer;
 	struct rubyp_proc **procs;
 	uint32_t	 nprocs;
-	struct ruby_agg	*agg;
+	struct langagg	*agg;
 	uint64_t	 nsamples, nfailed;
 	/* one stack being collected, root last */
 	char		(*texts)[RUBY_MAX_FRAME_TEXT + 8];
@@ -361,7 +361,7 @@ rubyp_sample_proc(struct rubyp *p, struct rubyp_proc *pr)
 			return;
 		for (i = 0; i < p->ntexts; i++)	/* root first */
 			frames[i] = p->texts[p->ntexts - 1 - i];
-		if (ruby_agg_add(p->agg, (int32_t)pr->pid, frames, p->ntexts,
+		if (langagg_add(p->agg, (int32_t)pr->pid, frames, p->ntexts,
 		    1) == 0)
 			pr->samples++;
 		return;
@@ -455,7 +455,7 @@ rubyp_snapshot(void *priv, struct gp_snapshot *snap)
 	}
 	rubyp_scan(p);
 	rubyp_timer_sync(p);
-	ruby_agg_foreach(p->agg, rubyp_deliver_stack, &d);
+	langagg_foreach(p->agg, rubyp_deliver_stack, &d);
 	for (i = 0; i < p->nprocs; i++) {
 		pr = p->procs[i];
 		/* A process that cannot be read is named once, not each
@@ -476,9 +476,9 @@ rubyp_snapshot(void *priv, struct gp_snapshot *snap)
 	}
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u Ruby stacks, %llu "
 	    "samples (%llu failed), %u processes tracked",
-	    ruby_agg_count(p->agg), (unsigned long long)p->nsamples,
+	    langagg_count(p->agg), (unsigned long long)p->nsamples,
 	    (unsigned long long)p->nfailed, p->nprocs);
-	ruby_agg_clear(p->agg);
+	langagg_clear(p->agg);
 	p->nsamples = p->nfailed = 0;
 	for (i = 0; i < p->nprocs;)
 		if (p->procs[i]->state == RUBYP_GONE)
@@ -496,7 +496,7 @@ rubyp_abandon(void *priv, struct gp_snapshot *snap)
 	uint32_t i;
 
 	(void)snap;
-	ruby_agg_clear(p->agg);
+	langagg_clear(p->agg);
 	for (i = 0; i < p->nprocs; i++)
 		p->procs[i]->samples = 0;
 }
@@ -509,7 +509,7 @@ rubyp_reset(struct rubyp *p)
 	p->sample_timer = p->scan_timer = NULL;
 	while (p->nprocs > 0)
 		rubyp_remove(p, p->nprocs - 1);
-	ruby_agg_clear(p->agg);
+	langagg_clear(p->agg);
 }
 
 static int
@@ -576,11 +576,11 @@ rubyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	p->api = api;
 	p->procs = calloc(RUBYP_MAX_PROCS, sizeof(*p->procs));
 	p->texts = calloc(RUBY_MAX_FRAMES, sizeof(*p->texts));
-	p->agg = ruby_agg_new();
+	p->agg = langagg_new(RUBY_MAX_FRAMES + 1);
 	if (p->procs == NULL || p->texts == NULL || p->agg == NULL) {
 		free(p->procs);
 		free(p->texts);
-		ruby_agg_free(p->agg);
+		langagg_free(p->agg);
 		free(p);
 		return (-ENOMEM);
 	}
@@ -597,7 +597,7 @@ rubyp_destroy(void *priv)
 	if (p == NULL)
 		return;
 	rubyp_reset(p);
-	ruby_agg_free(p->agg);
+	langagg_free(p->agg);
 	free(p->procs);
 	free(p->texts);
 	free(p);

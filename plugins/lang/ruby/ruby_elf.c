@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "langelf.h"
 #include "rubyreader.h"
 
 #define RUBY_ELF_MAX_SYMS	(4u << 20)
@@ -203,41 +204,21 @@ ruby_elf_read(Elf *elf, struct ruby_elf *pe)
 	    -ENOENT);
 }
 
+static int
+ruby_elf_walk(Elf *elf, void *re)
+{
+	return (ruby_elf_read(elf, re));
+}
+
 /* -ENOEXEC: not an x86-64 ELF; -ENOENT: no Ruby VM in it. */
 int
-ruby_elf_read_fd(int fd, struct ruby_elf *pe)
+ruby_elf_read_fd(int fd, struct ruby_elf *re)
 {
-	Elf *elf;
-	int rc;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return (-ENOSYS);
-	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
-		return (-ENOEXEC);
-	rc = ruby_elf_read(elf, pe);
-	elf_end(elf);
-	return (rc);
+	return (langelf_read_fd(fd, ruby_elf_walk, re));
 }
 
 int
-ruby_elf_read_mem(const void *buf, size_t len, struct ruby_elf *pe)
+ruby_elf_read_mem(const void *buf, size_t len, struct ruby_elf *re)
 {
-	Elf *elf;
-	char *copy;
-	int rc;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return (-ENOSYS);
-	/* libelf may write to the image (elf_memory takes char *). */
-	if ((copy = malloc(len ? len : 1)) == NULL)
-		return (-ENOMEM);
-	memcpy(copy, buf, len);
-	if ((elf = elf_memory(copy, len)) == NULL) {
-		free(copy);
-		return (-ENOEXEC);
-	}
-	rc = ruby_elf_read(elf, pe);
-	elf_end(elf);
-	free(copy);
-	return (rc);
+	return (langelf_read_mem(buf, len, ruby_elf_walk, re));
 }
