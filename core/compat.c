@@ -127,10 +127,10 @@ static const struct compat_flag compat_flags[] = {
 	  "java", JAVAMODES, NULL, "false", AP },
 	/* Runtimes without a profiler here: perf's native stacks are what
 	 * gProfiler gives them when their profiler is disabled. */
+	/* The ruby plugin implements this; the row serves without it. */
 	{ ROW("ruby-mode", GP_OPT_ENUM, "rbspy", 0, 0, "rbspy|disabled"),
-	  "ruby", CPU, NULL, "disabled", "no Ruby profiler here (rbspy is "
-	  "not embedded): Ruby processes get perf's native stacks, as with "
-	  "--no-ruby" },
+	  "ruby", CPU, NULL, "disabled", "the ruby plugin is not installed: "
+	  "Ruby processes get perf's native stacks, as with --no-ruby" },
 	/* The php plugin implements these; the rows serve without it. */
 	{ ROW("php-mode", GP_OPT_ENUM, "disabled", 0, 0, "phpspy|disabled"),
 	  "php", CPU, NULL, "disabled", "the php plugin is not installed: "

@@ -23,8 +23,9 @@ test="$test containerd runc docker.io podman curl"
 test="$test golang-go"
 # A Go binary linked against musl (test_sym_gobuildinfo's libc check).
 test="$test musl-tools"
-# PHP 8.2 CLI and FPM for the PHP reader (tests/integration/76-php-*.sh).
-test="$test php-cli php-fpm"
+# PHP 8.2 CLI and FPM for the PHP reader (tests/integration/76-php-*.sh);
+# Ruby 3.1 for the Ruby reader (tests/integration/77-ruby-frames.sh).
+test="$test php-cli php-fpm ruby"
 pkgs=$build
 [ "${1:-}" = "--test" ] && pkgs="$build $test"
 apt-get update -qq

@@ -232,24 +232,28 @@ ok $? "--mode allocation: exit 1, one line naming what is missing"
 [ "$(grep -c . "$TMP/err")" -eq 1 ]; ok $? "... and only that line"
 
 # Flags without an effect here are named once, with the reason.
-gp --java-line-numbers line-of-function --ruby-mode rbspy \
+gp --java-line-numbers line-of-function --dotnet-mode dotnet-trace \
     --perf-no-memory-restart --collect-spark-metrics --no-php
 [ "$rc" -eq 0 ]; ok $? "inert flags accepted"
 [ "$(grep -c 'accepted for gProfiler compatibility, no effect here' \
     "$TMP/err")" -eq 1 ]; ok $? "one start-up line names them"
 line=$(grep 'accepted for gProfiler compatibility' "$TMP/err")
-for f in java-line-numbers ruby-mode perf-no-memory-restart \
+for f in java-line-numbers dotnet-mode perf-no-memory-restart \
     collect-spark-metrics
 do
 	echo "$line" | grep -q -- "--$f" ; ok $? "... names --$f with its reason"
 done
 echo "$line" | grep -q -- "--php-mode"
 ok $(( ! $? )) "... but not --no-php (disabling PHP is what it does here too)"
+gp --ruby-mode rbspy
+[ "$rc" -eq 0 ] && ! grep -q 'accepted for gProfiler compatibility' \
+    "$TMP/err"
+ok $? "--ruby-mode rbspy is not named as inert (the ruby plugin does it)"
 gp --perf-use-cgroups --perf-max-cgroups 3 --perf-max-docker-containers 1
 [ "$rc" -eq 0 ] && ! grep -q 'accepted for gProfiler compatibility' \
     "$TMP/err"
 ok $? "--perf-use-cgroups and its limits are not named as inert (perf does them)"
-gp --ruby-mode disabled --java-line-numbers none
+gp --dotnet-mode disabled --java-line-numbers none
 ! grep -q 'accepted for gProfiler compatibility' "$TMP/err"
 ok $? "no line when every such flag is at its inert value"
 done_testing

@@ -25,7 +25,7 @@ srv_log_has() {
 gp_start gp -c -d 2 $gp_cheap -u --token "$STUDIO_TOKEN" \
     --service-name "$STUDIO_SVC" --server-host "$SRV_URL" \
     --api-server "$SRV_URL/" --spool-dir "$TMP/spool" \
-    --state-dir "$TMP/state" --ruby-mode rbspy \
+    --state-dir "$TMP/state" --dotnet-mode dotnet-trace \
     --pid-file "$TMP/no-such-dir/$STUDIO_TOKEN/pid"
 t0=$(date +%s)
 wait_for 30 srv_logs_ge 1
@@ -35,7 +35,7 @@ t1=$(date +%s)
 ok $? "the first batch waits for the batching period ($((t1 - t0)) s)"
 srv_log_has "starting: mode cpu"
 ok $? "start-up lines are shipped (queued before the shipper ran)"
-srv_log_has "accepted for gProfiler compatibility, no effect here: --ruby-mode"
+srv_log_has "accepted for gProfiler compatibility, no effect here: --dotnet-mode"
 ok $? "the compatibility line is shipped"
 wait_for 15 srv_log_has "no-such-dir"
 ok $? "the pid-file warning is shipped"

@@ -1,0 +1,100 @@
+/*
+ * Fuzz the Ruby control frame walk, the line table lookup and the maps
+ * and version parsers over a fake memory image: the input is the target's
+ * memory mapped at a fixed address (the VM or execution context pointer
+ * at its start), its first byte picks the Ruby version's offsets.
+ * Hostile memory (huge stacks and lengths, wild pointers, line tables
+ * out of range) must end within RUBY_MAX_FRAMES control frames of reads.
+ * The same input is also given to the ELF reader as a file image.
+ * FUZZ_SOURCES: plugins/lang/common/langelf.c plugins/lang/ruby/ruby_offsets.c plugins/lang/ruby/ruby_walk.c plugins/lang/ruby/ruby_maps.c plugins/lang/ruby/ruby_elf.c
+ * FUZZ_LIBS: -lelf
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugins/lang/ruby/rubyreader.h"
+
+#define BASE	0x100000ull
+
+struct image {
+	const uint8_t	*data;
+	size_t		 len;
+	uint64_t	 reads;
+};
+
+static int
+image_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct image *im = arg;
+
+	im->reads++;
+	if (addr < BASE || addr - BASE > im->len ||
+	    len > im->len - (addr - BASE))
+		return (-EFAULT);
+	memcpy(buf, im->data + (addr - BASE), len);
+	return (0);
+}
+
+static int
+frame_cb(void *arg, const char *text)
+{
+	size_t *total = arg;
+
+	*total += strlen(text);
+	return (0);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct ruby_version vers[] = {
+		{ 2, 7, 0 }, { 3, 0, 0 }, { 3, 1, 0 }, { 3, 2, 0 }, { 3, 3, 0 },
+		{ 3, 4, 0 },
+	};
+	static struct ruby_fcache fc;
+	struct image im = { data + 1, size > 0 ? size - 1 : 0, 0 };
+	struct ruby_mem m = { image_read, &im };
+	struct ruby_offsets o;
+	struct ruby_object ob, exe;
+	struct ruby_version v;
+	char why[128];
+	size_t total = 0;
+	uint32_t n, line;
+
+	if (size < 1)
+		return (0);
+	if (ruby_offsets_for(&vers[data[0] % 6], &o, why, sizeof(why)) != 0)
+		abort();
+	(void)ruby_walk_stack(&m, &o, BASE, RUBY_MAX_FRAMES, NULL, frame_cb,
+	    &total, &n);
+	if (n > RUBY_MAX_FRAMES)
+		abort();
+	/* twice with the text cache: once to fill it, once to hit it */
+	memset(&fc, 0, sizeof(fc));
+	(void)ruby_walk_stack(&m, &o, BASE, RUBY_MAX_FRAMES, &fc, frame_cb,
+	    &total, &n);
+	(void)ruby_walk_stack(&m, &o, BASE, RUBY_MAX_FRAMES, &fc, frame_cb,
+	    &total, &n);
+	/* each control frame costs a bounded number of reads */
+	if (n > RUBY_MAX_FRAMES || im.reads > 3 * 32u * (RUBY_MAX_FRAMES + 2))
+		abort();
+	/* the line table of a body at the image's start, pc anywhere */
+	if (size >= 9) {
+		uint64_t pc = 0;
+		int i;
+
+		for (i = 8; i >= 1; i--)
+			pc = pc << 8 | data[i];
+		(void)ruby_line_of(&m, &o, BASE, pc, &line);
+	}
+	(void)ruby_maps_find((const char *)data, size, data[0], &ob, &exe);
+	(void)ruby_version_parse((const char *)data, size, &v);
+	{
+		struct ruby_elf re;
+
+		(void)ruby_elf_read_mem(data, size, &re);
+	}
+	return (0);
+}

@@ -1,0 +1,623 @@
+/*
+ * The Ruby process profiler (gProfiler's rbspy mode): finds the
+ * processes that map a Ruby VM (libruby*.so, or an executable named
+ * ruby*), reads the running thread's Ruby stack from the VM's
+ * control frames at -f Hz without stopping them, and hands the
+ * aggregated stacks to the host at each snapshot, each frame with
+ * gProfiler's "_[rb]" suffix.  The reader itself is in ruby_*.c.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gprofiler/plugin.h>
+
+#include "langagg.h"
+#include "ruby_target.h"
+
+#define RUBYP_RESCAN_MS	1000	/* new processes: within a second */
+#define RUBYP_MAX_PROCS	4096
+#define RUBYP_MAX_FREQ	999	/* a bound, as for PHP */
+#define RUBYP_FAIL_LIMIT 20	/* failed samples in a row: an error */
+
+#define RUBYP_ACTIVE	1
+#define RUBYP_SKIPPED	2	/* report "[Profiling skipped: reason]" */
+#define RUBYP_ERROR	3	/* report "[Profiling error: reason]" */
+#define RUBYP_IGNORED	4	/* not Ruby: say nothing */
+#define RUBYP_GONE	5
+
+struct rubyp_proc {
+	pid_t		 pid;
+	uint64_t	 starttime;
+	uint64_t	 exe_id;	/* changes on exec, unlike the PID */
+	int		 state;
+	int		 seen;
+	int		 reported;	/* its skip/error went out once */
+	uint32_t	 fails;
+	uint64_t	 samples;
+	char		 comm[64];
+	char		 appid[1024];
+	char		 reason[256];
+	struct ruby_target t;
+};
+
+struct rubyp {
+	struct gp_plugin_ctx *ctx;
+	const struct gp_host_api *api;
+	int		 enabled;
+	uint32_t	 freq;
+	double		 min_duration;
+	struct gp_timer	*sample_timer;
+	struct gp_timer	*scan_timer;
+	struct rubyp_proc **procs;
+	uint32_t	 nprocs;
+	struct langagg	*agg;
+	uint64_t	 nsamples, nfailed;
+	/* one stack being collected, root last */
+	char		(*texts)[RUBY_MAX_FRAME_TEXT + 8];
+	uint32_t	 ntexts;
+};
+
+static const struct gp_option rubyp_options[] = {
+	{ "ruby-mode", GP_OPT_ENUM, 0, "rbspy", 0, 0, "rbspy|disabled|none",
+	    "Ruby profiling: rbspy (gProfiler's default; here the built-in "
+	    "Ruby 2.7-3.4 stack reader, frames as gProfiler writes rbspy's) "
+	    "or disabled" },
+};
+
+/* The entry of pid; a live one first (a gone one may await a snapshot
+ * with its stacks while the PID already runs something else). */
+static struct rubyp_proc *
+rubyp_find(struct rubyp *p, pid_t pid)
+{
+	struct rubyp_proc *gone = NULL;
+	uint32_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i]->pid == pid) {
+			if (p->procs[i]->state != RUBYP_GONE)
+				return (p->procs[i]);
+			gone = p->procs[i];
+		}
+	return (gone);
+}
+
+static uint32_t
+rubyp_index(struct rubyp *p, struct rubyp_proc *pr)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i] == pr)
+			break;
+	return (i);
+}
+
+static void
+rubyp_remove(struct rubyp *p, uint32_t i)
+{
+	ruby_target_release(&p->procs[i]->t);
+	free(p->procs[i]);
+	p->procs[i] = p->procs[--p->nprocs];
+}
+
+/*
+ * Identity of a process: start time (clock ticks since boot, field 22 of
+ * stat) and its executable's device and inode, which change on exec (a
+ * wrapper script exec'ing ruby keeps its PID and start time).
+ */
+static int
+rubyp_stat(pid_t pid, uint64_t *start, uint64_t *exe_id)
+{
+	char path[64], buf[1024], *q;
+	struct stat st;
+	ssize_t n;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	*exe_id = stat(path, &st) == 0 ? (uint64_t)st.st_dev << 40 ^
+	    (uint64_t)st.st_ino : 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((n = ruby_read_small_file(path, buf, sizeof(buf))) <= 0)
+		return (-ESRCH);
+	/* comm may hold spaces and parentheses: fields follow the last ')' */
+	if ((q = strrchr(buf, ')')) == NULL)
+		return (-EINVAL);
+	for (field = 2; field < 22 && *q != '\0'; q++)
+		if (*q == ' ')
+			field++;
+	if (field != 22)
+		return (-EINVAL);
+	*start = strtoull(q, NULL, 10);
+	return (0);
+}
+
+/* Seconds since boot, once per scan; -1 if unknown. */
+static double
+rubyp_uptime(void)
+{
+	char up[128];
+
+	if (ruby_read_small_file("/proc/uptime", up, sizeof(up)) <= 0)
+		return (-1);
+	return (strtod(up, NULL));
+}
+
+static int
+rubyp_comm(pid_t pid, char *out, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if ((n = ruby_read_small_file(path, out, len)) <= 0)
+		return (-ESRCH);
+	if (out[n - 1] == '\n')
+		out[n - 1] = '\0';
+	return (0);
+}
+
+#define RUBYP_CMDLINE_MAX	(64 * 1024)
+#define RUBYP_ARGV_MAX		256
+
+/* gProfiler's appid from the command line and working directory. */
+static void
+rubyp_appid(struct rubyp_proc *pr)
+{
+	const char *argv[RUBYP_ARGV_MAX];
+	char path[64], cwd[4096], *cmd;
+	ssize_t n, i;
+	int argc = 0;
+
+	pr->appid[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)pr->pid);
+	if ((n = readlink(path, cwd, sizeof(cwd) - 1)) <= 0)
+		n = 0;
+	cwd[n] = '\0';
+	if ((cmd = malloc(RUBYP_CMDLINE_MAX)) == NULL)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pr->pid);
+	if ((n = ruby_read_small_file(path, cmd, RUBYP_CMDLINE_MAX)) > 0) {
+		for (i = 0; i < n && argc < RUBYP_ARGV_MAX; i++) {
+			argv[argc++] = cmd + i;
+			i += (ssize_t)strlen(cmd + i);
+		}
+		(void)ruby_appid(argv, argc, cwd, pr->appid,
+		    sizeof(pr->appid));
+	}
+	free(cmd);
+}
+
+static void
+rubyp_attach(struct rubyp *p, struct rubyp_proc *pr)
+{
+	int rc;
+
+	rc = ruby_target_attach(pr->pid, &pr->t, pr->reason,
+	    sizeof(pr->reason));
+	switch (rc) {
+	case 0:
+		pr->state = RUBYP_ACTIVE;
+		rubyp_appid(pr);
+		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: Ruby %d.%d.%d in %s",
+		    (int)pr->pid, pr->t.ver.major, pr->t.ver.minor,
+		    pr->t.ver.patch, pr->t.object);
+		break;
+	case -ESRCH:
+		pr->state = RUBYP_GONE;
+		break;
+	case -ENOENT:
+		pr->state = RUBYP_IGNORED;	/* no Ruby VM in it */
+		break;
+	case -ENOTSUP:
+		pr->state = RUBYP_SKIPPED;
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s) skipped: %s",
+		    (int)pr->pid, pr->comm, pr->reason);
+		break;
+	default:
+		pr->state = RUBYP_ERROR;
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s): %s",
+		    (int)pr->pid, pr->comm, pr->reason);
+		break;
+	}
+}
+
+static void
+rubyp_scan_pid(struct rubyp *p, pid_t pid, double uptime)
+{
+	struct rubyp_proc *pr = rubyp_find(p, pid);
+	uint64_t start, exe_id;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (rubyp_stat(pid, &start, &exe_id) != 0)
+		return;
+	if (pr != NULL && pr->starttime == start && pr->exe_id == exe_id) {
+		pr->seen = 1;
+		return;
+	}
+	if (pr != NULL) {	/* PID reused or exec'd: the old one is gone */
+		pr->state = RUBYP_GONE;
+		if (pr->samples == 0) {
+			rubyp_remove(p, rubyp_index(p, pr));
+			pr = NULL;
+		}
+	}
+	/* --min-duration: too young now, considered again next scan. */
+	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
+	    p->nprocs >= RUBYP_MAX_PROCS || (p->min_duration > 0 &&
+	    (uptime < 0 || hz <= 0 || uptime - (double)start / (double)hz <
+	    p->min_duration)))
+		return;
+	if ((pr = calloc(1, sizeof(*pr))) == NULL)
+		return;
+	pr->pid = pid;
+	pr->starttime = start;
+	pr->exe_id = exe_id;
+	pr->seen = 1;
+	if (rubyp_comm(pid, pr->comm, sizeof(pr->comm)) != 0)
+		pr->state = RUBYP_IGNORED;
+	else
+		rubyp_attach(p, pr);
+	p->procs[p->nprocs++] = pr;
+}
+
+static void
+rubyp_scan(struct rubyp *p)
+{
+	struct dirent *de;
+	uint32_t i;
+	DIR *d;
+	char *end;
+	long pid;
+	double uptime = rubyp_uptime();	/* once, not per PID */
+
+	if ((d = opendir("/proc")) == NULL)
+		return;
+	for (i = 0; i < p->nprocs; i++)
+		p->procs[i]->seen = 0;
+	while ((de = readdir(d)) != NULL) {
+		pid = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0)
+			continue;
+		rubyp_scan_pid(p, (pid_t)pid, uptime);
+	}
+	closedir(d);
+	/* Forget vanished processes, unless their stacks await a snapshot. */
+	for (i = 0; i < p->nprocs;) {
+		struct rubyp_proc *pr = p->procs[i];
+
+		if (!pr->seen)
+			pr->state = RUBYP_GONE;
+		if (pr->state == RUBYP_GONE && pr->samples == 0)
+			rubyp_remove(p, i);
+		else
+			i++;
+	}
+}
+
+static void	rubyp_sample_cb(void *);
+
+/* The -f Hz timer runs only while there is a Ruby process to sample. */
+static void
+rubyp_timer_sync(struct rubyp *p)
+{
+	uint32_t i;
+	int any = 0;
+
+	for (i = 0; i < p->nprocs && !any; i++)
+		any = p->procs[i]->state == RUBYP_ACTIVE;
+	if (!any && p->sample_timer != NULL) {
+		p->api->timer_del(p->sample_timer);
+		p->sample_timer = NULL;
+	} else if (any && p->sample_timer == NULL && p->scan_timer != NULL)
+		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
+		    rubyp_sample_cb, p);
+}
+
+static void
+rubyp_scan_cb(void *arg)
+{
+	rubyp_scan(arg);
+	rubyp_timer_sync(arg);
+}
+
+static int
+rubyp_frame(void *arg, const char *text)
+{
+	struct rubyp *p = arg;
+
+	if (p->ntexts >= RUBY_MAX_FRAMES)
+		return (-E2BIG);
+	/* gProfiler appends "_[rb]" to each of rbspy's frames. */
+	snprintf(p->texts[p->ntexts++], sizeof(p->texts[0]), "%s_[rb]",
+	    text);
+	return (0);
+}
+
+static void
+rubyp_sample_proc(struct rubyp *p, struct rubyp_proc *pr)
+{
+	const char *frames[RUBY_MAX_FRAMES];
+	uint32_t i, nseen;
+	int rc;
+
+	p->ntexts = 0;
+	ruby_target_begin(&pr->t);
+	rc = ruby_walk_stack(&pr->t.mem, &pr->t.off, pr->t.root,
+	    RUBY_MAX_FRAMES,
+	    pr->t.fcache, rubyp_frame, p, &nseen);
+	p->nsamples++;
+	if (rc == 0 || rc == -E2BIG) {
+		pr->fails = 0;
+		if (p->ntexts == 0)	/* idle: no thread runs Ruby */
+			return;
+		for (i = 0; i < p->ntexts; i++)	/* root first */
+			frames[i] = p->texts[p->ntexts - 1 - i];
+		if (langagg_add(p->agg, (int32_t)pr->pid, frames, p->ntexts,
+		    1) == 0)
+			pr->samples++;
+		return;
+	}
+	p->nfailed++;
+	if (rc == -ESRCH) {
+		pr->state = RUBYP_GONE;
+		return;
+	}
+	/* Torn reads while the stack changes are normal; a run is not. */
+	if (++pr->fails >= RUBYP_FAIL_LIMIT || rc == -EPERM) {
+		snprintf(pr->reason, sizeof(pr->reason), "cannot read "
+		    "process memory: %s", strerror(-rc));
+		pr->state = RUBYP_ERROR;
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->pid,
+		    pr->reason);
+	}
+}
+
+static void
+rubyp_sample_cb(void *arg)
+{
+	struct rubyp *p = arg;
+	uint32_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i]->state == RUBYP_ACTIVE)
+			rubyp_sample_proc(p, p->procs[i]);
+}
+
+struct rubyp_deliver {
+	struct rubyp	*p;
+	struct gp_snapshot *snap;
+};
+
+static void
+rubyp_deliver_stack(void *arg, int32_t pid, const char *const *frames,
+    uint32_t n, uint64_t count)
+{
+	struct rubyp_deliver *d = arg;
+	struct rubyp_proc *pr = rubyp_find(d->p, pid);
+
+	d->p->api->snapshot_add_stack(d->snap, pid, pr != NULL ? pr->comm :
+	    "ruby", frames, n, count);
+}
+
+/* The appid, and gProfiler's Ruby application metadata keys. */
+static void
+rubyp_deliver_meta(struct rubyp *p, struct gp_snapshot *snap,
+    struct rubyp_proc *pr)
+{
+	const struct gp_host_api *api = p->api;
+	struct gp_json *md;
+	char ver[160];
+
+	if (pr->appid[0] != '\0' && GP_API_HAS(api, snapshot_set_appid))
+		api->snapshot_set_appid(snap, pr->pid, pr->appid);
+	if (!GP_API_HAS(api, snapshot_set_app_metadata) ||
+	    (md = api->json_new()) == NULL)
+		return;
+	/* What `ruby --version` prints (gProfiler runs it); the library's
+	 * own ruby_description string, else the bare version. */
+	if (pr->t.description[0] != '\0')
+		snprintf(ver, sizeof(ver), "%s", pr->t.description);
+	else
+		snprintf(ver, sizeof(ver), "ruby %d.%d.%d", pr->t.ver.major,
+		    pr->t.ver.minor, pr->t.ver.patch);
+	api->json_set_string(md, "ruby_version", ver);
+	if (pr->t.exe_elfid[0] != '\0')
+		api->json_set_string(md, "exe_elfid", pr->t.exe_elfid);
+	else
+		api->json_set_null(md, "exe_elfid");
+	if (pr->t.lib_elfid[0] != '\0')
+		api->json_set_string(md, "libruby_elfid", pr->t.lib_elfid);
+	else
+		api->json_set_null(md, "libruby_elfid");
+	api->snapshot_set_app_metadata(snap, pr->pid, md);
+}
+
+static int
+rubyp_snapshot(void *priv, struct gp_snapshot *snap)
+{
+	struct rubyp *p = priv;
+	struct rubyp_deliver d = { p, snap };
+	struct rubyp_proc *pr;
+	uint32_t i;
+
+	if (!p->enabled) {
+		p->api->snapshot_done(snap, 0, NULL);
+		return (0);
+	}
+	rubyp_scan(p);
+	rubyp_timer_sync(p);
+	langagg_foreach(p->agg, rubyp_deliver_stack, &d);
+	for (i = 0; i < p->nprocs; i++) {
+		pr = p->procs[i];
+		/* A process that cannot be read is named once, not each
+		 * cycle. */
+		if (pr->samples == 0 && !pr->reported &&
+		    (pr->state == RUBYP_SKIPPED || pr->state == RUBYP_ERROR)) {
+			p->api->snapshot_pid_error(snap, pr->pid, pr->comm,
+			    pr->state == RUBYP_SKIPPED ? GP_PID_SKIPPED :
+			    GP_PID_ERROR, pr->reason);
+			pr->reported = 1;
+		}
+		if (pr->samples > 0)
+			rubyp_deliver_meta(p, snap, pr);
+		pr->samples = 0;
+		/* Code is freed and recompiled between requests: start over. */
+		if (pr->t.fcache != NULL)
+			memset(pr->t.fcache, 0, sizeof(*pr->t.fcache));
+	}
+	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u Ruby stacks, %llu "
+	    "samples (%llu failed), %u processes tracked",
+	    langagg_count(p->agg), (unsigned long long)p->nsamples,
+	    (unsigned long long)p->nfailed, p->nprocs);
+	langagg_clear(p->agg);
+	p->nsamples = p->nfailed = 0;
+	for (i = 0; i < p->nprocs;)
+		if (p->procs[i]->state == RUBYP_GONE)
+			rubyp_remove(p, i);
+		else
+			i++;
+	p->api->snapshot_done(snap, 0, NULL);
+	return (0);
+}
+
+static void
+rubyp_abandon(void *priv, struct gp_snapshot *snap)
+{
+	struct rubyp *p = priv;
+	uint32_t i;
+
+	(void)snap;
+	langagg_clear(p->agg);
+	for (i = 0; i < p->nprocs; i++)
+		p->procs[i]->samples = 0;
+}
+
+static void
+rubyp_reset(struct rubyp *p)
+{
+	p->api->timer_del(p->sample_timer);
+	p->api->timer_del(p->scan_timer);
+	p->sample_timer = p->scan_timer = NULL;
+	while (p->nprocs > 0)
+		rubyp_remove(p, p->nprocs - 1);
+	langagg_clear(p->agg);
+}
+
+static int
+rubyp_start(void *priv)
+{
+	struct rubyp *p = priv;
+	const char *mode = p->api->option_get(p->ctx, "ruby-mode");
+	int64_t f;
+
+	rubyp_reset(p);
+	p->enabled = mode != NULL && strcmp(mode, "rbspy") == 0;
+	if (!p->enabled)
+		return (0);
+	f = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
+	p->freq = f < 1 ? 1 : f > RUBYP_MAX_FREQ ? RUBYP_MAX_FREQ : (uint32_t)f;
+	p->min_duration = (double)p->api->option_get_int(p->ctx,
+	    "min-duration", 0);
+	rubyp_scan(p);
+	p->scan_timer = p->api->timer_add(p->ctx, RUBYP_RESCAN_MS, 1,
+	    rubyp_scan_cb, p);
+	if (p->scan_timer == NULL) {
+		rubyp_reset(p);
+		return (-ENOMEM);
+	}
+	rubyp_timer_sync(p);
+	p->api->log(p->ctx, GP_LOG_INFO, "sampling Ruby at %u Hz",
+	    p->freq);
+	return (0);
+}
+
+static int
+rubyp_stop(void *priv)
+{
+	struct rubyp *p = priv;
+
+	rubyp_reset(p);
+	p->api->stop_done(p->ctx);
+	return (0);
+}
+
+/* Every file of the reader, through the host's safe open. */
+static int
+rubyp_file_open(void *arg, const struct gp_open_spec *spec,
+    struct gp_file_info *info)
+{
+	struct rubyp *p = arg;
+
+	return (p->api->file_open(p->ctx, spec, info));
+}
+
+static int
+rubyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
+    void **privp)
+{
+	struct rubyp *p;
+
+	if (api->abi_major != GP_ABI_MAJOR)
+		return (-EINVAL);
+	if (!GP_API_HAS(api, file_open))
+		return (-ENOTSUP);	/* never an unsafe open instead */
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return (-ENOMEM);
+	p->ctx = ctx;
+	p->api = api;
+	p->procs = calloc(RUBYP_MAX_PROCS, sizeof(*p->procs));
+	p->texts = calloc(RUBY_MAX_FRAMES, sizeof(*p->texts));
+	p->agg = langagg_new(RUBY_MAX_FRAMES + 1);
+	if (p->procs == NULL || p->texts == NULL || p->agg == NULL) {
+		free(p->procs);
+		free(p->texts);
+		langagg_free(p->agg);
+		free(p);
+		return (-ENOMEM);
+	}
+	ruby_set_opener(rubyp_file_open, p);
+	*privp = p;
+	return (0);
+}
+
+static void
+rubyp_destroy(void *priv)
+{
+	struct rubyp *p = priv;
+
+	if (p == NULL)
+		return;
+	rubyp_reset(p);
+	langagg_free(p->agg);
+	free(p->procs);
+	free(p->texts);
+	free(p);
+}
+
+GP_PLUGIN_EXPORT const struct gp_plugin gprofiler_plugin = {
+	GP_PLUGIN_HEADER,
+	.name = "ruby",
+	.version = "0.1.0",
+	.build = "Ruby 2.7-3.4 reader (x86-64)",
+	.description = "Ruby stacks read from the VM's control frames",
+	.kind = GP_KIND_PROCESS,
+	.modes = GP_MODE_CPU,
+	.options = rubyp_options,
+	.option_size = sizeof(struct gp_option),
+	.option_count = sizeof(rubyp_options) / sizeof(rubyp_options[0]),
+	.init = rubyp_init,
+	.start = rubyp_start,
+	.snapshot = rubyp_snapshot,
+	.abandon = rubyp_abandon,
+	.stop = rubyp_stop,
+	.destroy = rubyp_destroy,
+};

@@ -1,0 +1,224 @@
+/*
+ * The ELF facts the Ruby reader needs from the object holding the VM
+ * (libruby*.so, or a statically linked ruby): ruby_current_vm_ptr (3.x)
+ * or ruby_current_execution_context_ptr (2.5-2.7), the ruby_version
+ * string (read from its section), and the first PT_LOAD for the load
+ * bias.
+ * libelf parses; every value taken from the file is bounds-checked here.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "langelf.h"
+#include "rubyreader.h"
+
+#define RUBY_ELF_MAX_SYMS	(4u << 20)
+
+static void
+ruby_elf_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+    struct ruby_elf *re)
+{
+	Elf_Data *data;
+	GElf_Sym sym;
+	const char *name;
+	size_t i, n;
+
+	if (sh->sh_entsize == 0 || (data = elf_getdata(scn, NULL)) == NULL)
+		return;
+	n = sh->sh_size / sh->sh_entsize;
+	if (n > RUBY_ELF_MAX_SYMS)
+		n = RUBY_ELF_MAX_SYMS;
+	for (i = 0; i < n; i++) {
+		if (gelf_getsym(data, (int)i, &sym) == NULL)
+			break;
+		if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0 ||
+		    GELF_ST_TYPE(sym.st_info) == STT_TLS ||
+		    (name = elf_strptr(elf, sh->sh_link, sym.st_name)) == NULL)
+			continue;
+		if (strcmp(name, "ruby_current_vm_ptr") == 0 &&
+		    re->current_vm_ptr == 0)
+			re->current_vm_ptr = sym.st_value;
+		else if (strcmp(name, "ruby_current_execution_context_ptr") ==
+		    0 && re->current_ec_ptr == 0)
+			re->current_ec_ptr = sym.st_value;
+		else if (strcmp(name, "ruby_description") == 0 &&
+		    re->description_sym == 0)
+			re->description_sym = sym.st_value;
+		else if (strcmp(name, "ruby_version") == 0 &&
+		    re->version_sym == 0)
+			re->version_sym = sym.st_value;
+	}
+}
+
+/* ruby_version[] = RUBY_VERSION ("3.1.2"), in read-only data. */
+static void
+ruby_elf_version(Elf_Scn *scn, const GElf_Shdr *sh, struct ruby_elf *re)
+{
+	Elf_Data *data;
+	uint64_t off;
+
+	if (re->has_ver || re->version_sym == 0 ||
+	    sh->sh_type != SHT_PROGBITS || re->version_sym < sh->sh_addr ||
+	    re->version_sym - sh->sh_addr >= sh->sh_size ||
+	    (data = elf_getdata(scn, NULL)) == NULL || data->d_buf == NULL)
+		return;
+	off = re->version_sym - sh->sh_addr;
+	if (off >= data->d_size)
+		return;
+	re->has_ver = ruby_version_parse((const char *)data->d_buf + off,
+	    (size_t)(data->d_size - off), &re->ver) == 0;
+}
+
+/*
+ * ruby_description[] (what `ruby --version` prints without run-time
+ * flags), printable ASCII up to its NUL, in read-only data.
+ */
+static void
+ruby_elf_description(Elf_Scn *scn, const GElf_Shdr *sh, struct ruby_elf *re)
+{
+	Elf_Data *data;
+	const char *p;
+	uint64_t off;
+	size_t i;
+
+	if (re->description[0] != '\0' || re->description_sym == 0 ||
+	    sh->sh_type != SHT_PROGBITS || re->description_sym < sh->sh_addr ||
+	    re->description_sym - sh->sh_addr >= sh->sh_size ||
+	    (data = elf_getdata(scn, NULL)) == NULL || data->d_buf == NULL)
+		return;
+	off = re->description_sym - sh->sh_addr;
+	if (off >= data->d_size)
+		return;
+	p = (const char *)data->d_buf + off;
+	for (i = 0; i < sizeof(re->description) - 1 && off + i < data->d_size &&
+	    p[i] != '\0'; i++) {
+		if (p[i] < 0x20 || p[i] > 0x7e) {
+			i = 0;
+			break;
+		}
+		re->description[i] = p[i];
+	}
+	re->description[i] = '\0';
+}
+
+static void
+ruby_elf_note(Elf_Scn *scn, struct ruby_elf *re)
+{
+	Elf_Data *data;
+	GElf_Nhdr nh;
+	size_t off = 0, noff, doff;
+	int guard = 0;
+
+	if ((data = elf_getdata(scn, NULL)) == NULL)
+		return;
+	while (guard++ < 64 &&
+	    (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp((char *)data->d_buf + noff, "GNU", 4) == 0 &&
+		    nh.n_descsz > 0 && nh.n_descsz <= sizeof(re->build_id)) {
+			memcpy(re->build_id, (char *)data->d_buf + doff,
+			    nh.n_descsz);
+			re->build_id_len = nh.n_descsz;
+			return;
+		}
+	}
+}
+
+/* "buildid:<hex>" as gProfiler's *_elfid keys hold it; "" without one. */
+void
+ruby_elf_buildid_text(const struct ruby_elf *re, char *out, size_t len)
+{
+	size_t i, o;
+
+	if (len == 0)
+		return;
+	out[0] = '\0';
+	if (re->build_id_len == 0 || len < 9)
+		return;
+	o = (size_t)snprintf(out, len, "buildid:");
+	for (i = 0; i < re->build_id_len && o + 3 <= len; i++)
+		o += (size_t)snprintf(out + o, len - o, "%02x",
+		    re->build_id[i]);
+}
+
+static int
+ruby_elf_read(Elf *elf, struct ruby_elf *pe)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	GElf_Shdr sh;
+	size_t i, nph;
+	int found_load = 0;
+
+	memset(pe, 0, sizeof(*pe));
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL ||
+	    gelf_getclass(elf) != ELFCLASS64 || eh.e_machine != EM_X86_64)
+		return (-ENOEXEC);
+	if (elf_getphdrnum(elf, &nph) != 0)
+		return (-ENOEXEC);
+	for (i = 0; i < nph && i < 4096 && !found_load; i++) {
+		if (gelf_getphdr(elf, (int)i, &ph) == NULL)
+			return (-ENOEXEC);
+		if (ph.p_type == PT_LOAD) {
+			uint64_t align = ph.p_align > 1 ? ph.p_align : 1;
+
+			if ((align & (align - 1)) != 0)
+				return (-ENOEXEC);
+			pe->first_load_vaddr = ph.p_vaddr & ~(align - 1);
+			found_load = 1;
+		}
+	}
+	if (!found_load)
+		return (-ENOEXEC);
+	/* .dynsym first: it is what stripped and distro builds keep. */
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		if (sh.sh_type == SHT_DYNSYM)
+			ruby_elf_symtab(elf, scn, &sh, pe);
+		else if (sh.sh_type == SHT_NOTE && pe->build_id_len == 0)
+			ruby_elf_note(scn, pe);
+	}
+	scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			ruby_elf_symtab(elf, scn, &sh, pe);
+	}
+	/* Once every symbol table was read: ruby_version may be in any. */
+	scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) != NULL) {
+			ruby_elf_version(scn, &sh, pe);
+			ruby_elf_description(scn, &sh, pe);
+		}
+	return (pe->current_vm_ptr != 0 || pe->current_ec_ptr != 0 ? 0 :
+	    -ENOENT);
+}
+
+static int
+ruby_elf_walk(Elf *elf, void *re)
+{
+	return (ruby_elf_read(elf, re));
+}
+
+/* -ENOEXEC: not an x86-64 ELF; -ENOENT: no Ruby VM in it. */
+int
+ruby_elf_read_fd(int fd, struct ruby_elf *re)
+{
+	return (langelf_read_fd(fd, ruby_elf_walk, re));
+}
+
+int
+ruby_elf_read_mem(const void *buf, size_t len, struct ruby_elf *re)
+{
+	return (langelf_read_mem(buf, len, ruby_elf_walk, re));
+}
