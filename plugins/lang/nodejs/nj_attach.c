@@ -290,23 +290,33 @@ nja_evaluate(const char *path, char *result, size_t reslen)
 	/*
 	 * The loader.  It runs in the target: it refuses V8 versions the
 	 * writer was not checked against and loads the writer once per
-	 * process (a marker on globalThis).
+	 * process (a marker on globalThis).  It first turns off the
+	 * compaction of V8's code space, as --perf-basic-prof does at
+	 * start-up: compaction moves compiled code, and a map entry for
+	 * the old address would name nothing.  `require` is the inspector
+	 * command line API's (includeCommandLineAPI).
 	 */
-	snprintf(expr, sizeof(expr),
+	len = snprintf(expr, sizeof(expr),
 	    "(function(){var r,k=Symbol.for('gprofiler.nodejs.perfmap');"
 	    "try{var v=String(process.versions.v8);"
 	    "if(globalThis[k])r='ok (the writer was already loaded)';"
 	    "else if(v.split('.')[0]!=='%s')r='refused: V8 '+v+' (node '+"
 	    "process.version+') is not a version the perf map writer was "
 	    "checked against (V8 11, node 20)';"
-	    "else{var m={exports:{}};process.dlopen(m,'%s');"
+	    "else{var c=typeof require==='function';"
+	    "if(c)require('v8').setFlagsFromString('--no-compact-code-space');"
+	    "var m={exports:{}};process.dlopen(m,'%s');"
 	    "if(m.exports.ok){globalThis[k]=true;r='ok node '+"
-	    "process.version;}else r='error: '+m.exports.error;}"
+	    "process.version+(c?'':', but code space compaction stays on "
+	    "(no require in the inspector): names of code moved by a "
+	    "compacting GC go stale');}else r='error: '+m.exports.error;}"
 	    "}catch(e){r='error: '+String(e&&e.message||e);}"
 	    "return r;})()", NJA_V8_MAJOR, nja_target_so);
+	if (len < 0 || (size_t)len >= sizeof(expr))
+		nja_exit(1, "error: expression too long");
 	len = snprintf(msg, sizeof(msg), "{\"id\":1,\"method\":"
 	    "\"Runtime.evaluate\",\"params\":{\"expression\":\"%s\","
-	    "\"returnByValue\":true}}", expr);
+	    "\"includeCommandLineAPI\":true,\"returnByValue\":true}}", expr);
 	if (len < 0 || (size_t)len >= sizeof(msg) ||
 	    (fl = nj_ws_build_text(msg, (size_t)len, mask, frame,
 	    sizeof(frame))) == 0)

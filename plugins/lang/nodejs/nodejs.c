@@ -25,7 +25,6 @@
 
 #include <ctype.h>
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -336,26 +335,51 @@ nj_scan(void *arg)
 			i++;
 }
 
-/* The helper and the writer sit in "nodejs/" beside this plugin. */
+/*
+ * Whether dir/nodejs holds the helper and the writer, and they are safe
+ * to run as root and to hand to node: owned by root (or the agent's
+ * user), writable by nobody else, as the plugin directory itself.
+ */
+static int
+nj_files_in(struct nj *n, const char *dir, size_t dlen)
+{
+	struct stat	 st;
+	char		 sub[PATH_MAX];
+	const char	*paths[3];
+	int		 i;
+
+	snprintf(sub, sizeof(sub), "%.*s/nodejs", (int)dlen, dir);
+	snprintf(n->helper, sizeof(n->helper), "%s/nodejs-attach", sub);
+	snprintf(n->writer, sizeof(n->writer), "%s/nodejs-perfmap.so", sub);
+	paths[0] = sub;
+	paths[1] = n->helper;
+	paths[2] = n->writer;
+	for (i = 0; i < 3; i++)
+		if (stat(paths[i], &st) != 0 || (st.st_uid != 0 &&
+		    st.st_uid != geteuid()) || (st.st_mode & 022) != 0)
+			return (-ENOENT);
+	return (access(n->helper, X_OK) == 0 ? 0 : -ENOENT);
+}
+
+/* The helper and the writer sit in "nodejs/" of a plugin directory:
+ * --plugin-dir's (comma-joined when repeated), else the built-in one. */
 static int
 nj_find_files(struct nj *n)
 {
-	Dl_info	 dli;
-	char	 dir[PATH_MAX - 32], *s;
+	const char	*dirs = n->api->option_get(n->ctx, "plugin-dir");
+	const char	*e;
+	size_t		 len;
 
-	if (dladdr((const void *)&nj_options, &dli) == 0 ||
-	    dli.dli_fname == NULL)
-		return (-ENOENT);
-	snprintf(dir, sizeof(dir), "%s", dli.dli_fname);
-	if ((s = strrchr(dir, '/')) == NULL)
-		return (-ENOENT);
-	*s = '\0';
-	snprintf(n->helper, sizeof(n->helper), "%s/nodejs/nodejs-attach", dir);
-	snprintf(n->writer, sizeof(n->writer), "%s/nodejs/nodejs-perfmap.so",
-	    dir);
-	if (access(n->helper, X_OK) != 0 || access(n->writer, R_OK) != 0)
-		return (-errno);
-	return (0);
+	while (dirs != NULL && *dirs != '\0') {
+		len = strcspn(dirs, ",");
+		if (len > 0 && nj_files_in(n, dirs, len) == 0)
+			return (0);
+		dirs += len + (dirs[len] == ',');
+	}
+	if ((e = getenv("GPROFILER_PLUGIN_SYSTEM_DIR")) != NULL && *e != '\0' &&
+	    nj_files_in(n, e, strlen(e)) == 0)
+		return (0);
+	return (nj_files_in(n, PLUGINDIR, strlen(PLUGINDIR)));
 }
 
 static void
@@ -391,9 +415,11 @@ nj_start(void *priv)
 	}
 	if ((rc = nj_find_files(n)) != 0) {
 		n->api->log(n->ctx, GP_LOG_WARN, "--nodejs-mode attach-maps "
-		    "cannot work: %s or %s is missing (%s); node processes "
-		    "are named only when started with --perf-basic-prof",
-		    n->helper, n->writer, strerror(-rc));
+		    "cannot work: nodejs/nodejs-attach and "
+		    "nodejs/nodejs-perfmap.so, owned by root and writable by "
+		    "no one else, are in no plugin directory (the last looked "
+		    "at: %s); node processes are named only when started "
+		    "with --perf-basic-prof", PLUGINDIR);
 		return (0);
 	}
 	n->api->log(n->ctx, GP_LOG_INFO, "--nodejs-mode attach-maps: node "

@@ -1,0 +1,137 @@
+#!/bin/sh
+# --nodejs-mode attach-maps: a node process started WITHOUT
+# --perf-basic-prof is made to write /tmp/perf-PID.map at run time
+# (SIGUSR1 opens its inspector, the agent's helper loads the perf map
+# writer through it and closes the inspector), so perf names its JS
+# functions `_[j]`.  Each node runs in a network namespace of its own:
+# the helper must enter it to reach its 127.0.0.1:9229.
+# Control: without attach-maps the same workload's frames are not named.
+# Left alone with one line each: a node whose namespace already has
+# port 9229 taken, and one whose user started the inspector.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/integration/java_lib.sh"
+jv_require
+NODE=$(command -v node) || skip_all "node missing"
+command -v unshare >/dev/null && command -v ip >/dev/null &&
+    command -v nsenter >/dev/null || skip_all "unshare, ip, nsenter needed"
+case $("$NODE" -p 'process.versions.v8.split(".")[0]') in
+11) ;;
+*) skip_all "node $("$NODE" -v): the perf map writer is checked on V8 11 (node 20) only" ;;
+esac
+[ -x "$GP_PLUGIN_DIR/nodejs/nodejs-attach" ] || skip_all "nodejs plugin not built"
+tap_tmpdir
+WL=$top_srcdir/tests/workloads/node_attach.js
+
+# node_in_ns PIDFILE [node args...]: node in a new network namespace (its
+# own loopback), started from $TMP; prints nothing.
+node_in_ns() {
+	pf=$1; shift
+	(cd "$TMP" && exec unshare -n sh -c 'ip link set lo up && exec "$@"' \
+	    sh "$NODE" "$@") >/dev/null 2>&1 &
+	echo $! >"$pf"
+}
+node_in_ns "$TMP/a.pid" "$WL" 40	# attached
+node_in_ns "$TMP/b.pid" "$WL" 40	# control: never attached
+# c: port 9229 taken in its namespace (by a listener that is not node's)
+(cd "$TMP" && exec unshare -n sh -c 'ip link set lo up &&
+    "$1" -c "import socket,time
+s=socket.socket(); s.bind((\"127.0.0.1\",9229)); s.listen(); time.sleep(40)" &
+    exec "$2" "$3" 40' sh "$PYTHON3" "$NODE" "$WL") >/dev/null 2>&1 &
+echo $! >"$TMP/c.pid"
+# d: the user's own inspector, on another port
+node_in_ns "$TMP/d.pid" --inspect=127.0.0.1:9339 "$WL" 40
+apid=$(cat "$TMP/a.pid"); bpid=$(cat "$TMP/b.pid")
+cpid=$(cat "$TMP/c.pid"); dpid=$(cat "$TMP/d.pid")
+trap 'kill $apid $bpid $cpid $dpid 2>/dev/null; pkill -P $cpid 2>/dev/null;
+    rm -rf "$TMP" /tmp/perf-$apid.map /tmp/perf-$bpid.map
+    /tmp/perf-$cpid.map /tmp/perf-$dpid.map' EXIT
+sleep 2
+[ ! -e "/tmp/perf-$apid.map" ] && [ ! -e "/tmp/perf-$bpid.map" ]
+ok $? "node started without --perf-basic-prof writes no perf map"
+
+# Control first: default --nodejs-mode (disabled), one real cycle.
+jv_profile "$TMP/ctl" 5 $bpid
+ok $? "control: daemon ran one cycle"
+[ ! -e "/tmp/perf-$bpid.map" ]
+ok $? "control: no perf map was written without attach-maps"
+
+# Two real cycles: the attach happens early in the first (the plugin
+# scans at start), but stacks sampled before the map existed keep their
+# [unknown] names for that cycle; the second is judged.
+mkdir -p "$TMP/out"
+GPROFILER_LOCK_NAME=gptest-node-$$ "$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" \
+    -o "$TMP/out" -d 5 -c --no-flamegraph --pids $apid \
+    --nodejs-mode attach-maps >"$TMP/out/daemon.log" 2>&1 &
+gpid=$!
+i=0
+while [ $i -lt 300 ] && [ "$(ls "$TMP/out"/profile_*.col 2>/dev/null |
+    wc -l)" -lt 2 ] && kill -0 $gpid 2>/dev/null; do
+	sleep 0.1; i=$((i + 1))
+done
+kill -TERM $gpid 2>/dev/null
+wait $gpid
+ok $? "attach-maps: daemon ran two cycles and stopped cleanly"
+[ "$(ls "$TMP/out"/profile_*.col 2>/dev/null | wc -l)" -ge 2 ]
+ok $? "two profiles written"
+log=$TMP/out/daemon.log
+grep -q "pid $apid .*node now writes /tmp/perf-PID.map" "$log"
+ok $? "the agent says it attached to pid $apid"
+kill -0 $apid 2>/dev/null
+ok $? "the attached node keeps running"
+! nsenter -t $apid -n sh -c 'exec 3<>/dev/tcp/127.0.0.1/9229' 2>/dev/null &&
+    [ -z "$(nsenter -t $apid -n ss -Hltn 'sport = :9229' 2>/dev/null)" ]
+ok $? "its inspector port is closed again"
+grep -q 'hotAttachWork' "/tmp/perf-$apid.map" 2>/dev/null
+ok $? "its perf map names hotAttachWork (compiled before the attach)"
+n=$(ls /tmp/.gprofiler-nodejs-perfmap-* 2>/dev/null | wc -l)
+[ "$n" -eq 0 ]
+ok $? "no copy of the writer is left in /tmp"
+# The nodes left alone: a run of their own (the .col does not say which
+# node a stack is from, and theirs are unnamed).
+jv_profile "$TMP/alone" 3 $cpid,$dpid --nodejs-mode attach-maps
+ok $? "attach-maps over the other two: daemon ran one cycle"
+log=$TMP/alone/daemon.log
+n=$(grep -c "pid $cpid .*port 9229 is already in use" "$log")
+[ "$n" -eq 1 ]
+ok $? "port 9229 taken: one line ($n), process left alone"
+kill -0 $cpid 2>/dev/null && [ ! -e "/tmp/perf-$cpid.map" ]
+ok $? "that node keeps running, unattached"
+n=$(grep -c "pid $dpid .*enabled the inspector" "$log")
+[ "$n" -eq 1 ]
+ok $? "user's own inspector (--inspect): one line ($n), left alone"
+kill -0 $dpid 2>/dev/null && [ ! -e "/tmp/perf-$dpid.map" ]
+ok $? "that node keeps running, unattached"
+
+cat >"$TMP/check.py" <<'PY'
+import sys
+def stacks(d):
+    lines = open(d + '/last_profile.col', encoding='utf-8').read().splitlines()[1:]
+    st = [(l.rsplit(' ', 1)[0].split(';'), int(l.rsplit(' ', 1)[1])) for l in lines]
+    return [(f, c) for f, c in st if len(f) > 2 and f[2] == 'node']
+def ok(c, what):
+    print(("PASS " if c else "FAIL ") + what)
+att, ctl = stacks(sys.argv[1]), stacks(sys.argv[2])
+def named(st, fn):
+    return sum(c for f, c in st if any(fn in x and x.endswith('_[j]') for x in f))
+tot_a = sum(c for f, c in att); tot_c = sum(c for f, c in ctl)
+hot_a = named(att, 'hotAttachWork'); hot_c = named(ctl, 'hotAttachWork')
+outer = sum(c for f, c in att
+            if any('hotAttachOuter' in x and x.endswith('_[j]') for x in f))
+print("# attached (2nd cycle): %d node samples, %d in hotAttachWork _[j], %d under "
+      "hotAttachOuter; control: %d samples, %d named" %
+      (tot_a, hot_a, outer, tot_c, hot_c))
+ok(tot_a > 0 and tot_c > 0, "perf sampled both nodes")
+# The workload spends nearly all its time in hotAttachWork.
+ok(hot_a >= 0.5 * tot_a, "attached: hotAttachWork named in %d of %d samples"
+   % (hot_a, tot_a))
+ok(outer > 0, "attached: hotAttachOuter above it")
+ok(hot_c == 0, "control: no sample names hotAttachWork (%d)" % hot_c)
+for f, c in sorted(att, key=lambda x: -x[1])[:6]:
+    print("# %d %s" % (c, ";".join(f[2:])[-300:]))
+PY
+jv_check_py "$TMP/check.py" "$TMP/out" "$TMP/ctl"
+if ! grep -q "node now writes" "$TMP/out/daemon.log"; then
+	diag "the agent's log:"
+	grep -i nodejs "$TMP/out/daemon.log" | head -20 | while IFS= read -r l; do diag "$l"; done
+fi
+done_testing
