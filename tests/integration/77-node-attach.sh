@@ -21,6 +21,8 @@ esac
 [ -x "$GP_PLUGIN_DIR/nodejs/nodejs-attach" ] || skip_all "nodejs plugin not built"
 tap_tmpdir
 WL=$top_srcdir/tests/workloads/node_attach.js
+# The nodes that are only to be left alone idle: CPU for the judged one.
+IDLE='setTimeout(() => {}, 60000)'
 
 # node_in_ns PIDFILE [node args...]: node in a new network namespace (its
 # own loopback), started from $TMP; prints nothing.
@@ -36,15 +38,16 @@ node_in_ns "$TMP/b.pid" "$WL" 40	# control: never attached
 (cd "$TMP" && exec unshare -n sh -c 'ip link set lo up &&
     "$1" -c "import socket,time
 s=socket.socket(); s.bind((\"127.0.0.1\",9229)); s.listen(); time.sleep(40)" &
-    exec "$2" "$3" 40' sh "$PYTHON3" "$NODE" "$WL") >/dev/null 2>&1 &
+    exec "$2" -e "$3"' sh "$PYTHON3" "$NODE" "$IDLE") >/dev/null 2>&1 &
 echo $! >"$TMP/c.pid"
 # d: the user's own inspector, on another port
-node_in_ns "$TMP/d.pid" --inspect=127.0.0.1:9339 "$WL" 40
+node_in_ns "$TMP/d.pid" --inspect=127.0.0.1:9339 -e "$IDLE"
 apid=$(cat "$TMP/a.pid"); bpid=$(cat "$TMP/b.pid")
-cpid=$(cat "$TMP/c.pid"); dpid=$(cat "$TMP/d.pid")
-trap 'kill $apid $bpid $cpid $dpid 2>/dev/null; pkill -P $cpid 2>/dev/null;
+cpid=$(cat "$TMP/c.pid"); dpid=$(cat "$TMP/d.pid"); epid=
+trap 'kill $apid $bpid $cpid $dpid $epid 2>/dev/null
+    pkill -P $cpid 2>/dev/null
     rm -rf "$TMP" /tmp/perf-$apid.map /tmp/perf-$bpid.map
-    /tmp/perf-$cpid.map /tmp/perf-$dpid.map' EXIT
+    /tmp/perf-$cpid.map /tmp/perf-$dpid.map /tmp/perf-$epid.map' EXIT
 sleep 2
 [ ! -e "/tmp/perf-$apid.map" ] && [ ! -e "/tmp/perf-$bpid.map" ]
 ok $? "node started without --perf-basic-prof writes no perf map"
@@ -54,6 +57,7 @@ jv_profile "$TMP/ctl" 5 $bpid
 ok $? "control: daemon ran one cycle"
 [ ! -e "/tmp/perf-$bpid.map" ]
 ok $? "control: no perf map was written without attach-maps"
+kill $bpid
 
 # Two real cycles: the attach happens early in the first (the plugin
 # scans at start), but stacks sampled before the map existed keep their
@@ -87,10 +91,21 @@ n=$(ls /tmp/.gprofiler-nodejs-perfmap-* 2>/dev/null | wc -l)
 [ "$n" -eq 0 ]
 ok $? "no copy of the writer is left in /tmp"
 # The nodes left alone: a run of their own (the .col does not say which
-# node a stack is from, and theirs are unnamed).
-jv_profile "$TMP/alone" 3 $cpid,$dpid --nodejs-mode attach-maps
-ok $? "attach-maps over the other two: daemon ran one cycle"
+# node a stack is from, and theirs are unnamed).  With them e, a node in
+# a synchronous busy loop (its event loop never turns): attached, and
+# its inspector closed all the same.
+node_in_ns "$TMP/e.pid" "$top_srcdir/tests/workloads/node_busy.js" 20
+epid=$(cat "$TMP/e.pid")
+sleep 1
+jv_profile "$TMP/alone" 3 $cpid,$dpid,$epid --nodejs-mode attach-maps
+ok $? "attach-maps over the other three: daemon ran one cycle"
 log=$TMP/alone/daemon.log
+grep -q "pid $epid .*node now writes /tmp/perf-PID.map" "$log" &&
+    grep -q 'hotNodeWork' "/tmp/perf-$epid.map" 2>/dev/null
+ok $? "a node busy in a synchronous loop is attached too"
+kill -0 $epid 2>/dev/null &&
+    [ -z "$(nsenter -t $epid -n ss -Hltn 'sport = :9229' 2>/dev/null)" ]
+ok $? "it keeps running, its inspector port closed again"
 n=$(grep -c "pid $cpid .*port 9229 is already in use" "$log")
 [ "$n" -eq 1 ]
 ok $? "port 9229 taken: one line ($n), process left alone"
