@@ -40,7 +40,8 @@
 
 #include "nj_proto.h"
 
-#define NJA_OPEN_MS	3000	/* for the inspector to listen */
+#define NJA_OPEN_MS	10000	/* for the inspector to listen (a loaded
+				 * host; the agent stops us at 15 s) */
 #define NJA_REPLY_MS	5000	/* for the expression's reply */
 #define NJA_CLOSE_MS	2000	/* for the port to close again */
 #define NJA_IO_MS	2000	/* one read or write */
@@ -57,6 +58,7 @@ static char	 nja_host_so[160];	/* the copy, through /proc/PID/root */
 static int	 nja_ws = -1;		/* the WebSocket, until closed */
 static uint32_t	 nja_mask;
 static int	 nja_signalled;		/* SIGUSR1 was sent */
+static volatile sig_atomic_t nja_term;	/* the agent asked us to stop */
 
 static void	 nja_close_inspector(void);
 
@@ -74,10 +76,28 @@ nja_exit(int code, const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	if (code != 0 && nja_signalled && nja_ws == -1 && nja_mask == 0)
-		printf(" (the inspector could not be told to close)");
+		printf(" (SIGUSR1 was sent: if node opens its inspector "
+		    "later, it stays open)");
 	putchar('\n');
 	fflush(stdout);
 	exit(code);
+}
+
+/* SIGTERM from the agent (its timeout, its stop): the blocking call in
+ * progress returns EINTR (no SA_RESTART) and the step fails, through
+ * nja_exit, which closes the inspector if it was opened. */
+static void
+nja_on_term(int sig)
+{
+	(void)sig;
+	nja_term = 1;
+}
+
+static void
+nja_check_term(void)
+{
+	if (nja_term)
+		nja_exit(1, "error: stopped by the agent");
 }
 
 static uint64_t
@@ -105,17 +125,21 @@ nja_read_file(const char *path, char *buf, size_t len)
 	return (got);
 }
 
-/* Field 22 of /proc/PID/stat, after the last ')'. */
+/* Field 22 of /proc/PID/stat, after the last ')', and the state
+ * (field 3) into *state. */
 static unsigned long long
-nja_starttime(int pid)
+nja_starttime(int pid, char *state)
 {
 	char		 path[64], buf[1024], *p;
 	int		 i;
 
+	*state = '?';
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	if (nja_read_file(path, buf, sizeof(buf)) <= 0 ||
 	    (p = strrchr(buf, ')')) == NULL)
 		return (0);
+	if (p[1] == ' ' && p[2] != '\0')
+		*state = p[2];
 	for (i = 2; i < 22 && p != NULL; i++)
 		p = strchr(p + 1, ' ');
 	return (p == NULL ? 0 : strtoull(p + 1, NULL, 10));
@@ -342,6 +366,7 @@ nja_evaluate(const char *path, char *result, size_t reslen)
 		if (rc != -EAGAIN)
 			nja_exit(1, "error: bad WebSocket frame from the "
 			    "inspector");
+		nja_check_term();
 		if (nja_now_ms() > deadline || got == sizeof(buf))
 			nja_exit(1, "error: no reply from the inspector "
 			    "within %u ms", NJA_REPLY_MS);
@@ -403,13 +428,25 @@ main(int argc, char **argv)
 	uint32_t		 uid, gid;
 	uint64_t		 deadline;
 	int			 nsfd, s, usr1;
+	char			 state;
+	struct sigaction	 sa;
 
 	if (argc != 4)
 		nja_exit(2, "error: usage: nodejs-attach PID STARTTIME WRITER");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = nja_on_term;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	(void)sigaction(SIGINT, &sa, NULL);
 	nja_pid = atoi(argv[1]);
 	start = strtoull(argv[2], NULL, 10);
-	if (nja_pid <= 0 || nja_starttime(nja_pid) != start)
+	if (nja_pid <= 0 || nja_starttime(nja_pid, &state) != start)
 		nja_exit(1, "error: the process is gone or was replaced");
+	/* A stopped process would open its inspector only when continued,
+	 * maybe long after this helper gave up: it would stay open. */
+	if (state == 'T' || state == 't' || state == 'Z')
+		nja_exit(1, "refused: the process is stopped or traced "
+		    "(state %c)", state);
 	snprintf(path, sizeof(path), "/proc/%d/status", nja_pid);
 	if (nja_read_file(path, status, sizeof(status)) <= 0 ||
 	    nj_status_parse(status, strlen(status), &uid, &gid, &usr1) != 0)
@@ -437,11 +474,13 @@ main(int argc, char **argv)
 	}
 	nja_copy_writer(argv[3]);
 
-	if (nja_starttime(nja_pid) != start || kill(nja_pid, SIGUSR1) == -1)
+	if (nja_starttime(nja_pid, &state) != start || state == 'T' ||
+	    state == 't' || kill(nja_pid, SIGUSR1) == -1)
 		nja_exit(1, "error: the process is gone or was replaced");
 	nja_signalled = 1;
 	deadline = nja_now_ms() + NJA_OPEN_MS;
 	while ((s = nja_connect(NJ_INSPECT_PORT)) == -1) {
+		nja_check_term();
 		if (nja_now_ms() > deadline)
 			nja_exit(1, "error: no inspector on 127.0.0.1:%u "
 			    "within %u ms of SIGUSR1", NJ_INSPECT_PORT,
@@ -456,6 +495,7 @@ main(int argc, char **argv)
 	deadline = nja_now_ms() + NJA_CLOSE_MS;
 	while ((s = nja_connect(NJ_INSPECT_PORT)) != -1) {
 		close(s);
+		nja_check_term();
 		if (nja_now_ms() > deadline)
 			nja_exit(1, "error: %s, but the inspector is still "
 			    "open on 127.0.0.1:%u", result, NJ_INSPECT_PORT);

@@ -38,7 +38,10 @@
 #include "nj_proto.h"
 
 #define NJ_SCAN_MS	2000	/* new node processes are seen within this */
-#define NJ_HELPER_MS	15000	/* one helper run, then it is killed */
+#define NJ_HELPER_MS	15000	/* one helper run, then it is stopped */
+#define NJ_TERM_GRACE	3000	/* SIGTERM: it closes the inspector, then
+				 * SIGKILL after this */
+#define NJ_NEXT_MS	50	/* the next process, after a helper ends */
 #define NJ_MAX_PROCS	4096
 #define NJ_READ_MAX	(256 * 1024)
 
@@ -60,6 +63,8 @@ struct nj {
 	char			 writer[PATH_MAX];
 	struct gp_timer		*scan_timer;
 	struct gp_timer		*kill_timer;
+	struct gp_timer		*next_timer;
+	int			 stopping;	/* stop_done when the helper ends */
 	struct gp_child		*child;
 	int32_t			 child_pid;	/* the target */
 	char			 child_comm[64];
@@ -173,6 +178,17 @@ nj_reason(struct nj *n, int32_t pid, int *quiet)
 	return (NULL);
 }
 
+static void	nj_scan(void *);
+
+static void
+nj_scan_next(void *arg)
+{
+	struct nj *n = arg;
+
+	n->next_timer = NULL;
+	nj_scan(n);
+}
+
 static void
 nj_kill_timeout(void *arg)
 {
@@ -182,7 +198,8 @@ nj_kill_timeout(void *arg)
 	if (n->child != NULL) {
 		snprintf(n->child_line, sizeof(n->child_line), "error: the "
 		    "helper did not finish within %u ms", NJ_HELPER_MS);
-		n->api->child_stop(n->child, SIGKILL, 0);
+		/* SIGTERM first: the helper closes what it opened. */
+		n->api->child_stop(n->child, SIGTERM, NJ_TERM_GRACE);
 	}
 }
 
@@ -219,6 +236,15 @@ nj_child_exit(void *arg, int status)
 		    "left it alone, its JS frames stay unnamed: %s",
 		    (int)n->child_pid, n->child_comm, n->child_line);
 	}
+	if (n->stopping) {
+		n->stopping = 0;
+		n->api->stop_done(n->ctx);
+		return;
+	}
+	/* The next node process now, not at the next scan. */
+	if (n->mode == NJ_MODE_ATTACH && n->next_timer == NULL)
+		n->next_timer = n->api->timer_add(n->ctx, NJ_NEXT_MS, 0,
+		    nj_scan_next, n);
 }
 
 static int
@@ -344,7 +370,7 @@ static int
 nj_files_in(struct nj *n, const char *dir, size_t dlen)
 {
 	struct stat	 st;
-	char		 sub[PATH_MAX];
+	char		 sub[PATH_MAX - 32];
 	const char	*paths[3];
 	int		 i;
 
@@ -382,16 +408,20 @@ nj_find_files(struct nj *n)
 	return (nj_files_in(n, PLUGINDIR, strlen(PLUGINDIR)));
 }
 
+/* Timers off and the helper told to stop (it closes the inspector it
+ * opened); the records of processes already looked at are kept, so a
+ * new run (SIGHUP) does not open their inspectors again. */
 static void
 nj_reset(struct nj *n)
 {
 	n->api->timer_del(n->scan_timer);
 	n->scan_timer = NULL;
+	n->api->timer_del(n->next_timer);
+	n->next_timer = NULL;
 	n->api->timer_del(n->kill_timer);
 	n->kill_timer = NULL;
 	if (n->child != NULL)
-		n->api->child_stop(n->child, SIGKILL, 0);
-	n->nprocs = 0;
+		n->api->child_stop(n->child, SIGTERM, NJ_TERM_GRACE);
 }
 
 static int
@@ -451,7 +481,11 @@ nj_stop(void *priv)
 	struct nj *n = priv;
 
 	nj_reset(n);
-	n->api->stop_done(n->ctx);
+	n->mode = 0;
+	if (n->child != NULL)
+		n->stopping = 1;	/* stop_done from nj_child_exit */
+	else
+		n->api->stop_done(n->ctx);
 	return (0);
 }
 
