@@ -7,13 +7,16 @@
 # the helper must enter it to reach its 127.0.0.1:9229.
 # Control: without attach-maps the same workload's frames are not named.
 # Left alone with one line each: a node whose namespace already has
-# port 9229 taken, and one whose user started the inspector.
+# port 9229 taken, and one whose user started the inspector.  Attached
+# too: a node in a synchronous busy loop, one in a container (PID, mount
+# and network namespaces, its own /tmp), one run by another user.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/java_lib.sh"
 jv_require
 NODE=$(command -v node) || skip_all "node missing"
-command -v unshare >/dev/null && command -v ip >/dev/null &&
-    command -v nsenter >/dev/null || skip_all "unshare, ip, nsenter needed"
+for t in unshare ip setpriv nsenter ss pgrep; do
+	command -v $t >/dev/null || skip_all "$t missing"
+done
 case $("$NODE" -p 'process.versions.v8.split(".")[0]') in
 11) ;;
 *) skip_all "node $("$NODE" -v): the perf map writer is checked on V8 11 (node 20) only" ;;
@@ -96,9 +99,27 @@ ok $? "no copy of the writer is left in /tmp"
 # its inspector closed all the same.
 node_in_ns "$TMP/e.pid" "$top_srcdir/tests/workloads/node_busy.js" 20
 epid=$(cat "$TMP/e.pid")
-sleep 1
-jv_profile "$TMP/alone" 3 $cpid,$dpid,$epid --nodejs-mode attach-maps
-ok $? "attach-maps over the other three: daemon ran one cycle"
+# f: a container (PID, mount and network namespaces, a /tmp of its own):
+# the writer goes to its /tmp, the map is perf-1.map there
+(cd "$TMP" && exec unshare -m -n -p -f --mount-proc sh -c 'mount -t tmpfs \
+    none /tmp && ip link set lo up && exec "$1" "$2" 20' sh "$NODE" "$WL") \
+    >/dev/null 2>&1 &
+upid=$!
+# g: another user (nobody), in a network namespace of its own
+(cd "$TMP" && exec unshare -n sh -c 'ip link set lo up && exec setpriv \
+    --reuid=65534 --regid=65534 --clear-groups "$@"' sh "$NODE" "$WL" 20) \
+    >/dev/null 2>&1 &
+gpid=$!
+sleep 1.5
+fpid=$(pgrep -P $upid | head -1)
+trap 'kill $apid $bpid $cpid $dpid $epid $fpid $gpid 2>/dev/null
+    pkill -P $cpid 2>/dev/null
+    rm -rf "$TMP" /tmp/perf-$apid.map /tmp/perf-$bpid.map
+    /tmp/perf-$cpid.map /tmp/perf-$dpid.map /tmp/perf-$epid.map
+    /tmp/perf-$gpid.map' EXIT
+jv_profile "$TMP/alone" 3 $cpid,$dpid,$epid,$fpid,$gpid --nodejs-mode \
+    attach-maps
+ok $? "attach-maps over the other five: daemon ran one cycle"
 log=$TMP/alone/daemon.log
 grep -q "pid $epid .*node now writes /tmp/perf-PID.map" "$log" &&
     grep -q 'hotNodeWork' "/tmp/perf-$epid.map" 2>/dev/null
@@ -106,6 +127,16 @@ ok $? "a node busy in a synchronous loop is attached too"
 kill -0 $epid 2>/dev/null &&
     [ -z "$(nsenter -t $epid -n ss -Hltn 'sport = :9229' 2>/dev/null)" ]
 ok $? "it keeps running, its inspector port closed again"
+grep -q "pid $fpid .*node now writes" "$log" &&
+    grep -q 'hotAttachWork' "/proc/$fpid/root/tmp/perf-1.map" 2>/dev/null &&
+    [ ! -e "/tmp/perf-$fpid.map" ] && [ ! -e "/tmp/perf-1.map" ]
+ok $? "a node in a container: attached, its map in its own /tmp"
+[ -z "$(ls "/proc/$fpid/root/tmp" | grep gprofiler)" ]
+ok $? "no copy of the writer left in the container's /tmp"
+grep -q "pid $gpid .*node now writes" "$log" &&
+    [ "$(stat -c %U "/tmp/perf-$gpid.map" 2>/dev/null)" = nobody ] &&
+    grep -q 'hotAttachWork' "/tmp/perf-$gpid.map"
+ok $? "a node run by nobody: attached, its map owned by nobody"
 n=$(grep -c "pid $cpid .*port 9229 is already in use" "$log")
 [ "$n" -eq 1 ]
 ok $? "port 9229 taken: one line ($n), process left alone"
