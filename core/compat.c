@@ -65,9 +65,7 @@ static const struct compat_flag compat_flags[] = {
 	{ ROW("perf-event-period", GP_OPT_INT, NULL, 1, POSINT_MAX, NULL),
 	  "perf", CPU, NULL, NULL, "the perf plugin is not installed" },
 	{ ROW("hw-events-file", GP_OPT_PATH, NULL, 0, 0, NULL), "perf", CPU,
-	  NULL, NULL, "gProfiler's custom event definitions (hw_events.json) "
-	  "are not read here; give such an event to --perf-event as its "
-	  "raw code (rNNNN)" },
+	  NULL, NULL, "the perf plugin is not installed" },
 	{ ROW("perf-use-cgroups", GP_OPT_BOOL, "false", 0, 0, NULL), "perf",
 	  CPU, NULL, "false", "the perf plugin is not installed" },
 	{ ROW("perf-max-cgroups", GP_OPT_INT, "50", 0, POSINT_MAX, NULL),

@@ -2,7 +2,7 @@
  * Fuzz the ELF symbol-table loader (libelf from memory), then look up
  * addresses around every symbol and segment.
  * FUZZ_SOURCES: plugins/perf/elfsym.c plugins/perf/gopclntab.c
- * FUZZ_SOURCES: plugins/perf/gobuildinfo.c
+ * FUZZ_SOURCES: plugins/perf/gobuildinfo.c plugins/perf/elfsym_go.c
  * FUZZ_LIBS: -lelf
  */
 #include <stddef.h>

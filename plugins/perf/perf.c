@@ -20,6 +20,7 @@
 #include <gprofiler/plugin.h>
 
 #include "cgroups.h"
+#include "hwevents.h"
 #include "perf_int.h"
 #include "perfevent.h"
 #include "pidtab.h"
@@ -56,6 +57,14 @@ static const struct gp_option perf_options[] = {
 		    "page-faults, context-switches, L1-dcache-load-misses, "
 		    "r1a8, sched:sched_switch, ... (stacks from frame "
 		    "pointers, as in gProfiler)",
+	},
+	{
+		.name = "hw-events-file",
+		.type = GP_OPT_PATH,
+		.help = "gProfiler's custom PMU event definitions (JSON: "
+		    "event -> platform -> {\"raw\": code}): a --perf-event "
+		    "name perf does not know is looked up there for this "
+		    "host's CPU model or PMU",
 	},
 	{
 		.name = "perf-event-period",
@@ -206,6 +215,103 @@ perf_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	return (0);
 }
 
+/*
+ * The platform names a --hw-events-file entry may be keyed by: the CPU
+ * model as /proc/cpuinfo names it, then the core PMU's name (icelake,
+ * sapphire_rapids, ...).
+ */
+static void
+perf_platforms(struct perf *p, char *model, size_t modellen, char *pmu,
+    size_t pmulen)
+{
+	static const char *const pmus[] = {
+		"/sys/devices/cpu/caps/pmu_name",
+		"/sys/devices/cpu_core/caps/pmu_name",
+	};
+	struct gp_open_spec spec;
+	char buf[16384];
+	int64_t n;
+	size_t i;
+
+	model[0] = pmu[0] = '\0';
+	memset(&spec, 0, sizeof(spec));
+	spec.size = sizeof(spec);
+	spec.owner = -1;
+	spec.path = "/proc/cpuinfo";
+	/* the first processor's block holds the model name */
+	if ((n = p->api->file_read(p->ctx, &spec, buf, sizeof(buf))) > 0)
+		hwevents_cpuinfo_model(buf, (size_t)n, model, modellen);
+	for (i = 0; i < sizeof(pmus) / sizeof(pmus[0]) && pmu[0] == '\0';
+	    i++) {
+		spec.path = pmus[i];
+		if ((n = p->api->file_read(p->ctx, &spec, buf,
+		    sizeof(buf))) > 0)
+			hwevents_first_line(buf, (size_t)n, pmu, pmulen);
+	}
+}
+
+/*
+ * --perf-event NAME into ev, as gProfiler resolves it: an event perf knows
+ * first, then NAME in --hw-events-file for this host's platform, whose
+ * "raw" value is parsed like a --perf-event.  0, or -errno with one line
+ * in err.  The source of a custom event goes to `from` ("" otherwise).
+ */
+static int
+perf_event_resolve(struct perf *p, const char *name, struct perfevent *ev,
+    char *from, size_t fromlen, char *err, size_t errlen)
+{
+	struct gp_open_spec spec;
+	const char *file, *plats[2];
+	char model[128], pmu[64], raw[PERFEVENT_NAME_LEN], why[384];
+	char *buf = NULL;
+	int64_t n;
+	int rc;
+
+	from[0] = '\0';
+	if (perfevent_parse(name, ev, err, errlen) == 0)
+		return (0);
+	file = p->api->option_get(p->ctx, "hw-events-file");
+	if (file == NULL || file[0] == '\0')
+		return (-EINVAL);	/* perf's own list: err says it */
+	memset(&spec, 0, sizeof(spec));
+	spec.size = sizeof(spec);
+	spec.owner = -1;
+	spec.path = file;
+	spec.max_size = HWEVENTS_MAX_FILE;
+	if ((buf = malloc(HWEVENTS_MAX_FILE)) == NULL)
+		return (-ENOMEM);
+	if ((n = p->api->file_read(p->ctx, &spec, buf,
+	    HWEVENTS_MAX_FILE)) < 0) {
+		snprintf(err, errlen, "--perf-event %s: not an event perf "
+		    "knows, and --hw-events-file %s cannot be read: %s",
+		    name, file, n == -EFBIG ? "larger than 1 MiB" :
+		    strerror((int)-n));
+		rc = (int)n;
+		goto out;
+	}
+	perf_platforms(p, model, sizeof(model), pmu, sizeof(pmu));
+	plats[0] = model;
+	plats[1] = pmu;
+	if ((rc = hwevents_lookup(buf, (size_t)n, name, plats, 2, raw,
+	    sizeof(raw), why, sizeof(why))) != 0) {
+		snprintf(err, errlen, "--perf-event %s: not an event perf "
+		    "knows, and --hw-events-file %s: %s", name, file, why);
+		goto out;
+	}
+	if ((rc = perfevent_parse(raw, ev, why, sizeof(why))) != 0) {
+		snprintf(err, errlen, "--perf-event %s: its raw code in "
+		    "--hw-events-file %s for '%s': %s", name, file,
+		    model[0] != '\0' ? model : pmu, why);
+		goto out;
+	}
+	snprintf(from, fromlen, "%s from %s", raw, file);
+	/* metadata and logs name the event as the user did */
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+out:
+	free(buf);
+	return (rc);
+}
+
 static int
 perf_check(void *priv, char *err, uint32_t errlen)
 {
@@ -214,6 +320,7 @@ perf_check(void *priv, char *err, uint32_t errlen)
 	int64_t freq, dsz;
 	const char *pids, *ev;
 	struct perfevent pe;
+	char from[PERFEVENT_NAME_LEN + 512];
 	int32_t *list;
 	uint32_t n;
 
@@ -239,8 +346,8 @@ perf_check(void *priv, char *err, uint32_t errlen)
 		return (-EINVAL);
 	}
 	ev = p->api->option_get(p->ctx, "perf-event");
-	if (ev != NULL && ev[0] != '\0' && perfevent_parse(ev, &pe, err,
-	    errlen) != 0)
+	if (ev != NULL && ev[0] != '\0' && perf_event_resolve(p, ev, &pe,
+	    from, sizeof(from), err, errlen) != 0)
 		return (-EINVAL);
 	pids = p->api->option_get(p->ctx, "pids");
 	if (pids != NULL && pids[0] != '\0') {
@@ -373,7 +480,7 @@ static int
 perf_read_options(struct perf *p)
 {
 	const char *pids, *ev;
-	char err[512];
+	char err[512], from[PERFEVENT_NAME_LEN + 512];
 
 	p->mode = perf_mode_parse(p->api->option_get(p->ctx, "perf-mode"));
 	p->freq = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
@@ -386,10 +493,15 @@ perf_read_options(struct perf *p)
 		return (-EINVAL);
 	ev = p->api->option_get(p->ctx, "perf-event");
 	p->have_ev = ev != NULL && ev[0] != '\0';
-	if (p->have_ev && perfevent_parse(ev, &p->ev, err, sizeof(err)) != 0) {
+	if (p->have_ev && perf_event_resolve(p, ev, &p->ev, from,
+	    sizeof(from), err, sizeof(err)) != 0) {
 		p->api->log(p->ctx, GP_LOG_ERR, "%s", err);
 		return (-EINVAL);
 	}
+	if (p->have_ev && from[0] != '\0')
+		p->api->log(p->ctx, GP_LOG_INFO, "--perf-event %s: %s, a "
+		    "custom event (%s)", p->ev.name, from,
+		    perfevent_kind(&p->ev));
 	if (p->have_ev && p->ev.type == PERF_TYPE_TRACEPOINT &&
 	    perf_tracepoint_id(&p->ev, err, sizeof(err)) != 0) {
 		p->api->log(p->ctx, GP_LOG_ERR, "%s", err);

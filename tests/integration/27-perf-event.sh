@@ -112,6 +112,49 @@ ok $? "an unknown event: exit $rc, named"
 gp mod -n --perf-event cycles:pp
 [ "$rc" -eq 2 ] && grep -q "modifiers" "$TMP/mod.log"
 ok $? "a modifier (cycles:pp): exit $rc, refused as such"
+# Custom events (--hw-events-file, gProfiler's hw_events.json): a name perf
+# does not know is looked up for this host's CPU model; its raw code is
+# what is sampled (page-faults here, the only kind this VM can sample).
+model=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo |
+    head -1 | sed 's/[[:space:]]*$//')
+"$PYTHON3" - "$model" >"$TMP/hw.json" <<'PY'
+import json, sys
+print(json.dumps({"_comment": "custom events for the test",
+    "MY_FAULTS": {sys.argv[1]: {"raw": "page-faults"},
+                  "Some Other CPU": {"raw": "r01c2"}},
+    "ELSEWHERE": {"Some Other CPU": {"raw": "r01c2"}},
+    "page-faults": {sys.argv[1]: {"raw": "cpu-clock"}}}, indent=1))
+PY
+gp hw -d 2 --pids $wl --perf-event MY_FAULTS --hw-events-file "$TMP/hw.json" \
+    --perf-event-period 100
+s=$(share hw fault_pages)
+[ "$rc" -eq 0 ] && [ "$s" -ge 90 ]
+ok $? "a custom event from --hw-events-file (page-faults on '$model'): exit $rc, fault_pages in $s%"
+[ "$(md hw perf_event)" = '"MY_FAULTS"' ] &&
+    grep -q "perf-event MY_FAULTS: page-faults from $TMP/hw.json" "$TMP/hw.log"
+ok $? "... named as the user named it, its raw code and file said once"
+! grep -q "no effect here.*hw-events-file" "$TMP/hw.log"
+ok $? "... and --hw-events-file is not named as inert"
+gp hwpf -n --perf-event page-faults --hw-events-file "$TMP/hw.json"
+[ "$rc" -eq 0 ] && ! grep -q "custom event" "$TMP/hwpf.log"
+ok $? "an event perf knows wins over the file's entry of that name, as in gProfiler"
+gp hwplat -n --perf-event ELSEWHERE --hw-events-file "$TMP/hw.json"
+[ "$rc" -eq 2 ] && grep -q "not defined for this host's platform ('$model'.*'Some Other CPU'" "$TMP/hwplat.log"
+ok $? "a custom event for another platform: exit $rc, names this one and the file's"
+gp hwnone -n --perf-event NOPE --hw-events-file "$TMP/hw.json"
+[ "$rc" -eq 2 ] && grep -q "'NOPE' is not defined there" "$TMP/hwnone.log"
+ok $? "an event neither perf nor the file knows: exit $rc, named"
+mkfifo "$TMP/hw.fifo"
+timeout 20 "$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" --no-python --no-java \
+    -o "$TMP/hwfifo" --pid-file '' -n --perf-event MY_FAULTS \
+    --hw-events-file "$TMP/hw.fifo" >"$TMP/hwfifo.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "hw-events-file $TMP/hw.fifo cannot be read" "$TMP/hwfifo.log"
+ok $? "a FIFO as --hw-events-file: refused at once (exit $rc), never opened for reading"
+printf '{"MY_FAULTS": {' >"$TMP/hw.bad"
+gp hwbad -n --perf-event MY_FAULTS --hw-events-file "$TMP/hw.bad"
+[ "$rc" -eq 2 ] && grep -q "not valid JSON (unexpected end of the file" "$TMP/hwbad.log"
+ok $? "a truncated file: exit $rc, said so"
 gp esc -n --perf-event "$(printf 'sched:\377\033[2Jx')"
 [ "$rc" -eq 2 ] && grep -q "perf-event 'sched:\\\\xff\\\\x1b\[2Jx'" "$TMP/esc.log" &&
     ! LC_ALL=C grep -q "$(printf '[\033\377]')" "$TMP/esc.log"

@@ -21,7 +21,7 @@
 
 #include <gprofiler/plugin.h>
 
-#include "php_agg.h"
+#include "langagg.h"
 #include "php_target.h"
 
 #define PHPP_RESCAN_MS	1000	/* new processes show up within a second */
@@ -61,7 +61,7 @@ struct phpp {
 	struct gp_timer	*scan_timer;
 	struct phpp_proc **procs;
 	uint32_t	 nprocs;
-	struct php_agg	*agg;
+	struct langagg	*agg;
 	uint64_t	 nsamples, nfailed;
 	/* one stack being collected, root last */
 	char		(*texts)[PHP_MAX_FRAME_TEXT + 8];
@@ -336,7 +336,7 @@ phpp_sample_proc(struct phpp *p, struct phpp_proc *pr)
 			return;
 		for (i = 0; i < p->ntexts; i++)	/* root first */
 			frames[i] = p->texts[p->ntexts - 1 - i];
-		if (php_agg_add(p->agg, (int32_t)pr->pid, frames, p->ntexts,
+		if (langagg_add(p->agg, (int32_t)pr->pid, frames, p->ntexts,
 		    1) == 0)
 			pr->samples++;
 		return;
@@ -397,7 +397,7 @@ phpp_snapshot(void *priv, struct gp_snapshot *snap)
 	}
 	phpp_scan(p);
 	phpp_timer_sync(p);
-	php_agg_foreach(p->agg, phpp_deliver_stack, &d);
+	langagg_foreach(p->agg, phpp_deliver_stack, &d);
 	for (i = 0; i < p->nprocs; i++) {
 		pr = p->procs[i];
 		/* A process that cannot be read is named once, not each
@@ -416,9 +416,9 @@ phpp_snapshot(void *priv, struct gp_snapshot *snap)
 	}
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u PHP stacks, %llu "
 	    "samples (%llu failed), %u processes tracked",
-	    php_agg_count(p->agg), (unsigned long long)p->nsamples,
+	    langagg_count(p->agg), (unsigned long long)p->nsamples,
 	    (unsigned long long)p->nfailed, p->nprocs);
-	php_agg_clear(p->agg);
+	langagg_clear(p->agg);
 	p->nsamples = p->nfailed = 0;
 	for (i = 0; i < p->nprocs;)
 		if (p->procs[i]->state == PHPP_GONE)
@@ -436,7 +436,7 @@ phpp_abandon(void *priv, struct gp_snapshot *snap)
 	uint32_t i;
 
 	(void)snap;
-	php_agg_clear(p->agg);
+	langagg_clear(p->agg);
 	for (i = 0; i < p->nprocs; i++)
 		p->procs[i]->samples = 0;
 }
@@ -449,7 +449,7 @@ phpp_reset(struct phpp *p)
 	p->sample_timer = p->scan_timer = NULL;
 	while (p->nprocs > 0)
 		phpp_remove(p, p->nprocs - 1);
-	php_agg_clear(p->agg);
+	langagg_clear(p->agg);
 	if (p->have_filter)
 		regfree(&p->filter);
 	p->have_filter = 0;
@@ -534,11 +534,11 @@ phpp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	p->api = api;
 	p->procs = calloc(PHPP_MAX_PROCS, sizeof(*p->procs));
 	p->texts = calloc(PHP_MAX_FRAMES, sizeof(*p->texts));
-	p->agg = php_agg_new();
+	p->agg = langagg_new(PHP_MAX_FRAMES + 1);
 	if (p->procs == NULL || p->texts == NULL || p->agg == NULL) {
 		free(p->procs);
 		free(p->texts);
-		php_agg_free(p->agg);
+		langagg_free(p->agg);
 		free(p);
 		return (-ENOMEM);
 	}
@@ -555,7 +555,7 @@ phpp_destroy(void *priv)
 	if (p == NULL)
 		return;
 	phpp_reset(p);
-	php_agg_free(p->agg);
+	langagg_free(p->agg);
 	free(p->procs);
 	free(p->texts);
 	free(p);

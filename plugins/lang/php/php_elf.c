@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "langelf.h"
 #include "phpreader.h"
 
 #define PHP_ELF_MAX_SYMS	(4u << 20)
@@ -111,41 +112,21 @@ php_elf_read(Elf *elf, struct php_elf *pe)
 	return (pe->executor_globals != 0 || pe->zts ? 0 : -ENOENT);
 }
 
+static int
+php_elf_walk(Elf *elf, void *pe)
+{
+	return (php_elf_read(elf, pe));
+}
+
 /* -ENOEXEC: not an x86-64 ELF; -ENOENT: no Zend engine in it. */
 int
 php_elf_read_fd(int fd, struct php_elf *pe)
 {
-	Elf *elf;
-	int rc;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return (-ENOSYS);
-	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
-		return (-ENOEXEC);
-	rc = php_elf_read(elf, pe);
-	elf_end(elf);
-	return (rc);
+	return (langelf_read_fd(fd, php_elf_walk, pe));
 }
 
 int
 php_elf_read_mem(const void *buf, size_t len, struct php_elf *pe)
 {
-	Elf *elf;
-	char *copy;
-	int rc;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return (-ENOSYS);
-	/* libelf may write to the image (elf_memory takes char *). */
-	if ((copy = malloc(len ? len : 1)) == NULL)
-		return (-ENOMEM);
-	memcpy(copy, buf, len);
-	if ((elf = elf_memory(copy, len)) == NULL) {
-		free(copy);
-		return (-ENOEXEC);
-	}
-	rc = php_elf_read(elf, pe);
-	elf_end(elf);
-	free(copy);
-	return (rc);
+	return (langelf_read_mem(buf, len, php_elf_walk, pe));
 }

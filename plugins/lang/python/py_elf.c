@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "langelf.h"
 #include "pyreader.h"
 
 #define PY_ELF_MAX_SYMS	(4u << 20)
@@ -163,41 +164,21 @@ py_elf_read(Elf *elf, struct py_elf *pe)
 	return (pe->runtime != 0 ? 0 : -ENOENT);
 }
 
+static int
+py_elf_walk(Elf *elf, void *pe)
+{
+	return (py_elf_read(elf, pe));
+}
+
 /* -ENOEXEC: not a 64-bit ELF; -ENOENT: no _PyRuntime (pe still filled). */
 int
 py_elf_read_fd(int fd, struct py_elf *pe)
 {
-	Elf *elf;
-	int rc;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return (-ENOSYS);
-	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
-		return (-ENOEXEC);
-	rc = py_elf_read(elf, pe);
-	elf_end(elf);
-	return (rc);
+	return (langelf_read_fd(fd, py_elf_walk, pe));
 }
 
 int
 py_elf_read_mem(const void *buf, size_t len, struct py_elf *pe)
 {
-	Elf *elf;
-	char *copy;
-	int rc;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return (-ENOSYS);
-	/* libelf may write to the image (elf_memory takes char *). */
-	if ((copy = malloc(len ? len : 1)) == NULL)
-		return (-ENOMEM);
-	memcpy(copy, buf, len);
-	if ((elf = elf_memory(copy, len)) == NULL) {
-		free(copy);
-		return (-ENOEXEC);
-	}
-	rc = py_elf_read(elf, pe);
-	elf_end(elf);
-	free(copy);
-	return (rc);
+	return (langelf_read_mem(buf, len, py_elf_walk, pe));
 }

@@ -25,7 +25,7 @@
 
 #include <gprofiler/plugin.h>
 
-#include "py_agg.h"
+#include "langagg.h"
 #include "py_discover.h"
 #include "py_target.h"
 
@@ -71,7 +71,7 @@ struct pyp {
 	struct gp_timer	*scan_timer;
 	struct pyp_proc	**procs;
 	uint32_t	 nprocs;
-	struct py_agg	*agg;
+	struct langagg	*agg;
 	uint64_t	 nsamples, nfailed;
 	int		 subscribed;	/* sample reports from the host */
 	int		 by_reports;	/* watched PIDs sampled on reports */
@@ -355,7 +355,7 @@ pyp_emit(void *arg, struct py_target *t, int32_t tid,
 	struct pyp_proc *pr = (struct pyp_proc *)(void *)((char *)t -
 	    offsetof(struct pyp_proc, t));
 
-	if (py_agg_add(p->agg, (int32_t)t->pid, frames, n, p->count) == 0)
+	if (langagg_add(p->agg, (int32_t)t->pid, frames, n, p->count) == 0)
 		pr->samples += p->count;
 }
 
@@ -481,7 +481,7 @@ pyp_snapshot(void *priv, struct gp_snapshot *snap)
 		return (0);
 	}
 	pyp_scan(p);
-	py_agg_foreach(p->agg, pyp_deliver_stack, &d);
+	langagg_foreach(p->agg, pyp_deliver_stack, &d);
 	for (i = 0; i < p->nprocs; i++) {
 		struct pyp_proc *pr = p->procs[i];
 
@@ -499,10 +499,10 @@ pyp_snapshot(void *priv, struct gp_snapshot *snap)
 			py_code_cache_clear(pr->t.codes);
 	}
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u stacks, %llu samples "
-	    "(%llu failed), %u processes tracked", py_agg_count(p->agg),
+	    "(%llu failed), %u processes tracked", langagg_count(p->agg),
 	    (unsigned long long)p->nsamples, (unsigned long long)p->nfailed,
 	    p->nprocs);
-	py_agg_clear(p->agg);
+	langagg_clear(p->agg);
 	p->nsamples = p->nfailed = 0;
 	for (i = 0; i < p->nprocs;)
 		if (p->procs[i]->state == PYP_GONE)
@@ -519,7 +519,7 @@ pyp_abandon(void *priv, struct gp_snapshot *snap)
 	struct pyp *p = priv;
 	uint32_t i;
 
-	py_agg_clear(p->agg);
+	langagg_clear(p->agg);
 	for (i = 0; i < p->nprocs; i++)
 		p->procs[i]->samples = 0;
 }
@@ -536,7 +536,7 @@ pyp_reset(struct pyp *p)
 		(void)p->api->sample_subscribe(p->ctx, NULL, NULL);
 	p->subscribed = 0;
 	p->by_reports = 0;
-	py_agg_clear(p->agg);
+	langagg_clear(p->agg);
 }
 
 static int
@@ -614,10 +614,10 @@ pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	p->ctx = ctx;
 	p->api = api;
 	p->procs = calloc(PYP_MAX_PROCS, sizeof(*p->procs));
-	p->agg = py_agg_new();
+	p->agg = langagg_new(PY_MAX_FRAMES);
 	if (p->procs == NULL || p->agg == NULL) {
 		free(p->procs);
-		py_agg_free(p->agg);
+		langagg_free(p->agg);
 		free(p);
 		return (-ENOMEM);
 	}
@@ -634,7 +634,7 @@ pyp_destroy(void *priv)
 	if (p == NULL)
 		return;
 	pyp_reset(p);
-	py_agg_free(p->agg);
+	langagg_free(p->agg);
 	free(p->procs);
 	free(p);
 }

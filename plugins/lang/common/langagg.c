@@ -1,7 +1,7 @@
 /*
- * Stack aggregation for the Python plugin: an open-addressing table keyed
- * by (pid, frames).  Frames are kept as one blob of NUL-terminated texts so
- * an entry costs one allocation.
+ * Stack aggregation for the runtime plugins (Python, PHP, ...): an
+ * open-addressing table keyed by (pid, frames).  Frames are kept as one
+ * blob of NUL-terminated texts so an entry costs one allocation.
  */
 #include "config.h"
 
@@ -9,10 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "py_agg.h"
-#include "pyreader.h"
+#include "langagg.h"
 
-struct py_agg_entry {
+struct langagg_entry {
 	uint64_t	 hash;
 	int32_t		 pid;
 	uint32_t	 nframes;
@@ -21,32 +20,34 @@ struct py_agg_entry {
 	char		*blob;	/* NULL: empty slot */
 };
 
-struct py_agg {
-	struct py_agg_entry *slots;
+struct langagg {
+	struct langagg_entry *slots;
 	uint32_t	 cap;	/* power of two */
 	uint32_t	 used;
 	const char	**ptrs;	/* scratch for foreach */
+	uint32_t	 max_frames;
 };
 
-struct py_agg *
-py_agg_new(void)
+struct langagg *
+langagg_new(uint32_t max_frames)
 {
-	struct py_agg *a;
+	struct langagg *a;
 
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return (NULL);
 	a->cap = 256;
+	a->max_frames = max_frames;
 	a->slots = calloc(a->cap, sizeof(*a->slots));
-	a->ptrs = calloc(PY_MAX_FRAMES, sizeof(*a->ptrs));
+	a->ptrs = calloc(max_frames > 0 ? max_frames : 1, sizeof(*a->ptrs));
 	if (a->slots == NULL || a->ptrs == NULL) {
-		py_agg_free(a);
+		langagg_free(a);
 		return (NULL);
 	}
 	return (a);
 }
 
 void
-py_agg_clear(struct py_agg *a)
+langagg_clear(struct langagg *a)
 {
 	uint32_t i;
 
@@ -60,18 +61,18 @@ py_agg_clear(struct py_agg *a)
 }
 
 void
-py_agg_free(struct py_agg *a)
+langagg_free(struct langagg *a)
 {
 	if (a == NULL)
 		return;
-	py_agg_clear(a);
+	langagg_clear(a);
 	free(a->slots);
 	free(a->ptrs);
 	free(a);
 }
 
 static uint64_t
-py_agg_hash(int32_t pid, const char *const *frames, uint32_t n)
+langagg_hash(int32_t pid, const char *const *frames, uint32_t n)
 {
 	uint64_t h = 1469598103934665603ull ^ (uint64_t)(uint32_t)pid;
 	uint32_t i;
@@ -86,7 +87,7 @@ py_agg_hash(int32_t pid, const char *const *frames, uint32_t n)
 }
 
 static int
-py_agg_same(const struct py_agg_entry *e, int32_t pid,
+langagg_same(const struct langagg_entry *e, int32_t pid,
     const char *const *frames, uint32_t n)
 {
 	const char *p = e->blob;
@@ -105,9 +106,9 @@ py_agg_same(const struct py_agg_entry *e, int32_t pid,
 }
 
 static int
-py_agg_grow(struct py_agg *a)
+langagg_grow(struct langagg *a)
 {
-	struct py_agg_entry *old = a->slots, *ns;
+	struct langagg_entry *old = a->slots, *ns;
 	uint32_t oldcap = a->cap, i, j;
 
 	if ((ns = calloc((size_t)a->cap * 2, sizeof(*ns))) == NULL)
@@ -127,7 +128,7 @@ py_agg_grow(struct py_agg *a)
 }
 
 int
-py_agg_add(struct py_agg *a, int32_t pid, const char *const *frames,
+langagg_add(struct langagg *a, int32_t pid, const char *const *frames,
     uint32_t n, uint64_t count)
 {
 	uint64_t h;
@@ -135,15 +136,15 @@ py_agg_add(struct py_agg *a, int32_t pid, const char *const *frames,
 	size_t len = 0;
 	char *blob, *p;
 
-	if (n == 0 || n > PY_MAX_FRAMES)
+	if (n == 0 || n > a->max_frames)
 		return (-EINVAL);
-	if ((a->used + 1) * 4 > a->cap * 3 && py_agg_grow(a) != 0)
+	if ((a->used + 1) * 4 > a->cap * 3 && langagg_grow(a) != 0)
 		return (-ENOMEM);
-	h = py_agg_hash(pid, frames, n);
+	h = langagg_hash(pid, frames, n);
 	for (j = (uint32_t)h & (a->cap - 1); a->slots[j].blob != NULL;
 	    j = (j + 1) & (a->cap - 1)) {
 		if (a->slots[j].hash == h &&
-		    py_agg_same(&a->slots[j], pid, frames, n)) {
+		    langagg_same(&a->slots[j], pid, frames, n)) {
 			a->slots[j].count += count;
 			return (0);
 		}
@@ -158,19 +159,19 @@ py_agg_add(struct py_agg *a, int32_t pid, const char *const *frames,
 		memcpy(p, frames[i], l);
 		p += l;
 	}
-	a->slots[j] = (struct py_agg_entry){ h, pid, n, count, len, blob };
+	a->slots[j] = (struct langagg_entry){ h, pid, n, count, len, blob };
 	a->used++;
 	return (0);
 }
 
 void
-py_agg_foreach(struct py_agg *a, py_agg_fn fn, void *arg)
+langagg_foreach(struct langagg *a, langagg_fn fn, void *arg)
 {
 	uint32_t i, k;
 	const char *p;
 
 	for (i = 0; i < a->cap; i++) {
-		struct py_agg_entry *e = &a->slots[i];
+		struct langagg_entry *e = &a->slots[i];
 
 		if (e->blob == NULL)
 			continue;
@@ -183,7 +184,7 @@ py_agg_foreach(struct py_agg *a, py_agg_fn fn, void *arg)
 }
 
 uint64_t
-py_agg_pid_total(struct py_agg *a, int32_t pid)
+langagg_pid_total(struct langagg *a, int32_t pid)
 {
 	uint64_t total = 0;
 	uint32_t i;
@@ -195,7 +196,7 @@ py_agg_pid_total(struct py_agg *a, int32_t pid)
 }
 
 uint32_t
-py_agg_count(const struct py_agg *a)
+langagg_count(const struct langagg *a)
 {
 	return (a->used);
 }
