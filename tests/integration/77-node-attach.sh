@@ -63,8 +63,7 @@ ok $? "control: no perf map was written without attach-maps"
 kill $bpid
 
 # Two real cycles: the attach happens early in the first (the plugin
-# scans at start), but stacks sampled before the map existed keep their
-# [unknown] names for that cycle; the second is judged.
+# scans at start); the second, wholly after it, is judged.
 mkdir -p "$TMP/out"
 GPROFILER_LOCK_NAME=gptest-node-$$ "$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" \
     -o "$TMP/out" -d 5 -c --no-flamegraph --pids $apid \
