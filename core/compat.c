@@ -141,12 +141,13 @@ static const struct compat_flag compat_flags[] = {
 	  "dotnet-trace|disabled"), "dotnet", CPU, NULL, "disabled", "no .NET "
 	  "profiler here (dotnet-trace is not embedded): .NET processes get "
 	  "perf's stacks, as with --no-dotnet" },
+	/* The nodejs plugin implements it; the row serves without it. */
 	{ ROW("nodejs-mode", GP_OPT_ENUM, "disabled", 0, 0,
 	  "attach-maps|perf|disabled"), "nodejs", CPU, NULL, "disabled",
-	  "perf always reads /tmp/perf-<pid>.map, which node writes when "
-	  "started with --perf-basic-prof; attaching to running node "
-	  "processes (attach-maps) and jitdump files (perf) are not "
-	  "implemented" },
+	  "the nodejs plugin is not installed: perf still reads "
+	  "/tmp/perf-<pid>.map, which node writes when started with "
+	  "--perf-basic-prof, but nothing attaches to running node "
+	  "processes" },
 	/* PerfSpect's (main.py): the perfspect plugin is loaded only when
 	 * enabled, so gProfiler's types are checked here as well. */
 	{ ROW("enable-hw-metrics-collection", GP_OPT_BOOL, "false", 0, 0,

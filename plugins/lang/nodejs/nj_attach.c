@@ -1,0 +1,505 @@
+/*
+ * nodejs-attach PID STARTTIME WRITER: the short-lived helper that the
+ * nodejs plugin spawns for --nodejs-mode attach-maps, so that nothing on
+ * the agent's loop blocks (connect, DNS-free but slow HTTP, timeouts).
+ *
+ * In order: check that PID is still the process the plugin chose (its
+ * start time), enter its network namespace (its 127.0.0.1), become its
+ * user, copy the perf map writer into its /tmp, send SIGUSR1 (node opens
+ * its inspector on 127.0.0.1:9229), find the WebSocket URL
+ * (GET /json/list), evaluate one expression that checks the V8 version,
+ * loads the writer with process.dlopen() and closes the inspector again
+ * (process._debugEnd() in a second request), then check that the port
+ * is closed and remove the copied file (the mapping stays).
+ *
+ * Prints one line on stdout: "ok ...", "refused: ..." or "error: ...",
+ * and exits 0 only for "ok".  Every step is bounded by a deadline.
+ */
+#include "config.h"
+
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nj_proto.h"
+
+#define NJA_OPEN_MS	10000	/* for the inspector to listen (a loaded
+				 * host; the agent stops us at 15 s) */
+#define NJA_REPLY_MS	5000	/* for the expression's reply */
+#define NJA_CLOSE_MS	2000	/* for the port to close again */
+#define NJA_IO_MS	2000	/* one read or write */
+#define NJA_BUF		(64 * 1024)
+#define NJA_SO_MAX	(4 * 1024 * 1024)
+
+/* The V8 major whose struct JitCodeEvent layout nj_writer.c was
+ * checked against. */
+#define NJA_V8_MAJOR	"11"
+
+static int	 nja_pid;
+static char	 nja_target_so[128];	/* the copy, as the target names it */
+static char	 nja_host_so[160];	/* the copy, through /proc/PID/root */
+static int	 nja_ws = -1;		/* the WebSocket, until closed */
+static uint32_t	 nja_mask;
+static int	 nja_signalled;		/* SIGUSR1 was sent */
+static volatile sig_atomic_t nja_term;	/* the agent asked us to stop */
+
+static void	 nja_close_inspector(void);
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+nja_exit(int code, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (nja_host_so[0] != '\0')
+		(void)unlink(nja_host_so);
+	/* On every failure after the signal: close what it opened. */
+	if (nja_ws != -1)
+		nja_close_inspector();
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	if (code != 0 && nja_signalled && nja_ws == -1 && nja_mask == 0)
+		printf(" (SIGUSR1 was sent: if node opens its inspector "
+		    "later, it stays open)");
+	putchar('\n');
+	fflush(stdout);
+	exit(code);
+}
+
+/* SIGTERM from the agent (its timeout, its stop): the blocking call in
+ * progress returns EINTR (no SA_RESTART) and the step fails, through
+ * nja_exit, which closes the inspector if it was opened. */
+static void
+nja_on_term(int sig)
+{
+	(void)sig;
+	nja_term = 1;
+}
+
+static void
+nja_check_term(void)
+{
+	if (nja_term)
+		nja_exit(1, "error: stopped by the agent");
+}
+
+static uint64_t
+nja_now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+}
+
+static ssize_t
+nja_read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t	 n, got = 0;
+	int	 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return (-1);
+	while ((size_t)got < len - 1 &&
+	    (n = read(fd, buf + got, len - 1 - (size_t)got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = '\0';
+	return (got);
+}
+
+/* Field 22 of /proc/PID/stat, after the last ')', and the state
+ * (field 3) into *state. */
+static unsigned long long
+nja_starttime(int pid, char *state)
+{
+	char		 path[64], buf[1024], *p;
+	int		 i;
+
+	*state = '?';
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (nja_read_file(path, buf, sizeof(buf)) <= 0 ||
+	    (p = strrchr(buf, ')')) == NULL)
+		return (0);
+	if (p[1] == ' ' && p[2] != '\0')
+		*state = p[2];
+	for (i = 2; i < 22 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	return (p == NULL ? 0 : strtoull(p + 1, NULL, 10));
+}
+
+/* A TCP connection to 127.0.0.1:port with I/O timeouts; -1 and errno. */
+static int
+nja_connect(unsigned port)
+{
+	struct sockaddr_in	 sa;
+	struct timeval		 tv = { NJA_IO_MS / 1000, 0 };
+	int			 s;
+
+	if ((s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return (-1);
+	(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void)setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
+		int e = errno;
+
+		close(s);
+		errno = e;
+		return (-1);
+	}
+	return (s);
+}
+
+static int
+nja_send_all(int s, const void *buf, size_t len)
+{
+	const char	*p = buf;
+	ssize_t		 n;
+
+	while (len > 0) {
+		if ((n = send(s, p, len, MSG_NOSIGNAL)) <= 0)
+			return (-1);
+		p += n;
+		len -= (size_t)n;
+	}
+	return (0);
+}
+
+/* GET /json/list: the WebSocket path of the target. */
+static void
+nja_json_list(char *path, size_t pathlen)
+{
+	static char	 buf[NJA_BUF];
+	const char	 req[] = "GET /json/list HTTP/1.1\r\n"
+	    "Host: 127.0.0.1:9229\r\nConnection: close\r\n\r\n";
+	size_t		 got = 0;
+	ssize_t		 n;
+	int		 s, rc = -EAGAIN;
+
+	if ((s = nja_connect(NJ_INSPECT_PORT)) == -1)
+		nja_exit(1, "error: cannot connect to the inspector: %s",
+		    strerror(errno));
+	if (nja_send_all(s, req, sizeof(req) - 1) == -1)
+		nja_exit(1, "error: cannot ask the inspector: %s",
+		    strerror(errno));
+	while (got < sizeof(buf) &&
+	    (n = recv(s, buf + got, sizeof(buf) - got, 0)) > 0) {
+		got += (size_t)n;
+		if ((rc = nj_http_json_list(buf, got, NJ_INSPECT_PORT, path,
+		    pathlen)) != -EAGAIN)
+			break;
+	}
+	close(s);
+	if (rc != 0)
+		nja_exit(1, "error: port %u does not answer as node's "
+		    "inspector (GET /json/list)", NJ_INSPECT_PORT);
+}
+
+static void
+nja_base64(const uint8_t *in, size_t n, char *out)
+{
+	static const char	 t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t			 i, o = 0;
+	uint32_t		 v;
+
+	for (i = 0; i + 2 < n; i += 3) {
+		v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+		out[o++] = t[v >> 18 & 63];
+		out[o++] = t[v >> 12 & 63];
+		out[o++] = t[v >> 6 & 63];
+		out[o++] = t[v & 63];
+	}
+	if (n - i == 1) {
+		v = (uint32_t)in[i] << 16;
+		out[o++] = t[v >> 18 & 63];
+		out[o++] = t[v >> 12 & 63];
+		out[o++] = '=';
+		out[o++] = '=';
+	}
+	out[o] = '\0';
+}
+
+/*
+ * Close the inspector from inside, in its own request: the reply to it is
+ * never sent (the session ends with it), and it works while node's loop
+ * is busy (a setImmediate() would wait for the loop).  The caller then
+ * checks that the port is closed.
+ */
+static void
+nja_close_inspector(void)
+{
+	static const char msg[] = "{\"id\":2,\"method\":\"Runtime.evaluate\","
+	    "\"params\":{\"expression\":\"try{process._debugEnd()}"
+	    "catch(e){}\"}}";
+	uint8_t		 frame[sizeof(msg) + 14];
+	size_t		 fl;
+	int		 s = nja_ws;
+
+	nja_ws = -1;
+	if ((fl = nj_ws_build_text(msg, sizeof(msg) - 1, nja_mask, frame,
+	    sizeof(frame))) != 0)
+		(void)nja_send_all(s, frame, fl);
+	(void)poll(NULL, 0, 100);
+	/* A close frame, then the socket. */
+	frame[0] = 0x88;
+	frame[1] = 0x80;
+	memcpy(frame + 2, &nja_mask, 4);
+	(void)nja_send_all(s, frame, 6);
+	close(s);
+}
+
+/* Runtime.evaluate of the loader over a WebSocket on `path`. */
+static void
+nja_evaluate(const char *path, char *result, size_t reslen)
+{
+	static char	 req[2048], expr[1536], msg[4096];
+	static uint8_t	 buf[NJA_BUF], frame[4096 + 14];
+	struct nj_ws_frame f;
+	uint8_t		 key[16];
+	char		 key64[32];
+	uint32_t	 mask;
+	uint64_t	 deadline;
+	size_t		 got = 0, fl;
+	ssize_t		 n;
+	int		 s, h, rc, len;
+
+	if (getrandom(key, sizeof(key), 0) != sizeof(key) ||
+	    getrandom(&mask, sizeof(mask), 0) != sizeof(mask))
+		nja_exit(1, "error: getrandom: %s", strerror(errno));
+	nja_base64(key, sizeof(key), key64);
+	len = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\n"
+	    "Host: 127.0.0.1:%u\r\nUpgrade: websocket\r\n"
+	    "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+	    "Sec-WebSocket-Version: 13\r\n\r\n", path, NJ_INSPECT_PORT, key64);
+	if ((s = nja_connect(NJ_INSPECT_PORT)) == -1)
+		nja_exit(1, "error: cannot connect to the inspector: %s",
+		    strerror(errno));
+	if (nja_send_all(s, req, (size_t)len) == -1)
+		nja_exit(1, "error: WebSocket upgrade: %s", strerror(errno));
+	h = -EAGAIN;
+	while (h == -EAGAIN && got < sizeof(buf) &&
+	    (n = recv(s, buf + got, sizeof(buf) - got, 0)) > 0) {
+		got += (size_t)n;
+		h = nj_http_upgrade((const char *)buf, got);
+	}
+	if (h < 0)
+		nja_exit(1, "error: the inspector refused the WebSocket");
+	memmove(buf, buf + h, got - (size_t)h);
+	got -= (size_t)h;
+	nja_ws = s;
+	nja_mask = mask | 1;	/* never 0: 0 means "not upgraded" above */
+
+	/*
+	 * The loader.  It runs in the target: it refuses V8 versions the
+	 * writer was not checked against and loads the writer once per
+	 * process (a marker on globalThis).  It first turns off the
+	 * compaction of V8's code space, as --perf-basic-prof does at
+	 * start-up: compaction moves compiled code, and a map entry for
+	 * the old address would name nothing.  `require` is the inspector
+	 * command line API's (includeCommandLineAPI).
+	 */
+	len = snprintf(expr, sizeof(expr),
+	    "(function(){var r,k=Symbol.for('gprofiler.nodejs.perfmap');"
+	    "try{var v=String(process.versions.v8);"
+	    "if(globalThis[k])r='ok (the writer was already loaded)';"
+	    "else if(v.split('.')[0]!=='%s')r='refused: V8 '+v+' (node '+"
+	    "process.version+') is not a version the perf map writer was "
+	    "checked against (V8 11, node 20)';"
+	    "else{var c=typeof require==='function';"
+	    "if(c)require('v8').setFlagsFromString('--no-compact-code-space');"
+	    "var m={exports:{}};process.dlopen(m,'%s');"
+	    "if(m.exports.ok){globalThis[k]=true;r='ok node '+"
+	    "process.version+(c?'':', but code space compaction stays on "
+	    "(no require in the inspector): names of code moved by a "
+	    "compacting GC go stale');}else r='error: '+m.exports.error;}"
+	    "}catch(e){r='error: '+String(e&&e.message||e);}"
+	    "return r;})()", NJA_V8_MAJOR, nja_target_so);
+	if (len < 0 || (size_t)len >= sizeof(expr))
+		nja_exit(1, "error: expression too long");
+	len = snprintf(msg, sizeof(msg), "{\"id\":1,\"method\":"
+	    "\"Runtime.evaluate\",\"params\":{\"expression\":\"%s\","
+	    "\"includeCommandLineAPI\":true,\"returnByValue\":true}}", expr);
+	if (len < 0 || (size_t)len >= sizeof(msg) ||
+	    (fl = nj_ws_build_text(msg, (size_t)len, mask, frame,
+	    sizeof(frame))) == 0)
+		nja_exit(1, "error: request too long");
+	if (nja_send_all(s, frame, fl) == -1)
+		nja_exit(1, "error: sending the expression: %s",
+		    strerror(errno));
+	deadline = nja_now_ms() + NJA_REPLY_MS;
+	for (;;) {
+		while ((rc = nj_ws_parse(buf, got, &f)) == 0) {
+			if (f.opcode == 8)
+				nja_exit(1, "error: the inspector closed the "
+				    "WebSocket before answering");
+			if (f.opcode == 1 && f.fin) {
+				rc = nj_cdp_result((const char *)buf + f.off,
+				    f.len, 1, result, reslen);
+				if (rc != 0)
+					goto done;
+			}
+			memmove(buf, buf + f.total, got - f.total);
+			got -= f.total;
+		}
+		if (rc != -EAGAIN)
+			nja_exit(1, "error: bad WebSocket frame from the "
+			    "inspector");
+		nja_check_term();
+		if (nja_now_ms() > deadline || got == sizeof(buf))
+			nja_exit(1, "error: no reply from the inspector "
+			    "within %u ms", NJA_REPLY_MS);
+		if ((n = recv(s, buf + got, sizeof(buf) - got, 0)) <= 0)
+			nja_exit(1, "error: the inspector connection ended "
+			    "before the reply");
+		got += (size_t)n;
+	}
+done:
+	nja_close_inspector();
+	if (rc < 0)
+		nja_exit(1, "error: %s", result);
+}
+
+/* Copy the writer into the target's /tmp as the target's user. */
+static void
+nja_copy_writer(const char *src)
+{
+	static char	 data[NJA_SO_MAX];
+	uint32_t	 r;
+	ssize_t		 n;
+	size_t		 got = 0;
+	int		 fd;
+
+	if ((fd = open(src, O_RDONLY | O_CLOEXEC)) == -1)
+		nja_exit(1, "error: %s: %s", src, strerror(errno));
+	while (got < sizeof(data) &&
+	    (n = read(fd, data + got, sizeof(data) - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	if (got == 0 || got == sizeof(data))
+		nja_exit(1, "error: %s: unreadable or too large", src);
+	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+		nja_exit(1, "error: getrandom: %s", strerror(errno));
+	snprintf(nja_target_so, sizeof(nja_target_so),
+	    "/tmp/.gprofiler-nodejs-perfmap-%d-%08x.so", nja_pid, r);
+	snprintf(nja_host_so, sizeof(nja_host_so), "/proc/%d/root%s",
+	    nja_pid, nja_target_so);
+	fd = open(nja_host_so, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644);
+	if (fd == -1) {
+		int e = errno;
+
+		nja_host_so[0] = '\0';
+		nja_exit(1, "error: cannot create %s in the process's /tmp: %s",
+		    nja_target_so, strerror(e));
+	}
+	if (write(fd, data, got) != (ssize_t)got || fchmod(fd, 0644) == -1 ||
+	    close(fd) == -1)
+		nja_exit(1, "error: writing %s: %s", nja_target_so,
+		    strerror(errno));
+}
+
+int
+main(int argc, char **argv)
+{
+	char			 path[128], status[4096], result[512];
+	unsigned long long	 start;
+	uint32_t		 uid, gid;
+	uint64_t		 deadline;
+	int			 nsfd, s, usr1;
+	char			 state;
+	struct sigaction	 sa;
+
+	if (argc != 4)
+		nja_exit(2, "error: usage: nodejs-attach PID STARTTIME WRITER");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = nja_on_term;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	(void)sigaction(SIGINT, &sa, NULL);
+	nja_pid = atoi(argv[1]);
+	start = strtoull(argv[2], NULL, 10);
+	if (nja_pid <= 0 || nja_starttime(nja_pid, &state) != start)
+		nja_exit(1, "error: the process is gone or was replaced");
+	/* A stopped process would open its inspector only when continued,
+	 * maybe long after this helper gave up: it would stay open. */
+	if (state == 'T' || state == 't' || state == 'Z')
+		nja_exit(1, "refused: the process is stopped or traced "
+		    "(state %c)", state);
+	snprintf(path, sizeof(path), "/proc/%d/status", nja_pid);
+	if (nja_read_file(path, status, sizeof(status)) <= 0 ||
+	    nj_status_parse(status, strlen(status), &uid, &gid, &usr1) != 0)
+		nja_exit(1, "error: cannot read %s", path);
+	if (!usr1)
+		nja_exit(1, "refused: the process does not handle SIGUSR1 "
+		    "(no inspector, or --disable-sigusr1)");
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", nja_pid);
+	if ((nsfd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    setns(nsfd, CLONE_NEWNET) == -1)
+		nja_exit(1, "error: cannot enter the network namespace (%s): "
+		    "%s", path, strerror(errno));
+	close(nsfd);
+	/* From here on only what the target's own user could do. */
+	if (setgroups(0, NULL) == -1 || setresgid(gid, gid, gid) == -1 ||
+	    setresuid(uid, uid, uid) == -1)
+		nja_exit(1, "error: cannot become uid %u: %s", uid,
+		    strerror(errno));
+	/* Checked again in the namespace, just before the signal. */
+	if ((s = nja_connect(NJ_INSPECT_PORT)) != -1) {
+		close(s);
+		nja_exit(1, "refused: port %u is already in use in the "
+		    "process's network namespace", NJ_INSPECT_PORT);
+	}
+	nja_copy_writer(argv[3]);
+
+	if (nja_starttime(nja_pid, &state) != start || state == 'T' ||
+	    state == 't' || kill(nja_pid, SIGUSR1) == -1)
+		nja_exit(1, "error: the process is gone or was replaced");
+	nja_signalled = 1;
+	deadline = nja_now_ms() + NJA_OPEN_MS;
+	while ((s = nja_connect(NJ_INSPECT_PORT)) == -1) {
+		nja_check_term();
+		if (nja_now_ms() > deadline)
+			nja_exit(1, "error: no inspector on 127.0.0.1:%u "
+			    "within %u ms of SIGUSR1", NJ_INSPECT_PORT,
+			    NJA_OPEN_MS);
+		(void)poll(NULL, 0, 50);
+	}
+	close(s);
+	nja_json_list(path, sizeof(path));
+	nja_evaluate(path, result, sizeof(result));
+
+	/* The second request closed the inspector. */
+	deadline = nja_now_ms() + NJA_CLOSE_MS;
+	while ((s = nja_connect(NJ_INSPECT_PORT)) != -1) {
+		close(s);
+		nja_check_term();
+		if (nja_now_ms() > deadline)
+			nja_exit(1, "error: %s, but the inspector is still "
+			    "open on 127.0.0.1:%u", result, NJ_INSPECT_PORT);
+		(void)poll(NULL, 0, 50);
+	}
+	nja_exit(strncmp(result, "ok", 2) == 0 ? 0 : 1, "%s", result);
+}

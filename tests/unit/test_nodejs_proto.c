@@ -1,0 +1,220 @@
+/*
+ * The pure parsers of --nodejs-mode attach-maps (plugins/lang/nodejs/
+ * nj_proto.c) on replies captured from node 20's inspector and on
+ * /proc texts of this machine's format, plus truncated and hostile input.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "testing.h"
+#include "nj_proto.h"
+
+/* As node v20.20.2 answered GET /json/list (body shortened to one
+ * target, headers as sent). */
+static const char LIST_BODY[] =
+    "[ {\n  \"description\": \"node.js instance\",\n"
+    "  \"devtoolsFrontendUrl\": \"devtools://devtools/bundled/js_app.html?"
+    "experiments=true&v8only=true&ws=127.0.0.1:9229/50ef4e01-bc95-4738-"
+    "96df-835b117bca1f\",\n  \"id\": \"50ef4e01-bc95-4738-96df-"
+    "835b117bca1f\",\n  \"title\": \"hot.js\",\n  \"type\": \"node\",\n"
+    "  \"url\": \"file:///tmp/na/hot.js\",\n  \"webSocketDebuggerUrl\": "
+    "\"ws://127.0.0.1:9229/50ef4e01-bc95-4738-96df-835b117bca1f\"\n} ]\n\n";
+
+static int
+list_reply(char *out, size_t len, const char *body)
+{
+	return (snprintf(out, len, "HTTP/1.0 200 OK\r\nContent-Type: "
+	    "application/json; charset=UTF-8\r\nCache-Control: no-cache\r\n"
+	    "Content-Length: %zu\r\n\r\n%s", strlen(body), body));
+}
+
+static void
+test_json_list(void)
+{
+	char	 r[2048], path[128];
+	int	 n, i, rc;
+
+	n = list_reply(r, sizeof(r), LIST_BODY);
+	CHECK_INTEQ(nj_http_json_list(r, (size_t)n, 9229, path, sizeof(path)),
+	    0, NULL);
+	CHECK_STREQ(path, "/50ef4e01-bc95-4738-96df-835b117bca1f", NULL);
+	for (i = 0, rc = -EAGAIN; i < n && rc == -EAGAIN; i++)
+		rc = nj_http_json_list(r, (size_t)i, 9229, path, sizeof(path));
+	CHECK(rc == -EAGAIN || rc == -EPROTO,
+	    "every truncation of the reply: incomplete, never a path");
+	CHECK_INTEQ(nj_http_json_list(r, (size_t)n, 9230, path,
+	    sizeof(path)), -EPROTO, NULL);
+	CHECK_INTEQ(nj_http_json_list("HTTP/1.1 404 Not Found\r\n\r\n", 26,
+	    9229, path, sizeof(path)), -EPROTO, NULL);
+	n = list_reply(r, sizeof(r), "[{\"webSocketDebuggerUrl\": "
+	    "\"ws://127.0.0.1:9229/x HTTP/1.1\\r\\nEvil: 1\"}]");
+	CHECK_INTEQ(nj_http_json_list(r, (size_t)n, 9229, path,
+	    sizeof(path)), -EPROTO, NULL);
+	n = list_reply(r, sizeof(r), "{\"not\": \"a list\"}");
+	CHECK_INTEQ(nj_http_json_list(r, (size_t)n, 9229, path,
+	    sizeof(path)), -EPROTO, NULL);
+	n = list_reply(r, sizeof(r), LIST_BODY);
+	CHECK_INTEQ(nj_http_json_list(r, (size_t)n, 9229, path, 8), -EPROTO, NULL);
+}
+
+static void
+test_upgrade(void)
+{
+	static const char ok[] = "HTTP/1.1 101 Switching Protocols\r\n"
+	    "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+	    "Sec-WebSocket-Accept: abc=\r\n\r\n\x81\x02hi";
+
+	CHECK_INTEQ(nj_http_upgrade(ok, sizeof(ok) - 1),
+	    (int)(sizeof(ok) - 1 - 4), NULL);
+	CHECK_INTEQ(nj_http_upgrade(ok, 20), -EAGAIN, NULL);
+	CHECK_INTEQ(nj_http_upgrade("HTTP/1.1 400 Bad Request\r\n\r\n", 28),
+	    -EPROTO, NULL);
+}
+
+static void
+test_ws(void)
+{
+	uint8_t		 out[300], big[70000 + 14];
+	char		 payload[200];
+	struct nj_ws_frame f;
+	size_t		 n, i;
+
+	memset(payload, 'a', sizeof(payload));
+	n = nj_ws_build_text(payload, 5, 0x01020304u, out, sizeof(out));
+	CHECK_INTEQ((int)n, 11, NULL);
+	CHECK(out[0] == 0x81 && out[1] == 0x85 && out[6] == ('a' ^ 1),
+	    "short text frame: FIN, text, masked");
+	n = nj_ws_build_text(payload, 200, 7, out, sizeof(out));
+	CHECK(n == 208 && out[1] == (0x80 | 126) && out[3] == 200,
+	    "16-bit length");
+	CHECK_INTEQ((int)nj_ws_build_text(payload, 200, 7, out, 100), 0, NULL);
+	/* Server frames: unmasked. */
+	out[0] = 0x81; out[1] = 3; memcpy(out + 2, "abc", 3);
+	CHECK_INTEQ(nj_ws_parse(out, 5, &f), 0, NULL);
+	CHECK(f.opcode == 1 && f.fin && f.off == 2 && f.len == 3 &&
+	    f.total == 5, "text frame parsed");
+	for (i = 0; i < 5; i++)
+		CHECK_INTEQ(nj_ws_parse(out, i, &f), -EAGAIN, NULL);
+	out[1] = 0x83;
+	CHECK_INTEQ(nj_ws_parse(out, 5, &f), -EPROTO, NULL);
+	out[0] = 0x81; out[1] = 127;
+	memset(out + 2, 0xff, 8);
+	CHECK_INTEQ(nj_ws_parse(out, 10, &f), -EPROTO, NULL);
+	out[1] = 126; out[2] = 0x01; out[3] = 0x00;
+	CHECK_INTEQ(nj_ws_parse(out, 100, &f), -EAGAIN, NULL);
+	memset(big, 0, sizeof(big));
+	big[0] = 0x81; big[1] = 127; big[7] = 0x01; big[8] = 0x11;
+	big[9] = 0x70;		/* 70000 */
+	CHECK_INTEQ(nj_ws_parse(big, 10 + 70000, &f), 0, NULL);
+	CHECK(f.len == 70000 && f.off == 10, "64-bit length");
+}
+
+static void
+test_cdp(void)
+{
+	char	 out[256];
+	static const char ok[] = "{\"id\":1,\"result\":{\"result\":{\"type\":"
+	    "\"string\",\"value\":\"ok node v20.20.2\"}}}";
+	static const char thrown[] = "{\"id\":1,\"result\":{\"result\":{"
+	    "\"type\":\"object\"},\"exceptionDetails\":{\"text\":\"x\"}}}";
+	static const char ev[] = "{\"method\":\"Runtime.consoleAPICalled\","
+	    "\"params\":{}}";
+	static const char num[] = "{\"id\":1,\"result\":{\"result\":{"
+	    "\"type\":\"number\",\"value\":1}}}";
+	static const char err[] = "{\"id\":1,\"error\":{\"code\":-32000,"
+	    "\"message\":\"Execution context was destroyed.\"}}";
+
+	CHECK_INTEQ(nj_cdp_result(ok, sizeof(ok) - 1, 1, out, sizeof(out)), 1, NULL);
+	CHECK_STREQ(out, "ok node v20.20.2", NULL);
+	CHECK_INTEQ(nj_cdp_result(ok, sizeof(ok) - 1, 2, out, sizeof(out)), 0, NULL);
+	CHECK_INTEQ(nj_cdp_result(ev, sizeof(ev) - 1, 1, out, sizeof(out)), 0, NULL);
+	CHECK_INTEQ(nj_cdp_result(thrown, sizeof(thrown) - 1, 1, out,
+	    sizeof(out)), -EPROTO, NULL);
+	CHECK_INTEQ(nj_cdp_result(num, sizeof(num) - 1, 1, out, sizeof(out)),
+	    -EPROTO, NULL);
+	CHECK_INTEQ(nj_cdp_result(err, sizeof(err) - 1, 1, out, sizeof(out)),
+	    -EPROTO, NULL);
+	CHECK(strstr(out, "context was destroyed") != NULL,
+	    "the inspector's error message is kept");
+	CHECK_INTEQ(nj_cdp_result(ok, 20, 1, out, sizeof(out)), 0, NULL);
+}
+
+static void
+test_args(void)
+{
+	static const char plain[] = "node\0server.js\0--inspect\0";
+	static const char perf[] = "node\0--perf-basic-prof\0app.js\0";
+	static const char insp[] = "node\0--inspect=0.0.0.0:9230\0app.js\0";
+	static const char brk[] = "/usr/bin/node\0--inspect-brk\0a.js";
+	static const char env[] = "PATH=/bin\0NODE_OPTIONS=--max-old-space-"
+	    "size=512 --perf-prof\0HOME=/\0";
+	static const char env2[] = "NODE_OPTIONS=\"--inspect-port=0\"\0";
+	static const char env3[] = "XNODE_OPTIONS=--inspect\0";
+
+	/* An argument after the script is the script's: still counted,
+	 * on the safe side. */
+	CHECK_INTEQ(nj_args_check(plain, sizeof(plain) - 1, 0),
+	    NJ_ARGS_INSPECT, NULL);
+	CHECK_INTEQ(nj_args_check("node\0app.js\0", 12, 0), NJ_ARGS_PLAIN, NULL);
+	CHECK_INTEQ(nj_args_check(perf, sizeof(perf) - 1, 0),
+	    NJ_ARGS_PERFMAP, NULL);
+	CHECK_INTEQ(nj_args_check(insp, sizeof(insp) - 1, 0),
+	    NJ_ARGS_INSPECT, NULL);
+	CHECK_INTEQ(nj_args_check(brk, sizeof(brk) - 1, 0), NJ_ARGS_INSPECT, NULL);
+	CHECK_INTEQ(nj_args_check("node\0--inspector-x\0", 19, 0),
+	    NJ_ARGS_PLAIN, NULL);
+	CHECK_INTEQ(nj_args_check(env, sizeof(env) - 1, 1), NJ_ARGS_PERFMAP, NULL);
+	CHECK_INTEQ(nj_args_check(env2, sizeof(env2) - 1, 1),
+	    NJ_ARGS_INSPECT, NULL);
+	CHECK_INTEQ(nj_args_check(env3, sizeof(env3) - 1, 1), NJ_ARGS_PLAIN, NULL);
+	CHECK_INTEQ(nj_args_check("", 0, 1), NJ_ARGS_PLAIN, NULL);
+}
+
+static void
+test_proc(void)
+{
+	static const char tcp[] =
+	    "  sl  local_address rem_address   st tx_queue rx_queue tr "
+	    "tm->when retrnsmt   uid  timeout inode\n"
+	    "   0: 0100007F:240D 00000000:0000 0A 00000000:00000000 "
+	    "00:00000000 00000000     0        0 123 1 0 100 0 0 10 0\n";
+	static const char est[] =
+	    "   0: 0100007F:240D 0100007F:A0B2 01 00000000:00000000 "
+	    "00:00000000 00000000     0        0 123 1 0 100 0 0 10 0\n";
+	static const char status[] = "Name:\tnode\nUmask:\t0022\n"
+	    "Uid:\t1000\t1001\t1001\t1001\nGid:\t100\t101\t101\t101\n"
+	    "SigBlk:\t0000000000000000\nSigIgn:\t0000000001001000\n"
+	    "SigCgt:\t0000000188004602\n";
+	static const char nousr1[] = "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n"
+	    "SigCgt:\t0000000000004002\n";
+	uint32_t	 uid = 0, gid = 0;
+	int		 usr1 = -1;
+
+	CHECK_INTEQ(nj_tcp_listening(tcp, sizeof(tcp) - 1, 9229), 1, NULL);
+	CHECK_INTEQ(nj_tcp_listening(tcp, sizeof(tcp) - 1, 9230), 0, NULL);
+	CHECK_INTEQ(nj_tcp_listening(est, sizeof(est) - 1, 9229), 0, NULL);
+	CHECK_INTEQ(nj_tcp_listening(tcp, 70, 9229), 0, NULL);
+	CHECK_INTEQ(nj_status_parse(status, sizeof(status) - 1, &uid, &gid,
+	    &usr1), 0, NULL);
+	CHECK(uid == 1001 && gid == 101 && usr1 == 1,
+	    "effective ids; SIGUSR1 caught (node's real mask)");
+	CHECK_INTEQ(nj_status_parse(nousr1, sizeof(nousr1) - 1, &uid, &gid,
+	    &usr1), 0, NULL);
+	CHECK_INTEQ(usr1, 0, NULL);
+	CHECK_INTEQ(nj_status_parse(status, 30, &uid, &gid, &usr1), -EPROTO, NULL);
+}
+
+int
+main(void)
+{
+	test_json_list();
+	test_upgrade();
+	test_ws();
+	test_cdp();
+	test_args();
+	test_proc();
+	return (testing_done());
+}
