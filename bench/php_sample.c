@@ -59,7 +59,7 @@ bench_one(const char *php, const char *srcdir, int frames, int samples)
 		printf("%d frames: attach failed: %s\n", frames, why);
 		goto out;
 	}
-	reads = t.nreads;
+	reads = t.pg.nreads;
 	t0 = now_us(CLOCK_MONOTONIC);
 	c0 = now_us(CLOCK_PROCESS_CPUTIME_ID);
 	for (i = 0; i < samples; i++) {
@@ -74,7 +74,7 @@ bench_one(const char *php, const char *srcdir, int frames, int samples)
 	printf("PHP %d.%d.%d, %u frames: %.1f us CPU per sample (%.1f us "
 	    "wall), %.1f reads per sample, %d of %d failed\n", t.ver.major,
 	    t.ver.minor, t.ver.patch, n, (c1 - c0) / samples, (t1 - t0) /
-	    samples, (double)(t.nreads - reads) / samples, fails, samples);
+	    samples, (double)(t.pg.nreads - reads) / samples, fails, samples);
 out:
 	php_target_release(&t);
 	kill(pid, SIGKILL);
@@ -94,7 +94,7 @@ main(int argc, char **argv)
 		printf("no %s: nothing to measure\n", php);
 		return (0);
 	}
-	php_set_opener(safeopen_open_cb, NULL);	/* as the daemon offers it */
+	langproc_set_opener(safeopen_open_cb, NULL);	/* as the daemon offers it */
 	if (samples <= 0)
 		samples = 2000;
 	bench_one(php, srcdir, 20, samples);

@@ -77,7 +77,7 @@ bench_one(const char *ruby, const char *srcdir, int frames, int samples)
 	if (ruby_walk_stack(&t.mem, &t.off, t.root, RUBY_MAX_FRAMES, t.fcache,
 	    show, &n, &seen) != 0)
 		printf("first sample failed\n");
-	reads = t.nreads;
+	reads = t.pg.nreads;
 	t0 = now_us(CLOCK_MONOTONIC);
 	c0 = now_us(CLOCK_PROCESS_CPUTIME_ID);
 	for (i = 0; i < samples; i++) {
@@ -92,7 +92,7 @@ bench_one(const char *ruby, const char *srcdir, int frames, int samples)
 	printf("Ruby %d.%d.%d, %u frames: %.1f us CPU per sample (%.1f us "
 	    "wall), %.1f reads per sample, %d of %d failed\n", t.ver.major,
 	    t.ver.minor, t.ver.patch, n, (c1 - c0) / samples, (t1 - t0) /
-	    samples, (double)(t.nreads - reads) / samples, fails, samples);
+	    samples, (double)(t.pg.nreads - reads) / samples, fails, samples);
 out:
 	ruby_target_release(&t);
 	kill(pid, SIGKILL);
@@ -113,7 +113,7 @@ main(int argc, char **argv)
 		return (0);
 	}
 	/* as the daemon offers it */
-	ruby_set_opener(safeopen_open_cb, NULL);
+	langproc_set_opener(safeopen_open_cb, NULL);
 	if (samples <= 0)
 		samples = 2000;
 	bench_one(ruby, srcdir, 20, samples);

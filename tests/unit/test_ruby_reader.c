@@ -604,7 +604,7 @@ test_captured(void)
 	snprintf(script, sizeof(script), "%s/tests/workloads/ruby_deep.rb",
 	    srcdir != NULL ? srcdir : ".");
 	argv[0] = "/usr/bin/ruby";
-	ruby_set_opener(safeopen_open_cb, NULL);
+	langproc_set_opener(safeopen_open_cb, NULL);
 	if ((pid = py_spawn(argv, 15000)) < 0) {
 		CHECK(0, "start ruby");
 		return;

@@ -132,7 +132,7 @@ phpp_stat(pid_t pid, uint64_t *start, uint64_t *exe_id)
 	*exe_id = stat(path, &st) == 0 ? (uint64_t)st.st_dev << 40 ^
 	    (uint64_t)st.st_ino : 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((n = php_read_small_file(path, buf, sizeof(buf))) <= 0)
+	if ((n = langproc_read_small_file(path, buf, sizeof(buf))) <= 0)
 		return (-ESRCH);
 	/* comm may hold spaces and parentheses: fields follow the last ')' */
 	if ((q = strrchr(buf, ')')) == NULL)
@@ -152,7 +152,7 @@ phpp_uptime(void)
 {
 	char up[128];
 
-	if (php_read_small_file("/proc/uptime", up, sizeof(up)) <= 0)
+	if (langproc_read_small_file("/proc/uptime", up, sizeof(up)) <= 0)
 		return (-1);
 	return (strtod(up, NULL));
 }
@@ -164,7 +164,7 @@ phpp_comm(pid_t pid, char *out, size_t len)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if ((n = php_read_small_file(path, out, len)) <= 0)
+	if ((n = langproc_read_small_file(path, out, len)) <= 0)
 		return (-ESRCH);
 	if (out[n - 1] == '\n')
 		out[n - 1] = '\0';
@@ -542,7 +542,7 @@ phpp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		free(p);
 		return (-ENOMEM);
 	}
-	php_set_opener(phpp_file_open, p);
+	langproc_set_opener(phpp_file_open, p);
 	*privp = p;
 	return (0);
 }

@@ -18,169 +18,23 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "langproc.h"
 #include "php_target.h"
-
-#define PHP_MAPS_MAX	(16u << 20)
-#define PHP_MAX_OBJECT	(4ull << 30)
-
-static php_open_fn	 php_opener;
-static void		*php_opener_arg;
-
-void
-php_set_opener(php_open_fn fn, void *arg)
-{
-	php_opener = fn;
-	php_opener_arg = arg;
-}
-
-static int
-php_open(const char *root, const char *path, uint32_t flags,
-    uint64_t max_size)
-{
-	struct gp_open_spec spec;
-
-	if (php_opener == NULL)
-		return (-ENOSYS);
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.flags = flags;
-	spec.root = root;
-	spec.path = path;
-	spec.max_size = max_size;
-	spec.owner = -1;
-	return (php_opener(php_opener_arg, &spec, NULL));
-}
-
-/* A /proc file, at most len - 1 bytes, NUL-terminated. */
-ssize_t
-php_read_small_file(const char *path, char *buf, size_t len)
-{
-	ssize_t n, total = 0;
-	int fd;
-
-	if ((fd = php_open(NULL, path, 0, 0)) < 0)
-		return (fd);
-	while ((size_t)total + 1 < len) {
-		n = read(fd, buf + total, len - 1 - (size_t)total);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		total += n;
-	}
-	close(fd);
-	buf[total] = '\0';
-	return (total);
-}
-
-static char *
-php_read_maps(pid_t pid, size_t *lenp)
-{
-	char path[64], *buf = NULL, *nb;
-	size_t cap = 64 * 1024, len = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((fd = php_open(NULL, path, 0, 0)) < 0)
-		return (NULL);
-	for (;;) {
-		if (buf == NULL && (buf = malloc(cap)) == NULL)
-			break;
-		if (len + 4096 > cap) {
-			if (cap >= PHP_MAPS_MAX ||
-			    (nb = realloc(buf, cap * 2)) == NULL)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (buf != NULL)
-		buf[len] = '\0';
-	*lenp = len;
-	return (buf);
-}
-
-/* process_vm_readv: a short read is a failed read. */
-static int
-php_proc_read(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len };
-	struct iovec remote = { (void *)(uintptr_t)addr, len };
-	ssize_t got;
-
-	if (addr == 0 || addr + len < addr)
-		return (-EFAULT);
-	got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-	if (got < 0)
-		return (errno == ESRCH ? -ESRCH : errno == EPERM ? -EPERM :
-		    -EFAULT);
-	return ((size_t)got == len ? 0 : -EFAULT);
-}
 
 /* A new sample: whatever was cached may have changed since. */
 void
 php_target_begin(struct php_target *t)
 {
-	if (t->pages != NULL && ++t->gen == 0) {
-		memset(t->pages, 0, PHP_PAGES * sizeof(*t->pages));
-		t->gen = 1;
-	}
+	langproc_pages_begin(&t->pg);
 }
 
-/*
- * The walk reads a few small fields per frame, mostly from the same few
- * pages (the VM stack, the function, interned strings): whole pages are
- * read once per sample and served from here, one syscall instead of ten.
- */
+/* The reader's memory callback (struct php_mem), through the page cache. */
 int
 php_mem_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct php_target *t = arg;
-	struct php_page *p;
-	uint64_t page, off;
-	uint8_t *dst = buf;
-	size_t n;
-	uint32_t i;
 
-	if (t->pages == NULL || len > 2 * PHP_PAGE || addr == 0 ||
-	    addr + len < addr) {
-		t->nreads++;
-		return (php_proc_read(t->pid, addr, buf, len));
-	}
-	while (len > 0) {
-		page = addr & ~(uint64_t)(PHP_PAGE - 1);
-		off = addr - page;
-		n = PHP_PAGE - off < len ? PHP_PAGE - off : len;
-		/* Fully associative: a sample touches a handful of pages
-		 * whose addresses often collide in a direct-mapped table. */
-		for (i = 0, p = NULL; i < PHP_PAGES && p == NULL; i++)
-			if (t->pages[i].gen == t->gen &&
-			    t->pages[i].addr == page)
-				p = &t->pages[i];
-		if (p == NULL) {
-			p = &t->pages[t->next++ % PHP_PAGES];
-			p->addr = page;
-			p->gen = t->gen;
-			t->nreads++;
-			p->bad = php_proc_read(t->pid, page, p->data,
-			    PHP_PAGE);
-		}
-		if (p->bad != 0)
-			return (p->bad);
-		memcpy(dst, p->data + off, n);
-		dst += n;
-		addr += n;
-		len -= n;
-	}
-	return (0);
+	return (langproc_pages_read(&t->pg, addr, buf, len));
 }
 
 void
@@ -188,25 +42,15 @@ php_target_release(struct php_target *t)
 {
 	if (t == NULL)
 		return;
-	free(t->pages);
+	langproc_pages_free(&t->pg);
 	free(t->fcache);
-	t->pages = NULL;
 	t->fcache = NULL;
 }
 
 static int
 php_open_object(pid_t pid, const struct php_object *ob)
 {
-	char path[96];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-	    (int)pid, ob->start, ob->end);
-	if ((fd = php_open(NULL, path, GP_OPEN_PROC_LINK,
-	    PHP_MAX_OBJECT)) >= 0 || fd == -EINVAL || fd == -EFBIG)
-		return (fd);
-	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-	return (php_open(path, ob->path, GP_OPEN_NO_SYMLINKS, PHP_MAX_OBJECT));
+	return (langproc_open_object(pid, ob->start, ob->end, ob->path));
 }
 
 static int
@@ -239,7 +83,7 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if (stat(path, &st) != 0)
 		st.st_ino = 0;
-	if ((maps = php_read_maps(pid, &len)) == NULL) {
+	if ((maps = langproc_read_maps(pid, &len)) == NULL) {
 		snprintf(why, whylen, "cannot read maps");
 		return (-ESRCH);
 	}
@@ -277,7 +121,7 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 		return (rc);
 	t->eg = ob.start - pe.first_load_vaddr + pe.executor_globals;
 	/* Trial read: the chain must be walkable now (often empty). */
-	if ((t->pages = calloc(PHP_PAGES, sizeof(*t->pages))) == NULL ||
+	if (langproc_pages_init(&t->pg, pid) != 0 ||
 	    (t->fcache = calloc(1, sizeof(*t->fcache))) == NULL) {
 		php_target_release(t);
 		snprintf(why, whylen, "out of memory");

@@ -126,7 +126,7 @@ rubyp_stat(pid_t pid, uint64_t *start, uint64_t *exe_id)
 	*exe_id = stat(path, &st) == 0 ? (uint64_t)st.st_dev << 40 ^
 	    (uint64_t)st.st_ino : 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((n = ruby_read_small_file(path, buf, sizeof(buf))) <= 0)
+	if ((n = langproc_read_small_file(path, buf, sizeof(buf))) <= 0)
 		return (-ESRCH);
 	/* comm may hold spaces and parentheses: fields follow the last ')' */
 	if ((q = strrchr(buf, ')')) == NULL)
@@ -146,7 +146,7 @@ rubyp_uptime(void)
 {
 	char up[128];
 
-	if (ruby_read_small_file("/proc/uptime", up, sizeof(up)) <= 0)
+	if (langproc_read_small_file("/proc/uptime", up, sizeof(up)) <= 0)
 		return (-1);
 	return (strtod(up, NULL));
 }
@@ -158,7 +158,7 @@ rubyp_comm(pid_t pid, char *out, size_t len)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if ((n = ruby_read_small_file(path, out, len)) <= 0)
+	if ((n = langproc_read_small_file(path, out, len)) <= 0)
 		return (-ESRCH);
 	if (out[n - 1] == '\n')
 		out[n - 1] = '\0';
@@ -185,7 +185,7 @@ rubyp_appid(struct rubyp_proc *pr)
 	if ((cmd = malloc(RUBYP_CMDLINE_MAX)) == NULL)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pr->pid);
-	if ((n = ruby_read_small_file(path, cmd, RUBYP_CMDLINE_MAX)) > 0) {
+	if ((n = langproc_read_small_file(path, cmd, RUBYP_CMDLINE_MAX)) > 0) {
 		for (i = 0; i < n && argc < RUBYP_ARGV_MAX; i++) {
 			argv[argc++] = cmd + i;
 			i += (ssize_t)strlen(cmd + i);
@@ -584,7 +584,7 @@ rubyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		free(p);
 		return (-ENOMEM);
 	}
-	ruby_set_opener(rubyp_file_open, p);
+	langproc_set_opener(rubyp_file_open, p);
 	*privp = p;
 	return (0);
 }

@@ -1,0 +1,203 @@
+/*
+ * A profiled process seen from outside: see langproc.h.
+ */
+#include "config.h"
+
+#include <sys/uio.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "langproc.h"
+
+static langproc_open_fn	 langproc_opener;
+static void		*langproc_opener_arg;
+
+void
+langproc_set_opener(langproc_open_fn fn, void *arg)
+{
+	langproc_opener = fn;
+	langproc_opener_arg = arg;
+}
+
+int
+langproc_open(const char *root, const char *path, uint32_t flags,
+    uint64_t max_size)
+{
+	struct gp_open_spec spec;
+
+	if (langproc_opener == NULL)
+		return (-ENOSYS);
+	memset(&spec, 0, sizeof(spec));
+	spec.size = sizeof(spec);
+	spec.flags = flags;
+	spec.root = root;
+	spec.path = path;
+	spec.max_size = max_size;
+	spec.owner = -1;
+	return (langproc_opener(langproc_opener_arg, &spec, NULL));
+}
+
+ssize_t
+langproc_read_small_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n, total = 0;
+	int fd;
+
+	if ((fd = langproc_open(NULL, path, 0, 0)) < 0)
+		return (fd);
+	while ((size_t)total + 1 < len) {
+		n = read(fd, buf + total, len - 1 - (size_t)total);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += n;
+	}
+	close(fd);
+	buf[total] = '\0';
+	return (total);
+}
+
+char *
+langproc_read_maps(pid_t pid, size_t *lenp)
+{
+	char path[64], *buf = NULL, *nb;
+	size_t cap = 64 * 1024, len = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if ((fd = langproc_open(NULL, path, 0, 0)) < 0)
+		return (NULL);
+	for (;;) {
+		if (buf == NULL && (buf = malloc(cap)) == NULL)
+			break;
+		if (len + 4096 > cap) {
+			if (cap >= LANGPROC_MAPS_MAX ||
+			    (nb = realloc(buf, cap * 2)) == NULL)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (buf != NULL)
+		buf[len] = '\0';
+	*lenp = len;
+	return (buf);
+}
+
+int
+langproc_open_object(pid_t pid, uint64_t start, uint64_t end,
+    const char *objpath)
+{
+	char path[96];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+	    (int)pid, start, end);
+	if ((fd = langproc_open(NULL, path, GP_OPEN_PROC_LINK,
+	    LANGPROC_MAX_OBJECT)) >= 0 || fd == -EINVAL || fd == -EFBIG)
+		return (fd);
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	return (langproc_open(path, objpath, GP_OPEN_NO_SYMLINKS,
+	    LANGPROC_MAX_OBJECT));
+}
+
+int
+langproc_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t got;
+
+	if (addr == 0 || addr + len < addr)
+		return (-EFAULT);
+	got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (got < 0)
+		return (errno == ESRCH ? -ESRCH : errno == EPERM ? -EPERM :
+		    -EFAULT);
+	return ((size_t)got == len ? 0 : -EFAULT);
+}
+
+int
+langproc_pages_init(struct langproc_pages *c, pid_t pid)
+{
+	memset(c, 0, sizeof(*c));
+	c->pid = pid;
+	if ((c->pages = calloc(LANGPROC_PAGES, sizeof(*c->pages))) == NULL)
+		return (-ENOMEM);
+	return (0);
+}
+
+void
+langproc_pages_free(struct langproc_pages *c)
+{
+	if (c == NULL)
+		return;
+	free(c->pages);
+	c->pages = NULL;
+}
+
+void
+langproc_pages_begin(struct langproc_pages *c)
+{
+	if (c->pages != NULL && ++c->gen == 0) {
+		memset(c->pages, 0, LANGPROC_PAGES * sizeof(*c->pages));
+		c->gen = 1;
+	}
+}
+
+int
+langproc_pages_read(struct langproc_pages *c, uint64_t addr, void *buf,
+    size_t len)
+{
+	struct langproc_page *p;
+	uint64_t page, off;
+	uint8_t *dst = buf;
+	size_t n;
+	uint32_t i;
+
+	if (c->pages == NULL || len > 2 * LANGPROC_PAGE || addr == 0 ||
+	    addr + len < addr) {
+		c->nreads++;
+		return (langproc_read(c->pid, addr, buf, len));
+	}
+	while (len > 0) {
+		page = addr & ~(uint64_t)(LANGPROC_PAGE - 1);
+		off = addr - page;
+		n = LANGPROC_PAGE - off < len ? LANGPROC_PAGE - off : len;
+		/* Fully associative: a sample touches a handful of pages
+		 * whose addresses often collide in a direct-mapped table. */
+		for (i = 0, p = NULL; i < LANGPROC_PAGES && p == NULL; i++)
+			if (c->pages[i].gen == c->gen &&
+			    c->pages[i].addr == page)
+				p = &c->pages[i];
+		if (p == NULL) {
+			p = &c->pages[c->next++ % LANGPROC_PAGES];
+			p->addr = page;
+			p->gen = c->gen;
+			c->nreads++;
+			p->bad = langproc_read(c->pid, page, p->data,
+			    LANGPROC_PAGE);
+		}
+		if (p->bad != 0)
+			return (p->bad);
+		memcpy(dst, p->data + off, n);
+		dst += n;
+		addr += n;
+		len -= n;
+	}
+	return (0);
+}

@@ -1,0 +1,69 @@
+/*
+ * A profiled process seen from outside, for the runtime plugins' readers:
+ * its /proc files and mapped objects opened only through the host's safe
+ * opener (never a plain open of what a user controls), and its memory read
+ * with process_vm_readv through a small per-sample page cache.  Compiled
+ * into each reader (each plugin keeps its own opener).
+ */
+#ifndef GP_LANGPROC_H
+#define GP_LANGPROC_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gprofiler/plugin.h>
+
+#define LANGPROC_MAPS_MAX	(16u << 20)	/* /proc/PID/maps read */
+#define LANGPROC_MAX_OBJECT	(4ull << 30)	/* an interpreter's ELF */
+#define LANGPROC_PAGE		4096
+#define LANGPROC_PAGES		16	/* 64 KiB per process */
+
+typedef int	(*langproc_open_fn)(void *, const struct gp_open_spec *,
+		    struct gp_file_info *);
+
+/* The host's file_open (gp_host_api), or a test's: -ENOSYS until set. */
+void	 langproc_set_opener(langproc_open_fn, void *);
+int	 langproc_open(const char *root, const char *path, uint32_t flags,
+	    uint64_t max_size);
+/* A /proc file, at most len - 1 bytes, NUL-terminated: the count. */
+ssize_t	 langproc_read_small_file(const char *path, char *buf, size_t len);
+/* The whole of /proc/PID/maps (at most LANGPROC_MAPS_MAX), NUL-terminated;
+ * the caller frees it.  NULL when unreadable. */
+char	*langproc_read_maps(pid_t, size_t *lenp);
+/* The object mapped at [start, end) with this path: through the kernel's
+ * map_files link, else the path in the process's root without links. */
+int	 langproc_open_object(pid_t, uint64_t start, uint64_t end,
+	    const char *path);
+/* process_vm_readv of exactly len bytes: 0, -ESRCH, -EPERM or -EFAULT. */
+int	 langproc_read(pid_t, uint64_t addr, void *buf, size_t len);
+
+struct langproc_page {
+	uint64_t	 addr;
+	uint32_t	 gen;	/* valid when equal to the cache's gen */
+	int		 bad;	/* -errno: the page could not be read */
+	uint8_t		 data[LANGPROC_PAGE];
+};
+
+/*
+ * A walk reads a few small fields per frame, mostly from the same few
+ * pages (the VM stack, the function, interned strings): whole pages are
+ * read once per sample and served from here, one syscall instead of ten.
+ */
+struct langproc_pages {
+	pid_t			 pid;
+	struct langproc_page	*pages;	/* NULL: every read goes out */
+	uint32_t		 gen;
+	uint32_t		 next;	/* the slot to replace next */
+	uint64_t		 nreads;	/* process_vm_readv calls */
+};
+
+int	 langproc_pages_init(struct langproc_pages *, pid_t);
+void	 langproc_pages_free(struct langproc_pages *);
+/* A new sample: whatever was cached may have changed since. */
+void	 langproc_pages_begin(struct langproc_pages *);
+int	 langproc_pages_read(struct langproc_pages *, uint64_t addr,
+	    void *buf, size_t len);
+
+#endif
