@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include <errno.h>
@@ -113,6 +114,73 @@ langproc_open_object(pid_t pid, uint64_t start, uint64_t end,
 	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
 	return (langproc_open(path, objpath, GP_OPEN_NO_SYMLINKS,
 	    LANGPROC_MAX_OBJECT));
+}
+
+int
+langproc_parse_starttime(const char *buf, size_t len, uint64_t *start)
+{
+	const char *q = NULL, *end = buf + len;
+	size_t i;
+	int field;
+
+	/* comm may hold spaces and parentheses: fields follow the last ')' */
+	for (i = 0; i < len; i++)
+		if (buf[i] == ')')
+			q = buf + i;
+	if (q == NULL)
+		return (-EINVAL);
+	for (field = 2; field < 22 && q < end; q++)
+		if (*q == ' ')
+			field++;
+	if (field != 22 || q >= end || *q < '0' || *q > '9')
+		return (-EINVAL);
+	for (*start = 0; q < end && *q >= '0' && *q <= '9'; q++) {
+		if (*start > (UINT64_MAX - 9) / 10)
+			return (-EINVAL);
+		*start = *start * 10 + (uint64_t)(*q - '0');
+	}
+	return (0);
+}
+
+int
+langproc_stat(pid_t pid, uint64_t *start, uint64_t *exe_id)
+{
+	char path[64], buf[1024];
+	struct stat st;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	*exe_id = stat(path, &st) == 0 ? (uint64_t)st.st_dev << 40 ^
+	    (uint64_t)st.st_ino : 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((n = langproc_read_small_file(path, buf, sizeof(buf))) <= 0)
+		return (-ESRCH);
+	return (langproc_parse_starttime(buf, (size_t)n, start) == 0 ? 0 :
+	    -ESRCH);
+}
+
+double
+langproc_uptime(void)
+{
+	char up[128];
+
+	if (langproc_read_small_file("/proc/uptime", up, sizeof(up)) <= 0)
+		return (-1);
+	return (strtod(up, NULL));
+}
+
+int
+langproc_comm(pid_t pid, char *out, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if ((n = langproc_read_small_file(path, out, len)) <= 0)
+		return (-ESRCH);
+	if (out[n - 1] == '\n')
+		out[n - 1] = '\0';
+	return (0);
 }
 
 int

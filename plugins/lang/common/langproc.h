@@ -36,6 +36,19 @@ char	*langproc_read_maps(pid_t, size_t *lenp);
  * map_files link, else the path in the process's root without links. */
 int	 langproc_open_object(pid_t, uint64_t start, uint64_t end,
 	    const char *path);
+/*
+ * A process's identity across scans: its start time (ticks since boot)
+ * and its executable's (dev, inode) mixed into one number (a wrapper
+ * exec'ing the interpreter keeps its PID and start time).  0 or -ESRCH.
+ */
+int	 langproc_stat(pid_t, uint64_t *start, uint64_t *exe_id);
+/* The start time (field 22) of a /proc/PID/stat text: 0 or -EINVAL. */
+int	 langproc_parse_starttime(const char *buf, size_t len,
+	    uint64_t *start);
+/* Seconds since boot; -1 if unknown. */
+double	 langproc_uptime(void);
+/* /proc/PID/comm without its newline: 0 or -ESRCH. */
+int	 langproc_comm(pid_t, char *out, size_t len);
 /* process_vm_readv of exactly len bytes: 0, -ESRCH, -EPERM or -EFAULT. */
 int	 langproc_read(pid_t, uint64_t addr, void *buf, size_t len);
 

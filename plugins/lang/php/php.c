@@ -115,62 +115,6 @@ phpp_remove(struct phpp *p, uint32_t i)
 	p->procs[i] = p->procs[--p->nprocs];
 }
 
-/*
- * Identity of a process: start time (clock ticks since boot, field 22 of
- * stat) and its executable's device and inode, which change on exec (a
- * wrapper script exec'ing php-fpm keeps its PID and start time).
- */
-static int
-phpp_stat(pid_t pid, uint64_t *start, uint64_t *exe_id)
-{
-	char path[64], buf[1024], *q;
-	struct stat st;
-	ssize_t n;
-	int field;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	*exe_id = stat(path, &st) == 0 ? (uint64_t)st.st_dev << 40 ^
-	    (uint64_t)st.st_ino : 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((n = langproc_read_small_file(path, buf, sizeof(buf))) <= 0)
-		return (-ESRCH);
-	/* comm may hold spaces and parentheses: fields follow the last ')' */
-	if ((q = strrchr(buf, ')')) == NULL)
-		return (-EINVAL);
-	for (field = 2; field < 22 && *q != '\0'; q++)
-		if (*q == ' ')
-			field++;
-	if (field != 22)
-		return (-EINVAL);
-	*start = strtoull(q, NULL, 10);
-	return (0);
-}
-
-/* Seconds since boot, once per scan; -1 if unknown. */
-static double
-phpp_uptime(void)
-{
-	char up[128];
-
-	if (langproc_read_small_file("/proc/uptime", up, sizeof(up)) <= 0)
-		return (-1);
-	return (strtod(up, NULL));
-}
-
-static int
-phpp_comm(pid_t pid, char *out, size_t len)
-{
-	char path[64];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if ((n = langproc_read_small_file(path, out, len)) <= 0)
-		return (-ESRCH);
-	if (out[n - 1] == '\n')
-		out[n - 1] = '\0';
-	return (0);
-}
-
 static void
 phpp_attach(struct phpp *p, struct phpp_proc *pr)
 {
@@ -211,7 +155,7 @@ phpp_scan_pid(struct phpp *p, pid_t pid, double uptime)
 	uint64_t start, exe_id;
 	long hz = sysconf(_SC_CLK_TCK);
 
-	if (phpp_stat(pid, &start, &exe_id) != 0)
+	if (langproc_stat(pid, &start, &exe_id) != 0)
 		return;
 	if (pr != NULL && pr->starttime == start && pr->exe_id == exe_id) {
 		pr->seen = 1;
@@ -236,7 +180,7 @@ phpp_scan_pid(struct phpp *p, pid_t pid, double uptime)
 	pr->starttime = start;
 	pr->exe_id = exe_id;
 	pr->seen = 1;
-	if (phpp_comm(pid, pr->comm, sizeof(pr->comm)) != 0 ||
+	if (langproc_comm(pid, pr->comm, sizeof(pr->comm)) != 0 ||
 	    (p->have_filter && regexec(&p->filter, pr->comm, 0, NULL,
 	    0) != 0))
 		pr->state = PHPP_IGNORED;
@@ -253,7 +197,7 @@ phpp_scan(struct phpp *p)
 	DIR *d;
 	char *end;
 	long pid;
-	double uptime = phpp_uptime();	/* once, not per PID */
+	double uptime = langproc_uptime();	/* once, not per PID */
 
 	if ((d = opendir("/proc")) == NULL)
 		return;

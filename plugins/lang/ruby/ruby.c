@@ -109,62 +109,6 @@ rubyp_remove(struct rubyp *p, uint32_t i)
 	p->procs[i] = p->procs[--p->nprocs];
 }
 
-/*
- * Identity of a process: start time (clock ticks since boot, field 22 of
- * stat) and its executable's device and inode, which change on exec (a
- * wrapper script exec'ing ruby keeps its PID and start time).
- */
-static int
-rubyp_stat(pid_t pid, uint64_t *start, uint64_t *exe_id)
-{
-	char path[64], buf[1024], *q;
-	struct stat st;
-	ssize_t n;
-	int field;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	*exe_id = stat(path, &st) == 0 ? (uint64_t)st.st_dev << 40 ^
-	    (uint64_t)st.st_ino : 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((n = langproc_read_small_file(path, buf, sizeof(buf))) <= 0)
-		return (-ESRCH);
-	/* comm may hold spaces and parentheses: fields follow the last ')' */
-	if ((q = strrchr(buf, ')')) == NULL)
-		return (-EINVAL);
-	for (field = 2; field < 22 && *q != '\0'; q++)
-		if (*q == ' ')
-			field++;
-	if (field != 22)
-		return (-EINVAL);
-	*start = strtoull(q, NULL, 10);
-	return (0);
-}
-
-/* Seconds since boot, once per scan; -1 if unknown. */
-static double
-rubyp_uptime(void)
-{
-	char up[128];
-
-	if (langproc_read_small_file("/proc/uptime", up, sizeof(up)) <= 0)
-		return (-1);
-	return (strtod(up, NULL));
-}
-
-static int
-rubyp_comm(pid_t pid, char *out, size_t len)
-{
-	char path[64];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if ((n = langproc_read_small_file(path, out, len)) <= 0)
-		return (-ESRCH);
-	if (out[n - 1] == '\n')
-		out[n - 1] = '\0';
-	return (0);
-}
-
 #define RUBYP_CMDLINE_MAX	(64 * 1024)
 #define RUBYP_ARGV_MAX		256
 
@@ -237,7 +181,7 @@ rubyp_scan_pid(struct rubyp *p, pid_t pid, double uptime)
 	uint64_t start, exe_id;
 	long hz = sysconf(_SC_CLK_TCK);
 
-	if (rubyp_stat(pid, &start, &exe_id) != 0)
+	if (langproc_stat(pid, &start, &exe_id) != 0)
 		return;
 	if (pr != NULL && pr->starttime == start && pr->exe_id == exe_id) {
 		pr->seen = 1;
@@ -262,7 +206,7 @@ rubyp_scan_pid(struct rubyp *p, pid_t pid, double uptime)
 	pr->starttime = start;
 	pr->exe_id = exe_id;
 	pr->seen = 1;
-	if (rubyp_comm(pid, pr->comm, sizeof(pr->comm)) != 0)
+	if (langproc_comm(pid, pr->comm, sizeof(pr->comm)) != 0)
 		pr->state = RUBYP_IGNORED;
 	else
 		rubyp_attach(p, pr);
@@ -277,7 +221,7 @@ rubyp_scan(struct rubyp *p)
 	DIR *d;
 	char *end;
 	long pid;
-	double uptime = rubyp_uptime();	/* once, not per PID */
+	double uptime = langproc_uptime();	/* once, not per PID */
 
 	if ((d = opendir("/proc")) == NULL)
 		return;
