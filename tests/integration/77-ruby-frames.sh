@@ -2,7 +2,7 @@
 # Ruby plugin on a real Ruby (Debian 12's ruby 3.1): a script whose CPU
 # goes 2/3 to hot_a and 1/3 to hot_b (tests/workloads/ruby_hot.rb: equal
 # chunks of work, each given to hot_a with probability 2/3), profiled for one
-# 5 s cycle at 250 Hz with the default --ruby-mode (rbspy, as gProfiler's).
+# 5 s cycle at 499 Hz with the default --ruby-mode (rbspy, as gProfiler's).
 # Frames must be gProfiler's rbspy frames, "hot_a (/path/ruby_hot.rb:N)_[rb]"
 # (N a line inside hot_a: the line executing) under
 # "<main> (/path/ruby_hot.rb:M)_[rb]", gProfiler's Ruby appid
@@ -45,14 +45,14 @@ ok $? "workload ready"
 # Exits about 2 s into the 5 s cycle, while it is being sampled.
 ruby "$wl" 3 "$TMP/ready.short" >/dev/null 2>&1 &
 short=$!
-profile "$TMP/on" 5 -f 250 --pids "$hot,$short"
+profile "$TMP/on" 5 -f 499 --pids "$hot,$short"
 ok $? "daemon ran one cycle (exit 0)"
 col=$(ls "$TMP"/on/profile_*.col 2>/dev/null | head -1)
 [ -n "$col" ]
 ok $? "a profile was written"
 wait $short
 ok $? "the short Ruby process exited during the cycle"
-grep -q "sampling Ruby at 250 Hz" "$TMP/on/log"
+grep -q "sampling Ruby at 499 Hz" "$TMP/on/log"
 ok $? "the Ruby plugin sampled (by default, as gProfiler's rbspy)"
 
 # Frames as gProfiler writes rbspy's, under the comm; the line is one of
@@ -91,7 +91,7 @@ print("%s hot_a and hot_b frames name the script and a line of the "
 got = 100.0 * a / max(a + b, 1)
 print("# hot_a %d, hot_b %d samples: %.1f%% (truth 66.7%%)" % (a, b, got))
 print("%s hot_a share %.1f%% within 5 points of 66.7%% (%d samples)"
-      % ("ok" if abs(got - 66.7) <= 5 and a + b >= 150 else "not ok", got,
+      % ("ok" if abs(got - 66.7) <= 5 and a + b >= 300 else "not ok", got,
          a + b))
 ' "$wl" "$a0" "$b0" >"$TMP/res"
 grep '^#' "$TMP/res"
