@@ -100,8 +100,10 @@ node_in_ns "$TMP/e.pid" "$top_srcdir/tests/workloads/node_busy.js" 20
 epid=$(cat "$TMP/e.pid")
 # f: a container (PID, mount and network namespaces, a /tmp of its own):
 # the writer goes to its /tmp, the map is perf-1.map there
-(cd "$TMP" && exec unshare -m -n -p -f --mount-proc sh -c 'mount -t tmpfs \
-    none /tmp && ip link set lo up && exec "$1" "$2" 20' sh "$NODE" "$WL") \
+# (the script is copied in: a source tree under /tmp is hidden there)
+(cd "$TMP" && exec unshare -m -n -p -f --mount-proc sh -c 'js=$(cat "$2") &&
+    mount -t tmpfs none /tmp && printf "%s\n" "$js" >/tmp/node_attach.js &&
+    ip link set lo up && exec "$1" /tmp/node_attach.js 20' sh "$NODE" "$WL") \
     >/dev/null 2>"$TMP/container.err" &
 upid=$!
 # g: another user (nobody), in a network namespace of its own
