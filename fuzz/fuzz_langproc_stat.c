@@ -1,6 +1,7 @@
 /*
- * libFuzzer target: /proc/PID/stat texts, whose comm a user names
- * (plugins/lang/common/langproc.c, the runtime plugins' process identity).
+ * libFuzzer target: /proc/PID/stat texts, whose comm a user names, and
+ * /proc/PID/maps lines, whose paths a user names
+ * (plugins/lang/common/langproc.c, the runtime plugins' process view).
  * FUZZ_SOURCES: plugins/lang/common/langproc.c
  */
 #include <stdint.h>
@@ -11,8 +12,15 @@
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint64_t start;
+	uint64_t start, end, off, ino;
+	const char *path;
+	size_t plen;
 
 	(void)langproc_parse_starttime((const char *)data, size, &start);
+	if (langproc_parse_map_line((const char *)data, size, &start, &end,
+	    &off, &ino, &path, &plen) == 0 && path != NULL &&
+	    (path < (const char *)data || path + plen > (const char *)data +
+	    size))
+		abort();	/* the path must lie within the line */
 	return (0);
 }

@@ -6,7 +6,7 @@
  * Hostile memory (huge stacks and lengths, wild pointers, line tables
  * out of range) must end within RUBY_MAX_FRAMES control frames of reads.
  * The same input is also given to the ELF reader as a file image.
- * FUZZ_SOURCES: plugins/lang/common/langelf.c plugins/lang/ruby/ruby_offsets.c plugins/lang/ruby/ruby_walk.c plugins/lang/ruby/ruby_maps.c plugins/lang/ruby/ruby_elf.c
+ * FUZZ_SOURCES: plugins/lang/common/langelf.c plugins/lang/ruby/ruby_offsets.c plugins/lang/ruby/ruby_walk.c plugins/lang/ruby/ruby_maps.c plugins/lang/ruby/ruby_elf.c plugins/lang/common/langproc.c
  * FUZZ_LIBS: -lelf
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /*
  * Unit tests for plugins/lang/common/langproc.c: the start time in a
- * /proc/PID/stat text, whose comm a user names.
+ * /proc/PID/stat text, whose comm a user names, and /proc/PID/maps lines.
  */
 #include <errno.h>
 
@@ -36,5 +36,29 @@ main(void)
 	    &v), -EINVAL, "not a number");
 	CHECK_INTEQ(langproc_parse_starttime(ok, 40, &v), -EINVAL,
 	    "only its bytes");
+	{
+		static const char l1[] = "7f00a000-7f00b000 r-xp 00002000 "
+		    "fd:01 1234567   /usr/lib/libruby.so.3.1 (deleted)";
+		static const char l2[] = "7ffd0000-7ffd2000 rw-p 00000000 "
+		    "00:00 0";
+		uint64_t s0, e0, o0, i0;
+		const char *pa;
+		size_t pl;
+
+		CHECK(langproc_parse_map_line(l1, sizeof(l1) - 1, &s0, &e0,
+		    &o0, &i0, &pa, &pl) == 0 && s0 == 0x7f00a000 &&
+		    e0 == 0x7f00b000 && o0 == 0x2000 && i0 == 1234567 &&
+		    pl == strlen("/usr/lib/libruby.so.3.1 (deleted)") &&
+		    memcmp(pa, "/usr/lib/libruby.so.3.1 (deleted)",
+		    pl) == 0, "a maps line: numbers and the whole path");
+		CHECK(langproc_parse_map_line(l2, sizeof(l2) - 1, &s0, &e0,
+		    &o0, &i0, &pa, &pl) == 0 && pa == NULL && pl == 0,
+		    "an anonymous mapping: no path");
+		CHECK_INTEQ(langproc_parse_map_line("7f00b000-7f00a000 r-xp "
+		    "0 0:0 1 /x", 28, &s0, &e0, &o0, &i0, &pa, &pl), -EINVAL,
+		    "end before start");
+		CHECK_INTEQ(langproc_parse_map_line("garbage", 7, &s0, &e0,
+		    &o0, &i0, &pa, &pl), -EINVAL, "not a maps line");
+	}
 	return (testing_done());
 }

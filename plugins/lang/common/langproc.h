@@ -45,6 +45,14 @@ int	 langproc_stat(pid_t, uint64_t *start, uint64_t *exe_id);
 /* The start time (field 22) of a /proc/PID/stat text: 0 or -EINVAL. */
 int	 langproc_parse_starttime(const char *buf, size_t len,
 	    uint64_t *start);
+/*
+ * One /proc/PID/maps line, "start-end perms offset dev inode path" (no
+ * newline): its numbers, and the path within s (NULL: anonymous).
+ * 0, or -EINVAL if malformed.  Pure over bytes.
+ */
+int	 langproc_parse_map_line(const char *s, size_t len, uint64_t *start,
+	    uint64_t *end, uint64_t *off, uint64_t *ino, const char **path,
+	    size_t *plen);
 /* Seconds since boot; -1 if unknown. */
 double	 langproc_uptime(void);
 /* /proc/PID/comm without its newline: 0 or -ESRCH. */

@@ -12,49 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "langproc.h"
 #include "rubyreader.h"
-
-/* "start-end perms offset dev inode path": -EINVAL if malformed. */
-static int
-ruby_maps_line(const char *s, size_t len, uint64_t *start, uint64_t *end,
-    uint64_t *off, uint64_t *ino, const char **path, size_t *plen)
-{
-	char buf[128], *p, *q;
-	size_t n, i, field;
-	const char *e = s + len;
-
-	/* The numeric fields fit in 128 bytes; copy them to parse safely. */
-	n = len < sizeof(buf) - 1 ? len : sizeof(buf) - 1;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	*start = strtoull(buf, &p, 16);
-	if (*p != '-')
-		return (-EINVAL);
-	*end = strtoull(p + 1, &q, 16);
-	if (*q != ' ' || *end <= *start)
-		return (-EINVAL);
-	while (*q == ' ')
-		q++;
-	while (*q != ' ' && *q != '\0')	/* perms */
-		q++;
-	*off = strtoull(q, &p, 16);
-	if (p == q || *p != ' ')
-		return (-EINVAL);
-	while (*p == ' ')
-		p++;
-	while (*p != ' ' && *p != '\0')	/* dev */
-		p++;
-	*ino = strtoull(p, &q, 10);
-	if (q == p)
-		return (-EINVAL);
-	/* The path starts after the inode and spaces, in the original. */
-	field = (size_t)(q - buf);
-	for (i = field; s + i < e && s[i] == ' '; i++)
-		;
-	*path = s + i < e ? s + i : NULL;
-	*plen = s + i < e ? (size_t)(e - (s + i)) : 0;
-	return (0);
-}
 
 static void
 ruby_maps_set(struct ruby_object *ob, uint64_t start, uint64_t end,
@@ -87,7 +46,7 @@ ruby_maps_find(const char *maps, size_t len, uint64_t exe_ino,
 		nl = memchr(line, '\n', (size_t)(maps + len - line));
 		if (nl == NULL)
 			nl = maps + len;
-		if (ruby_maps_line(line, (size_t)(nl - line), &start, &end,
+		if (langproc_parse_map_line(line, (size_t)(nl - line), &start, &end,
 		    &off, &ino, &path, &plen) == 0 && path != NULL &&
 		    off == 0 && path[0] == '/') {
 			base = path + plen;
