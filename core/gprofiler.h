@@ -269,22 +269,6 @@ const struct gp_host_api *host_api(void);
 /* Abort on a context that is not one (it came back from a plugin). */
 void		 host_ctx_check(struct gp_plugin_ctx *);
 
-/* host_sample.c: sampled threads, from the system profiler to process
- * profilers (the gp_host_api sample_* entries). */
-int32_t		 host_sample_watch(struct gp_plugin_ctx *, int32_t, int32_t);
-int32_t		 host_sample_subscribe(struct gp_plugin_ctx *,
-		    void (*)(void *, int32_t, int32_t, uint64_t), void *);
-int32_t		 host_sample_subscribe_stack(struct gp_plugin_ctx *,
-		    void (*)(void *, int32_t, int32_t, uint64_t,
-		    const struct gp_sample_stack *), void *);
-int32_t		 host_sample_source(struct gp_plugin_ctx *,
-		    void (*)(void *, int32_t, int32_t), void *);
-void		 host_sample_report(struct gp_plugin_ctx *, int32_t, int32_t,
-		    uint64_t);
-void		 host_sample_report_stack(struct gp_plugin_ctx *, int32_t,
-		    int32_t, uint64_t, const struct gp_sample_stack *);
-/* What a context registered goes with it. */
-void		 host_sample_forget(struct gp_plugin_ctx *);
 struct gp_plugin_ctx *host_ctx_new(struct plugin *, struct event_base *);
 void		 host_ctx_free(struct gp_plugin_ctx *);
 /* The configuration plugins see through option_get (the current run's). */

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "gprofiler.h"
+#include "host_sample.h"
 #include "safeopen.h"
 
 struct gp_timer {

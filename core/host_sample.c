@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gprofiler.h"
+#include "host_sample.h"
 
 #define HOST_SAMPLE_SUBS	8
 

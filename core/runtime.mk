@@ -9,7 +9,7 @@ core_libgpcore_la_SOURCES += \
 	core/metrics.c \
 	core/appmeta.c \
 	core/metadata.c \
-	core/host_api.c core/host_sample.c \
+	core/host_api.c core/host_sample.c core/host_sample.h \
 	core/tick.c \
 	core/cycle.c \
 	core/run.c core/run.h
