@@ -316,7 +316,8 @@ gopclntab_pcnext(struct gopclntab_pciter *it, uint64_t *lo, uint64_t *hi,
 	if ((n = gopclntab_varint(g, it->p, &pcd)) == 0)
 		goto bad;
 	it->p += n;
-	it->val += (int32_t)(-(uv & 1) ^ (uv >> 1));
+	/* zigzag; wraps as Go's int32 does (hostile tables overflow) */
+	it->val = (int32_t)((uint32_t)it->val + (-(uv & 1) ^ (uv >> 1)));
 	*lo = it->pc;
 	it->pc += (uint64_t)pcd * g->minlc;
 	*hi = it->pc;
