@@ -117,25 +117,31 @@ struct elfsym_goscn {
 	size_t		 len;
 };
 
+/*
+ * The bytes of [lo, hi) (cut at the end of the allocated section holding
+ * lo): the inline trees lie among go:func.* in .rodata, and reading only
+ * their span keeps the rest of .rodata out of memory.
+ */
 static int
-elfsym_go_scn_at(Elf *e, uint64_t addr, struct elfsym_goscn *s)
+elfsym_go_span(Elf *e, uint64_t lo, uint64_t hi, struct elfsym_goscn *s)
 {
 	Elf_Scn		*scn = NULL;
 	GElf_Shdr	 sh;
 	Elf_Data	*d;
 
-	if (s->p != NULL && addr >= s->addr && addr - s->addr < s->len)
-		return (0);
 	while ((scn = elf_nextscn(e, scn)) != NULL) {
 		if (gelf_getshdr(scn, &sh) == NULL ||
 		    sh.sh_type != SHT_PROGBITS || (sh.sh_flags & SHF_ALLOC) == 0 ||
-		    addr < sh.sh_addr || addr - sh.sh_addr >= sh.sh_size)
+		    lo < sh.sh_addr || lo - sh.sh_addr >= sh.sh_size)
 			continue;
-		if (sh.sh_size > ELFSYM_GO_MAX ||
-		    (d = elf_getdata(scn, NULL)) == NULL || d->d_buf == NULL ||
-		    d->d_size != sh.sh_size)
+		if (hi > sh.sh_addr + sh.sh_size)
+			hi = sh.sh_addr + sh.sh_size;
+		if (hi - lo > ELFSYM_GO_MAX || (d = elf_getdata_rawchunk(e,
+		    (int64_t)(sh.sh_offset + (lo - sh.sh_addr)),
+		    (size_t)(hi - lo), ELF_T_BYTE)) == NULL ||
+		    d->d_buf == NULL || d->d_size != hi - lo)
 			return (-1);
-		s->addr = sh.sh_addr;
+		s->addr = lo;
 		s->p = d->d_buf;
 		s->len = d->d_size;
 		return (0);
@@ -242,48 +248,120 @@ elfsym_go_inl_cmp(const void *a, const void *b)
 	return (x->addr < y->addr ? -1 : x->addr > y->addr);
 }
 
-#define ELFSYM_GO_IXCACHE	256	/* chains remembered per function */
+#define ELFSYM_GO_TREE_SLACK	(64u << 10)	/* past the last tree */
 
-/* The ranges of one function's inlined code and their chains. */
+/* One function's inline-index ranges, while its chains are built. */
+struct elfsym_go_rng {
+	uint64_t	 lo;
+	uint64_t	 hi;
+	int32_t		 ix;
+	uint32_t	 chain;		/* UINT32_MAX: not built yet */
+};
+
+struct elfsym_go_fnw {
+	struct elfsym_go_rng	*r;
+	size_t			 n;
+	size_t			 cap;
+	uint32_t		*ixc;		/* chain per inline index */
+	size_t			 nixc;
+};
+
+/* The inline index at pc (the ranges are in pc order); -1 outside. */
+static int32_t
+elfsym_go_ix_at(const struct elfsym_go_fnw *w, uint64_t pc)
+{
+	size_t	 lo = 0, hi = w->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (w->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || pc >= w->r[lo - 1].hi)
+		return (-1);
+	return (w->r[lo - 1].ix);
+}
+
+/*
+ * The ranges of one function's inlined code and their chains: the
+ * inline-index table is read once into w, then each index's chain is
+ * walked through the tree (runtime's inline unwinder), a 1.20+ parent
+ * found by a binary search of w, and built once per index.
+ */
 static int
 elfsym_go_inl_func(struct elfsym_table *t, const struct gopclntab *g,
     const struct gopclntab_fn *fn, const uint8_t *tree, size_t tlen,
-    size_t *rcap, size_t *ccap)
+    struct elfsym_go_fnw *w, size_t *rcap, size_t *ccap)
 {
 	struct gopclntab_pciter	 it;
-	uint32_t		 cache[ELFSYM_GO_IXCACHE];
-	uint32_t		 v[GOPCLNTAB_INL_DEPTH + 1], chain;
+	struct elfsym_go_rng	*nr;
+	uint32_t		 v[GOPCLNTAB_INL_DEPTH + 1], no, ppc, chain, *nc;
 	uint64_t		 lo, hi;
-	int32_t			 ix;
-	int			 n, k, r;
+	int32_t			 ix, parent;
+	size_t			 i, n;
+	int			 r;
+	int32_t			 maxix = -1;
 
-	memset(cache, 0xff, sizeof(cache));
+	w->n = 0;
 	gopclntab_pcstart(&it, g, fn->pcinl, fn->entry);
 	while ((r = gopclntab_pcnext(&it, &lo, &hi, &ix)) == 1) {
-		if (ix < 0 || lo >= fn->end)
-			continue;
+		if (lo >= fn->end)
+			break;
 		if (hi > fn->end)
 			hi = fn->end;
-		if (ix < ELFSYM_GO_IXCACHE && cache[ix] != UINT32_MAX) {
-			chain = cache[ix];
-		} else {
-			n = gopclntab_inline(g, fn, tree, tlen, lo, v + 1,
-			    GOPCLNTAB_INL_DEPTH);
-			if (n <= 0)
-				continue;
-			for (k = 1; k <= n; k++)
-				if (v[k] >= t->go_names_len)
+		if (ix >= GOPCLNTAB_INL_IDX_MAX)
+			continue;
+		if (w->n == w->cap) {
+			n = w->cap ? w->cap * 2 : 256;
+			if ((nr = reallocarray(w->r, n, sizeof(*nr))) == NULL)
+				return (-ENOMEM);
+			w->r = nr;
+			w->cap = n;
+		}
+		w->r[w->n].lo = lo;
+		w->r[w->n].hi = hi;
+		w->r[w->n++].ix = ix;
+		if (ix > maxix)
+			maxix = ix;
+	}
+	if (maxix < 0)
+		return (0);
+	if ((size_t)maxix >= w->nixc) {
+		if ((nc = reallocarray(w->ixc, (size_t)maxix + 1,
+		    sizeof(*nc))) == NULL)
+			return (-ENOMEM);
+		w->ixc = nc;
+		w->nixc = (size_t)maxix + 1;
+	}
+	memset(w->ixc, 0xff, ((size_t)maxix + 1) * sizeof(*w->ixc));
+	for (i = 0; i < w->n; i++) {
+		if (w->r[i].ix < 0)
+			continue;
+		/* each index's chain is built once */
+		if ((chain = w->ixc[w->r[i].ix]) == UINT32_MAX) {
+			for (n = 0, ix = w->r[i].ix; ix >= 0 &&
+			    n < GOPCLNTAB_INL_DEPTH; n++) {
+				if (gopclntab_inl_entry(g, tree, tlen, ix, &no,
+				    &parent, &ppc) != 0 ||
+				    no >= t->go_names_len)
 					break;
-			if (k <= n)
-				continue;	/* a name outside funcnametab */
+				v[1 + n] = no;
+				ix = parent != INT32_MIN ? parent :
+				    elfsym_go_ix_at(w, fn->entry + ppc);
+			}
+			if (n == 0 || (ix >= 0 && n < GOPCLNTAB_INL_DEPTH))
+				continue;	/* a bad entry: no frames */
 			v[0] = (uint32_t)n;
-			if ((r = elfsym_go_chain_add(t, ccap, v, (size_t)n + 1,
+			if ((r = elfsym_go_chain_add(t, ccap, v, n + 1,
 			    &chain)) != 0)
 				return (r);
-			if (ix < ELFSYM_GO_IXCACHE)
-				cache[ix] = chain;
+			w->ixc[w->r[i].ix] = chain;
 		}
-		if ((r = elfsym_go_range_add(t, rcap, lo, hi, chain)) != 0)
+		w->r[i].chain = chain;
+		if ((r = elfsym_go_range_add(t, rcap, w->r[i].lo, w->r[i].hi,
+		    chain)) != 0)
 			return (r);
 	}
 	return (0);
@@ -301,7 +379,8 @@ elfsym_go_inl_read(struct elfsym_table *t, const struct elfsym_go *go,
 {
 	struct elfsym_goscn	 s;
 	struct gopclntab_fn	 fn;
-	uint64_t		 gofunc = 0, at;
+	struct elfsym_go_fnw	 w = { NULL, 0, 0, NULL, 0 };
+	uint64_t		 gofunc = 0, at, lo, hi;
 	size_t			 i, end, rcap = 0, ccap = 0, tlen;
 	int			 r, sorted = 1;
 
@@ -316,13 +395,31 @@ elfsym_go_inl_read(struct elfsym_table *t, const struct elfsym_go *go,
 	memcpy(t->go_names, g->p + g->funcname, end - g->funcname);
 	t->go_names[end - g->funcname] = '\0';
 	t->go_names_len = end - g->funcname;
+	/* The span of the trees, read once (the last one's length is not
+	 * known: a tree past the slack reads as cut and gives no frames). */
+	for (i = 0, lo = UINT64_MAX, hi = 0; i < g->nfunc; i++) {
+		if (gopclntab_fn(g, i, &fn) != 0 || !fn.has_inltree)
+			continue;
+		at = g->version >= 118 ? gofunc + fn.inltree : fn.inltree;
+		if (at < gofunc)
+			continue;
+		lo = at < lo ? at : lo;
+		hi = at > hi ? at : hi;
+	}
 	memset(&s, 0, sizeof(s));
+	if (lo > hi || elfsym_go_span(go->e, lo, hi + ELFSYM_GO_TREE_SLACK,
+	    &s) != 0) {
+		free(t->go_names);
+		t->go_names = NULL;
+		t->go_names_len = 0;
+		return (0);
+	}
 	for (i = 0; i < g->nfunc; i++) {
 		if (gopclntab_fn(g, i, &fn) != 0 || !fn.has_inltree ||
 		    fn.end <= fn.entry)
 			continue;
 		at = g->version >= 118 ? gofunc + fn.inltree : fn.inltree;
-		if (at < gofunc || elfsym_go_scn_at(go->e, at, &s) != 0)
+		if (at < s.addr || at - s.addr >= s.len)
 			continue;
 		tlen = s.len - (size_t)(at - s.addr);
 		if (tlen > GOPCLNTAB_INL_IDX_MAX * 20)
@@ -331,9 +428,14 @@ elfsym_go_inl_read(struct elfsym_table *t, const struct elfsym_go *go,
 		    fn.entry)
 			sorted = 0;
 		if ((r = elfsym_go_inl_func(t, g, &fn, s.p + (at - s.addr),
-		    tlen, &rcap, &ccap)) != 0)
+		    tlen, &w, &rcap, &ccap)) != 0) {
+			free(w.r);
+			free(w.ixc);
 			return (r);
+		}
 	}
+	free(w.r);
+	free(w.ixc);
 	if (!sorted)
 		qsort(t->go_inl, t->go_ninl, sizeof(*t->go_inl),
 		    elfsym_go_inl_cmp);

@@ -350,14 +350,49 @@ gopclntab_pcvalue(const struct gopclntab *g, uint32_t off, uint64_t entry,
 	return (r < 0 ? r : -ENOENT);
 }
 
+static uint32_t
+gopclntab_u32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24);
+}
+
+int
+gopclntab_inl_entry(const struct gopclntab *g, const uint8_t *tree,
+    size_t len, int32_t ix, uint32_t *nameoff, int32_t *parent,
+    uint32_t *parentpc)
+{
+	size_t	 es = GOPCLNTAB_INL_SIZE(g), e;
+
+	if (ix < 0 || (size_t)ix >= GOPCLNTAB_INL_IDX_MAX ||
+	    (size_t)ix >= len / es)
+		return (-EINVAL);
+	e = (size_t)ix * es;
+	if (g->version >= 120) {
+		/* funcID, pad[3], nameOff, parentPc, startLine */
+		*nameoff = gopclntab_u32(tree + e + 4);
+		*parentpc = gopclntab_u32(tree + e + 8);
+		*parent = INT32_MIN;
+	} else {
+		/* parent int16, funcID, pad, file, line, func_, parentPc */
+		*nameoff = gopclntab_u32(tree + e + 12);
+		*parentpc = gopclntab_u32(tree + e + 16);
+		*parent = (int16_t)((uint16_t)tree[e] |
+		    (uint16_t)tree[e + 1] << 8);
+		if (*parent < 0)
+			*parent = -1;
+	}
+	return (0);
+}
+
 int
 gopclntab_inline(const struct gopclntab *g, const struct gopclntab_fn *fn,
     const uint8_t *tree, size_t len, uint64_t pc, uint32_t *nameoffs,
     size_t max)
 {
-	size_t		 n = 0, es = GOPCLNTAB_INL_SIZE(g), e;
-	uint32_t	 v, ppc;
-	int32_t		 ix;
+	size_t		 n = 0;
+	uint32_t	 no, ppc;
+	int32_t		 ix, parent;
 	int		 r;
 
 	if (fn->pcinl == 0 || !fn->has_inltree)
@@ -365,31 +400,18 @@ gopclntab_inline(const struct gopclntab *g, const struct gopclntab_fn *fn,
 	if ((r = gopclntab_pcvalue(g, fn->pcinl, fn->entry, pc, &ix)) != 0)
 		return (r == -ENOENT ? 0 : r);
 	while (ix >= 0 && n < max && n < GOPCLNTAB_INL_DEPTH) {
-		if ((size_t)ix >= GOPCLNTAB_INL_IDX_MAX || (size_t)ix >= len / es)
+		if (gopclntab_inl_entry(g, tree, len, ix, &no, &parent,
+		    &ppc) != 0)
 			return (-EINVAL);
-		e = (size_t)ix * es;
-		if (g->version >= 120) {
-			/* funcID, pad[3], nameOff, parentPc, startLine */
-			v = (uint32_t)tree[e + 4] | (uint32_t)tree[e + 5] << 8 |
-			    (uint32_t)tree[e + 6] << 16 |
-			    (uint32_t)tree[e + 7] << 24;
-			ppc = (uint32_t)tree[e + 8] | (uint32_t)tree[e + 9] << 8 |
-			    (uint32_t)tree[e + 10] << 16 |
-			    (uint32_t)tree[e + 11] << 24;
-			nameoffs[n++] = v;
-			/* The parent: the inline index at the call site. */
-			if ((r = gopclntab_pcvalue(g, fn->pcinl, fn->entry,
-			    fn->entry + ppc, &ix)) != 0)
-				return (r == -ENOENT ? (int)n : r);
-		} else {
-			/* parent int16, funcID, pad, file, line, func_ */
-			v = (uint32_t)tree[e + 12] | (uint32_t)tree[e + 13] << 8 |
-			    (uint32_t)tree[e + 14] << 16 |
-			    (uint32_t)tree[e + 15] << 24;
-			nameoffs[n++] = v;
-			ix = (int16_t)((uint16_t)tree[e] |
-			    (uint16_t)tree[e + 1] << 8);
+		nameoffs[n++] = no;
+		if (parent != INT32_MIN) {
+			ix = parent;
+			continue;
 		}
+		/* 1.20+: the parent is the inline index at the call site. */
+		if ((r = gopclntab_pcvalue(g, fn->pcinl, fn->entry,
+		    fn->entry + ppc, &ix)) != 0)
+			return (r == -ENOENT ? (int)n : r);
 	}
 	return ((int)n);
 }

@@ -121,6 +121,14 @@ int	 gopclntab_pcvalue(const struct gopclntab *, uint32_t, uint64_t,
 int	 gopclntab_inline(const struct gopclntab *, const struct gopclntab_fn *,
 	    const uint8_t *, size_t, uint64_t, uint32_t *, size_t);
 /*
+ * Entry ix of an inline tree: its nameoff, and its parent as an index
+ * (up to 1.19; -1 for none) or, from 1.20 (*parent = INT32_MIN), as the
+ * pc offset from the entry whose inline index is the parent.  0 or
+ * -EINVAL (ix outside the tree).
+ */
+int	 gopclntab_inl_entry(const struct gopclntab *, const uint8_t *, size_t,
+	    int32_t, uint32_t *, int32_t *, uint32_t *);
+/*
  * File and line of pc in fn (pcfile, pcln through cutab and filetab);
  * for inlined code, the innermost function's.  0, -ENOENT, -EINVAL.
  */
