@@ -432,6 +432,30 @@ test_real(void)
 			k++;
 	}
 	CHECK(k >= 1, "main.leaf < main.mid inlined in main.caller");
+
+	/*
+	 * The per-frame cost of the inline look-up (what a sample pays per
+	 * user frame of such a binary): addresses spread over the text, a
+	 * third in inlined code.
+	 */
+	if (t->nsyms > 0) {
+		uint64_t	 base = t->syms[0].addr, span, a;
+		size_t		 got = 0, reps = 2000000;
+
+		span = t->syms[t->nsyms - 1].addr - base + 1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (i = 0; i < reps; i++) {
+			a = i % 3 == 0 ? t->go_inl[(i * 7919) % t->go_ninl].addr :
+			    base + (i * 2654435761u) % span;
+			got += elfsym_go_inlined(t, a, n, GOPCLNTAB_INL_DEPTH);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("# inline look-up: %.1f ns a frame (%zu frames, %zu "
+		    "inlined names)\n", ((double)(t1.tv_sec - t0.tv_sec) *
+		    1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (double)reps,
+		    reps, got);
+		CHECK(got >= reps / 3, "inline look-ups answer");
+	}
 out:
 	elfsym_free(t);
 	tsu_rmtree(dir);
