@@ -310,7 +310,7 @@ load(const char *path)
 static void
 test_real(void)
 {
-	struct elfsym_table	*t = NULL;
+	struct elfsym_table	*t = NULL, *pie;
 	struct timespec		 t0, t1;
 	char			*dir, path[512], full[512], env[600];
 	char			 cmd[1200], line[1024], want[1024];
@@ -345,7 +345,8 @@ test_real(void)
 	fputs(go_src, fp);
 	fclose(fp);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && go build -o inl inl.go && "
-	    "go build -ldflags='-s -w' -o inl.s inl.go", dir);
+	    "go build -ldflags='-s -w' -o inl.s inl.go && go build "
+	    "-buildmode=pie -ldflags='-s -w' -o inl.pie.s inl.go", dir);
 	if (!CHECK(tsu_run((char *[]){ "sh", "-c", cmd, NULL }) == 0,
 	    "go build, with and without -s -w"))
 		goto out;
@@ -432,6 +433,13 @@ test_real(void)
 			k++;
 	}
 	CHECK(k >= 1, "main.leaf < main.mid inlined in main.caller");
+	/* -buildmode=pie: moduledata found, the same ranges */
+	snprintf(path, sizeof(path), "%s/inl.pie.s", dir);
+	if ((pie = load(path)) != NULL)
+		printf("# pie: %zu inline ranges\n", pie->go_ninl);
+	CHECK(pie != NULL && pie->go_ninl == t->go_ninl,
+	    "stripped PIE build: the same inline ranges");
+	elfsym_free(pie);
 
 	/*
 	 * The per-frame cost of the inline look-up (what a sample pays per
