@@ -433,6 +433,24 @@ test_real(void)
 			k++;
 	}
 	CHECK(k >= 1, "main.leaf < main.mid inlined in main.caller");
+	/* A big real binary, if the toolchain has it: Go's own compiler. */
+	snprintf(cmd, sizeof(cmd), "%s/pkg/tool/linux_amd64/compile",
+	    getenv("GOROOT_TEST") ? getenv("GOROOT_TEST") : "/usr/lib/go");
+	if (access(cmd, R_OK) == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		pie = load(cmd);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (pie != NULL)
+			printf("# %s: %zu functions, %zu inline ranges; loaded "
+			    "in %.2f ms, %zu bytes (%zu of them inline)\n", cmd,
+			    pie->go_funcs, pie->go_ninl,
+			    (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
+			    elfsym_bytes(pie), pie->go_ninl *
+			    sizeof(*pie->go_inl) + pie->go_nchain *
+			    sizeof(*pie->go_chain) + pie->go_names_len);
+		elfsym_free(pie);
+	}
 	/* -buildmode=pie: moduledata found, the same ranges */
 	snprintf(path, sizeof(path), "%s/inl.pie.s", dir);
 	if ((pie = load(path)) != NULL)
