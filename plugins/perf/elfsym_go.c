@@ -152,8 +152,8 @@ elfsym_go_span(Elf *e, uint64_t lo, uint64_t hi, struct elfsym_goscn *s)
 /*
  * moduledata.gofunc (Go 1.18+: the base of funcdata offsets): the linker's
  * runtime.firstmoduledata in .noptrdata begins with the pcHeader's address
- * (.gopclntab's) and the funcnametab slice; gofunc follows 37 words
- * later (39 from Go 1.20, which added covctrs, ecovctrs).  Go 1.19's
+ * (.gopclntab's) and the funcnametab slice; gofunc is its word 38 (40
+ * from Go 1.20, which added covctrs, ecovctrs).  Go 1.19's
  * -buildmode=pie writes them too; a linker that left them to relocations
  * (0 in the file) gives no gofunc, and no inline frames.
  */

@@ -591,9 +591,15 @@ symbolizer_user_inlined_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 	    t->go_ninl == 0 || elfsym_file_to_vaddr(t, addr - e->start +
 	    e->pgoff, &vaddr) != 0)
 		return (0);
-	/* A return address is past its call: look at the call itself. */
-	n = elfsym_go_inlined(t, ret && vaddr > 0 ? vaddr - 1 : vaddr, names,
-	    max);
+	/* A return address is past its call: look at the call itself;
+	 * none when that lies in another function than the one the frame
+	 * is named by (a call ending its function). */
+	if (ret && vaddr > 0) {
+		if (elfsym_find(t, vaddr - 1) != elfsym_find(t, vaddr))
+			return (0);
+		vaddr--;
+	}
+	n = elfsym_go_inlined(t, vaddr, names, max);
 	for (k = 0; s->insert_dso && k < n; k++)
 		names[k] = sym_with_dso(s, p->snap, i, names[k]);
 	return (n);
