@@ -3,7 +3,7 @@
  * the running execution context's cfp up to the end of its VM stack
  * (control frames grow down from vm_stack + vm_stack_size), each frame
  * with an instruction sequence giving its label, path and the line its
- * pc is at; C function frames (no pc) are skipped.  Pure over the read
+ * pc is at; C function frames (no pc) by name (ruby_ids.c) or skipped.  Pure over the read
  * callback; every length and the frame count are bounded, so hostile
  * memory costs at most max frames of reads.
  */
@@ -351,7 +351,8 @@ ruby_walk_stack(const struct ruby_mem *m, const struct ruby_offsets *o,
 	*n = 0;
 	if (max > RUBY_MAX_FRAMES)
 		max = RUBY_MAX_FRAMES;
-	if (o->cfp_size < o->cfp_iseq + 8 || o->cfp_size > sizeof(cf))
+	if (o->cfp_size < o->cfp_iseq + 8 || o->cfp_size < o->cfp_ep + 8 ||
+	    o->cfp_size > sizeof(cf))
 		return (-EINVAL);
 	if ((rc = ruby_find_ec(m, o, root, fc, &ec)) != 0 || ec == 0)
 		return (rc);
@@ -383,9 +384,17 @@ ruby_walk_stack(const struct ruby_mem *m, const struct ruby_offsets *o,
 			return (rc);
 		pc = ruby_get64(cf + o->cfp_pc);
 		iseq = ruby_get64(cf + o->cfp_iseq);
-		/* C function and dummy frames have no pc. */
-		if (pc == 0 || !ruby_is_object(iseq))
+		/* C function and dummy frames have no pc: a C function's
+		 * by its name where the symbol table is known, else left
+		 * out (a failed read there costs the frame, not the stack). */
+		if (pc == 0 || !ruby_is_object(iseq)) {
+			if (ruby_cfunc_frame(m, o, ruby_get64(cf + o->cfp_ep),
+			    fc, text, sizeof(text)) != 0)
+				continue;
+			if ((rc = fn(arg, text)) != 0)
+				return (rc);
 			continue;
+		}
 		rc = ruby_walk_frame(m, o, iseq, pc, fc, text, sizeof(text));
 		if (rc == 1)
 			continue;
