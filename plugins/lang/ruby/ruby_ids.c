@@ -26,11 +26,9 @@
 #include "rubyreader.h"
 
 #define RUBY_T_MASK		0x1f
-#define RUBY_T_ARRAY		0x07
 #define RUBY_T_IMEMO		0x1a
 #define RUBY_FL_USHIFT		12
 #define RUBY_IMEMO_MENT		6
-#define RARRAY_EMBED		(1u << 13)	/* FL_USER1 */
 #define RUBY_ID_SCOPE_SHIFT	4
 #define RUBY_ID_ENTRY_UNIT	512
 #define RUBY_ID_ENTRY_SIZE	2
@@ -126,24 +124,8 @@ ruby_ids_locate(ruby_code_fn code, void *arg, uint64_t id2str,
 	return (-ENOENT);
 }
 
-static int
-ruby_ids_u64(const struct ruby_mem *m, uint64_t addr, uint64_t *out)
-{
-	uint8_t b[8];
-	int rc, i;
-
-	if (addr == 0 || addr + 8 < addr)
-		return (-EFAULT);
-	if ((rc = m->read(m->arg, addr, b, sizeof(b))) != 0)
-		return (rc);
-	*out = 0;
-	for (i = 7; i >= 0; i--)
-		*out = *out << 8 | b[i];
-	return (0);
-}
-
-/* Element i of an Array (embedded or on the heap); no length check: the
- * caller bounds i by the table's own count and checks what it reads. */
+/* Element i of an Array; no length check: the caller bounds i by the
+ * table's own count and checks what it reads. */
 static int
 ruby_ids_aref(const struct ruby_mem *m, const struct ruby_offsets *o,
     uint64_t ary, uint64_t i, uint64_t *out)
@@ -153,16 +135,10 @@ ruby_ids_aref(const struct ruby_mem *m, const struct ruby_offsets *o,
 
 	if (ary == 0 || (ary & 7) != 0)
 		return (-EINVAL);
-	if ((rc = ruby_ids_u64(m, ary, &flags)) != 0)
+	if ((rc = ruby_read_u64(m, ary, &flags)) != 0 ||
+	    (rc = ruby_array_elems(m, o, ary, flags, &elems)) != 0)
 		return (rc);
-	if ((flags & RUBY_T_MASK) != RUBY_T_ARRAY)
-		return (-EINVAL);
-	if (flags & RARRAY_EMBED)
-		elems = ary + o->rarray_embed;
-	else if ((rc = ruby_ids_u64(m, ary + o->rarray_heap_ptr,
-	    &elems)) != 0)
-		return (rc);
-	return (ruby_ids_u64(m, elems + i * 8, out));
+	return (ruby_read_u64(m, elems + i * 8, out));
 }
 
 int
@@ -185,7 +161,7 @@ ruby_id_name(const struct ruby_mem *m, const struct ruby_offsets *o,
 	last = ruby_le32(b);
 	if (serial == 0 || serial > last || last > RUBY_MAX_SERIAL)
 		return (-EINVAL);
-	if ((rc = ruby_ids_u64(m, o->global_symbols + RUBY_SYMS_IDS,
+	if ((rc = ruby_read_u64(m, o->global_symbols + RUBY_SYMS_IDS,
 	    &ids)) != 0 ||
 	    (rc = ruby_ids_aref(m, o, ids, serial / RUBY_ID_ENTRY_UNIT,
 	    &chunk)) != 0 ||
@@ -213,20 +189,20 @@ ruby_cfunc_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
 
 	if (o->global_symbols == 0 || ep == 0 || (ep & 7) != 0)
 		return (1);
-	if ((rc = ruby_ids_u64(m, ep, &magic)) != 0)
+	if ((rc = ruby_read_u64(m, ep, &magic)) != 0)
 		return (rc);
 	if ((magic & VM_FRAME_MAGIC_MASK) != VM_FRAME_MAGIC_CFUNC)
 		return (1);
 	/* ep[VM_ENV_DATA_INDEX_ME_CREF], ep[-2]: the method entry. */
-	if ((rc = ruby_ids_u64(m, ep - 16, &me)) != 0)
+	if ((rc = ruby_read_u64(m, ep - 16, &me)) != 0)
 		return (rc);
 	if (me == 0 || (me & 7) != 0 ||
-	    (rc = ruby_ids_u64(m, me, &flags)) != 0)
+	    (rc = ruby_read_u64(m, me, &flags)) != 0)
 		return (rc != 0 ? rc : 1);
 	if ((flags & RUBY_T_MASK) != RUBY_T_IMEMO ||
 	    ((flags >> RUBY_FL_USHIFT) & 0xf) != RUBY_IMEMO_MENT)
 		return (1);
-	if ((rc = ruby_ids_u64(m, me + RUBY_ME_CALLED_ID, &id)) != 0)
+	if ((rc = ruby_read_u64(m, me + RUBY_ME_CALLED_ID, &id)) != 0)
 		return (rc);
 	if (fc != NULL) {
 		ce = &fc->c[((me >> 3) * 0x9e3779b97f4a7c15ull) >> 59 &

@@ -30,7 +30,7 @@
 #define SUCC_BLOCK_SIZE		80	/* sizeof succ_dict_block */
 #define RUBY_MAX_INSN_INFO	(1u << 20)
 
-static int
+int
 ruby_read_u64(const struct ruby_mem *m, uint64_t addr, uint64_t *out)
 {
 	uint8_t b[8];
@@ -129,6 +129,24 @@ ruby_read_string(const struct ruby_mem *m, const struct ruby_offsets *o,
 }
 
 /*
+ * Where an Array's elements are (embedded in it, or on the heap), given
+ * its flags word; -EINVAL if it is not an Array.  The length is the
+ * caller's to bound.
+ */
+int
+ruby_array_elems(const struct ruby_mem *m, const struct ruby_offsets *o,
+    uint64_t ary, uint64_t flags, uint64_t *elems)
+{
+	if ((flags & RUBY_T_MASK) != RUBY_T_ARRAY)
+		return (-EINVAL);
+	if (flags & RARRAY_EMBED) {
+		*elems = ary + o->rarray_embed;
+		return (0);
+	}
+	return (ruby_read_u64(m, ary + o->rarray_heap_ptr, elems));
+}
+
+/*
  * The path of an iseq: pathobj is a String, or an Array [path, realpath];
  * rbspy prints the absolute (real) path when there is one.
  */
@@ -146,12 +164,7 @@ ruby_read_path(const struct ruby_mem *m, const struct ruby_offsets *o,
 		return (rc);
 	if ((flags & RUBY_T_MASK) == RUBY_T_STRING)
 		return (ruby_read_string(m, o, pathobj, buf, len));
-	if ((flags & RUBY_T_MASK) != RUBY_T_ARRAY)
-		return (-EINVAL);
-	if (flags & RARRAY_EMBED)
-		elems = pathobj + o->rarray_embed;
-	else if ((rc = ruby_read_u64(m, pathobj + o->rarray_heap_ptr,
-	    &elems)) != 0)
+	if ((rc = ruby_array_elems(m, o, pathobj, flags, &elems)) != 0)
 		return (rc);
 	if ((rc = m->read(m->arg, elems, two, sizeof(two))) != 0)
 		return (rc);

@@ -156,6 +156,9 @@ struct ruby_fcache {
 int	ruby_walk_stack(const struct ruby_mem *, const struct ruby_offsets *,
 	    uint64_t, uint32_t, struct ruby_fcache *, ruby_frame_fn, void *,
 	    uint32_t *);
+int	ruby_read_u64(const struct ruby_mem *, uint64_t, uint64_t *);
+int	ruby_array_elems(const struct ruby_mem *, const struct ruby_offsets *,
+	    uint64_t, uint64_t, uint64_t *);
 int	ruby_read_string(const struct ruby_mem *,
 	    const struct ruby_offsets *, uint64_t, char *, size_t);
 int	ruby_line_of(const struct ruby_mem *, const struct ruby_offsets *,
