@@ -3,7 +3,9 @@
  * the VM, ractor and execution context, each control frame, its iseq body,
  * label and path strings and line table, formatting) on a live ruby
  * spinning at the bottom of a 20- and a 100-frame stack (the first
- * sample's frames printed, all of them with RUBY_SAMPLE_ALL set).
+ * sample's frames printed, all of them with RUBY_SAMPLE_ALL set), then on
+ * a 20-frame stack a third of which are C function frames (named from the
+ * VM's symbol table).
  * Target (issue 16): <= 50 us for 20 frames.
  *	bench/ruby_sample [samples]	(top_srcdir in the environment)
  */
@@ -49,10 +51,12 @@ now_us(clockid_t clk)
 }
 
 static void
-bench_one(const char *ruby, const char *srcdir, int frames, int samples)
+bench_one(const char *ruby, const char *srcdir, int frames, int via_c,
+    int samples)
 {
 	char script[PATH_MAX], depth[16], why[256];
-	char *argv[] = { (char *)ruby, script, depth, NULL };
+	char *argv[] = { (char *)ruby, script, depth, via_c ? "c" : NULL,
+	    NULL };
 	struct ruby_target t = { 0 };
 	double t0, t1, c0, c1;
 	uint32_t n = 0, seen;
@@ -62,8 +66,10 @@ bench_one(const char *ruby, const char *srcdir, int frames, int samples)
 
 	snprintf(script, sizeof(script), "%s/tests/workloads/ruby_deep.rb",
 	    srcdir);
-	/* <main> + recurse(depth .. 0) + spin = depth + 3 frames. */
-	snprintf(depth, sizeof(depth), "%d", frames - 3);
+	/* <main> + recurse(depth .. 0) + spin = depth + 3 frames; through
+	 * C functions, 3 frames a level. */
+	snprintf(depth, sizeof(depth), "%d", via_c ? (frames - 3) / 3 :
+	    frames - 3);
 	if ((pid = py_spawn(argv, 15000)) < 0) {
 		printf("%d frames: cannot start %s\n", frames, ruby);
 		return;
@@ -89,9 +95,9 @@ bench_one(const char *ruby, const char *srcdir, int frames, int samples)
 	}
 	c1 = now_us(CLOCK_PROCESS_CPUTIME_ID);
 	t1 = now_us(CLOCK_MONOTONIC);
-	printf("Ruby %d.%d.%d, %u frames: %.1f us CPU per sample (%.1f us "
+	printf("Ruby %d.%d.%d, %u frames%s: %.1f us CPU per sample (%.1f us "
 	    "wall), %.1f reads per sample, %d of %d failed\n", t.ver.major,
-	    t.ver.minor, t.ver.patch, n, (c1 - c0) / samples, (t1 - t0) /
+	    t.ver.minor, t.ver.patch, n, via_c ? " (a third C functions)" : "", (c1 - c0) / samples, (t1 - t0) /
 	    samples, (double)(t.pg.nreads - reads) / samples, fails, samples);
 out:
 	ruby_target_release(&t);
@@ -116,7 +122,8 @@ main(int argc, char **argv)
 	langproc_set_opener(safeopen_open_cb, NULL);
 	if (samples <= 0)
 		samples = 2000;
-	bench_one(ruby, srcdir, 20, samples);
-	bench_one(ruby, srcdir, 100, samples);
+	bench_one(ruby, srcdir, 20, 0, samples);
+	bench_one(ruby, srcdir, 100, 0, samples);
+	bench_one(ruby, srcdir, 20, 1, samples);
 	return (0);
 }

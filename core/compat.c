@@ -123,8 +123,9 @@ static const struct compat_flag compat_flags[] = {
 	  "none|line-of-function"), "java", JAVAMODES, NULL, "none", AP },
 	{ ROW("java-async-profiler-buildids", GP_OPT_BOOL, "false", 0, 0,
 	  NULL), "java", JAVAMODES, NULL, "false", AP },
+	/* The perf plugin names JVM threads (its emit.c): works. */
 	{ ROW("java-collect-thread-names", GP_OPT_BOOL, "false", 0, 0, NULL),
-	  "java", JAVAMODES, NULL, "false", AP },
+	  "java", JAVAMODES, NULL, "false", NULL },
 	/* Runtimes without a profiler here: perf's native stacks are what
 	 * gProfiler gives them when their profiler is disabled. */
 	/* The ruby plugin implements this; the row serves without it. */

@@ -57,6 +57,7 @@ struct http_req {
 	size_t			 max_body;
 	int			 fd;
 	int			 too_big;
+	int			 unix_sock;	/* over CURLOPT_UNIX_SOCKET_PATH */
 	char			 errbuf[CURL_ERROR_SIZE];
 	void			(*done)(void *, const struct http_result *);
 	void			*arg;
@@ -204,6 +205,24 @@ http_req_free(struct http_req *r)
 }
 
 /* Deliver every finished transfer to its owner. */
+/*
+ * libcurl says "Failed to connect to localhost port 80" when a unix
+ * socket refuses (a daemon stopped, its socket file left behind): say
+ * what failed, with the system's reason, in the request's own buffer.
+ */
+static const char *
+http_unix_connect_error(struct http_req *r)
+{
+	long	 oserr = 0;
+
+	curl_easy_getinfo(r->easy, CURLINFO_OS_ERRNO, &oserr);
+	snprintf(r->errbuf, sizeof(r->errbuf), "cannot connect to the "
+	    "socket: %s%s", oserr != 0 ? strerror((int)oserr) :
+	    "connection failed", oserr == ECONNREFUSED ? " (nothing "
+	    "listens on it: is the daemon running?)" : "");
+	return (r->errbuf);
+}
+
 static void
 http_check_done(void)
 {
@@ -234,6 +253,9 @@ http_check_done(void)
 				res.rc = -EFBIG;
 			res.err = r->errbuf[0] != '\0' ? r->errbuf :
 			    curl_easy_strerror(m->data.result);
+			if (m->data.result == CURLE_COULDNT_CONNECT &&
+			    r->unix_sock)
+				res.err = http_unix_connect_error(r);
 			if (r->too_big)
 				res.err = "response too large";
 		}
@@ -353,8 +375,10 @@ http_apply_opts(struct http_req *r, const struct http_req_opts *o)
 		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
 		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
 	}
-	if (o->unix_socket != NULL)
+	if (o->unix_socket != NULL) {
 		curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, o->unix_socket);
+		r->unix_sock = 1;
+	}
 	if (o->no_proxy)
 		curl_easy_setopt(e, CURLOPT_NOPROXY, "*");
 	if (o->http2) {

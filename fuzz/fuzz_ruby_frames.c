@@ -5,8 +5,10 @@
  * at its start), its first byte picks the Ruby version's offsets.
  * Hostile memory (huge stacks and lengths, wild pointers, line tables
  * out of range) must end within RUBY_MAX_FRAMES control frames of reads.
+ * The walks are repeated with a global symbol table inside the image (C
+ * function frames named), and the input is searched as code for it.
  * The same input is also given to the ELF reader as a file image.
- * FUZZ_SOURCES: plugins/lang/common/langelf.c plugins/lang/ruby/ruby_offsets.c plugins/lang/ruby/ruby_walk.c plugins/lang/ruby/ruby_maps.c plugins/lang/ruby/ruby_elf.c plugins/lang/common/langproc.c
+ * FUZZ_SOURCES: plugins/lang/common/langelf.c plugins/lang/ruby/ruby_offsets.c plugins/lang/ruby/ruby_walk.c plugins/lang/ruby/ruby_ids.c plugins/lang/ruby/ruby_maps.c plugins/lang/ruby/ruby_elf.c plugins/lang/common/langproc.c
  * FUZZ_LIBS: -lelf
  */
 #include <errno.h>
@@ -35,6 +37,20 @@ image_read(void *arg, uint64_t addr, void *buf, size_t len)
 		return (-EFAULT);
 	memcpy(buf, im->data + (addr - BASE), len);
 	return (0);
+}
+
+/* The input as code at BASE, for ruby_ids_locate. */
+static int64_t
+code_read(void *arg, uint64_t vaddr, uint8_t *buf, size_t len)
+{
+	struct image *im = arg;
+
+	if (vaddr < BASE || vaddr - BASE >= im->len)
+		return (-1);
+	if (len > im->len - (vaddr - BASE))
+		len = (size_t)(im->len - (vaddr - BASE));
+	memcpy(buf, im->data + (vaddr - BASE), len);
+	return ((int64_t)len);
 }
 
 static int
@@ -80,6 +96,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* each control frame costs a bounded number of reads */
 	if (n > RUBY_MAX_FRAMES || im.reads > 3 * 32u * (RUBY_MAX_FRAMES + 2))
 		abort();
+	/* C function frames named from a symbol table in the image */
+	if (size >= 3) {
+		uint64_t syms;
+		uint32_t op;
+
+		o.global_symbols = BASE + 8 * (uint64_t)(data[1] | data[2] << 8);
+		o.last_op_id = 0xa9;
+		im.reads = 0;
+		(void)ruby_walk_stack(&m, &o, BASE, RUBY_MAX_FRAMES, NULL,
+		    frame_cb, &total, &n);
+		if (n > RUBY_MAX_FRAMES || im.reads > 32u *
+		    (RUBY_MAX_FRAMES + 2))
+			abort();
+		(void)ruby_ids_locate(code_read, &im, BASE + data[1] % 64,
+		    &syms, &op);
+		if (syms == 0 && op != 0)
+			abort();
+	}
 	/* the line table of a body at the image's start, pc anywhere */
 	if (size >= 9) {
 		uint64_t pc = 0;

@@ -27,8 +27,10 @@ collect_add(struct perf *p, struct stackagg *a, const struct sample_view *v,
 	 * profile's comm frame is the thread name, as in perf script. */
 	memcpy(comm, v->hdr.comm, SAMPLE_COMM_LEN);
 	comm[SAMPLE_COMM_LEN] = '\0';
-	if (stackagg_add_sample(a, (int32_t)v->hdr.pid, v->hdr.gen, comm,
-	    v->kips,
+	/* Threads kept apart only when a JVM's may be named (emit.c): the
+	 * same stack of other processes' threads merges again there. */
+	if (stackagg_add_thread(a, (int32_t)v->hdr.pid, v->hdr.gen,
+	    p->java_threads ? (int32_t)v->hdr.tid : 0, comm, v->kips,
 	    v->hdr.nkern, uips, nuser, 1) != 0)
 		p->cur.agg_failures++;
 }

@@ -7,6 +7,7 @@
  * same samples, so DWARF counts are scaled by FP/DWARF totals only when
  * they differ (stochastic rounding, gprofiler-compat.md §3).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,42 @@ emit_comm(struct perf *p, const struct pidinfo *pi,
 }
 
 /*
+ * --java-collect-thread-names: a JVM's stacks as async-profiler's
+ * "threads" option gives them to gProfiler, the process's comm and then
+ * a "[name tid=N]" frame (the thread's name as the kernel has it, cut at
+ * 15 bytes; async-profiler reads the Java name, uncut).  0 when the
+ * stack is not a JVM thread's: comm and frames stay as they were.
+ */
+static int
+emit_java_thread(struct perf *p, struct pidinfo *pi,
+    const struct stack_entry *e, const char **comm, char *frame,
+    size_t len)
+{
+	const char *c;
+	char name[STACKAGG_COMM_LEN];
+	size_t i;
+	int r;
+
+	if (!p->java_threads || e->tid <= 0 || pi->pid <= 0)
+		return (0);
+	if (pi->jvm == 0 && (r = symbolizer_maps_file_gen(p->sym, pi->pid,
+	    pi->gen, "libjvm.so")) >= 0)
+		pi->jvm = r ? 2 : 1;
+	if (pi->jvm != 2)
+		return (0);
+	/* a name cannot split a frame or a line */
+	for (i = 0; i + 1 < sizeof(name) && e->comm[i] != '\0'; i++)
+		name[i] = (unsigned char)e->comm[i] < 0x20 ||
+		    e->comm[i] == ';' || e->comm[i] == 0x7f ? '?' : e->comm[i];
+	name[i] = '\0';
+	snprintf(frame, len, "[%s tid=%d]", name, (int)e->tid);
+	if ((c = symbolizer_comm_gen(p->sym, pi->pid, pi->gen)) != NULL &&
+	    c[0] != '\0')
+		*comm = c;
+	return (1);
+}
+
+/*
  * A Go image's application metadata, as gProfiler's perf profiler adds it
  * (GolangPerfMetadata): golang_version, stripped, link, and libc (null
  * when static).  gProfiler knows Go by runtime.buildVersion in .symtab, so
@@ -130,9 +167,11 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 	struct emit *em = arg;
 	struct perf *p = em->p;
 	struct pidinfo *pi = pidtab_find_gen(p->seen, e->pid, e->gen);
-	/* Room for inlined frames beside the sampled ones. */
-	const char *frames[4 * SAMPLE_MAX_DEPTH];
+	/* Room for inlined frames beside the sampled ones (and a thread
+	 * frame). */
+	const char *frames[4 * SAMPLE_MAX_DEPTH + 1], *comm;
 	const char *inl[EMIT_INLINE_MAX];
+	char thread[STACKAGG_COMM_LEN + 32];
 	size_t ni, k, room;
 	uint32_t n = 0;
 	uint64_t count;
@@ -145,6 +184,9 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 	count = em->is_dwarf ? emit_scale(e->count, em->ratio) : e->count;
 	if (count == 0)
 		return (0);
+	comm = emit_comm(p, pi, e);
+	if (emit_java_thread(p, pi, e, &comm, thread, sizeof(thread)))
+		frames[n++] = thread;
 	for (i = (int)e->nuser - 1; i >= 0; i--) {
 		frames[n] = symbolizer_user_frame_gen(p->sym, e->pid, e->gen,
 		    e->ips[e->nkern + i]);
@@ -171,8 +213,8 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 			frames[n] = "[unknown]";
 		n++;
 	}
-	if (p->api->snapshot_add_stack(em->snap, e->pid, emit_comm(p, pi, e),
-	    frames, n, count) != 0)
+	if (p->api->snapshot_add_stack(em->snap, e->pid, comm, frames, n,
+	    count) != 0)
 		em->rc = -1;
 	pi->emitted = 1;
 	return (0);

@@ -469,6 +469,10 @@ perf_start(void *priv)
 	if (p->sym != NULL)
 		symbolizer_set_insert_dso(p->sym, p->api->option_get_bool(
 		    p->ctx, "insert-dso-name") == 1);
+	/* gProfiler's async-profiler "threads": a JVM's stacks get a
+	 * "[name tid=N]" frame under the process's comm (emit.c). */
+	p->java_threads = p->api->option_get_bool(p->ctx,
+	    "java-collect-thread-names") == 1;
 	p->fp = stackagg_new();
 	p->dw = stackagg_new();
 	p->seen = pidtab_new();

@@ -16,6 +16,8 @@ struct pidinfo {
 	int32_t		 use_dwarf;	/* smart mode's choice */
 	char		 comm[16];	/* thread comm from the first sample */
 	int32_t		 emitted;	/* stacks handed to the host */
+	int32_t		 jvm;		/* maps libjvm.so: 0 unknown, 1 no,
+					 * 2 yes (asked at the emit) */
 	/* smart mode: samples and known user frames per table */
 	uint64_t	 fp_samples, fp_frames;
 	uint64_t	 dw_samples, dw_frames;

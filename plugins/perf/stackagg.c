@@ -30,10 +30,11 @@ stackagg_mix(uint64_t h, uint64_t v)
 }
 
 static uint64_t
-stackagg_hash(int32_t pid, uint32_t gen, const char *comm,
+stackagg_hash(int32_t pid, uint32_t gen, int32_t tid, const char *comm,
     const uint64_t *kips, uint16_t nk, const uint64_t *uips, uint16_t nu)
 {
-	uint64_t h = stackagg_mix(gen, ((uint64_t)(uint32_t)pid << 32) |
+	uint64_t h = stackagg_mix(gen | (uint64_t)(uint32_t)tid << 32,
+	    ((uint64_t)(uint32_t)pid << 32) |
 	    ((uint64_t)nk << 16) | nu), w[2];
 	uint16_t i;
 
@@ -123,10 +124,11 @@ stackagg_grow(struct stackagg *a)
 
 static int
 stackagg_equal(const struct stack_entry *e, uint64_t h, int32_t pid,
-    uint32_t gen, const char *comm, const uint64_t *kips, uint16_t nk,
-    const uint64_t *uips, uint16_t nu)
+    uint32_t gen, int32_t tid, const char *comm, const uint64_t *kips,
+    uint16_t nk, const uint64_t *uips, uint16_t nu)
 {
 	return (e->hash == h && e->pid == pid && e->gen == gen &&
+	    e->tid == tid &&
 	    e->nkern == nk && e->nuser == nu &&
 	    memcmp(e->comm, comm, sizeof(e->comm)) == 0 &&
 	    (nk == 0 || memcmp(e->ips, kips, nk * sizeof(*kips)) == 0) &&
@@ -165,6 +167,15 @@ stackagg_add_sample(struct stackagg *a, int32_t pid, uint32_t gen,
     const uint64_t *kips, uint16_t nk, const uint64_t *uips, uint16_t nu,
     uint64_t count)
 {
+	return (stackagg_add_thread(a, pid, gen, 0, comm, kips, nk, uips, nu,
+	    count));
+}
+
+int
+stackagg_add_thread(struct stackagg *a, int32_t pid, uint32_t gen,
+    int32_t tid, const char *comm, const uint64_t *kips, uint16_t nk,
+    const uint64_t *uips, uint16_t nu, uint64_t count)
+{
 	struct stack_entry *e, **bp;
 	char key[STACKAGG_COMM_LEN];
 	uint64_t h;
@@ -173,10 +184,11 @@ stackagg_add_sample(struct stackagg *a, int32_t pid, uint32_t gen,
 	memset(key, 0, sizeof(key));
 	if (comm != NULL)
 		strncpy(key, comm, sizeof(key) - 1);
-	h = stackagg_hash(pid, gen, key, kips, nk, uips, nu);
+	h = stackagg_hash(pid, gen, tid, key, kips, nk, uips, nu);
 	bp = &a->buckets[h & (a->nbuckets - 1)];
 	for (e = *bp; e != NULL; e = e->next) {
-		if (stackagg_equal(e, h, pid, gen, key, kips, nk, uips, nu)) {
+		if (stackagg_equal(e, h, pid, gen, tid, key, kips, nk, uips,
+		    nu)) {
 			e->count += count;
 			a->nsamples += count;
 			return (0);
@@ -189,6 +201,7 @@ stackagg_add_sample(struct stackagg *a, int32_t pid, uint32_t gen,
 	e->count = count;
 	e->pid = pid;
 	e->gen = gen;
+	e->tid = tid;
 	e->nkern = nk;
 	e->nuser = nu;
 	memcpy(e->comm, key, sizeof(e->comm));

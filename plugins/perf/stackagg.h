@@ -1,6 +1,6 @@
 /*
  * Aggregation of raw samples: a hash keyed by (pid, exec generation,
- * thread comm, kernel ips, user ips) summing counts, so a cycle keeps one
+ * thread id when asked, thread comm, kernel ips, user ips) summing counts, so a cycle keeps one
  * entry per distinct stack however
  * many samples hit it.
  */
@@ -18,6 +18,7 @@ struct stack_entry {
 	uint64_t		 count;
 	int32_t			 pid;
 	uint32_t		 gen;		/* exec generation (sampler.h) */
+	int32_t			 tid;		/* 0: not kept */
 	uint16_t		 nkern;
 	uint16_t		 nuser;
 	char			 comm[STACKAGG_COMM_LEN];	/* thread's */
@@ -48,6 +49,12 @@ int		 stackagg_add_sample(struct stackagg *, int32_t pid,
 		    uint32_t gen, const char *comm, const uint64_t *kips,
 		    uint16_t nkern,
 		    const uint64_t *uips, uint16_t nuser, uint64_t count);
+/* The same, kept apart per thread (tid; 0 merges threads): JVMs with
+ * --java-collect-thread-names. */
+int		 stackagg_add_thread(struct stackagg *, int32_t pid,
+		    uint32_t gen, int32_t tid, const char *comm,
+		    const uint64_t *kips, uint16_t nkern, const uint64_t *uips,
+		    uint16_t nuser, uint64_t count);
 /* Visit every entry (in no particular order); non-zero from cb stops. */
 int		 stackagg_foreach(const struct stackagg *,
 		    int (*cb)(const struct stack_entry *, void *), void *arg);

@@ -995,3 +995,26 @@ symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out)
 		out->table_bytes += elfsym_bytes(b->t);
 	}
 }
+
+int
+symbolizer_maps_file_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
+    const char *base)
+{
+	struct sym_proc	*p = sym_proc_find(s, pid, gen);
+	const char	*path, *b;
+	size_t		 i, bl = strlen(base);
+
+	if (p == NULL || p->snap == NULL)
+		return (-1);
+	for (i = 0; i < p->snap->maps.n; i++) {
+		if ((path = procmaps_path(&p->snap->maps,
+		    &p->snap->maps.v[i])) == NULL)
+			continue;
+		b = strrchr(path, '/');
+		b = b != NULL ? b + 1 : path;
+		if (strncmp(b, base, bl) == 0 && (b[bl] == '\0' ||
+		    strcmp(b + bl, " (deleted)") == 0))
+			return (1);
+	}
+	return (0);
+}

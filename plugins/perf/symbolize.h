@@ -128,6 +128,10 @@ struct symbolizer_go_meta {
 	int		 dynamic;	/* a PT_DYNAMIC segment */
 	int		 musl;		/* an ld-musl interpreter or mapping */
 };
+/* Whether the image maps a file whose last path component is base: 1,
+ * 0, or -1 while its maps are not known. */
+int		 symbolizer_maps_file_gen(struct symbolizer *, int32_t,
+		    uint32_t, const char *base);
 int		 symbolizer_go_meta_gen(struct symbolizer *, int32_t,
 		    uint32_t, struct symbolizer_go_meta *);
 /* Forget exited processes, free per-cycle strings, bound the caches. */

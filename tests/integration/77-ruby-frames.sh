@@ -39,7 +39,7 @@ wait_ready() {
 
 ruby "$wl" 30 "$TMP/ready" >/dev/null 2>&1 &
 hot=$!
-trap 'kill $hot $short $agent $thrpid 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'kill $hot $short $agent $thrpid $cfpid 2>/dev/null; rm -rf "$TMP"' EXIT
 wait_ready "$TMP/ready"
 ok $? "workload ready"
 # Exits about 2 s into the 5 s cycle, while it is being sampled.
@@ -141,6 +141,37 @@ sys.exit(0 if w >= 50 and other * 10 <= w else 1)
 rc=$?
 cat "$TMP/thr.res"
 ok $rc "worker_spin under \"block in <main>\": the running thread, not the sleeping main one"
+
+# C functions by name, as rbspy names them: the global symbol table is
+# found from rb_id2str's code in a libruby that does not export it.
+cf=$(realpath "$top_srcdir/tests/workloads/ruby_cfunc.rb")
+ruby "$cf" 30 "$TMP/ready.cf" >/dev/null 2>&1 &
+cfpid=$!
+wait_ready "$TMP/ready.cf"
+ok $? "C function workload ready"
+profile "$TMP/cf" 3 -f 299 --pids "$cfpid"
+ok $? "daemon ran with the C function workload"
+kill $cfpid 2>/dev/null
+col=$(ls "$TMP"/cf/profile_*.col 2>/dev/null | head -1)
+tail -n +2 "$col" | "$PYTHON3" -c '
+import re, sys
+cf = sys.argv[1]
+inside = total = 0
+pat = re.compile(r";sort_hot \(%s:\d+\)_\[rb\];sort \[c function\] "
+                 r"\(\(unknown\):0\)_\[rb\] (\d+)$" % re.escape(cf))
+for line in sys.stdin:
+    if "_[rb]" not in line:
+        continue
+    n = int(line.rsplit(" ", 1)[1])
+    total += n
+    if pat.search(line.rstrip("\n")):
+        inside += n
+print("# %d of %d samples in sort under sort_hot" % (inside, total))
+sys.exit(0 if total >= 50 and inside * 10 >= total * 8 else 1)
+' "$cf" >"$TMP/cf.res"
+rc=$?
+cat "$TMP/cf.res"
+ok $rc "\"sort [c function] ((unknown):0)_[rb]\" under sort_hot: 80% of its samples at least"
 
 for mode in "--ruby-mode disabled" "--ruby-mode none" "--no-ruby"; do
 	rm -rf "$TMP/off"

@@ -33,6 +33,21 @@
 static struct event_base	*base;
 static double			 max_gap, last_tick;
 
+static char			 logged[2048];
+
+/* Keeps the container lines logged (the sink sees every record). */
+static void
+log_keep(int level, const char *component, const char *msg, void *arg)
+{
+	size_t	 n = strlen(logged);
+
+	(void)level;
+	(void)component;
+	(void)arg;
+	if (strstr(msg, "container:") != NULL && n + 1 < sizeof(logged))
+		snprintf(logged + n, sizeof(logged) - n, "%s\n", msg);
+}
+
 static double
 now_s(void)
 {
@@ -238,6 +253,24 @@ main(void)
 	CHECK_STREQ(container_name_for_key(id), "c42", "others still named");
 	container_fini();
 	server_stop(d);
+
+	/* 4. A socket left behind by a stopped daemon: refused, said so
+	 * (libcurl's own words are "Failed to connect to localhost port
+	 * 80"), and the refresh is over at once. */
+	unlink(dsock);
+	d = server_start(dsock, "hang");
+	server_stop(d);
+	log_set_sink(log_keep, NULL);
+	CHECK_INTEQ(container_init_socks(base, &cs), 0, "init stale");
+	t = run_until_idle(10);
+	log_set_sink(NULL, NULL);
+	printf("# %s", logged);
+	CHECK(!container_refreshing() && t < 1, "a refusing socket: at once");
+	CHECK(strstr(logged, dsock) != NULL && strstr(logged,
+	    "cannot connect to the socket: Connection refused") != NULL &&
+	    strstr(logged, "port 80") == NULL,
+	    "the refusal is named with its socket, not as port 80");
+	container_fini();
 
 	unlink(dsock);
 	unlink(gsock);

@@ -74,6 +74,17 @@ main(void)
 	memset(&s, 0, sizeof(s));
 	stackagg_foreach(a, sum_cb, &s);
 	CHECK_INTEQ(s.pid7_found, 3, "usable after clear");
+
+	/* Threads: kept apart by tid, merged with tid 0 (the default). */
+	stackagg_clear(a);
+	stackagg_add_thread(a, 9, 0, 100, "w", k, 2, u, 1, 1);
+	stackagg_add_thread(a, 9, 0, 101, "w", k, 2, u, 1, 1);
+	stackagg_add_thread(a, 9, 0, 100, "w", k, 2, u, 1, 1);
+	CHECK_INTEQ(stackagg_entries(a), 2, "two tids: two entries");
+	stackagg_add_sample(a, 9, 0, "w", k, 2, u, 1, 1);
+	stackagg_add_thread(a, 9, 0, 0, "w", k, 2, u, 1, 1);
+	CHECK_INTEQ(stackagg_entries(a), 3, "tid 0 is one more, shared");
+	CHECK_INTEQ(stackagg_samples(a), 5, "every sample counted");
 	stackagg_free(a);
 	stackagg_free(NULL);
 	return (testing_done());

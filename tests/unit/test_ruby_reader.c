@@ -1,8 +1,8 @@
 /*
  * The Ruby reader over memory images laid out as the VM lays out its
  * structs (the offsets of ruby_offsets.c): frame texts as gProfiler
- * writes rbspy's, the line from the succinct line table, C frames
- * skipped, each String layout, huge lengths, unmapped pointers, a stack
+ * writes rbspy's, the line from the succinct line table, C frames by
+ * name from the global symbol table (or left out), each String layout, huge lengths, unmapped pointers, a stack
  * that is not one; then the walker over bytes captured from a live ruby
  * (every read of a walk recorded, the process killed, the walk repeated
  * over the recording), the version and symbol lookup in the real libruby
@@ -104,6 +104,9 @@ collect(void *arg, const char *text)
 #define STACK	0x12000ull
 #define NVAL	0x200u		/* VM stack size in VALUEs (4 KiB) */
 #define END	(STACK + NVAL * 8)
+#define CF_EP	0x19010ull	/* the C frame's env */
+#define SYMS	0x1a000ull	/* ruby_global_symbols */
+#define CF_SERIAL 300u		/* the C function's ID serial */
 
 /* An iseq at addr (its body at addr + 0x40) named label in path. */
 static uint64_t
@@ -199,6 +202,23 @@ build_stack(const struct ruby_offsets *o)
 	cfp += o->cfp_size;
 	put64(cfp + o->cfp_iseq, 0x14f00);
 	put64(0x14f00, 0x1a | 6u << 12);	/* imemo_ment */
+	/* its env: ep[0] the C frame's magic, ep[-2] the method entry,
+	 * whose called_id is named in the global symbol table */
+	put64(cfp + o->cfp_ep, CF_EP);
+	put64(CF_EP, 0x55550083);
+	put64(CF_EP - 16, 0x14f00);
+	put64(0x14f00 + 24, (uint64_t)CF_SERIAL << 4 | 1);
+	put32(SYMS, CF_SERIAL + 10);			/* last_id */
+	put64(SYMS + 16, SYMS + 0x100);			/* ids */
+	put64(SYMS + 0x100, 0x07);			/* T_ARRAY, heap */
+	put64(SYMS + 0x100 + o->rarray_heap_ptr, SYMS + 0x200);
+	put64(SYMS + 0x200, SYMS + 0x300);		/* chunk 0 */
+	put64(SYMS + 0x300, 0x07);
+	put64(SYMS + 0x300 + o->rarray_heap_ptr, SYMS + 0x400);
+	put64(SYMS + 0x400 + CF_SERIAL * 16, SYMS + 0x2000);
+	put_str(o, SYMS + 0x2000, "sort");
+	put64(SYMS + 0x400 + '+' * 16, SYMS + 0x2400);
+	put_str(o, SYMS + 0x2400, "+");
 	cfp += o->cfp_size;
 	put64(cfp + o->cfp_pc, 0x17000 + 8);
 	put64(cfp + o->cfp_iseq, 0x14400);
@@ -235,6 +255,129 @@ walk_version(int major, int minor)
 	    "work.rb:7)", "C frame skipped; heap String; one-entry table");
 	CHECK_STREQ(c.f[2], "<main> (/srv/app/x.rb:1)",
 	    "root: no line table, the first line; VM's top frame left out");
+
+	/* The symbol table known: the C frame by its name, as rbspy's. */
+	o.global_symbols = SYMS;
+	o.last_op_id = 0xa9;
+	memset(&c, 0, sizeof(c));
+	rc = ruby_walk_stack(&m, &o, BASE, RUBY_MAX_FRAMES, NULL, collect,
+	    &c, &n);
+	snprintf(what, sizeof(what), "%d.%d: the C function by name", major,
+	    minor);
+	CHECK(rc == 0 && c.n == 4 && strcmp(c.f[1],
+	    "sort [c function] ((unknown):0)") == 0, what);
+	{
+		static struct ruby_fcache fc;
+		int k, same = 1;
+
+		memset(&fc, 0, sizeof(fc));
+		for (k = 0; k < 2; k++) {
+			memset(&c, 0, sizeof(c));
+			rc = ruby_walk_stack(&m, &o, BASE, RUBY_MAX_FRAMES,
+			    &fc, collect, &c, &n);
+			same &= rc == 0 && c.n == 4 && strcmp(c.f[1],
+			    "sort [c function] ((unknown):0)") == 0;
+		}
+		snprintf(what, sizeof(what), "%d.%d: the C function's name "
+		    "cached by its method entry", major, minor);
+		CHECK(same, what);
+	}
+	/* An operator's ID is its own serial (at most tLAST_OP_ID). */
+	put64(0x14f00 + 24, '+');
+	memset(&c, 0, sizeof(c));
+	rc = ruby_walk_stack(&m, &o, BASE, RUBY_MAX_FRAMES, NULL, collect,
+	    &c, &n);
+	CHECK(rc == 0 && c.n == 4 && strcmp(c.f[1],
+	    "+ [c function] ((unknown):0)") == 0, "an operator's C function");
+	/* Hostile tables: the frame is left out, the stack kept. */
+	put64(0x14f00 + 24, (uint64_t)(CF_SERIAL + 11) << 4 | 1);
+	memset(&c, 0, sizeof(c));
+	rc = ruby_walk_stack(&m, &o, BASE, RUBY_MAX_FRAMES, NULL, collect,
+	    &c, &n);
+	CHECK(rc == 0 && c.n == 3, "an ID past last_id: frame left out");
+	put64(0x14f00 + 24, (uint64_t)CF_SERIAL << 4 | 1);
+	put64(SYMS + 0x100, 0x05);
+	memset(&c, 0, sizeof(c));
+	rc = ruby_walk_stack(&m, &o, BASE, RUBY_MAX_FRAMES, NULL, collect,
+	    &c, &n);
+	CHECK(rc == 0 && c.n == 3, "ids not an Array: frame left out");
+	put64(SYMS + 0x100, 0x07);
+	put64(CF_EP, 0x11110001);
+	memset(&c, 0, sizeof(c));
+	rc = ruby_walk_stack(&m, &o, BASE, RUBY_MAX_FRAMES, NULL, collect,
+	    &c, &n);
+	CHECK(rc == 0 && c.n == 3, "not a C frame's magic: left out");
+}
+
+/* Code bytes for ruby_ids_locate: a buffer at a virtual address. */
+struct code {
+	const uint8_t	*b;
+	size_t		 len;
+	uint64_t	 vaddr;
+};
+
+static int64_t
+code_read(void *arg, uint64_t vaddr, uint8_t *buf, size_t len)
+{
+	const struct code *c = arg;
+
+	if (vaddr < c->vaddr || vaddr - c->vaddr >= c->len)
+		return (-1);
+	if (len > c->len - (vaddr - c->vaddr))
+		len = c->len - (vaddr - c->vaddr);
+	memcpy(buf, c->b + (vaddr - c->vaddr), len);
+	return ((int64_t)len);
+}
+
+static void
+put_rel(uint8_t *at, uint64_t next_ip, uint64_t target)
+{
+	int32_t rel = (int32_t)(target - next_ip);
+	int i;
+
+	for (i = 0; i < 4; i++)
+		at[i] = (uint8_t)((uint32_t)rel >> (8 * i));
+}
+
+static void
+test_ids_locate(void)
+{
+	/* As Debian's 3.1 (rb_id2str tail-calls get_id_serial_entry):
+	 * mov %rdi,%rax; shr $4,%rax; cmp $0xa9,%rdi; cmova %eax,%edi;
+	 * xor %esi,%esi; jmp F.  F: ... cmp %edi,last_id(%rip) ...
+	 * mov ids(%rip),%rdi. */
+	static const uint8_t head[] = { 0x48, 0x89, 0xf8, 0x48, 0xc1, 0xe8,
+	    0x04, 0x48, 0x81, 0xff, 0xa9, 0x00, 0x00, 0x00, 0x0f, 0x47, 0xf8,
+	    0x31, 0xf6, 0xe9 };
+	uint8_t text[0x400];
+	struct code c = { text, sizeof(text), 0x206000 };
+	uint64_t id2str = 0x206300, f = 0x206010, syms = 0x3af1c0, got;
+	uint32_t op;
+
+	memset(text, 0x90, sizeof(text));
+	memcpy(text + 0x300, head, sizeof(head));
+	put_rel(text + 0x300 + sizeof(head), id2str + sizeof(head) + 4, f);
+	text[0x39] = 0x39; text[0x3a] = 0x3d;		/* cmp %edi, rel */
+	put_rel(text + 0x3b, f + 0x29 + 6, syms);
+	text[0x41] = 0x48; text[0x42] = 0x8b; text[0x43] = 0x3d;
+	put_rel(text + 0x44, f + 0x31 + 7, syms + 16);
+	CHECK(ruby_ids_locate(code_read, &c, id2str, &got, &op) == 0 &&
+	    got == syms && op == 0xa9, "ids: found through the tail call");
+	/* The load 8 bytes after the compare's operand: not the table. */
+	put_rel(text + 0x44, f + 0x31 + 7, syms + 8);
+	CHECK(ruby_ids_locate(code_read, &c, id2str, &got, &op) == -ENOENT &&
+	    got == 0 && op == 0, "ids: operands not 16 bytes apart refused");
+	put_rel(text + 0x44, f + 0x31 + 7, syms + 16);
+	/* The same code inline in rb_id2str. */
+	memcpy(text + 0x300 + 14, text + 0x39, 15);
+	CHECK(ruby_ids_locate(code_read, &c, id2str, &got, &op) == 0 &&
+	    got == syms + (id2str + 14) - (f + 0x29), "ids: found inline");
+	/* No tLAST_OP_ID compare, or nothing mapped: not found. */
+	text[0x300 + 8] = 0x83;
+	CHECK(ruby_ids_locate(code_read, &c, id2str, &got, &op) == -ENOENT,
+	    "ids: no tLAST_OP_ID compare: not found");
+	CHECK(ruby_ids_locate(code_read, &c, 0x100, &got, &op) == -ENOENT,
+	    "ids: rb_id2str outside the code: not found");
 }
 
 static void
@@ -523,6 +666,11 @@ test_real_library(void)
 		char id[160];
 
 		ruby_elf_buildid_text(&re, id, sizeof(id));
+		printf("# ruby_global_symbols at %#jx, tLAST_OP_ID %#x\n",
+		    (uintmax_t)re.global_symbols, re.last_op_id);
+		CHECK(re.global_symbols != 0 && re.last_op_id == 0xa9,
+		    "libruby-3.1: the global symbol table found from "
+		    "rb_id2str's code");
 		CHECK(strncmp(re.description, "ruby 3.1.", 9) == 0 &&
 		    strncmp(id, "buildid:", 8) == 0 && strlen(id) == 8 + 40,
 		    "libruby-3.1: its description and build id");
@@ -678,6 +826,7 @@ int
 main(void)
 {
 	test_walk();
+	test_ids_locate();
 	test_versions();
 	test_maps();
 	test_appid();

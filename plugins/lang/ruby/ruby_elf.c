@@ -53,6 +53,10 @@ ruby_elf_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		else if (strcmp(name, "ruby_version") == 0 &&
 		    re->version_sym == 0)
 			re->version_sym = sym.st_value;
+		else if (strcmp(name, "rb_id2str") == 0 &&
+		    GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+		    re->id2str_sym == 0)
+			re->id2str_sym = sym.st_value;
 	}
 }
 
@@ -204,10 +208,48 @@ ruby_elf_read(Elf *elf, struct ruby_elf *pe)
 	    -ENOENT);
 }
 
-static int
-ruby_elf_walk(Elf *elf, void *re)
+/* Code bytes at a virtual address: from the executable section holding
+ * it, only those bytes (libelf reads no whole section for them). */
+static int64_t
+ruby_elf_code(void *arg, uint64_t vaddr, uint8_t *buf, size_t len)
 {
-	return (ruby_elf_read(elf, re));
+	Elf *elf = arg;
+	Elf_Scn *scn = NULL;
+	Elf_Data *d;
+	GElf_Shdr sh;
+	uint64_t off;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || vaddr < sh.sh_addr ||
+		    vaddr - sh.sh_addr >= sh.sh_size)
+			continue;
+		off = vaddr - sh.sh_addr;
+		if (len > sh.sh_size - off)
+			len = (size_t)(sh.sh_size - off);
+		if ((d = elf_getdata_rawchunk(elf, (int64_t)(sh.sh_offset +
+		    off), len, ELF_T_BYTE)) == NULL || d->d_buf == NULL ||
+		    d->d_size < len)
+			return (-1);
+		memcpy(buf, d->d_buf, len);
+		return ((int64_t)len);
+	}
+	return (-1);
+}
+
+static int
+ruby_elf_walk(Elf *elf, void *arg)
+{
+	struct ruby_elf *re = arg;
+	int rc;
+
+	if ((rc = ruby_elf_read(elf, re)) != 0)
+		return (rc);
+	if (re->id2str_sym != 0)
+		(void)ruby_ids_locate(ruby_elf_code, elf, re->id2str_sym,
+		    &re->global_symbols, &re->last_op_id);
+	return (0);
 }
 
 /* -ENOEXEC: not an x86-64 ELF; -ENOENT: no Ruby VM in it. */

@@ -111,6 +111,7 @@ ruby_offsets_for(const struct ruby_version *v, struct ruby_offsets *o,
 	o->ec_cfp = 16;
 	o->cfp_pc = 0;
 	o->cfp_iseq = 16;
+	o->cfp_ep = 32;		/* pc, sp, iseq, self, ep: 2.7-3.4 */
 	o->cfp_size = ruby_offsets_table[i].cfp_size;
 	o->iseq_body = 16;
 	o->body_type = 0;

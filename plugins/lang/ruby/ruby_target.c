@@ -138,6 +138,11 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 	}
 	t->root = ob.start - pe.first_load_vaddr + (t->off.ec_direct ?
 	    pe.current_ec_ptr : pe.current_vm_ptr);
+	if (pe.global_symbols != 0) {
+		t->off.global_symbols = ob.start - pe.first_load_vaddr +
+		    pe.global_symbols;
+		t->off.last_op_id = pe.last_op_id;
+	}
 	/* Trial read: the chain must be walkable now (often empty). */
 	if (langproc_pages_init(&t->pg, pid) != 0 ||
 	    (t->fcache = calloc(1, sizeof(*t->fcache))) == NULL) {

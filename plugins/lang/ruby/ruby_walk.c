@@ -3,7 +3,7 @@
  * the running execution context's cfp up to the end of its VM stack
  * (control frames grow down from vm_stack + vm_stack_size), each frame
  * with an instruction sequence giving its label, path and the line its
- * pc is at; C function frames (no pc) are skipped.  Pure over the read
+ * pc is at; C function frames (no pc) by name (ruby_ids.c) or skipped.  Pure over the read
  * callback; every length and the frame count are bounded, so hostile
  * memory costs at most max frames of reads.
  */
@@ -30,7 +30,7 @@
 #define SUCC_BLOCK_SIZE		80	/* sizeof succ_dict_block */
 #define RUBY_MAX_INSN_INFO	(1u << 20)
 
-static int
+int
 ruby_read_u64(const struct ruby_mem *m, uint64_t addr, uint64_t *out)
 {
 	uint8_t b[8];
@@ -129,6 +129,24 @@ ruby_read_string(const struct ruby_mem *m, const struct ruby_offsets *o,
 }
 
 /*
+ * Where an Array's elements are (embedded in it, or on the heap), given
+ * its flags word; -EINVAL if it is not an Array.  The length is the
+ * caller's to bound.
+ */
+int
+ruby_array_elems(const struct ruby_mem *m, const struct ruby_offsets *o,
+    uint64_t ary, uint64_t flags, uint64_t *elems)
+{
+	if ((flags & RUBY_T_MASK) != RUBY_T_ARRAY)
+		return (-EINVAL);
+	if (flags & RARRAY_EMBED) {
+		*elems = ary + o->rarray_embed;
+		return (0);
+	}
+	return (ruby_read_u64(m, ary + o->rarray_heap_ptr, elems));
+}
+
+/*
  * The path of an iseq: pathobj is a String, or an Array [path, realpath];
  * rbspy prints the absolute (real) path when there is one.
  */
@@ -146,12 +164,7 @@ ruby_read_path(const struct ruby_mem *m, const struct ruby_offsets *o,
 		return (rc);
 	if ((flags & RUBY_T_MASK) == RUBY_T_STRING)
 		return (ruby_read_string(m, o, pathobj, buf, len));
-	if ((flags & RUBY_T_MASK) != RUBY_T_ARRAY)
-		return (-EINVAL);
-	if (flags & RARRAY_EMBED)
-		elems = pathobj + o->rarray_embed;
-	else if ((rc = ruby_read_u64(m, pathobj + o->rarray_heap_ptr,
-	    &elems)) != 0)
+	if ((rc = ruby_array_elems(m, o, pathobj, flags, &elems)) != 0)
 		return (rc);
 	if ((rc = m->read(m->arg, elems, two, sizeof(two))) != 0)
 		return (rc);
@@ -351,7 +364,8 @@ ruby_walk_stack(const struct ruby_mem *m, const struct ruby_offsets *o,
 	*n = 0;
 	if (max > RUBY_MAX_FRAMES)
 		max = RUBY_MAX_FRAMES;
-	if (o->cfp_size < o->cfp_iseq + 8 || o->cfp_size > sizeof(cf))
+	if (o->cfp_size < o->cfp_iseq + 8 || o->cfp_size < o->cfp_ep + 8 ||
+	    o->cfp_size > sizeof(cf))
 		return (-EINVAL);
 	if ((rc = ruby_find_ec(m, o, root, fc, &ec)) != 0 || ec == 0)
 		return (rc);
@@ -383,9 +397,17 @@ ruby_walk_stack(const struct ruby_mem *m, const struct ruby_offsets *o,
 			return (rc);
 		pc = ruby_get64(cf + o->cfp_pc);
 		iseq = ruby_get64(cf + o->cfp_iseq);
-		/* C function and dummy frames have no pc. */
-		if (pc == 0 || !ruby_is_object(iseq))
+		/* C function and dummy frames have no pc: a C function's
+		 * by its name where the symbol table is known, else left
+		 * out (a failed read there costs the frame, not the stack). */
+		if (pc == 0 || !ruby_is_object(iseq)) {
+			if (ruby_cfunc_frame(m, o, ruby_get64(cf + o->cfp_ep),
+			    fc, text, sizeof(text)) != 0)
+				continue;
+			if ((rc = fn(arg, text)) != 0)
+				return (rc);
 			continue;
+		}
 		rc = ruby_walk_frame(m, o, iseq, pc, fc, text, sizeof(text));
 		if (rc == 1)
 			continue;

@@ -37,6 +37,7 @@ struct ruby_offsets {
 	/* rb_control_frame_t */
 	uint32_t	 cfp_pc;
 	uint32_t	 cfp_iseq;
+	uint32_t	 cfp_ep;
 	uint32_t	 cfp_size;
 	/* rb_iseq_t, rb_iseq_constant_body, rb_iseq_location_t */
 	uint32_t	 iseq_body;
@@ -59,6 +60,13 @@ struct ruby_offsets {
 	int		 rstring_len_in_flags;	/* <= 3.1 */
 	uint32_t	 rarray_embed;
 	uint32_t	 rarray_heap_ptr;
+	/*
+	 * Not offsets but this target's facts (ruby_ids.c): where the
+	 * global symbol table is in the target (0: not found, C function
+	 * frames are left out) and its tLAST_OP_ID.
+	 */
+	uint64_t	 global_symbols;
+	uint32_t	 last_op_id;
 };
 
 /* Reads len bytes at addr of the target; 0 or -errno (-ESRCH: gone). */
@@ -82,6 +90,9 @@ struct ruby_elf {
 	uint64_t	 version_sym;		/* &ruby_version[] */
 	uint64_t	 description_sym;	/* &ruby_description[] */
 	uint64_t	 first_load_vaddr;
+	uint64_t	 id2str_sym;		/* &rb_id2str */
+	uint64_t	 global_symbols;	/* &ruby_global_symbols, 0 */
+	uint32_t	 last_op_id;		/* tLAST_OP_ID, 0 */
 	struct ruby_version ver;
 	int		 has_ver;
 	char		 description[128];	/* "ruby 3.1.2p20 ..." */
@@ -96,7 +107,9 @@ void	ruby_elf_buildid_text(const struct ruby_elf *, char *, size_t);
 /* --- ruby_walk.c ------------------------------------------------------ */
 /*
  * Calls fn once per frame, leaf first, with the frame text as gProfiler
- * writes rbspy's ("label (path:line)"); C function frames are skipped.
+ * writes rbspy's ("label (path:line)"); C function frames as rbspy names
+ * them ("name [c function] ((unknown):0)") where the target's symbol table
+ * was found, else skipped.
  * The line is the one executing, from the iseq's line table, or the
  * method's first line when the table cannot be read.  Walks at most max
  * control frames.  0 (the control frames visited in *n), -errno of the
@@ -125,8 +138,17 @@ struct ruby_fentry {
 	char		 text[RUBY_MAX_FRAME_TEXT];	/* last */
 };
 
+/* C function names by method entry (and ID, should the entry be reused). */
+#define RUBY_CCACHE	32
+
+struct ruby_centry {
+	uint64_t	 me, id;
+	char		 name[RUBY_MAX_NAME];
+};
+
 struct ruby_fcache {
 	struct ruby_fentry e[RUBY_FCACHE];
+	struct ruby_centry c[RUBY_CCACHE];
 	uint64_t	 ractor;	/* the main ractor, once read */
 	uint64_t	 hits, misses;
 };
@@ -134,10 +156,23 @@ struct ruby_fcache {
 int	ruby_walk_stack(const struct ruby_mem *, const struct ruby_offsets *,
 	    uint64_t, uint32_t, struct ruby_fcache *, ruby_frame_fn, void *,
 	    uint32_t *);
+int	ruby_read_u64(const struct ruby_mem *, uint64_t, uint64_t *);
+int	ruby_array_elems(const struct ruby_mem *, const struct ruby_offsets *,
+	    uint64_t, uint64_t, uint64_t *);
 int	ruby_read_string(const struct ruby_mem *,
 	    const struct ruby_offsets *, uint64_t, char *, size_t);
 int	ruby_line_of(const struct ruby_mem *, const struct ruby_offsets *,
 	    uint64_t, uint64_t, uint32_t *);
+
+/* --- ruby_ids.c ------------------------------------------------------ */
+/* Up to len bytes of the object's code at vaddr: the count, or <= 0. */
+typedef int64_t	(*ruby_code_fn)(void *, uint64_t, uint8_t *, size_t);
+int	ruby_ids_locate(ruby_code_fn, void *, uint64_t, uint64_t *,
+	    uint32_t *);
+int	ruby_id_name(const struct ruby_mem *, const struct ruby_offsets *,
+	    uint64_t, char *, size_t);
+int	ruby_cfunc_frame(const struct ruby_mem *, const struct ruby_offsets *,
+	    uint64_t, struct ruby_fcache *, char *, size_t);
 
 /* --- ruby_appid.c ----------------------------------------------------- */
 int	ruby_appid(const char *const *, int, const char *, char *, size_t);

@@ -20,13 +20,25 @@ public class HotLoop {
 		return x;
 	}
 
-	public static void main(String[] args) {
-		long secs = args.length > 0 ? Long.parseLong(args[0]) : 20;
+	static void run(long secs) {
 		long end = System.nanoTime() + secs * 1000000000L;
 		long x = 1;
 
 		while (System.nanoTime() < end)
 			x = spin(x);
 		sink = x;
+	}
+
+	public static void main(String[] args) throws InterruptedException {
+		long secs = args.length > 0 ? Long.parseLong(args[0]) : 20;
+
+		/* "thread": the work in a thread named hot-worker, main waits */
+		if (args.length > 1 && args[1].equals("thread")) {
+			Thread t = new Thread(() -> run(secs), "hot-worker");
+
+			t.start();
+			t.join();
+		} else
+			run(secs);
 	}
 }
