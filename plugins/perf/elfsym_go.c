@@ -408,6 +408,8 @@ elfsym_go_inl_read(struct elfsym_table *t, const struct elfsym_go *go,
 		hi = at > hi ? at : hi;
 	}
 	memset(&s, 0, sizeof(s));
+	if (lo > hi)
+		t->go_inl_state = 0;	/* nothing inlined (-gcflags=-l) */
 	if (lo > hi || elfsym_go_span(go->e, lo, hi + ELFSYM_GO_TREE_SLACK,
 	    &s) != 0) {
 		free(t->go_names);
