@@ -579,6 +579,9 @@ elfsym_free(struct elfsym_table *t)
 	free(t->attr);
 	free(t->names);
 	free(t->debuglink);
+	free(t->go_inl);
+	free(t->go_chain);
+	free(t->go_names);
 	if (t->fd >= 0)
 		close(t->fd);
 	free(t);
@@ -679,5 +682,7 @@ size_t
 elfsym_bytes(const struct elfsym_table *t)
 {
 	return (sizeof(*t) + t->nsyms * (sizeof(*t->syms) + 1) +
-	    (t->names != NULL ? t->names_len : 0));
+	    (t->names != NULL ? t->names_len : 0) +
+	    t->go_ninl * sizeof(*t->go_inl) +
+	    t->go_nchain * sizeof(*t->go_chain) + t->go_names_len);
 }

@@ -23,6 +23,15 @@ struct elfsym_sym {
 	uint32_t	 name;		/* offset into names */
 };
 
+/* A stripped Go binary's inlined code: [addr, addr + size) runs the
+ * functions chain[0] names (how many), then chain[1..] (names' offsets
+ * in go_names, the innermost first). */
+struct elfsym_goinl {
+	uint64_t	 addr;
+	uint32_t	 size;
+	uint32_t	 chain;		/* index in go_chain */
+};
+
 struct elfsym_seg {
 	uint64_t	 vaddr;
 	uint64_t	 off;
@@ -65,6 +74,15 @@ struct elfsym_table {
 	/* What gProfiler's Go application metadata says of the binary;
 	 * the version as `go version` prints it ("go1.19.8"). */
 	char			 go_buildver[GOBUILDINFO_VER_MAX];
+	/* Inlined frames from .gopclntab (FUNCDATA_InlTree): sorted
+	 * ranges, their chains, and a copy of funcnametab they name. */
+	struct elfsym_goinl	*go_inl;
+	size_t			 go_ninl;
+	uint32_t		*go_chain;
+	size_t			 go_nchain;
+	char			*go_names;
+	size_t			 go_names_len;
+	int			 go_inl_state;	/* 0 read, -errno: none */
 	int			 go_buildinfo;	/* 0: read; -ENOENT: none */
 	int			 symtab_sect;	/* a SHT_SYMTAB section, even
 						 * empty ("stripped" is none) */
@@ -100,6 +118,14 @@ const char	*elfsym_name(const struct elfsym_table *, size_t, char *,
 /* Lower-case hex of the build-id into buf (2 * len + 1); "" without one. */
 void		 elfsym_build_id_hex(const struct elfsym_table *, char *,
 		    size_t);
+/*
+ * The functions a stripped Go binary inlined at vaddr, from its
+ * .gopclntab: up to max names, the innermost first; their count (0:
+ * none, or not such a binary).  vaddr is an instruction (a return
+ * address less one).
+ */
+size_t		 elfsym_go_inlined(const struct elfsym_table *, uint64_t,
+		    const char **, size_t);
 /* Heap bytes held by the table. */
 size_t		 elfsym_bytes(const struct elfsym_table *);
 

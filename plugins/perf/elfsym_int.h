@@ -29,7 +29,9 @@ struct elfsym_build {
  * before reading (its names are copied, so the load is not lazy).
  */
 struct elfsym_go {
+	Elf		*e;
 	Elf_Scn		*scn;		/* .gopclntab; NULL: none */
+	Elf_Scn		*noptrdata;	/* .noptrdata: runtime.firstmoduledata */
 	Elf_Scn		*buildinfo;	/* .go.buildinfo; NULL: none */
 	uint64_t	 text;		/* .text address (1.18+ PIE base) */
 	int		 symtab;	/* a SHT_SYMTAB section exists */

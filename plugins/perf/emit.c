@@ -16,6 +16,8 @@
 #include "stackagg.h"
 #include "symbolize.h"
 
+#define EMIT_INLINE_MAX	32	/* inlined frames per sampled one */
+
 struct emit {
 	struct perf		*p;
 	struct gp_snapshot	*snap;
@@ -165,8 +167,12 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 	struct emit *em = arg;
 	struct perf *p = em->p;
 	struct pidinfo *pi = pidtab_find_gen(p->seen, e->pid, e->gen);
-	const char *frames[2 * SAMPLE_MAX_DEPTH + 1], *comm;
+	/* Room for inlined frames beside the sampled ones (and a thread
+	 * frame). */
+	const char *frames[4 * SAMPLE_MAX_DEPTH + 1], *comm;
+	const char *inl[EMIT_INLINE_MAX];
 	char thread[STACKAGG_COMM_LEN + 32];
+	size_t ni, k, room;
 	uint32_t n = 0;
 	uint64_t count;
 	int i;
@@ -190,6 +196,16 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 		if (emit_known(frames[n]) && frames[n][0] != '(')
 			p->cur.user_resolved += count;
 		n++;
+		/* Functions inlined there, under it (pprof and perf
+		 * --inline show them so): outermost first.  Room is kept
+		 * for the frames still to come. */
+		room = sizeof(frames) / sizeof(frames[0]) - n -
+		    (size_t)i - e->nkern;
+		ni = symbolizer_user_inlined_gen(p->sym, e->pid, e->gen,
+		    e->ips[e->nkern + i], i > 0, inl,
+		    room < EMIT_INLINE_MAX ? room : EMIT_INLINE_MAX);
+		for (k = ni; k > 0; k--)
+			frames[n++] = inl[k - 1];
 	}
 	for (i = (int)e->nkern - 1; i >= 0; i--) {
 		frames[n] = symbolizer_kernel_frame(p->sym, e->ips[i]);

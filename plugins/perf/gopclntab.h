@@ -32,6 +32,49 @@ struct gopclntab {
 	uint64_t	 text_start;	/* 1.18+: base of entry offsets */
 	size_t		 funcname;	/* offset of funcnametab in p */
 	size_t		 pcln;		/* offset of pclntab (functab) in p */
+	unsigned	 minlc;		/* pc quantum: 1 (x86), 4 (arm64) */
+	size_t		 cutab;		/* offset of cutab (uint32 file offsets) */
+	size_t		 filetab;	/* offset of filetab (NUL-ended names) */
+	size_t		 pctab;		/* offset of pctab (pc-value tables) */
+};
+
+/*
+ * What a function's _func record says beyond its name: the pc-value
+ * tables of file, line and inline index (offsets into pctab, 0: none)
+ * and where its inline tree (FUNCDATA_InlTree) lies.  The tree is not in
+ * .gopclntab: Go 1.18+ give an offset from moduledata.gofunc (the
+ * go:func.* data in .rodata), 1.16/1.17 its address.
+ */
+struct gopclntab_fn {
+	uint64_t	 entry;
+	uint64_t	 end;
+	uint32_t	 nameoff;	/* into funcnametab */
+	uint32_t	 pcfile;
+	uint32_t	 pcln;
+	uint32_t	 pcinl;		/* PCDATA_InlTreeIndex */
+	uint32_t	 cuoff;		/* first of its files in cutab */
+	int		 has_inltree;
+	uint64_t	 inltree;	/* 1.18+: gofunc offset; 1.16: address */
+};
+
+/*
+ * One entry of an inline tree (runtime.inlinedCall): 20 bytes up to Go
+ * 1.19 (parent index, file, line, func_, parentPc), 16 from 1.20
+ * (funcID, nameOff, parentPc, startLine: the parent is the inline index
+ * at entry + parentPc).
+ */
+#define GOPCLNTAB_INL_SIZE(g)	((g)->version >= 120 ? 16u : 20u)
+#define GOPCLNTAB_INL_DEPTH	32	/* deeper chains are cut */
+#define GOPCLNTAB_INL_IDX_MAX	65536	/* larger tree indexes refused */
+
+/* A walk over a pc-value table: the ranges [lo, hi) and their values. */
+struct gopclntab_pciter {
+	const struct gopclntab	*g;
+	size_t			 p;	/* next byte in g->p */
+	uint64_t		 pc;
+	uint64_t		 entry;
+	int32_t			 val;
+	int			 done;
 };
 
 /*
@@ -51,6 +94,46 @@ int	 gopclntab_func(const struct gopclntab *, size_t, uint64_t *,
 	    uint64_t *, const char **, size_t *);
 /* Index of the function holding pc (binary search), or -1. */
 long	 gopclntab_find(const struct gopclntab *, uint64_t);
+/* Function i's record (pc-value tables, inline tree); 0 or -EINVAL. */
+int	 gopclntab_fn(const struct gopclntab *, size_t, struct gopclntab_fn *);
+/* A name in funcnametab (nameoff from a _func or an inline entry). */
+int	 gopclntab_name(const struct gopclntab *, uint32_t, const char **,
+	    size_t *);
+/*
+ * Walk the pc-value table at pctab offset off of the function starting
+ * at entry (runtime.step): each gopclntab_pcnext gives the next range
+ * and its value; 1, 0 at the end, -EINVAL on bytes past the buffer.
+ */
+void	 gopclntab_pcstart(struct gopclntab_pciter *, const struct gopclntab *,
+	    uint32_t, uint64_t);
+int	 gopclntab_pcnext(struct gopclntab_pciter *, uint64_t *, uint64_t *,
+	    int32_t *);
+/* The value at pc (runtime.pcvalue): 0, -ENOENT (pc not covered). */
+int	 gopclntab_pcvalue(const struct gopclntab *, uint32_t, uint64_t,
+	    uint64_t, int32_t *);
+/*
+ * The functions inlined at pc of fn, given the bytes of its inline tree
+ * (tree, len: entry k at k * GOPCLNTAB_INL_SIZE): up to max nameoffs,
+ * the innermost first; their count (0: pc is in fn's own code), or
+ * -EINVAL.  pc is an instruction of fn (for a return address, the
+ * caller passes ret - 1, as runtime's tracepc).
+ */
+int	 gopclntab_inline(const struct gopclntab *, const struct gopclntab_fn *,
+	    const uint8_t *, size_t, uint64_t, uint32_t *, size_t);
+/*
+ * Entry ix of an inline tree: its nameoff, and its parent as an index
+ * (up to 1.19; -1 for none) or, from 1.20 (*parent = INT32_MIN), as the
+ * pc offset from the entry whose inline index is the parent.  0 or
+ * -EINVAL (ix outside the tree).
+ */
+int	 gopclntab_inl_entry(const struct gopclntab *, const uint8_t *, size_t,
+	    int32_t, uint32_t *, int32_t *, uint32_t *);
+/*
+ * File and line of pc in fn (pcfile, pcln through cutab and filetab);
+ * for inlined code, the innermost function's.  0, -ENOENT, -EINVAL.
+ */
+int	 gopclntab_line(const struct gopclntab *, const struct gopclntab_fn *,
+	    uint64_t, const char **, size_t *, int32_t *);
 /* "1.16" ... for the log. */
 const char *gopclntab_version(const struct gopclntab *);
 

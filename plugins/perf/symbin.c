@@ -309,6 +309,14 @@ sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 		    "%zu functions named from .gopclntab (Go %s format)",
 		    b->path, t->go_funcs, t->go_version == 116 ? "1.16-1.17" :
 		    t->go_version == 118 ? "1.18-1.19" : "1.20+");
+	if (t->go_funcs > 0 && t->go_inl_state == 0)
+		sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: %zu ranges of "
+		    "inlined code from its inline trees", b->path, t->go_ninl);
+	else if (t->go_funcs > 0)
+		sym_log(s, GP_LOG_INFO, "symbolizer: %s: stripped Go binary "
+		    "whose inline trees were not found (no moduledata.gofunc "
+		    "in .noptrdata): its inlined functions stay in their "
+		    "callers' frames", b->path);
 	if (t->go_buildinfo == -ENOTSUP)
 		sym_log(s, GP_LOG_INFO, "symbolizer: %s: .go.buildinfo in a "
 		    "layout not read (big-endian, or odd pointers): no "

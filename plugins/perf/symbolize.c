@@ -570,6 +570,41 @@ sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	return (sym_dso_name(sn, i));
 }
 
+size_t
+symbolizer_user_inlined_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
+    uint64_t addr, int ret, const char **names, size_t max)
+{
+	const struct procmaps_entry	*e;
+	const struct elfsym_table	*t;
+	struct sym_proc			*p;
+	uint64_t			 vaddr;
+	size_t				 n, k;
+	long				 i;
+
+	/* After symbolizer_user_frame_gen: its maps are current. */
+	if ((p = sym_proc_find(s, pid, gen)) == NULL || p->snap == NULL ||
+	    (i = procmaps_find(&p->snap->maps, addr)) < 0)
+		return (0);
+	e = &p->snap->maps.v[i];
+	/* Only a stripped Go binary's table has inline ranges. */
+	if ((t = sym_binary_table(s, p->snap->bins[i])) == NULL ||
+	    t->go_ninl == 0 || elfsym_file_to_vaddr(t, addr - e->start +
+	    e->pgoff, &vaddr) != 0)
+		return (0);
+	/* A return address is past its call: look at the call itself;
+	 * none when that lies in another function than the one the frame
+	 * is named by (a call ending its function). */
+	if (ret && vaddr > 0) {
+		if (elfsym_find(t, vaddr - 1) != elfsym_find(t, vaddr))
+			return (0);
+		vaddr--;
+	}
+	n = elfsym_go_inlined(t, vaddr, names, max);
+	for (k = 0; s->insert_dso && k < n; k++)
+		names[k] = sym_with_dso(s, p->snap, i, names[k]);
+	return (n);
+}
+
 const char *
 symbolizer_user_frame(struct symbolizer *s, int32_t pid, uint64_t addr)
 {

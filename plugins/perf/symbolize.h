@@ -101,6 +101,15 @@ int		 symbolizer_process_seen_gen(struct symbolizer *, int32_t,
 const char	*symbolizer_comm_gen(struct symbolizer *, int32_t, uint32_t);
 const char	*symbolizer_user_frame_gen(struct symbolizer *, int32_t,
 		    uint32_t, uint64_t);
+/*
+ * The functions the compiler inlined into the frame at addr, which
+ * symbolizer_user_frame_gen names by the function holding the code: up
+ * to max names, the innermost first (a stripped Go binary's .gopclntab
+ * records them; other binaries have none: 0).  ret: addr is a return
+ * address (every frame but the leaf).  Borrowed as the frame's names.
+ */
+size_t		 symbolizer_user_inlined_gen(struct symbolizer *, int32_t,
+		    uint32_t, uint64_t, int, const char **, size_t);
 /* Re-read the image's maps now, while it lives, if one of the n user
  * addresses lies outside them (libraries mapped after the first look). */
 void		 symbolizer_cover_gen(struct symbolizer *, int32_t, uint32_t,
