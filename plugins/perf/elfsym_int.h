@@ -21,6 +21,10 @@ struct elfsym_build {
 	size_t			 link[ELFSYM_NSTR];	/* their sections */
 	int			 src;		/* section being read */
 	uint64_t		 file_size;	/* lazy: names must lie within */
+	/* The loader's own copies of the string tables (read in slices):
+	 * libelf's first elf_strptr reads a whole one in one call. */
+	char			*strs[ELFSYM_NSTR];
+	int			 debug;		/* a debug file into t */
 };
 
 /*

@@ -31,7 +31,7 @@
 /* Perf maps read per loop turn (about a millisecond of parsing), and how
  * often the rest of a large one is read between cycles. */
 #define PERF_JIT_TURN_BYTES	(64u * 1024)
-#define PERF_JIT_WORK_MS	10
+#define PERF_JIT_WORK_MS	5
 /* One drain's share of the loop: at any accepted frequency the samples are
  * read in slices, so signals, timers and uploads still run between them;
  * what the ring cannot hold meanwhile is dropped and counted by the BPF
@@ -88,6 +88,14 @@ struct perf {
 	struct stackagg		*dw;		/* DWARF-unwound stacks */
 	struct pidtab		*seen;		/* this cycle's PIDs */
 	int			 reports;	/* the host's sample source */
+
+	/* A snapshot waiting for symbol tables still being parsed (in
+	 * slices on the work timer), until they are or until the wait's
+	 * deadline: a quarter of the cycle. */
+	struct gp_snapshot	*pending;
+	uint64_t		 pending_deadline;	/* CLOCK_MONOTONIC ns */
+	uint64_t		 cycle_start;		/* CLOCK_MONOTONIC ns */
+	int			 trim;		/* malloc_trim at the next turn */
 
 	uint64_t		 drain_deadline;	/* CLOCK_MONOTONIC ns */
 	uint32_t		 drain_n;	/* records this drain */

@@ -80,6 +80,9 @@ int		 symbolizer_work(struct symbolizer *);
 /* Whether a lookup or symbolizer_cover_gen left a perf map half read
  * (then symbolizer_work has something to do). */
 int		 symbolizer_work_pending(const struct symbolizer *);
+/* Whether ELF symbol tables of sampled binaries are still being parsed
+ * (in slices, from the first sample in them on). */
+int		 symbolizer_tables_pending(const struct symbolizer *);
 /* The file of a mapping (symbolizer_mapping), opened as the symbolizer
  * opens binaries (regular files only, through the host's safe open): an
  * fd or -errno. */
