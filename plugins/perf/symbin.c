@@ -282,35 +282,60 @@ sym_open_mapping(struct symbolizer *s, struct sym_proc *p,
  * there is one (s->jit_turn_bytes: a loop turn), else whole; shares a
  * table with the same build-id.
  */
+static void	sym_binary_parsed(struct symbolizer *, struct sym_binary *,
+		    struct elfsym_table *, int);
+
+/*
+ * Start parsing an opened binary's table (its headers only: a fraction of
+ * a millisecond), the slices left to sym_binaries_work.  What orders them
+ * is noted here: the file's size and when it was started.
+ */
+void
+sym_binary_begin(struct symbolizer *s, struct sym_binary *b)
+{
+	struct stat	 sb;
+	int		 r;
+
+	if (b->loaded || b->ld != NULL)
+		return;
+	if (b->fd < 0) {
+		b->loaded = 1;
+		return;
+	}
+	b->size = fstat(b->fd, &sb) == 0 && sb.st_size > 0 ?
+	    (uint64_t)sb.st_size : UINT64_MAX;
+	b->load_seq = ++s->load_seq;
+	/* Names stay in the file (the table holds an fd) while fds last.
+	 * The loader has its own fd: ours is closed. */
+	r = elfsym_load_begin(b->fd, s->open_bins <= SYM_MAX_OPEN_BINS,
+	    &b->ld);
+	close(b->fd);
+	b->fd = -1;
+	s->open_bins--;
+	if (r != 0) {
+		sym_binary_parsed(s, b, NULL, r);
+		return;
+	}
+	s->bins_loading++;
+}
+
 static void
 sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 {
 	struct elfsym_table	*t = NULL;
-	struct sym_binary	*o;
 	size_t			 budget = SIZE_MAX / 2, used = 0;
 	int			 r;
 
 	if (b->ld == NULL) {
-		if (b->fd < 0) {
-			b->loaded = 1;
+		sym_binary_begin(s, b);
+		if (b->ld == NULL)
 			return;
-		}
-		/* Names stay in the file (the table holds an fd) while
-		 * fds last.  The loader has its own fd: ours is closed. */
-		r = elfsym_load_begin(b->fd, s->open_bins <= SYM_MAX_OPEN_BINS,
-		    &b->ld);
-		close(b->fd);
-		b->fd = -1;
-		s->open_bins--;
-		if (r != 0)
-			goto done;
-		s->bins_loading++;
 	}
 again:
 	if (s->jit_turn_bytes != 0) {
-		if (s->bin_turn_used >= SYM_BIN_TURN_UNITS)
+		if (s->bin_turn_used >= s->bin_turn_cap)
 			return;
-		budget = SYM_BIN_TURN_UNITS - s->bin_turn_used;
+		budget = s->bin_turn_cap - s->bin_turn_used;
 	}
 	r = elfsym_load_step(b->ld, budget, &used);
 	s->bin_turn_used += used;
@@ -329,8 +354,8 @@ again:
 		b->t_debug = NULL;
 		b->ld = NULL;
 		s->bins_loading--;
-		b->loaded = 1;
-		goto parsed;
+		sym_binary_parsed(s, b, t, 0);
+		return;
 	}
 	if (r == 0)
 		r = elfsym_load_end(b->ld, &t);
@@ -345,7 +370,16 @@ again:
 		}
 	}
 	s->bins_loading--;
-done:
+	sym_binary_parsed(s, b, t, r);
+}
+
+/* A binary's parse ended: its table t, or the error r. */
+static void
+sym_binary_parsed(struct symbolizer *s, struct sym_binary *b,
+    struct elfsym_table *t, int r)
+{
+	struct sym_binary	*o;
+
 	b->loaded = 1;
 	if (r != 0) {
 		s->st.elf_failures++;
@@ -354,7 +388,6 @@ done:
 		    (int)b->pid, b->path, strerror(-r));
 		return;
 	}
-parsed:
 	sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: %zu symbols, %zu bytes",
 	    b->path, t->nsyms, elfsym_bytes(t));
 	if (t->go_funcs > 0)
@@ -399,18 +432,54 @@ sym_binary_table(struct symbolizer *s, struct sym_binary *b)
 	return (b->alias != NULL ? b->alias->t : b->t);
 }
 
+/* The loading binary started first, or the smallest; NULL: none. */
+static struct sym_binary *
+sym_binaries_pick(struct symbolizer *s, int oldest)
+{
+	struct sym_binary	*b, *best = NULL;
+
+	for (b = s->bins; b != NULL; b = b->next) {
+		if (b->ld == NULL)
+			continue;
+		if (best == NULL || (oldest ? b->load_seq < best->load_seq :
+		    b->size < best->size || (b->size == best->size &&
+		    b->load_seq < best->load_seq)))
+			best = b;
+	}
+	return (best);
+}
+
+/*
+ * A turn's slices.  Newest first (the list's order) starved the tables
+ * started early: on a busy host new binaries kept coming, and libc, bash
+ * and the workload's own binary, begun in the first drains, were still
+ * loading 7 s later, their frames emitted as the dso.  Now a quarter of
+ * the turn goes to the table started first (every table ends, however
+ * many come after it), the rest to the smallest file (a small binary is
+ * not held up behind a libLLVM).
+ */
 int
 sym_binaries_work(struct symbolizer *s)
 {
 	struct sym_binary	*b;
+	size_t			 before;
+	int			 oldest = 1;
 
-	for (b = s->bins; b != NULL && s->bins_loading > 0; b = b->next) {
-		if (b->ld == NULL)
-			continue;
+	while (s->bins_loading > 0) {
 		if (s->jit_turn_bytes != 0 &&
 		    s->bin_turn_used >= SYM_BIN_TURN_UNITS)
 			break;
+		if ((b = sym_binaries_pick(s, oldest)) == NULL)
+			break;
+		before = s->bin_turn_used;
+		s->bin_turn_cap = oldest ? before + SYM_BIN_TURN_UNITS / 4 :
+		    SYM_BIN_TURN_UNITS;
 		sym_binary_parse(s, b);
+		s->bin_turn_cap = SYM_BIN_TURN_UNITS;
+		/* a slice that used nothing and did not end: next turn */
+		if (!oldest && b->ld != NULL && s->bin_turn_used == before)
+			break;
+		oldest = 0;
 	}
 	return (s->bins_loading > 0);
 }

@@ -594,9 +594,8 @@ symbolizer_cover_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 	jit = sym_jit_due(s, p);
 	for (i = 0; i < n; i++) {
 		k = procmaps_find(&p->snap->maps, addrs[i]);
-		if (k >= 0 && p->snap->bins[k] != NULL &&
-		    !p->snap->bins[k]->loaded && p->snap->bins[k]->ld == NULL)
-			(void)sym_binary_table(s, p->snap->bins[k]);
+		if (k >= 0 && p->snap->bins[k] != NULL)
+			sym_binary_begin(s, p->snap->bins[k]);
 		if (k < 0 && addrs[i] >= 4096 && addrs[i] < (1ull << 47)) {
 			k = sym_proc_mapping(s, p, addrs[i]);
 			if (jit && (k < 0 || sym_anon_path(procmaps_path(
@@ -885,6 +884,7 @@ symbolizer_turn(struct symbolizer *s, size_t bytes)
 	s->jit_turn_used = 0;
 	s->jit_turn_moves = 0;
 	s->bin_turn_used = 0;
+	s->bin_turn_cap = SYM_BIN_TURN_UNITS;
 	s->turn_id++;
 }
 

@@ -55,6 +55,8 @@ struct sym_binary {
 	struct elfsym_loader	*ld;		/* being parsed, in slices */
 	struct elfsym_table	*t_debug;	/* parsed, its debug file
 						 * being merged by ld */
+	uint64_t		 size;		/* the file's, when begun */
+	uint64_t		 load_seq;	/* begun after load_seq - 1 */
 	char			*path;		/* as mapped, for logs/debuglink */
 	int32_t			 pid;		/* a process mapping it */
 	dev_t			 dev;
@@ -181,6 +183,8 @@ struct symbolizer {
 	int			 jit_capped;	/* said this cycle */
 	int			 jit_pending;	/* a map left to the work timer */
 	size_t			 bin_turn_used;	/* ELF units, this turn */
+	size_t			 bin_turn_cap;	/* of them, for this table */
+	uint64_t		 load_seq;	/* tables begun */
 	size_t			 bins_loading;	/* tables parsed in slices */
 	struct sym_arena_chunk	*arena;
 	struct sym_derived	*derived;
@@ -228,8 +232,11 @@ void		 sym_binary_unref(struct symbolizer *, struct sym_binary *);
  */
 const struct elfsym_table *sym_binary_table(struct symbolizer *,
 		    struct sym_binary *);
-/* Tables being parsed: a slice each within the turn's budget; 1 while
- * some remain. */
+/* Start parsing a binary's table: its headers now, its slices in the
+ * turns of sym_binaries_work. */
+void		 sym_binary_begin(struct symbolizer *, struct sym_binary *);
+/* Tables being parsed: the turn's budget, a quarter to the table begun
+ * first, the rest to the smallest; 1 while some remain. */
 int		 sym_binaries_work(struct symbolizer *);
 void		 sym_binaries_expire(struct symbolizer *, int);
 
