@@ -626,6 +626,46 @@ test_sliced_tables(void)
 	symbolizer_free(s);
 }
 
+/*
+ * The order of the slices: our own binary begun first and libc (larger)
+ * after it.  Newest first gave every turn to libc while ours waited; the
+ * table begun first, and the smallest, ends first now.  Lookups are made
+ * only after a turn's work, whose budget is spent while tables load, so
+ * they parse nothing themselves.
+ */
+static void
+test_tables_order(void)
+{
+	struct symbolizer	*s = test_sym_new(test_log, NULL);
+	uint64_t		 own = (uintptr_t)test_tables_order;
+	uint64_t		 libc = (uintptr_t)getpid;
+	const char		*name = NULL;
+	size_t			 turns = 0;
+	int			 libc_done = 0;
+
+	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
+	symbolizer_turn(s, 64 * 1024);
+	symbolizer_cover_gen(s, getpid(), 0, &own, 1);
+	symbolizer_cover_gen(s, getpid(), 0, &libc, 1);
+	do {
+		symbolizer_turn(s, 64 * 1024);
+		(void)symbolizer_work(s);
+		turns++;
+		name = symbolizer_user_frame(s, getpid(), own);
+		if (name[0] != '(' && strcmp(name, "[unknown]") != 0)
+			break;
+		name = symbolizer_user_frame(s, getpid(), libc);
+		libc_done |= name[0] != '(';
+	} while (turns < 100000);
+	name = symbolizer_user_frame(s, getpid(), own);
+	printf("# ours: %s after %zu turns\n", name, turns);
+	CHECK(strcmp(name, "test_tables_order") == 0, "ours resolves");
+	name = symbolizer_user_frame(s, getpid(), libc);
+	CHECK(!libc_done && symbolizer_tables_pending(s) && name[0] == '(',
+	    "before libc, begun after it, is parsed");
+	symbolizer_free(s);
+}
+
 /* A truncated ELF mapped executable: "(dso)", not a crash. */
 static void
 test_truncated(struct symbolizer *s)
@@ -758,6 +798,7 @@ main(int argc, char **argv)
 	test_perfmap();
 	test_perfmap_reread();
 	test_sliced_tables();
+	test_tables_order();
 	test_bad_kallsyms();
 	test_demangle();
 	tsu_rmtree(tmp);
