@@ -264,6 +264,7 @@ perf_check(void *priv, char *err, uint32_t errlen)
 }
 
 static void	perf_work_cb(void *);
+static void	perf_work_arm(struct perf *);
 
 static uint64_t
 perf_now(void)
@@ -294,9 +295,7 @@ perf_drain_cb(void *arg)
 		    strerror(-rc));
 	/* Perf maps the samples started reading: the rest in slices during
 	 * the cycle, so their names are there at the snapshot. */
-	if (p->work_timer == NULL && symbolizer_work_pending(p->sym))
-		p->work_timer = p->api->timer_add(p->ctx, PERF_JIT_WORK_MS, 1,
-		    perf_work_cb, p);
+	perf_work_arm(p);
 }
 
 static void
@@ -632,17 +631,33 @@ perf_work_cb(void *arg)
 	if (!more && p->pending == NULL) {
 		p->api->timer_del(p->work_timer);
 		p->work_timer = NULL;
-	}
+	} else
+		perf_work_arm(p);	/* its period, if the work changed */
 }
 
+/*
+ * The work timer: every PERF_BIN_WORK_MS while symbol tables are parsed
+ * (the same CPU as one whole parse, over as little wall time as bounded
+ * turns allow: at 5 ms a turn, on a host loaded 50x its CPUs, the tables
+ * of a one-cycle run were not ready at the snapshot's deadline), else
+ * every PERF_JIT_WORK_MS for perf maps.
+ */
 static void
 perf_work_arm(struct perf *p)
 {
+	uint32_t ms;
+
 	/* No work here: the caller's callback has had its share. */
-	if (p->work_timer == NULL && (symbolizer_work_pending(p->sym) ||
-	    p->pending != NULL || p->trim))
-		p->work_timer = p->api->timer_add(p->ctx, PERF_JIT_WORK_MS, 1,
-		    perf_work_cb, p);
+	if (!symbolizer_work_pending(p->sym) && p->pending == NULL &&
+	    !p->trim)
+		return;
+	ms = symbolizer_tables_pending(p->sym) ? PERF_BIN_WORK_MS :
+	    PERF_JIT_WORK_MS;
+	if (p->work_timer != NULL && p->work_ms == ms)
+		return;
+	p->api->timer_del(p->work_timer);
+	p->work_timer = p->api->timer_add(p->ctx, ms, 1, perf_work_cb, p);
+	p->work_ms = ms;
 }
 
 /* Emit the cycle (tables still being parsed: their frames are the dso)

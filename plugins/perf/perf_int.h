@@ -32,6 +32,7 @@
  * often the rest of a large one is read between cycles. */
 #define PERF_JIT_TURN_BYTES	(64u * 1024)
 #define PERF_JIT_WORK_MS	5
+#define PERF_BIN_WORK_MS	1	/* while ELF tables are parsed */
 /* One drain's share of the loop: at any accepted frequency the samples are
  * read in slices, so signals, timers and uploads still run between them;
  * what the ring cannot hold meanwhile is dropped and counted by the BPF
@@ -81,6 +82,7 @@ struct perf {
 	struct sampler		*sampler;
 	struct gp_timer		*drain_timer;
 	struct gp_timer		*work_timer;	/* perf maps left to read */
+	uint32_t		 work_ms;	/* its period */
 	struct gp_watch		*wakeup;	/* the ring's wake-ups */
 	struct symbolizer	*sym;
 	struct unwinder		*uw;
