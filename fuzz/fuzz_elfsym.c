@@ -5,6 +5,7 @@
  * in small steps, reading every name back.
  * FUZZ_SOURCES: plugins/perf/elfsym.c plugins/perf/gopclntab.c
  * FUZZ_SOURCES: plugins/perf/gobuildinfo.c plugins/perf/elfsym_go.c
+ * FUZZ_SOURCES: plugins/perf/elfsym_load.c
  * FUZZ_LIBS: -lelf
  */
 #ifndef _GNU_SOURCE
