@@ -620,6 +620,11 @@ perf_work_cb(void *arg)
 		return;
 	}
 	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
+	/* A snapshot waiting for the tables: the turns come every 1 ms on a
+	 * quiet host but every few tens on one loaded 50x its CPUs, where
+	 * libc's table was still not parsed at the wait's end. */
+	if (p->pending != NULL)
+		symbolizer_turn_tables_wide(p->sym);
 	more = symbolizer_work(p->sym);
 	if ((snap = p->pending) != NULL &&
 	    (!symbolizer_tables_pending(p->sym) ||

@@ -467,15 +467,15 @@ sym_binaries_work(struct symbolizer *s)
 
 	while (s->bins_loading > 0) {
 		if (s->jit_turn_bytes != 0 &&
-		    s->bin_turn_used >= SYM_BIN_TURN_UNITS)
+		    s->bin_turn_used >= s->bin_turn_units)
 			break;
 		if ((b = sym_binaries_pick(s, oldest)) == NULL)
 			break;
 		before = s->bin_turn_used;
-		s->bin_turn_cap = oldest ? before + SYM_BIN_TURN_UNITS / 4 :
-		    SYM_BIN_TURN_UNITS;
+		s->bin_turn_cap = oldest ? before + s->bin_turn_units / 4 :
+		    s->bin_turn_units;
 		sym_binary_parse(s, b);
-		s->bin_turn_cap = SYM_BIN_TURN_UNITS;
+		s->bin_turn_cap = s->bin_turn_units;
 		/* a slice that used nothing and did not end: next turn */
 		if (!oldest && b->ld != NULL && s->bin_turn_used == before)
 			break;

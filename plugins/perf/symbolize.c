@@ -884,6 +884,7 @@ symbolizer_turn(struct symbolizer *s, size_t bytes)
 	s->jit_turn_used = 0;
 	s->jit_turn_moves = 0;
 	s->bin_turn_used = 0;
+	s->bin_turn_units = SYM_BIN_TURN_UNITS;
 	s->bin_turn_cap = SYM_BIN_TURN_UNITS;
 	s->turn_id++;
 }
@@ -906,6 +907,13 @@ int
 symbolizer_work_pending(const struct symbolizer *s)
 {
 	return (s->jit_pending || s->bins_loading > 0);
+}
+
+void
+symbolizer_turn_tables_wide(struct symbolizer *s)
+{
+	s->bin_turn_units = 2 * SYM_BIN_TURN_UNITS;
+	s->bin_turn_cap = s->bin_turn_units;
 }
 
 int

@@ -183,6 +183,7 @@ struct symbolizer {
 	int			 jit_capped;	/* said this cycle */
 	int			 jit_pending;	/* a map left to the work timer */
 	size_t			 bin_turn_used;	/* ELF units, this turn */
+	size_t			 bin_turn_units;	/* this turn's budget */
 	size_t			 bin_turn_cap;	/* of them, for this table */
 	uint64_t		 load_seq;	/* tables begun */
 	size_t			 bins_loading;	/* tables parsed in slices */
