@@ -612,7 +612,7 @@ perf_work_cb(void *arg)
 {
 	struct perf *p = arg;
 	struct gp_snapshot *snap;
-	int more;
+	int more, n;
 
 	if (p->trim) {
 		p->trim = 0;
@@ -629,6 +629,12 @@ perf_work_cb(void *arg)
 	if ((snap = p->pending) != NULL &&
 	    (!symbolizer_tables_pending(p->sym) ||
 	    perf_now() >= p->pending_deadline)) {
+		if ((n = symbolizer_tables_pending(p->sym)) > 0)
+			p->api->log(p->ctx, GP_LOG_INFO, "%d symbol tables "
+			    "still being parsed at the end of the snapshot's "
+			    "wait (a quarter of the cycle): their frames are "
+			    "the binary's name this cycle, named from the "
+			    "next", n);
 		p->pending = NULL;
 		perf_snapshot_finish(p, snap);	/* may arm the timer anew */
 		return;

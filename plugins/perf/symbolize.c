@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -919,7 +920,7 @@ symbolizer_turn_tables_wide(struct symbolizer *s)
 int
 symbolizer_tables_pending(const struct symbolizer *s)
 {
-	return (s->bins_loading > 0);
+	return (s->bins_loading > INT_MAX ? INT_MAX : (int)s->bins_loading);
 }
 
 void
