@@ -88,6 +88,7 @@ struct perf {
 	struct stackagg		*dw;		/* DWARF-unwound stacks */
 	struct pidtab		*seen;		/* this cycle's PIDs */
 	int			 reports;	/* the host's sample source */
+	int			 proc_reports;	/* and its process source */
 
 	uint64_t		 drain_deadline;	/* CLOCK_MONOTONIC ns */
 	uint32_t		 drain_n;	/* records this drain */
