@@ -417,9 +417,10 @@ py_target_attach(pid_t pid, struct py_target *t, char *why, size_t whylen)
 		return (rc);
 	if ((rc = py_validate(t, why, whylen)) != 0)
 		return (rc);
-	if ((t->codes = py_code_cache_new()) == NULL ||
-	    py_mem_cache_init(&t->mem) != 0 ||
-	    (t->frames = calloc(PY_MAX_FRAMES, sizeof(*t->frames))) == NULL ||
+	/* The code and page caches (half a MiB) come with the first
+	 * sample (py_sample.c): found from samples, most processes
+	 * attached are idle ones caught once, never read again. */
+	if ((t->frames = calloc(PY_MAX_FRAMES, sizeof(*t->frames))) == NULL ||
 	    (t->ptrs = calloc(PY_MAX_FRAMES, sizeof(*t->ptrs))) == NULL) {
 		py_target_release(t);
 		snprintf(why, whylen, "out of memory");
