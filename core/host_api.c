@@ -693,6 +693,9 @@ static const struct gp_host_api host_api_table = {
 	.sample_report = host_sample_report,
 	.sample_report_stack = host_sample_report_stack,
 	.sample_subscribe_stack = host_sample_subscribe_stack,
+	.process_source = host_process_source,
+	.process_report = host_process_report,
+	.process_subscribe = host_process_subscribe,
 };
 
 const struct gp_host_api *

@@ -3,6 +3,9 @@
  * process profilers watch (plugin.h, ABI 1.2; with their native stacks,
  * 1.3).  Watches are kept here so a source that starts after the watchers
  * learns of them; everything a plugin registered goes with its context.
+ * Processes found from samples (1.4) go the same way: the source reports
+ * a process at its first sample of a cycle to every process profiler
+ * subscribed, which examines that one process instead of scanning /proc.
  */
 #include "config.h"
 
@@ -34,6 +37,14 @@ static struct {
 				    const struct gp_sample_stack *);
 	void			*arg;
 } host_sample_subs[HOST_SAMPLE_SUBS];
+
+/* Processes found from samples (1.4). */
+static struct gp_plugin_ctx	*host_process_src;
+static struct {
+	struct gp_plugin_ctx	*ctx;
+	void			(*cb)(void *, int32_t);
+	void			*arg;
+} host_process_subs[HOST_SAMPLE_SUBS];
 
 static struct host_sample_watch	*host_watches;
 static size_t			 host_nwatches, host_watches_cap;
@@ -177,11 +188,67 @@ host_sample_report(struct gp_plugin_ctx *ctx, int32_t pid, int32_t tid,
 	host_sample_report_stack(ctx, pid, tid, count, NULL);
 }
 
+int32_t
+host_process_source(struct gp_plugin_ctx *ctx, int32_t on)
+{
+	host_ctx_check(ctx);
+	if (!on) {
+		if (host_process_src == ctx)
+			host_process_src = NULL;
+		return (0);
+	}
+	if (host_process_src != NULL && host_process_src != ctx)
+		return (-EBUSY);
+	host_process_src = ctx;
+	return (0);
+}
+
+void
+host_process_report(struct gp_plugin_ctx *ctx, int32_t pid)
+{
+	int	 i;
+
+	host_ctx_check(ctx);
+	if (ctx != host_process_src || pid <= 0)
+		return;
+	for (i = 0; i < HOST_SAMPLE_SUBS; i++)
+		if (host_process_subs[i].cb != NULL)
+			host_process_subs[i].cb(host_process_subs[i].arg, pid);
+}
+
+int32_t
+host_process_subscribe(struct gp_plugin_ctx *ctx,
+    void (*cb)(void *, int32_t), void *arg)
+{
+	int	 i, freei = -1;
+
+	host_ctx_check(ctx);
+	for (i = 0; i < HOST_SAMPLE_SUBS; i++) {
+		if (host_process_subs[i].ctx == ctx)
+			break;
+		if (host_process_subs[i].ctx == NULL && freei < 0)
+			freei = i;
+	}
+	if (i == HOST_SAMPLE_SUBS && (i = freei) < 0)
+		return (-ENOSPC);
+	host_process_subs[i].ctx = cb != NULL ? ctx : NULL;
+	host_process_subs[i].cb = cb;
+	host_process_subs[i].arg = cb != NULL ? arg : NULL;
+	return (host_process_src != NULL ? 0 : -ENOTSUP);
+}
+
 void
 host_sample_forget(struct gp_plugin_ctx *ctx)
 {
 	size_t	 i;
 	int	 k;
+
+	for (k = 0; k < HOST_SAMPLE_SUBS; k++)
+		if (host_process_subs[k].ctx == ctx)
+			memset(&host_process_subs[k], 0,
+			    sizeof(host_process_subs[k]));
+	if (host_process_src == ctx)
+		host_process_src = NULL;
 
 	for (k = 0; k < HOST_SAMPLE_SUBS; k++)
 		if (host_sample_subs[k].ctx == ctx)

@@ -21,6 +21,10 @@ void		 host_sample_report(struct gp_plugin_ctx *, int32_t, int32_t,
 		    uint64_t);
 void		 host_sample_report_stack(struct gp_plugin_ctx *, int32_t,
 		    int32_t, uint64_t, const struct gp_sample_stack *);
+int32_t		 host_process_source(struct gp_plugin_ctx *, int32_t);
+void		 host_process_report(struct gp_plugin_ctx *, int32_t);
+int32_t		 host_process_subscribe(struct gp_plugin_ctx *,
+		    void (*)(void *, int32_t), void *);
 /* What a context registered goes with it. */
 void		 host_sample_forget(struct gp_plugin_ctx *);
 

@@ -62,3 +62,9 @@ TESTS += tests/unit/test_run
 tests_unit_test_run_SOURCES = tests/unit/test_run.c
 tests_unit_test_run_CFLAGS = $(RUNTIME_TEST_CFLAGS)
 tests_unit_test_run_LDADD = $(RUNTIME_TEST_LDADD)
+
+check_PROGRAMS += tests/unit/test_host_sample
+TESTS += tests/unit/test_host_sample
+tests_unit_test_host_sample_SOURCES = tests/unit/test_host_sample.c
+tests_unit_test_host_sample_CFLAGS = $(RUNTIME_TEST_CFLAGS)
+tests_unit_test_host_sample_LDADD = $(RUNTIME_TEST_LDADD)

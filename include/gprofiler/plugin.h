@@ -30,6 +30,8 @@
  *   1.3 (2026-12-02)  gp_host_api.sample_report_stack,
  *                     sample_subscribe_stack, struct gp_sample_stack
  *                     (the sample's native and kernel frames).
+ *   1.4 (2026-12-02)  gp_host_api.process_source, process_report,
+ *                     process_subscribe (processes found from samples).
  *
  * Types: fixed-width integers, double, const char *, pointers to ABI structs
  * and function pointers only; no bool, enum, long, time_t or structs by value.
@@ -55,7 +57,7 @@ extern "C" {
 
 #define GP_PLUGIN_MAGIC		0x47504c47u	/* "GPLG" */
 #define GP_ABI_MAJOR		1
-#define GP_ABI_MINOR		3
+#define GP_ABI_MINOR		4
 #define GP_PLUGIN_SYMBOL	"gprofiler_plugin"
 
 /*
@@ -469,6 +471,29 @@ struct gp_host_api {
 			    void (*cb)(void *arg, int32_t pid, int32_t tid,
 			    uint64_t count, const struct gp_sample_stack *st),
 			    void *arg);
+
+	/*
+	 * Processes found from samples (1.4): the system profiler reports a
+	 * process the first time it drains a sample of it in a cycle (and
+	 * again when it execs), so a process profiler examines the processes
+	 * that run, when they run, instead of every process in /proc each
+	 * second.  An idle process is never reported: it costs nothing.
+	 *   process_source     the system profiler reports (on) or no more.
+	 *   process_report     pid had a sample (its first of the cycle, or
+	 *                      of a new image).
+	 *   process_subscribe  cb(arg, pid) for each report; a NULL cb
+	 *                      unsubscribes.  0 while a source reports,
+	 *                      -ENOTSUP while none does (then find processes
+	 *                      on your own and ask again later: the
+	 *                      subscription is kept for a source that starts
+	 *                      after you).
+	 */
+	int32_t		(*process_source)(struct gp_plugin_ctx *ctx,
+			    int32_t on);
+	void		(*process_report)(struct gp_plugin_ctx *ctx,
+			    int32_t pid);
+	int32_t		(*process_subscribe)(struct gp_plugin_ctx *ctx,
+			    void (*cb)(void *arg, int32_t pid), void *arg);
 };
 
 /* Whether the host's table has `member` (added after ABI 1.0). */

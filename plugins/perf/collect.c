@@ -133,6 +133,9 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 		if (v.hdr.pid != 0)
 			symbolizer_process_seen_gen(p->sym,
 			    (int32_t)v.hdr.pid, v.hdr.gen);
+		/* Process profilers find their processes here (1.4). */
+		if (v.hdr.pid != 0 && p->proc_reports)
+			p->api->process_report(p->ctx, (int32_t)v.hdr.pid);
 	}
 	/* The first sample too: it is often the only one drained before
 	 * the snapshot (it alone wakes us), and a perf map first read

@@ -311,6 +311,9 @@ perf_teardown(struct perf *p)
 	if (p->reports)
 		(void)p->api->sample_source(p->ctx, NULL, NULL);
 	p->reports = 0;
+	if (p->proc_reports)
+		(void)p->api->process_source(p->ctx, 0);
+	p->proc_reports = 0;
 	p->api->timer_del(p->drain_timer);
 	p->drain_timer = NULL;
 	p->api->timer_del(p->work_timer);
@@ -546,6 +549,11 @@ perf_start(void *priv)
 	    p->api->sample_source != NULL && p->api->sample_report != NULL &&
 	    p->api->sample_source(p->ctx, perf_watch, p) == 0)
 		p->reports = 1;
+	/* And which processes run (1.4): the first sample of each image
+	 * wakes us, so they need not scan /proc to find them. */
+	if (GP_API_HAS(p->api, process_subscribe) &&
+	    p->api->process_source(p->ctx, 1) == 0)
+		p->proc_reports = 1;
 	p->cur.cpus = sampler_sync_cpus(p->sampler);
 	if (p->api->fd_watch != NULL)
 		p->wakeup = p->api->fd_watch(p->ctx,

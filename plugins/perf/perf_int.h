@@ -90,6 +90,7 @@ struct perf {
 	struct stackagg		*dw;		/* DWARF-unwound stacks */
 	struct pidtab		*seen;		/* this cycle's PIDs */
 	int			 reports;	/* the host's sample source */
+	int			 proc_reports;	/* and its process source */
 	int			 java_threads;	/* --java-collect-thread-names */
 
 	/* A snapshot waiting for symbol tables still being parsed (in

@@ -66,7 +66,10 @@ AT(gp_host_api, sample_watch, 256);
 AT(gp_host_api, sample_report, 280);
 AT(gp_host_api, sample_report_stack, 288);
 AT(gp_host_api, sample_subscribe_stack, 296);
-_Static_assert(sizeof(struct gp_host_api) == 304, "gp_host_api 1.3 size");
+AT(gp_host_api, process_source, 304);
+AT(gp_host_api, process_report, 312);
+AT(gp_host_api, process_subscribe, 320);
+_Static_assert(sizeof(struct gp_host_api) == 328, "gp_host_api 1.4 size");
 _Static_assert(sizeof(struct gp_sample_stack) == 40, "gp_sample_stack 1.3");
 
 AT(gp_open_spec, size, 0);

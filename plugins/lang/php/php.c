@@ -5,6 +5,10 @@
  * executor globals at -f Hz without stopping them, and hands the
  * aggregated stacks to the host at each snapshot, each frame with
  * gProfiler's "_[php]" suffix.  The reader itself is in php_*.c.
+ *
+ * Processes are found from the system profiler's samples when it reports
+ * them (ABI 1.4, as the Python plugin: an idle process is never
+ * examined), else by a /proc scan each second.
  */
 #include "config.h"
 
@@ -59,6 +63,7 @@ struct phpp {
 	int		 have_filter;
 	struct gp_timer	*sample_timer;
 	struct gp_timer	*scan_timer;
+	int		 discover;	/* processes from the host's reports */
 	struct phpp_proc **procs;
 	uint32_t	 nprocs;
 	struct langagg	*agg;
@@ -189,6 +194,21 @@ phpp_scan_pid(struct phpp *p, pid_t pid, double uptime)
 	p->procs[p->nprocs++] = pr;
 }
 
+/* Processes from reports: the known ones checked, no walk of /proc. */
+static void
+phpp_refresh(struct phpp *p)
+{
+	struct phpp_proc *pr;
+	uint64_t start, exe_id;
+	uint32_t i;
+
+	for (i = 0; i < p->nprocs; i++) {
+		pr = p->procs[i];
+		pr->seen = langproc_stat(pr->pid, &start, &exe_id) == 0 &&
+		    start == pr->starttime && exe_id == pr->exe_id;
+	}
+}
+
 static void
 phpp_scan(struct phpp *p)
 {
@@ -197,8 +217,13 @@ phpp_scan(struct phpp *p)
 	DIR *d;
 	char *end;
 	long pid;
-	double uptime = langproc_uptime();	/* once, not per PID */
+	double uptime;
 
+	if (p->discover) {
+		phpp_refresh(p);
+		goto prune;
+	}
+	uptime = langproc_uptime();	/* once, not per PID */
 	if ((d = opendir("/proc")) == NULL)
 		return;
 	for (i = 0; i < p->nprocs; i++)
@@ -210,6 +235,7 @@ phpp_scan(struct phpp *p)
 		phpp_scan_pid(p, (pid_t)pid, uptime);
 	}
 	closedir(d);
+prune:
 	/* Forget vanished processes, unless their stacks await a snapshot. */
 	for (i = 0; i < p->nprocs;) {
 		struct phpp_proc *pr = p->procs[i];
@@ -237,14 +263,58 @@ phpp_timer_sync(struct phpp *p)
 	if (!any && p->sample_timer != NULL) {
 		p->api->timer_del(p->sample_timer);
 		p->sample_timer = NULL;
-	} else if (any && p->sample_timer == NULL && p->scan_timer != NULL)
+	} else if (any && p->sample_timer == NULL && (p->scan_timer != NULL ||
+	    p->discover))
 		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
 		    phpp_sample_cb, p);
+}
+
+static void	phpp_scan_cb(void *);
+static void	phpp_discover_sync(struct phpp *);
+
+/*
+ * The system profiler sampled pid (its first sample of the cycle, or of a
+ * new image): examine it if new or re-exec'd; a known one costs a lookup.
+ */
+static void
+phpp_process_cb(void *arg, int32_t pid)
+{
+	struct phpp *p = arg;
+	struct phpp_proc *pr = phpp_find(p, (pid_t)pid);
+	uint32_t n = p->nprocs;
+
+	if (!p->enabled)
+		return;
+	if (!p->discover)	/* a source that started after us */
+		phpp_discover_sync(p);
+	if (pr == NULL && p->nprocs >= PHPP_MAX_PROCS)
+		phpp_scan(p);	/* make room: the dead go */
+	phpp_scan_pid(p, (pid_t)pid, langproc_uptime());
+	if (p->nprocs != n || phpp_find(p, (pid_t)pid) != pr)
+		phpp_timer_sync(p);
+}
+
+/* Whether a system profiler reports processes now (it may start after
+ * us): then no scan timer wakes the loop each second. */
+static void
+phpp_discover_sync(struct phpp *p)
+{
+	if (!GP_API_HAS(p->api, process_subscribe))
+		return;
+	p->discover = p->api->process_subscribe(p->ctx, phpp_process_cb,
+	    p) == 0;
+	if (p->discover) {
+		p->api->timer_del(p->scan_timer);
+		p->scan_timer = NULL;
+	} else if (p->scan_timer == NULL)
+		p->scan_timer = p->api->timer_add(p->ctx, PHPP_RESCAN_MS, 1,
+		    phpp_scan_cb, p);
 }
 
 static void
 phpp_scan_cb(void *arg)
 {
+	phpp_discover_sync(arg);
 	phpp_scan(arg);
 	phpp_timer_sync(arg);
 }
@@ -391,6 +461,9 @@ phpp_reset(struct phpp *p)
 	p->api->timer_del(p->sample_timer);
 	p->api->timer_del(p->scan_timer);
 	p->sample_timer = p->scan_timer = NULL;
+	if (GP_API_HAS(p->api, process_subscribe))
+		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
+	p->discover = 0;
 	while (p->nprocs > 0)
 		phpp_remove(p, p->nprocs - 1);
 	langagg_clear(p->agg);
@@ -428,10 +501,10 @@ phpp_start(void *priv)
 	p->freq = f < 1 ? 1 : f > PHPP_MAX_FREQ ? PHPP_MAX_FREQ : (uint32_t)f;
 	p->min_duration = (double)p->api->option_get_int(p->ctx,
 	    "min-duration", 0);
+	/* No scan when a system profiler reports processes. */
+	phpp_discover_sync(p);
 	phpp_scan(p);
-	p->scan_timer = p->api->timer_add(p->ctx, PHPP_RESCAN_MS, 1,
-	    phpp_scan_cb, p);
-	if (p->scan_timer == NULL) {
+	if (p->scan_timer == NULL && !p->discover) {
 		phpp_reset(p);
 		return (-ENOMEM);
 	}

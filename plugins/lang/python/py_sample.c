@@ -135,6 +135,15 @@ py_sample_format(struct py_target *t, uint32_t n, uint32_t *out)
  * *nthreads counts the stacks emitted.  0, -ESRCH (gone) or -errno of a
  * failed read (the sample is dropped, the process kept).
  */
+static int
+py_target_caches(struct py_target *t)
+{
+	if (t->codes == NULL && (t->codes = py_code_cache_new()) == NULL)
+		return (-ENOMEM);
+	/* once: py_mem_cache_init starts the generations over */
+	return (t->mem.pages == NULL ? py_mem_cache_init(&t->mem) : 0);
+}
+
 int
 py_target_sample(struct py_target *t, py_emit_fn emit, void *arg,
     uint32_t *nthreads)
@@ -145,6 +154,8 @@ py_target_sample(struct py_target *t, py_emit_fn emit, void *arg,
 	int rc, want;
 
 	*nthreads = 0;
+	if ((rc = py_target_caches(t)) != 0)
+		return (rc);
 	py_mem_cache_begin(&t->mem);
 	if ((rc = py_walk_first_tstate(&t->mem, &t->off, t->runtime, &interp,
 	    &cur)) != 0)
@@ -199,6 +210,8 @@ py_target_sample_tid(struct py_target *t, int32_t tid, py_emit_fn emit,
 
 	if (t->tid_fallback)
 		return (-ENOENT);
+	if ((rc = py_target_caches(t)) != 0)
+		return (rc);
 	py_mem_cache_begin(&t->mem);
 	if ((rc = py_walk_first_tstate(&t->mem, &t->off, t->runtime, &interp,
 	    &cur)) != 0)

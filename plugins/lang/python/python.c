@@ -12,6 +12,14 @@
  * also counts threads waiting for a CPU: under contention a thread that
  * runs 2 ms in 20 got 1.4-2.5x its share.
  *
+ * Which processes: with a system profiler that reports the processes it
+ * samples (host API process_subscribe, ABI 1.4), the one reported, when
+ * its first sample of a cycle is drained (the first sample of a new image
+ * wakes the loop): an idle process is never examined.  Without one, a
+ * /proc scan each second.  Measured with bench/plugin_cost.sh (60 s, 11
+ * Hz, both cores busy, 100 idle Python processes): the scans and the
+ * attaches to the idle processes were most of the plugin's cost.
+ *
  * Package versions (gProfiler's default, --no-python-versions): a stack
  * new in the cycle queues the packages directories it names for indexing
  * (py_pkgidx.c, from a timer); frames are tagged when the snapshot hands
@@ -83,6 +91,7 @@ struct pyp {
 	struct langagg	*agg;
 	uint64_t	 nsamples, nfailed;
 	int		 subscribed;	/* sample reports from the host */
+	int		 discover;	/* processes from the host's reports */
 	int		 by_reports;	/* watched PIDs sampled on reports */
 	uint64_t	 count;		/* samples the stack being emitted is */
 	/* The report being read: its native frames join the Python ones. */
@@ -322,6 +331,7 @@ pyp_watch_sync(struct pyp *p)
 }
 
 static void	pyp_sample_cb(void *);
+static void	pyp_process_cb(void *, int32_t);
 
 /*
  * The -f Hz timer samples only what no report covers: while a system
@@ -334,13 +344,42 @@ pyp_timer_sync(struct pyp *p)
 	if (p->by_reports == 1) {
 		p->api->timer_del(p->sample_timer);
 		p->sample_timer = NULL;
-	} else if (p->sample_timer == NULL && p->scan_timer != NULL)
+	} else if (p->sample_timer == NULL && (p->scan_timer != NULL ||
+	    p->discover))
 		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
 		    pyp_sample_cb, p);
 }
 
+/*
+ * Processes from reports: what is known is checked (CPU use for
+ * --max-processes-runtime-profiler; the dead and the re-exec'd go), one
+ * /proc/PID/stat each, instead of a walk of /proc.
+ */
 static void
-pyp_scan(struct pyp *p)
+pyp_refresh(struct pyp *p)
+{
+	struct pyp_proc *pr;
+	uint64_t start, exe_id, ticks;
+	double age, uptime = py_discover_uptime();
+	uint32_t i;
+
+	for (i = 0; i < p->nprocs; i++) {
+		pr = p->procs[i];
+		pr->seen = py_discover_stat(pr->pid, uptime, &start, &exe_id,
+		    &age, &ticks) == 0 && start == pr->starttime &&
+		    exe_id == pr->exe_id;
+		if (!pr->seen)
+			continue;
+		if (age > pr->cpu_at && ticks >= pr->cpu_ticks)
+			pr->cpu_rate = (double)(ticks - pr->cpu_ticks) /
+			    (age - pr->cpu_at);
+		pr->cpu_ticks = ticks;
+		pr->cpu_at = age;
+	}
+}
+
+static void
+pyp_scan_proc(struct pyp *p)
 {
 	struct dirent *de;
 	uint32_t i;
@@ -360,6 +399,38 @@ pyp_scan(struct pyp *p)
 		pyp_scan_pid(p, (pid_t)pid, uptime);
 	}
 	closedir(d);
+}
+
+static void	pyp_scan_cb(void *);
+
+/*
+ * Whether a system profiler reports processes now (it may start after
+ * us): then the scan timer goes, and the loop no longer wakes each second.
+ */
+static void
+pyp_discover_sync(struct pyp *p)
+{
+	if (!GP_API_HAS(p->api, process_subscribe))
+		return;
+	p->discover = p->api->process_subscribe(p->ctx, pyp_process_cb,
+	    p) == 0;
+	if (p->discover) {
+		p->api->timer_del(p->scan_timer);
+		p->scan_timer = NULL;
+	} else if (p->scan_timer == NULL)
+		p->scan_timer = p->api->timer_add(p->ctx, PYP_RESCAN_MS, 1,
+		    pyp_scan_cb, p);
+}
+
+static void
+pyp_scan(struct pyp *p)
+{
+	uint32_t i;
+
+	if (p->discover)
+		pyp_refresh(p);
+	else
+		pyp_scan_proc(p);
 	/* Forget vanished processes, unless their stacks await a snapshot. */
 	for (i = 0; i < p->nprocs;) {
 		struct pyp_proc *pr = p->procs[i];
@@ -379,7 +450,36 @@ pyp_scan(struct pyp *p)
 static void
 pyp_scan_cb(void *arg)
 {
-	pyp_scan(arg);
+	struct pyp *p = arg;
+
+	pyp_discover_sync(p);
+	pyp_scan(p);
+}
+
+/*
+ * The system profiler sampled pid (its first sample of the cycle, or of a
+ * new image): examine it if it is new or re-exec'd; a known one costs a
+ * lookup.  A new Python process is watched from now on.
+ */
+static void
+pyp_process_cb(void *arg, int32_t pid)
+{
+	struct pyp *p = arg;
+	struct pyp_proc *pr = pyp_find(p, (pid_t)pid);
+	uint32_t n = p->nprocs;
+
+	if (!p->enabled)
+		return;
+	if (!p->discover)	/* a source that started after us */
+		pyp_discover_sync(p);
+	if (pr == NULL && p->nprocs >= PYP_MAX_PROCS)
+		pyp_scan(p);	/* make room: the dead go */
+	pyp_scan_pid(p, (pid_t)pid, py_discover_uptime());
+	if (p->nprocs != n || pyp_find(p, (pid_t)pid) != pr) {
+		pyp_choose(p);
+		pyp_watch_sync(p);
+		pyp_timer_sync(p);
+	}
 }
 
 static void
@@ -608,6 +708,9 @@ pyp_reset(struct pyp *p)
 	if (p->subscribed)
 		(void)p->api->sample_subscribe(p->ctx, NULL, NULL);
 	p->subscribed = 0;
+	if (GP_API_HAS(p->api, process_subscribe))
+		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
+	p->discover = 0;
 	py_pkgidx_free(p->pkgs);
 	p->pkgs = NULL;
 	p->by_reports = 0;
@@ -649,18 +752,26 @@ pyp_start(void *priv)
 		    p->api->sample_watch != NULL &&
 		    p->api->sample_subscribe(p->ctx, pyp_report_cb, p) == 0;
 	p->by_reports = -1;	/* logged once decided */
+	/* No scan at all when a system profiler reports processes: each
+	 * one's first sample names it (an idle one is never examined). */
+	pyp_discover_sync(p);
+	/* The busiest N are chosen among all at once, not among the first
+	 * reported: one walk of /proc at the start. */
+	if (p->discover && p->max_procs > 0)
+		pyp_scan_proc(p);
 	pyp_scan(p);
-	p->scan_timer = p->api->timer_add(p->ctx, PYP_RESCAN_MS, 1,
-	    pyp_scan_cb, p);
 	pyp_timer_sync(p);
-	if (p->scan_timer == NULL || (p->by_reports != 1 &&
+	if ((p->scan_timer == NULL && !p->discover) || (p->by_reports != 1 &&
 	    p->sample_timer == NULL)) {
 		pyp_reset(p);
 		return (-ENOMEM);
 	}
 	p->api->log(p->ctx, GP_LOG_INFO, "sampling Python at %u Hz, %u "
-	    "processes tracked%s", p->freq, p->nprocs, p->max_procs > 0 ?
-	    ", the busiest only (--max-processes-runtime-profiler)" : "");
+	    "processes tracked%s; processes found %s", p->freq, p->nprocs,
+	    p->max_procs > 0 ? ", the busiest only "
+	    "(--max-processes-runtime-profiler)" : "", p->discover ?
+	    "from the system profiler's samples" : "by scanning /proc each "
+	    "second");
 	return (0);
 }
 

@@ -5,6 +5,10 @@
  * control frames at -f Hz without stopping them, and hands the
  * aggregated stacks to the host at each snapshot, each frame with
  * gProfiler's "_[rb]" suffix.  The reader itself is in ruby_*.c.
+ *
+ * Processes are found from the system profiler's samples when it reports
+ * them (ABI 1.4, as the Python plugin: an idle process is never
+ * examined), else by a /proc scan each second.
  */
 #include "config.h"
 
@@ -57,6 +61,7 @@ struct rubyp {
 	double		 min_duration;
 	struct gp_timer	*sample_timer;
 	struct gp_timer	*scan_timer;
+	int		 discover;	/* processes from the host's reports */
 	struct rubyp_proc **procs;
 	uint32_t	 nprocs;
 	struct langagg	*agg;
@@ -213,6 +218,21 @@ rubyp_scan_pid(struct rubyp *p, pid_t pid, double uptime)
 	p->procs[p->nprocs++] = pr;
 }
 
+/* Processes from reports: the known ones checked, no walk of /proc. */
+static void
+rubyp_refresh(struct rubyp *p)
+{
+	struct rubyp_proc *pr;
+	uint64_t start, exe_id;
+	uint32_t i;
+
+	for (i = 0; i < p->nprocs; i++) {
+		pr = p->procs[i];
+		pr->seen = langproc_stat(pr->pid, &start, &exe_id) == 0 &&
+		    start == pr->starttime && exe_id == pr->exe_id;
+	}
+}
+
 static void
 rubyp_scan(struct rubyp *p)
 {
@@ -221,8 +241,13 @@ rubyp_scan(struct rubyp *p)
 	DIR *d;
 	char *end;
 	long pid;
-	double uptime = langproc_uptime();	/* once, not per PID */
+	double uptime;
 
+	if (p->discover) {
+		rubyp_refresh(p);
+		goto prune;
+	}
+	uptime = langproc_uptime();	/* once, not per PID */
 	if ((d = opendir("/proc")) == NULL)
 		return;
 	for (i = 0; i < p->nprocs; i++)
@@ -234,6 +259,7 @@ rubyp_scan(struct rubyp *p)
 		rubyp_scan_pid(p, (pid_t)pid, uptime);
 	}
 	closedir(d);
+prune:
 	/* Forget vanished processes, unless their stacks await a snapshot. */
 	for (i = 0; i < p->nprocs;) {
 		struct rubyp_proc *pr = p->procs[i];
@@ -261,14 +287,58 @@ rubyp_timer_sync(struct rubyp *p)
 	if (!any && p->sample_timer != NULL) {
 		p->api->timer_del(p->sample_timer);
 		p->sample_timer = NULL;
-	} else if (any && p->sample_timer == NULL && p->scan_timer != NULL)
+	} else if (any && p->sample_timer == NULL && (p->scan_timer != NULL ||
+	    p->discover))
 		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
 		    rubyp_sample_cb, p);
+}
+
+static void	rubyp_scan_cb(void *);
+static void	rubyp_discover_sync(struct rubyp *);
+
+/*
+ * The system profiler sampled pid (its first sample of the cycle, or of a
+ * new image): examine it if new or re-exec'd; a known one costs a lookup.
+ */
+static void
+rubyp_process_cb(void *arg, int32_t pid)
+{
+	struct rubyp *p = arg;
+	struct rubyp_proc *pr = rubyp_find(p, (pid_t)pid);
+	uint32_t n = p->nprocs;
+
+	if (!p->enabled)
+		return;
+	if (!p->discover)	/* a source that started after us */
+		rubyp_discover_sync(p);
+	if (pr == NULL && p->nprocs >= RUBYP_MAX_PROCS)
+		rubyp_scan(p);	/* make room: the dead go */
+	rubyp_scan_pid(p, (pid_t)pid, langproc_uptime());
+	if (p->nprocs != n || rubyp_find(p, (pid_t)pid) != pr)
+		rubyp_timer_sync(p);
+}
+
+/* Whether a system profiler reports processes now (it may start after
+ * us): then no scan timer wakes the loop each second. */
+static void
+rubyp_discover_sync(struct rubyp *p)
+{
+	if (!GP_API_HAS(p->api, process_subscribe))
+		return;
+	p->discover = p->api->process_subscribe(p->ctx, rubyp_process_cb,
+	    p) == 0;
+	if (p->discover) {
+		p->api->timer_del(p->scan_timer);
+		p->scan_timer = NULL;
+	} else if (p->scan_timer == NULL)
+		p->scan_timer = p->api->timer_add(p->ctx, RUBYP_RESCAN_MS, 1,
+		    rubyp_scan_cb, p);
 }
 
 static void
 rubyp_scan_cb(void *arg)
 {
+	rubyp_discover_sync(arg);
 	rubyp_scan(arg);
 	rubyp_timer_sync(arg);
 }
@@ -451,6 +521,9 @@ rubyp_reset(struct rubyp *p)
 	p->api->timer_del(p->sample_timer);
 	p->api->timer_del(p->scan_timer);
 	p->sample_timer = p->scan_timer = NULL;
+	if (GP_API_HAS(p->api, process_subscribe))
+		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
+	p->discover = 0;
 	while (p->nprocs > 0)
 		rubyp_remove(p, p->nprocs - 1);
 	langagg_clear(p->agg);
@@ -471,16 +544,17 @@ rubyp_start(void *priv)
 	p->freq = f < 1 ? 1 : f > RUBYP_MAX_FREQ ? RUBYP_MAX_FREQ : (uint32_t)f;
 	p->min_duration = (double)p->api->option_get_int(p->ctx,
 	    "min-duration", 0);
+	/* No scan when a system profiler reports processes. */
+	rubyp_discover_sync(p);
 	rubyp_scan(p);
-	p->scan_timer = p->api->timer_add(p->ctx, RUBYP_RESCAN_MS, 1,
-	    rubyp_scan_cb, p);
-	if (p->scan_timer == NULL) {
+	if (p->scan_timer == NULL && !p->discover) {
 		rubyp_reset(p);
 		return (-ENOMEM);
 	}
 	rubyp_timer_sync(p);
-	p->api->log(p->ctx, GP_LOG_INFO, "sampling Ruby at %u Hz",
-	    p->freq);
+	p->api->log(p->ctx, GP_LOG_INFO, "sampling Ruby at %u Hz; processes "
+	    "found %s", p->freq, p->discover ? "from the system profiler's "
+	    "samples" : "by scanning /proc each second");
 	return (0);
 }
 
