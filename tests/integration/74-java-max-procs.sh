@@ -2,8 +2,10 @@
 # --max-processes-runtime-profiler N (gprofiler-compat §10) for the java
 # plugin: with a busy and a light JVM (20% of a CPU) and N = 1 only the
 # busy one is asked for its perf map; without a limit (control) both are.
-# A JVM that sleeps is never sampled, so it is never asked at all (ABI 1.4:
-# perf maps only for JVMs the system profiler sampled in the cycle).
+# A JVM that is never on CPU (stopped with SIGSTOP during the cycles: a
+# sleeping one's VM threads still wake now and then) is never sampled, so
+# it is never asked at all (ABI 1.4: perf maps only for JVMs the system
+# profiler sampled in the cycle).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/java_lib.sh"
 jv_require
@@ -42,12 +44,13 @@ java -XX:+PreserveFramePointer -cp "$TMP/classes" HotLoop 60 \
     >"$TMP/busy.out" 2>&1 & busy=$!
 java -cp "$TMP/classes" Light >"$TMP/light.out" 2>&1 & light=$!
 java -cp "$TMP/classes" Idle >"$TMP/idle.out" 2>&1 & idle=$!
-trap 'kill $busy $light $idle 2>/dev/null; rm -rf "$TMP" /tmp/perf-$busy.map /tmp/perf-$light.map /tmp/perf-$idle.map' EXIT
+trap 'kill -CONT $idle 2>/dev/null; kill $busy $light $idle 2>/dev/null; rm -rf "$TMP" /tmp/perf-$busy.map /tmp/perf-$light.map /tmp/perf-$idle.map' EXIT
 jv_wait_jit $busy
 jv_wait_jit $light
 jv_wait_jit $idle
 sleep 1	# the idle JVM's start-up is over
 rm -f /tmp/perf-$busy.map /tmp/perf-$light.map /tmp/perf-$idle.map
+kill -STOP $idle
 
 jv_profile "$TMP/top1" 9 "$busy,$light,$idle" \
     --max-processes-runtime-profiler 1 -v
