@@ -550,10 +550,8 @@ perf_start(void *priv)
 	    p->api->sample_source(p->ctx, perf_watch, p) == 0)
 		p->reports = 1;
 	/* And which processes run (1.4): the first sample of each image
-	 * wakes us, so they need not scan /proc to find them.  Not with a
-	 * cgroup filter: processes outside the chosen cgroups are never
-	 * sampled, yet their runtimes are profiled (gProfiler's too). */
-	if (p->cgw == NULL && GP_API_HAS(p->api, process_subscribe) &&
+	 * wakes us, so they need not scan /proc to find them. */
+	if (GP_API_HAS(p->api, process_subscribe) &&
 	    p->api->process_source(p->ctx, 1) == 0)
 		p->proc_reports = 1;
 	p->cur.cpus = sampler_sync_cpus(p->sampler);
@@ -643,12 +641,12 @@ perf_work_cb(void *arg)
 	if ((snap = p->pending) != NULL &&
 	    (!symbolizer_tables_pending(p->sym) ||
 	    perf_now() >= p->pending_deadline)) {
-		if ((n = symbolizer_tables_finish(p->sym)) > 0)
+		if ((n = symbolizer_tables_pending(p->sym)) > 0)
 			p->api->log(p->ctx, GP_LOG_INFO, "%d symbol tables "
 			    "still being parsed at the end of the snapshot's "
-			    "wait (a quarter of the cycle): finished in one "
-			    "turn (the host is too loaded for their slices)",
-			    n);
+			    "wait (a quarter of the cycle): their frames are "
+			    "the binary's name this cycle, named from the "
+			    "next", n);
 		p->pending = NULL;
 		perf_snapshot_finish(p, snap);	/* may arm the timer anew */
 		return;
@@ -685,7 +683,8 @@ perf_work_arm(struct perf *p)
 	p->work_ms = ms;
 }
 
-/* Emit the cycle (every table finished by now) and start the next one. */
+/* Emit the cycle (tables still being parsed: their frames are the dso)
+ * and start the next one. */
 static void
 perf_snapshot_finish(struct perf *p, struct gp_snapshot *snap)
 {
@@ -735,7 +734,7 @@ perf_snapshot(void *priv, struct gp_snapshot *snap)
 	perf_stats_delta(p);
 	/* Symbol tables of sampled binaries still being parsed (a slice per
 	 * turn, never a whole libLLVM in one callback): wait for them, at
-	 * most a quarter of the cycle, then finish them in one turn.
+	 * most a quarter of the cycle, then emit with what is loaded.
 	 * Samples drained meanwhile count in this cycle. */
 	now = perf_now();
 	if (symbolizer_tables_pending(p->sym)) {
@@ -745,7 +744,6 @@ perf_snapshot(void *priv, struct gp_snapshot *snap)
 		if (p->work_timer != NULL)
 			return (0);
 		p->pending = NULL;
-		(void)symbolizer_tables_finish(p->sym);
 	}
 	perf_snapshot_finish(p, snap);
 	return (0);

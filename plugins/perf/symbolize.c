@@ -952,30 +952,6 @@ symbolizer_turn_tables_wide(struct symbolizer *s)
 	s->bin_turn_cap = s->bin_turn_units;
 }
 
-/*
- * Every table being parsed, to its end, now: when the snapshot's wait is
- * over and they are not done (a host too loaded for the slices: turns
- * tens of ms apart), one long callback is better than a cycle of frames
- * named by their binary.  Bounded by the tables' sizes.
- */
-int
-symbolizer_tables_finish(struct symbolizer *s)
-{
-	int	 n = symbolizer_tables_pending(s), guard = 0;
-
-	while (s->bins_loading > 0 && guard++ < 4096) {
-		s->bin_turn_used = 0;
-		s->bin_turn_units = SIZE_MAX / 4;
-		s->bin_turn_cap = s->bin_turn_units;
-		if (!sym_binaries_work(s))
-			break;
-	}
-	s->bin_turn_used = 0;
-	s->bin_turn_units = SYM_BIN_TURN_UNITS;
-	s->bin_turn_cap = SYM_BIN_TURN_UNITS;
-	return (n);
-}
-
 int
 symbolizer_tables_pending(const struct symbolizer *s)
 {

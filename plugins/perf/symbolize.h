@@ -82,7 +82,6 @@ int		 symbolizer_work(struct symbolizer *);
 int		 symbolizer_work_pending(const struct symbolizer *);
 /* How many ELF symbol tables of sampled binaries are still being parsed
  * (in slices, from the first sample in them on); 0: none. */
-int		 symbolizer_tables_finish(struct symbolizer *);
 int		 symbolizer_tables_pending(const struct symbolizer *);
 /* This turn's ELF budget doubled (about 2 ms): a snapshot waits for the
  * tables, and on a loaded host each turn comes late. */
