@@ -139,8 +139,7 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 	}
 	/* The first sample too: it is often the only one drained before
 	 * the snapshot (it alone wakes us), and a perf map first read
-	 * there misses the cycle's names.  The binaries it hit start
-	 * parsing their tables, in slices, long before the snapshot. */
+	 * there misses the cycle's names. */
 	if (v.hdr.pid != 0 && v.hdr.nuser > 0)
 		symbolizer_cover_gen(p->sym, (int32_t)v.hdr.pid, v.hdr.gen,
 		    v.uips, v.hdr.nuser);
@@ -155,10 +154,6 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 			    v.hdr.stack_len, ips, SAMPLE_MAX_DEPTH);
 		collect_add(p, p->dw, &v, ips, (uint16_t)n);
 		pi->dw_samples++;
-		/* DWARF-only: no frame-pointer stack covered them above. */
-		if (v.hdr.pid != 0 && n > 0 && v.hdr.nuser == 0)
-			symbolizer_cover_gen(p->sym, (int32_t)v.hdr.pid,
-			    v.hdr.gen, ips, (size_t)n);
 	}
 	/* The deeper user stack of the two (smart mode has both). */
 	if ((v.hdr.flags & SAMPLE_F_WATCHED) && p->reports) {

@@ -31,8 +31,6 @@ elfsym_build_name(const struct elfsym_build *b, const struct elfsym_sym *v)
 
 	if (!b->lazy)
 		return (b->t->names + v->name);
-	if (b->strs[v->name >> 31] != NULL)
-		return (b->strs[v->name >> 31] + (v->name & 0x7fffffffu));
 	n = elf_strptr(b->e, b->link[v->name >> 31], v->name & 0x7fffffffu);
 	return (n != NULL ? n : "");
 }
@@ -71,7 +69,7 @@ elfsym_prefer(const struct elfsym_build *bld, size_t ia, size_t ib)
 }
 
 /* Order of symbol indexes: by address, the preferred alias first. */
-int
+static int
 elfsym_cmp(const void *va, const void *vb, void *arg)
 {
 	const struct elfsym_build *b = arg;
@@ -162,71 +160,41 @@ elfsym_attr(const GElf_Sym *s, uint32_t sh_type)
 	    (sh_type == SHT_DYNSYM ? ELFSYM_A_DYNSYM : 0));
 }
 
-/* One symbol of a symbol table: pushed if it is a named function; its
- * name from str (the loader's copy of the strings) or libelf. */
-int
-elfsym_consider(struct elfsym_build *b, Elf *e, const GElf_Sym *s,
-    const GElf_Shdr *sh, const char *str)
-{
-	const char	*name;
-	int		 type = GELF_ST_TYPE(s->st_info);
-
-	if (s->st_shndx == SHN_UNDEF || s->st_value == 0)
-		return (0);
-	if (type != STT_FUNC && type != STT_GNU_IFUNC &&
-	    !(type == STT_NOTYPE && elfsym_section_exec(e, s->st_shndx)))
-		return (0);
-	if (str != NULL)
-		name = s->st_name < b->t->str_size[b->src] ?
-		    str + s->st_name : NULL;
-	else
-		name = elf_strptr(e, sh->sh_link, s->st_name);
-	if (name == NULL || name[0] == '\0' || name[0] == '$' ||
-	    strncmp(name, ".L", 2) == 0)
-		return (0);
-	return (elfsym_push(b, s->st_value, s->st_size, name, s->st_name,
-	    elfsym_attr(s, sh->sh_type)));
-}
-
-/*
- * Add the function symbols [*ip, n) of one SHT_SYMTAB/SHT_DYNSYM section
- * (data d), at most `budget` of them; *ip is where the next slice starts.
- */
-int
-elfsym_read_symbols_slice(struct elfsym_build *b, Elf *e, Elf_Data *d,
-    const GElf_Shdr *sh, size_t *ip, size_t n, size_t budget)
-{
-	GElf_Sym	 s;
-	size_t		 i, end = n - *ip > budget ? *ip + budget : n;
-	int		 r;
-
-	for (i = *ip; i < end; i++) {
-		if (gelf_getsym(d, (int)i, &s) == NULL) {
-			i = n;
-			break;
-		}
-		if ((r = elfsym_consider(b, e, &s, sh, NULL)) != 0)
-			return (r);
-	}
-	*ip = i;
-	return (0);
-}
-
 /* Add the function symbols of one SHT_SYMTAB/SHT_DYNSYM section. */
 static int
 elfsym_read_symbols(struct elfsym_build *b, Elf *e, Elf_Scn *scn,
     const GElf_Shdr *sh)
 {
 	Elf_Data	*d;
-	size_t		 i = 1;
+	GElf_Sym	 s;
+	const char	*name;
+	size_t		 i, n;
+	int		 type, r;
 
 	if ((d = elf_getdata(scn, NULL)) == NULL || sh->sh_entsize == 0)
 		return (0);
-	return (elfsym_read_symbols_slice(b, e, d, sh, &i,
-	    d->d_size / sh->sh_entsize, SIZE_MAX));
+	n = d->d_size / sh->sh_entsize;
+	for (i = 1; i < n; i++) {
+		if (gelf_getsym(d, (int)i, &s) == NULL)
+			break;
+		type = GELF_ST_TYPE(s.st_info);
+		if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
+			continue;
+		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    !(type == STT_NOTYPE && elfsym_section_exec(e, s.st_shndx)))
+			continue;
+		name = elf_strptr(e, sh->sh_link, s.st_name);
+		if (name == NULL || name[0] == '\0' || name[0] == '$' ||
+		    strncmp(name, ".L", 2) == 0)
+			continue;
+		if ((r = elfsym_push(b, s.st_value, s.st_size, name,
+		    s.st_name, elfsym_attr(&s, sh->sh_type))) != 0)
+			return (r);
+	}
+	return (0);
 }
 
-void
+static void
 elfsym_read_note(struct elfsym_table *t, Elf_Data *d)
 {
 	GElf_Nhdr	 nh;
@@ -276,7 +244,7 @@ elfsym_read_interp(struct elfsym_table *t, Elf *e, const GElf_Phdr *ph)
 	t->interp_musl = memmem(d->d_buf, d->d_size, "ld-musl", 7) != NULL;
 }
 
-void
+static void
 elfsym_read_segments(struct elfsym_table *t, Elf *e)
 {
 	GElf_Phdr	 ph;
@@ -300,57 +268,6 @@ elfsym_read_segments(struct elfsym_table *t, Elf *e)
 	}
 }
 
-/*
- * One section: a build-id note and .gnu_debuglink are read now; 1 for a
- * symbol table whose symbols are to be read (a lazy one only if its
- * strings lie in the file: a name is read at the recorded offset much
- * later), else 0.
- */
-int
-elfsym_section(struct elfsym_build *b, Elf *e, Elf_Scn *scn, size_t shstrndx,
-    int debug_file, GElf_Shdr *sh)
-{
-	struct elfsym_table	*t = b->t;
-	Elf_Scn			*ss;
-	GElf_Shdr		 ssh;
-	Elf_Data		*d;
-	const char		*sname;
-
-	if (gelf_getshdr(scn, sh) == NULL)
-		return (0);
-	if (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM) {
-		if (!b->lazy)
-			return (1);
-		/* A debug file's .symtab only: its names in its own file. */
-		if (b->debug && sh->sh_type != SHT_SYMTAB)
-			return (0);
-		b->src = sh->sh_type == SHT_DYNSYM;
-		/* One of each kind. */
-		if (t->str_size[b->src] != 0 ||
-		    (ss = elf_getscn(e, sh->sh_link)) == NULL ||
-		    gelf_getshdr(ss, &ssh) == NULL ||
-		    ssh.sh_type != SHT_STRTAB ||
-		    ssh.sh_offset > b->file_size ||
-		    ssh.sh_size > b->file_size - ssh.sh_offset)
-			return (0);
-		b->link[b->src] = sh->sh_link;
-		t->str_off[b->src] = ssh.sh_offset;
-		t->str_size[b->src] = ssh.sh_size;
-		return (1);
-	}
-	if (sh->sh_type == SHT_NOTE && t->build_id_len == 0 && !debug_file) {
-		if ((d = elf_getdata(scn, NULL)) != NULL)
-			elfsym_read_note(t, d);
-	} else if (sh->sh_type == SHT_PROGBITS && shstrndx != 0 &&
-	    !debug_file) {
-		sname = elf_strptr(e, shstrndx, sh->sh_name);
-		if (sname != NULL && strcmp(sname, ".gnu_debuglink") == 0 &&
-		    (d = elf_getdata(scn, NULL)) != NULL)
-			elfsym_read_debuglink(t, d);
-	}
-	return (0);
-}
-
 /* Walk the sections once: symbols, build-id note, .gnu_debuglink. */
 static int
 elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
@@ -358,6 +275,8 @@ elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
 	struct elfsym_table	*t = b->t;
 	Elf_Scn			*scn = NULL;
 	GElf_Shdr		 sh;
+	Elf_Data		*d;
+	const char		*sname;
 	size_t			 shstrndx, before;
 	int			 r;
 
@@ -368,13 +287,44 @@ elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
 	if (!debug_file)
 		elfsym_read_segments(t, e);
 	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		if (elfsym_section(b, e, scn, shstrndx, debug_file, &sh) != 1)
+		if (gelf_getshdr(scn, &sh) == NULL)
 			continue;
-		before = t->nsyms;
-		if ((r = elfsym_read_symbols(b, e, scn, &sh)) != 0)
-			return (r);
-		if (sh.sh_type == SHT_SYMTAB && t->nsyms > before)
-			t->has_symtab = 1;
+		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
+			before = t->nsyms;
+			if (b->lazy) {
+				Elf_Scn		*ss;
+				GElf_Shdr	 ssh;
+
+				b->src = sh.sh_type == SHT_DYNSYM;
+				/* One of each kind, and names that lie in
+				 * the file: a lazy name is read at the
+				 * recorded offset much later. */
+				if (t->str_size[b->src] != 0 ||
+				    (ss = elf_getscn(e, sh.sh_link)) == NULL ||
+				    gelf_getshdr(ss, &ssh) == NULL ||
+				    ssh.sh_type != SHT_STRTAB ||
+				    ssh.sh_offset > b->file_size ||
+				    ssh.sh_size > b->file_size - ssh.sh_offset)
+					continue;
+				b->link[b->src] = sh.sh_link;
+				t->str_off[b->src] = ssh.sh_offset;
+				t->str_size[b->src] = ssh.sh_size;
+			}
+			if ((r = elfsym_read_symbols(b, e, scn, &sh)) != 0)
+				return (r);
+			if (sh.sh_type == SHT_SYMTAB && t->nsyms > before)
+				t->has_symtab = 1;
+		} else if (sh.sh_type == SHT_NOTE && t->build_id_len == 0 &&
+		    !debug_file) {
+			if ((d = elf_getdata(scn, NULL)) != NULL)
+				elfsym_read_note(t, d);
+		} else if (sh.sh_type == SHT_PROGBITS && shstrndx != 0 &&
+		    !debug_file) {
+			sname = elf_strptr(e, shstrndx, sh.sh_name);
+			if (sname != NULL && strcmp(sname, ".gnu_debuglink") ==
+			    0 && (d = elf_getdata(scn, NULL)) != NULL)
+				elfsym_read_debuglink(t, d);
+		}
 	}
 	return (0);
 }
@@ -387,42 +337,21 @@ static void
 elfsym_finish(struct elfsym_build *b)
 {
 	struct elfsym_table	*t = b->t;
-	uint32_t		*ix;
-	size_t			 i;
-
-	if (t->nsyms == 0)
-		return;
-	/* Sort indexes (the tie-break is the position in the table), then
-	 * keep the first, preferred, symbol of each address. */
-	if ((ix = reallocarray(NULL, t->nsyms, sizeof(*ix))) == NULL) {
-		t->dropped += t->nsyms;	/* unusable unsorted */
-		t->nsyms = 0;
-		return;
-	}
-	for (i = 0; i < t->nsyms; i++)
-		ix[i] = (uint32_t)i;
-	qsort_r(ix, t->nsyms, sizeof(*ix), elfsym_cmp, b);
-	elfsym_finish_sorted(b, ix);
-}
-
-/* The rest of elfsym_finish over the sorted indexes ix (freed here). */
-void
-elfsym_finish_sorted(struct elfsym_build *b, uint32_t *ix)
-{
-	struct elfsym_table	*t = b->t;
 	struct elfsym_sym	*v, *ns;
+	uint32_t		*ix;
 	uint8_t			*na;
 	size_t			 i, o;
 	uint64_t		 gap;
 	char			*p;
 
-	if (t->nsyms == 0) {
-		free(ix);
+	if (t->nsyms == 0)
 		return;
-	}
+	/* Sort indexes (the tie-break is the position in the table), then
+	 * keep the first, preferred, symbol of each address. */
+	ix = reallocarray(NULL, t->nsyms, sizeof(*ix));
 	ns = reallocarray(NULL, t->nsyms, sizeof(*ns));
 	na = malloc(t->nsyms);
-	if (ns == NULL || na == NULL) {
+	if (ix == NULL || ns == NULL || na == NULL) {
 		free(ix);
 		free(ns);
 		free(na);
@@ -430,6 +359,9 @@ elfsym_finish_sorted(struct elfsym_build *b, uint32_t *ix)
 		t->nsyms = 0;
 		return;
 	}
+	for (i = 0; i < t->nsyms; i++)
+		ix[i] = (uint32_t)i;
+	qsort_r(ix, t->nsyms, sizeof(*ix), elfsym_cmp, b);
 	for (i = 0, o = 0; i < t->nsyms; i++) {
 		if (o > 0 && t->syms[ix[i]].addr == ns[o - 1].addr)
 			continue;
@@ -474,7 +406,6 @@ elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
 	if ((b.t = calloc(1, sizeof(*b.t))) == NULL)
 		return (-ENOMEM);
 	b.t->fd = -1;
-	b.t->dbg_fd = -1;
 	if (lazy_fd >= 0) {
 		b.lazy = 1;
 		b.e = e;
@@ -497,6 +428,33 @@ elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
 	return (0);
 }
 
+static int
+elfsym_load_fd_mode(int fd, int lazy, struct elfsym_table **out)
+{
+	Elf	*e;
+	int	 r;
+
+	*out = NULL;
+	(void)elf_version(EV_CURRENT);
+	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
+		return (-ENOEXEC);
+	r = elfsym_load_elf(e, lazy ? fd : -1, out);
+	elf_end(e);
+	return (r);
+}
+
+int
+elfsym_load_fd(int fd, struct elfsym_table **out)
+{
+	return (elfsym_load_fd_mode(fd, 0, out));
+}
+
+int
+elfsym_load_fd_lazy(int fd, struct elfsym_table **out)
+{
+	return (elfsym_load_fd_mode(fd, 1, out));
+}
+
 /* A lazy table's names copied in (before merging another file's). */
 static int
 elfsym_materialize(struct elfsym_table *t)
@@ -512,8 +470,7 @@ elfsym_materialize(struct elfsym_table *t)
 			continue;
 		if ((str[i] = malloc(t->str_size[i] + 1)) == NULL)
 			goto out;
-		if (pread(i == 0 && t->dbg_fd >= 0 ? t->dbg_fd : t->fd, str[i],
-		    t->str_size[i], (off_t)t->str_off[i])
+		if (pread(t->fd, str[i], t->str_size[i], (off_t)t->str_off[i])
 		    != (ssize_t)t->str_size[i]) {
 			r = -EIO;
 			goto out;
@@ -546,9 +503,6 @@ elfsym_materialize(struct elfsym_table *t)
 	names = NULL;
 	close(t->fd);
 	t->fd = -1;
-	if (t->dbg_fd >= 0)
-		close(t->dbg_fd);
-	t->dbg_fd = -1;
 	r = 0;
 out:
 	free(names);
@@ -630,8 +584,6 @@ elfsym_free(struct elfsym_table *t)
 	free(t->go_names);
 	if (t->fd >= 0)
 		close(t->fd);
-	if (t->dbg_fd >= 0)
-		close(t->dbg_fd);
 	free(t);
 }
 
@@ -684,8 +636,7 @@ elfsym_name(const struct elfsym_table *t, size_t idx, char *buf, size_t len)
 		return (NULL);
 	if (len - 1 > t->str_size[src] - off)
 		len = (size_t)(t->str_size[src] - off) + 1;
-	n = pread(src == 0 && t->dbg_fd >= 0 ? t->dbg_fd : t->fd, buf,
-	    len - 1, (off_t)(t->str_off[src] + off));
+	n = pread(t->fd, buf, len - 1, (off_t)(t->str_off[src] + off));
 	if (n <= 0)
 		return (NULL);
 	buf[n] = '\0';

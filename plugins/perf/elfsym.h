@@ -58,8 +58,6 @@ struct elfsym_table {
 	char			*names;		/* NULL when lazy */
 	size_t			 names_len;
 	int			 fd;		/* lazy: the file (owned), else -1 */
-	int			 dbg_fd;	/* lazy: .symtab names from a
-						 * debug file (owned), else -1 */
 	uint64_t		 str_off[ELFSYM_NSTR];
 	uint64_t		 str_size[ELFSYM_NSTR];
 	struct elfsym_seg	 segs[ELFSYM_MAX_SEGS];
@@ -99,29 +97,6 @@ int		 elfsym_load_fd(int, struct elfsym_table **);
  * strings cannot be addressed in the file. */
 int		 elfsym_load_fd_lazy(int, struct elfsym_table **);
 int		 elfsym_load_mem(const void *, size_t, struct elfsym_table **);
-/*
- * The same in slices (elfsym_load_fd_mode is begin, steps, end): begin
- * keeps its own dup of fd; each step does about `budget` units of work
- * (a symbol read or an index moved) and returns 1 while work remains, 0
- * when done, -errno; end hands the table over (-EAGAIN before it is
- * done); free in every case.
- */
-struct elfsym_loader;
-int		 elfsym_load_begin(int, int lazy, struct elfsym_loader **);
-int		 elfsym_load_step(struct elfsym_loader *, size_t budget,
-		    size_t *used);
-int		 elfsym_load_end(struct elfsym_loader *,
-		    struct elfsym_table **);
-void		 elfsym_load_free(struct elfsym_loader *);
-/*
- * elfsym_add_debug_fd in slices, for a lazy table t: begin checks the
- * build-ids (-ESTALE), keeps a dup of fd (t's dbg_fd at the end) and
- * answers -ENOTSUP for a table with copied names (use elfsym_add_debug_fd);
- * steps as elfsym_load_step; end completes t (and gives it back in *out);
- * freed before its end, the loader leaves t as it was.
- */
-int		 elfsym_debug_begin(struct elfsym_table *, int,
-		    struct elfsym_loader **);
 /*
  * Merge the symbols of a separate debug file into t.  -ESTALE when both
  * carry a build-id and they differ (a debug file for another build).

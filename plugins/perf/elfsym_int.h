@@ -21,10 +21,6 @@ struct elfsym_build {
 	size_t			 link[ELFSYM_NSTR];	/* their sections */
 	int			 src;		/* section being read */
 	uint64_t		 file_size;	/* lazy: names must lie within */
-	/* The loader's own copies of the string tables (read in slices):
-	 * libelf's first elf_strptr reads a whole one in one call. */
-	char			*strs[ELFSYM_NSTR];
-	int			 debug;		/* a debug file into t */
 };
 
 /*
@@ -44,21 +40,6 @@ struct elfsym_go {
 /* Add one symbol (name copied, or st_name in the lazy string table). */
 int	elfsym_push(struct elfsym_build *, uint64_t addr, uint64_t size,
 	    const char *name, size_t st_name, uint8_t attr);
-
-/* The builder's steps (elfsym.c), shared with the sliced loader
- * (elfsym_load.c). */
-int	elfsym_cmp(const void *, const void *, void *);
-int	elfsym_consider(struct elfsym_build *, Elf *, const GElf_Sym *,
-	    const GElf_Shdr *, const char *);
-int	elfsym_read_symbols_slice(struct elfsym_build *, Elf *, Elf_Data *,
-	    const GElf_Shdr *, size_t *, size_t, size_t);
-void	elfsym_read_segments(struct elfsym_table *, Elf *);
-void	elfsym_read_note(struct elfsym_table *, Elf_Data *);
-int	elfsym_section(struct elfsym_build *, Elf *, Elf_Scn *, size_t, int,
-	    GElf_Shdr *);
-/* Dedup, unsized symbols' room, trimmed arrays, over sorted indexes
- * (freed here). */
-void	elfsym_finish_sorted(struct elfsym_build *, uint32_t *);
 
 /* elfsym_go.c */
 void	elfsym_go_probe(Elf *, struct elfsym_go *);

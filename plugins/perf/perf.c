@@ -264,16 +264,6 @@ perf_check(void *priv, char *err, uint32_t errlen)
 }
 
 static void	perf_work_cb(void *);
-static void	perf_work_arm(struct perf *);
-
-static uint64_t
-perf_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
-}
 
 static void
 perf_drain_cb(void *arg)
@@ -295,7 +285,9 @@ perf_drain_cb(void *arg)
 		    strerror(-rc));
 	/* Perf maps the samples started reading: the rest in slices during
 	 * the cycle, so their names are there at the snapshot. */
-	perf_work_arm(p);
+	if (p->work_timer == NULL && symbolizer_work_pending(p->sym))
+		p->work_timer = p->api->timer_add(p->ctx, PERF_JIT_WORK_MS, 1,
+		    perf_work_cb, p);
 }
 
 static void
@@ -318,7 +310,6 @@ perf_teardown(struct perf *p)
 	p->drain_timer = NULL;
 	p->api->timer_del(p->work_timer);
 	p->work_timer = NULL;
-	p->pending = NULL;
 	if (p->wakeup != NULL)
 		p->api->fd_unwatch(p->wakeup);
 	p->wakeup = NULL;
@@ -465,8 +456,6 @@ perf_start(void *priv)
 	memset(&p->cur, 0, sizeof(p->cur));
 	memset(&p->last, 0, sizeof(p->last));
 	memset(p->stat_prev, 0, sizeof(p->stat_prev));
-	p->pending = NULL;
-	p->cycle_start = perf_now();
 	if ((rc = perf_read_options(p)) != 0) {
 		if (rc == -EINVAL)
 			p->api->log(p->ctx, GP_LOG_ERR, "invalid perf options");
@@ -614,107 +603,31 @@ perf_cycle_reset(struct perf *p)
 	symbolizer_cycle_end(p->sym);
 }
 
-static void	perf_snapshot_finish(struct perf *, struct gp_snapshot *);
-
-/* Perf maps and symbol tables a turn's budget cut short: a slice per
- * timer turn; a snapshot waiting for the tables answered when they are
- * ready or its wait is over. */
+/* Perf maps a turn's budget cut short: a slice per timer turn. */
 static void
 perf_work_cb(void *arg)
 {
 	struct perf *p = arg;
-	struct gp_snapshot *snap;
-	int more, n;
 
-	if (p->trim) {
-		p->trim = 0;
-		malloc_trim(0);
-		return;
-	}
 	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
-	/* A snapshot waiting for the tables: the turns come every 1 ms on a
-	 * quiet host but every few tens on one loaded 50x its CPUs, where
-	 * libc's table was still not parsed at the wait's end. */
-	if (p->pending != NULL)
-		symbolizer_turn_tables_wide(p->sym);
-	more = symbolizer_work(p->sym);
-	if ((snap = p->pending) != NULL &&
-	    (!symbolizer_tables_pending(p->sym) ||
-	    perf_now() >= p->pending_deadline)) {
-		if ((n = symbolizer_tables_pending(p->sym)) > 0)
-			p->api->log(p->ctx, GP_LOG_INFO, "%d symbol tables "
-			    "still being parsed at the end of the snapshot's "
-			    "wait (a quarter of the cycle): their frames are "
-			    "the binary's name this cycle, named from the "
-			    "next", n);
-		p->pending = NULL;
-		perf_snapshot_finish(p, snap);	/* may arm the timer anew */
-		return;
-	}
-	if (!more && p->pending == NULL) {
+	if (!symbolizer_work(p->sym)) {
 		p->api->timer_del(p->work_timer);
 		p->work_timer = NULL;
-	} else
-		perf_work_arm(p);	/* its period, if the work changed */
+	}
 }
 
-/*
- * The work timer: every PERF_BIN_WORK_MS while symbol tables are parsed
- * (the same CPU as one whole parse, over as little wall time as bounded
- * turns allow: at 5 ms a turn, on a host loaded 50x its CPUs, the tables
- * of a one-cycle run were not ready at the snapshot's deadline), else
- * every PERF_JIT_WORK_MS for perf maps.
- */
 static void
 perf_work_arm(struct perf *p)
 {
-	uint32_t ms;
-
-	/* No work here: the caller's callback has had its share. */
-	if (!symbolizer_work_pending(p->sym) && p->pending == NULL &&
-	    !p->trim)
-		return;
-	ms = symbolizer_tables_pending(p->sym) ? PERF_BIN_WORK_MS :
-	    PERF_JIT_WORK_MS;
-	if (p->work_timer != NULL && p->work_ms == ms)
-		return;
-	p->api->timer_del(p->work_timer);
-	p->work_timer = p->api->timer_add(p->ctx, ms, 1, perf_work_cb, p);
-	p->work_ms = ms;
-}
-
-/* Emit the cycle (tables still being parsed: their frames are the dso)
- * and start the next one. */
-static void
-perf_snapshot_finish(struct perf *p, struct gp_snapshot *snap)
-{
-	int rc;
-
-	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
-	rc = perf_emit(p, snap);
-	perf_cycle_reset(p);
-	p->cycle_start = perf_now();
-	/* the next cycle starts now: its cgroups */
-	perf_cgroups_pick(p);
-	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
-	/* The cycle's strings, retired snapshots and parse buffers are free
-	 * now: give the pages back rather than keep the high-water mark, in
-	 * a turn of its own (walking a heap that held a large perf map took
-	 * 3 ms). */
-	p->trim = 1;
-	perf_work_arm(p);
-	if (rc != 0)
-		p->api->snapshot_done(snap, -EIO, "perf: the host refused "
-		    "stacks");
-	else
-		p->api->snapshot_done(snap, 0, NULL);
+	if (p->work_timer == NULL && symbolizer_work(p->sym))
+		p->work_timer = p->api->timer_add(p->ctx, PERF_JIT_WORK_MS, 1,
+		    perf_work_cb, p);
 }
 
 static int
 perf_snapshot(void *priv, struct gp_snapshot *snap)
 {
 	struct perf *p = priv;
-	uint64_t now;
 	int rc, cpus;
 
 	if (p->sampler == NULL) {
@@ -732,36 +645,28 @@ perf_snapshot(void *priv, struct gp_snapshot *snap)
 		p->cur.cpus = cpus;
 	}
 	perf_stats_delta(p);
-	/* Symbol tables of sampled binaries still being parsed (a slice per
-	 * turn, never a whole libLLVM in one callback): wait for them, at
-	 * most a quarter of the cycle, then emit with what is loaded.
-	 * Samples drained meanwhile count in this cycle. */
-	now = perf_now();
-	if (symbolizer_tables_pending(p->sym)) {
-		p->pending = snap;
-		p->pending_deadline = now + (now - p->cycle_start) / 4;
-		perf_work_arm(p);
-		if (p->work_timer != NULL)
-			return (0);
-		p->pending = NULL;
-	}
-	perf_snapshot_finish(p, snap);
+	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
+	rc = perf_emit(p, snap);
+	perf_cycle_reset(p);
+	/* the next cycle starts now: its cgroups */
+	perf_cgroups_pick(p);
+	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
+	perf_work_arm(p);
+	/* The cycle's strings, retired snapshots and parse buffers are free
+	 * now: give the pages back rather than keep the high-water mark. */
+	malloc_trim(0);
+	if (rc != 0)
+		p->api->snapshot_done(snap, -EIO, "perf: the host refused "
+		    "stacks");
+	else
+		p->api->snapshot_done(snap, 0, NULL);
 	return (0);
 }
 
 static void
 perf_abandon(void *priv, struct gp_snapshot *snap)
 {
-	struct perf *p = priv;
-
-	/* The host gave up on a snapshot waiting for tables: its samples
-	 * are dropped with it, the next cycle starts now. */
-	if (p->pending == snap) {
-		p->pending = NULL;
-		perf_cycle_reset(p);
-		p->cycle_start = perf_now();
-		perf_cgroups_pick(p);
-	}
+	/* snapshot() completes before returning: nothing is pending */
 }
 
 static int

@@ -31,8 +31,7 @@
 /* Perf maps read per loop turn (about a millisecond of parsing), and how
  * often the rest of a large one is read between cycles. */
 #define PERF_JIT_TURN_BYTES	(64u * 1024)
-#define PERF_JIT_WORK_MS	5
-#define PERF_BIN_WORK_MS	1	/* while ELF tables are parsed */
+#define PERF_JIT_WORK_MS	10
 /* One drain's share of the loop: at any accepted frequency the samples are
  * read in slices, so signals, timers and uploads still run between them;
  * what the ring cannot hold meanwhile is dropped and counted by the BPF
@@ -82,7 +81,6 @@ struct perf {
 	struct sampler		*sampler;
 	struct gp_timer		*drain_timer;
 	struct gp_timer		*work_timer;	/* perf maps left to read */
-	uint32_t		 work_ms;	/* its period */
 	struct gp_watch		*wakeup;	/* the ring's wake-ups */
 	struct symbolizer	*sym;
 	struct unwinder		*uw;
@@ -92,14 +90,6 @@ struct perf {
 	int			 reports;	/* the host's sample source */
 	int			 proc_reports;	/* and its process source */
 	int			 java_threads;	/* --java-collect-thread-names */
-
-	/* A snapshot waiting for symbol tables still being parsed (in
-	 * slices on the work timer), until they are or until the wait's
-	 * deadline: a quarter of the cycle. */
-	struct gp_snapshot	*pending;
-	uint64_t		 pending_deadline;	/* CLOCK_MONOTONIC ns */
-	uint64_t		 cycle_start;		/* CLOCK_MONOTONIC ns */
-	int			 trim;		/* malloc_trim at the next turn */
 
 	uint64_t		 drain_deadline;	/* CLOCK_MONOTONIC ns */
 	uint32_t		 drain_n;	/* records this drain */

@@ -124,7 +124,7 @@ sym_binary_by_build_id(struct symbolizer *s, const struct elfsym_table *t)
  */
 static int
 sym_debug_try(struct symbolizer *s, struct elfsym_table *t,
-    struct sym_binary *bin, const char *root, const char *path)
+    const struct sym_binary *bin, const char *root, const char *path)
 {
 	struct gp_file_info	 info;
 	int			 fd, r;
@@ -146,10 +146,7 @@ sym_debug_try(struct symbolizer *s, struct elfsym_table *t,
 		close(fd);
 		return (-ENOENT);
 	}
-	/* A lazy table merges it in slices (sym_binary_parse goes on with
-	 * bin->ld); one with copied names at once. */
-	if ((r = elfsym_debug_begin(t, fd, &bin->ld)) == -ENOTSUP)
-		r = elfsym_add_debug_fd(t, fd);
+	r = elfsym_add_debug_fd(t, fd);
 	close(fd);
 	if (r != 0)
 		sym_log(s, GP_LOG_DEBUG, "symbolizer: debug file %s: %s", path,
@@ -179,7 +176,7 @@ static void
 sym_debug_find(struct symbolizer *s, struct sym_binary *b,
     struct elfsym_table *t)
 {
-	struct sym_binary	*sb = b;
+	const struct sym_binary	*sb = b;
 	const char		*path = b->path;
 	char		 bid[2 * ELFSYM_BUILD_ID_MAX + 1], dir[PATH_MAX];
 	char		 cand[PATH_MAX], root[64];
@@ -277,110 +274,25 @@ sym_open_mapping(struct symbolizer *s, struct sym_proc *p,
 	    info));
 }
 
-/*
- * Parse an opened binary (once), in slices of the turn's budget when
- * there is one (s->jit_turn_bytes: a loop turn), else whole; shares a
- * table with the same build-id.
- */
-static void	sym_binary_parsed(struct symbolizer *, struct sym_binary *,
-		    struct elfsym_table *, int);
-
-/*
- * Start parsing an opened binary's table (its headers only: a fraction of
- * a millisecond), the slices left to sym_binaries_work.  What orders them
- * is noted here: the file's size and when it was started.
- */
-void
-sym_binary_begin(struct symbolizer *s, struct sym_binary *b)
-{
-	struct stat	 sb;
-	int		 r;
-
-	if (b->loaded || b->ld != NULL)
-		return;
-	if (b->fd < 0) {
-		b->loaded = 1;
-		return;
-	}
-	b->size = fstat(b->fd, &sb) == 0 && sb.st_size > 0 ?
-	    (uint64_t)sb.st_size : UINT64_MAX;
-	b->load_seq = ++s->load_seq;
-	/* Names stay in the file (the table holds an fd) while fds last.
-	 * The loader has its own fd: ours is closed. */
-	r = elfsym_load_begin(b->fd, s->open_bins <= SYM_MAX_OPEN_BINS,
-	    &b->ld);
-	close(b->fd);
-	b->fd = -1;
-	s->open_bins--;
-	if (r != 0) {
-		sym_binary_parsed(s, b, NULL, r);
-		return;
-	}
-	s->bins_loading++;
-}
-
+/* Parse an opened binary (once); shares a table with the same build-id. */
 static void
 sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 {
-	struct elfsym_table	*t = NULL;
-	size_t			 budget = SIZE_MAX / 2, used = 0;
+	struct elfsym_table	*t;
+	struct sym_binary	*o;
 	int			 r;
 
-	if (b->ld == NULL) {
-		sym_binary_begin(s, b);
-		if (b->ld == NULL)
-			return;
-	}
-again:
-	if (s->jit_turn_bytes != 0) {
-		if (s->bin_turn_used >= s->bin_turn_cap)
-			return;
-		budget = s->bin_turn_cap - s->bin_turn_used;
-	}
-	r = elfsym_load_step(b->ld, budget, &used);
-	s->bin_turn_used += used;
-	if (r == 1)
-		return;
-	if (b->t_debug != NULL) {
-		/* The debug file's merge ended (or failed: the table is as
-		 * it was before it). */
-		if (r == 0)
-			r = elfsym_load_end(b->ld, &t);
-		if (r != 0)
-			sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: its debug "
-			    "file: %s", b->path, strerror(-r));
-		elfsym_load_free(b->ld);
-		t = b->t_debug;
-		b->t_debug = NULL;
-		b->ld = NULL;
-		s->bins_loading--;
-		sym_binary_parsed(s, b, t, 0);
-		return;
-	}
-	if (r == 0)
-		r = elfsym_load_end(b->ld, &t);
-	elfsym_load_free(b->ld);
-	b->ld = NULL;
-	if (r == 0 && !t->has_symtab) {
-		/* Separate debug info, merged in slices when found. */
-		sym_debug_find(s, b, t);
-		if (b->ld != NULL) {
-			b->t_debug = t;
-			goto again;
-		}
-	}
-	s->bins_loading--;
-	sym_binary_parsed(s, b, t, r);
-}
-
-/* A binary's parse ended: its table t, or the error r. */
-static void
-sym_binary_parsed(struct symbolizer *s, struct sym_binary *b,
-    struct elfsym_table *t, int r)
-{
-	struct sym_binary	*o;
-
 	b->loaded = 1;
+	if (b->fd < 0)
+		return;
+	/* Names stay in the file (the table holds an fd) while fds last. */
+	if (s->open_bins <= SYM_MAX_OPEN_BINS)
+		r = elfsym_load_fd_lazy(b->fd, &t);
+	else
+		r = elfsym_load_fd(b->fd, &t);
+	close(b->fd);
+	b->fd = -1;
+	s->open_bins--;
 	if (r != 0) {
 		s->st.elf_failures++;
 		sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: %s: not a "
@@ -388,6 +300,8 @@ sym_binary_parsed(struct symbolizer *s, struct sym_binary *b,
 		    (int)b->pid, b->path, strerror(-r));
 		return;
 	}
+	if (!t->has_symtab)
+		sym_debug_find(s, b, t);
 	sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: %zu symbols, %zu bytes",
 	    b->path, t->nsyms, elfsym_bytes(t));
 	if (t->go_funcs > 0)
@@ -435,61 +349,7 @@ sym_binary_table(struct symbolizer *s, struct sym_binary *b)
 		return (NULL);
 	if (!b->loaded)
 		sym_binary_parse(s, b);
-	if (!b->loaded)
-		return (NULL);
 	return (b->alias != NULL ? b->alias->t : b->t);
-}
-
-/* The loading binary started first, or the smallest; NULL: none. */
-static struct sym_binary *
-sym_binaries_pick(struct symbolizer *s, int oldest)
-{
-	struct sym_binary	*b, *best = NULL;
-
-	for (b = s->bins; b != NULL; b = b->next) {
-		if (b->ld == NULL)
-			continue;
-		if (best == NULL || (oldest ? b->load_seq < best->load_seq :
-		    b->size < best->size || (b->size == best->size &&
-		    b->load_seq < best->load_seq)))
-			best = b;
-	}
-	return (best);
-}
-
-/*
- * A turn's slices.  Newest first (the list's order) starved the tables
- * started early: on a busy host new binaries kept coming, and libc, bash
- * and the workload's own binary, begun in the first drains, were still
- * loading 7 s later, their frames emitted as the dso.  Now a quarter of
- * the turn goes to the table started first (every table ends, however
- * many come after it), the rest to the smallest file (a small binary is
- * not held up behind a libLLVM).
- */
-int
-sym_binaries_work(struct symbolizer *s)
-{
-	struct sym_binary	*b;
-	size_t			 before;
-	int			 oldest = 1;
-
-	while (s->bins_loading > 0) {
-		if (s->jit_turn_bytes != 0 &&
-		    s->bin_turn_used >= s->bin_turn_units)
-			break;
-		if ((b = sym_binaries_pick(s, oldest)) == NULL)
-			break;
-		before = s->bin_turn_used;
-		s->bin_turn_cap = oldest ? before + s->bin_turn_units / 4 :
-		    s->bin_turn_units;
-		sym_binary_parse(s, b);
-		s->bin_turn_cap = s->bin_turn_units;
-		/* a slice that used nothing and did not end: next turn */
-		if (!oldest && b->ld != NULL && s->bin_turn_used == before)
-			break;
-		oldest = 0;
-	}
-	return (s->bins_loading > 0);
 }
 
 /* A binary opened now and parsed when first looked up. */
@@ -531,8 +391,7 @@ sym_binary_pinned(struct symbolizer *s, const struct procmaps_entry *e)
 	dev = makedev(e->dev_major, e->dev_minor);
 	for (b = s->bins; b != NULL; b = b->next)
 		if (b->ino == (ino_t)e->inode && b->dev == dev &&
-		    (b->fd >= 0 || b->ld != NULL ||
-		    (b->t != NULL && b->t->fd >= 0) ||
+		    (b->fd >= 0 || (b->t != NULL && b->t->fd >= 0) ||
 		    (b->alias != NULL && b->alias->t->fd >= 0)))
 			return (b);
 	return (NULL);
@@ -608,11 +467,6 @@ static void
 sym_binary_free(struct symbolizer *s, struct sym_binary *b)
 {
 	sym_keys_drop(s, b);
-	if (b->ld != NULL) {
-		elfsym_load_free(b->ld);
-		s->bins_loading--;
-	}
-	elfsym_free(b->t_debug);
 	if (b->fd >= 0) {
 		close(b->fd);
 		s->open_bins--;

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include <errno.h>
-#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -624,14 +623,10 @@ symbolizer_cover_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 	if (p == NULL || p->gone || p->snap == NULL)
 		return;
 	/* A frame in anonymous memory (or outside the maps) may be JIT
-	 * code: its perf map is read from now on, not first at the emit.
-	 * A frame in a binary starts parsing its table, in slices of the
-	 * turns from now on, not all at the emit. */
+	 * code: its perf map is read from now on, not first at the emit. */
 	jit = sym_jit_due(s, p);
 	for (i = 0; i < n; i++) {
 		k = procmaps_find(&p->snap->maps, addrs[i]);
-		if (k >= 0 && p->snap->bins[k] != NULL)
-			sym_binary_begin(s, p->snap->bins[k]);
 		if (k < 0 && addrs[i] >= 4096 && addrs[i] < (1ull << 47)) {
 			k = sym_proc_mapping(s, p, addrs[i]);
 			if (jit && (k < 0 || sym_anon_path(procmaps_path(
@@ -919,9 +914,6 @@ symbolizer_turn(struct symbolizer *s, size_t bytes)
 	s->jit_turn_bytes = bytes;
 	s->jit_turn_used = 0;
 	s->jit_turn_moves = 0;
-	s->bin_turn_used = 0;
-	s->bin_turn_units = SYM_BIN_TURN_UNITS;
-	s->bin_turn_cap = SYM_BIN_TURN_UNITS;
 	s->turn_id++;
 }
 
@@ -936,26 +928,13 @@ symbolizer_work(struct symbolizer *s)
 		for (p = s->procs[i]; p != NULL; p = p->hnext)
 			more |= sym_jit_work(s, p);
 	s->jit_pending = more;
-	return (sym_binaries_work(s) | more);
+	return (more);
 }
 
 int
 symbolizer_work_pending(const struct symbolizer *s)
 {
-	return (s->jit_pending || s->bins_loading > 0);
-}
-
-void
-symbolizer_turn_tables_wide(struct symbolizer *s)
-{
-	s->bin_turn_units = 2 * SYM_BIN_TURN_UNITS;
-	s->bin_turn_cap = s->bin_turn_units;
-}
-
-int
-symbolizer_tables_pending(const struct symbolizer *s)
-{
-	return (s->bins_loading > INT_MAX ? INT_MAX : (int)s->bins_loading);
+	return (s->jit_pending);
 }
 
 void

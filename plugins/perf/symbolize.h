@@ -80,12 +80,6 @@ int		 symbolizer_work(struct symbolizer *);
 /* Whether a lookup or symbolizer_cover_gen left a perf map half read
  * (then symbolizer_work has something to do). */
 int		 symbolizer_work_pending(const struct symbolizer *);
-/* How many ELF symbol tables of sampled binaries are still being parsed
- * (in slices, from the first sample in them on); 0: none. */
-int		 symbolizer_tables_pending(const struct symbolizer *);
-/* This turn's ELF budget doubled (about 2 ms): a snapshot waits for the
- * tables, and on a loaded host each turn comes late. */
-void		 symbolizer_turn_tables_wide(struct symbolizer *);
 /* The file of a mapping (symbolizer_mapping), opened as the symbolizer
  * opens binaries (regular files only, through the host's safe open): an
  * fd or -errno. */

@@ -38,9 +38,6 @@
 #define SYM_JIT_TURN_MOVES	(16u * 1024)	/* sort steps per turn */
 #define SYM_JIT_SMALL_MAP	(16u * 1024)	/* entries: sorted at once */
 #define SYM_JIT_SMALL_FILE	(64u * 1024)	/* bytes: read at once */
-/* ELF symbol tables parsed per turn (elfsym_load_step units: a symbol
- * read or an index moved; about a millisecond). */
-#define SYM_BIN_TURN_UNITS	(4u * 1024)
 
 /*
  * One binary's symbols, shared by every mapping of it.  Opened at first
@@ -52,11 +49,6 @@ struct sym_binary {
 	struct sym_binary	*alias;		/* same build-id: its table */
 	int			 fd;		/* until parsed; -1 */
 	int			 loaded;	/* parse attempted */
-	struct elfsym_loader	*ld;		/* being parsed, in slices */
-	struct elfsym_table	*t_debug;	/* parsed, its debug file
-						 * being merged by ld */
-	uint64_t		 size;		/* the file's, when begun */
-	uint64_t		 load_seq;	/* begun after load_seq - 1 */
 	char			*path;		/* as mapped, for logs/debuglink */
 	int32_t			 pid;		/* a process mapping it */
 	dev_t			 dev;
@@ -182,11 +174,6 @@ struct symbolizer {
 	uint64_t		 turn_id;	/* symbolizer_turn calls */
 	int			 jit_capped;	/* said this cycle */
 	int			 jit_pending;	/* a map left to the work timer */
-	size_t			 bin_turn_used;	/* ELF units, this turn */
-	size_t			 bin_turn_units;	/* this turn's budget */
-	size_t			 bin_turn_cap;	/* of them, for this table */
-	uint64_t		 load_seq;	/* tables begun */
-	size_t			 bins_loading;	/* tables parsed in slices */
 	struct sym_arena_chunk	*arena;
 	struct sym_derived	*derived;
 	size_t			 nderived;
@@ -227,18 +214,9 @@ struct sym_binary *sym_binary_for_mapping(struct symbolizer *,
 		    struct sym_proc *, const struct procmaps_entry *,
 		    const char *);
 void		 sym_binary_unref(struct symbolizer *, struct sym_binary *);
-/*
- * The binary's table, parsed now if it was not (within the turn's budget
- * when there is one: NULL until its last slice); NULL if unreadable.
- */
+/* The binary's table, parsed now if it was not; NULL if unreadable. */
 const struct elfsym_table *sym_binary_table(struct symbolizer *,
 		    struct sym_binary *);
-/* Start parsing a binary's table: its headers now, its slices in the
- * turns of sym_binaries_work. */
-void		 sym_binary_begin(struct symbolizer *, struct sym_binary *);
-/* Tables being parsed: the turn's budget, a quarter to the table begun
- * first, the rest to the smallest; 1 while some remain. */
-int		 sym_binaries_work(struct symbolizer *);
 void		 sym_binaries_expire(struct symbolizer *, int);
 
 /* symjit.c */

@@ -190,60 +190,6 @@ out:
 	elfsym_free(l);
 }
 
-/*
- * Loading in slices of 2000 units: many steps, none over its budget
- * by more than its budget and a sort chunk, and the same table as a load in one go.
- */
-static void
-test_sliced(const char *path, const char *what)
-{
-	struct elfsym_loader	*ld;
-	struct elfsym_table	*c = NULL, *l = NULL;
-	char			 a[4096], b[4096], msg[128];
-	size_t			 i, same = 0, steps = 0, used, most = 0;
-	int			 fd, r;
-
-	if ((fd = open(path, O_RDONLY)) < 0) {
-		CHECK(0, "open for the sliced load");
-		return;
-	}
-	CHECK_EQ(elfsym_load_fd_lazy(fd, &c), 0);
-	CHECK_EQ(elfsym_load_begin(fd, 1, &ld), 0);
-	close(fd);
-	if (ld == NULL)
-		goto out;
-	while ((r = elfsym_load_step(ld, 2000, &used)) == 1) {
-		steps++;
-		if (used > most)
-			most = used;
-		if (steps == 1)
-			CHECK(elfsym_load_end(ld, &l) == -EAGAIN && l == NULL,
-			    "no table before the last step");
-	}
-	CHECK_EQ(r, 0);
-	CHECK_EQ(elfsym_load_end(ld, &l), 0);
-	elfsym_load_free(ld);
-	if (c == NULL || l == NULL)
-		goto out;
-	printf("# %s: %zu steps of at most %zu units\n", what, steps, most);
-	snprintf(msg, sizeof(msg), "%s: loaded in many steps, each about "
-	    "its budget", what);
-	CHECK(steps > 5 && most <= 2 * 2000 + 10 * 256, msg);
-	for (i = 0; i < c->nsyms && i < l->nsyms; i++)
-		same += c->syms[i].addr == l->syms[i].addr &&
-		    c->syms[i].size == l->syms[i].size &&
-		    elfsym_name(l, i, a, sizeof(a)) != NULL &&
-		    elfsym_name(c, i, b, sizeof(b)) != NULL &&
-		    strcmp(a, b) == 0;
-	snprintf(msg, sizeof(msg), "%s: the same table as in one go", what);
-	CHECK(c->nsyms == l->nsyms && same == c->nsyms && c->nsyms > 0 &&
-	    c->nsegs == l->nsegs && c->build_id_len == l->build_id_len &&
-	    c->has_symtab == l->has_symtab, msg);
-out:
-	elfsym_free(c);
-	elfsym_free(l);
-}
-
 /* Truncated and corrupted copies: fail or degrade, never crash. */
 static void
 test_bad_files(const char *dir)
@@ -288,58 +234,6 @@ test_bad_files(const char *dir)
 	CHECK(elfsym_load_mem("\177ELFjunk", 8, &t) == -ENOEXEC && t == NULL,
 	    "8 bytes of 'ELF' in memory");
 	CHECK_EQ(survived, 7);
-}
-
-/*
- * The debug file merged into a lazy table in slices: a wrong build-id
- * refused before anything is merged, a merge given up half way leaves the
- * table as it was, and a finished one equals the one-shot merge (ref).
- */
-static void
-test_debug_sliced(const char *stripped, const char *dbg, const char *other,
-    const struct elfsym_table *ref)
-{
-	struct elfsym_loader	*ld;
-	struct elfsym_table	*t = NULL, *out;
-	char			 a[512], b[512];
-	size_t			 n0, i, same = 0, steps = 0;
-	int			 fd, r;
-
-	if ((fd = open(stripped, O_RDONLY)) < 0 ||
-	    elfsym_load_fd_lazy(fd, &t) != 0) {
-		CHECK(0, "lazy load of the stripped copy");
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	close(fd);
-	n0 = t->nsyms;
-	fd = open(other, O_RDONLY);
-	CHECK_EQ(elfsym_debug_begin(t, fd, &ld), -ESTALE);
-	close(fd);
-	fd = open(dbg, O_RDONLY);
-	CHECK_EQ(elfsym_debug_begin(t, fd, &ld), 0);
-	for (i = 0; i < 3; i++)
-		(void)elfsym_load_step(ld, 50, NULL);
-	elfsym_load_free(ld);
-	CHECK(t->nsyms == n0 && t->dbg_fd < 0, "a merge given up leaves the "
-	    "table as it was");
-	CHECK_EQ(elfsym_debug_begin(t, fd, &ld), 0);
-	close(fd);
-	while ((r = elfsym_load_step(ld, 200, NULL)) == 1)
-		steps++;
-	CHECK(r == 0 && elfsym_load_end(ld, &out) == 0 && out == t,
-	    "merged in slices");
-	elfsym_load_free(ld);
-	for (i = 0; i < t->nsyms && i < ref->nsyms; i++)
-		same += t->syms[i].addr == ref->syms[i].addr &&
-		    elfsym_name(t, i, a, sizeof(a)) != NULL &&
-		    elfsym_name(ref, i, b, sizeof(b)) != NULL &&
-		    strcmp(a, b) == 0;
-	printf("# debug merge: %zu steps, %zu symbols\n", steps, t->nsyms);
-	CHECK(steps > 3 && t->nsyms == ref->nsyms && same == ref->nsyms &&
-	    t->has_symtab, "the same table as the one-shot merge");
-	elfsym_free(t);
 }
 
 static void
@@ -387,7 +281,6 @@ test_debuginfo(const char *dir)
 	close(fd);
 	CHECK_STREQ(lookup_at(t, off), "elfsym_test_marker",
 	    "resolved through the debug file");
-	test_debug_sliced(stripped, dbg, other, t);
 	elfsym_free(t);
 }
 
@@ -404,7 +297,6 @@ main(void)
 	test_libc();
 	test_lazy("/proc/self/exe", "own binary");
 	test_lazy(libc_path, "libc");
-	test_sliced(libc_path, "libc");
 	test_bad_files(dir);
 	test_debuginfo(dir);
 	tsu_rmtree(dir);

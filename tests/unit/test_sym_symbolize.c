@@ -592,80 +592,6 @@ test_perfmap_reread(void)
 	munmap(code, 8192);
 }
 
-/*
- * Loop turns (symbolizer_turn): a sampled binary's table is parsed a
- * slice per turn from its first sample (symbolizer_cover_gen), its frames
- * show as the dso meanwhile, and it resolves once the slices are done.
- */
-static void
-test_sliced_tables(void)
-{
-	struct symbolizer	*s = test_sym_new(test_log, NULL);
-	uint64_t		 addr = (uintptr_t)getpid;
-	const char		*name;
-	size_t			 turns = 0;
-
-	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
-	symbolizer_turn(s, 64 * 1024);
-	symbolizer_cover_gen(s, getpid(), 0, &addr, 1);
-	CHECK(symbolizer_tables_pending(s) && symbolizer_work_pending(s),
-	    "a sample in libc starts parsing its table, not all at once");
-	name = symbolizer_user_frame(s, getpid(), addr);
-	CHECK(name != NULL && name[0] == '(' && strstr(name, "libc") != NULL,
-	    "meanwhile its frames are the dso");
-	do {
-		symbolizer_turn(s, 64 * 1024);
-		(void)symbolizer_work(s);
-		turns++;
-	} while (symbolizer_tables_pending(s) && turns < 100000);
-	printf("# libc's table in %zu turns\n", turns);
-	CHECK(turns > 1 && !symbolizer_tables_pending(s), "parsed over turns");
-	name = symbolizer_user_frame(s, getpid(), addr);
-	CHECK(strcmp(name, "getpid") == 0 || strcmp(name, "__getpid") == 0,
-	    "then it resolves");
-	symbolizer_free(s);
-}
-
-/*
- * The order of the slices: our own binary begun first and libc (larger)
- * after it.  Newest first gave every turn to libc while ours waited; the
- * table begun first, and the smallest, ends first now.  Lookups are made
- * only after a turn's work, whose budget is spent while tables load, so
- * they parse nothing themselves.
- */
-static void
-test_tables_order(void)
-{
-	struct symbolizer	*s = test_sym_new(test_log, NULL);
-	uint64_t		 own = (uintptr_t)test_tables_order;
-	uint64_t		 libc = (uintptr_t)getpid;
-	const char		*name = NULL;
-	size_t			 turns = 0;
-	int			 libc_done = 0;
-
-	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
-	symbolizer_turn(s, 64 * 1024);
-	symbolizer_cover_gen(s, getpid(), 0, &own, 1);
-	symbolizer_cover_gen(s, getpid(), 0, &libc, 1);
-	do {
-		symbolizer_turn(s, 64 * 1024);
-		(void)symbolizer_work(s);
-		turns++;
-		name = symbolizer_user_frame(s, getpid(), own);
-		if (name[0] != '(' && strcmp(name, "[unknown]") != 0)
-			break;
-		name = symbolizer_user_frame(s, getpid(), libc);
-		libc_done |= name[0] != '(';
-	} while (turns < 100000);
-	name = symbolizer_user_frame(s, getpid(), own);
-	printf("# ours: %s after %zu turns\n", name, turns);
-	CHECK(strcmp(name, "test_tables_order") == 0, "ours resolves");
-	name = symbolizer_user_frame(s, getpid(), libc);
-	CHECK(!libc_done && symbolizer_tables_pending(s) && name[0] == '(',
-	    "before libc, begun after it, is parsed");
-	symbolizer_free(s);
-}
-
 /* A truncated ELF mapped executable: "(dso)", not a crash. */
 static void
 test_truncated(struct symbolizer *s)
@@ -797,8 +723,6 @@ main(int argc, char **argv)
 	test_debuglink();
 	test_perfmap();
 	test_perfmap_reread();
-	test_sliced_tables();
-	test_tables_order();
 	test_bad_kallsyms();
 	test_demangle();
 	tsu_rmtree(tmp);
