@@ -539,8 +539,10 @@ perf_start(void *priv)
 	    p->api->sample_source(p->ctx, perf_watch, p) == 0)
 		p->reports = 1;
 	/* And which processes run (1.4): the first sample of each image
-	 * wakes us, so they need not scan /proc to find them. */
-	if (GP_API_HAS(p->api, process_subscribe) &&
+	 * wakes us, so they need not scan /proc to find them.  Not with a
+	 * cgroup filter: processes outside the chosen cgroups are never
+	 * sampled, yet their runtimes are profiled (gProfiler's too). */
+	if (p->cgw == NULL && GP_API_HAS(p->api, process_subscribe) &&
 	    p->api->process_source(p->ctx, 1) == 0)
 		p->proc_reports = 1;
 	p->cur.cpus = sampler_sync_cpus(p->sampler);
