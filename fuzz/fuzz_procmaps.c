@@ -15,6 +15,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct procmaps		 m;
 	struct procstatus	 st;
 	uint64_t		 t;
+	int32_t			 pp;
 	size_t			 i;
 
 	if (procmaps_parse((const char *)data, size, &m) == 0) {
@@ -27,5 +28,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	(void)procstatus_parse((const char *)data, size, &st);
 	(void)procstat_starttime((const char *)data, size, &t);
+	(void)procstat_ppid((const char *)data, size, &pp);
 	return (0);
 }

@@ -321,9 +321,12 @@ procstatus_parse(const char *buf, size_t len, struct procstatus *st)
 	return (st->name[0] != '\0' ? 0 : -EINVAL);
 }
 
-/* comm may hold spaces and ')': fields start after the last ')'. */
-int
-procstat_starttime(const char *buf, size_t len, uint64_t *out)
+/*
+ * Field `want` (numbered as in proc(5), 3 and up) of /proc/PID/stat as a
+ * decimal.  comm may hold spaces and ')': fields start after the last ')'.
+ */
+static int
+procstat_field(const char *buf, size_t len, int want, uint64_t *out)
 {
 	struct cursor	 c;
 	const char	*rp = NULL;
@@ -337,8 +340,8 @@ procstat_starttime(const char *buf, size_t len, uint64_t *out)
 		return (-EINVAL);
 	c.p = rp + 1;
 	c.end = buf + len;
-	/* After ')' comes field 3 (state); starttime is field 22. */
-	for (field = 3; field < 22; field++) {
+	/* After ')' comes field 3 (state). */
+	for (field = 3; field < want; field++) {
 		if (cursor_blanks(&c) != 0)
 			return (-EINVAL);
 		while (c.p < c.end && *c.p != ' ')
@@ -346,5 +349,25 @@ procstat_starttime(const char *buf, size_t len, uint64_t *out)
 	}
 	if (cursor_blanks(&c) != 0 || cursor_dec(&c, out) != 0)
 		return (-EINVAL);
+	return (0);
+}
+
+int
+procstat_starttime(const char *buf, size_t len, uint64_t *out)
+{
+	return (procstat_field(buf, len, 22, out));
+}
+
+int
+procstat_ppid(const char *buf, size_t len, int32_t *out)
+{
+	uint64_t	v;
+	int		r;
+
+	if ((r = procstat_field(buf, len, 4, &v)) != 0)
+		return (r);
+	if (v > INT32_MAX)
+		return (-EINVAL);
+	*out = (int32_t)v;
 	return (0);
 }

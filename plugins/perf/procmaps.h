@@ -55,5 +55,7 @@ int		 procstatus_parse(const char *, size_t, struct procstatus *);
 
 /* Field 22 (starttime, clock ticks since boot) of /proc/PID/stat. */
 int		 procstat_starttime(const char *, size_t, uint64_t *);
+/* Field 4 (ppid) of /proc/PID/stat. */
+int		 procstat_ppid(const char *, size_t, int32_t *);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gprofiler/plugin.h>
@@ -240,6 +241,42 @@ sym_proc_identity(struct symbolizer *s, int32_t pid, uint64_t *starttime,
 	return (0);
 }
 
+/*
+ * The parent whose address space pid's first image copied, or 0.  A child
+ * that execs soon after fork (every shell's way to start a program) spends
+ * its first image in _Fork and execve, and is sampled there even after
+ * execve has switched its mm and comm: the kernel still returns to the old
+ * image's execve.  No /proc shows that image once the exec is done, but it
+ * was the parent's, mapped at the same addresses: perf resolves these
+ * samples the same way (a child's maps start as its parent's).  Only a
+ * young child's, so an older process that mapped its own code since its
+ * fork is not named from its parent's.
+ */
+static int32_t
+sym_proc_forked_from(struct symbolizer *s, int32_t pid)
+{
+	struct timespec	 ts;
+	char		 path[64], *buf;
+	size_t		 len;
+	uint64_t	 start, now;
+	int32_t		 ppid = 0;
+	long		 hz = sysconf(_SC_CLK_TCK);
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (hz <= 0 || sym_read_file(s, path, 4096, &buf, &len) != 0)
+		return (0);
+	if (procstat_starttime(buf, len, &start) != 0 ||
+	    procstat_ppid(buf, len, &ppid) != 0)
+		ppid = 0;
+	free(buf);
+	if (ppid <= 1 || clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+		return (0);
+	now = (uint64_t)ts.tv_sec * (uint64_t)hz +
+	    (uint64_t)ts.tv_nsec / (1000000000ull / (uint64_t)hz);
+	return (now >= start && now - start <= SYM_FORK_YOUNG_S *
+	    (uint64_t)hz ? ppid : 0);
+}
+
 /* Read maps and open every mapped binary. */
 static int
 sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p)
@@ -379,6 +416,8 @@ symbolizer_process_seen_gen(struct symbolizer *s, int32_t pid, uint32_t gen)
 		if ((r = sym_proc_add(s, pid, gen, &p)) != 0)
 			return (r);
 		p->gone = 1;
+		if (gen == 0)
+			p->parent = sym_proc_forked_from(s, pid);
 		return (-ESTALE);
 	}
 	if ((r = sym_proc_identity(s, pid, &starttime, &exe)) != 0) {
@@ -651,6 +690,11 @@ symbolizer_user_frame_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 
 	s->st.user_frames++;
 	if ((p = sym_proc_get(s, pid, gen)) != NULL)
+		name = sym_user_resolve(s, p, addr);
+	/* a forked child's image before its exec: its parent's */
+	if (name == NULL && p != NULL && p->gone && p->parent > 0 &&
+	    (p = sym_proc_get(s, p->parent, sym_gen_now(s, p->parent))) !=
+	    NULL && !p->gone)
 		name = sym_user_resolve(s, p, addr);
 	if (name == NULL)
 		return (UNKNOWN);

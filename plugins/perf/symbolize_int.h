@@ -29,6 +29,9 @@
  * once-a-second pace applies. */
 #define SYM_YOUNG_REREAD_NS	5000000ull
 #define SYM_YOUNG_REREADS	8
+/* A child forked this recently resolves its image from before its exec
+ * in its parent's address space, which it copied at fork. */
+#define SYM_FORK_YOUNG_S	10
 #define SYM_LOG_BURST		5	/* warnings per cycle */
 #define SYM_MAX_PROC_FILE	(64u << 20)	/* maps, kallsyms */
 #define SYM_MAX_OPEN_BINS	256	/* fds held for unparsed binaries */
@@ -110,6 +113,9 @@ struct sym_proc {
 	uint64_t		 reread_ns;	/* maps re-read on a miss */
 	uint64_t		 used_cycle;
 	int			 gone;
+	/* A forked child first seen after its exec: the image before it
+	 * was a copy of this parent's (sym_proc_forked_from); 0 none. */
+	int32_t			 parent;
 	struct sym_proc		*hnext;
 };
 

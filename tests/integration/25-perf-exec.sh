@@ -51,9 +51,10 @@ ok(p['samples'] >= 500, "perf saw the workload (%d samples)" % p['samples'])
 # (or were lost with its exit) shows as a shortfall.
 ok(a['samples'] >= 0.9 * p['samples'],
    "short_exec samples: agent %d, perf %d" % (a['samples'], p['samples']))
-# The agent leaves the user frame of the last instants of execve (after
-# the comm changed, before the exec event) unnamed: ~3% here.  The old
-# per-PID symbolization named 85%.
+# The last instants of execve (after the mm and comm changed, before the
+# exec event) return to the old image's execve: named from the parent's
+# maps, as perf names them.  What stays unnamed is a program sampled only
+# as it exits.  The old per-PID symbolization named 85%.
 ok(a['named'] >= p['named'] - 0.05,
    "named leaves: agent %.1f%%, perf %.1f%%" % (100 * a['named'],
                                                100 * p['named']))

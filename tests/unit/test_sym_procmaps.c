@@ -125,15 +125,23 @@ test_stat(void)
 	static const char st[] = "1234 (a) b) c) S 1 2 3 4 5 6 7 8 9 10 11 "
 	    "12 13 14 15 16 17 18 987654 20 21\n";
 	uint64_t	 t = 0, t2 = 0;
+	int32_t		 pp = 0;
 	char		*buf, path[64];
 	size_t		 len;
 
 	CHECK_EQ(procstat_starttime(st, sizeof(st) - 1, &t), 0);
 	CHECK_EQ(t, 987654);
+	CHECK_EQ(procstat_ppid(st, sizeof(st) - 1, &pp), 0);
+	CHECK_EQ(pp, 1);
+	CHECK(procstat_ppid("1 (x) S", 7, &pp) != 0, "no ppid");
+	CHECK(procstat_ppid("1 (x) S 99999999999 2", 21, &pp) != 0,
+	    "ppid out of range");
 	CHECK(procstat_starttime("1 (x) S 1 2", 11, &t) != 0, "short stat");
 	CHECK(procstat_starttime("no paren", 8, &t) != 0, "no comm");
 	buf = slurp("/proc/self/stat", &len);
 	CHECK_EQ(procstat_starttime(buf, len, &t), 0);
+	CHECK_EQ(procstat_ppid(buf, len, &pp), 0);
+	CHECK_EQ(pp, (int32_t)getppid());
 	free(buf);
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)getppid());
 	buf = slurp(path, &len);

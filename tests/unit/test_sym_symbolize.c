@@ -154,6 +154,49 @@ test_generations(void)
 	symbolizer_free(s);
 }
 
+/* The forked child of test_fork_exec has exec'ed (generation 1). */
+static int32_t test_forked;
+
+static int
+test_child_gen(void *arg, int32_t pid, uint32_t *gen)
+{
+	*gen = pid == test_forked ? 1 : 0;
+	return (0);
+}
+
+/*
+ * A shell's child sampled in _Fork or execve, drained after its exec: its
+ * image before the exec (generation 0) was a copy of its parent's, and is
+ * named from the parent's maps as perf names it.  Other images of it that
+ * were never current stay unknown.
+ */
+static void
+test_fork_exec(void)
+{
+	struct symbolizer	*s = test_sym_new(test_log, NULL);
+	uintptr_t		 marker = (uintptr_t)sym_test_marker + 2;
+	pid_t			 pid;
+	int			 st;
+
+	if ((pid = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(pid > 0, "fork");
+	test_forked = pid;
+	symbolizer_set_gen_resolver(s, test_child_gen, NULL);
+	CHECK_EQ(symbolizer_process_seen_gen(s, pid, 0), -ESTALE);
+	CHECK_STREQ(symbolizer_user_frame_gen(s, pid, 0, marker),
+	    "sym_test_marker", "a young child's image before its exec: "
+	    "resolved in its parent's address space");
+	CHECK_EQ(symbolizer_process_seen_gen(s, pid, 2), -ESTALE);
+	CHECK_STREQ(symbolizer_user_frame_gen(s, pid, 2, marker), "[unknown]",
+	    "a later image never current: not its parent's");
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	symbolizer_free(s);
+}
+
 static void
 test_self(struct symbolizer *s)
 {
@@ -719,6 +762,7 @@ main(int argc, char **argv)
 	symbolizer_cycle_end(s);
 	symbolizer_free(s);
 	test_generations();
+	test_fork_exec();
 	test_stripped();
 	test_debuglink();
 	test_perfmap();
