@@ -264,7 +264,7 @@ void		 plugins_selection(struct plugin_list *, const struct config *,
 /* Run every active plugin's check(); -EINVAL with the message. */
 int		 plugins_check(struct plugin_list *, char *err, size_t errlen);
 
-/* host_api.c */
+/* host_api.c, host_snapshot.c, host_json.c */
 const struct gp_host_api *host_api(void);
 /* Abort on a context that is not one (it came back from a plugin). */
 void		 host_ctx_check(struct gp_plugin_ctx *);
