@@ -543,6 +543,7 @@ perf_start(void *priv)
 	 * cgroup filter: processes outside the chosen cgroups are never
 	 * sampled, yet their runtimes are profiled (gProfiler's too). */
 	if (p->cgw == NULL && GP_API_HAS(p->api, process_subscribe) &&
+	    p->api->process_source != NULL &&
 	    p->api->process_source(p->ctx, 1) == 0)
 		p->proc_reports = 1;
 	p->cur.cpus = sampler_sync_cpus(p->sampler);
