@@ -373,7 +373,7 @@ cycle_finish(struct run *r)
 		log_warnx("profiling cycle %u failed: the system profiler %s "
 		    "gave no result", r->ncycles, r->sys->plugin->manifest.name);
 		if (!r->continuous) {
-			run_finish(r, -EIO, "the system profiler gave no result");
+			r->finish(r, -EIO, "the system profiler gave no result");
 			return;
 		}
 	} else {
@@ -438,7 +438,7 @@ cycle_schedule(struct run *r)
 	if (r->stopping)
 		return;
 	if (r->ncycles > 0 && !r->continuous) {
-		run_finish(r, 0, NULL);
+		r->finish(r, 0, NULL);
 		return;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &now);

@@ -592,7 +592,9 @@ int		 studio_init(struct event_base *, const struct config *);
 void		 studio_upload_hook(const struct cycle_output *,
 		    const char *col, size_t collen, void *arg);
 void		 studio_shutdown(void (*done)(void *), void *arg);
-/* Shared by upload, heartbeat and upload-file; borrowed. */
+
+/* studio_ident.c: who the agent is to the Studio; borrowed strings. */
+int		 studio_ident_init(const struct config *);
 const char	*studio_token(void);
 const char	*studio_service(void);
 const char	*studio_hostname(void);

@@ -15,6 +15,8 @@
 #include "gprofiler.h"
 #include "run.h"
 
+static void	run_finish(struct run *, int, const char *);
+
 /* Caller keeps ownership of plugins; the run copies cfg. */
 struct run *
 run_new(struct event_base *base, const struct config *cfg,
@@ -27,6 +29,7 @@ run_new(struct event_base *base, const struct config *cfg,
 	r = xcalloc(1, sizeof(*r));
 	r->magic = RUN_MAGIC;
 	r->base = base;
+	r->finish = run_finish;
 	r->cfg = config_clone(cfg);
 	r->plugins = plugins;
 	if (hooks != NULL)
@@ -130,7 +133,7 @@ run_finish_cb(evutil_socket_t fd, short what, void *arg)
  * The run ended by itself: tell the owner on the next loop turn (never
  * from inside a cycle, which the owner may want to free).
  */
-void
+static void
 run_finish(struct run *r, int status, const char *err)
 {
 	struct timeval	 tv = { 0, 0 };

@@ -67,6 +67,10 @@ struct run {
 	unsigned		 ncycles;
 	void			(*stop_done)(void *);
 	void			*stop_arg;
+	/* How cycle.c ends the run (run.c's; cycle.c calls no run.c
+	 * function, run.c drives cycle.c). */
+	void			(*finish)(struct run *, int status,
+				    const char *err);
 };
 
 /* cycle.c */
@@ -74,7 +78,5 @@ void	cycle_schedule(struct run *);
 int64_t	cycle_next_deadline(const struct timespec *prev, int64_t duration_s,
 	    const struct timespec *now, struct timespec *next);
 void	cycle_abandon(struct run *);
-/* run.c */
-void	run_finish(struct run *, int status, const char *err);
 
 #endif

@@ -1,15 +1,13 @@
 /*
- * Performance Studio glue: the token and the GPROFILER-* headers shared by
- * every request, the start-up health check (retried with backoff; only a
- * refused key is fatal, gprofiler-compat.md §12 #9), and the entry points
- * main.c calls.
+ * Performance Studio glue: the start-up health check (retried with
+ * backoff; only a refused key is fatal, gprofiler-compat.md §12 #9), the
+ * upload queue, and the entry points main.c calls.  Who the agent is to
+ * the Studio (token, headers) is studio_ident.c's, which the uploads,
+ * heartbeats and logs read without depending on this file.
  */
 #include "config.h"
 
-#include <sys/stat.h>
-
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,159 +23,12 @@
 
 static struct {
 	struct event_base	*base;
-	char			*token;
-	char			*service;
 	char			*server_host;
-	char			 hostname[256];
-	char			*hdr_key;
-	char			*hdr_service;
-	const char		*headers[5];
 	struct event		*hc_timer;
 	struct http_req		*hc_req;
 	unsigned		 hc_attempt;
 	int			 uploading;
 } studio;
-
-const char *
-studio_token(void)
-{
-	return (studio.token != NULL ? studio.token : "");
-}
-
-const char *
-studio_service(void)
-{
-	return (studio.service != NULL ? studio.service : "");
-}
-
-const char *
-studio_hostname(void)
-{
-	if (studio.hostname[0] == '\0' &&
-	    gethostname(studio.hostname, sizeof(studio.hostname) - 1) != 0)
-		snprintf(studio.hostname, sizeof(studio.hostname),
-		    "<unknown>");
-	return (studio.hostname);
-}
-
-const char *const *
-studio_headers(void)
-{
-	return (studio.headers);
-}
-
-void
-studio_iso_time(time_t t, long usec, int us, char *buf, size_t len)
-{
-	struct tm	 tm;
-	char		 s[32];
-
-	gmtime_r(&t, &tm);
-	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
-	if (us)
-		snprintf(buf, len, "%s.%06ld", s, usec);
-	else
-		snprintf(buf, len, "%s", s);
-}
-
-/* Free a string that held the token, wiping it first (NULL is fine). */
-static void
-studio_wipe(char *s)
-{
-	if (s == NULL)
-		return;
-	explicit_bzero(s, strlen(s));
-	free(s);
-}
-
-/*
- * Read a token file: one line, a regular file of the daemon's user (or
- * root) that nobody else can read, opened without following a link (a
- * planted symlink would make root read any file into a header).  The
- * buffer is wiped: the token lives only in studio.token.
- */
-static int
-studio_token_file(const char *path, char **tokenp, char *err, size_t errlen)
-{
-	struct stat	 st;
-	char		 buf[4096];
-	ssize_t		 n;
-	int		 fd, rc = 0;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
-	    O_NOCTTY)) == -1) {
-		snprintf(err, errlen, "--token-file %s: %s%s", path,
-		    strerror(errno), errno == ELOOP ? " (a symlink: name the "
-		    "file itself)" : "");
-		return (-EINVAL);
-	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "--token-file %s: not a regular file",
-		    path);
-		rc = -EINVAL;
-		goto out;
-	}
-	if (st.st_uid != geteuid() && st.st_uid != 0) {
-		snprintf(err, errlen, "--token-file %s: owned by uid %u, not "
-		    "by this user or root; run chown %u %s", path,
-		    (unsigned)st.st_uid, (unsigned)geteuid(), path);
-		rc = -EINVAL;
-		goto out;
-	}
-	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-		snprintf(err, errlen, "--token-file %s: readable by group or "
-		    "others (mode %03o); run chmod 600 %s", path,
-		    (unsigned)(st.st_mode & 0777), path);
-		rc = -EINVAL;
-		goto out;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n < 0) {
-		snprintf(err, errlen, "--token-file %s: %s", path,
-		    strerror(errno));
-		rc = -EINVAL;
-		goto out;
-	}
-	buf[n] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
-	if (buf[0] == '\0') {
-		snprintf(err, errlen, "--token-file %s: empty", path);
-		rc = -EINVAL;
-		goto out;
-	}
-	*tokenp = xstrdup(buf);
-out:
-	explicit_bzero(buf, sizeof(buf));
-	close(fd);
-	return (rc);
-}
-
-/* --token, else the file named by --token-file.  *tokenp may be NULL. */
-int
-studio_token_load(const struct config *cfg, char **tokenp, char *err,
-    size_t errlen)
-{
-	const char	*t, *f;
-	int		 rc = 0;
-
-	*tokenp = NULL;
-	t = config_get(cfg, "token");
-	f = config_get(cfg, "token-file");
-	if (t != NULL && *t != '\0')
-		*tokenp = xstrdup(t);
-	else if (f != NULL && *f != '\0')
-		rc = studio_token_file(f, tokenp, err, errlen);
-	if (rc == 0 && *tokenp != NULL && !http_header_value_ok(*tokenp)) {
-		snprintf(err, errlen, "%s: the token holds a control character "
-		    "(CR, LF...), which would end the HTTP header it goes "
-		    "into; give the token alone", t != NULL && *t != '\0' ?
-		    "--token" : f);
-		studio_wipe(*tokenp);
-		*tokenp = NULL;
-		rc = -EINVAL;
-	}
-	return (rc);
-}
 
 static void	studio_hc_send(evutil_socket_t, short, void *);
 
@@ -231,7 +82,7 @@ studio_hc_send(evutil_socket_t fd, short what, void *arg)
 	memset(&o, 0, sizeof(o));
 	o.method = "GET";
 	o.url = url;
-	o.headers = studio.headers;
+	o.headers = studio_headers();
 	o.timeout_ms = STUDIO_HC_TIMEOUT_MS;
 	o.max_body = 64 << 10;
 	o.done = studio_hc_done;
@@ -261,39 +112,15 @@ studio_strip_slash(const char *url)
 int
 studio_init(struct event_base *base, const struct config *cfg)
 {
-	const char	*sh, *svc;
-	char		 err[512];
+	const char	*sh;
 	int		 rc;
 
 	studio.base = base;
-	if ((rc = studio_token_load(cfg, &studio.token, err,
-	    sizeof(err))) != 0) {
-		log_warnx("%s", err);
+	if ((rc = studio_ident_init(cfg)) != 0)
 		return (rc);
-	}
-	if (studio.token == NULL) {
-		log_warnx("studio: --upload-results needs --token or "
-		    "--token-file");
-		return (-EINVAL);
-	}
-	svc = config_get(cfg, "service-name");
-	if (svc != NULL && !http_header_value_ok(svc)) {
-		log_warnx("--service-name: holds a control character (CR, "
-		    "LF...), which would end the HTTP header it goes into; "
-		    "use printable characters only");
-		return (-EINVAL);
-	}
-	studio.service = xstrdup(svc != NULL ? svc : "");
 	sh = config_get(cfg, "server-host");
 	studio.server_host = studio_strip_slash(sh != NULL ? sh :
 	    "https://profiler.granulate.io");
-	xasprintf(&studio.hdr_key, "GPROFILER-API-KEY: %s", studio.token);
-	xasprintf(&studio.hdr_service, "GPROFILER-SERVICE-NAME: %s",
-	    studio.service);
-	studio.headers[0] = studio.hdr_key;
-	studio.headers[1] = studio.hdr_service;
-	studio.headers[2] = NULL;
-	studio_hostname();
 	if ((rc = http_init(base)) != 0)
 		return (rc);
 	host_set_http_download(http_download);

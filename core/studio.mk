@@ -5,6 +5,7 @@ core_libgpcore_la_SOURCES += \
 	core/curl_shim.c core/curl_shim.h \
 	core/backoff.c \
 	core/studio.c \
+	core/studio_ident.c \
 	core/upload_body.c \
 	core/upload.c \
 	core/spool.c \
