@@ -1,7 +1,7 @@
 # gProfiler compatibility: the flags of gProfiler 1.57.1 (core/compat.c,
 # docs/COMPAT.md) and the test generated from their list.
 core_libgpcore_la_SOURCES += core/compat.c core/compat_usage.c \
-	core/extmeta.c core/logship.c
+	core/extmeta.c
 check_PROGRAMS += tests/unit/test_extmeta tests/unit/test_logship
 TESTS += tests/unit/test_extmeta tests/unit/test_logship
 tests_unit_test_logship_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests

@@ -1,9 +1,9 @@
 # core/container.mk: container names (cgroup -> id; Docker, podman, CRI,
-# containerd; core/container.c itself is in core/studio.mk), their
+# containerd), their
 # protobuf subsets, tests and the runtime start-up
 # script the integration tests use.
 core_libgpcore_la_SOURCES += \
-	core/container.h \
+	core/container.c core/container.h \
 	core/container_cgroup.c \
 	core/container_docker.c \
 	core/container_grpc.c \

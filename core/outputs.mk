@@ -2,6 +2,7 @@
 # .col parser, the `flamegraph` subcommand, and their tests.
 core_libgpcore_la_SOURCES += \
 	core/output.c \
+	core/col_header.c core/col_header.h \
 	core/col_parse.c core/col_parse.h \
 	core/flamegraph.c \
 	core/flamegraph_main.c \

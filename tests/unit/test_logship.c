@@ -1,5 +1,5 @@
 /*
- * The agent-log shipper's queue (core/logship.c): records are queued only
+ * The agent-log shipper's queue (core/studio/logship.c): records are queued only
  * when gProfiler would send logs (-u, no --dont-send-logs, API v2), DEBUG
  * records never, and the queue stays bounded however much is logged while
  * nothing can be sent, counting what it drops.

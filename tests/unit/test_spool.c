@@ -1,4 +1,4 @@
-/* Unit tests of core/spool.c: order, atomic 0600 files, cap, restart. */
+/* Unit tests of core/studio/spool.c: order, atomic 0600 files, cap, restart. */
 #include "config.h"
 
 #include <sys/stat.h>
