@@ -1,8 +1,8 @@
 /*
- * libFuzzer target: --external-metadata's parser (core/extmeta.c).  Also
+ * libFuzzer target: --external-metadata's parser (core/config/extmeta.c).  Also
  * asserts its promise: success gives an object, failure gives nothing and
  * a reason.
- * FUZZ_SOURCES: core/extmeta.c core/xmalloc.c core/log.c core/textesc.c
+ * FUZZ_SOURCES: core/config/extmeta.c core/xmalloc.c core/log.c core/textesc.c
  * FUZZ_LIBS: -ljson-c
  */
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * --external-metadata's parser (core/extmeta.c): gProfiler's format, the
+ * --external-metadata's parser (core/config/extmeta.c): gProfiler's format, the
  * static section extracted, everything else refused with a reason.
  */
 #include "config.h"
