@@ -3,7 +3,6 @@
 core_libgpcore_la_SOURCES += \
 	core/child.c \
 	core/profile.c \
-	core/col.c \
 	core/merge.c \
 	core/procfs.c \
 	core/metrics.c \

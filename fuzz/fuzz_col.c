@@ -3,7 +3,7 @@
  * it: arbitrary bytes must never crash, and the JSON must never contain a
  * raw '<' or '>' (it is embedded in a <script> element).
  *
- * FUZZ_SOURCES: core/col_parse.c core/flamegraph.c core/textesc.c core/xmalloc.c core/log.c data/flamegraph_html.c
+ * FUZZ_SOURCES: core/output/col_parse.c core/output/flamegraph.c core/textesc.c core/xmalloc.c core/log.c data/flamegraph_html.c
  * FUZZ_LIBS: -ljson-c
  */
 #include "config.h"
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "col_parse.h"
+#include "output/col_parse.h"
 #include "gprofiler.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the time window of a .col header (upload-file).
- * FUZZ_SOURCES: core/col_header.c
+ * FUZZ_SOURCES: core/output/col_header.c
  * FUZZ_LIBS: -ljson-c
  */
 #include "config.h"
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "col_header.h"
+#include "output/col_header.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -18,7 +18,7 @@
 #include <json-c/json.h>
 
 #include "gprofiler.h"
-#include "col_header.h"
+#include "output/col_header.h"
 
 #define UPLOAD_FILE_MAX		(512u << 20)
 

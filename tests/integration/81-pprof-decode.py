@@ -108,7 +108,7 @@ def main():
             raw = f.read()
         ok(len(raw) > 0, "gunzip works")
         r = subprocess.run([protoc, "--decode", "perftools.profiles.Profile",
-                            "--proto_path", os.path.join(top_src, "core"),
+                            "--proto_path", os.path.join(top_src, "core", "output"),
                             "profile.proto"], input=raw,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if not ok(r.returncode == 0, "protoc --decode accepts the profile",

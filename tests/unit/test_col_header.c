@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "col_header.h"
+#include "output/col_header.h"
 #include "testing.h"
 
 static int

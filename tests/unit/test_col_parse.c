@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "col_parse.h"
+#include "output/col_parse.h"
 #include "testing.h"
 
 struct seen {

@@ -13,7 +13,7 @@
 #include <zlib.h>
 
 #include "gprofiler.h"
-#include "core/profile.pb-c.h"
+#include "core/output/profile.pb-c.h"
 #include "testing.h"
 
 static struct profile *

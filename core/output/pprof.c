@@ -16,7 +16,7 @@
 
 #include "col_parse.h"
 #include "gprofiler.h"
-#include "core/profile.pb-c.h"
+#include "core/output/profile.pb-c.h"
 
 #define PP_NONE		UINT32_MAX
 
