@@ -187,6 +187,19 @@ elfsym_go_gofunc(const struct elfsym_go *go, const struct gopclntab *g,
 	return (0);
 }
 
+/*
+ * What building a function's inline ranges reads, kept from the load:
+ * inside go_names' allocation, after funcnametab's copy.
+ */
+struct elfsym_golazy {
+	struct gopclntab g;		/* over pctab's copy (pctab 0) */
+	const uint8_t	*tree;		/* the span of inline trees */
+	size_t		 tlen;
+	size_t		 names_len;	/* funcnametab's copy */
+	size_t		 ccap;		/* go_chain's capacity */
+	size_t		 nfn;		/* functions with inline trees */
+};
+
 /* Append n uint32 to the chain array; the index of the first. */
 static int
 elfsym_go_chain_add(struct elfsym_table *t, size_t *cap, const uint32_t *v,
@@ -195,7 +208,8 @@ elfsym_go_chain_add(struct elfsym_table *t, size_t *cap, const uint32_t *v,
 	uint32_t	*c;
 	size_t		 ncap;
 
-	if (t->go_nchain + n > UINT32_MAX)
+	/* Indexes stay below ELFSYM_GOINL_LAZY, which marks the unbuilt. */
+	if (t->go_nchain + n >= ELFSYM_GOINL_LAZY)
 		return (-ENOMEM);
 	if (t->go_nchain + n > *cap) {
 		ncap = *cap ? *cap * 2 : 1024;
@@ -213,35 +227,6 @@ elfsym_go_chain_add(struct elfsym_table *t, size_t *cap, const uint32_t *v,
 }
 
 static int
-elfsym_go_range_add(struct elfsym_table *t, size_t *cap, uint64_t lo,
-    uint64_t hi, uint32_t chain)
-{
-	struct elfsym_goinl	*r;
-	size_t			 ncap;
-
-	r = t->go_ninl > 0 ? &t->go_inl[t->go_ninl - 1] : NULL;
-	if (r != NULL && r->chain == chain && r->addr + r->size == lo &&
-	    hi - r->addr <= UINT32_MAX) {
-		r->size = (uint32_t)(hi - r->addr);
-		return (0);
-	}
-	if (hi - lo > UINT32_MAX)
-		return (0);
-	if (t->go_ninl == *cap) {
-		ncap = *cap ? *cap * 2 : 1024;
-		if ((r = reallocarray(t->go_inl, ncap, sizeof(*r))) == NULL)
-			return (-ENOMEM);
-		t->go_inl = r;
-		*cap = ncap;
-	}
-	r = &t->go_inl[t->go_ninl++];
-	r->addr = lo;
-	r->size = (uint32_t)(hi - lo);
-	r->chain = chain;
-	return (0);
-}
-
-static int
 elfsym_go_inl_cmp(const void *a, const void *b)
 {
 	const struct elfsym_goinl *x = a, *y = b;
@@ -249,14 +234,12 @@ elfsym_go_inl_cmp(const void *a, const void *b)
 	return (x->addr < y->addr ? -1 : x->addr > y->addr);
 }
 
-#define ELFSYM_GO_TREE_SLACK	(64u << 10)	/* past the last tree */
-
 /* One function's inline-index ranges, while its chains are built. */
 struct elfsym_go_rng {
 	uint64_t	 lo;
 	uint64_t	 hi;
 	int32_t		 ix;
-	uint32_t	 chain;		/* UINT32_MAX: not built yet */
+	uint32_t	 chain;		/* UINT32_MAX: none */
 };
 
 struct elfsym_go_fnw {
@@ -289,13 +272,15 @@ elfsym_go_ix_at(const struct elfsym_go_fnw *w, uint64_t pc)
  * The ranges of one function's inlined code and their chains: the
  * inline-index table is read once into w, then each index's chain is
  * walked through the tree (runtime's inline unwinder), a 1.20+ parent
- * found by a binary search of w, and built once per index.
+ * found by a binary search of w, and built once per index; w->r[i].chain
+ * is then the range's chain (UINT32_MAX: none).
  */
 static int
 elfsym_go_inl_func(struct elfsym_table *t, const struct gopclntab *g,
     const struct gopclntab_fn *fn, const uint8_t *tree, size_t tlen,
-    struct elfsym_go_fnw *w, size_t *rcap, size_t *ccap)
+    struct elfsym_go_fnw *w)
 {
+	struct elfsym_golazy	*L = t->go_lazy;
 	struct gopclntab_pciter	 it;
 	struct elfsym_go_rng	*nr;
 	uint32_t		 v[GOPCLNTAB_INL_DEPTH + 1], no, ppc, chain, *nc;
@@ -323,6 +308,7 @@ elfsym_go_inl_func(struct elfsym_table *t, const struct gopclntab *g,
 		}
 		w->r[w->n].lo = lo;
 		w->r[w->n].hi = hi;
+		w->r[w->n].chain = UINT32_MAX;
 		w->r[w->n++].ix = ix;
 		if (ix > maxix)
 			maxix = ix;
@@ -346,7 +332,7 @@ elfsym_go_inl_func(struct elfsym_table *t, const struct gopclntab *g,
 			    n < GOPCLNTAB_INL_DEPTH; n++) {
 				if (gopclntab_inl_entry(g, tree, tlen, ix, &no,
 				    &parent, &ppc) != 0 ||
-				    no >= t->go_names_len)
+				    no >= L->names_len)
 					break;
 				v[1 + n] = no;
 				ix = parent != INT32_MIN ? parent :
@@ -355,24 +341,78 @@ elfsym_go_inl_func(struct elfsym_table *t, const struct gopclntab *g,
 			if (n == 0 || (ix >= 0 && n < GOPCLNTAB_INL_DEPTH))
 				continue;	/* a bad entry: no frames */
 			v[0] = (uint32_t)n;
-			if ((r = elfsym_go_chain_add(t, ccap, v, n + 1,
+			if ((r = elfsym_go_chain_add(t, &L->ccap, v, n + 1,
 			    &chain)) != 0)
 				return (r);
 			w->ixc[w->r[i].ix] = chain;
 		}
 		w->r[i].chain = chain;
-		if ((r = elfsym_go_range_add(t, rcap, w->r[i].lo, w->r[i].hi,
-		    chain)) != 0)
-			return (r);
 	}
 	return (0);
 }
 
 /*
- * Inlined frames: for each function with an inline tree, the ranges of
- * its PCDATA_InlTreeIndex table that run inlined code, each with the
- * chain of functions there (runtime's inline unwinder, done once at load
- * so a sample costs a binary search).
+ * Build the inline ranges of function f (its chain ELFSYM_GOINL_LAZY | k):
+ * the chains, then the list of ranges, adjacent ones of one chain merged.
+ * A function that fails (no memory, past the chains' index space) is
+ * left with none rather than retried on every sample.
+ */
+static void
+elfsym_go_build(struct elfsym_table *t, struct elfsym_goinl *f)
+{
+	struct elfsym_golazy	*L = t->go_lazy;
+	struct elfsym_go_fnw	 w = { NULL, 0, 0, NULL, 0 };
+	struct gopclntab_fn	 fn;
+	uint32_t		 k = f->chain & ~ELFSYM_GOINL_LAZY, at;
+	const uint32_t		*c = &t->go_chain[3 * (size_t)k];
+	uint32_t		*list = NULL;
+	size_t			 i, n = 0;
+
+	memset(&fn, 0, sizeof(fn));
+	fn.entry = f->addr;
+	fn.end = f->addr + f->size;
+	fn.pcinl = c[0];
+	fn.has_inltree = 1;
+	f->chain = (uint32_t)(3 * L->nfn);	/* the shared empty list */
+	if (elfsym_go_inl_func(t, &L->g, &fn, L->tree + c[1], c[2], &w) != 0 ||
+	    (list = reallocarray(NULL, 1 + 3 * w.n, sizeof(*list))) == NULL)
+		goto out;
+	for (i = 0; i < w.n; i++) {
+		if (w.r[i].chain == UINT32_MAX)
+			continue;
+		if (n > 0 && list[3 * n] == w.r[i].chain &&
+		    f->addr + list[3 * n - 2] + list[3 * n - 1] == w.r[i].lo &&
+		    w.r[i].hi - f->addr - list[3 * n - 2] <= UINT32_MAX) {
+			list[3 * n - 1] = (uint32_t)(w.r[i].hi - f->addr -
+			    list[3 * n - 2]);
+			continue;
+		}
+		if (w.r[i].hi - w.r[i].lo > UINT32_MAX)
+			continue;
+		list[1 + 3 * n] = (uint32_t)(w.r[i].lo - f->addr);
+		list[2 + 3 * n] = (uint32_t)(w.r[i].hi - w.r[i].lo);
+		list[3 + 3 * n] = w.r[i].chain;
+		n++;
+	}
+	list[0] = (uint32_t)n;
+	if (n > 0 && elfsym_go_chain_add(t, &L->ccap, list, 1 + 3 * n,
+	    &at) == 0)
+		f->chain = at;
+out:
+	free(list);
+	free(w.r);
+	free(w.ixc);
+}
+
+/*
+ * Inlined frames: for each function with inlined code, what building its
+ * ranges later reads, copied (its PCDATA_InlTreeIndex table, the entries
+ * of its inline tree that table names, funcnametab); the ranges are built
+ * when a look-up first lands in the function (Go's compiler has 6.5k
+ * such functions: building them all took 50-90 ms of one loop callback).
+ * Only those bytes are kept: the copies of pctab and of the trees' span
+ * would be 3.5 MB for the compiler, and on some hosts every fresh page
+ * costs 25 us to fault in.
  */
 static int
 elfsym_go_inl_read(struct elfsym_table *t, const struct elfsym_go *go,
@@ -380,79 +420,156 @@ elfsym_go_inl_read(struct elfsym_table *t, const struct elfsym_go *go,
 {
 	struct elfsym_goscn	 s;
 	struct gopclntab_fn	 fn;
-	struct elfsym_go_fnw	 w = { NULL, 0, 0, NULL, 0 };
-	uint64_t		 gofunc = 0, at, lo, hi;
-	size_t			 i, end, rcap = 0, ccap = 0, tlen;
-	int			 r, sorted = 1;
+	struct gopclntab_pciter	 it;
+	struct elfsym_golazy	*L;
+	struct elfsym_goinl	*f;
+	uint64_t		 gofunc = 0, at, lo, hi, plo, phi;
+	uint32_t		*c, pcinl, tblen, maxix, tl;
+	int32_t			 ix;
+	size_t			 i, n, k, nlen, off, ptot, ttot, end, pp, tp;
+	size_t			 es = GOPCLNTAB_INL_SIZE(g);
+	int			 sorted = 1;
 
 	t->go_inl_state = -ENOENT;
 	if (g->version >= 118 &&
 	    (gofunc = elfsym_go_gofunc(go, g, pcaddr)) == 0)
 		return (0);
-	/* funcnametab runs up to cutab, the next table. */
-	end = g->cutab > g->funcname ? g->cutab : g->len;
-	if ((t->go_names = malloc(end - g->funcname + 1)) == NULL)
+	/*
+	 * Pass 1: the functions with inlined code (an index >= 0 in their
+	 * table), each table's length in bytes and largest index (a tree's
+	 * entries are appended after their parents: the chains from those
+	 * indexes read no entry past it), the span of the trees.  Per
+	 * function, in go_chain: the table's offset and length, the tree's
+	 * address; the largest index in go_inl's chain.
+	 */
+	if ((t->go_inl = reallocarray(NULL, g->nfunc ? g->nfunc : 1,
+	    sizeof(*t->go_inl))) == NULL ||
+	    (t->go_chain = reallocarray(NULL, 4 * g->nfunc + 1,
+	    sizeof(*t->go_chain))) == NULL)
 		return (-ENOMEM);
-	memcpy(t->go_names, g->p + g->funcname, end - g->funcname);
-	t->go_names[end - g->funcname] = '\0';
-	t->go_names_len = end - g->funcname;
-	/* The span of the trees, read once (the last one's length is not
-	 * known: a tree past the slack reads as cut and gives no frames). */
-	for (i = 0, lo = UINT64_MAX, hi = 0; i < g->nfunc; i++) {
-		if (gopclntab_fn(g, i, &fn) != 0 || !fn.has_inltree)
+	ptot = 1;		/* offset 0 is no table */
+	for (i = 0, n = 0, lo = UINT64_MAX, hi = 0; i < g->nfunc; i++) {
+		if (gopclntab_fn(g, i, &fn) != 0 || !fn.has_inltree ||
+		    fn.end <= fn.entry || fn.end - fn.entry > UINT32_MAX)
 			continue;
 		at = g->version >= 118 ? gofunc + fn.inltree : fn.inltree;
 		if (at < gofunc)
 			continue;
+		gopclntab_pcstart(&it, g, fn.pcinl, fn.entry);
+		for (end = it.p, maxix = 0, ix = -1; gopclntab_pcnext(&it, &plo,
+		    &phi, &ix) == 1 && plo < fn.end; end = it.p)
+			if (ix >= 0 && ix < GOPCLNTAB_INL_IDX_MAX &&
+			    (uint32_t)ix + 1 > maxix)
+				maxix = (uint32_t)ix + 1;
+		if (maxix == 0)
+			continue;	/* nothing inlined here */
 		lo = at < lo ? at : lo;
-		hi = at > hi ? at : hi;
+		hi = at + es * maxix > hi ? at + es * maxix : hi;
+		t->go_inl[n].addr = fn.entry;
+		t->go_inl[n].size = (uint32_t)(fn.end - fn.entry);
+		t->go_inl[n].chain = maxix;
+		c = &t->go_chain[4 * n++];
+		c[0] = fn.pcinl;
+		c[1] = (uint32_t)(end - (g->pctab + fn.pcinl));
+		c[2] = (uint32_t)at;
+		c[3] = (uint32_t)(at >> 32);
+		ptot += c[1] + 1;	/* and a 0 that ends it */
 	}
 	memset(&s, 0, sizeof(s));
-	if (lo > hi)
+	if (n == 0) {
 		t->go_inl_state = 0;	/* nothing inlined (-gcflags=-l) */
-	if (lo > hi || elfsym_go_span(go->e, lo, hi + ELFSYM_GO_TREE_SLACK,
-	    &s) != 0) {
-		free(t->go_names);
-		t->go_names = NULL;
-		t->go_names_len = 0;
-		return (0);
+		goto none;
 	}
-	for (i = 0; i < g->nfunc; i++) {
-		if (gopclntab_fn(g, i, &fn) != 0 || !fn.has_inltree ||
-		    fn.end <= fn.entry)
-			continue;
-		at = g->version >= 118 ? gofunc + fn.inltree : fn.inltree;
+	if (elfsym_go_span(go->e, lo, hi, &s) != 0)
+		goto none;
+	/* The trees' bytes each function's indexes need (cut at the span:
+	 * a tree past it reads as cut and gives no frames). */
+	for (i = 0, ttot = 0; i < n; i++) {
+		c = &t->go_chain[4 * i];
+		at = (uint64_t)c[3] << 32 | c[2];
 		if (at < s.addr || at - s.addr >= s.len)
 			continue;
-		tlen = s.len - (size_t)(at - s.addr);
-		if (tlen > GOPCLNTAB_INL_IDX_MAX * 20)
-			tlen = GOPCLNTAB_INL_IDX_MAX * 20;
-		if (t->go_ninl > 0 && t->go_inl[t->go_ninl - 1].addr >=
-		    fn.entry)
-			sorted = 0;
-		if ((r = elfsym_go_inl_func(t, g, &fn, s.p + (at - s.addr),
-		    tlen, &w, &rcap, &ccap)) != 0) {
-			free(w.r);
-			free(w.ixc);
-			return (r);
-		}
+		tl = (uint32_t)es * t->go_inl[i].chain;
+		ttot += tl < s.len - (at - s.addr) ? tl : s.len - (at - s.addr);
 	}
-	free(w.r);
-	free(w.ixc);
+	/* funcnametab runs up to cutab, the next table. */
+	nlen = (g->cutab > g->funcname ? g->cutab : g->len) - g->funcname;
+	off = (nlen + 1 + 15) & ~(size_t)15;
+	if ((t->go_names = malloc(off + sizeof(*L) + ptot + ttot)) == NULL)
+		return (-ENOMEM);
+	memcpy(t->go_names, g->p + g->funcname, nlen);
+	t->go_names[nlen] = '\0';
+	t->go_names_len = off + sizeof(*L) + ptot + ttot;
+	L = t->go_lazy = (struct elfsym_golazy *)(void *)(t->go_names + off);
+	memset(L, 0, sizeof(*L));
+	L->tree = (const uint8_t *)(L + 1) + ptot;
+	L->tlen = ttot;
+	L->names_len = nlen;
+	/*
+	 * Pass 2: copy each function's table and tree entries; its
+	 * go_chain triple becomes (table offset in the copy, tree offset,
+	 * tree length) and its chain ELFSYM_GOINL_LAZY | k (k kept through
+	 * the sort).  A triple is written where pass 1's quad has been read.
+	 */
+	((uint8_t *)(L + 1))[0] = 0;
+	for (i = 0, k = 0, pp = 1, tp = 0; i < n; i++) {
+		c = &t->go_chain[4 * i];
+		pcinl = c[0];
+		tblen = c[1];
+		at = (uint64_t)c[3] << 32 | c[2];
+		if (at < s.addr || at - s.addr >= s.len)
+			continue;
+		tl = (uint32_t)es * t->go_inl[i].chain;
+		if (tl > s.len - (at - s.addr))
+			tl = (uint32_t)(s.len - (at - s.addr));
+		memcpy((uint8_t *)(L + 1) + pp, g->p + g->pctab + pcinl, tblen);
+		((uint8_t *)(L + 1))[pp + tblen] = 0;
+		memcpy((uint8_t *)L->tree + tp, s.p + (at - s.addr), tl);
+		f = &t->go_inl[k];
+		*f = t->go_inl[i];
+		f->chain = ELFSYM_GOINL_LAZY | (uint32_t)k;
+		c = &t->go_chain[3 * k];
+		c[0] = (uint32_t)pp;
+		c[1] = (uint32_t)tp;
+		c[2] = tl;
+		if (k > 0 && f[-1].addr >= f->addr)
+			sorted = 0;
+		pp += tblen + 1;
+		tp += tl;
+		k++;
+	}
+	/* A table over the tables' copy: only the pc-value walks and the
+	 * tree entries read it, its other offsets point past its end. */
+	L->g = *g;
+	L->g.p = (const uint8_t *)(L + 1);
+	L->g.len = pp;
+	L->g.pctab = 0;
+	L->g.funcname = L->g.cutab = L->g.filetab = L->g.pcln = pp;
+	L->g.nfunc = 0;
+	L->nfn = k;
+	t->go_ninl = k;
+	t->go_chain[3 * k] = 0;		/* the shared empty list */
+	t->go_nchain = 3 * k + 1;
+	L->ccap = 4 * g->nfunc + 1;
 	if (!sorted)
 		qsort(t->go_inl, t->go_ninl, sizeof(*t->go_inl),
 		    elfsym_go_inl_cmp);
 	t->go_inl_state = 0;
 	return (0);
+none:
+	free(t->go_inl);
+	free(t->go_chain);
+	t->go_inl = NULL;
+	t->go_chain = NULL;
+	return (0);
 }
 
-size_t
-elfsym_go_inlined(const struct elfsym_table *t, uint64_t vaddr,
-    const char **names, size_t max)
+/* The function with inline ranges holding vaddr, built; NULL if none. */
+static const struct elfsym_goinl *
+elfsym_go_fn_at(const struct elfsym_table *t, uint64_t vaddr)
 {
-	const struct elfsym_goinl	*r;
-	size_t				 lo = 0, hi = t->go_ninl, mid, n, k;
-	uint32_t			 c;
+	struct elfsym_goinl	*f;
+	size_t			 lo = 0, hi = t->go_ninl, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -461,17 +578,62 @@ elfsym_go_inlined(const struct elfsym_table *t, uint64_t vaddr,
 		else
 			hi = mid;
 	}
-	if (lo == 0)
+	if (lo == 0 || vaddr - t->go_inl[lo - 1].addr >= t->go_inl[lo - 1].size)
+		return (NULL);
+	/* The cache is built on demand: the table is const to readers,
+	 * not to this (it was allocated writable). */
+	f = (struct elfsym_goinl *)(uintptr_t)&t->go_inl[lo - 1];
+	if ((f->chain & ELFSYM_GOINL_LAZY) != 0)
+		elfsym_go_build((struct elfsym_table *)(uintptr_t)t, f);
+	return (f);
+}
+
+size_t
+elfsym_go_inlined(const struct elfsym_table *t, uint64_t vaddr,
+    const char **names, size_t max)
+{
+	const struct elfsym_goinl	*f;
+	const uint32_t			*list;
+	size_t				 lo, hi, mid, n, k;
+	uint32_t			 c, off;
+
+	if ((f = elfsym_go_fn_at(t, vaddr)) == NULL)
 		return (0);
-	r = &t->go_inl[lo - 1];
-	if (vaddr - r->addr >= r->size)
+	list = t->go_chain + f->chain;
+	off = (uint32_t)(vaddr - f->addr);
+	for (lo = 0, hi = list[0]; lo < hi; ) {
+		mid = lo + (hi - lo) / 2;
+		if (list[1 + 3 * mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || off - list[1 + 3 * (lo - 1)] >= list[2 + 3 * (lo - 1)])
 		return (0);
-	c = r->chain;
+	c = list[3 + 3 * (lo - 1)];
 	n = t->go_chain[c];
 	if (n > max)
 		n = max;
 	for (k = 0; k < n; k++)
 		names[k] = t->go_names + t->go_chain[c + 1 + k];
+	return (n);
+}
+
+size_t
+elfsym_go_inl_ranges(const struct elfsym_table *t, uint64_t *lo, size_t max)
+{
+	const struct elfsym_goinl	*f;
+	const uint32_t			*list;
+	size_t				 i, k, n = 0;
+
+	for (i = 0; i < t->go_ninl; i++) {
+		if ((f = elfsym_go_fn_at(t, t->go_inl[i].addr)) == NULL)
+			continue;
+		list = t->go_chain + f->chain;
+		for (k = 0; k < list[0]; k++, n++)
+			if (n < max)
+				lo[n] = f->addr + list[1 + 3 * k];
+	}
 	return (n);
 }
 
