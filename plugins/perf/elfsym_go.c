@@ -9,6 +9,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elfsym_int.h"
 #include "gobuildinfo.h"
@@ -110,45 +111,6 @@ elfsym_go_buildinfo(Elf *e, struct elfsym_table *t,
 	    elfsym_read_va, &va, t->go_buildver, sizeof(t->go_buildver));
 }
 
-/* An allocated section's bytes holding addr. */
-struct elfsym_goscn {
-	uint64_t	 addr;
-	const uint8_t	*p;
-	size_t		 len;
-};
-
-/*
- * The bytes of [lo, hi) (cut at the end of the allocated section holding
- * lo): the inline trees lie among go:func.* in .rodata, and reading only
- * their span keeps the rest of .rodata out of memory.
- */
-static int
-elfsym_go_span(Elf *e, uint64_t lo, uint64_t hi, struct elfsym_goscn *s)
-{
-	Elf_Scn		*scn = NULL;
-	GElf_Shdr	 sh;
-	Elf_Data	*d;
-
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL ||
-		    sh.sh_type != SHT_PROGBITS || (sh.sh_flags & SHF_ALLOC) == 0 ||
-		    lo < sh.sh_addr || lo - sh.sh_addr >= sh.sh_size)
-			continue;
-		if (hi > sh.sh_addr + sh.sh_size)
-			hi = sh.sh_addr + sh.sh_size;
-		if (hi - lo > ELFSYM_GO_MAX || (d = elf_getdata_rawchunk(e,
-		    (int64_t)(sh.sh_offset + (lo - sh.sh_addr)),
-		    (size_t)(hi - lo), ELF_T_BYTE)) == NULL ||
-		    d->d_buf == NULL || d->d_size != hi - lo)
-			return (-1);
-		s->addr = lo;
-		s->p = d->d_buf;
-		s->len = d->d_size;
-		return (0);
-	}
-	return (-1);
-}
-
 /*
  * moduledata.gofunc (Go 1.18+: the base of funcdata offsets): the linker's
  * runtime.firstmoduledata in .noptrdata begins with the pcHeader's address
@@ -186,19 +148,6 @@ elfsym_go_gofunc(const struct elfsym_go *go, const struct gopclntab *g,
 	}
 	return (0);
 }
-
-/*
- * What building a function's inline ranges reads, kept from the load:
- * inside go_names' allocation, after funcnametab's copy.
- */
-struct elfsym_golazy {
-	struct gopclntab g;		/* over pctab's copy (pctab 0) */
-	const uint8_t	*tree;		/* the span of inline trees */
-	size_t		 tlen;
-	size_t		 names_len;	/* funcnametab's copy */
-	size_t		 ccap;		/* go_chain's capacity */
-	size_t		 nfn;		/* functions with inline trees */
-};
 
 /* Append n uint32 to the chain array; the index of the first. */
 static int
@@ -412,156 +361,432 @@ out:
  * such functions: building them all took 50-90 ms of one loop callback).
  * Only those bytes are kept: the copies of pctab and of the trees' span
  * would be 3.5 MB for the compiler, and on some hosts every fresh page
- * costs 25 us to fault in.
+ * costs 25 us to fault in.  All of it in slices (elfsym_go_step).
  */
-static int
-elfsym_go_inl_read(struct elfsym_table *t, const struct elfsym_go *go,
-    const struct gopclntab *g, uint64_t pcaddr)
+enum {
+	GR_READ,	/* .gopclntab's bytes */
+	GR_OPEN,
+	GR_FUNCS,	/* its functions added */
+	GR_GOFUNC,	/* moduledata.gofunc found */
+	GR_INL1,	/* those with inlined code, their tables' lengths */
+	GR_SPAN,	/* the span of their trees read */
+	GR_ALLOC,
+	GR_NAMES,	/* funcnametab copied */
+	GR_INL2,	/* tables and trees copied */
+	GR_FIN,
+	GR_DONE
+};
+
+void
+elfsym_go_begin(struct elfsym_goread *r, const struct elfsym_go *go, int fd)
 {
-	struct elfsym_goscn	 s;
+	memset(r, 0, sizeof(*r));
+	r->go = go;
+	r->fd = fd;
+	r->phase = GR_READ;
+}
+
+void
+elfsym_go_free(struct elfsym_goread *r)
+{
+	free(r->own);
+	free(r->span);
+	r->own = r->span = NULL;
+	r->phase = GR_DONE;
+}
+
+/* Read up to *budget units of [got, len) of a file range into own. */
+static int
+elfsym_go_pread(int fd, uint8_t *own, uint64_t off, size_t len, size_t *got,
+    size_t *budget)
+{
+	size_t	 want;
+	ssize_t	 n;
+
+	while (*got < len && *budget > 0) {
+		want = len - *got;
+		if (want / ELFSYM_GO_UNIT_BYTES > *budget)
+			want = *budget * ELFSYM_GO_UNIT_BYTES;
+		if ((n = pread(fd, own + *got, want, (off_t)(off + *got))) < 0 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (-1);	/* an error, or the file shrank */
+		*got += (size_t)n;
+		*budget -= (size_t)n / ELFSYM_GO_UNIT_BYTES < *budget ?
+		    (size_t)n / ELFSYM_GO_UNIT_BYTES + 1 : *budget;
+	}
+	return (0);
+}
+
+/* Pass 1 for function i (see GR_GOFUNC); the units it took in *u. */
+static int
+elfsym_go_inl1(struct elfsym_goread *r, struct elfsym_table *t, size_t i,
+    size_t *u)
+{
+	const struct gopclntab	*g = &r->g;
 	struct gopclntab_fn	 fn;
 	struct gopclntab_pciter	 it;
-	struct elfsym_golazy	*L;
-	struct elfsym_goinl	*f;
-	uint64_t		 gofunc = 0, at, lo, hi, plo, phi;
-	uint32_t		*c, pcinl, tblen, maxix, tl;
+	uint64_t		 at, plo, phi;
+	struct elfsym_goinl	*ni;
+	uint32_t		*c, maxix;
 	int32_t			 ix;
-	size_t			 i, n, k, nlen, off, ptot, ttot, end, pp, tp;
-	size_t			 es = GOPCLNTAB_INL_SIZE(g);
-	int			 sorted = 1;
+	size_t			 end, es = GOPCLNTAB_INL_SIZE(g), ncap;
 
-	t->go_inl_state = -ENOENT;
-	if (g->version >= 118 &&
-	    (gofunc = elfsym_go_gofunc(go, g, pcaddr)) == 0)
+	*u = 4;
+	if (gopclntab_fn(g, i, &fn) != 0 || !fn.has_inltree ||
+	    fn.end <= fn.entry || fn.end - fn.entry > UINT32_MAX)
 		return (0);
-	/*
-	 * Pass 1: the functions with inlined code (an index >= 0 in their
-	 * table), each table's length in bytes and largest index (a tree's
-	 * entries are appended after their parents: the chains from those
-	 * indexes read no entry past it), the span of the trees.  Per
-	 * function, in go_chain: the table's offset and length, the tree's
-	 * address; the largest index in go_inl's chain.
-	 */
-	if ((t->go_inl = reallocarray(NULL, g->nfunc ? g->nfunc : 1,
-	    sizeof(*t->go_inl))) == NULL ||
-	    (t->go_chain = reallocarray(NULL, 4 * g->nfunc + 1,
-	    sizeof(*t->go_chain))) == NULL)
-		return (-ENOMEM);
-	ptot = 1;		/* offset 0 is no table */
-	for (i = 0, n = 0, lo = UINT64_MAX, hi = 0; i < g->nfunc; i++) {
-		if (gopclntab_fn(g, i, &fn) != 0 || !fn.has_inltree ||
-		    fn.end <= fn.entry || fn.end - fn.entry > UINT32_MAX)
-			continue;
-		at = g->version >= 118 ? gofunc + fn.inltree : fn.inltree;
-		if (at < gofunc)
-			continue;
-		gopclntab_pcstart(&it, g, fn.pcinl, fn.entry);
-		for (end = it.p, maxix = 0, ix = -1; gopclntab_pcnext(&it, &plo,
-		    &phi, &ix) == 1 && plo < fn.end; end = it.p)
-			if (ix >= 0 && ix < GOPCLNTAB_INL_IDX_MAX &&
-			    (uint32_t)ix + 1 > maxix)
-				maxix = (uint32_t)ix + 1;
-		if (maxix == 0)
-			continue;	/* nothing inlined here */
-		lo = at < lo ? at : lo;
-		hi = at + es * maxix > hi ? at + es * maxix : hi;
-		t->go_inl[n].addr = fn.entry;
-		t->go_inl[n].size = (uint32_t)(fn.end - fn.entry);
-		t->go_inl[n].chain = maxix;
-		c = &t->go_chain[4 * n++];
-		c[0] = fn.pcinl;
-		c[1] = (uint32_t)(end - (g->pctab + fn.pcinl));
-		c[2] = (uint32_t)at;
-		c[3] = (uint32_t)(at >> 32);
-		ptot += c[1] + 1;	/* and a 0 that ends it */
+	at = g->version >= 118 ? r->gofunc + fn.inltree : fn.inltree;
+	if (at < r->gofunc)
+		return (0);
+	gopclntab_pcstart(&it, g, fn.pcinl, fn.entry);
+	for (end = it.p, maxix = 0, ix = -1; gopclntab_pcnext(&it, &plo,
+	    &phi, &ix) == 1 && plo < fn.end; end = it.p)
+		if (ix >= 0 && ix < GOPCLNTAB_INL_IDX_MAX &&
+		    (uint32_t)ix + 1 > maxix)
+			maxix = (uint32_t)ix + 1;
+	if (it.p > g->pctab + fn.pcinl)
+		*u += (it.p - g->pctab - fn.pcinl) / ELFSYM_GO_UNIT_BYTES;
+	if (maxix == 0)
+		return (0);	/* nothing inlined here */
+	/* Room as they come (not nfunc's: a hostile count is large). */
+	if (r->n == r->cap) {
+		ncap = r->cap ? r->cap * 2 : 256;
+		if ((ni = reallocarray(t->go_inl, ncap, sizeof(*ni))) == NULL)
+			return (-ENOMEM);
+		t->go_inl = ni;
+		if ((c = reallocarray(t->go_chain, 4 * ncap + 1,
+		    sizeof(*c))) == NULL)
+			return (-ENOMEM);
+		t->go_chain = c;
+		r->cap = ncap;
 	}
-	memset(&s, 0, sizeof(s));
-	if (n == 0) {
-		t->go_inl_state = 0;	/* nothing inlined (-gcflags=-l) */
-		goto none;
-	}
-	if (elfsym_go_span(go->e, lo, hi, &s) != 0)
-		goto none;
-	/* The trees' bytes each function's indexes need (cut at the span:
-	 * a tree past it reads as cut and gives no frames). */
-	for (i = 0, ttot = 0; i < n; i++) {
-		c = &t->go_chain[4 * i];
-		at = (uint64_t)c[3] << 32 | c[2];
-		if (at < s.addr || at - s.addr >= s.len)
-			continue;
-		tl = (uint32_t)es * t->go_inl[i].chain;
-		ttot += tl < s.len - (at - s.addr) ? tl : s.len - (at - s.addr);
-	}
-	/* funcnametab runs up to cutab, the next table. */
-	nlen = (g->cutab > g->funcname ? g->cutab : g->len) - g->funcname;
-	off = (nlen + 1 + 15) & ~(size_t)15;
-	if ((t->go_names = malloc(off + sizeof(*L) + ptot + ttot)) == NULL)
-		return (-ENOMEM);
-	memcpy(t->go_names, g->p + g->funcname, nlen);
-	t->go_names[nlen] = '\0';
-	t->go_names_len = off + sizeof(*L) + ptot + ttot;
-	L = t->go_lazy = (struct elfsym_golazy *)(void *)(t->go_names + off);
-	memset(L, 0, sizeof(*L));
-	L->tree = (const uint8_t *)(L + 1) + ptot;
-	L->tlen = ttot;
-	L->names_len = nlen;
-	/*
-	 * Pass 2: copy each function's table and tree entries; its
-	 * go_chain triple becomes (table offset in the copy, tree offset,
-	 * tree length) and its chain ELFSYM_GOINL_LAZY | k (k kept through
-	 * the sort).  A triple is written where pass 1's quad has been read.
-	 */
-	((uint8_t *)(L + 1))[0] = 0;
-	for (i = 0, k = 0, pp = 1, tp = 0; i < n; i++) {
-		c = &t->go_chain[4 * i];
-		pcinl = c[0];
-		tblen = c[1];
-		at = (uint64_t)c[3] << 32 | c[2];
-		if (at < s.addr || at - s.addr >= s.len)
-			continue;
-		tl = (uint32_t)es * t->go_inl[i].chain;
-		if (tl > s.len - (at - s.addr))
-			tl = (uint32_t)(s.len - (at - s.addr));
-		memcpy((uint8_t *)(L + 1) + pp, g->p + g->pctab + pcinl, tblen);
-		((uint8_t *)(L + 1))[pp + tblen] = 0;
-		memcpy((uint8_t *)L->tree + tp, s.p + (at - s.addr), tl);
-		f = &t->go_inl[k];
-		*f = t->go_inl[i];
-		f->chain = ELFSYM_GOINL_LAZY | (uint32_t)k;
-		c = &t->go_chain[3 * k];
-		c[0] = (uint32_t)pp;
-		c[1] = (uint32_t)tp;
-		c[2] = tl;
-		if (k > 0 && f[-1].addr >= f->addr)
-			sorted = 0;
-		pp += tblen + 1;
-		tp += tl;
-		k++;
-	}
-	/* A table over the tables' copy: only the pc-value walks and the
-	 * tree entries read it, its other offsets point past its end. */
-	L->g = *g;
-	L->g.p = (const uint8_t *)(L + 1);
-	L->g.len = pp;
-	L->g.pctab = 0;
-	L->g.funcname = L->g.cutab = L->g.filetab = L->g.pcln = pp;
-	L->g.nfunc = 0;
-	L->nfn = k;
-	t->go_ninl = k;
-	t->go_chain[3 * k] = 0;		/* the shared empty list */
-	t->go_nchain = 3 * k + 1;
-	L->ccap = 4 * g->nfunc + 1;
-	if (!sorted)
-		qsort(t->go_inl, t->go_ninl, sizeof(*t->go_inl),
-		    elfsym_go_inl_cmp);
-	t->go_inl_state = 0;
+	r->lo = at < r->lo ? at : r->lo;
+	r->hi = at + es * maxix > r->hi ? at + es * maxix : r->hi;
+	t->go_inl[r->n].addr = fn.entry;
+	t->go_inl[r->n].size = (uint32_t)(fn.end - fn.entry);
+	t->go_inl[r->n].chain = maxix;
+	c = &t->go_chain[4 * r->n++];
+	c[0] = fn.pcinl;
+	c[1] = (uint32_t)(end - (g->pctab + fn.pcinl));
+	c[2] = (uint32_t)at;
+	c[3] = (uint32_t)(at >> 32);
+	r->ptot += c[1] + 1;	/* and a 0 that ends it */
 	return (0);
-none:
+}
+
+/* The trees' bytes function i needs, cut at the span (a tree past it
+ * reads as cut and gives no frames); 0: its tree is outside. */
+static size_t
+elfsym_go_tree_len(const struct elfsym_goread *r,
+    const struct elfsym_table *t, size_t i, uint64_t *at)
+{
+	const uint32_t	*c = &t->go_chain[4 * i];
+	size_t		 tl;
+
+	*at = (uint64_t)c[3] << 32 | c[2];
+	if (*at < r->saddr || *at - r->saddr >= r->slen)
+		return (0);
+	tl = GOPCLNTAB_INL_SIZE(&r->g) * (size_t)t->go_inl[i].chain;
+	return (tl < r->slen - (*at - r->saddr) ? tl :
+	    r->slen - (size_t)(*at - r->saddr));
+}
+
+/*
+ * Pass 2 for function i: copy its table and tree entries; its go_chain
+ * triple becomes (table offset in the copy, tree offset, tree length)
+ * and its chain ELFSYM_GOINL_LAZY | k (k kept through the sort).  A
+ * triple is written where pass 1's quads have been read.
+ */
+static size_t
+elfsym_go_inl2(struct elfsym_goread *r, struct elfsym_table *t, size_t i)
+{
+	struct elfsym_golazy	*L = t->go_lazy;
+	struct elfsym_goinl	*f;
+	uint8_t			*tabs = (uint8_t *)(L + 1);
+	uint32_t		*c = &t->go_chain[4 * i], pcinl, tblen;
+	uint64_t		 at;
+	size_t			 tl;
+
+	pcinl = c[0];
+	tblen = c[1];
+	if ((tl = elfsym_go_tree_len(r, t, i, &at)) == 0)
+		return (1);
+	memcpy(tabs + r->pp, r->g.p + r->g.pctab + pcinl, tblen);
+	tabs[r->pp + tblen] = 0;
+	memcpy((uint8_t *)L->tree + r->tp, r->sp + (at - r->saddr), tl);
+	f = &t->go_inl[r->k];
+	*f = t->go_inl[i];
+	f->chain = ELFSYM_GOINL_LAZY | (uint32_t)r->k;
+	c = &t->go_chain[3 * r->k];
+	c[0] = (uint32_t)r->pp;
+	c[1] = (uint32_t)r->tp;
+	c[2] = (uint32_t)tl;
+	if (r->k > 0 && f[-1].addr >= f->addr)
+		r->sorted = 0;
+	r->pp += tblen + 1;
+	r->tp += tl;
+	r->k++;
+	return (1 + (tblen + tl) / ELFSYM_GO_UNIT_BYTES);
+}
+
+/* No inline frames after all: what was allocated for them goes. */
+static void
+elfsym_go_inl_none(struct elfsym_table *t)
+{
 	free(t->go_inl);
 	free(t->go_chain);
 	t->go_inl = NULL;
 	t->go_chain = NULL;
+	t->go_ninl = t->go_nchain = 0;
+}
+
+int
+elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
+{
+	struct elfsym_table	*t = b->t;
+	const struct elfsym_go	*go = r->go;
+	struct elfsym_golazy	*L;
+	const struct gopclntab	*g = &r->g;
+	GElf_Shdr		 sh;
+	Elf_Scn			*scn;
+	Elf_Data		*d;
+	const char		*name;
+	uint64_t		 entry, end, at;
+	size_t			 len, i, u, off;
+	int			 e;
+
+	while (budget > 0) {
+		switch (r->phase) {
+		case GR_READ:
+			if (gelf_getshdr(go->scn, &sh) == NULL ||
+			    sh.sh_size == 0 || sh.sh_size > ELFSYM_GO_MAX ||
+			    sh.sh_type != SHT_PROGBITS)
+				goto done;
+			r->pcaddr = sh.sh_addr;
+			if (r->fd < 0) {
+				if ((d = elf_getdata(go->scn, NULL)) == NULL ||
+				    d->d_buf == NULL)
+					goto done;
+				r->buf = d->d_buf;
+				r->len = d->d_size;
+				budget -= budget > d->d_size /
+				    ELFSYM_GO_UNIT_BYTES ? d->d_size /
+				    ELFSYM_GO_UNIT_BYTES : budget;
+				r->phase = GR_OPEN;
+				break;
+			}
+			if (r->own == NULL) {
+				r->len = (size_t)sh.sh_size;
+				r->off = sh.sh_offset;
+				if ((r->own = malloc(r->len)) == NULL)
+					return (-ENOMEM);
+			}
+			if (elfsym_go_pread(r->fd, r->own, r->off, r->len,
+			    &r->got, &budget) != 0)
+				goto done;
+			if (r->got == r->len) {
+				r->buf = r->own;
+				r->phase = GR_OPEN;
+			}
+			break;
+		case GR_OPEN:
+			budget--;
+			if (gopclntab_open(&r->g, r->buf, r->len,
+			    go->text) != 0)
+				goto done;
+			t->go_version = g->version;
+			t->go_inl_state = -ENOENT;
+			r->phase = GR_FUNCS;
+			r->i = 0;
+			break;
+		case GR_FUNCS:
+			/* two units a function: its name copied, its
+			 * symbol's room (fresh pages) */
+			for (; r->i < g->nfunc && budget > 0; r->i++) {
+				budget -= budget > 2 ? 2 : budget;
+				if (gopclntab_func(g, r->i, &entry, &end, &name,
+				    &len) != 0 || len == 0 || entry == 0 ||
+				    end <= entry)
+					continue;
+				if ((e = elfsym_push(b, entry, end - entry,
+				    name, 0, 0)) != 0)
+					return (e);
+				t->go_funcs++;
+			}
+			if (r->i < g->nfunc)
+				break;
+			r->phase = GR_GOFUNC;
+			break;
+		case GR_GOFUNC:
+			/* Per function with inlined code, in pass 1: in
+			 * go_chain its table's offset and length, its
+			 * tree's address; in go_inl its largest index
+			 * plus one (a tree's entries follow their
+			 * parents': its chains read none past it). */
+			budget -= budget > 64 ? 64 : budget;
+			if (g->version >= 118 && (r->gofunc =
+			    elfsym_go_gofunc(go, g, r->pcaddr)) == 0)
+				goto done;
+			r->phase = GR_INL1;
+			r->i = r->n = 0;
+			r->lo = UINT64_MAX;
+			r->hi = 0;
+			r->ptot = 1;		/* offset 0 is no table */
+			break;
+		case GR_INL1:
+			for (; r->i < g->nfunc && budget > 0; r->i++) {
+				if ((e = elfsym_go_inl1(r, t, r->i, &u)) != 0)
+					return (e);
+				budget -= budget > u ? u : budget;
+			}
+			if (r->i < g->nfunc)
+				break;
+			if (r->n == 0) {
+				t->go_inl_state = 0;	/* -gcflags=-l */
+				elfsym_go_inl_none(t);
+				goto done;
+			}
+			/* The section holding the trees: their bytes. */
+			for (scn = NULL; (scn = elf_nextscn(go->e, scn)) !=
+			    NULL; ) {
+				if (gelf_getshdr(scn, &sh) != NULL &&
+				    sh.sh_type == SHT_PROGBITS &&
+				    (sh.sh_flags & SHF_ALLOC) != 0 &&
+				    r->lo >= sh.sh_addr &&
+				    r->lo - sh.sh_addr < sh.sh_size)
+					break;
+			}
+			if (scn == NULL)
+				goto none;
+			if (r->hi > sh.sh_addr + sh.sh_size)
+				r->hi = sh.sh_addr + sh.sh_size;
+			if (r->hi - r->lo > ELFSYM_GO_MAX)
+				goto none;
+			r->saddr = r->lo;
+			r->slen = (size_t)(r->hi - r->lo);
+			r->off = sh.sh_offset + (r->lo - sh.sh_addr);
+			r->got = 0;
+			if (r->fd < 0) {
+				if ((d = elf_getdata_rawchunk(go->e,
+				    (int64_t)r->off, r->slen,
+				    ELF_T_BYTE)) == NULL || d->d_buf == NULL ||
+				    d->d_size != r->slen)
+					goto none;
+				r->sp = d->d_buf;
+				r->phase = GR_ALLOC;
+				break;
+			}
+			if ((r->span = malloc(r->slen)) == NULL)
+				return (-ENOMEM);
+			r->phase = GR_SPAN;
+			break;
+		case GR_SPAN:
+			if (elfsym_go_pread(r->fd, r->span, r->off, r->slen,
+			    &r->got, &budget) != 0)
+				goto none;
+			if (r->got == r->slen) {
+				r->sp = r->span;
+				r->phase = GR_ALLOC;
+			}
+			break;
+		case GR_ALLOC:
+			for (i = 0, r->ttot = 0; i < r->n; i++)
+				r->ttot += elfsym_go_tree_len(r, t, i, &at);
+			budget -= budget > r->n / 64 ? r->n / 64 : budget;
+			/* funcnametab runs up to cutab, the next table. */
+			r->nlen = (g->cutab > g->funcname ? g->cutab :
+			    g->len) - g->funcname;
+			off = (r->nlen + 1 + 15) & ~(size_t)15;
+			if ((t->go_names = malloc(off + sizeof(*L) + r->ptot +
+			    r->ttot)) == NULL)
+				return (-ENOMEM);
+			t->go_names[r->nlen] = '\0';
+			t->go_names_len = off + sizeof(*L) + r->ptot + r->ttot;
+			L = t->go_lazy = (struct elfsym_golazy *)(void *)
+			    (t->go_names + off);
+			memset(L, 0, sizeof(*L));
+			L->tree = (const uint8_t *)(L + 1) + r->ptot;
+			L->tlen = r->ttot;
+			L->names_len = r->nlen;
+			((uint8_t *)(L + 1))[0] = 0;
+			r->phase = GR_NAMES;
+			r->i = 0;
+			break;
+		case GR_NAMES:
+			u = r->nlen - r->i;
+			if (u / ELFSYM_GO_UNIT_BYTES > budget)
+				u = budget * ELFSYM_GO_UNIT_BYTES;
+			memcpy(t->go_names + r->i, g->p + g->funcname + r->i,
+			    u);
+			r->i += u;
+			budget -= budget > u / ELFSYM_GO_UNIT_BYTES + 1 ?
+			    u / ELFSYM_GO_UNIT_BYTES + 1 : budget;
+			if (r->i < r->nlen)
+				break;
+			r->phase = GR_INL2;
+			r->i = r->k = 0;
+			r->pp = 1;
+			r->tp = 0;
+			r->sorted = 1;
+			break;
+		case GR_INL2:
+			for (; r->i < r->n && budget > 0; r->i++) {
+				u = elfsym_go_inl2(r, t, r->i);
+				budget -= budget > u ? u : budget;
+			}
+			if (r->i < r->n)
+				break;
+			r->phase = GR_FIN;
+			break;
+		case GR_FIN:
+			/* A table over the tables' copy: only the pc-value
+			 * walks and the tree entries read it, its other
+			 * offsets point past its end. */
+			L = t->go_lazy;
+			L->g = *g;
+			L->g.p = (const uint8_t *)(L + 1);
+			L->g.len = r->pp;
+			L->g.pctab = 0;
+			L->g.funcname = L->g.cutab = L->g.filetab =
+			    L->g.pcln = r->pp;
+			L->g.nfunc = 0;
+			L->nfn = r->k;
+			t->go_chain[3 * r->k] = 0;	/* the empty list */
+			t->go_nchain = 3 * r->k + 1;
+			L->ccap = 4 * r->cap + 1;
+			if (!r->sorted)
+				qsort(t->go_inl, r->k, sizeof(*t->go_inl),
+				    elfsym_go_inl_cmp);
+			t->go_ninl = r->k;	/* now look-ups see them */
+			t->go_inl_state = 0;
+			budget -= budget > r->k / 64 ? r->k / 64 : budget;
+			goto done;
+		default:
+			return (0);
+		}
+	}
+	return (1);
+none:
+	elfsym_go_inl_none(t);
+done:
+	elfsym_go_free(r);
 	return (0);
+}
+
+/* Add the functions of .gopclntab; a table it cannot read adds none. */
+int
+elfsym_go_read(struct elfsym_build *b, const struct elfsym_go *go)
+{
+	struct elfsym_goread	 r;
+	int			 e;
+
+	elfsym_go_begin(&r, go, -1);
+	while ((e = elfsym_go_step(&r, b, SIZE_MAX)) == 1)
+		;
+	elfsym_go_free(&r);
+	return (e);
 }
 
 /* The function with inline ranges holding vaddr, built; NULL if none. */
@@ -636,33 +861,3 @@ elfsym_go_inl_ranges(const struct elfsym_table *t, uint64_t *lo, size_t max)
 	}
 	return (n);
 }
-
-/* Add the functions of .gopclntab; a table it cannot read adds none. */
-int
-elfsym_go_read(struct elfsym_build *b, const struct elfsym_go *go)
-{
-	struct gopclntab	 g;
-	GElf_Shdr		 sh;
-	Elf_Data		*d;
-	const char		*name;
-	uint64_t		 entry, end;
-	size_t			 i, len;
-	int			 r;
-
-	if (gelf_getshdr(go->scn, &sh) == NULL || sh.sh_size == 0 ||
-	    sh.sh_size > ELFSYM_GO_MAX ||
-	    (d = elf_getdata(go->scn, NULL)) == NULL || d->d_buf == NULL ||
-	    gopclntab_open(&g, d->d_buf, d->d_size, go->text) != 0)
-		return (0);
-	b->t->go_version = g.version;
-	for (i = 0; i < g.nfunc; i++) {
-		if (gopclntab_func(&g, i, &entry, &end, &name, &len) != 0 ||
-		    len == 0 || entry == 0 || end <= entry)
-			continue;
-		if ((r = elfsym_push(b, entry, end - entry, name, 0, 0)) != 0)
-			return (r);
-		b->t->go_funcs++;
-	}
-	return (elfsym_go_inl_read(b->t, go, &g, sh.sh_addr));
-}
-

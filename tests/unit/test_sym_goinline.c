@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "elfsym_int.h"
 #include "gopclntab.h"
 #include "testing.h"
 #include "test_sym_util.h"
@@ -302,6 +303,58 @@ load(const char *path)
 }
 
 /*
+ * The Go part read in slices (elfsym_go_step from an fd, budget units a
+ * step) gives the one-shot load's functions and inline data, byte for
+ * byte; the sliced read takes more than one step.
+ */
+static int
+sliced_same(const char *path, const struct elfsym_table *t, size_t budget)
+{
+	struct elfsym_build	 b;
+	struct elfsym_goread	 r;
+	struct elfsym_go	 go;
+	struct elfsym_table	*u;
+	Elf			*e;
+	size_t			 steps = 0;
+	int			 fd, rc, same = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (0);
+	(void)elf_version(EV_CURRENT);
+	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL) {
+		close(fd);
+		return (0);
+	}
+	elfsym_go_probe(e, &go);
+	memset(&b, 0, sizeof(b));
+	if ((u = b.t = calloc(1, sizeof(*b.t))) == NULL)
+		goto out;
+	u->fd = -1;
+	elfsym_go_begin(&r, &go, fd);
+	while ((rc = elfsym_go_step(&r, &b, budget)) == 1)
+		steps++;
+	elfsym_go_free(&r);
+	same = rc == 0 && steps > 1 && u->go_funcs == t->go_funcs &&
+	    u->nsyms == t->go_funcs && u->go_version == t->go_version &&
+	    u->go_inl_state == 0 && u->go_ninl == t->go_ninl &&
+	    u->go_names_len == t->go_names_len &&
+	    memcmp(u->go_inl, t->go_inl, t->go_ninl *
+	    sizeof(*t->go_inl)) == 0 &&
+	    memcmp(u->go_chain, t->go_chain, (3 * t->go_ninl + 1) *
+	    sizeof(*t->go_chain)) == 0 &&
+	    memcmp(u->go_names, t->go_names, (size_t)((const char *)
+	    t->go_lazy - t->go_names)) == 0 &&
+	    memcmp(u->go_lazy + 1, t->go_lazy + 1, t->go_names_len -
+	    (size_t)((const char *)(t->go_lazy + 1) - t->go_names)) == 0;
+	printf("# sliced by %zu units: %zu steps\n", budget, steps + 1);
+	elfsym_free(u);
+out:
+	elf_end(e);
+	close(fd);
+	return (same);
+}
+
+/*
  * Every inline range of main.caller, and every 7th range elsewhere (the
  * runtime inlines much): the chain elfsym gives (innermost first, then
  * the function holding the code) must be llvm-addr2line -i's on the
@@ -368,6 +421,8 @@ test_real(void)
 			break;
 	CHECK(t != NULL && nfn > 10 && i == nfn && t->go_nchain ==
 	    3 * nfn + 1, "stripped: loaded with no inline range built");
+	CHECK(t != NULL && sliced_same(path, t, 1) &&
+	    sliced_same(path, t, 4096), "read in slices: the same table");
 	if (t != NULL && (nrng = elfsym_go_inl_ranges(t, NULL, 0)) > 0 &&
 	    (rng = calloc(nrng, sizeof(*rng))) != NULL)
 		(void)elfsym_go_inl_ranges(t, rng, nrng);
