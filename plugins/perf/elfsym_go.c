@@ -419,6 +419,13 @@ elfsym_go_pread(int fd, uint8_t *own, uint64_t off, size_t len, size_t *got,
 	return (0);
 }
 
+/*
+ * A function's inline-index table longer than this gives no inlined
+ * frames (Go's compiler's longest is 2.9 KB): its ranges are built by a
+ * sample, and this bounds that cost, and the step, for a hostile one.
+ */
+#define ELFSYM_GO_INL_TAB_MAX	(64u << 10)
+
 /* Pass 1 for function i (see GR_GOFUNC); the units it took in *u. */
 static int
 elfsym_go_inl1(struct elfsym_goread *r, struct elfsym_table *t, size_t i,
@@ -442,14 +449,16 @@ elfsym_go_inl1(struct elfsym_goread *r, struct elfsym_table *t, size_t i,
 		return (0);
 	gopclntab_pcstart(&it, g, fn.pcinl, fn.entry);
 	for (end = it.p, maxix = 0, ix = -1; gopclntab_pcnext(&it, &plo,
-	    &phi, &ix) == 1 && plo < fn.end; end = it.p)
+	    &phi, &ix) == 1 && plo < fn.end && it.p - (g->pctab +
+	    fn.pcinl) <= ELFSYM_GO_INL_TAB_MAX; end = it.p)
 		if (ix >= 0 && ix < GOPCLNTAB_INL_IDX_MAX &&
 		    (uint32_t)ix + 1 > maxix)
 			maxix = (uint32_t)ix + 1;
 	if (it.p > g->pctab + fn.pcinl)
 		*u += (it.p - g->pctab - fn.pcinl) / ELFSYM_GO_UNIT_BYTES;
-	if (maxix == 0)
-		return (0);	/* nothing inlined here */
+	if (maxix == 0 || it.p - (g->pctab + fn.pcinl) >
+	    ELFSYM_GO_INL_TAB_MAX)
+		return (0);	/* nothing inlined here, or too much */
 	/* Room as they come (not nfunc's: a hostile count is large). */
 	if (r->n == r->cap) {
 		ncap = r->cap ? r->cap * 2 : 256;
