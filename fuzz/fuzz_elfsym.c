@@ -1,16 +1,62 @@
 /*
  * Fuzz the ELF symbol-table loader (libelf from memory), then look up
- * addresses around every symbol and segment.
+ * addresses around every symbol and segment, and a stripped Go binary's
+ * inlined frames (each function's ranges built on its first look-up);
+ * the Go part also read in slices from a file (elfsym_go_step).
  * FUZZ_SOURCES: plugins/perf/elfsym.c plugins/perf/gopclntab.c
  * FUZZ_SOURCES: plugins/perf/gobuildinfo.c plugins/perf/elfsym_go.c
  * FUZZ_LIBS: -lelf
  */
+#include <sys/mman.h>
+
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "elfsym.h"
+#include "elfsym_int.h"
+#include "gopclntab.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/* A stripped Go binary's table read in slices from a file (pread). */
+static void
+fuzz_go_sliced(const uint8_t *data, size_t size)
+{
+	struct elfsym_build	 b;
+	struct elfsym_goread	 r;
+	struct elfsym_go	 go;
+	const char		*names[4];
+	Elf			*e;
+	size_t			 i;
+	int			 fd;
+
+	if ((fd = memfd_create("fuzz", MFD_CLOEXEC)) < 0)
+		return;
+	if (write(fd, data, size) != (ssize_t)size ||
+	    (e = elf_begin(fd, ELF_C_READ, NULL)) == NULL) {
+		close(fd);
+		return;
+	}
+	elfsym_go_probe(e, &go);
+	memset(&b, 0, sizeof(b));
+	if (go.scn != NULL && !go.symtab &&
+	    (b.t = calloc(1, sizeof(*b.t))) != NULL) {
+		b.t->fd = -1;
+		elfsym_go_begin(&r, &go, fd);
+		while (elfsym_go_step(&r, &b, 7) == 1)
+			;
+		elfsym_go_free(&r);
+		for (i = 0; i < b.t->go_ninl; i++)
+			(void)elfsym_go_inlined(b.t, b.t->go_inl[i].addr +
+			    b.t->go_inl[i].size / 2, names, 4);
+		elfsym_free(b.t);
+	}
+	elf_end(e);
+	close(fd);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -18,14 +64,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct elfsym_table	*t;
 	uint64_t		 v;
 	char			 hex[2 * ELFSYM_BUILD_ID_MAX + 1];
+	const char		*names[GOPCLNTAB_INL_DEPTH];
 	size_t			 i;
 
+	(void)elf_version(EV_CURRENT);
+	fuzz_go_sliced(data, size);
 	if (elfsym_load_mem(data, size, &t) != 0)
 		return (0);
 	for (i = 0; i < t->nsyms; i++) {
 		(void)elfsym_lookup(t, t->syms[i].addr, NULL);
 		(void)elfsym_lookup(t, t->syms[i].addr + t->syms[i].size, NULL);
+		/* a Go function's inline ranges, built on this first ask */
+		(void)elfsym_go_inlined(t, t->syms[i].addr + t->syms[i].size /
+		    2, names, GOPCLNTAB_INL_DEPTH);
 	}
+	(void)elfsym_go_inl_ranges(t, NULL, 0);
+	for (i = 0; i < t->go_ninl; i++)
+		(void)elfsym_go_inlined(t, t->go_inl[i].addr, names, 4);
 	for (i = 0; i < t->nsegs; i++)
 		if (elfsym_file_to_vaddr(t, t->segs[i].off, &v) == 0)
 			(void)elfsym_lookup(t, v, NULL);

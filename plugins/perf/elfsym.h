@@ -23,14 +23,26 @@ struct elfsym_sym {
 	uint32_t	 name;		/* offset into names */
 };
 
-/* A stripped Go binary's inlined code: [addr, addr + size) runs the
- * functions chain[0] names (how many), then chain[1..] (names' offsets
- * in go_names, the innermost first). */
+/*
+ * A stripped Go binary's function with inlined code, [addr, addr + size).
+ * Its inline ranges are built the first time a look-up lands in it (the
+ * whole binary's took 50-90 ms of one loop callback for Go's compiler):
+ * until then chain is ELFSYM_GOINL_LAZY | k, go_chain[3k], [3k + 1] and
+ * [3k + 2] the offsets of its PCDATA_InlTreeIndex table and of its tree
+ * in their copies (go_lazy), and the tree's length (go_chain[3n], n the
+ * number of such functions, is 0: an empty list of ranges, for one that
+ * has none once built).  Built, chain is the index in go_chain of its
+ * ranges: their count m, then m triples (start less addr, size, the
+ * index of their chain); a chain is its length then names' offsets in
+ * go_names, the innermost first.
+ */
 struct elfsym_goinl {
 	uint64_t	 addr;
 	uint32_t	 size;
-	uint32_t	 chain;		/* index in go_chain */
+	uint32_t	 chain;
 };
+#define ELFSYM_GOINL_LAZY	0x80000000u
+struct elfsym_golazy;
 
 struct elfsym_seg {
 	uint64_t	 vaddr;
@@ -74,14 +86,19 @@ struct elfsym_table {
 	/* What gProfiler's Go application metadata says of the binary;
 	 * the version as `go version` prints it ("go1.19.8"). */
 	char			 go_buildver[GOBUILDINFO_VER_MAX];
-	/* Inlined frames from .gopclntab (FUNCDATA_InlTree): sorted
-	 * ranges, their chains, and a copy of funcnametab they name. */
+	/* Inlined frames from .gopclntab (FUNCDATA_InlTree): the sorted
+	 * functions that have some, their ranges and chains (go_chain),
+	 * and one allocation (go_names, go_names_len bytes) holding a copy
+	 * of funcnametab the chains name, then what building a function's
+	 * ranges reads (go_lazy, inside it: pctab's and the trees' copies,
+	 * freed with it). */
 	struct elfsym_goinl	*go_inl;
 	size_t			 go_ninl;
 	uint32_t		*go_chain;
 	size_t			 go_nchain;
 	char			*go_names;
 	size_t			 go_names_len;
+	struct elfsym_golazy	*go_lazy;
 	int			 go_inl_state;	/* 0 read, -errno: none */
 	int			 go_buildinfo;	/* 0: read; -ENOENT: none */
 	int			 symtab_sect;	/* a SHT_SYMTAB section, even
@@ -122,10 +139,18 @@ void		 elfsym_build_id_hex(const struct elfsym_table *, char *,
  * The functions a stripped Go binary inlined at vaddr, from its
  * .gopclntab: up to max names, the innermost first; their count (0:
  * none, or not such a binary).  vaddr is an instruction (a return
- * address less one).
+ * address less one).  The first look-up in a function builds its inline
+ * ranges (the table is const to its readers, but this cache in it is
+ * not: one thread at a time).
  */
 size_t		 elfsym_go_inlined(const struct elfsym_table *, uint64_t,
 		    const char **, size_t);
+/*
+ * Every inline range (for tests and benchmarks: it builds them all):
+ * their count, the first max starts in lo (in address order).
+ */
+size_t		 elfsym_go_inl_ranges(const struct elfsym_table *, uint64_t *,
+		    size_t);
 /* Heap bytes held by the table. */
 size_t		 elfsym_bytes(const struct elfsym_table *);
 

@@ -9,6 +9,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elfsym_int.h"
 #include "gobuildinfo.h"
@@ -110,45 +111,6 @@ elfsym_go_buildinfo(Elf *e, struct elfsym_table *t,
 	    elfsym_read_va, &va, t->go_buildver, sizeof(t->go_buildver));
 }
 
-/* An allocated section's bytes holding addr. */
-struct elfsym_goscn {
-	uint64_t	 addr;
-	const uint8_t	*p;
-	size_t		 len;
-};
-
-/*
- * The bytes of [lo, hi) (cut at the end of the allocated section holding
- * lo): the inline trees lie among go:func.* in .rodata, and reading only
- * their span keeps the rest of .rodata out of memory.
- */
-static int
-elfsym_go_span(Elf *e, uint64_t lo, uint64_t hi, struct elfsym_goscn *s)
-{
-	Elf_Scn		*scn = NULL;
-	GElf_Shdr	 sh;
-	Elf_Data	*d;
-
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL ||
-		    sh.sh_type != SHT_PROGBITS || (sh.sh_flags & SHF_ALLOC) == 0 ||
-		    lo < sh.sh_addr || lo - sh.sh_addr >= sh.sh_size)
-			continue;
-		if (hi > sh.sh_addr + sh.sh_size)
-			hi = sh.sh_addr + sh.sh_size;
-		if (hi - lo > ELFSYM_GO_MAX || (d = elf_getdata_rawchunk(e,
-		    (int64_t)(sh.sh_offset + (lo - sh.sh_addr)),
-		    (size_t)(hi - lo), ELF_T_BYTE)) == NULL ||
-		    d->d_buf == NULL || d->d_size != hi - lo)
-			return (-1);
-		s->addr = lo;
-		s->p = d->d_buf;
-		s->len = d->d_size;
-		return (0);
-	}
-	return (-1);
-}
-
 /*
  * moduledata.gofunc (Go 1.18+: the base of funcdata offsets): the linker's
  * runtime.firstmoduledata in .noptrdata begins with the pcHeader's address
@@ -195,7 +157,8 @@ elfsym_go_chain_add(struct elfsym_table *t, size_t *cap, const uint32_t *v,
 	uint32_t	*c;
 	size_t		 ncap;
 
-	if (t->go_nchain + n > UINT32_MAX)
+	/* Indexes stay below ELFSYM_GOINL_LAZY, which marks the unbuilt. */
+	if (t->go_nchain + n >= ELFSYM_GOINL_LAZY)
 		return (-ENOMEM);
 	if (t->go_nchain + n > *cap) {
 		ncap = *cap ? *cap * 2 : 1024;
@@ -213,35 +176,6 @@ elfsym_go_chain_add(struct elfsym_table *t, size_t *cap, const uint32_t *v,
 }
 
 static int
-elfsym_go_range_add(struct elfsym_table *t, size_t *cap, uint64_t lo,
-    uint64_t hi, uint32_t chain)
-{
-	struct elfsym_goinl	*r;
-	size_t			 ncap;
-
-	r = t->go_ninl > 0 ? &t->go_inl[t->go_ninl - 1] : NULL;
-	if (r != NULL && r->chain == chain && r->addr + r->size == lo &&
-	    hi - r->addr <= UINT32_MAX) {
-		r->size = (uint32_t)(hi - r->addr);
-		return (0);
-	}
-	if (hi - lo > UINT32_MAX)
-		return (0);
-	if (t->go_ninl == *cap) {
-		ncap = *cap ? *cap * 2 : 1024;
-		if ((r = reallocarray(t->go_inl, ncap, sizeof(*r))) == NULL)
-			return (-ENOMEM);
-		t->go_inl = r;
-		*cap = ncap;
-	}
-	r = &t->go_inl[t->go_ninl++];
-	r->addr = lo;
-	r->size = (uint32_t)(hi - lo);
-	r->chain = chain;
-	return (0);
-}
-
-static int
 elfsym_go_inl_cmp(const void *a, const void *b)
 {
 	const struct elfsym_goinl *x = a, *y = b;
@@ -249,14 +183,12 @@ elfsym_go_inl_cmp(const void *a, const void *b)
 	return (x->addr < y->addr ? -1 : x->addr > y->addr);
 }
 
-#define ELFSYM_GO_TREE_SLACK	(64u << 10)	/* past the last tree */
-
 /* One function's inline-index ranges, while its chains are built. */
 struct elfsym_go_rng {
 	uint64_t	 lo;
 	uint64_t	 hi;
 	int32_t		 ix;
-	uint32_t	 chain;		/* UINT32_MAX: not built yet */
+	uint32_t	 chain;		/* UINT32_MAX: none */
 };
 
 struct elfsym_go_fnw {
@@ -289,13 +221,15 @@ elfsym_go_ix_at(const struct elfsym_go_fnw *w, uint64_t pc)
  * The ranges of one function's inlined code and their chains: the
  * inline-index table is read once into w, then each index's chain is
  * walked through the tree (runtime's inline unwinder), a 1.20+ parent
- * found by a binary search of w, and built once per index.
+ * found by a binary search of w, and built once per index; w->r[i].chain
+ * is then the range's chain (UINT32_MAX: none).
  */
 static int
 elfsym_go_inl_func(struct elfsym_table *t, const struct gopclntab *g,
     const struct gopclntab_fn *fn, const uint8_t *tree, size_t tlen,
-    struct elfsym_go_fnw *w, size_t *rcap, size_t *ccap)
+    struct elfsym_go_fnw *w)
 {
+	struct elfsym_golazy	*L = t->go_lazy;
 	struct gopclntab_pciter	 it;
 	struct elfsym_go_rng	*nr;
 	uint32_t		 v[GOPCLNTAB_INL_DEPTH + 1], no, ppc, chain, *nc;
@@ -323,6 +257,7 @@ elfsym_go_inl_func(struct elfsym_table *t, const struct gopclntab *g,
 		}
 		w->r[w->n].lo = lo;
 		w->r[w->n].hi = hi;
+		w->r[w->n].chain = UINT32_MAX;
 		w->r[w->n++].ix = ix;
 		if (ix > maxix)
 			maxix = ix;
@@ -346,7 +281,7 @@ elfsym_go_inl_func(struct elfsym_table *t, const struct gopclntab *g,
 			    n < GOPCLNTAB_INL_DEPTH; n++) {
 				if (gopclntab_inl_entry(g, tree, tlen, ix, &no,
 				    &parent, &ppc) != 0 ||
-				    no >= t->go_names_len)
+				    no >= L->names_len)
 					break;
 				v[1 + n] = no;
 				ix = parent != INT32_MIN ? parent :
@@ -355,104 +290,520 @@ elfsym_go_inl_func(struct elfsym_table *t, const struct gopclntab *g,
 			if (n == 0 || (ix >= 0 && n < GOPCLNTAB_INL_DEPTH))
 				continue;	/* a bad entry: no frames */
 			v[0] = (uint32_t)n;
-			if ((r = elfsym_go_chain_add(t, ccap, v, n + 1,
+			if ((r = elfsym_go_chain_add(t, &L->ccap, v, n + 1,
 			    &chain)) != 0)
 				return (r);
 			w->ixc[w->r[i].ix] = chain;
 		}
 		w->r[i].chain = chain;
-		if ((r = elfsym_go_range_add(t, rcap, w->r[i].lo, w->r[i].hi,
-		    chain)) != 0)
-			return (r);
 	}
 	return (0);
 }
 
 /*
- * Inlined frames: for each function with an inline tree, the ranges of
- * its PCDATA_InlTreeIndex table that run inlined code, each with the
- * chain of functions there (runtime's inline unwinder, done once at load
- * so a sample costs a binary search).
+ * Build the inline ranges of function f (its chain ELFSYM_GOINL_LAZY | k):
+ * the chains, then the list of ranges, adjacent ones of one chain merged.
+ * A function that fails (no memory, past the chains' index space) is
+ * left with none rather than retried on every sample.
  */
-static int
-elfsym_go_inl_read(struct elfsym_table *t, const struct elfsym_go *go,
-    const struct gopclntab *g, uint64_t pcaddr)
+static void
+elfsym_go_build(struct elfsym_table *t, struct elfsym_goinl *f)
 {
-	struct elfsym_goscn	 s;
-	struct gopclntab_fn	 fn;
+	struct elfsym_golazy	*L = t->go_lazy;
 	struct elfsym_go_fnw	 w = { NULL, 0, 0, NULL, 0 };
-	uint64_t		 gofunc = 0, at, lo, hi;
-	size_t			 i, end, rcap = 0, ccap = 0, tlen;
-	int			 r, sorted = 1;
+	struct gopclntab_fn	 fn;
+	uint32_t		 k = f->chain & ~ELFSYM_GOINL_LAZY, at;
+	const uint32_t		*c = &t->go_chain[3 * (size_t)k];
+	uint32_t		*list = NULL;
+	size_t			 i, n = 0;
 
-	t->go_inl_state = -ENOENT;
-	if (g->version >= 118 &&
-	    (gofunc = elfsym_go_gofunc(go, g, pcaddr)) == 0)
-		return (0);
-	/* funcnametab runs up to cutab, the next table. */
-	end = g->cutab > g->funcname ? g->cutab : g->len;
-	if ((t->go_names = malloc(end - g->funcname + 1)) == NULL)
-		return (-ENOMEM);
-	memcpy(t->go_names, g->p + g->funcname, end - g->funcname);
-	t->go_names[end - g->funcname] = '\0';
-	t->go_names_len = end - g->funcname;
-	/* The span of the trees, read once (the last one's length is not
-	 * known: a tree past the slack reads as cut and gives no frames). */
-	for (i = 0, lo = UINT64_MAX, hi = 0; i < g->nfunc; i++) {
-		if (gopclntab_fn(g, i, &fn) != 0 || !fn.has_inltree)
+	memset(&fn, 0, sizeof(fn));
+	fn.entry = f->addr;
+	fn.end = f->addr + f->size;
+	fn.pcinl = c[0];
+	fn.has_inltree = 1;
+	f->chain = (uint32_t)(3 * L->nfn);	/* the shared empty list */
+	if (elfsym_go_inl_func(t, &L->g, &fn, L->tree + c[1], c[2], &w) != 0 ||
+	    (list = reallocarray(NULL, 1 + 3 * w.n, sizeof(*list))) == NULL)
+		goto out;
+	for (i = 0; i < w.n; i++) {
+		if (w.r[i].chain == UINT32_MAX)
 			continue;
-		at = g->version >= 118 ? gofunc + fn.inltree : fn.inltree;
-		if (at < gofunc)
+		if (n > 0 && list[3 * n] == w.r[i].chain &&
+		    f->addr + list[3 * n - 2] + list[3 * n - 1] == w.r[i].lo &&
+		    w.r[i].hi - f->addr - list[3 * n - 2] <= UINT32_MAX) {
+			list[3 * n - 1] = (uint32_t)(w.r[i].hi - f->addr -
+			    list[3 * n - 2]);
 			continue;
-		lo = at < lo ? at : lo;
-		hi = at > hi ? at : hi;
-	}
-	memset(&s, 0, sizeof(s));
-	if (lo > hi)
-		t->go_inl_state = 0;	/* nothing inlined (-gcflags=-l) */
-	if (lo > hi || elfsym_go_span(go->e, lo, hi + ELFSYM_GO_TREE_SLACK,
-	    &s) != 0) {
-		free(t->go_names);
-		t->go_names = NULL;
-		t->go_names_len = 0;
-		return (0);
-	}
-	for (i = 0; i < g->nfunc; i++) {
-		if (gopclntab_fn(g, i, &fn) != 0 || !fn.has_inltree ||
-		    fn.end <= fn.entry)
-			continue;
-		at = g->version >= 118 ? gofunc + fn.inltree : fn.inltree;
-		if (at < s.addr || at - s.addr >= s.len)
-			continue;
-		tlen = s.len - (size_t)(at - s.addr);
-		if (tlen > GOPCLNTAB_INL_IDX_MAX * 20)
-			tlen = GOPCLNTAB_INL_IDX_MAX * 20;
-		if (t->go_ninl > 0 && t->go_inl[t->go_ninl - 1].addr >=
-		    fn.entry)
-			sorted = 0;
-		if ((r = elfsym_go_inl_func(t, g, &fn, s.p + (at - s.addr),
-		    tlen, &w, &rcap, &ccap)) != 0) {
-			free(w.r);
-			free(w.ixc);
-			return (r);
 		}
+		if (w.r[i].hi - w.r[i].lo > UINT32_MAX)
+			continue;
+		list[1 + 3 * n] = (uint32_t)(w.r[i].lo - f->addr);
+		list[2 + 3 * n] = (uint32_t)(w.r[i].hi - w.r[i].lo);
+		list[3 + 3 * n] = w.r[i].chain;
+		n++;
 	}
+	list[0] = (uint32_t)n;
+	if (n > 0 && elfsym_go_chain_add(t, &L->ccap, list, 1 + 3 * n,
+	    &at) == 0)
+		f->chain = at;
+out:
+	free(list);
 	free(w.r);
 	free(w.ixc);
-	if (!sorted)
-		qsort(t->go_inl, t->go_ninl, sizeof(*t->go_inl),
-		    elfsym_go_inl_cmp);
-	t->go_inl_state = 0;
+}
+
+/*
+ * Inlined frames: for each function with inlined code, what building its
+ * ranges later reads, copied (its PCDATA_InlTreeIndex table, the entries
+ * of its inline tree that table names, funcnametab); the ranges are built
+ * when a look-up first lands in the function (Go's compiler has 6.5k
+ * such functions: building them all took 50-90 ms of one loop callback).
+ * Only those bytes are kept: the copies of pctab and of the trees' span
+ * would be 3.5 MB for the compiler, and on some hosts every fresh page
+ * costs 25 us to fault in.  All of it in slices (elfsym_go_step).
+ */
+enum {
+	GR_READ,	/* .gopclntab's bytes */
+	GR_OPEN,
+	GR_FUNCS,	/* its functions added */
+	GR_GOFUNC,	/* moduledata.gofunc found */
+	GR_INL1,	/* those with inlined code, their tables' lengths */
+	GR_SPAN,	/* the span of their trees read */
+	GR_ALLOC,
+	GR_NAMES,	/* funcnametab copied */
+	GR_INL2,	/* tables and trees copied */
+	GR_FIN,
+	GR_DONE
+};
+
+void
+elfsym_go_begin(struct elfsym_goread *r, const struct elfsym_go *go, int fd)
+{
+	memset(r, 0, sizeof(*r));
+	r->go = go;
+	r->fd = fd;
+	r->phase = GR_READ;
+}
+
+void
+elfsym_go_free(struct elfsym_goread *r)
+{
+	free(r->own);
+	free(r->span);
+	r->own = r->span = NULL;
+	r->phase = GR_DONE;
+}
+
+/* Read up to *budget units of [got, len) of a file range into own. */
+static int
+elfsym_go_pread(int fd, uint8_t *own, uint64_t off, size_t len, size_t *got,
+    size_t *budget)
+{
+	size_t	 want;
+	ssize_t	 n;
+
+	while (*got < len && *budget > 0) {
+		want = len - *got;
+		if (want / ELFSYM_GO_UNIT_BYTES > *budget)
+			want = *budget * ELFSYM_GO_UNIT_BYTES;
+		if ((n = pread(fd, own + *got, want, (off_t)(off + *got))) < 0 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (-1);	/* an error, or the file shrank */
+		*got += (size_t)n;
+		*budget -= (size_t)n / ELFSYM_GO_UNIT_BYTES < *budget ?
+		    (size_t)n / ELFSYM_GO_UNIT_BYTES + 1 : *budget;
+	}
 	return (0);
 }
 
-size_t
-elfsym_go_inlined(const struct elfsym_table *t, uint64_t vaddr,
-    const char **names, size_t max)
+/*
+ * A function's inline-index table longer than this gives no inlined
+ * frames (Go's compiler's longest is 2.9 KB): its ranges are built by a
+ * sample, and this bounds that cost, and the step, for a hostile one.
+ */
+#define ELFSYM_GO_INL_TAB_MAX	(64u << 10)
+
+/* Pass 1 for function i (see GR_GOFUNC); the units it took in *u. */
+static int
+elfsym_go_inl1(struct elfsym_goread *r, struct elfsym_table *t, size_t i,
+    size_t *u)
 {
-	const struct elfsym_goinl	*r;
-	size_t				 lo = 0, hi = t->go_ninl, mid, n, k;
-	uint32_t			 c;
+	const struct gopclntab	*g = &r->g;
+	struct gopclntab_fn	 fn;
+	struct gopclntab_pciter	 it;
+	uint64_t		 at, plo, phi;
+	struct elfsym_goinl	*ni;
+	uint32_t		*c, maxix;
+	int32_t			 ix;
+	size_t			 end, es = GOPCLNTAB_INL_SIZE(g), ncap;
+
+	*u = 4;
+	if (gopclntab_fn(g, i, &fn) != 0 || !fn.has_inltree ||
+	    fn.end <= fn.entry || fn.end - fn.entry > UINT32_MAX)
+		return (0);
+	at = g->version >= 118 ? r->gofunc + fn.inltree : fn.inltree;
+	if (at < r->gofunc)
+		return (0);
+	gopclntab_pcstart(&it, g, fn.pcinl, fn.entry);
+	for (end = it.p, maxix = 0, ix = -1; gopclntab_pcnext(&it, &plo,
+	    &phi, &ix) == 1 && plo < fn.end && it.p - (g->pctab +
+	    fn.pcinl) <= ELFSYM_GO_INL_TAB_MAX; end = it.p)
+		if (ix >= 0 && ix < GOPCLNTAB_INL_IDX_MAX &&
+		    (uint32_t)ix + 1 > maxix)
+			maxix = (uint32_t)ix + 1;
+	if (it.p > g->pctab + fn.pcinl)
+		*u += (it.p - g->pctab - fn.pcinl) / ELFSYM_GO_UNIT_BYTES;
+	if (maxix == 0 || it.p - (g->pctab + fn.pcinl) >
+	    ELFSYM_GO_INL_TAB_MAX)
+		return (0);	/* nothing inlined here, or too much */
+	/* Room as they come (not nfunc's: a hostile count is large). */
+	if (r->n == r->cap) {
+		ncap = r->cap ? r->cap * 2 : 256;
+		if ((ni = reallocarray(t->go_inl, ncap, sizeof(*ni))) == NULL)
+			return (-ENOMEM);
+		t->go_inl = ni;
+		if ((c = reallocarray(t->go_chain, 4 * ncap + 1,
+		    sizeof(*c))) == NULL)
+			return (-ENOMEM);
+		t->go_chain = c;
+		r->cap = ncap;
+	}
+	r->lo = at < r->lo ? at : r->lo;
+	r->hi = at + es * maxix > r->hi ? at + es * maxix : r->hi;
+	t->go_inl[r->n].addr = fn.entry;
+	t->go_inl[r->n].size = (uint32_t)(fn.end - fn.entry);
+	t->go_inl[r->n].chain = maxix;
+	c = &t->go_chain[4 * r->n++];
+	c[0] = fn.pcinl;
+	c[1] = (uint32_t)(end - (g->pctab + fn.pcinl));
+	c[2] = (uint32_t)at;
+	c[3] = (uint32_t)(at >> 32);
+	r->ptot += c[1] + 1;	/* and a 0 that ends it */
+	return (0);
+}
+
+/* The trees' bytes function i needs, cut at the span (a tree past it
+ * reads as cut and gives no frames); 0: its tree is outside. */
+static size_t
+elfsym_go_tree_len(const struct elfsym_goread *r,
+    const struct elfsym_table *t, size_t i, uint64_t *at)
+{
+	const uint32_t	*c = &t->go_chain[4 * i];
+	size_t		 tl;
+
+	*at = (uint64_t)c[3] << 32 | c[2];
+	if (*at < r->saddr || *at - r->saddr >= r->slen)
+		return (0);
+	tl = GOPCLNTAB_INL_SIZE(&r->g) * (size_t)t->go_inl[i].chain;
+	return (tl < r->slen - (*at - r->saddr) ? tl :
+	    r->slen - (size_t)(*at - r->saddr));
+}
+
+/*
+ * Pass 2 for function i: copy its table and tree entries; its go_chain
+ * triple becomes (table offset in the copy, tree offset, tree length)
+ * and its chain ELFSYM_GOINL_LAZY | k (k kept through the sort).  A
+ * triple is written where pass 1's quads have been read.
+ */
+static size_t
+elfsym_go_inl2(struct elfsym_goread *r, struct elfsym_table *t, size_t i)
+{
+	struct elfsym_golazy	*L = t->go_lazy;
+	struct elfsym_goinl	*f;
+	uint8_t			*tabs = (uint8_t *)(L + 1);
+	uint32_t		*c = &t->go_chain[4 * i], pcinl, tblen;
+	uint64_t		 at;
+	size_t			 tl;
+
+	pcinl = c[0];
+	tblen = c[1];
+	if ((tl = elfsym_go_tree_len(r, t, i, &at)) == 0)
+		return (1);
+	memcpy(tabs + r->pp, r->g.p + r->g.pctab + pcinl, tblen);
+	tabs[r->pp + tblen] = 0;
+	memcpy((uint8_t *)L->tree + r->tp, r->sp + (at - r->saddr), tl);
+	f = &t->go_inl[r->k];
+	*f = t->go_inl[i];
+	f->chain = ELFSYM_GOINL_LAZY | (uint32_t)r->k;
+	c = &t->go_chain[3 * r->k];
+	c[0] = (uint32_t)r->pp;
+	c[1] = (uint32_t)r->tp;
+	c[2] = (uint32_t)tl;
+	if (r->k > 0 && f[-1].addr >= f->addr)
+		r->sorted = 0;
+	r->pp += tblen + 1;
+	r->tp += tl;
+	r->k++;
+	return (1 + (tblen + tl) / ELFSYM_GO_UNIT_BYTES);
+}
+
+/* No inline frames after all: what was allocated for them goes. */
+static void
+elfsym_go_inl_none(struct elfsym_table *t)
+{
+	free(t->go_inl);
+	free(t->go_chain);
+	t->go_inl = NULL;
+	t->go_chain = NULL;
+	t->go_ninl = t->go_nchain = 0;
+}
+
+int
+elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
+{
+	struct elfsym_table	*t = b->t;
+	const struct elfsym_go	*go = r->go;
+	struct elfsym_golazy	*L;
+	const struct gopclntab	*g = &r->g;
+	GElf_Shdr		 sh;
+	Elf_Scn			*scn;
+	Elf_Data		*d;
+	const char		*name;
+	uint64_t		 entry, end, at;
+	size_t			 len, i, u, off;
+	int			 e;
+
+	while (budget > 0) {
+		switch (r->phase) {
+		case GR_READ:
+			if (gelf_getshdr(go->scn, &sh) == NULL ||
+			    sh.sh_size == 0 || sh.sh_size > ELFSYM_GO_MAX ||
+			    sh.sh_type != SHT_PROGBITS)
+				goto done;
+			r->pcaddr = sh.sh_addr;
+			if (r->fd < 0) {
+				if ((d = elf_getdata(go->scn, NULL)) == NULL ||
+				    d->d_buf == NULL)
+					goto done;
+				r->buf = d->d_buf;
+				r->len = d->d_size;
+				budget -= budget > d->d_size /
+				    ELFSYM_GO_UNIT_BYTES ? d->d_size /
+				    ELFSYM_GO_UNIT_BYTES : budget;
+				r->phase = GR_OPEN;
+				break;
+			}
+			if (r->own == NULL) {
+				r->len = (size_t)sh.sh_size;
+				r->off = sh.sh_offset;
+				if ((r->own = malloc(r->len)) == NULL)
+					return (-ENOMEM);
+			}
+			if (elfsym_go_pread(r->fd, r->own, r->off, r->len,
+			    &r->got, &budget) != 0)
+				goto done;
+			if (r->got == r->len) {
+				r->buf = r->own;
+				r->phase = GR_OPEN;
+			}
+			break;
+		case GR_OPEN:
+			budget--;
+			if (gopclntab_open(&r->g, r->buf, r->len,
+			    go->text) != 0)
+				goto done;
+			t->go_version = g->version;
+			t->go_inl_state = -ENOENT;
+			r->phase = GR_FUNCS;
+			r->i = 0;
+			break;
+		case GR_FUNCS:
+			/* two units a function: its name copied, its
+			 * symbol's room (fresh pages) */
+			for (; r->i < g->nfunc && budget > 0; r->i++) {
+				budget -= budget > 2 ? 2 : budget;
+				if (gopclntab_func(g, r->i, &entry, &end, &name,
+				    &len) != 0 || len == 0 || entry == 0 ||
+				    end <= entry)
+					continue;
+				if ((e = elfsym_push(b, entry, end - entry,
+				    name, 0, 0)) != 0)
+					return (e);
+				t->go_funcs++;
+			}
+			if (r->i < g->nfunc)
+				break;
+			r->phase = GR_GOFUNC;
+			break;
+		case GR_GOFUNC:
+			/* Per function with inlined code, in pass 1: in
+			 * go_chain its table's offset and length, its
+			 * tree's address; in go_inl its largest index
+			 * plus one (a tree's entries follow their
+			 * parents': its chains read none past it). */
+			budget -= budget > 64 ? 64 : budget;
+			if (g->version >= 118 && (r->gofunc =
+			    elfsym_go_gofunc(go, g, r->pcaddr)) == 0)
+				goto done;
+			r->phase = GR_INL1;
+			r->i = r->n = 0;
+			r->lo = UINT64_MAX;
+			r->hi = 0;
+			r->ptot = 1;		/* offset 0 is no table */
+			break;
+		case GR_INL1:
+			for (; r->i < g->nfunc && budget > 0; r->i++) {
+				if ((e = elfsym_go_inl1(r, t, r->i, &u)) != 0)
+					return (e);
+				budget -= budget > u ? u : budget;
+			}
+			if (r->i < g->nfunc)
+				break;
+			if (r->n == 0) {
+				t->go_inl_state = 0;	/* -gcflags=-l */
+				elfsym_go_inl_none(t);
+				goto done;
+			}
+			/* The section holding the trees: their bytes. */
+			for (scn = NULL; (scn = elf_nextscn(go->e, scn)) !=
+			    NULL; ) {
+				if (gelf_getshdr(scn, &sh) != NULL &&
+				    sh.sh_type == SHT_PROGBITS &&
+				    (sh.sh_flags & SHF_ALLOC) != 0 &&
+				    r->lo >= sh.sh_addr &&
+				    r->lo - sh.sh_addr < sh.sh_size)
+					break;
+			}
+			if (scn == NULL)
+				goto none;
+			if (r->hi > sh.sh_addr + sh.sh_size)
+				r->hi = sh.sh_addr + sh.sh_size;
+			if (r->hi - r->lo > ELFSYM_GO_MAX)
+				goto none;
+			r->saddr = r->lo;
+			r->slen = (size_t)(r->hi - r->lo);
+			r->off = sh.sh_offset + (r->lo - sh.sh_addr);
+			r->got = 0;
+			if (r->fd < 0) {
+				if ((d = elf_getdata_rawchunk(go->e,
+				    (int64_t)r->off, r->slen,
+				    ELF_T_BYTE)) == NULL || d->d_buf == NULL ||
+				    d->d_size != r->slen)
+					goto none;
+				r->sp = d->d_buf;
+				r->phase = GR_ALLOC;
+				break;
+			}
+			if ((r->span = malloc(r->slen)) == NULL)
+				return (-ENOMEM);
+			r->phase = GR_SPAN;
+			break;
+		case GR_SPAN:
+			if (elfsym_go_pread(r->fd, r->span, r->off, r->slen,
+			    &r->got, &budget) != 0)
+				goto none;
+			if (r->got == r->slen) {
+				r->sp = r->span;
+				r->phase = GR_ALLOC;
+			}
+			break;
+		case GR_ALLOC:
+			for (i = 0, r->ttot = 0; i < r->n; i++)
+				r->ttot += elfsym_go_tree_len(r, t, i, &at);
+			budget -= budget > r->n / 64 ? r->n / 64 : budget;
+			/* funcnametab runs up to cutab, the next table. */
+			r->nlen = (g->cutab > g->funcname ? g->cutab :
+			    g->len) - g->funcname;
+			off = (r->nlen + 1 + 15) & ~(size_t)15;
+			if ((t->go_names = malloc(off + sizeof(*L) + r->ptot +
+			    r->ttot)) == NULL)
+				return (-ENOMEM);
+			t->go_names[r->nlen] = '\0';
+			t->go_names_len = off + sizeof(*L) + r->ptot + r->ttot;
+			L = t->go_lazy = (struct elfsym_golazy *)(void *)
+			    (t->go_names + off);
+			memset(L, 0, sizeof(*L));
+			L->tree = (const uint8_t *)(L + 1) + r->ptot;
+			L->tlen = r->ttot;
+			L->names_len = r->nlen;
+			((uint8_t *)(L + 1))[0] = 0;
+			r->phase = GR_NAMES;
+			r->i = 0;
+			break;
+		case GR_NAMES:
+			u = r->nlen - r->i;
+			if (u / ELFSYM_GO_UNIT_BYTES > budget)
+				u = budget * ELFSYM_GO_UNIT_BYTES;
+			memcpy(t->go_names + r->i, g->p + g->funcname + r->i,
+			    u);
+			r->i += u;
+			budget -= budget > u / ELFSYM_GO_UNIT_BYTES + 1 ?
+			    u / ELFSYM_GO_UNIT_BYTES + 1 : budget;
+			if (r->i < r->nlen)
+				break;
+			r->phase = GR_INL2;
+			r->i = r->k = 0;
+			r->pp = 1;
+			r->tp = 0;
+			r->sorted = 1;
+			break;
+		case GR_INL2:
+			for (; r->i < r->n && budget > 0; r->i++) {
+				u = elfsym_go_inl2(r, t, r->i);
+				budget -= budget > u ? u : budget;
+			}
+			if (r->i < r->n)
+				break;
+			r->phase = GR_FIN;
+			break;
+		case GR_FIN:
+			/* A table over the tables' copy: only the pc-value
+			 * walks and the tree entries read it, its other
+			 * offsets point past its end. */
+			L = t->go_lazy;
+			L->g = *g;
+			L->g.p = (const uint8_t *)(L + 1);
+			L->g.len = r->pp;
+			L->g.pctab = 0;
+			L->g.funcname = L->g.cutab = L->g.filetab =
+			    L->g.pcln = r->pp;
+			L->g.nfunc = 0;
+			L->nfn = r->k;
+			t->go_chain[3 * r->k] = 0;	/* the empty list */
+			t->go_nchain = 3 * r->k + 1;
+			L->ccap = 4 * r->cap + 1;
+			if (!r->sorted)
+				qsort(t->go_inl, r->k, sizeof(*t->go_inl),
+				    elfsym_go_inl_cmp);
+			t->go_ninl = r->k;	/* now look-ups see them */
+			t->go_inl_state = 0;
+			budget -= budget > r->k / 64 ? r->k / 64 : budget;
+			goto done;
+		default:
+			return (0);
+		}
+	}
+	return (1);
+none:
+	elfsym_go_inl_none(t);
+done:
+	elfsym_go_free(r);
+	return (0);
+}
+
+/* Add the functions of .gopclntab; a table it cannot read adds none. */
+int
+elfsym_go_read(struct elfsym_build *b, const struct elfsym_go *go)
+{
+	struct elfsym_goread	 r;
+	int			 e;
+
+	elfsym_go_begin(&r, go, -1);
+	while ((e = elfsym_go_step(&r, b, SIZE_MAX)) == 1)
+		;
+	elfsym_go_free(&r);
+	return (e);
+}
+
+/* The function with inline ranges holding vaddr, built; NULL if none. */
+static const struct elfsym_goinl *
+elfsym_go_fn_at(const struct elfsym_table *t, uint64_t vaddr)
+{
+	struct elfsym_goinl	*f;
+	size_t			 lo = 0, hi = t->go_ninl, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -461,12 +812,39 @@ elfsym_go_inlined(const struct elfsym_table *t, uint64_t vaddr,
 		else
 			hi = mid;
 	}
-	if (lo == 0)
+	if (lo == 0 || vaddr - t->go_inl[lo - 1].addr >= t->go_inl[lo - 1].size)
+		return (NULL);
+	/* The cache is built on demand: the table is const to readers,
+	 * not to this (it was allocated writable). */
+	f = (struct elfsym_goinl *)(uintptr_t)&t->go_inl[lo - 1];
+	if ((f->chain & ELFSYM_GOINL_LAZY) != 0)
+		elfsym_go_build((struct elfsym_table *)(uintptr_t)t, f);
+	return (f);
+}
+
+size_t
+elfsym_go_inlined(const struct elfsym_table *t, uint64_t vaddr,
+    const char **names, size_t max)
+{
+	const struct elfsym_goinl	*f;
+	const uint32_t			*list;
+	size_t				 lo, hi, mid, n, k;
+	uint32_t			 c, off;
+
+	if ((f = elfsym_go_fn_at(t, vaddr)) == NULL)
 		return (0);
-	r = &t->go_inl[lo - 1];
-	if (vaddr - r->addr >= r->size)
+	list = t->go_chain + f->chain;
+	off = (uint32_t)(vaddr - f->addr);
+	for (lo = 0, hi = list[0]; lo < hi; ) {
+		mid = lo + (hi - lo) / 2;
+		if (list[1 + 3 * mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || off - list[1 + 3 * (lo - 1)] >= list[2 + 3 * (lo - 1)])
 		return (0);
-	c = r->chain;
+	c = list[3 + 3 * (lo - 1)];
 	n = t->go_chain[c];
 	if (n > max)
 		n = max;
@@ -475,32 +853,20 @@ elfsym_go_inlined(const struct elfsym_table *t, uint64_t vaddr,
 	return (n);
 }
 
-/* Add the functions of .gopclntab; a table it cannot read adds none. */
-int
-elfsym_go_read(struct elfsym_build *b, const struct elfsym_go *go)
+size_t
+elfsym_go_inl_ranges(const struct elfsym_table *t, uint64_t *lo, size_t max)
 {
-	struct gopclntab	 g;
-	GElf_Shdr		 sh;
-	Elf_Data		*d;
-	const char		*name;
-	uint64_t		 entry, end;
-	size_t			 i, len;
-	int			 r;
+	const struct elfsym_goinl	*f;
+	const uint32_t			*list;
+	size_t				 i, k, n = 0;
 
-	if (gelf_getshdr(go->scn, &sh) == NULL || sh.sh_size == 0 ||
-	    sh.sh_size > ELFSYM_GO_MAX ||
-	    (d = elf_getdata(go->scn, NULL)) == NULL || d->d_buf == NULL ||
-	    gopclntab_open(&g, d->d_buf, d->d_size, go->text) != 0)
-		return (0);
-	b->t->go_version = g.version;
-	for (i = 0; i < g.nfunc; i++) {
-		if (gopclntab_func(&g, i, &entry, &end, &name, &len) != 0 ||
-		    len == 0 || entry == 0 || end <= entry)
+	for (i = 0; i < t->go_ninl; i++) {
+		if ((f = elfsym_go_fn_at(t, t->go_inl[i].addr)) == NULL)
 			continue;
-		if ((r = elfsym_push(b, entry, end - entry, name, 0, 0)) != 0)
-			return (r);
-		b->t->go_funcs++;
+		list = t->go_chain + f->chain;
+		for (k = 0; k < list[0]; k++, n++)
+			if (n < max)
+				lo[n] = f->addr + list[1 + 3 * k];
 	}
-	return (elfsym_go_inl_read(b->t, go, &g, sh.sh_addr));
+	return (n);
 }
-

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "elfsym.h"
+#include "gopclntab.h"
 
 /* A table being built. */
 struct elfsym_build {
@@ -41,10 +42,65 @@ struct elfsym_go {
 int	elfsym_push(struct elfsym_build *, uint64_t addr, uint64_t size,
 	    const char *name, size_t st_name, uint8_t attr);
 
+/*
+ * What building a function's inline ranges reads, kept from the load:
+ * inside go_names' allocation, after funcnametab's copy.
+ */
+struct elfsym_golazy {
+	struct gopclntab g;		/* over the tables' copy (pctab 0) */
+	const uint8_t	*tree;		/* the trees' entries' copy */
+	size_t		 tlen;
+	size_t		 names_len;	/* funcnametab's copy */
+	size_t		 ccap;		/* go_chain's capacity */
+	size_t		 nfn;		/* functions with inlined code */
+};
+
+/*
+ * .gopclntab read in slices (elfsym_go_read does it all in one call), for
+ * a loader that spreads its work over loop turns: the section's bytes
+ * read (pread from fd, ELFSYM_GO_UNIT_BYTES a unit; with fd -1 libelf
+ * reads it at once), its functions added, then what the inline look-ups
+ * need found and copied (a function a unit, or ELFSYM_GO_UNIT_BYTES
+ * copied).  Until its end the table has no inline ranges.
+ */
+#define ELFSYM_GO_UNIT_BYTES	16
+struct elfsym_goread {
+	int		 phase;
+	int		 fd;		/* not owned; -1: libelf reads */
+	const struct elfsym_go *go;
+	uint8_t		*own;		/* the bytes read from fd */
+	const uint8_t	*buf;		/* .gopclntab's bytes */
+	size_t		 len;
+	size_t		 got;
+	uint64_t	 off;		/* file offset of the bytes read */
+	uint64_t	 pcaddr;	/* .gopclntab's address */
+	struct gopclntab g;
+	size_t		 i;		/* next function, or byte */
+	uint64_t	 gofunc;
+	uint64_t	 lo, hi;	/* the span of inline trees */
+	size_t		 n;		/* functions with inlined code */
+	size_t		 cap;		/* room in go_inl, go_chain / 4 */
+	size_t		 k;
+	size_t		 ptot, pp;	/* their tables' bytes */
+	size_t		 ttot, tp;	/* their trees' bytes */
+	size_t		 nlen;		/* funcnametab's */
+	uint8_t		*span;		/* the trees' span (owned if fd) */
+	const uint8_t	*sp;
+	size_t		 slen;
+	uint64_t	 saddr;
+	int		 sorted;
+};
+
 /* elfsym_go.c */
 void	elfsym_go_probe(Elf *, struct elfsym_go *);
 void	elfsym_go_buildinfo(Elf *, struct elfsym_table *,
 	    const struct elfsym_go *);
 int	elfsym_go_read(struct elfsym_build *, const struct elfsym_go *);
+/* Begin (fd not owned, -1 for libelf), step (about budget units: 1
+ * while work remains, 0 done, -errno), free (at any point). */
+void	elfsym_go_begin(struct elfsym_goread *, const struct elfsym_go *,
+	    int);
+int	elfsym_go_step(struct elfsym_goread *, struct elfsym_build *, size_t);
+void	elfsym_go_free(struct elfsym_goread *);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * Inlined frames and file:line from .gopclntab (gopclntab_fn, the
  * pc-value tables, gopclntab_inline, gopclntab_line, and elfsym's
- * precomputed ranges): one function with two levels of inlining built
+ * ranges, built per function on its first look-up): one function with two levels of inlining built
  * in the Go 1.18 and the Go 1.20 layouts (the inline tree entry changed
  * in 1.20: no parent index, the parent is found through parentPc),
  * hostile variants of both, then a real stripped binary built now whose
@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "elfsym_int.h"
 #include "gopclntab.h"
 #include "testing.h"
 #include "test_sym_util.h"
@@ -302,6 +303,58 @@ load(const char *path)
 }
 
 /*
+ * The Go part read in slices (elfsym_go_step from an fd, budget units a
+ * step) gives the one-shot load's functions and inline data, byte for
+ * byte; the sliced read takes more than one step.
+ */
+static int
+sliced_same(const char *path, const struct elfsym_table *t, size_t budget)
+{
+	struct elfsym_build	 b;
+	struct elfsym_goread	 r;
+	struct elfsym_go	 go;
+	struct elfsym_table	*u;
+	Elf			*e;
+	size_t			 steps = 0;
+	int			 fd, rc, same = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (0);
+	(void)elf_version(EV_CURRENT);
+	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL) {
+		close(fd);
+		return (0);
+	}
+	elfsym_go_probe(e, &go);
+	memset(&b, 0, sizeof(b));
+	if ((u = b.t = calloc(1, sizeof(*b.t))) == NULL)
+		goto out;
+	u->fd = -1;
+	elfsym_go_begin(&r, &go, fd);
+	while ((rc = elfsym_go_step(&r, &b, budget)) == 1)
+		steps++;
+	elfsym_go_free(&r);
+	same = rc == 0 && steps > 1 && u->go_funcs == t->go_funcs &&
+	    u->nsyms == t->go_funcs && u->go_version == t->go_version &&
+	    u->go_inl_state == 0 && u->go_ninl == t->go_ninl &&
+	    u->go_names_len == t->go_names_len &&
+	    memcmp(u->go_inl, t->go_inl, t->go_ninl *
+	    sizeof(*t->go_inl)) == 0 &&
+	    memcmp(u->go_chain, t->go_chain, (3 * t->go_ninl + 1) *
+	    sizeof(*t->go_chain)) == 0 &&
+	    memcmp(u->go_names, t->go_names, (size_t)((const char *)
+	    t->go_lazy - t->go_names)) == 0 &&
+	    memcmp(u->go_lazy + 1, t->go_lazy + 1, t->go_names_len -
+	    (size_t)((const char *)(t->go_lazy + 1) - t->go_names)) == 0;
+	printf("# sliced by %zu units: %zu steps\n", budget, steps + 1);
+	elfsym_free(u);
+out:
+	elf_end(e);
+	close(fd);
+	return (same);
+}
+
+/*
  * Every inline range of main.caller, and every 7th range elsewhere (the
  * runtime inlines much): the chain elfsym gives (innermost first, then
  * the function holding the code) must be llvm-addr2line -i's on the
@@ -312,6 +365,9 @@ test_real(void)
 {
 	struct elfsym_table	*t = NULL, *pie;
 	struct timespec		 t0, t1;
+	uint64_t		*rng = NULL;
+	size_t			 nrng = 0, nfn;
+	double			 tfirst;
 	char			*dir, path[512], full[512], env[600];
 	char			 cmd[1200], line[1024], want[1024];
 	const char		*n[GOPCLNTAB_INL_DEPTH];
@@ -355,27 +411,44 @@ test_real(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	t = load(path);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (!CHECK(t != NULL && t->go_inl_state == 0 && t->go_ninl > 100,
-	    "stripped: inline ranges read"))
+	tfirst = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	/* Loaded, no function's ranges are built yet: only its
+	 * functions with inlined code are known. */
+	nfn = t != NULL ? t->go_ninl : 0;
+	for (i = 0; i < nfn; i++)
+		if ((t->go_inl[i].chain & ELFSYM_GOINL_LAZY) == 0)
+			break;
+	CHECK(t != NULL && nfn > 10 && i == nfn && t->go_nchain ==
+	    3 * nfn + 1, "stripped: loaded with no inline range built");
+	CHECK(t != NULL && sliced_same(path, t, 1) &&
+	    sliced_same(path, t, 4096), "read in slices: the same table");
+	if (t != NULL && (nrng = elfsym_go_inl_ranges(t, NULL, 0)) > 0 &&
+	    (rng = calloc(nrng, sizeof(*rng))) != NULL)
+		(void)elfsym_go_inl_ranges(t, rng, nrng);
+	if (!CHECK(t != NULL && t->go_inl_state == 0 && rng != NULL &&
+	    nrng > 100, "stripped: inline ranges read"))
 		goto out;
-	printf("# %zu functions, %zu inline ranges, %zu chain words, "
-	    "%zu bytes of names; loaded in %.2f ms, %zu bytes in all\n",
-	    t->go_funcs, t->go_ninl, t->go_nchain, t->go_names_len,
-	    (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, elfsym_bytes(t));
+	for (i = 1; i < nrng && rng[i - 1] < rng[i]; i++)
+		;
+	CHECK(i == nrng, "the ranges in address order");
+	printf("# %zu functions (%zu with inlined code), %zu inline ranges, "
+	    "%zu chain words, %zu bytes of names and tables; loaded in "
+	    "%.2f ms, %zu bytes in all\n", t->go_funcs, nfn, nrng,
+	    t->go_nchain, t->go_names_len, tfirst, elfsym_bytes(t));
 
 	/* The addresses, one a line, for llvm-addr2line. */
 	snprintf(path, sizeof(path), "%s/addrs", dir);
 	if ((addrs = fopen(path, "w")) == NULL)
 		goto out;
-	for (i = 0; i < t->go_ninl; i++) {
-		f = elfsym_find(t, t->go_inl[i].addr);
+	for (i = 0; i < nrng; i++) {
+		f = elfsym_find(t, rng[i]);
 		if (f >= 0 && strcmp(t->names + t->syms[f].name,
 		    "main.caller") == 0)
 			in_caller++;
 		else if (i % 7 != 0)
 			continue;
-		fprintf(addrs, "%#" PRIx64 "\n", t->go_inl[i].addr);
+		fprintf(addrs, "%#" PRIx64 "\n", rng[i]);
 	}
 	fclose(addrs);
 	/* Each address's chain on one line: names joined by '<'. */
@@ -426,8 +499,8 @@ test_real(void)
 	    same * 100 >= asked * 99, "the chains checked are DWARF's "
 	    "(99%, all of main.caller's)");
 	/* mid inlined into caller, leaf into mid: the loop's body */
-	for (i = 0, k = 0; i < t->go_ninl; i++) {
-		nn = elfsym_go_inlined(t, t->go_inl[i].addr, n, 4);
+	for (i = 0, k = 0; i < nrng; i++) {
+		nn = elfsym_go_inlined(t, rng[i], n, 4);
 		if (nn == 2 && strcmp(n[0], "main.leaf") == 0 &&
 		    strcmp(n[1], "main.mid") == 0)
 			k++;
@@ -440,22 +513,31 @@ test_real(void)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		pie = load(cmd);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		if (pie != NULL)
-			printf("# %s: %zu functions, %zu inline ranges; loaded "
-			    "in %.2f ms, %zu bytes (%zu of them inline)\n", cmd,
-			    pie->go_funcs, pie->go_ninl,
+		if (pie != NULL) {
+			printf("# %s: %zu functions (%zu with inlined code); "
+			    "loaded in %.2f ms, %zu bytes (%zu of them inline)",
+			    cmd, pie->go_funcs, pie->go_ninl,
 			    (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
 			    elfsym_bytes(pie), pie->go_ninl *
 			    sizeof(*pie->go_inl) + pie->go_nchain *
 			    sizeof(*pie->go_chain) + pie->go_names_len);
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			k = elfsym_go_inl_ranges(pie, NULL, 0);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			printf("; all %zu inline ranges built in %.2f ms\n", k,
+			    (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+		}
 		elfsym_free(pie);
 	}
 	/* -buildmode=pie: moduledata found, the same ranges */
 	snprintf(path, sizeof(path), "%s/inl.pie.s", dir);
 	if ((pie = load(path)) != NULL)
-		printf("# pie: %zu inline ranges\n", pie->go_ninl);
-	CHECK(pie != NULL && pie->go_ninl == t->go_ninl,
+		printf("# pie: %zu inline ranges\n",
+		    elfsym_go_inl_ranges(pie, NULL, 0));
+	CHECK(pie != NULL && pie->go_ninl == t->go_ninl &&
+	    elfsym_go_inl_ranges(pie, NULL, 0) == nrng,
 	    "stripped PIE build: the same inline ranges");
 	elfsym_free(pie);
 
@@ -471,7 +553,7 @@ test_real(void)
 		span = t->syms[t->nsyms - 1].addr - base + 1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (i = 0; i < reps; i++) {
-			a = i % 3 == 0 ? t->go_inl[(i * 7919) % t->go_ninl].addr :
+			a = i % 3 == 0 ? rng[(i * 7919) % nrng] :
 			    base + (i * 2654435761u) % span;
 			got += elfsym_go_inlined(t, a, n, GOPCLNTAB_INL_DEPTH);
 		}
@@ -483,6 +565,7 @@ test_real(void)
 		CHECK(got >= reps / 3, "inline look-ups answer");
 	}
 out:
+	free(rng);
 	elfsym_free(t);
 	tsu_rmtree(dir);
 }
