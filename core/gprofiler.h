@@ -772,7 +772,7 @@ void		 command_execute(const struct hb_command *);
 void		 command_stop_all(void (*done)(void *), void *arg);
 void		 command_rebase(const struct config *);
 
-/* container.c (the rest in core/container.h) */
+/* container.c (the rest in core/meta/container.h) */
 /* The container id in /proc/PID/cgroup text (last 64-hex run); 0/-ENOENT */
 int		 container_id_parse(const char *cgroup, size_t len,
 		    char id[65]);

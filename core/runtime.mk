@@ -5,11 +5,6 @@ core_libgpcore_la_SOURCES += \
 	core/profile.c \
 	core/merge.c \
 	core/procfs.c \
-	core/metrics.c \
-	core/appmeta.c \
-	core/metadata.c \
-	core/cloud.c \
-	core/cloud_probe.c \
 	core/host_api.c core/host_api_int.h core/host_snapshot.c \
 	core/host_json.c core/host_sample.c core/host_sample.h \
 	core/tick.c \

@@ -23,7 +23,7 @@
 #include <event2/event.h>
 
 #include "gprofiler.h"
-#include "container.h"
+#include "meta/container.h"
 #include "testing.h"
 
 #define NBIG	10000

@@ -1,4 +1,4 @@
-/* Unit tests of core/metrics.c and core/appmeta.c against this host. */
+/* Unit tests of core/meta/metrics.c and core/meta/appmeta.c against this host. */
 #include "config.h"
 
 #include <limits.h>

@@ -60,7 +60,7 @@ main(void)
 	    "length respected");
 	CHECK(v == 1, "... only the bytes given");
 
-	/* docker names, as core/container_cgroup.c recognises them */
+	/* docker names, as core/meta/container_cgroup.c recognises them */
 	CHECK(cgsel_is_docker("docker-" HEX64 ".scope", "system.slice"),
 	    "systemd driver scope");
 	CHECK(cgsel_is_docker(HEX64, "docker"), "cgroupfs driver");

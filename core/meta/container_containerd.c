@@ -12,7 +12,7 @@
 
 #include "gprofiler.h"
 #include "container.h"
-#include "core/container_containerd.pb-c.h"
+#include "core/meta/container_containerd.pb-c.h"
 
 /* nerdctl's label for the name `nerdctl ps` shows. */
 #define CTRD_NERDCTL_NAME	"nerdctl/name"

@@ -13,7 +13,7 @@
 
 #include "gprofiler.h"
 #include "container.h"
-#include "core/container_cri.pb-c.h"
+#include "core/meta/container_cri.pb-c.h"
 
 #define K8S_CONTAINER	"io.kubernetes.container.name"
 #define K8S_POD		"io.kubernetes.pod.name"
