@@ -18,10 +18,20 @@
  * (ABI 1.4), only those it sampled this cycle are asked for a perf map (a
  * JVM that did not run has no frame to name), and JVMs are found from the
  * reports instead of two walks of /proc a cycle, each reading the maps of
- * every process that is not a JVM.  An idle JVM costs nothing: at 11 Hz on
- * a busy host, 5 idle JVMs cost 20 jattach runs (4 each) the first cycle
- * and 5 every cycle after.  A JVM sampled only after the round (the last
- * JV_LEAD_MS of a cycle) waits for the next cycle's.
+ * every process that is not a JVM.  A JVM sampled only after the round
+ * (the last JV_LEAD_MS of a cycle) waits for the next cycle's.
+ *
+ * Which of those: a sampled JVM is watched (host API sample_watch, ABI
+ * 1.3) and asked for a new map only when one of its samples this cycle
+ * has a user frame the symbolizer could not name ("[unknown]": JIT code
+ * the map we have does not cover).  An idle JVM's VM threads wake every
+ * few tens of milliseconds and get sampled in every cycle, all in libjvm
+ * and libc: before, each was asked for its map every cycle (a jattach
+ * run, a few milliseconds of CPU, and the JVM's safepoint to write it)
+ * for no frame at all.  A JVM is watched until its first unnamed frame or
+ * JV_WATCH_MAX reports in a cycle, so a busy one wakes us a bounded
+ * number of times a cycle.  Without sample reports (no system profiler
+ * reporting them), every sampled JVM is asked, as before.
  */
 #include "config.h"
 
@@ -49,6 +59,7 @@
 #define JV_MAX_JVMS	1024
 #define JV_MAX_FAILS	3	/* consecutive failed cycles: give up */
 #define JV_MAX_FILTERS	16
+#define JV_WATCH_MAX	64	/* sample reports judged a cycle, per JVM */
 
 /* What to ask a JVM, in this order. */
 #define JV_OP_CMDLINE	0x1u
@@ -71,6 +82,10 @@ struct jv_jvm {
 	int		 seen, gone;
 	int		 sampled;	/* reported by the system profiler this
 					 * cycle */
+	int		 watched;	/* sample reports on (sample_watch) */
+	int		 judged;	/* watched during this cycle */
+	int		 needmap;	/* a sample with an unnamed frame */
+	uint32_t	 reports;	/* sample reports this cycle */
 	int		 skip;		/* for good: report reason each cycle */
 	char		 comm[64];
 	char		 reason[256];	/* reported at the next snapshot */
@@ -93,6 +108,7 @@ struct jv {
 	const struct gp_host_api *api;
 	int			  enabled, stopping;
 	int			  discover;	/* JVMs from the host's reports */
+	int			  stacks;	/* sample reports subscribed */
 	char			  jattach[PATH_MAX];
 	regex_t			  filters[JV_MAX_FILTERS];
 	size_t			  nfilters;
@@ -104,7 +120,7 @@ struct jv {
 	struct jv_jvm		**jvms;
 	uint32_t		  njvms;
 	uint32_t		  running;
-	uint64_t		  rounds, perfmaps;
+	uint64_t		  rounds, perfmaps, spared;
 };
 
 static const struct gp_option jv_options[] = {
@@ -164,6 +180,22 @@ jv_find(struct jv *p, pid_t pid)
 	return (NULL);
 }
 
+/* Sample reports of j on or off; on only while a source reports them. */
+static void
+jv_watch(struct jv *p, struct jv_jvm *j, int on)
+{
+	if (!p->stacks || j->watched == on)
+		return;
+	if (p->api->sample_watch(p->ctx, (int32_t)j->pid, on) == 0 && on) {
+		j->watched = 1;
+		j->judged = 1;
+		return;
+	}
+	if (on)	/* no source: the watch is not kept */
+		(void)p->api->sample_watch(p->ctx, (int32_t)j->pid, 0);
+	j->watched = 0;
+}
+
 /* Consider one /proc entry: a new JVM, a reused PID, or a known one. */
 static void
 jv_scan_pid(struct jv *p, pid_t pid)
@@ -219,6 +251,7 @@ jv_prune(struct jv *p)
 		struct jv_jvm *j = p->jvms[i];
 
 		if (j->gone && j->job == NULL) {
+			jv_watch(p, j, 0);
 			free(j);
 			p->jvms[i] = p->jvms[--p->njvms];
 		} else
@@ -456,8 +489,19 @@ jv_plan(struct jv *p, struct jv_jvm *j)
 			jv_report(j, GP_PID_SKIPPED, why);
 		return;
 	}
-	j->ops = (JV_OP_INFO & ~j->done) |
-	    (j->perfmap_unsupported ? 0 : JV_OP_PERFMAP);
+	j->ops = JV_OP_INFO & ~j->done;
+	if (j->perfmap_unsupported)
+		return;
+	/* Watched all along and every frame named: the map we have
+	 * covers its samples (an idle JVM's VM threads). */
+	if (j->judged && !j->needmap) {
+		p->spared++;
+		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: every frame of its "
+		    "%u samples named: no new perf map", (int)j->pid,
+		    j->reports);
+		return;
+	}
+	j->ops |= JV_OP_PERFMAP;
 }
 
 static int
@@ -517,8 +561,41 @@ jv_process_cb(void *arg, int32_t pid)
 	p->discover = 1;	/* a source, if one that started after us */
 	jv_scan_pid(p, (pid_t)pid);
 	for (i = 0; i < p->njvms; i++)
-		if (p->jvms[i]->pid == (pid_t)pid && !p->jvms[i]->gone)
+		if (p->jvms[i]->pid == (pid_t)pid && !p->jvms[i]->gone) {
 			p->jvms[i]->sampled = 1;
+			if (!p->jvms[i]->needmap)
+				jv_watch(p, p->jvms[i], 1);
+		}
+}
+
+/*
+ * A sample of a watched JVM, with its frames as the symbolizer names them
+ * now: a frame it could not name is JIT code our map does not cover (or
+ * an address it cannot place; asking then costs what it did before).
+ */
+static void
+jv_sample_cb(void *arg, int32_t pid, int32_t tid, uint64_t count,
+    const struct gp_sample_stack *st)
+{
+	struct jv *p = arg;
+	struct jv_jvm *j;
+	uint32_t i;
+
+	(void)tid;
+	(void)count;
+	if (!p->enabled || p->stopping || (j = jv_find(p, (pid_t)pid)) ==
+	    NULL || !j->watched)
+		return;
+	j->reports++;
+	if (st == NULL)
+		j->needmap = 1;	/* no frames: cannot tell */
+	else
+		for (i = 0; i < st->nuser && !j->needmap; i++)
+			if (st->user[i] == NULL ||
+			    strcmp(st->user[i], "[unknown]") == 0)
+				j->needmap = 1;
+	if (j->needmap || j->reports >= JV_WATCH_MAX)
+		jv_watch(p, j, 0);	/* judged: no more wake-ups */
 }
 
 /* Whether a system profiler reports processes now (it may start after
@@ -602,14 +679,18 @@ jv_snapshot(void *priv, struct gp_snapshot *snap)
 		}
 		j->ops = 0;
 		j->sampled = 0;
+		j->needmap = 0;
+		j->reports = 0;
+		j->judged = j->watched;
 		if (!j->gone)
 			jv_deliver(p, snap, j);
 		if (!j->skip)
 			j->rkind = JV_NO_REPORT;
 	}
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u JVMs, %llu perf maps "
-	    "written in %llu rounds", p->njvms,
-	    (unsigned long long)p->perfmaps, (unsigned long long)p->rounds);
+	    "written in %llu rounds, %llu not asked for (every frame named)",
+	    p->njvms, (unsigned long long)p->perfmaps,
+	    (unsigned long long)p->rounds, (unsigned long long)p->spared);
 	jv_arm(p);
 	p->api->snapshot_done(snap, 0, NULL);
 	return (0);
@@ -714,6 +795,9 @@ jv_reset(struct jv *p)
 	for (i = 0; i < p->njvms; i++)
 		p->jvms[i]->gone = 1;
 	jv_prune(p);
+	if (p->stacks)
+		(void)p->api->sample_subscribe_stack(p->ctx, NULL, NULL);
+	p->stacks = 0;
 }
 
 static int
@@ -749,6 +833,9 @@ jv_start(void *priv)
 		    "in /usr/bin, /usr/local/bin, /usr/lib/gprofiler): Java "
 		    "JIT frames stay unnamed");
 	jv_discover_sync(p);
+	if (GP_API_HAS(p->api, sample_subscribe_stack))
+		p->stacks = p->api->sample_subscribe_stack(p->ctx,
+		    jv_sample_cb, p) == 0;
 	jv_arm(p);
 	if (p->round_timer == NULL)
 		return (-ENOMEM);
