@@ -60,12 +60,20 @@
 #define JV_MAX_FAILS	3	/* consecutive failed cycles: give up */
 #define JV_MAX_FILTERS	16
 #define JV_WATCH_MAX	64	/* sample reports judged a cycle, per JVM */
+#define JV_IDLE_RATE	1.0	/* CPU ticks a second (1% of a CPU) */
 
-/* What to ask a JVM, in this order. */
-#define JV_OP_CMDLINE	0x1u
-#define JV_OP_VERSION	0x2u
-#define JV_OP_FLAGS	0x4u
-#define JV_OP_PERFMAP	0x8u
+/*
+ * What to ask a JVM, in this order.  JV_OP_ALLINFO asks the three INFO
+ * commands in one jattach run (jv_split_info): a run costs the agent a
+ * fork and jattach an exec, a few milliseconds of CPU each, and a JVM met
+ * for the first time took three; the commands one by one are the
+ * fallback when the combined answer is refused or not understood.
+ */
+#define JV_OP_ALLINFO	0x1u
+#define JV_OP_CMDLINE	0x2u
+#define JV_OP_VERSION	0x4u
+#define JV_OP_FLAGS	0x8u
+#define JV_OP_PERFMAP	0x10u
 #define JV_OP_INFO	(JV_OP_CMDLINE | JV_OP_VERSION | JV_OP_FLAGS)
 
 #define JV_NO_REPORT	(-1)
@@ -97,6 +105,7 @@ struct jv_jvm {
 	uint32_t	 job_op;
 	uint32_t	 fails;
 	int		 perfmap_unsupported;
+	int		 no_allinfo;	/* ask the INFO commands one by one */
 	int		 fp;		/* -XX:+PreserveFramePointer */
 	char		 appid[JV_APPID_MAX];
 	char		 version[256];
@@ -317,6 +326,39 @@ jv_scan(struct jv *p)
 	jv_prune(p);
 }
 
+static int	jv_absorb(struct jv_jvm *, uint32_t, const struct jv_result *);
+
+/* The combined answer: each part as its own command's; the parts not
+ * understood are asked one by one. */
+static int
+jv_absorb_all(struct jv_jvm *j, const struct jv_result *r)
+{
+	static const uint32_t ops[] = { JV_OP_VERSION, JV_OP_FLAGS,
+	    JV_OP_CMDLINE };
+	struct jv_info_parts ip;
+	struct jv_result part;
+	uint32_t i;
+
+	if (jv_split_info(r->body, r->bodylen, &ip) != 0) {
+		j->no_allinfo = 1;
+		j->ops |= JV_OP_INFO & ~j->done;
+		return (0);
+	}
+	for (i = 0; i < 3; i++) {
+		part = *r;
+		part.body = i == 0 ? ip.version : i == 1 ? ip.flags :
+		    ip.cmdline;
+		part.bodylen = i == 0 ? ip.version_len : i == 1 ?
+		    ip.flags_len : ip.cmdline_len;
+		if (jv_absorb(j, ops[i], &part) == 0)
+			j->done |= ops[i];
+		else
+			j->no_allinfo = 1;
+	}
+	j->ops |= JV_OP_INFO & ~j->done;	/* not understood: one by one */
+	return (0);
+}
+
 /* Parse a successful answer; returns 0 or -EINVAL (unexpected answer). */
 static int
 jv_absorb(struct jv_jvm *j, uint32_t op, const struct jv_result *r)
@@ -350,6 +392,8 @@ jv_absorb(struct jv_jvm *j, uint32_t op, const struct jv_result *r)
 	case JV_OP_PERFMAP:
 		p->perfmaps++;
 		return (0);
+	case JV_OP_ALLINFO:
+		return (jv_absorb_all(j, r));
 	}
 	return (-EINVAL);
 }
@@ -361,6 +405,11 @@ jv_op_failed(struct jv_jvm *j, uint32_t op, const struct jv_result *r)
 
 	if (r->body == NULL && strncmp(r->reason, "JVM error", 9) == 0) {
 		/* The JVM answered but refused the command: not transient. */
+		if (op == JV_OP_ALLINFO) {
+			j->no_allinfo = 1;
+			j->ops |= JV_OP_INFO & ~j->done;
+			return;
+		}
 		if (op == JV_OP_PERFMAP) {
 			j->perfmap_unsupported = 1;
 			snprintf(why, sizeof(why), "Compiler.perfmap refused "
@@ -414,8 +463,12 @@ jv_op_argv(uint32_t op)
 	static const char *const flags[] = { "jcmd", "VM.flags", NULL };
 	static const char *const perfmap[] = { "jcmd", "Compiler.perfmap",
 	    NULL };
+	static const char *const allinfo[] = { "jcmd",
+	    "VM.version\nVM.flags\nVM.command_line", NULL };
 
 	switch (op) {
+	case JV_OP_ALLINFO:
+		return (allinfo);
 	case JV_OP_CMDLINE:
 		return (cmdline);
 	case JV_OP_VERSION:
@@ -490,11 +543,16 @@ jv_plan(struct jv *p, struct jv_jvm *j)
 		return;
 	}
 	j->ops = JV_OP_INFO & ~j->done;
+	if (j->ops == JV_OP_INFO && !j->no_allinfo)
+		j->ops = JV_OP_ALLINFO;
 	if (j->perfmap_unsupported)
 		return;
 	/* Watched all along and every frame named: the map we have
-	 * covers its samples (an idle JVM's VM threads). */
-	if (j->judged && !j->needmap) {
+	 * covers its samples (an idle JVM's VM threads).  No report at
+	 * all (its one sample was the one that found it, before the
+	 * watch) judges only a JVM that hardly ran since the last round. */
+	if (j->judged && !j->needmap && (j->reports > 0 ||
+	    j->cpu_rate < JV_IDLE_RATE)) {
 		p->spared++;
 		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: every frame of its "
 		    "%u samples named: no new perf map", (int)j->pid,
