@@ -764,7 +764,10 @@ pyp_start(void *priv)
 	 * reported: one walk of /proc at the start. */
 	if (p->discover && p->max_procs > 0)
 		pyp_scan_proc(p);
-	pyp_scan(p);
+	/* Without a source yet, the first walk is the scan timer's, a
+	 * second from now: one that starts after us spares it (ruby.c). */
+	if (p->discover)
+		pyp_scan(p);
 	pyp_timer_sync(p);
 	if ((p->scan_timer == NULL && !p->discover) || (p->by_reports != 1 &&
 	    p->sample_timer == NULL)) {
