@@ -61,6 +61,8 @@
 #define JV_MAX_FILTERS	16
 #define JV_WATCH_MAX	64	/* sample reports judged a cycle, per JVM */
 #define JV_IDLE_RATE	1.0	/* CPU ticks a second (1% of a CPU) */
+#define JV_PENDING_MAX	4096	/* reported processes not yet examined */
+#define JV_PENDING_MS	1000
 
 /*
  * What to ask a JVM, in this order.  JV_OP_ALLINFO asks the three INFO
@@ -128,6 +130,13 @@ struct jv {
 	struct gp_timer		 *round_timer;
 	struct jv_jvm		**jvms;
 	uint32_t		  njvms;
+	/* Reported processes examined a second later: most of those a
+	 * busy host starts (compilers, shells) are gone by then, and an
+	 * exited process costs one failed open instead of its stat and
+	 * maps. */
+	pid_t			 *pending;
+	uint32_t		  npending;
+	struct gp_timer		 *pending_timer;
 	uint32_t		  running;
 	uint64_t		  rounds, perfmaps, spared;
 };
@@ -604,26 +613,70 @@ jv_plan_round(struct jv *p)
 	free(v);
 }
 
+/* pid was sampled: if it is a JVM, one to consider this round. */
+static void
+jv_sampled(struct jv *p, pid_t pid)
+{
+	uint32_t i;
+
+	jv_scan_pid(p, pid);
+	for (i = 0; i < p->njvms; i++)
+		if (p->jvms[i]->pid == pid && !p->jvms[i]->gone) {
+			p->jvms[i]->sampled = 1;
+			if (!p->jvms[i]->needmap)
+				jv_watch(p, p->jvms[i], 1);
+		}
+}
+
+static void
+jv_pending_flush(struct jv *p)
+{
+	uint32_t i;
+
+	p->api->timer_del(p->pending_timer);
+	p->pending_timer = NULL;
+	for (i = 0; i < p->npending; i++)
+		jv_sampled(p, p->pending[i]);
+	p->npending = 0;
+}
+
+static void
+jv_pending_cb(void *arg)
+{
+	jv_pending_flush(arg);
+}
+
 /*
  * The system profiler sampled pid (its first sample of the cycle, or of a
- * new image): a JVM to ask for a perf map this round.
+ * new image): a JVM to ask for a perf map this round.  A known JVM is
+ * marked now; any other process is examined a second later (or at the
+ * round, if sooner).
  */
 static void
 jv_process_cb(void *arg, int32_t pid)
 {
 	struct jv *p = arg;
+	struct jv_jvm *j;
 	uint32_t i;
 
 	if (!p->enabled || p->stopping)
 		return;
 	p->discover = 1;	/* a source, if one that started after us */
-	jv_scan_pid(p, (pid_t)pid);
-	for (i = 0; i < p->njvms; i++)
-		if (p->jvms[i]->pid == (pid_t)pid && !p->jvms[i]->gone) {
-			p->jvms[i]->sampled = 1;
-			if (!p->jvms[i]->needmap)
-				jv_watch(p, p->jvms[i], 1);
-		}
+	if (((j = jv_find(p, (pid_t)pid)) != NULL && !j->gone) ||
+	    p->pending == NULL) {
+		jv_sampled(p, (pid_t)pid);
+		return;
+	}
+	for (i = 0; i < p->npending; i++)
+		if (p->pending[i] == (pid_t)pid)
+			return;
+	if (p->npending == JV_PENDING_MAX)
+		jv_pending_flush(p);
+	p->pending[p->npending++] = (pid_t)pid;
+	if (p->pending_timer == NULL &&
+	    (p->pending_timer = p->api->timer_add(p->ctx, JV_PENDING_MS, 0,
+	    jv_pending_cb, p)) == NULL)
+		jv_pending_flush(p);
 }
 
 /*
@@ -675,6 +728,7 @@ jv_round_cb(void *arg)
 	p->round_timer = NULL;
 	p->rounds++;
 	jv_discover_sync(p);
+	jv_pending_flush(p);
 	jv_scan(p);
 	jv_plan_round(p);
 	jv_pump(p);
@@ -847,6 +901,9 @@ jv_reset(struct jv *p)
 
 	p->api->timer_del(p->round_timer);
 	p->round_timer = NULL;
+	p->api->timer_del(p->pending_timer);
+	p->pending_timer = NULL;
+	p->npending = 0;
 	if (GP_API_HAS(p->api, process_subscribe))
 		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
 	p->discover = 0;
@@ -912,6 +969,9 @@ jv_stop(void *priv)
 
 	p->api->timer_del(p->round_timer);
 	p->round_timer = NULL;
+	p->api->timer_del(p->pending_timer);
+	p->pending_timer = NULL;
+	p->npending = 0;
 	p->stopping = 1;
 	for (i = 0; i < p->njvms; i++) {
 		p->jvms[i]->ops = 0;
@@ -948,6 +1008,8 @@ jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		free(p);
 		return (-ENOMEM);
 	}
+	/* without it, reported processes are examined at once */
+	p->pending = calloc(JV_PENDING_MAX, sizeof(*p->pending));
 	p->ctx = ctx;
 	p->api = api;
 	jv_proc_set_opener(jv_file_open, p);
@@ -964,11 +1026,13 @@ jv_destroy(void *priv)
 	if (p == NULL)
 		return;
 	p->api->timer_del(p->round_timer);
+	p->api->timer_del(p->pending_timer);
 	/* The host reaps children we leave behind without calling us. */
 	for (i = 0; i < p->njvms; i++)
 		free(p->jvms[i]);
 	jv_filters_free(p);
 	free(p->jvms);
+	free(p->pending);
 	free(p);
 }
 
