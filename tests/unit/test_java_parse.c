@@ -213,12 +213,63 @@ test_failure(void)
 	CHECK_STREQ(r, "jattach killed by signal 9", "signal named");
 }
 
+/* One jcmd run of "VM.version\nVM.flags\nVM.command_line" (JDK 17). */
+static void
+test_split_info(void)
+{
+	static const char all[] =
+	    "Connected to remote JVM\n"
+	    "JVM response code = 0\n"
+	    "OpenJDK 64-Bit Server VM version 17.0.21.1+2-1-deb12u1-Debian\n"
+	    "JDK 17.0.21.1\n"
+	    "-XX:CICompilerCount=2 -XX:+PreserveFramePointer -XX:+UseG1GC \n"
+	    "VM Arguments:\n"
+	    "jvm_args: -Xmx64m -Dservice=x \n"
+	    "java_command: Idle arg\n"
+	    "java_class_path (initial): /tmp\n"
+	    "Launcher Type: SUN_STANDARD\n"
+	    "\n";
+	struct jv_info_parts ip;
+	struct jv_cmdline cl;
+	const char *body;
+	size_t bl;
+	int code, fp = 0;
+	char v[256], f[JV_FLAGS_MAX];
+
+	CHECK(jv_parse_response(S(all), &code, &body, &bl) == 0 && code == 0,
+	    "combined: response");
+	CHECK(jv_split_info(body, bl, &ip) == 0, "combined: split");
+	CHECK(jv_parse_version(ip.version, ip.version_len, v, sizeof(v)) == 0,
+	    "combined: version part");
+	CHECK_STREQ(v, "OpenJDK 64-Bit Server VM version "
+	    "17.0.21.1+2-1-deb12u1-Debian\nJDK 17.0.21.1",
+	    "combined: both version lines, nothing else");
+	CHECK(jv_parse_flags(ip.flags, ip.flags_len, f, sizeof(f), &fp) == 0 &&
+	    fp == 1 && strcmp(f, "-XX:CICompilerCount=2 "
+	    "-XX:+PreserveFramePointer -XX:+UseG1GC") == 0,
+	    "combined: flags part");
+	CHECK(jv_parse_command_line(ip.cmdline, ip.cmdline_len, &cl) == 0 &&
+	    strcmp(cl.command, "Idle") == 0 &&
+	    strcmp(cl.jvm_args, "-Xmx64m -Dservice=x") == 0,
+	    "combined: command line part");
+	CHECK(jv_split_info(S("JDK 17\nOpenJDK VM version 17\n"
+	    "VM Arguments:\n"), &ip) != 0, "combined: version lines swapped");
+	CHECK(jv_split_info(S("OpenJDK 64-Bit Server VM version 17\n"
+	    "JDK 17\n-XX:+UseG1GC\n"), &ip) != 0,
+	    "combined: no command line answer");
+	CHECK(jv_split_info(S("Exception: java.lang.IllegalArgumentException:"
+	    " Unknown diagnostic command\n"), &ip) != 0,
+	    "combined: an error answer");
+	CHECK(jv_split_info(S(""), &ip) != 0, "combined: empty");
+}
+
 int
 main(void)
 {
 	test_response();
 	test_cmdline();
 	test_version_flags();
+	test_split_info();
 	test_opts();
 	test_proc();
 	test_failure();

@@ -18,10 +18,20 @@
  * (ABI 1.4), only those it sampled this cycle are asked for a perf map (a
  * JVM that did not run has no frame to name), and JVMs are found from the
  * reports instead of two walks of /proc a cycle, each reading the maps of
- * every process that is not a JVM.  An idle JVM costs nothing: at 11 Hz on
- * a busy host, 5 idle JVMs cost 20 jattach runs (4 each) the first cycle
- * and 5 every cycle after.  A JVM sampled only after the round (the last
- * JV_LEAD_MS of a cycle) waits for the next cycle's.
+ * every process that is not a JVM.  A JVM sampled only after the round
+ * (the last JV_LEAD_MS of a cycle) waits for the next cycle's.
+ *
+ * Which of those: a sampled JVM is watched (host API sample_watch, ABI
+ * 1.3) and asked for a new map only when one of its samples this cycle
+ * has a user frame the symbolizer could not name ("[unknown]": JIT code
+ * the map we have does not cover).  An idle JVM's VM threads wake every
+ * few tens of milliseconds and get sampled in every cycle, all in libjvm
+ * and libc: before, each was asked for its map every cycle (a jattach
+ * run, a few milliseconds of CPU, and the JVM's safepoint to write it)
+ * for no frame at all.  A JVM is watched until its first unnamed frame or
+ * JV_WATCH_MAX reports in a cycle, so a busy one wakes us a bounded
+ * number of times a cycle.  Without sample reports (no system profiler
+ * reporting them), every sampled JVM is asked, as before.
  */
 #include "config.h"
 
@@ -49,12 +59,23 @@
 #define JV_MAX_JVMS	1024
 #define JV_MAX_FAILS	3	/* consecutive failed cycles: give up */
 #define JV_MAX_FILTERS	16
+#define JV_WATCH_MAX	64	/* sample reports judged a cycle, per JVM */
+#define JV_IDLE_RATE	1.0	/* CPU ticks a second (1% of a CPU) */
+#define JV_PENDING_MAX	4096	/* reported processes not yet examined */
+#define JV_PENDING_MS	1000
 
-/* What to ask a JVM, in this order. */
-#define JV_OP_CMDLINE	0x1u
-#define JV_OP_VERSION	0x2u
-#define JV_OP_FLAGS	0x4u
-#define JV_OP_PERFMAP	0x8u
+/*
+ * What to ask a JVM, in this order.  JV_OP_ALLINFO asks the three INFO
+ * commands in one jattach run (jv_split_info): a run costs the agent a
+ * fork and jattach an exec, a few milliseconds of CPU each, and a JVM met
+ * for the first time took three; the commands one by one are the
+ * fallback when the combined answer is refused or not understood.
+ */
+#define JV_OP_ALLINFO	0x1u
+#define JV_OP_CMDLINE	0x2u
+#define JV_OP_VERSION	0x4u
+#define JV_OP_FLAGS	0x8u
+#define JV_OP_PERFMAP	0x10u
 #define JV_OP_INFO	(JV_OP_CMDLINE | JV_OP_VERSION | JV_OP_FLAGS)
 
 #define JV_NO_REPORT	(-1)
@@ -71,6 +92,10 @@ struct jv_jvm {
 	int		 seen, gone;
 	int		 sampled;	/* reported by the system profiler this
 					 * cycle */
+	int		 watched;	/* sample reports on (sample_watch) */
+	int		 judged;	/* watched during this cycle */
+	int		 needmap;	/* a sample with an unnamed frame */
+	uint32_t	 reports;	/* sample reports this cycle */
 	int		 skip;		/* for good: report reason each cycle */
 	char		 comm[64];
 	char		 reason[256];	/* reported at the next snapshot */
@@ -82,6 +107,7 @@ struct jv_jvm {
 	uint32_t	 job_op;
 	uint32_t	 fails;
 	int		 perfmap_unsupported;
+	int		 no_allinfo;	/* ask the INFO commands one by one */
 	int		 fp;		/* -XX:+PreserveFramePointer */
 	char		 appid[JV_APPID_MAX];
 	char		 version[256];
@@ -93,6 +119,7 @@ struct jv {
 	const struct gp_host_api *api;
 	int			  enabled, stopping;
 	int			  discover;	/* JVMs from the host's reports */
+	int			  stacks;	/* sample reports subscribed */
 	char			  jattach[PATH_MAX];
 	regex_t			  filters[JV_MAX_FILTERS];
 	size_t			  nfilters;
@@ -103,8 +130,15 @@ struct jv {
 	struct gp_timer		 *round_timer;
 	struct jv_jvm		**jvms;
 	uint32_t		  njvms;
+	/* Reported processes examined a second later: most of those a
+	 * busy host starts (compilers, shells) are gone by then, and an
+	 * exited process costs one failed open instead of its stat and
+	 * maps. */
+	pid_t			 *pending;
+	uint32_t		  npending;
+	struct gp_timer		 *pending_timer;
 	uint32_t		  running;
-	uint64_t		  rounds, perfmaps;
+	uint64_t		  rounds, perfmaps, spared;
 };
 
 static const struct gp_option jv_options[] = {
@@ -164,6 +198,22 @@ jv_find(struct jv *p, pid_t pid)
 	return (NULL);
 }
 
+/* Sample reports of j on or off; on only while a source reports them. */
+static void
+jv_watch(struct jv *p, struct jv_jvm *j, int on)
+{
+	if (!p->stacks || j->watched == on)
+		return;
+	if (p->api->sample_watch(p->ctx, (int32_t)j->pid, on) == 0 && on) {
+		j->watched = 1;
+		j->judged = 1;
+		return;
+	}
+	if (on)	/* no source: the watch is not kept */
+		(void)p->api->sample_watch(p->ctx, (int32_t)j->pid, 0);
+	j->watched = 0;
+}
+
 /* Consider one /proc entry: a new JVM, a reused PID, or a known one. */
 static void
 jv_scan_pid(struct jv *p, pid_t pid)
@@ -219,6 +269,7 @@ jv_prune(struct jv *p)
 		struct jv_jvm *j = p->jvms[i];
 
 		if (j->gone && j->job == NULL) {
+			jv_watch(p, j, 0);
 			free(j);
 			p->jvms[i] = p->jvms[--p->njvms];
 		} else
@@ -284,6 +335,39 @@ jv_scan(struct jv *p)
 	jv_prune(p);
 }
 
+static int	jv_absorb(struct jv_jvm *, uint32_t, const struct jv_result *);
+
+/* The combined answer: each part as its own command's; the parts not
+ * understood are asked one by one. */
+static int
+jv_absorb_all(struct jv_jvm *j, const struct jv_result *r)
+{
+	static const uint32_t ops[] = { JV_OP_VERSION, JV_OP_FLAGS,
+	    JV_OP_CMDLINE };
+	struct jv_info_parts ip;
+	struct jv_result part;
+	uint32_t i;
+
+	if (jv_split_info(r->body, r->bodylen, &ip) != 0) {
+		j->no_allinfo = 1;
+		j->ops |= JV_OP_INFO & ~j->done;
+		return (0);
+	}
+	for (i = 0; i < 3; i++) {
+		part = *r;
+		part.body = i == 0 ? ip.version : i == 1 ? ip.flags :
+		    ip.cmdline;
+		part.bodylen = i == 0 ? ip.version_len : i == 1 ?
+		    ip.flags_len : ip.cmdline_len;
+		if (jv_absorb(j, ops[i], &part) == 0)
+			j->done |= ops[i];
+		else
+			j->no_allinfo = 1;
+	}
+	j->ops |= JV_OP_INFO & ~j->done;	/* not understood: one by one */
+	return (0);
+}
+
 /* Parse a successful answer; returns 0 or -EINVAL (unexpected answer). */
 static int
 jv_absorb(struct jv_jvm *j, uint32_t op, const struct jv_result *r)
@@ -317,6 +401,8 @@ jv_absorb(struct jv_jvm *j, uint32_t op, const struct jv_result *r)
 	case JV_OP_PERFMAP:
 		p->perfmaps++;
 		return (0);
+	case JV_OP_ALLINFO:
+		return (jv_absorb_all(j, r));
 	}
 	return (-EINVAL);
 }
@@ -328,6 +414,11 @@ jv_op_failed(struct jv_jvm *j, uint32_t op, const struct jv_result *r)
 
 	if (r->body == NULL && strncmp(r->reason, "JVM error", 9) == 0) {
 		/* The JVM answered but refused the command: not transient. */
+		if (op == JV_OP_ALLINFO) {
+			j->no_allinfo = 1;
+			j->ops |= JV_OP_INFO & ~j->done;
+			return;
+		}
 		if (op == JV_OP_PERFMAP) {
 			j->perfmap_unsupported = 1;
 			snprintf(why, sizeof(why), "Compiler.perfmap refused "
@@ -381,8 +472,12 @@ jv_op_argv(uint32_t op)
 	static const char *const flags[] = { "jcmd", "VM.flags", NULL };
 	static const char *const perfmap[] = { "jcmd", "Compiler.perfmap",
 	    NULL };
+	static const char *const allinfo[] = { "jcmd",
+	    "VM.version\nVM.flags\nVM.command_line", NULL };
 
 	switch (op) {
+	case JV_OP_ALLINFO:
+		return (allinfo);
 	case JV_OP_CMDLINE:
 		return (cmdline);
 	case JV_OP_VERSION:
@@ -456,8 +551,24 @@ jv_plan(struct jv *p, struct jv_jvm *j)
 			jv_report(j, GP_PID_SKIPPED, why);
 		return;
 	}
-	j->ops = (JV_OP_INFO & ~j->done) |
-	    (j->perfmap_unsupported ? 0 : JV_OP_PERFMAP);
+	j->ops = JV_OP_INFO & ~j->done;
+	if (j->ops == JV_OP_INFO && !j->no_allinfo)
+		j->ops = JV_OP_ALLINFO;
+	if (j->perfmap_unsupported)
+		return;
+	/* Watched all along and every frame named: the map we have
+	 * covers its samples (an idle JVM's VM threads).  No report at
+	 * all (its one sample was the one that found it, before the
+	 * watch) judges only a JVM that hardly ran since the last round. */
+	if (j->judged && !j->needmap && (j->reports > 0 ||
+	    j->cpu_rate < JV_IDLE_RATE)) {
+		p->spared++;
+		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: every frame of its "
+		    "%u samples named: no new perf map", (int)j->pid,
+		    j->reports);
+		return;
+	}
+	j->ops |= JV_OP_PERFMAP;
 }
 
 static int
@@ -502,23 +613,100 @@ jv_plan_round(struct jv *p)
 	free(v);
 }
 
+/* pid was sampled: if it is a JVM, one to consider this round. */
+static void
+jv_sampled(struct jv *p, pid_t pid)
+{
+	uint32_t i;
+
+	jv_scan_pid(p, pid);
+	for (i = 0; i < p->njvms; i++)
+		if (p->jvms[i]->pid == pid && !p->jvms[i]->gone) {
+			p->jvms[i]->sampled = 1;
+			if (!p->jvms[i]->needmap)
+				jv_watch(p, p->jvms[i], 1);
+		}
+}
+
+static void
+jv_pending_flush(struct jv *p)
+{
+	uint32_t i;
+
+	p->api->timer_del(p->pending_timer);
+	p->pending_timer = NULL;
+	for (i = 0; i < p->npending; i++)
+		jv_sampled(p, p->pending[i]);
+	p->npending = 0;
+}
+
+static void
+jv_pending_cb(void *arg)
+{
+	jv_pending_flush(arg);
+}
+
 /*
  * The system profiler sampled pid (its first sample of the cycle, or of a
- * new image): a JVM to ask for a perf map this round.
+ * new image): a JVM to ask for a perf map this round.  A known JVM is
+ * marked now; any other process is examined a second later (or at the
+ * round, if sooner).
  */
 static void
 jv_process_cb(void *arg, int32_t pid)
 {
 	struct jv *p = arg;
+	struct jv_jvm *j;
 	uint32_t i;
 
 	if (!p->enabled || p->stopping)
 		return;
 	p->discover = 1;	/* a source, if one that started after us */
-	jv_scan_pid(p, (pid_t)pid);
-	for (i = 0; i < p->njvms; i++)
-		if (p->jvms[i]->pid == (pid_t)pid && !p->jvms[i]->gone)
-			p->jvms[i]->sampled = 1;
+	if (((j = jv_find(p, (pid_t)pid)) != NULL && !j->gone) ||
+	    p->pending == NULL) {
+		jv_sampled(p, (pid_t)pid);
+		return;
+	}
+	for (i = 0; i < p->npending; i++)
+		if (p->pending[i] == (pid_t)pid)
+			return;
+	if (p->npending == JV_PENDING_MAX)
+		jv_pending_flush(p);
+	p->pending[p->npending++] = (pid_t)pid;
+	if (p->pending_timer == NULL &&
+	    (p->pending_timer = p->api->timer_add(p->ctx, JV_PENDING_MS, 0,
+	    jv_pending_cb, p)) == NULL)
+		jv_pending_flush(p);
+}
+
+/*
+ * A sample of a watched JVM, with its frames as the symbolizer names them
+ * now: a frame it could not name is JIT code our map does not cover (or
+ * an address it cannot place; asking then costs what it did before).
+ */
+static void
+jv_sample_cb(void *arg, int32_t pid, int32_t tid, uint64_t count,
+    const struct gp_sample_stack *st)
+{
+	struct jv *p = arg;
+	struct jv_jvm *j;
+	uint32_t i;
+
+	(void)tid;
+	(void)count;
+	if (!p->enabled || p->stopping || (j = jv_find(p, (pid_t)pid)) ==
+	    NULL || !j->watched)
+		return;
+	j->reports++;
+	if (st == NULL)
+		j->needmap = 1;	/* no frames: cannot tell */
+	else
+		for (i = 0; i < st->nuser && !j->needmap; i++)
+			if (st->user[i] == NULL ||
+			    strcmp(st->user[i], "[unknown]") == 0)
+				j->needmap = 1;
+	if (j->needmap || j->reports >= JV_WATCH_MAX)
+		jv_watch(p, j, 0);	/* judged: no more wake-ups */
 }
 
 /* Whether a system profiler reports processes now (it may start after
@@ -540,6 +728,7 @@ jv_round_cb(void *arg)
 	p->round_timer = NULL;
 	p->rounds++;
 	jv_discover_sync(p);
+	jv_pending_flush(p);
 	jv_scan(p);
 	jv_plan_round(p);
 	jv_pump(p);
@@ -602,14 +791,18 @@ jv_snapshot(void *priv, struct gp_snapshot *snap)
 		}
 		j->ops = 0;
 		j->sampled = 0;
+		j->needmap = 0;
+		j->reports = 0;
+		j->judged = j->watched;
 		if (!j->gone)
 			jv_deliver(p, snap, j);
 		if (!j->skip)
 			j->rkind = JV_NO_REPORT;
 	}
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u JVMs, %llu perf maps "
-	    "written in %llu rounds", p->njvms,
-	    (unsigned long long)p->perfmaps, (unsigned long long)p->rounds);
+	    "written in %llu rounds, %llu not asked for (every frame named)",
+	    p->njvms, (unsigned long long)p->perfmaps,
+	    (unsigned long long)p->rounds, (unsigned long long)p->spared);
 	jv_arm(p);
 	p->api->snapshot_done(snap, 0, NULL);
 	return (0);
@@ -708,12 +901,18 @@ jv_reset(struct jv *p)
 
 	p->api->timer_del(p->round_timer);
 	p->round_timer = NULL;
+	p->api->timer_del(p->pending_timer);
+	p->pending_timer = NULL;
+	p->npending = 0;
 	if (GP_API_HAS(p->api, process_subscribe))
 		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
 	p->discover = 0;
 	for (i = 0; i < p->njvms; i++)
 		p->jvms[i]->gone = 1;
 	jv_prune(p);
+	if (p->stacks)
+		(void)p->api->sample_subscribe_stack(p->ctx, NULL, NULL);
+	p->stacks = 0;
 }
 
 static int
@@ -749,6 +948,9 @@ jv_start(void *priv)
 		    "in /usr/bin, /usr/local/bin, /usr/lib/gprofiler): Java "
 		    "JIT frames stay unnamed");
 	jv_discover_sync(p);
+	if (GP_API_HAS(p->api, sample_subscribe_stack))
+		p->stacks = p->api->sample_subscribe_stack(p->ctx,
+		    jv_sample_cb, p) == 0;
 	jv_arm(p);
 	if (p->round_timer == NULL)
 		return (-ENOMEM);
@@ -767,6 +969,9 @@ jv_stop(void *priv)
 
 	p->api->timer_del(p->round_timer);
 	p->round_timer = NULL;
+	p->api->timer_del(p->pending_timer);
+	p->pending_timer = NULL;
+	p->npending = 0;
 	p->stopping = 1;
 	for (i = 0; i < p->njvms; i++) {
 		p->jvms[i]->ops = 0;
@@ -803,6 +1008,8 @@ jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		free(p);
 		return (-ENOMEM);
 	}
+	/* without it, reported processes are examined at once */
+	p->pending = calloc(JV_PENDING_MAX, sizeof(*p->pending));
 	p->ctx = ctx;
 	p->api = api;
 	jv_proc_set_opener(jv_file_open, p);
@@ -819,11 +1026,13 @@ jv_destroy(void *priv)
 	if (p == NULL)
 		return;
 	p->api->timer_del(p->round_timer);
+	p->api->timer_del(p->pending_timer);
 	/* The host reaps children we leave behind without calling us. */
 	for (i = 0; i < p->njvms; i++)
 		free(p->jvms[i]);
 	jv_filters_free(p);
 	free(p->jvms);
+	free(p->pending);
 	free(p);
 }
 

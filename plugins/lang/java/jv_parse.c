@@ -172,6 +172,53 @@ jv_parse_version(const char *body, size_t len, char *out, size_t outlen)
 }
 
 /*
+ * One jcmd run of "VM.version\nVM.flags\nVM.command_line" (HotSpot runs
+ * each '\n'-separated command in turn and concatenates their answers):
+ *	OpenJDK 64-Bit Server VM version 17.0.15+6-Debian-1deb12u1
+ *	JDK 17.0.15
+ *	-XX:CICompilerCount=2 ... -XX:+UseG1GC
+ *	VM Arguments:
+ *	jvm_args: ...
+ * Split into the three answers: VM.version's two lines, VM.command_line
+ * from its "VM Arguments:" line, VM.flags between.  -EINVAL when the
+ * answer does not have that shape (the caller asks one command at a time).
+ */
+int
+jv_split_info(const char *body, size_t len, struct jv_info_parts *ip)
+{
+	const char *p = body, *end = body + len, *next;
+	size_t n;
+	int line = 0;
+
+	memset(ip, 0, sizeof(*ip));
+	while (p < end) {
+		n = jv_line(p, end, &next);
+		if (n == 0 && line == 0) {	/* blank lines before */
+			p = next;
+			continue;
+		}
+		line++;
+		if (line == 1) {
+			if (memmem(p, n, " VM version ", 12) == NULL)
+				return (-EINVAL);
+			ip->version = p;
+		} else if (line == 2) {
+			if (!jv_starts(p, n, "JDK "))
+				return (-EINVAL);
+			ip->version_len = (size_t)(next - ip->version);
+			ip->flags = next;
+		} else if (n == 13 && memcmp(p, "VM Arguments:", 13) == 0) {
+			ip->flags_len = (size_t)(p - ip->flags);
+			ip->cmdline = p;
+			ip->cmdline_len = (size_t)(end - p);
+			return (0);
+		}
+		p = next;
+	}
+	return (-EINVAL);
+}
+
+/*
  * VM.flags (the non-default flags on one line).  Whether
  * -XX:+PreserveFramePointer is among them decides whether frame-pointer
  * unwinding sees whole Java stacks.

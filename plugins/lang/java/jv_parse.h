@@ -30,6 +30,13 @@ int	jv_parse_response(const char *out, size_t len, int *code,
 	    const char **body, size_t *bodylen);
 int	jv_parse_command_line(const char *body, size_t len,
 	    struct jv_cmdline *cl);
+/* The three answers of one combined jcmd run (jv_split_info). */
+struct jv_info_parts {
+	const char	*version, *flags, *cmdline;
+	size_t		 version_len, flags_len, cmdline_len;
+};
+
+int	jv_split_info(const char *body, size_t len, struct jv_info_parts *ip);
 int	jv_parse_version(const char *body, size_t len, char *out,
 	    size_t outlen);
 int	jv_parse_flags(const char *body, size_t len, char *out, size_t outlen,

@@ -12,12 +12,19 @@
 
 #include "pyreader.h"
 
-#define PY_CODE_SLOTS	4096	/* power of two */
-#define PY_CODE_MAX	(PY_CODE_SLOTS * 3 / 4)
+#define PY_CODE_SLOTS	4096	/* at most; power of two */
+#define PY_CODE_FIRST	64	/* at first; doubled when 3/4 full */
 #define PY_HDR_MAX	128	/* largest str/bytes header read */
 
+/*
+ * The table grows with the code objects seen: most processes found from
+ * samples are idle ones sampled a few times (a few code objects), and a
+ * full-size table (224 KiB, zeroed) for each was most of the plugin's
+ * RSS (bench/plugin_cost.sh, case b).
+ */
 struct py_code_cache {
-	struct py_code	 slots[PY_CODE_SLOTS];
+	struct py_code	*slots;
+	uint32_t	 nslots;	/* power of two */
 	uint32_t	 used;
 	uint64_t	 code_type;	/* learned type pointer, when unknown */
 };
@@ -25,7 +32,16 @@ struct py_code_cache {
 struct py_code_cache *
 py_code_cache_new(void)
 {
-	return (calloc(1, sizeof(struct py_code_cache)));
+	struct py_code_cache *cc;
+
+	if ((cc = calloc(1, sizeof(*cc))) == NULL)
+		return (NULL);
+	if ((cc->slots = calloc(PY_CODE_FIRST, sizeof(*cc->slots))) == NULL) {
+		free(cc);
+		return (NULL);
+	}
+	cc->nslots = PY_CODE_FIRST;
+	return (cc);
 }
 
 static void
@@ -45,16 +61,21 @@ py_code_cache_clear(struct py_code_cache *cc)
 
 	if (cc == NULL)
 		return;
-	for (i = 0; i < PY_CODE_SLOTS; i++)
-		if (cc->slots[i].addr != 0)
+	for (i = 0; i < cc->nslots && cc->used > 0; i++)
+		if (cc->slots[i].addr != 0) {
 			py_code_release(&cc->slots[i]);
+			cc->used--;
+		}
 	cc->used = 0;
 }
 
 void
 py_code_cache_free(struct py_code_cache *cc)
 {
+	if (cc == NULL)
+		return;
 	py_code_cache_clear(cc);
+	free(cc->slots);
 	free(cc);
 }
 
@@ -64,7 +85,38 @@ py_code_hash(uint64_t addr)
 	addr ^= addr >> 33;
 	addr *= 0xff51afd7ed558ccdull;
 	addr ^= addr >> 33;
-	return ((uint32_t)addr & (PY_CODE_SLOTS - 1));
+	return ((uint32_t)addr);
+}
+
+/* The empty slot for addr (the table is never full: grown at 3/4). */
+static struct py_code *
+py_code_free_slot(struct py_code *slots, uint32_t nslots, uint64_t addr)
+{
+	uint32_t h = py_code_hash(addr), i;
+
+	for (i = 0; i < nslots; i++)
+		if (slots[(h + i) & (nslots - 1)].addr == 0)
+			return (&slots[(h + i) & (nslots - 1)]);
+	return (NULL);
+}
+
+/* Double the table; -ENOMEM leaves it as it was. */
+static int
+py_code_grow(struct py_code_cache *cc)
+{
+	uint32_t n = cc->nslots * 2, i;
+	struct py_code *ns;
+
+	if ((ns = calloc(n, sizeof(*ns))) == NULL)
+		return (-ENOMEM);
+	for (i = 0; i < cc->nslots; i++)
+		if (cc->slots[i].addr != 0)
+			*py_code_free_slot(ns, n, cc->slots[i].addr) =
+			    cc->slots[i];
+	free(cc->slots);
+	cc->slots = ns;
+	cc->nslots = n;
+	return (0);
 }
 
 static char *
@@ -166,16 +218,15 @@ py_code_get(struct py_code_cache *cc, struct py_mem *m,
     const struct py_offsets *o, uint64_t code_type, uint64_t addr,
     struct py_code **out)
 {
-	struct py_code c;
+	struct py_code c, *s;
 	uint32_t h, i;
 	int rc;
 
 	if (!py_ptr_ok(addr))
 		return (-EINVAL);
 	h = py_code_hash(addr);
-	for (i = 0; i < PY_CODE_SLOTS; i++) {
-		struct py_code *s = &cc->slots[(h + i) & (PY_CODE_SLOTS - 1)];
-
+	for (i = 0; i < cc->nslots; i++) {
+		s = &cc->slots[(h + i) & (cc->nslots - 1)];
 		if (s->addr == addr) {
 			*out = s;
 			return (0);
@@ -185,20 +236,18 @@ py_code_get(struct py_code_cache *cc, struct py_mem *m,
 	}
 	if ((rc = py_code_decode(m, o, addr, code_type, &c)) != 0)
 		return (rc);
-	if (cc->used >= PY_CODE_MAX)
+	/* 3/4 full: grow while it may, else start over */
+	if (cc->used + 1 > cc->nslots / 4 * 3 && (cc->nslots >=
+	    PY_CODE_SLOTS || py_code_grow(cc) != 0))
 		py_code_cache_clear(cc);
-	for (i = 0; i < PY_CODE_SLOTS; i++) {
-		struct py_code *s = &cc->slots[(h + i) & (PY_CODE_SLOTS - 1)];
-
-		if (s->addr == 0) {
-			*s = c;
-			cc->used++;
-			*out = s;
-			return (0);
-		}
+	if ((s = py_code_free_slot(cc->slots, cc->nslots, addr)) == NULL) {
+		py_code_release(&c);
+		return (-ENOSPC);
 	}
-	py_code_release(&c);
-	return (-ENOSPC);
+	*s = c;
+	cc->used++;
+	*out = s;
+	return (0);
 }
 
 /* The line being executed at position pos (f_lasti or instruction ptr). */

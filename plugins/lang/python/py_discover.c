@@ -49,15 +49,28 @@ py_discover_is_plugin(pid_t pid, const char *path, size_t len)
 int
 py_discover_candidate(pid_t pid)
 {
-	char path[64], exe[PATH_MAX], *maps, *cmd, *line, *nl;
-	const char *base;
-	struct py_map m;
-	ssize_t n;
+	char *maps;
 	size_t len;
-	int hit = 0;
+	int hit;
 
 	if ((maps = py_read_maps(pid, &len)) == NULL)
 		return (0);
+	hit = py_discover_candidate_maps(pid, maps, len);
+	free(maps);
+	return (hit);
+}
+
+/* The same over maps already read (passed on to py_target_attach_maps:
+ * one read of /proc/PID/maps for both). */
+int
+py_discover_candidate_maps(pid_t pid, const char *maps, size_t len)
+{
+	char path[64], exe[PATH_MAX], *cmd;
+	const char *base, *line, *nl;
+	struct py_map m;
+	ssize_t n;
+	int hit = 0;
+
 	for (line = maps; line < maps + len && !hit; line = nl + 1) {
 		if ((nl = memchr(line, '\n', (size_t)(maps + len - line))) ==
 		    NULL)
@@ -67,7 +80,6 @@ py_discover_candidate(pid_t pid)
 			hit = py_proc_map_is_python(m.path, m.pathlen) &&
 			    !py_discover_is_plugin(pid, m.path, m.pathlen);
 	}
-	free(maps);
 	if (!hit)
 		return (0);
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 int	py_discover_candidate(pid_t);
+int	py_discover_candidate_maps(pid_t, const char *, size_t);
 double	py_discover_uptime(void);
 int	py_discover_stat(pid_t, double, uint64_t *, uint64_t *, double *,
 	    uint64_t *);

@@ -353,11 +353,29 @@ out:
 int
 py_target_attach(pid_t pid, struct py_target *t, char *why, size_t whylen)
 {
+	char *maps;
+	size_t len;
+	int rc;
+
+	if ((maps = py_read_maps(pid, &len)) == NULL) {
+		memset(t, 0, sizeof(*t));
+		snprintf(why, whylen, "cannot read maps");
+		return (-ESRCH);
+	}
+	rc = py_target_attach_maps(pid, t, maps, len, why, whylen);
+	free(maps);
+	return (rc);
+}
+
+/* The same with pid's maps already read. */
+int
+py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
+    size_t len, char *why, size_t whylen)
+{
 	struct py_object lib = { 0 }, exe = { 0 }, *ob;
 	struct py_elf pe, exe_pe;
 	struct stat st;
-	char path[64], *maps;
-	size_t len;
+	char path[64];
 	uint64_t bias;
 	int fd, rc;
 
@@ -368,12 +386,7 @@ py_target_attach(pid_t pid, struct py_target *t, char *why, size_t whylen)
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if (stat(path, &st) != 0)
 		st.st_ino = 0;
-	if ((maps = py_read_maps(pid, &len)) == NULL) {
-		snprintf(why, whylen, "cannot read maps");
-		return (-ESRCH);
-	}
 	py_find_objects(maps, len, (uint64_t)st.st_ino, &lib, &exe);
-	free(maps);
 	ob = lib.found ? &lib : &exe;
 	if (!ob->found) {
 		snprintf(why, whylen, "no Python interpreter found");

@@ -50,6 +50,8 @@ typedef void	(*py_emit_fn)(void *, struct py_target *, int32_t,
 		    const char *const *, uint32_t);
 
 int	py_target_attach(pid_t, struct py_target *, char *, size_t);
+int	py_target_attach_maps(pid_t, struct py_target *, const char *, size_t,
+	    char *, size_t);
 void	py_target_release(struct py_target *);
 int	py_target_sample(struct py_target *, py_emit_fn, void *, uint32_t *);
 int	py_target_sample_tid(struct py_target *, int32_t, py_emit_fn, void *);

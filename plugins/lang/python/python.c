@@ -169,11 +169,11 @@ pyp_mntns(pid_t pid)
 }
 
 static void
-pyp_attach(struct pyp *p, struct pyp_proc *pr)
+pyp_attach(struct pyp *p, struct pyp_proc *pr, const char *maps, size_t len)
 {
 	int rc;
 
-	rc = py_target_attach(pr->pid, &pr->t, pr->reason,
+	rc = py_target_attach_maps(pr->pid, &pr->t, maps, len, pr->reason,
 	    sizeof(pr->reason));
 	py_discover_comm(pr->pid, pr->comm, sizeof(pr->comm));
 	switch (rc) {
@@ -212,6 +212,8 @@ pyp_scan_pid(struct pyp *p, pid_t pid, double uptime)
 	struct pyp_proc *pr = pyp_find(p, pid);
 	uint64_t start, exe_id, ticks;
 	double age;
+	char *maps;
+	size_t len;
 
 	if (py_discover_stat(pid, uptime, &start, &exe_id, &age, &ticks) != 0)
 		return;
@@ -245,10 +247,13 @@ pyp_scan_pid(struct pyp *p, pid_t pid, double uptime)
 	pr->cpu_ticks = ticks;
 	pr->cpu_at = age;
 	pr->cpu_rate = age > 0 ? (double)ticks / age : 0;
-	if (!py_discover_candidate(pid))
+	/* one read of the maps for both the test and the attach */
+	if ((maps = py_read_maps(pid, &len)) == NULL ||
+	    !py_discover_candidate_maps(pid, maps, len))
 		pr->state = PYP_IGNORED;
 	else
-		pyp_attach(p, pr);
+		pyp_attach(p, pr, maps, len);
+	free(maps);
 	p->procs[p->nprocs++] = pr;
 }
 
@@ -759,7 +764,10 @@ pyp_start(void *priv)
 	 * reported: one walk of /proc at the start. */
 	if (p->discover && p->max_procs > 0)
 		pyp_scan_proc(p);
-	pyp_scan(p);
+	/* Without a source yet, the first walk is the scan timer's, a
+	 * second from now: one that starts after us spares it (ruby.c). */
+	if (p->discover)
+		pyp_scan(p);
 	pyp_timer_sync(p);
 	if ((p->scan_timer == NULL && !p->discover) || (p->by_reports != 1 &&
 	    p->sample_timer == NULL)) {
