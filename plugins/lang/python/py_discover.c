@@ -193,8 +193,9 @@ py_discover_resolve(void *arg, const char *in, char *out, size_t outlen)
 
 			if (cl + strlen(comp) + 2 > sizeof(cur))
 				return (-ENAMETOOLONG);
-			snprintf(full, sizeof(full), "%s%s/%s", root, cur,
-			    comp);
+			if ((size_t)snprintf(full, sizeof(full), "%s%s/%s",
+			    root, cur, comp) >= sizeof(full))
+				return (-ENAMETOOLONG);
 			n = readlink(full, link, sizeof(link) - 1);
 			if (n > 0) {
 				link[n] = '\0';
@@ -205,8 +206,10 @@ py_discover_resolve(void *arg, const char *in, char *out, size_t outlen)
 					return (-ENAMETOOLONG);
 				if (link[0] == '/')
 					cur[0] = '\0';
-				snprintf(rest, sizeof(rest), "%s/%s",
-				    link[0] == '/' ? link + 1 : link, tmp);
+				if ((size_t)snprintf(rest, sizeof(rest), "%s/%s",
+				    link[0] == '/' ? link + 1 : link, tmp) >=
+				    sizeof(rest))
+					return (-ENAMETOOLONG);
 				continue;
 			}
 			snprintf(cur + cl, sizeof(cur) - cl, "/%s", comp);
