@@ -28,15 +28,21 @@
 /*
  * A mapping that matches the python regex only because it is a gprofiler
  * plugin (".../python.so" beside its "python.plugin" manifest): every
- * gprofiler agent maps ours, and is no Python process.
+ * gprofiler agent maps ours, and is no Python process.  An agent whose
+ * plugin was replaced on disk since (a package upgrade before the
+ * restart) maps ".../python.so (deleted)": the same.
  */
 static int
 py_discover_is_plugin(pid_t pid, const char *path, size_t len)
 {
+	static const char deleted[] = " (deleted)";
+	const size_t dl = sizeof(deleted) - 1;
 	char man[PATH_MAX + 64];
 	struct stat st;
 	int n;
 
+	if (len > dl && memcmp(path + len - dl, deleted, dl) == 0)
+		len -= dl;
 	if (len < 10 || memcmp(path + len - 10, "/python.so", 10) != 0)
 		return (0);
 	n = snprintf(man, sizeof(man), "/proc/%d/root%.*s.plugin", (int)pid,

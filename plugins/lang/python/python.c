@@ -49,8 +49,15 @@
 #define PYP_MAX_PROCS	4096
 #define PYP_MAX_FREQ	100
 #define PYP_FAIL_LIMIT	20	/* consecutive failed samples: an error */
+/*
+ * A process this young may be in the middle of its execve (the new maps
+ * but the old comm: a gprofiler child becoming perfspect's Python) or its
+ * interpreter not yet initialised: a failed attach is tried again at the
+ * next scan and reported only once the process is older.
+ */
+#define PYP_SETTLE_S	2.0
 
-#define PYP_NEW		0
+#define PYP_NEW		0	/* young, attach failed: try again next scan */
 #define PYP_ACTIVE	1
 #define PYP_SKIPPED	2	/* report "[Profiling skipped: reason]" */
 #define PYP_ERROR	3	/* report "[Profiling error: reason]" */
@@ -169,15 +176,15 @@ pyp_mntns(pid_t pid)
 }
 
 static void
-pyp_attach(struct pyp *p, struct pyp_proc *pr, const char *maps, size_t len)
+pyp_attach(struct pyp *p, struct pyp_proc *pr, const char *maps, size_t len,
+    double age)
 {
 	int rc;
 
 	rc = py_target_attach_maps(pr->pid, &pr->t, maps, len, pr->reason,
 	    sizeof(pr->reason));
 	py_discover_comm(pr->pid, pr->comm, sizeof(pr->comm));
-	switch (rc) {
-	case 0:
+	if (rc == 0) {
 		pr->state = PYP_ACTIVE;
 		pr->mntns = pyp_mntns(pr->pid);
 		/* The line executing, in gProfiler's "name (file:line)_[p]"
@@ -187,22 +194,41 @@ pyp_attach(struct pyp *p, struct pyp_proc *pr, const char *maps, size_t len)
 		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: Python %d.%d.%d "
 		    "in %s", (int)pr->pid, pr->t.ver.major, pr->t.ver.minor,
 		    pr->t.ver.micro, pr->t.object);
-		break;
-	case -ESRCH:
+		return;
+	}
+	if (rc == -ESRCH) {
 		pr->state = PYP_GONE;
-		break;
-	case -ENOTSUP:
-	case -ENOENT:
+		return;
+	}
+	py_target_release(&pr->t);
+	if (age < PYP_SETTLE_S) {
+		pr->state = PYP_NEW;
+		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d (%.1f s old): %s; "
+		    "trying again", (int)pr->pid, age, pr->reason);
+	} else if (rc == -ENOTSUP || rc == -ENOENT) {
 		pr->state = PYP_SKIPPED;
 		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d skipped: %s",
 		    (int)pr->pid, pr->reason);
-		break;
-	default:
+	} else {
 		pr->state = PYP_ERROR;
 		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->pid,
 		    pr->reason);
-		break;
 	}
+}
+
+/* Read the maps once for both the candidate test and the attach. */
+static void
+pyp_examine(struct pyp *p, struct pyp_proc *pr, double age)
+{
+	char *maps;
+	size_t len;
+
+	if ((maps = py_read_maps(pr->pid, &len)) == NULL ||
+	    !py_discover_candidate_maps(pr->pid, maps, len))
+		pr->state = PYP_IGNORED;
+	else
+		pyp_attach(p, pr, maps, len, age);
+	free(maps);
 }
 
 /* Consider one /proc entry: new, re-exec'd (new start time) or known. */
@@ -212,8 +238,6 @@ pyp_scan_pid(struct pyp *p, pid_t pid, double uptime)
 	struct pyp_proc *pr = pyp_find(p, pid);
 	uint64_t start, exe_id, ticks;
 	double age;
-	char *maps;
-	size_t len;
 
 	if (py_discover_stat(pid, uptime, &start, &exe_id, &age, &ticks) != 0)
 		return;
@@ -224,6 +248,8 @@ pyp_scan_pid(struct pyp *p, pid_t pid, double uptime)
 			    (age - pr->cpu_at);
 		pr->cpu_ticks = ticks;
 		pr->cpu_at = age;
+		if (pr->state == PYP_NEW)
+			pyp_examine(p, pr, age);
 		return;
 	}
 	if (pr != NULL) {
@@ -247,13 +273,7 @@ pyp_scan_pid(struct pyp *p, pid_t pid, double uptime)
 	pr->cpu_ticks = ticks;
 	pr->cpu_at = age;
 	pr->cpu_rate = age > 0 ? (double)ticks / age : 0;
-	/* one read of the maps for both the test and the attach */
-	if ((maps = py_read_maps(pid, &len)) == NULL ||
-	    !py_discover_candidate_maps(pid, maps, len))
-		pr->state = PYP_IGNORED;
-	else
-		pyp_attach(p, pr, maps, len);
-	free(maps);
+	pyp_examine(p, pr, age);
 	p->procs[p->nprocs++] = pr;
 }
 
@@ -380,6 +400,8 @@ pyp_refresh(struct pyp *p)
 			    (age - pr->cpu_at);
 		pr->cpu_ticks = ticks;
 		pr->cpu_at = age;
+		if (pr->state == PYP_NEW)
+			pyp_examine(p, pr, age);
 	}
 }
 
