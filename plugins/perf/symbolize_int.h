@@ -212,8 +212,19 @@ void		 sym_cycle_strings_free(struct symbolizer *);
 const char	*sym_demangle(struct symbolizer *, const char *);
 
 /* symbolize.c */
+extern const char sym_unknown[];	/* "[unknown]", compared by address */
+#define SYM_UNKNOWN	sym_unknown
+
+/* symproc.c */
 /* An image, snapshotted now if it was not and is current; NULL if not. */
 struct sym_proc	*sym_proc_get(struct symbolizer *, int32_t, uint32_t);
+struct sym_proc	*sym_proc_find(struct symbolizer *, int32_t, uint32_t);
+uint32_t	 sym_gen_now(struct symbolizer *, int32_t);
+long		 sym_proc_mapping(struct symbolizer *, struct sym_proc *,
+		    uint64_t);
+int		 sym_proc_alive(struct symbolizer *, struct sym_proc *);
+void		 sym_proc_free(struct symbolizer *, struct sym_proc *);
+void		 sym_snap_free(struct symbolizer *, struct sym_snap *);
 
 /* symbin.c */
 struct sym_binary *sym_binary_for_mapping(struct symbolizer *,
