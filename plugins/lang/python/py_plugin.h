@@ -1,0 +1,97 @@
+/*
+ * The Python plugin's state, shared by its two parts: python.c (the
+ * plugin: options, sampling, snapshots) and py_procs.c (its process
+ * table: which processes are Python, attached, sampled).
+ */
+#ifndef PY_PLUGIN_H
+#define PY_PLUGIN_H
+
+#include <sys/types.h>
+
+#include <stdint.h>
+
+#include <gprofiler/plugin.h>
+
+#include "langagg.h"
+#include "py_mixed.h"
+#include "py_discover.h"
+#include "py_pkgver.h"
+#include "py_target.h"
+
+#define PYP_RESCAN_MS	1000	/* new processes show up within a second */
+#define PYP_MAX_PROCS	4096
+#define PYP_MAX_FREQ	100
+#define PYP_FAIL_LIMIT	20	/* consecutive failed samples: an error */
+/*
+ * A process this young may be in the middle of its execve (the new maps
+ * but the old comm: a gprofiler child becoming perfspect's Python) or its
+ * interpreter not yet initialised: a failed attach is tried again at the
+ * next scan and reported only once the process is older.
+ */
+#define PYP_SETTLE_S	2.0
+
+#define PYP_NEW		0	/* young, attach failed: try again next scan */
+#define PYP_ACTIVE	1
+#define PYP_SKIPPED	2	/* report "[Profiling skipped: reason]" */
+#define PYP_ERROR	3	/* report "[Profiling error: reason]" */
+#define PYP_IGNORED	4	/* not a Python process: remember, say nothing */
+#define PYP_GONE	5
+
+struct pyp_proc {
+	pid_t		 pid;
+	uint64_t	 starttime;
+	uint64_t	 exe_id;
+	int		 state;
+	int		 seen;
+	uint32_t	 fails;
+	uint64_t	 samples;
+	uint64_t	 cpu_ticks;	/* utime + stime at the last scan */
+	double		 cpu_rate;	/* ticks a second since the scan before */
+	double		 cpu_at;	/* age at the last scan, seconds */
+	int		 chosen;	/* among the top N by CPU (sampled) */
+	int		 watched;	/* host sample_watch on */
+	char		 comm[64];
+	char		 reason[256];
+	char		 appid[1024];
+	uint64_t	 mntns;		/* package versions are per mount ns */
+	struct py_target t;
+};
+
+struct pyp {
+	struct gp_plugin_ctx *ctx;
+	const struct gp_host_api *api;
+	int		 enabled;
+	uint32_t	 freq;
+	double		 min_duration;
+	uint32_t	 max_procs;	/* top N by CPU; 0: every process */
+	struct gp_timer	*sample_timer;
+	struct gp_timer	*scan_timer;
+	struct pyp_proc	**procs;
+	uint32_t	 nprocs;
+	struct langagg	*agg;
+	uint64_t	 nsamples, nfailed;
+	int		 subscribed;	/* sample reports from the host */
+	int		 discover;	/* processes from the host's reports */
+	int		 by_reports;	/* watched PIDs sampled on reports */
+	uint64_t	 count;		/* samples the stack being emitted is */
+	/* The report being read: its native frames join the Python ones. */
+	const struct gp_sample_stack *st;
+	const char	**mixed;	/* PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA */
+	char		 mixed_buf[16384];	/* their "name_[pn]" texts */
+	struct py_pkgidx *pkgs;		/* NULL: --no-python-versions */
+	char		*deco;		/* decorated frames at delivery */
+	const char	**decop;
+};
+
+/* py_procs.c */
+struct pyp_proc	*pyp_find(struct pyp *, pid_t);
+void		 pyp_remove(struct pyp *, uint32_t);
+void		 pyp_scan(struct pyp *);
+void		 pyp_scan_proc(struct pyp *);
+void		 pyp_discover_sync(struct pyp *);
+void		 pyp_timer_sync(struct pyp *);
+
+/* python.c */
+void		 pyp_sample_cb(void *);
+
+#endif /* PY_PLUGIN_H */
