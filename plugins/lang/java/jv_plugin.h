@@ -16,6 +16,7 @@
 
 #include <gprofiler/plugin.h>
 
+#include "langcpu.h"
 #include "jv_parse.h"
 #include "jv_proc.h"
 
@@ -56,9 +57,7 @@ struct jv_jvm {
 	struct jv	*p;
 	pid_t		 pid;
 	uint64_t	 starttime;
-	uint64_t	 cpu_ticks;	/* utime + stime at the last scan */
-	double		 cpu_at;	/* its age then, seconds */
-	double		 cpu_rate;	/* ticks a second since the scan before */
+	struct langcpu	 cpu;
 	int		 seen, gone;
 	int		 sampled;	/* reported by the system profiler this
 					 * cycle */

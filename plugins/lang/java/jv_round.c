@@ -267,7 +267,7 @@ jv_plan(struct jv *p, struct jv_jvm *j)
 	 * all (its one sample was the one that found it, before the
 	 * watch) judges only a JVM that hardly ran since the last round. */
 	if (j->judged && !j->needmap && (j->reports > 0 ||
-	    j->cpu_rate < JV_IDLE_RATE)) {
+	    j->cpu.rate < JV_IDLE_RATE)) {
 		p->spared++;
 		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: every frame of its "
 		    "%u samples named: no new perf map", (int)j->pid,
@@ -283,8 +283,8 @@ jv_cmp_rate(const void *a, const void *b)
 	const struct jv_jvm *x = *(struct jv_jvm *const *)a;
 	const struct jv_jvm *y = *(struct jv_jvm *const *)b;
 
-	if (x->cpu_rate != y->cpu_rate)
-		return (x->cpu_rate > y->cpu_rate ? -1 : 1);
+	if (x->cpu.rate != y->cpu.rate)
+		return (x->cpu.rate > y->cpu.rate ? -1 : 1);
 	return (x->pid < y->pid ? -1 : x->pid > y->pid);
 }
 

@@ -69,11 +69,7 @@ jv_scan_pid(struct jv *p, pid_t pid)
 	if (j != NULL && j->starttime == start) {
 		j->seen = 1;
 		age = jv_proc_age(start);
-		if (age > j->cpu_at && ticks >= j->cpu_ticks)
-			j->cpu_rate = (double)(ticks - j->cpu_ticks) /
-			    (age - j->cpu_at);
-		j->cpu_ticks = ticks;
-		j->cpu_at = age;
+		langcpu_update(&j->cpu, age, ticks);
 		return;
 	}
 	if (j != NULL)
@@ -91,10 +87,7 @@ jv_scan_pid(struct jv *p, pid_t pid)
 	j->starttime = start;
 	j->seen = 1;
 	j->rkind = JV_NO_REPORT;
-	/* Until a second scan: its average over its life. */
-	j->cpu_ticks = ticks;
-	j->cpu_at = age;
-	j->cpu_rate = age > 0 ? (double)ticks / age : 0;
+	langcpu_first(&j->cpu, age, ticks);
 	jv_proc_comm(pid, j->comm, sizeof(j->comm));
 	p->jvms[p->njvms++] = j;
 	p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d (%s): JVM found",
@@ -138,11 +131,7 @@ jv_refresh(struct jv *p)
 			continue;
 		}
 		age = jv_proc_age(start);
-		if (age > j->cpu_at && ticks >= j->cpu_ticks)
-			j->cpu_rate = (double)(ticks - j->cpu_ticks) /
-			    (age - j->cpu_at);
-		j->cpu_ticks = ticks;
-		j->cpu_at = age;
+		langcpu_update(&j->cpu, age, ticks);
 	}
 	jv_prune(p);
 }

@@ -13,6 +13,7 @@
 #include <gprofiler/plugin.h>
 
 #include "langagg.h"
+#include "langcpu.h"
 #include "py_mixed.h"
 #include "py_discover.h"
 #include "py_pkgver.h"
@@ -45,9 +46,7 @@ struct pyp_proc {
 	int		 seen;
 	uint32_t	 fails;
 	uint64_t	 samples;
-	uint64_t	 cpu_ticks;	/* utime + stime at the last scan */
-	double		 cpu_rate;	/* ticks a second since the scan before */
-	double		 cpu_at;	/* age at the last scan, seconds */
+	struct langcpu	 cpu;
 	int		 chosen;	/* among the top N by CPU (sampled) */
 	int		 watched;	/* host sample_watch on */
 	char		 comm[64];

@@ -140,11 +140,7 @@ pyp_scan_pid(struct pyp *p, pid_t pid, double uptime)
 		return;
 	if (pr != NULL && pr->starttime == start && pr->exe_id == exe_id) {
 		pr->seen = 1;
-		if (age > pr->cpu_at && ticks >= pr->cpu_ticks)
-			pr->cpu_rate = (double)(ticks - pr->cpu_ticks) /
-			    (age - pr->cpu_at);
-		pr->cpu_ticks = ticks;
-		pr->cpu_at = age;
+		langcpu_update(&pr->cpu, age, ticks);
 		if (pr->state == PYP_NEW)
 			pyp_examine(p, pr, age);
 		return;
@@ -166,10 +162,7 @@ pyp_scan_pid(struct pyp *p, pid_t pid, double uptime)
 	pr->starttime = start;
 	pr->exe_id = exe_id;
 	pr->seen = 1;
-	/* Until a second scan: its average over its life. */
-	pr->cpu_ticks = ticks;
-	pr->cpu_at = age;
-	pr->cpu_rate = age > 0 ? (double)ticks / age : 0;
+	langcpu_first(&pr->cpu, age, ticks);
 	pyp_examine(p, pr, age);
 	p->procs[p->nprocs++] = pr;
 }
@@ -180,8 +173,8 @@ pyp_cmp_rate(const void *a, const void *b)
 	const struct pyp_proc *x = *(struct pyp_proc *const *)a;
 	const struct pyp_proc *y = *(struct pyp_proc *const *)b;
 
-	if (x->cpu_rate != y->cpu_rate)
-		return (x->cpu_rate > y->cpu_rate ? -1 : 1);
+	if (x->cpu.rate != y->cpu.rate)
+		return (x->cpu.rate > y->cpu.rate ? -1 : 1);
 	return (x->pid < y->pid ? -1 : x->pid > y->pid);
 }
 
@@ -289,11 +282,7 @@ pyp_refresh(struct pyp *p)
 		    exe_id == pr->exe_id;
 		if (!pr->seen)
 			continue;
-		if (age > pr->cpu_at && ticks >= pr->cpu_ticks)
-			pr->cpu_rate = (double)(ticks - pr->cpu_ticks) /
-			    (age - pr->cpu_at);
-		pr->cpu_ticks = ticks;
-		pr->cpu_at = age;
+		langcpu_update(&pr->cpu, age, ticks);
 		if (pr->state == PYP_NEW)
 			pyp_examine(p, pr, age);
 	}
