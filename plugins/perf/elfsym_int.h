@@ -103,4 +103,8 @@ void	elfsym_go_begin(struct elfsym_goread *, const struct elfsym_go *,
 int	elfsym_go_step(struct elfsym_goread *, struct elfsym_build *, size_t);
 void	elfsym_go_free(struct elfsym_goread *);
 
+/* elfsym_goinl.c */
+int	elfsym_go_inl_cmp(const void *, const void *);	/* by address */
+void	elfsym_go_inl_none(struct elfsym_table *);	/* none after all */
+
 #endif
