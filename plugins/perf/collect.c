@@ -18,8 +18,8 @@
 #include "unwind.h"
 
 static void
-collect_add(struct perf *p, struct stackagg *a, const struct sample_view *v,
-    const uint64_t *uips, uint16_t nuser)
+collect_add(struct perf *p, struct stackagg *a, const struct pidinfo *pi,
+    const struct sample_view *v, const uint64_t *uips, uint16_t nuser)
 {
 	char comm[SAMPLE_COMM_LEN + 1];
 
@@ -27,10 +27,12 @@ collect_add(struct perf *p, struct stackagg *a, const struct sample_view *v,
 	 * profile's comm frame is the thread name, as in perf script. */
 	memcpy(comm, v->hdr.comm, SAMPLE_COMM_LEN);
 	comm[SAMPLE_COMM_LEN] = '\0';
-	/* Threads kept apart only when a JVM's may be named (emit.c): the
-	 * same stack of other processes' threads merges again there. */
+	/* Threads kept apart only in a JVM, whose may be named (emit.c):
+	 * another process's threads would only cost entries, merged again
+	 * at the emit. */
 	if (stackagg_add_thread(a, (int32_t)v->hdr.pid, v->hdr.gen,
-	    p->java_threads ? (int32_t)v->hdr.tid : 0, comm, v->kips,
+	    p->java_threads && pi->jvm != 1 ? (int32_t)v->hdr.tid : 0, comm,
+	    v->kips,
 	    v->hdr.nkern, uips, nuser, 1) != 0)
 		p->cur.agg_failures++;
 }
@@ -115,7 +117,7 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 	struct sample_view v;
 	struct pidinfo *pi;
 	uint64_t ips[SAMPLE_MAX_DEPTH];
-	int isnew, n = 0;
+	int isnew, n = 0, r;
 
 	if (sample_record_parse(rec, len, &v) != 0) {
 		p->cur.bad_records++;
@@ -136,6 +138,12 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 		/* Process profilers find their processes here (1.4). */
 		if (v.hdr.pid != 0 && p->proc_reports)
 			p->api->process_report(p->ctx, (int32_t)v.hdr.pid);
+		/* --java-collect-thread-names: a JVM or not, from the
+		 * snapshot just taken (unknown: its threads stay apart). */
+		if (p->java_threads && v.hdr.pid != 0 &&
+		    (r = symbolizer_maps_file_gen(p->sym, (int32_t)v.hdr.pid,
+		    v.hdr.gen, "libjvm.so")) >= 0)
+			pi->jvm = r ? 2 : 1;
 	}
 	/* The first sample too: it is often the only one drained before
 	 * the snapshot (it alone wakes us), and a perf map first read
@@ -144,7 +152,7 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 		symbolizer_cover_gen(p->sym, (int32_t)v.hdr.pid, v.hdr.gen,
 		    v.uips, v.hdr.nuser);
 	if (p->mode == PERF_MODE_FP || p->mode == PERF_MODE_SMART) {
-		collect_add(p, p->fp, &v, v.uips, v.hdr.nuser);
+		collect_add(p, p->fp, pi, &v, v.uips, v.hdr.nuser);
 		pi->fp_samples++;
 	}
 	if (p->mode == PERF_MODE_DWARF || p->mode == PERF_MODE_SMART) {
@@ -152,7 +160,7 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 			n = unwinder_unwind(p->uw, (int32_t)v.hdr.pid,
 			    (int32_t)v.hdr.tid, v.regs, v.stack,
 			    v.hdr.stack_len, ips, SAMPLE_MAX_DEPTH);
-		collect_add(p, p->dw, &v, ips, (uint16_t)n);
+		collect_add(p, p->dw, pi, &v, ips, (uint16_t)n);
 		pi->dw_samples++;
 	}
 	/* The deeper user stack of the two (smart mode has both). */
