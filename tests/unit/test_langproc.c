@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "testing.h"
+#include "langmaps.h"
 #include "langproc.h"
 
 static int
@@ -59,6 +60,36 @@ main(void)
 		    "end before start");
 		CHECK_INTEQ(langproc_parse_map_line("garbage", 7, &s0, &e0,
 		    &o0, &i0, &pa, &pl), -EINVAL, "not a maps line");
+	}
+	{
+		/* ld.so at work: libruby (first needed) not mapped yet */
+		static const char linking[] =
+		    "55d0c0a00000-55d0c0a01000 r--p 00000000 fe:01 123 "
+		    "/usr/bin/ruby3.1\n"
+		    "7f1c2e000000-7f1c2e001000 r--p 00000000 fe:01 9 "
+		    "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n"
+		    "7ffd1000-7ffd2000 r-xp 00000000 00:00 0 [vdso]";
+		static const char loaded[] =
+		    "55d0c0a00000-55d0c0a01000 r--p 00000000 fe:01 123 "
+		    "/usr/bin/ruby3.1\n"
+		    "7f1c2d000000-7f1c2d001000 r--p 00000000 fe:01 8 "
+		    "/usr/lib/x86_64-linux-gnu/libc.so.6 (deleted)\n"
+		    "7f1c2e000000-7f1c2e001000 r--p 00000000 fe:01 9 "
+		    "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n";
+		static const char stat_[] =
+		    "00400000-00401000 r-xp 00000000 fe:01 5 /opt/go/app\n";
+
+		CHECK(langmaps_linking(linking, strlen(linking)),
+		    "ld.so mapped, libc not yet: still linking");
+		CHECK(!langmaps_linking(loaded, strlen(loaded)),
+		    "libc mapped (even deleted): loaded");
+		CHECK(!langmaps_linking(stat_, strlen(stat_)),
+		    "a static program: never linking");
+		CHECK(!langmaps_linking(linking, 40), "only its bytes (the "
+		    "ld.so line cut off)");
+		CHECK(!langmaps_linking("", 0), "empty");
+		CHECK(!langmaps_linking("/", 1) && !langmaps_linking(
+		    "x /ld-linux", 5), "a path cut at the end");
 	}
 	return (testing_done());
 }

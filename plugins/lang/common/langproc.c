@@ -202,18 +202,6 @@ langproc_stat(pid_t pid, uint64_t *start, uint64_t *exe_id)
 	    -ESRCH);
 }
 
-double
-langproc_uptime(void)
-{
-	struct timespec ts;
-
-	/* /proc/uptime's clock, without opening it: this runs for each
-	 * process the system profiler reports (ABI 1.4). */
-	if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
-		return (-1);
-	return ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
-}
-
 int
 langproc_comm(pid_t pid, char *out, size_t len)
 {

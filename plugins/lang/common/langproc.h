@@ -53,8 +53,6 @@ int	 langproc_parse_starttime(const char *buf, size_t len,
 int	 langproc_parse_map_line(const char *s, size_t len, uint64_t *start,
 	    uint64_t *end, uint64_t *off, uint64_t *ino, const char **path,
 	    size_t *plen);
-/* Seconds since boot; -1 if unknown. */
-double	 langproc_uptime(void);
 /* /proc/PID/comm without its newline: 0 or -ESRCH. */
 int	 langproc_comm(pid_t, char *out, size_t len);
 /* process_vm_readv of exactly len bytes: 0, -ESRCH, -EPERM or -EFAULT. */

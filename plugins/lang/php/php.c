@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <regex.h>
 #include <stdio.h>
@@ -26,28 +25,17 @@
 #include <gprofiler/plugin.h>
 
 #include "langagg.h"
+#include "langtab.h"
 #include "php_target.h"
 
 #define PHPP_RESCAN_MS	1000	/* new processes show up within a second */
-#define PHPP_MAX_PROCS	4096
 #define PHPP_MAX_FREQ	999	/* gProfiler caps phpspy -H at 999 */
 #define PHPP_FAIL_LIMIT	20	/* consecutive failed samples: an error */
 
-#define PHPP_ACTIVE	1
-#define PHPP_SKIPPED	2	/* report "[Profiling skipped: reason]" */
-#define PHPP_ERROR	3	/* report "[Profiling error: reason]" */
-#define PHPP_IGNORED	4	/* filtered out or not PHP: say nothing */
-#define PHPP_GONE	5
-
 struct phpp_proc {
-	pid_t		 pid;
-	uint64_t	 starttime;
-	uint64_t	 exe_id;	/* changes on exec, unlike the PID */
-	int		 state;
-	int		 seen;
+	struct langtab_proc lp;		/* first: the table's entry */
 	int		 reported;	/* its skip/error went out once */
 	uint32_t	 fails;
-	uint64_t	 samples;
 	char		 comm[64];
 	char		 reason[256];
 	struct php_target t;
@@ -64,8 +52,8 @@ struct phpp {
 	struct gp_timer	*sample_timer;
 	struct gp_timer	*scan_timer;
 	int		 discover;	/* processes from the host's reports */
-	struct phpp_proc **procs;
-	uint32_t	 nprocs;
+	int		 walk_once;	/* reports began: what came before */
+	struct langtab	 tab;		/* of struct phpp_proc */
 	struct langagg	*agg;
 	uint64_t	 nsamples, nfailed;
 	/* one stack being collected, root last */
@@ -84,172 +72,153 @@ static const struct gp_option phpp_options[] = {
 	    "matched against the comm, as phpspy -P (default: php-fpm)" },
 };
 
-/* The entry of pid; a live one first (a gone one may await a snapshot
- * with its stacks while the PID already runs something else). */
+#define PHPP(lp)	((struct phpp_proc *)(lp))
+#define PHPP_AT(p, i)	PHPP((p)->tab.procs[i])
+
 static struct phpp_proc *
 phpp_find(struct phpp *p, pid_t pid)
 {
-	struct phpp_proc *gone = NULL;
-	uint32_t i;
-
-	for (i = 0; i < p->nprocs; i++)
-		if (p->procs[i]->pid == pid) {
-			if (p->procs[i]->state != PHPP_GONE)
-				return (p->procs[i]);
-			gone = p->procs[i];
-		}
-	return (gone);
-}
-
-static uint32_t
-phpp_index(struct phpp *p, struct phpp_proc *pr)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->nprocs; i++)
-		if (p->procs[i] == pr)
-			break;
-	return (i);
+	return (PHPP(langtab_find(&p->tab, pid)));
 }
 
 static void
-phpp_remove(struct phpp *p, uint32_t i)
+phpp_release(void *arg, struct langtab_proc *lp)
 {
-	php_target_release(&p->procs[i]->t);
-	free(p->procs[i]);
-	p->procs[i] = p->procs[--p->nprocs];
+	php_target_release(&PHPP(lp)->t);
+	free(lp);
 }
 
 static void
-phpp_attach(struct phpp *p, struct phpp_proc *pr)
+phpp_attach(struct phpp *p, struct phpp_proc *pr, double age)
 {
-	int rc;
+	int rc, state;
 
-	rc = php_target_attach(pr->pid, &pr->t, pr->reason,
+	rc = php_target_attach(pr->lp.pid, &pr->t, pr->reason,
 	    sizeof(pr->reason));
 	switch (rc) {
 	case 0:
-		pr->state = PHPP_ACTIVE;
+		pr->lp.state = LANGTAB_ACTIVE;
 		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: PHP %d.%d.%d in %s",
-		    (int)pr->pid, pr->t.ver.major, pr->t.ver.minor,
+		    (int)pr->lp.pid, pr->t.ver.major, pr->t.ver.minor,
 		    pr->t.ver.patch, pr->t.object);
-		break;
+		return;
 	case -ESRCH:
-		pr->state = PHPP_GONE;
-		break;
+		pr->lp.state = LANGTAB_GONE;
+		return;
 	case -ENOENT:
-		pr->state = PHPP_IGNORED;	/* matched, but no PHP in it */
+		pr->lp.state = LANGTAB_IGNORED;	/* matched, no PHP in it */
+		return;
+	case -EAGAIN:	/* its libraries may be mapped in a moment */
+		state = LANGTAB_IGNORED;
 		break;
 	case -ENOTSUP:
-		pr->state = PHPP_SKIPPED;
-		p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s) skipped: %s",
-		    (int)pr->pid, pr->comm, pr->reason);
+		state = LANGTAB_SKIPPED;
 		break;
 	default:
-		pr->state = PHPP_ERROR;
-		p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s): %s",
-		    (int)pr->pid, pr->comm, pr->reason);
+		state = LANGTAB_ERROR;
 		break;
 	}
+	php_target_release(&pr->t);
+	/* Caught just after its execve, a process may not be ready. */
+	pr->lp.state = langtab_settle(state, age);
+	if (pr->lp.state == LANGTAB_NEW)
+		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d (%.1f s old): %s; "
+		    "trying again", (int)pr->lp.pid, age, pr->reason);
+	else if (state != LANGTAB_IGNORED)
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s)%s: %s",
+		    (int)pr->lp.pid, pr->comm, state == LANGTAB_SKIPPED ?
+		    " skipped" : "", pr->reason);
 }
 
 static void
-phpp_scan_pid(struct phpp *p, pid_t pid, double uptime)
+phpp_examine(struct phpp *p, struct phpp_proc *pr, double age)
 {
-	struct phpp_proc *pr = phpp_find(p, pid);
+	if (langproc_comm(pr->lp.pid, pr->comm, sizeof(pr->comm)) != 0)
+		pr->lp.state = LANGTAB_GONE;
+	else if (p->have_filter && regexec(&p->filter, pr->comm, 0, NULL,
+	    0) != 0)
+		pr->lp.state = LANGTAB_IGNORED;
+	else
+		phpp_attach(p, pr, age);
+}
+
+/* Consider one process: new, re-exec'd (new identity) or known. */
+static void
+phpp_scan_pid(void *arg, pid_t pid, double uptime)
+{
+	struct phpp *p = arg;
+	struct langtab_proc *lp = langtab_find(&p->tab, pid);
+	struct phpp_proc *pr;
 	uint64_t start, exe_id;
-	long hz = sysconf(_SC_CLK_TCK);
+	double age;
 
 	if (langproc_stat(pid, &start, &exe_id) != 0)
 		return;
-	if (pr != NULL && pr->starttime == start && pr->exe_id == exe_id) {
-		pr->seen = 1;
+	age = langtab_age(start, uptime);
+	if (langtab_same(&p->tab, &lp, start, exe_id)) {
+		if (lp->state == LANGTAB_NEW)
+			phpp_examine(p, PHPP(lp), age);
 		return;
-	}
-	if (pr != NULL) {	/* PID reused or exec'd: the old one is gone */
-		pr->state = PHPP_GONE;
-		if (pr->samples == 0) {
-			phpp_remove(p, phpp_index(p, pr));
-			pr = NULL;
-		}
 	}
 	/* --min-duration: too young now, considered again next scan. */
 	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
-	    p->nprocs >= PHPP_MAX_PROCS || (p->min_duration > 0 &&
-	    (uptime < 0 || hz <= 0 || uptime - (double)start / (double)hz <
-	    p->min_duration)))
+	    (p->min_duration > 0 && (age < 0 || age < p->min_duration)))
 		return;
 	if ((pr = calloc(1, sizeof(*pr))) == NULL)
 		return;
-	pr->pid = pid;
-	pr->starttime = start;
-	pr->exe_id = exe_id;
-	pr->seen = 1;
-	if (langproc_comm(pid, pr->comm, sizeof(pr->comm)) != 0 ||
-	    (p->have_filter && regexec(&p->filter, pr->comm, 0, NULL,
-	    0) != 0))
-		pr->state = PHPP_IGNORED;
-	else
-		phpp_attach(p, pr);
-	p->procs[p->nprocs++] = pr;
+	pr->lp.pid = pid;
+	pr->lp.starttime = start;
+	pr->lp.exe_id = exe_id;
+	pr->lp.seen = 1;
+	if (langtab_add(&p->tab, &pr->lp) != 0) {
+		free(pr);
+		return;
+	}
+	phpp_examine(p, pr, age);
 }
 
-/* Processes from reports: the known ones checked, no walk of /proc. */
+/*
+ * Processes from reports: the known ones checked, no walk of /proc; with
+ * young_only, only those whose attach is to be tried again.
+ */
 static void
-phpp_refresh(struct phpp *p)
+phpp_refresh(struct phpp *p, int young_only)
 {
-	struct phpp_proc *pr;
+	struct langtab_proc *lp;
 	uint64_t start, exe_id;
+	double uptime = langtab_uptime();
 	uint32_t i;
 
-	for (i = 0; i < p->nprocs; i++) {
-		pr = p->procs[i];
-		pr->seen = langproc_stat(pr->pid, &start, &exe_id) == 0 &&
-		    start == pr->starttime && exe_id == pr->exe_id;
+	for (i = 0; i < p->tab.n; i++) {
+		lp = p->tab.procs[i];
+		if (young_only && lp->state != LANGTAB_NEW)
+			continue;
+		lp->seen = langproc_stat(lp->pid, &start, &exe_id) == 0 &&
+		    start == lp->starttime && exe_id == lp->exe_id;
+		if (!lp->seen && young_only)
+			lp->state = LANGTAB_GONE;	/* pruned at the scan */
+		else if (lp->seen && lp->state == LANGTAB_NEW)
+			phpp_examine(p, PHPP(lp), langtab_age(start,
+			    uptime));
 	}
 }
 
 static void
 phpp_scan(struct phpp *p)
 {
-	struct dirent *de;
-	uint32_t i;
-	DIR *d;
-	char *end;
-	long pid;
-	double uptime;
-
-	if (p->discover) {
-		phpp_refresh(p);
-		goto prune;
+	if (p->discover && !p->walk_once)
+		phpp_refresh(p, 0);
+	else {
+		p->walk_once = 0;
+		langtab_unsee(&p->tab);
+		(void)langtab_walk_proc(phpp_scan_pid, p);
 	}
-	uptime = langproc_uptime();	/* once, not per PID */
-	if ((d = opendir("/proc")) == NULL)
-		return;
-	for (i = 0; i < p->nprocs; i++)
-		p->procs[i]->seen = 0;
-	while ((de = readdir(d)) != NULL) {
-		pid = strtol(de->d_name, &end, 10);
-		if (*end != '\0' || pid <= 0)
-			continue;
-		phpp_scan_pid(p, (pid_t)pid, uptime);
-	}
-	closedir(d);
-prune:
 	/* Forget vanished processes, unless their stacks await a snapshot. */
-	for (i = 0; i < p->nprocs;) {
-		struct phpp_proc *pr = p->procs[i];
-
-		if (!pr->seen)
-			pr->state = PHPP_GONE;
-		if (pr->state == PHPP_GONE && pr->samples == 0)
-			phpp_remove(p, i);
-		else
-			i++;
-	}
+	langtab_prune(&p->tab);
 }
 
 static void	phpp_sample_cb(void *);
+static void	phpp_retry_cb(void *);
 
 /* The -f Hz timer runs only while there is a PHP process to sample. */
 static void
@@ -258,8 +227,8 @@ phpp_timer_sync(struct phpp *p)
 	uint32_t i;
 	int any = 0;
 
-	for (i = 0; i < p->nprocs && !any; i++)
-		any = p->procs[i]->state == PHPP_ACTIVE;
+	for (i = 0; i < p->tab.n && !any; i++)
+		any = p->tab.procs[i]->state == LANGTAB_ACTIVE;
 	if (!any && p->sample_timer != NULL) {
 		p->api->timer_del(p->sample_timer);
 		p->sample_timer = NULL;
@@ -267,6 +236,15 @@ phpp_timer_sync(struct phpp *p)
 	    p->discover))
 		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
 		    phpp_sample_cb, p);
+	langtab_retry_sync(&p->tab, p->api, p->ctx, phpp_retry_cb, p);
+}
+
+/* Young processes whose attach failed, tried again (langtab.h). */
+static void
+phpp_retry_cb(void *arg)
+{
+	phpp_refresh(arg, 1);
+	phpp_timer_sync(arg);
 }
 
 static void	phpp_scan_cb(void *);
@@ -281,16 +259,16 @@ phpp_process_cb(void *arg, int32_t pid)
 {
 	struct phpp *p = arg;
 	struct phpp_proc *pr = phpp_find(p, (pid_t)pid);
-	uint32_t n = p->nprocs;
+	uint32_t n = p->tab.n;
 
 	if (!p->enabled)
 		return;
 	if (!p->discover)	/* a source that started after us */
 		phpp_discover_sync(p);
-	if (pr == NULL && p->nprocs >= PHPP_MAX_PROCS)
+	if (pr == NULL && p->tab.n >= LANGTAB_MAX)
 		phpp_scan(p);	/* make room: the dead go */
-	phpp_scan_pid(p, (pid_t)pid, langproc_uptime());
-	if (p->nprocs != n || phpp_find(p, (pid_t)pid) != pr)
+	phpp_scan_pid(p, (pid_t)pid, langtab_uptime());
+	if (p->tab.n != n || phpp_find(p, (pid_t)pid) != pr)
 		phpp_timer_sync(p);
 }
 
@@ -299,10 +277,16 @@ phpp_process_cb(void *arg, int32_t pid)
 static void
 phpp_discover_sync(struct phpp *p)
 {
+	int was;
+
 	if (!GP_API_HAS(p->api, process_subscribe))
 		return;
+	was = p->discover;
 	p->discover = p->api->process_subscribe(p->ctx, phpp_process_cb,
 	    p) == 0;
+	/* Processes the source reported before we listened: one walk. */
+	if (p->discover && !was && p->scan_timer != NULL)
+		p->walk_once = 1;
 	if (p->discover) {
 		p->api->timer_del(p->scan_timer);
 		p->scan_timer = NULL;
@@ -350,22 +334,22 @@ phpp_sample_proc(struct phpp *p, struct phpp_proc *pr)
 			return;
 		for (i = 0; i < p->ntexts; i++)	/* root first */
 			frames[i] = p->texts[p->ntexts - 1 - i];
-		if (langagg_add(p->agg, (int32_t)pr->pid, frames, p->ntexts,
-		    1) == 0)
-			pr->samples++;
+		if (langagg_add(p->agg, (int32_t)pr->lp.pid, frames,
+		    p->ntexts, 1) == 0)
+			pr->lp.samples++;
 		return;
 	}
 	p->nfailed++;
 	if (rc == -ESRCH) {
-		pr->state = PHPP_GONE;
+		pr->lp.state = LANGTAB_GONE;
 		return;
 	}
 	/* Torn reads while the stack changes are normal; a run is not. */
 	if (++pr->fails >= PHPP_FAIL_LIMIT || rc == -EPERM) {
 		snprintf(pr->reason, sizeof(pr->reason), "cannot read "
 		    "process memory: %s", strerror(-rc));
-		pr->state = PHPP_ERROR;
-		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->pid,
+		pr->lp.state = LANGTAB_ERROR;
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->lp.pid,
 		    pr->reason);
 	}
 }
@@ -376,9 +360,9 @@ phpp_sample_cb(void *arg)
 	struct phpp *p = arg;
 	uint32_t i;
 
-	for (i = 0; i < p->nprocs; i++)
-		if (p->procs[i]->state == PHPP_ACTIVE)
-			phpp_sample_proc(p, p->procs[i]);
+	for (i = 0; i < p->tab.n; i++)
+		if (p->tab.procs[i]->state == LANGTAB_ACTIVE)
+			phpp_sample_proc(p, PHPP_AT(p, i));
 }
 
 struct phpp_deliver {
@@ -412,18 +396,19 @@ phpp_snapshot(void *priv, struct gp_snapshot *snap)
 	phpp_scan(p);
 	phpp_timer_sync(p);
 	langagg_foreach(p->agg, phpp_deliver_stack, &d);
-	for (i = 0; i < p->nprocs; i++) {
-		pr = p->procs[i];
+	for (i = 0; i < p->tab.n; i++) {
+		pr = PHPP_AT(p, i);
 		/* A process that cannot be read is named once, not each
 		 * cycle. */
-		if (pr->samples == 0 && !pr->reported &&
-		    (pr->state == PHPP_SKIPPED || pr->state == PHPP_ERROR)) {
-			p->api->snapshot_pid_error(snap, pr->pid, pr->comm,
-			    pr->state == PHPP_SKIPPED ? GP_PID_SKIPPED :
+		if (pr->lp.samples == 0 && !pr->reported &&
+		    (pr->lp.state == LANGTAB_SKIPPED ||
+		    pr->lp.state == LANGTAB_ERROR)) {
+			p->api->snapshot_pid_error(snap, pr->lp.pid, pr->comm,
+			    pr->lp.state == LANGTAB_SKIPPED ? GP_PID_SKIPPED :
 			    GP_PID_ERROR, pr->reason);
 			pr->reported = 1;
 		}
-		pr->samples = 0;
+		pr->lp.samples = 0;
 		/* Code is freed and recompiled between requests: start over. */
 		if (pr->t.fcache != NULL)
 			memset(pr->t.fcache, 0, sizeof(*pr->t.fcache));
@@ -431,14 +416,10 @@ phpp_snapshot(void *priv, struct gp_snapshot *snap)
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u PHP stacks, %llu "
 	    "samples (%llu failed), %u processes tracked",
 	    langagg_count(p->agg), (unsigned long long)p->nsamples,
-	    (unsigned long long)p->nfailed, p->nprocs);
+	    (unsigned long long)p->nfailed, p->tab.n);
 	langagg_clear(p->agg);
 	p->nsamples = p->nfailed = 0;
-	for (i = 0; i < p->nprocs;)
-		if (p->procs[i]->state == PHPP_GONE)
-			phpp_remove(p, i);
-		else
-			i++;
+	langtab_prune(&p->tab);	/* the gone: their stacks went out */
 	p->api->snapshot_done(snap, 0, NULL);
 	return (0);
 }
@@ -451,8 +432,8 @@ phpp_abandon(void *priv, struct gp_snapshot *snap)
 
 	(void)snap;
 	langagg_clear(p->agg);
-	for (i = 0; i < p->nprocs; i++)
-		p->procs[i]->samples = 0;
+	for (i = 0; i < p->tab.n; i++)
+		p->tab.procs[i]->samples = 0;
 }
 
 static void
@@ -461,11 +442,12 @@ phpp_reset(struct phpp *p)
 	p->api->timer_del(p->sample_timer);
 	p->api->timer_del(p->scan_timer);
 	p->sample_timer = p->scan_timer = NULL;
+	langtab_retry_stop(&p->tab, p->api);
 	if (GP_API_HAS(p->api, process_subscribe))
 		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
 	p->discover = 0;
-	while (p->nprocs > 0)
-		phpp_remove(p, p->nprocs - 1);
+	while (p->tab.n > 0)
+		langtab_remove(&p->tab, p->tab.procs[p->tab.n - 1]);
 	langagg_clear(p->agg);
 	if (p->have_filter)
 		regfree(&p->filter);
@@ -549,11 +531,11 @@ phpp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		return (-ENOMEM);
 	p->ctx = ctx;
 	p->api = api;
-	p->procs = calloc(PHPP_MAX_PROCS, sizeof(*p->procs));
 	p->texts = calloc(PHP_MAX_FRAMES, sizeof(*p->texts));
 	p->agg = langagg_new(PHP_MAX_FRAMES + 1);
-	if (p->procs == NULL || p->texts == NULL || p->agg == NULL) {
-		free(p->procs);
+	if (langtab_init(&p->tab, phpp_release, p) != 0 ||
+	    p->texts == NULL || p->agg == NULL) {
+		langtab_free(&p->tab);
 		free(p->texts);
 		langagg_free(p->agg);
 		free(p);
@@ -573,7 +555,7 @@ phpp_destroy(void *priv)
 		return;
 	phpp_reset(p);
 	langagg_free(p->agg);
-	free(p->procs);
+	langtab_free(&p->tab);
 	free(p->texts);
 	free(p);
 }

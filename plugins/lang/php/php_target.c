@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "langmaps.h"
 #include "langproc.h"
 #include "php_target.h"
 
@@ -63,7 +64,8 @@ php_count_frame(void *arg, const char *text)
 
 /*
  * 0: attached.  -ENOTSUP: skip the process (reason in why); -ENOENT: no
- * PHP engine here; -ESRCH: gone; other -errno: profiling error.
+ * PHP engine here; -EAGAIN: none yet, the dynamic linker still at work;
+ * -ESRCH: gone; other -errno: profiling error.
  */
 int
 php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
@@ -74,7 +76,7 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 	char path[64], *maps;
 	size_t len;
 	uint32_t nframes = 0, nseen;
-	int fd, rc;
+	int fd, rc, linking;
 
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -88,10 +90,13 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 		return (-ESRCH);
 	}
 	rc = php_maps_find(maps, len, (uint64_t)st.st_ino, &ob);
+	/* Just after its execve, its libraries may not all be mapped. */
+	linking = langmaps_linking(maps, len);
 	free(maps);
 	if (rc != 0) {
-		snprintf(why, whylen, "no PHP engine found");
-		return (-ENOENT);
+		snprintf(why, whylen, "no PHP engine found%s", linking ?
+		    " yet (the dynamic linker is at work)" : "");
+		return (linking ? -EAGAIN : -ENOENT);
 	}
 	snprintf(t->object, sizeof(t->object), "%s", ob.path);
 	if ((fd = php_open_object(pid, &ob)) < 0) {
@@ -104,7 +109,7 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 	if (rc != 0) {
 		snprintf(why, whylen, "no PHP engine found (%s has no "
 		    "executor_globals)", ob.path);
-		return (-ENOENT);
+		return (linking ? -EAGAIN : -ENOENT);
 	}
 	if (pe.zts) {
 		snprintf(why, whylen, "%s is a thread-safe (ZTS) PHP build: "

@@ -105,24 +105,11 @@ py_discover_candidate_maps(pid_t pid, const char *maps, size_t len)
 	return (hit);
 }
 
-/* Seconds since boot (/proc/uptime), read once per scan; -1 if unknown. */
-double
-py_discover_uptime(void)
-{
-	struct timespec ts;
-
-	/* /proc/uptime's clock, without opening it: this runs for each
-	 * process the system profiler reports (ABI 1.4). */
-	if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
-		return (-1);
-	return ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
-}
-
 /*
  * Identity of a process (cpython.md §1): start time (clock ticks since
  * boot) and the executable's device and inode, which change on exec while
  * the PID and start time stay; its age in seconds (from uptime, see
- * py_discover_uptime), and the CPU time it has used (clock ticks), to
+ * langtab_uptime), and the CPU time it has used (clock ticks), to
  * rank processes by CPU.
  */
 int

@@ -11,7 +11,6 @@
 
 int	py_discover_candidate(pid_t);
 int	py_discover_candidate_maps(pid_t, const char *, size_t);
-double	py_discover_uptime(void);
 int	py_discover_stat(pid_t, double, uint64_t *, uint64_t *, double *,
 	    uint64_t *);
 int	py_discover_comm(pid_t, char *, size_t);

@@ -14,38 +14,22 @@
 
 #include "langagg.h"
 #include "langcpu.h"
+#include "langtab.h"
 #include "py_mixed.h"
 #include "py_discover.h"
 #include "py_pkgver.h"
 #include "py_target.h"
 
 #define PYP_RESCAN_MS	1000	/* new processes show up within a second */
-#define PYP_MAX_PROCS	4096
 #define PYP_MAX_FREQ	100
 #define PYP_FAIL_LIMIT	20	/* consecutive failed samples: an error */
-/*
- * A process this young may be in the middle of its execve (the new maps
- * but the old comm: a gprofiler child becoming perfspect's Python) or its
- * interpreter not yet initialised: a failed attach is tried again at the
- * next scan and reported only once the process is older.
- */
-#define PYP_SETTLE_S	2.0
 
-#define PYP_NEW		0	/* young, attach failed: try again next scan */
-#define PYP_ACTIVE	1
-#define PYP_SKIPPED	2	/* report "[Profiling skipped: reason]" */
-#define PYP_ERROR	3	/* report "[Profiling error: reason]" */
-#define PYP_IGNORED	4	/* not a Python process: remember, say nothing */
-#define PYP_GONE	5
+#define PYP(lp)		((struct pyp_proc *)(lp))
+#define PYP_AT(p, i)	PYP((p)->tab.procs[i])
 
 struct pyp_proc {
-	pid_t		 pid;
-	uint64_t	 starttime;
-	uint64_t	 exe_id;
-	int		 state;
-	int		 seen;
+	struct langtab_proc lp;		/* first: the table's entry */
 	uint32_t	 fails;
-	uint64_t	 samples;
 	struct langcpu	 cpu;
 	int		 chosen;	/* among the top N by CPU (sampled) */
 	int		 watched;	/* host sample_watch on */
@@ -65,12 +49,12 @@ struct pyp {
 	uint32_t	 max_procs;	/* top N by CPU; 0: every process */
 	struct gp_timer	*sample_timer;
 	struct gp_timer	*scan_timer;
-	struct pyp_proc	**procs;
-	uint32_t	 nprocs;
+	struct langtab	 tab;		/* of struct pyp_proc */
 	struct langagg	*agg;
 	uint64_t	 nsamples, nfailed;
 	int		 subscribed;	/* sample reports from the host */
 	int		 discover;	/* processes from the host's reports */
+	int		 walk_once;	/* reports began: what came before */
 	int		 by_reports;	/* watched PIDs sampled on reports */
 	uint64_t	 count;		/* samples the stack being emitted is */
 	/* The report being read: its native frames join the Python ones. */
@@ -84,7 +68,7 @@ struct pyp {
 
 /* py_procs.c */
 struct pyp_proc	*pyp_find(struct pyp *, pid_t);
-void		 pyp_remove(struct pyp *, uint32_t);
+void		 pyp_release(void *, struct langtab_proc *);
 void		 pyp_scan(struct pyp *);
 void		 pyp_scan_proc(struct pyp *);
 void		 pyp_discover_sync(struct pyp *);

@@ -9,56 +9,37 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "langmaps.h"
 #include "py_plugin.h"
 
 static void	pyp_process_cb(void *, int32_t);
 static void	pyp_scan_cb(void *);
+static void	pyp_retry_cb(void *);
+static void	pyp_refresh(struct pyp *, int);
 
 struct pyp_proc *
 pyp_find(struct pyp *p, pid_t pid)
 {
-	uint32_t i;
-
-	for (i = 0; i < p->nprocs; i++)
-		if (p->procs[i]->pid == pid)
-			return (p->procs[i]);
-	return (NULL);
+	return (PYP(langtab_find(&p->tab, pid)));
 }
 
-static uint32_t
-pyp_index(struct pyp *p, struct pyp_proc *pr)
+/* The table lets an entry go: the host stops reporting its samples. */
+void
+pyp_release(void *arg, struct langtab_proc *lp)
 {
-	uint32_t i;
+	struct pyp *p = arg;
+	struct pyp_proc *pr = PYP(lp);
 
-	for (i = 0; i < p->nprocs; i++)
-		if (p->procs[i] == pr)
-			break;
-	return (i);
-}
-
-static void
-pyp_proc_free(struct pyp_proc *pr)
-{
-	if (pr == NULL)
-		return;
+	if (pr->watched)
+		(void)p->api->sample_watch(p->ctx, lp->pid, 0);
 	py_target_release(&pr->t);
 	free(pr);
-}
-
-void
-pyp_remove(struct pyp *p, uint32_t i)
-{
-	if (p->procs[i]->watched)
-		(void)p->api->sample_watch(p->ctx, p->procs[i]->pid, 0);
-	pyp_proc_free(p->procs[i]);
-	p->procs[i] = p->procs[--p->nprocs];
 }
 
 /* The mount namespace of pid: the files its frames name are in it. */
@@ -78,39 +59,38 @@ pyp_attach(struct pyp *p, struct pyp_proc *pr, const char *maps, size_t len,
 {
 	int rc;
 
-	rc = py_target_attach_maps(pr->pid, &pr->t, maps, len, pr->reason,
+	rc = py_target_attach_maps(pr->lp.pid, &pr->t, maps, len, pr->reason,
 	    sizeof(pr->reason));
-	py_discover_comm(pr->pid, pr->comm, sizeof(pr->comm));
+	py_discover_comm(pr->lp.pid, pr->comm, sizeof(pr->comm));
 	if (rc == 0) {
-		pr->state = PYP_ACTIVE;
-		pr->mntns = pyp_mntns(pr->pid);
+		pr->lp.state = LANGTAB_ACTIVE;
+		pr->mntns = pyp_mntns(pr->lp.pid);
 		/* The line executing, in gProfiler's "name (file:line)_[p]"
 		 * (issue 13 #5; perf-like: where the time goes). */
 		pr->t.line_mode = PY_LINE_CURRENT;
-		py_discover_appid(pr->pid, pr->appid, sizeof(pr->appid));
+		py_discover_appid(pr->lp.pid, pr->appid, sizeof(pr->appid));
 		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: Python %d.%d.%d "
-		    "in %s", (int)pr->pid, pr->t.ver.major, pr->t.ver.minor,
+		    "in %s", (int)pr->lp.pid, pr->t.ver.major, pr->t.ver.minor,
 		    pr->t.ver.micro, pr->t.object);
 		return;
 	}
 	if (rc == -ESRCH) {
-		pr->state = PYP_GONE;
+		pr->lp.state = LANGTAB_GONE;
 		return;
 	}
 	py_target_release(&pr->t);
-	if (age < PYP_SETTLE_S) {
-		pr->state = PYP_NEW;
+	/* Mid-execve: the new maps but the old comm (a gprofiler child
+	 * becoming perfspect's Python), or the interpreter not set up. */
+	pr->lp.state = langtab_settle(rc == -ENOTSUP || rc == -ENOENT ?
+	    LANGTAB_SKIPPED : LANGTAB_ERROR, age);
+	if (pr->lp.state == LANGTAB_NEW)
 		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d (%.1f s old): %s; "
-		    "trying again", (int)pr->pid, age, pr->reason);
-	} else if (rc == -ENOTSUP || rc == -ENOENT) {
-		pr->state = PYP_SKIPPED;
-		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d skipped: %s",
-		    (int)pr->pid, pr->reason);
-	} else {
-		pr->state = PYP_ERROR;
-		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->pid,
-		    pr->reason);
-	}
+		    "trying again", (int)pr->lp.pid, age, pr->reason);
+	else
+		p->api->log(p->ctx, pr->lp.state == LANGTAB_SKIPPED ?
+		    GP_LOG_DEBUG : GP_LOG_INFO, "pid %d%s: %s",
+		    (int)pr->lp.pid, pr->lp.state == LANGTAB_SKIPPED ?
+		    " skipped" : "", pr->reason);
 }
 
 /* Read the maps once for both the candidate test and the attach. */
@@ -120,51 +100,51 @@ pyp_examine(struct pyp *p, struct pyp_proc *pr, double age)
 	char *maps;
 	size_t len;
 
-	if ((maps = py_read_maps(pr->pid, &len)) == NULL ||
-	    !py_discover_candidate_maps(pr->pid, maps, len))
-		pr->state = PYP_IGNORED;
+	if ((maps = py_read_maps(pr->lp.pid, &len)) == NULL)
+		pr->lp.state = LANGTAB_IGNORED;
+	else if (!py_discover_candidate_maps(pr->lp.pid, maps, len))
+		/* libpython may be mapped in a moment, just after an
+		 * execve: the dynamic linker is at work */
+		pr->lp.state = langmaps_linking(maps, len) ?
+		    langtab_settle(LANGTAB_IGNORED, age) : LANGTAB_IGNORED;
 	else
 		pyp_attach(p, pr, maps, len, age);
 	free(maps);
 }
 
-/* Consider one /proc entry: new, re-exec'd (new start time) or known. */
+/* Consider one process: new, re-exec'd (new identity) or known. */
 static void
-pyp_scan_pid(struct pyp *p, pid_t pid, double uptime)
+pyp_scan_pid(void *arg, pid_t pid, double uptime)
 {
-	struct pyp_proc *pr = pyp_find(p, pid);
+	struct pyp *p = arg;
+	struct langtab_proc *lp = langtab_find(&p->tab, pid);
+	struct pyp_proc *pr;
 	uint64_t start, exe_id, ticks;
 	double age;
 
 	if (py_discover_stat(pid, uptime, &start, &exe_id, &age, &ticks) != 0)
 		return;
-	if (pr != NULL && pr->starttime == start && pr->exe_id == exe_id) {
-		pr->seen = 1;
-		langcpu_update(&pr->cpu, age, ticks);
-		if (pr->state == PYP_NEW)
-			pyp_examine(p, pr, age);
+	if (langtab_same(&p->tab, &lp, start, exe_id)) {
+		langcpu_update(&PYP(lp)->cpu, age, ticks);
+		if (lp->state == LANGTAB_NEW)
+			pyp_examine(p, PYP(lp), age);
 		return;
 	}
-	if (pr != NULL) {
-		/* PID reused or exec'd: the old process is gone. */
-		pr->state = PYP_GONE;
-		if (pr->samples == 0) {
-			pyp_remove(p, pyp_index(p, pr));
-			pr = NULL;
-		}
-	}
 	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
-	    age < p->min_duration || p->nprocs >= PYP_MAX_PROCS)
+	    age < p->min_duration)
 		return;
 	if ((pr = calloc(1, sizeof(*pr))) == NULL)
 		return;
-	pr->pid = pid;
-	pr->starttime = start;
-	pr->exe_id = exe_id;
-	pr->seen = 1;
+	pr->lp.pid = pid;
+	pr->lp.starttime = start;
+	pr->lp.exe_id = exe_id;
+	pr->lp.seen = 1;
+	if (langtab_add(&p->tab, &pr->lp) != 0) {
+		free(pr);
+		return;
+	}
 	langcpu_first(&pr->cpu, age, ticks);
 	pyp_examine(p, pr, age);
-	p->procs[p->nprocs++] = pr;
 }
 
 static int
@@ -175,7 +155,7 @@ pyp_cmp_rate(const void *a, const void *b)
 
 	if (x->cpu.rate != y->cpu.rate)
 		return (x->cpu.rate > y->cpu.rate ? -1 : 1);
-	return (x->pid < y->pid ? -1 : x->pid > y->pid);
+	return (x->lp.pid < y->lp.pid ? -1 : x->lp.pid > y->lp.pid);
 }
 
 /*
@@ -189,18 +169,18 @@ pyp_choose(struct pyp *p)
 	struct pyp_proc **act;
 	uint32_t i, n = 0;
 
-	for (i = 0; i < p->nprocs; i++)
-		p->procs[i]->chosen = p->max_procs == 0;
+	for (i = 0; i < p->tab.n; i++)
+		PYP_AT(p, i)->chosen = p->max_procs == 0;
 	if (p->max_procs == 0)
 		return;
-	if ((act = calloc(p->nprocs + 1, sizeof(*act))) == NULL) {
-		for (i = 0; i < p->nprocs; i++)
-			p->procs[i]->chosen = 1;
+	if ((act = calloc(p->tab.n + 1, sizeof(*act))) == NULL) {
+		for (i = 0; i < p->tab.n; i++)
+			PYP_AT(p, i)->chosen = 1;
 		return;
 	}
-	for (i = 0; i < p->nprocs; i++)
-		if (p->procs[i]->state == PYP_ACTIVE)
-			act[n++] = p->procs[i];
+	for (i = 0; i < p->tab.n; i++)
+		if (p->tab.procs[i]->state == LANGTAB_ACTIVE)
+			act[n++] = PYP_AT(p, i);
 	qsort(act, n, sizeof(*act), pyp_cmp_rate);
 	for (i = 0; i < n && i < p->max_procs; i++)
 		act[i]->chosen = 1;
@@ -224,12 +204,12 @@ pyp_watch_sync(struct pyp *p)
 
 	if (!p->subscribed)
 		return;
-	for (i = 0; i < p->nprocs; i++) {
-		pr = p->procs[i];
-		want = pr->state == PYP_ACTIVE && pr->chosen;
+	for (i = 0; i < p->tab.n; i++) {
+		pr = PYP_AT(p, i);
+		want = pr->lp.state == LANGTAB_ACTIVE && pr->chosen;
 		if (want == pr->watched)
 			continue;
-		rc = p->api->sample_watch(p->ctx, pr->pid, want);
+		rc = p->api->sample_watch(p->ctx, pr->lp.pid, want);
 		pr->watched = want;
 		if (want)
 			src = rc == 0;
@@ -260,30 +240,53 @@ pyp_timer_sync(struct pyp *p)
 	    p->discover))
 		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
 		    pyp_sample_cb, p);
+	langtab_retry_sync(&p->tab, p->api, p->ctx, pyp_retry_cb, p);
+}
+
+/* Young processes whose attach failed, tried again (langtab.h). */
+static void
+pyp_retry_cb(void *arg)
+{
+	struct pyp *p = arg;
+	uint32_t n = langtab_count(&p->tab, LANGTAB_ACTIVE);
+
+	pyp_refresh(p, 1);
+	if (langtab_count(&p->tab, LANGTAB_ACTIVE) != n) {
+		pyp_choose(p);
+		pyp_watch_sync(p);
+	}
+	pyp_timer_sync(p);
 }
 
 /*
  * Processes from reports: what is known is checked (CPU use for
  * --max-processes-runtime-profiler; the dead and the re-exec'd go), one
- * /proc/PID/stat each, instead of a walk of /proc.
+ * /proc/PID/stat each, instead of a walk of /proc; with young_only, only
+ * those whose attach is to be tried again.
  */
 static void
-pyp_refresh(struct pyp *p)
+pyp_refresh(struct pyp *p, int young_only)
 {
 	struct pyp_proc *pr;
 	uint64_t start, exe_id, ticks;
-	double age, uptime = py_discover_uptime();
+	double age, uptime = langtab_uptime();
 	uint32_t i;
 
-	for (i = 0; i < p->nprocs; i++) {
-		pr = p->procs[i];
-		pr->seen = py_discover_stat(pr->pid, uptime, &start, &exe_id,
-		    &age, &ticks) == 0 && start == pr->starttime &&
-		    exe_id == pr->exe_id;
-		if (!pr->seen)
+	for (i = 0; i < p->tab.n; i++) {
+		pr = PYP_AT(p, i);
+		if (young_only && pr->lp.state != LANGTAB_NEW)
 			continue;
-		langcpu_update(&pr->cpu, age, ticks);
-		if (pr->state == PYP_NEW)
+		pr->lp.seen = py_discover_stat(pr->lp.pid, uptime, &start,
+		    &exe_id, &age, &ticks) == 0 && start == pr->lp.starttime &&
+		    exe_id == pr->lp.exe_id;
+		if (!pr->lp.seen) {
+			if (young_only)
+				pr->lp.state = LANGTAB_GONE;	/* pruned later */
+			continue;
+		}
+		if (!young_only)	/* the rate is per scan */
+			langcpu_update(&pr->cpu, age, ticks);
+		if (pr->lp.state == LANGTAB_NEW)
 			pyp_examine(p, pr, age);
 	}
 }
@@ -291,24 +294,9 @@ pyp_refresh(struct pyp *p)
 void
 pyp_scan_proc(struct pyp *p)
 {
-	struct dirent *de;
-	uint32_t i;
-	DIR *d;
-	char *end;
-	long pid;
-	double uptime = py_discover_uptime();	/* once, not per PID */
-
-	if ((d = opendir("/proc")) == NULL)
-		return;
-	for (i = 0; i < p->nprocs; i++)
-		p->procs[i]->seen = 0;
-	while ((de = readdir(d)) != NULL) {
-		pid = strtol(de->d_name, &end, 10);
-		if (*end != '\0' || pid <= 0)
-			continue;
-		pyp_scan_pid(p, (pid_t)pid, uptime);
-	}
-	closedir(d);
+	p->walk_once = 0;
+	langtab_unsee(&p->tab);
+	(void)langtab_walk_proc(pyp_scan_pid, p);
 }
 
 /*
@@ -318,10 +306,16 @@ pyp_scan_proc(struct pyp *p)
 void
 pyp_discover_sync(struct pyp *p)
 {
+	int was;
+
 	if (!GP_API_HAS(p->api, process_subscribe))
 		return;
+	was = p->discover;
 	p->discover = p->api->process_subscribe(p->ctx, pyp_process_cb,
 	    p) == 0;
+	/* Processes the source reported before we listened: one walk. */
+	if (p->discover && !was && p->scan_timer != NULL)
+		p->walk_once = 1;
 	if (p->discover) {
 		p->api->timer_del(p->scan_timer);
 		p->scan_timer = NULL;
@@ -333,23 +327,12 @@ pyp_discover_sync(struct pyp *p)
 void
 pyp_scan(struct pyp *p)
 {
-	uint32_t i;
-
-	if (p->discover)
-		pyp_refresh(p);
+	if (p->discover && !p->walk_once)
+		pyp_refresh(p, 0);
 	else
 		pyp_scan_proc(p);
 	/* Forget vanished processes, unless their stacks await a snapshot. */
-	for (i = 0; i < p->nprocs;) {
-		struct pyp_proc *pr = p->procs[i];
-
-		if (!pr->seen && pr->state != PYP_GONE)
-			pr->state = PYP_GONE;
-		if (pr->state == PYP_GONE && pr->samples == 0)
-			pyp_remove(p, i);
-		else
-			i++;
-	}
+	langtab_prune(&p->tab);
 	pyp_choose(p);
 	pyp_watch_sync(p);
 	pyp_timer_sync(p);
@@ -374,16 +357,16 @@ pyp_process_cb(void *arg, int32_t pid)
 {
 	struct pyp *p = arg;
 	struct pyp_proc *pr = pyp_find(p, (pid_t)pid);
-	uint32_t n = p->nprocs;
+	uint32_t n = p->tab.n;
 
 	if (!p->enabled)
 		return;
 	if (!p->discover)	/* a source that started after us */
 		pyp_discover_sync(p);
-	if (pr == NULL && p->nprocs >= PYP_MAX_PROCS)
+	if (pr == NULL && p->tab.n >= LANGTAB_MAX)
 		pyp_scan(p);	/* make room: the dead go */
-	pyp_scan_pid(p, (pid_t)pid, py_discover_uptime());
-	if (p->nprocs != n || pyp_find(p, (pid_t)pid) != pr) {
+	pyp_scan_pid(p, (pid_t)pid, langtab_uptime());
+	if (p->tab.n != n || pyp_find(p, (pid_t)pid) != pr) {
 		pyp_choose(p);
 		pyp_watch_sync(p);
 		pyp_timer_sync(p);

@@ -73,7 +73,7 @@ pyp_emit(void *arg, struct py_target *t, int32_t tid,
 	}
 	if (langagg_add(p->agg, (int32_t)t->pid, frames, n, p->count) != 0)
 		return;
-	pr->samples += p->count;
+	pr->lp.samples += p->count;
 	/* A stack new this cycle: the packages it names get indexed
 	 * before the snapshot (a known one costs a lookup, per cycle). */
 	if (p->pkgs != NULL && langagg_count(p->agg) != before)
@@ -104,15 +104,15 @@ pyp_sample_done(struct pyp *p, struct pyp_proc *pr, int rc)
 	}
 	p->nfailed++;
 	if (rc == -ESRCH) {
-		pr->state = PYP_GONE;
+		pr->lp.state = LANGTAB_GONE;
 		return;
 	}
 	/* Torn reads are normal; only a run of failures is an error. */
 	if (++pr->fails >= PYP_FAIL_LIMIT || rc == -EPERM) {
 		snprintf(pr->reason, sizeof(pr->reason), "cannot read "
 		    "process memory: %s", strerror(-rc));
-		pr->state = PYP_ERROR;
-		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->pid,
+		pr->lp.state = LANGTAB_ERROR;
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->lp.pid,
 		    pr->reason);
 	}
 }
@@ -123,10 +123,11 @@ pyp_sample_cb(void *arg)
 	struct pyp *p = arg;
 	uint32_t i;
 
-	for (i = 0; i < p->nprocs; i++)
-		if (p->procs[i]->state == PYP_ACTIVE && p->procs[i]->chosen &&
-		    !(p->by_reports && p->procs[i]->watched))
-			pyp_sample_proc(p, p->procs[i]);
+	for (i = 0; i < p->tab.n; i++)
+		if (p->tab.procs[i]->state == LANGTAB_ACTIVE &&
+		    PYP_AT(p, i)->chosen &&
+		    !(p->by_reports && PYP_AT(p, i)->watched))
+			pyp_sample_proc(p, PYP_AT(p, i));
 }
 
 /* The system profiler caught tid of pid on CPU just now: read its stack. */
@@ -138,7 +139,7 @@ pyp_report_cb(void *arg, int32_t pid, int32_t tid, uint64_t count)
 	uint32_t nth;
 	int rc;
 
-	if (pr == NULL || pr->state != PYP_ACTIVE || !pr->watched)
+	if (pr == NULL || pr->lp.state != LANGTAB_ACTIVE || !pr->watched)
 		return;
 	p->count = count;
 	rc = py_target_sample_tid(&pr->t, tid, pyp_emit, p);
@@ -197,7 +198,7 @@ pyp_deliver_meta(struct pyp *p, struct gp_snapshot *snap,
 	char ver[64];
 
 	if (pr->appid[0] != '\0')
-		api->snapshot_set_appid(snap, pr->pid, pr->appid);
+		api->snapshot_set_appid(snap, pr->lp.pid, pr->appid);
 	if ((md = api->json_new()) == NULL)
 		return;
 	snprintf(ver, sizeof(ver), "Python %d.%d.%d", pr->t.ver.major,
@@ -212,7 +213,7 @@ pyp_deliver_meta(struct pyp *p, struct gp_snapshot *snap,
 	else
 		api->json_set_null(md, "libpython_elfid");
 	api->json_set_null(md, "sys_maxunicode");
-	api->snapshot_set_app_metadata(snap, pr->pid, md);
+	api->snapshot_set_app_metadata(snap, pr->lp.pid, md);
 }
 
 static int
@@ -228,18 +229,18 @@ pyp_snapshot(void *priv, struct gp_snapshot *snap)
 	}
 	pyp_scan(p);
 	langagg_foreach(p->agg, pyp_deliver_stack, &d);
-	for (i = 0; i < p->nprocs; i++) {
-		struct pyp_proc *pr = p->procs[i];
+	for (i = 0; i < p->tab.n; i++) {
+		struct pyp_proc *pr = PYP_AT(p, i);
 
-		if (pr->samples > 0)
+		if (pr->lp.samples > 0)
 			pyp_deliver_meta(p, snap, pr);
-		else if (pr->state == PYP_SKIPPED)
-			p->api->snapshot_pid_error(snap, pr->pid, pr->comm,
+		else if (pr->lp.state == LANGTAB_SKIPPED)
+			p->api->snapshot_pid_error(snap, pr->lp.pid, pr->comm,
 			    GP_PID_SKIPPED, pr->reason);
-		else if (pr->state == PYP_ERROR)
-			p->api->snapshot_pid_error(snap, pr->pid, pr->comm,
+		else if (pr->lp.state == LANGTAB_ERROR)
+			p->api->snapshot_pid_error(snap, pr->lp.pid, pr->comm,
 			    GP_PID_ERROR, pr->reason);
-		pr->samples = 0;
+		pr->lp.samples = 0;
 		/* Code addresses are reused once objects die: start over. */
 		if (pr->t.codes != NULL)
 			py_code_cache_clear(pr->t.codes);
@@ -247,14 +248,10 @@ pyp_snapshot(void *priv, struct gp_snapshot *snap)
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u stacks, %llu samples "
 	    "(%llu failed), %u processes tracked", langagg_count(p->agg),
 	    (unsigned long long)p->nsamples, (unsigned long long)p->nfailed,
-	    p->nprocs);
+	    p->tab.n);
 	langagg_clear(p->agg);
 	p->nsamples = p->nfailed = 0;
-	for (i = 0; i < p->nprocs;)
-		if (p->procs[i]->state == PYP_GONE)
-			pyp_remove(p, i);
-		else
-			i++;
+	langtab_prune(&p->tab);	/* the gone: their stacks went out */
 	p->api->snapshot_done(snap, 0, NULL);
 	return (0);
 }
@@ -266,8 +263,8 @@ pyp_abandon(void *priv, struct gp_snapshot *snap)
 	uint32_t i;
 
 	langagg_clear(p->agg);
-	for (i = 0; i < p->nprocs; i++)
-		p->procs[i]->samples = 0;
+	for (i = 0; i < p->tab.n; i++)
+		p->tab.procs[i]->samples = 0;
 }
 
 static void
@@ -276,8 +273,9 @@ pyp_reset(struct pyp *p)
 	p->api->timer_del(p->sample_timer);
 	p->api->timer_del(p->scan_timer);
 	p->sample_timer = p->scan_timer = NULL;
-	while (p->nprocs > 0)
-		pyp_remove(p, p->nprocs - 1);
+	langtab_retry_stop(&p->tab, p->api);
+	while (p->tab.n > 0)
+		langtab_remove(&p->tab, p->tab.procs[p->tab.n - 1]);
 	if (p->subscribed)
 		(void)p->api->sample_subscribe(p->ctx, NULL, NULL);
 	p->subscribed = 0;
@@ -308,7 +306,7 @@ pyp_start(void *priv)
 	    "min-duration", 0);
 	f = p->api->option_get_int(p->ctx, "max-processes-runtime-profiler",
 	    0);
-	p->max_procs = f < 0 ? 0 : f > PYP_MAX_PROCS ? PYP_MAX_PROCS :
+	p->max_procs = f < 0 ? 0 : f > LANGTAB_MAX ? LANGTAB_MAX :
 	    (uint32_t)f;
 	/* gProfiler's default: package versions in frames (python.py) */
 	if (p->api->option_get_bool(p->ctx, "no-python-versions") <= 0 &&
@@ -343,7 +341,7 @@ pyp_start(void *priv)
 		return (-ENOMEM);
 	}
 	p->api->log(p->ctx, GP_LOG_INFO, "sampling Python at %u Hz, %u "
-	    "processes tracked%s; processes found %s", p->freq, p->nprocs,
+	    "processes tracked%s; processes found %s", p->freq, p->tab.n,
 	    p->max_procs > 0 ? ", the busiest only "
 	    "(--max-processes-runtime-profiler)" : "", p->discover ?
 	    "from the system profiler's samples" : "by scanning /proc each "
@@ -385,16 +383,15 @@ pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		return (-ENOMEM);
 	p->ctx = ctx;
 	p->api = api;
-	p->procs = calloc(PYP_MAX_PROCS, sizeof(*p->procs));
 	p->agg = langagg_new(PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA);
 	p->mixed = calloc(PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA,
 	    sizeof(*p->mixed));
 	p->deco = malloc(PYP_DECO_BYTES);
 	p->decop = calloc(PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA,
 	    sizeof(*p->decop));
-	if (p->procs == NULL || p->agg == NULL || p->mixed == NULL ||
-	    p->deco == NULL || p->decop == NULL) {
-		free(p->procs);
+	if (langtab_init(&p->tab, pyp_release, p) != 0 || p->agg == NULL ||
+	    p->mixed == NULL || p->deco == NULL || p->decop == NULL) {
+		langtab_free(&p->tab);
 		free(p->mixed);
 		free(p->deco);
 		free(p->decop);
@@ -419,7 +416,7 @@ pyp_destroy(void *priv)
 	free(p->mixed);
 	free(p->deco);
 	free(p->decop);
-	free(p->procs);
+	langtab_free(&p->tab);
 	free(p);
 }
 

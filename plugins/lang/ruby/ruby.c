@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,28 +24,17 @@
 #include <gprofiler/plugin.h>
 
 #include "langagg.h"
+#include "langtab.h"
 #include "ruby_target.h"
 
 #define RUBYP_RESCAN_MS	1000	/* new processes: within a second */
-#define RUBYP_MAX_PROCS	4096
 #define RUBYP_MAX_FREQ	999	/* a bound, as for PHP */
 #define RUBYP_FAIL_LIMIT 20	/* failed samples in a row: an error */
 
-#define RUBYP_ACTIVE	1
-#define RUBYP_SKIPPED	2	/* report "[Profiling skipped: reason]" */
-#define RUBYP_ERROR	3	/* report "[Profiling error: reason]" */
-#define RUBYP_IGNORED	4	/* not Ruby: say nothing */
-#define RUBYP_GONE	5
-
 struct rubyp_proc {
-	pid_t		 pid;
-	uint64_t	 starttime;
-	uint64_t	 exe_id;	/* changes on exec, unlike the PID */
-	int		 state;
-	int		 seen;
+	struct langtab_proc lp;		/* first: the table's entry */
 	int		 reported;	/* its skip/error went out once */
 	uint32_t	 fails;
-	uint64_t	 samples;
 	char		 comm[64];
 	char		 appid[1024];
 	char		 reason[256];
@@ -62,8 +50,8 @@ struct rubyp {
 	struct gp_timer	*sample_timer;
 	struct gp_timer	*scan_timer;
 	int		 discover;	/* processes from the host's reports */
-	struct rubyp_proc **procs;
-	uint32_t	 nprocs;
+	int		 walk_once;	/* reports began: what came before */
+	struct langtab	 tab;		/* of struct rubyp_proc */
 	struct langagg	*agg;
 	uint64_t	 nsamples, nfailed;
 	/* one stack being collected, root last */
@@ -78,40 +66,20 @@ static const struct gp_option rubyp_options[] = {
 	    "or disabled" },
 };
 
-/* The entry of pid; a live one first (a gone one may await a snapshot
- * with its stacks while the PID already runs something else). */
+#define RUBYP(lp)	((struct rubyp_proc *)(lp))
+#define RUBYP_AT(p, i)	RUBYP((p)->tab.procs[i])
+
 static struct rubyp_proc *
 rubyp_find(struct rubyp *p, pid_t pid)
 {
-	struct rubyp_proc *gone = NULL;
-	uint32_t i;
-
-	for (i = 0; i < p->nprocs; i++)
-		if (p->procs[i]->pid == pid) {
-			if (p->procs[i]->state != RUBYP_GONE)
-				return (p->procs[i]);
-			gone = p->procs[i];
-		}
-	return (gone);
-}
-
-static uint32_t
-rubyp_index(struct rubyp *p, struct rubyp_proc *pr)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->nprocs; i++)
-		if (p->procs[i] == pr)
-			break;
-	return (i);
+	return (RUBYP(langtab_find(&p->tab, pid)));
 }
 
 static void
-rubyp_remove(struct rubyp *p, uint32_t i)
+rubyp_release(void *arg, struct langtab_proc *lp)
 {
-	ruby_target_release(&p->procs[i]->t);
-	free(p->procs[i]);
-	p->procs[i] = p->procs[--p->nprocs];
+	ruby_target_release(&RUBYP(lp)->t);
+	free(lp);
 }
 
 #define RUBYP_CMDLINE_MAX	(64 * 1024)
@@ -127,13 +95,13 @@ rubyp_appid(struct rubyp_proc *pr)
 	int argc = 0;
 
 	pr->appid[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)pr->pid);
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)pr->lp.pid);
 	if ((n = readlink(path, cwd, sizeof(cwd) - 1)) <= 0)
 		n = 0;
 	cwd[n] = '\0';
 	if ((cmd = malloc(RUBYP_CMDLINE_MAX)) == NULL)
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pr->pid);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pr->lp.pid);
 	if ((n = langproc_read_small_file(path, cmd, RUBYP_CMDLINE_MAX)) > 0) {
 		for (i = 0; i < n && argc < RUBYP_ARGV_MAX; i++) {
 			argv[argc++] = cmd + i;
@@ -146,134 +114,134 @@ rubyp_appid(struct rubyp_proc *pr)
 }
 
 static void
-rubyp_attach(struct rubyp *p, struct rubyp_proc *pr)
+rubyp_attach(struct rubyp *p, struct rubyp_proc *pr, double age)
 {
-	int rc;
+	int rc, state;
 
-	rc = ruby_target_attach(pr->pid, &pr->t, pr->reason,
+	rc = ruby_target_attach(pr->lp.pid, &pr->t, pr->reason,
 	    sizeof(pr->reason));
 	switch (rc) {
 	case 0:
-		pr->state = RUBYP_ACTIVE;
+		pr->lp.state = LANGTAB_ACTIVE;
 		rubyp_appid(pr);
 		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: Ruby %d.%d.%d in %s",
-		    (int)pr->pid, pr->t.ver.major, pr->t.ver.minor,
+		    (int)pr->lp.pid, pr->t.ver.major, pr->t.ver.minor,
 		    pr->t.ver.patch, pr->t.object);
-		break;
+		return;
 	case -ESRCH:
-		pr->state = RUBYP_GONE;
-		break;
+		pr->lp.state = LANGTAB_GONE;
+		return;
 	case -ENOENT:
-		pr->state = RUBYP_IGNORED;	/* no Ruby VM in it */
+		pr->lp.state = LANGTAB_IGNORED;	/* no Ruby VM in it */
+		return;
+	case -EAGAIN:	/* libruby may be mapped in a moment */
+		state = LANGTAB_IGNORED;
 		break;
 	case -ENOTSUP:
-		pr->state = RUBYP_SKIPPED;
-		p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s) skipped: %s",
-		    (int)pr->pid, pr->comm, pr->reason);
+		state = LANGTAB_SKIPPED;
 		break;
 	default:
-		pr->state = RUBYP_ERROR;
-		p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s): %s",
-		    (int)pr->pid, pr->comm, pr->reason);
+		state = LANGTAB_ERROR;
 		break;
 	}
+	ruby_target_release(&pr->t);
+	/* Caught just after its execve, a process may not be ready. */
+	pr->lp.state = langtab_settle(state, age);
+	if (pr->lp.state == LANGTAB_NEW)
+		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d (%.1f s old): %s; "
+		    "trying again", (int)pr->lp.pid, age, pr->reason);
+	else if (state != LANGTAB_IGNORED)
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s)%s: %s",
+		    (int)pr->lp.pid, pr->comm, state == LANGTAB_SKIPPED ?
+		    " skipped" : "", pr->reason);
 }
 
 static void
-rubyp_scan_pid(struct rubyp *p, pid_t pid, double uptime)
+rubyp_examine(struct rubyp *p, struct rubyp_proc *pr, double age)
 {
-	struct rubyp_proc *pr = rubyp_find(p, pid);
+	if (langproc_comm(pr->lp.pid, pr->comm, sizeof(pr->comm)) != 0)
+		pr->lp.state = LANGTAB_GONE;
+	else
+		rubyp_attach(p, pr, age);
+}
+
+/* Consider one process: new, re-exec'd (new identity) or known. */
+static void
+rubyp_scan_pid(void *arg, pid_t pid, double uptime)
+{
+	struct rubyp *p = arg;
+	struct langtab_proc *lp = langtab_find(&p->tab, pid);
+	struct rubyp_proc *pr;
 	uint64_t start, exe_id;
-	long hz = sysconf(_SC_CLK_TCK);
+	double age;
 
 	if (langproc_stat(pid, &start, &exe_id) != 0)
 		return;
-	if (pr != NULL && pr->starttime == start && pr->exe_id == exe_id) {
-		pr->seen = 1;
+	age = langtab_age(start, uptime);
+	if (langtab_same(&p->tab, &lp, start, exe_id)) {
+		if (lp->state == LANGTAB_NEW)
+			rubyp_examine(p, RUBYP(lp), age);
 		return;
-	}
-	if (pr != NULL) {	/* PID reused or exec'd: the old one is gone */
-		pr->state = RUBYP_GONE;
-		if (pr->samples == 0) {
-			rubyp_remove(p, rubyp_index(p, pr));
-			pr = NULL;
-		}
 	}
 	/* --min-duration: too young now, considered again next scan. */
 	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
-	    p->nprocs >= RUBYP_MAX_PROCS || (p->min_duration > 0 &&
-	    (uptime < 0 || hz <= 0 || uptime - (double)start / (double)hz <
-	    p->min_duration)))
+	    (p->min_duration > 0 && (age < 0 || age < p->min_duration)))
 		return;
 	if ((pr = calloc(1, sizeof(*pr))) == NULL)
 		return;
-	pr->pid = pid;
-	pr->starttime = start;
-	pr->exe_id = exe_id;
-	pr->seen = 1;
-	if (langproc_comm(pid, pr->comm, sizeof(pr->comm)) != 0)
-		pr->state = RUBYP_IGNORED;
-	else
-		rubyp_attach(p, pr);
-	p->procs[p->nprocs++] = pr;
+	pr->lp.pid = pid;
+	pr->lp.starttime = start;
+	pr->lp.exe_id = exe_id;
+	pr->lp.seen = 1;
+	if (langtab_add(&p->tab, &pr->lp) != 0) {
+		free(pr);
+		return;
+	}
+	rubyp_examine(p, pr, age);
 }
 
-/* Processes from reports: the known ones checked, no walk of /proc. */
+/*
+ * Processes from reports: the known ones checked, no walk of /proc; with
+ * young_only, only those whose attach is to be tried again.
+ */
 static void
-rubyp_refresh(struct rubyp *p)
+rubyp_refresh(struct rubyp *p, int young_only)
 {
-	struct rubyp_proc *pr;
+	struct langtab_proc *lp;
 	uint64_t start, exe_id;
+	double uptime = langtab_uptime();
 	uint32_t i;
 
-	for (i = 0; i < p->nprocs; i++) {
-		pr = p->procs[i];
-		pr->seen = langproc_stat(pr->pid, &start, &exe_id) == 0 &&
-		    start == pr->starttime && exe_id == pr->exe_id;
+	for (i = 0; i < p->tab.n; i++) {
+		lp = p->tab.procs[i];
+		if (young_only && lp->state != LANGTAB_NEW)
+			continue;
+		lp->seen = langproc_stat(lp->pid, &start, &exe_id) == 0 &&
+		    start == lp->starttime && exe_id == lp->exe_id;
+		if (!lp->seen && young_only)
+			lp->state = LANGTAB_GONE;	/* pruned at the scan */
+		else if (lp->seen && lp->state == LANGTAB_NEW)
+			rubyp_examine(p, RUBYP(lp), langtab_age(start,
+			    uptime));
 	}
 }
 
 static void
 rubyp_scan(struct rubyp *p)
 {
-	struct dirent *de;
-	uint32_t i;
-	DIR *d;
-	char *end;
-	long pid;
-	double uptime;
-
-	if (p->discover) {
-		rubyp_refresh(p);
-		goto prune;
+	if (p->discover && !p->walk_once)
+		rubyp_refresh(p, 0);
+	else {
+		p->walk_once = 0;
+		langtab_unsee(&p->tab);
+		(void)langtab_walk_proc(rubyp_scan_pid, p);
 	}
-	uptime = langproc_uptime();	/* once, not per PID */
-	if ((d = opendir("/proc")) == NULL)
-		return;
-	for (i = 0; i < p->nprocs; i++)
-		p->procs[i]->seen = 0;
-	while ((de = readdir(d)) != NULL) {
-		pid = strtol(de->d_name, &end, 10);
-		if (*end != '\0' || pid <= 0)
-			continue;
-		rubyp_scan_pid(p, (pid_t)pid, uptime);
-	}
-	closedir(d);
-prune:
 	/* Forget vanished processes, unless their stacks await a snapshot. */
-	for (i = 0; i < p->nprocs;) {
-		struct rubyp_proc *pr = p->procs[i];
-
-		if (!pr->seen)
-			pr->state = RUBYP_GONE;
-		if (pr->state == RUBYP_GONE && pr->samples == 0)
-			rubyp_remove(p, i);
-		else
-			i++;
-	}
+	langtab_prune(&p->tab);
 }
 
 static void	rubyp_sample_cb(void *);
+static void	rubyp_retry_cb(void *);
 
 /* The -f Hz timer runs only while there is a Ruby process to sample. */
 static void
@@ -282,8 +250,8 @@ rubyp_timer_sync(struct rubyp *p)
 	uint32_t i;
 	int any = 0;
 
-	for (i = 0; i < p->nprocs && !any; i++)
-		any = p->procs[i]->state == RUBYP_ACTIVE;
+	for (i = 0; i < p->tab.n && !any; i++)
+		any = p->tab.procs[i]->state == LANGTAB_ACTIVE;
 	if (!any && p->sample_timer != NULL) {
 		p->api->timer_del(p->sample_timer);
 		p->sample_timer = NULL;
@@ -291,6 +259,15 @@ rubyp_timer_sync(struct rubyp *p)
 	    p->discover))
 		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
 		    rubyp_sample_cb, p);
+	langtab_retry_sync(&p->tab, p->api, p->ctx, rubyp_retry_cb, p);
+}
+
+/* Young processes whose attach failed, tried again (langtab.h). */
+static void
+rubyp_retry_cb(void *arg)
+{
+	rubyp_refresh(arg, 1);
+	rubyp_timer_sync(arg);
 }
 
 static void	rubyp_scan_cb(void *);
@@ -305,16 +282,16 @@ rubyp_process_cb(void *arg, int32_t pid)
 {
 	struct rubyp *p = arg;
 	struct rubyp_proc *pr = rubyp_find(p, (pid_t)pid);
-	uint32_t n = p->nprocs;
+	uint32_t n = p->tab.n;
 
 	if (!p->enabled)
 		return;
 	if (!p->discover)	/* a source that started after us */
 		rubyp_discover_sync(p);
-	if (pr == NULL && p->nprocs >= RUBYP_MAX_PROCS)
+	if (pr == NULL && p->tab.n >= LANGTAB_MAX)
 		rubyp_scan(p);	/* make room: the dead go */
-	rubyp_scan_pid(p, (pid_t)pid, langproc_uptime());
-	if (p->nprocs != n || rubyp_find(p, (pid_t)pid) != pr)
+	rubyp_scan_pid(p, (pid_t)pid, langtab_uptime());
+	if (p->tab.n != n || rubyp_find(p, (pid_t)pid) != pr)
 		rubyp_timer_sync(p);
 }
 
@@ -323,10 +300,16 @@ rubyp_process_cb(void *arg, int32_t pid)
 static void
 rubyp_discover_sync(struct rubyp *p)
 {
+	int was;
+
 	if (!GP_API_HAS(p->api, process_subscribe))
 		return;
+	was = p->discover;
 	p->discover = p->api->process_subscribe(p->ctx, rubyp_process_cb,
 	    p) == 0;
+	/* Processes the source reported before we listened: one walk. */
+	if (p->discover && !was && p->scan_timer != NULL)
+		p->walk_once = 1;
 	if (p->discover) {
 		p->api->timer_del(p->scan_timer);
 		p->scan_timer = NULL;
@@ -375,22 +358,22 @@ rubyp_sample_proc(struct rubyp *p, struct rubyp_proc *pr)
 			return;
 		for (i = 0; i < p->ntexts; i++)	/* root first */
 			frames[i] = p->texts[p->ntexts - 1 - i];
-		if (langagg_add(p->agg, (int32_t)pr->pid, frames, p->ntexts,
-		    1) == 0)
-			pr->samples++;
+		if (langagg_add(p->agg, (int32_t)pr->lp.pid, frames,
+		    p->ntexts, 1) == 0)
+			pr->lp.samples++;
 		return;
 	}
 	p->nfailed++;
 	if (rc == -ESRCH) {
-		pr->state = RUBYP_GONE;
+		pr->lp.state = LANGTAB_GONE;
 		return;
 	}
 	/* Torn reads while the stack changes are normal; a run is not. */
 	if (++pr->fails >= RUBYP_FAIL_LIMIT || rc == -EPERM) {
 		snprintf(pr->reason, sizeof(pr->reason), "cannot read "
 		    "process memory: %s", strerror(-rc));
-		pr->state = RUBYP_ERROR;
-		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->pid,
+		pr->lp.state = LANGTAB_ERROR;
+		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->lp.pid,
 		    pr->reason);
 	}
 }
@@ -401,9 +384,9 @@ rubyp_sample_cb(void *arg)
 	struct rubyp *p = arg;
 	uint32_t i;
 
-	for (i = 0; i < p->nprocs; i++)
-		if (p->procs[i]->state == RUBYP_ACTIVE)
-			rubyp_sample_proc(p, p->procs[i]);
+	for (i = 0; i < p->tab.n; i++)
+		if (p->tab.procs[i]->state == LANGTAB_ACTIVE)
+			rubyp_sample_proc(p, RUBYP_AT(p, i));
 }
 
 struct rubyp_deliver {
@@ -432,7 +415,7 @@ rubyp_deliver_meta(struct rubyp *p, struct gp_snapshot *snap,
 	char ver[160];
 
 	if (pr->appid[0] != '\0' && GP_API_HAS(api, snapshot_set_appid))
-		api->snapshot_set_appid(snap, pr->pid, pr->appid);
+		api->snapshot_set_appid(snap, pr->lp.pid, pr->appid);
 	if (!GP_API_HAS(api, snapshot_set_app_metadata) ||
 	    (md = api->json_new()) == NULL)
 		return;
@@ -452,7 +435,7 @@ rubyp_deliver_meta(struct rubyp *p, struct gp_snapshot *snap,
 		api->json_set_string(md, "libruby_elfid", pr->t.lib_elfid);
 	else
 		api->json_set_null(md, "libruby_elfid");
-	api->snapshot_set_app_metadata(snap, pr->pid, md);
+	api->snapshot_set_app_metadata(snap, pr->lp.pid, md);
 }
 
 static int
@@ -470,20 +453,21 @@ rubyp_snapshot(void *priv, struct gp_snapshot *snap)
 	rubyp_scan(p);
 	rubyp_timer_sync(p);
 	langagg_foreach(p->agg, rubyp_deliver_stack, &d);
-	for (i = 0; i < p->nprocs; i++) {
-		pr = p->procs[i];
+	for (i = 0; i < p->tab.n; i++) {
+		pr = RUBYP_AT(p, i);
 		/* A process that cannot be read is named once, not each
 		 * cycle. */
-		if (pr->samples == 0 && !pr->reported &&
-		    (pr->state == RUBYP_SKIPPED || pr->state == RUBYP_ERROR)) {
-			p->api->snapshot_pid_error(snap, pr->pid, pr->comm,
-			    pr->state == RUBYP_SKIPPED ? GP_PID_SKIPPED :
+		if (pr->lp.samples == 0 && !pr->reported &&
+		    (pr->lp.state == LANGTAB_SKIPPED ||
+		    pr->lp.state == LANGTAB_ERROR)) {
+			p->api->snapshot_pid_error(snap, pr->lp.pid, pr->comm,
+			    pr->lp.state == LANGTAB_SKIPPED ? GP_PID_SKIPPED :
 			    GP_PID_ERROR, pr->reason);
 			pr->reported = 1;
 		}
-		if (pr->samples > 0)
+		if (pr->lp.samples > 0)
 			rubyp_deliver_meta(p, snap, pr);
-		pr->samples = 0;
+		pr->lp.samples = 0;
 		/* Code is freed and recompiled between requests: start over. */
 		if (pr->t.fcache != NULL)
 			memset(pr->t.fcache, 0, sizeof(*pr->t.fcache));
@@ -491,14 +475,10 @@ rubyp_snapshot(void *priv, struct gp_snapshot *snap)
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u Ruby stacks, %llu "
 	    "samples (%llu failed), %u processes tracked",
 	    langagg_count(p->agg), (unsigned long long)p->nsamples,
-	    (unsigned long long)p->nfailed, p->nprocs);
+	    (unsigned long long)p->nfailed, p->tab.n);
 	langagg_clear(p->agg);
 	p->nsamples = p->nfailed = 0;
-	for (i = 0; i < p->nprocs;)
-		if (p->procs[i]->state == RUBYP_GONE)
-			rubyp_remove(p, i);
-		else
-			i++;
+	langtab_prune(&p->tab);	/* the gone: their stacks went out */
 	p->api->snapshot_done(snap, 0, NULL);
 	return (0);
 }
@@ -511,8 +491,8 @@ rubyp_abandon(void *priv, struct gp_snapshot *snap)
 
 	(void)snap;
 	langagg_clear(p->agg);
-	for (i = 0; i < p->nprocs; i++)
-		p->procs[i]->samples = 0;
+	for (i = 0; i < p->tab.n; i++)
+		p->tab.procs[i]->samples = 0;
 }
 
 static void
@@ -521,11 +501,12 @@ rubyp_reset(struct rubyp *p)
 	p->api->timer_del(p->sample_timer);
 	p->api->timer_del(p->scan_timer);
 	p->sample_timer = p->scan_timer = NULL;
+	langtab_retry_stop(&p->tab, p->api);
 	if (GP_API_HAS(p->api, process_subscribe))
 		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
 	p->discover = 0;
-	while (p->nprocs > 0)
-		rubyp_remove(p, p->nprocs - 1);
+	while (p->tab.n > 0)
+		langtab_remove(&p->tab, p->tab.procs[p->tab.n - 1]);
 	langagg_clear(p->agg);
 }
 
@@ -598,11 +579,11 @@ rubyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		return (-ENOMEM);
 	p->ctx = ctx;
 	p->api = api;
-	p->procs = calloc(RUBYP_MAX_PROCS, sizeof(*p->procs));
 	p->texts = calloc(RUBY_MAX_FRAMES, sizeof(*p->texts));
 	p->agg = langagg_new(RUBY_MAX_FRAMES + 1);
-	if (p->procs == NULL || p->texts == NULL || p->agg == NULL) {
-		free(p->procs);
+	if (langtab_init(&p->tab, rubyp_release, p) != 0 ||
+	    p->texts == NULL || p->agg == NULL) {
+		langtab_free(&p->tab);
 		free(p->texts);
 		langagg_free(p->agg);
 		free(p);
@@ -622,7 +603,7 @@ rubyp_destroy(void *priv)
 		return;
 	rubyp_reset(p);
 	langagg_free(p->agg);
-	free(p->procs);
+	langtab_free(&p->tab);
 	free(p->texts);
 	free(p);
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "langmaps.h"
 #include "langproc.h"
 #include "ruby_target.h"
 
@@ -63,7 +64,8 @@ ruby_count_frame(void *arg, const char *text)
 
 /*
  * 0: attached.  -ENOTSUP: skip the process (reason in why); -ENOENT: no
- * Ruby VM here; -ESRCH: gone; other -errno: profiling error.
+ * Ruby VM here; -EAGAIN: none yet, the dynamic linker still at work;
+ * -ESRCH: gone; other -errno: profiling error.
  */
 int
 ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
@@ -74,7 +76,7 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 	char path[64], *maps;
 	size_t len;
 	uint32_t nframes = 0, nseen;
-	int fd, rc;
+	int fd, rc, linking;
 
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -88,10 +90,13 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 		return (-ESRCH);
 	}
 	rc = ruby_maps_find(maps, len, (uint64_t)st.st_ino, &ob, &exe);
+	/* Just after its execve, libruby may not be mapped yet. */
+	linking = langmaps_linking(maps, len);
 	free(maps);
 	if (rc != 0) {
-		snprintf(why, whylen, "no Ruby VM found");
-		return (-ENOENT);
+		snprintf(why, whylen, "no Ruby VM found%s", linking ?
+		    " yet (the dynamic linker is at work)" : "");
+		return (linking ? -EAGAIN : -ENOENT);
 	}
 	snprintf(t->object, sizeof(t->object), "%s", ob.path);
 	if ((fd = ruby_open_object(pid, &ob)) < 0) {
@@ -105,7 +110,7 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 		snprintf(why, whylen, "no Ruby VM found (%s has neither "
 		    "ruby_current_vm_ptr nor "
 		    "ruby_current_execution_context_ptr)", ob.path);
-		return (-ENOENT);
+		return (linking ? -EAGAIN : -ENOENT);
 	}
 	if (!pe.has_ver) {
 		snprintf(why, whylen, "unknown Ruby version in %s", ob.path);

@@ -1,0 +1,206 @@
+/*
+ * A runtime plugin's process table: a flat array (a few hundred entries
+ * on a busy host, looked up once per report), entries identified by PID,
+ * start time and executable.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "langtab.h"
+
+int
+langtab_init(struct langtab *tab, void (*release)(void *,
+    struct langtab_proc *), void *arg)
+{
+	tab->n = 0;
+	tab->retry = NULL;
+	tab->release = release;
+	tab->arg = arg;
+	if ((tab->procs = calloc(LANGTAB_MAX, sizeof(*tab->procs))) == NULL)
+		return (-ENOMEM);
+	return (0);
+}
+
+void
+langtab_free(struct langtab *tab)
+{
+	while (tab->procs != NULL && tab->n > 0)
+		langtab_remove(tab, tab->procs[tab->n - 1]);
+	free(tab->procs);
+	tab->procs = NULL;
+}
+
+struct langtab_proc *
+langtab_find(const struct langtab *tab, pid_t pid)
+{
+	struct langtab_proc *gone = NULL;
+	uint32_t i;
+
+	for (i = 0; i < tab->n; i++)
+		if (tab->procs[i]->pid == pid) {
+			if (tab->procs[i]->state != LANGTAB_GONE)
+				return (tab->procs[i]);
+			gone = tab->procs[i];
+		}
+	return (gone);
+}
+
+int
+langtab_add(struct langtab *tab, struct langtab_proc *pr)
+{
+	if (tab->n >= LANGTAB_MAX)
+		return (-ENOSPC);
+	tab->procs[tab->n++] = pr;
+	return (0);
+}
+
+void
+langtab_remove(struct langtab *tab, struct langtab_proc *pr)
+{
+	uint32_t i;
+
+	for (i = 0; i < tab->n; i++)
+		if (tab->procs[i] == pr)
+			break;
+	if (i == tab->n)
+		return;
+	tab->procs[i] = tab->procs[--tab->n];
+	tab->release(tab->arg, pr);
+}
+
+int
+langtab_same(struct langtab *tab, struct langtab_proc **prp, uint64_t start,
+    uint64_t exe_id)
+{
+	struct langtab_proc *pr = *prp;
+
+	if (pr == NULL)
+		return (0);
+	if (pr->starttime == start && pr->exe_id == exe_id) {
+		pr->seen = 1;
+		return (1);
+	}
+	/* PID reused or exec'd: the old process is gone. */
+	pr->state = LANGTAB_GONE;
+	if (pr->samples == 0) {
+		langtab_remove(tab, pr);
+		*prp = NULL;
+	}
+	return (0);
+}
+
+int
+langtab_settle(int state, double age)
+{
+	if (state == LANGTAB_ACTIVE || state == LANGTAB_GONE)
+		return (state);
+	return (age >= 0 && age < LANGTAB_SETTLE_S ? LANGTAB_NEW : state);
+}
+
+uint32_t
+langtab_count(const struct langtab *tab, int state)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < tab->n; i++)
+		n += tab->procs[i]->state == state;
+	return (n);
+}
+
+void
+langtab_retry_sync(struct langtab *tab, const struct gp_host_api *api,
+    struct gp_plugin_ctx *ctx, void (*fn)(void *), void *arg)
+{
+	int young = langtab_count(tab, LANGTAB_NEW) > 0;
+
+	if (!young)
+		langtab_retry_stop(tab, api);
+	else if (tab->retry == NULL)
+		tab->retry = api->timer_add(ctx, LANGTAB_RETRY_MS, 1, fn, arg);
+}
+
+void
+langtab_retry_stop(struct langtab *tab, const struct gp_host_api *api)
+{
+	if (tab->retry != NULL)
+		api->timer_del(tab->retry);
+	tab->retry = NULL;
+}
+
+void
+langtab_unsee(struct langtab *tab)
+{
+	uint32_t i;
+
+	for (i = 0; i < tab->n; i++)
+		tab->procs[i]->seen = 0;
+}
+
+void
+langtab_prune(struct langtab *tab)
+{
+	struct langtab_proc *pr;
+	uint32_t i;
+
+	for (i = 0; i < tab->n;) {
+		pr = tab->procs[i];
+		if (!pr->seen)
+			pr->state = LANGTAB_GONE;
+		if (pr->state == LANGTAB_GONE && pr->samples == 0)
+			langtab_remove(tab, pr);	/* the last moves to i */
+		else
+			i++;
+	}
+}
+
+int
+langtab_walk_proc(void (*fn)(void *, pid_t, double), void *arg)
+{
+	struct dirent *de;
+	DIR *d;
+	char *end;
+	long pid;
+	double uptime = langtab_uptime();	/* once, not per PID */
+
+	if ((d = opendir("/proc")) == NULL)
+		return (-errno);
+	while ((de = readdir(d)) != NULL) {
+		pid = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0)
+			continue;
+		fn(arg, (pid_t)pid, uptime);
+	}
+	closedir(d);
+	return (0);
+}
+
+double
+langtab_uptime(void)
+{
+	struct timespec ts;
+
+	/* /proc/uptime's clock, without opening it: this runs for each
+	 * process the system profiler reports (ABI 1.4). */
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+		return (-1);
+	return ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
+}
+
+double
+langtab_age(uint64_t start, double uptime)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	double age;
+
+	if (uptime < 0 || hz <= 0)
+		return (-1);
+	age = uptime - (double)start / (double)hz;
+	return (age < 0 ? 0 : age);
+}

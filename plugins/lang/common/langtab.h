@@ -1,0 +1,93 @@
+/*
+ * A runtime plugin's table of processes (Python, Ruby, PHP): which are
+ * known, their identity across scans (a reused PID or an exec is a new
+ * process), where each stands, and when one may be forgotten.  Each
+ * plugin's own entry begins with a struct langtab_proc.
+ */
+#ifndef GP_LANGTAB_H
+#define GP_LANGTAB_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gprofiler/plugin.h>
+
+#define LANGTAB_NEW	0	/* young, attach failed: try again */
+#define LANGTAB_ACTIVE	1
+#define LANGTAB_SKIPPED	2	/* report "[Profiling skipped: reason]" */
+#define LANGTAB_ERROR	3	/* report "[Profiling error: reason]" */
+#define LANGTAB_IGNORED	4	/* not this runtime: remember, say nothing */
+#define LANGTAB_GONE	5
+
+#define LANGTAB_MAX	4096
+/*
+ * A process this young may be in the middle of its execve (the new image
+ * with the old comm, or its shared libraries -- libpython, libruby -- not
+ * yet mapped by the dynamic linker) or its interpreter not yet set up: a
+ * failed attach is tried again every LANGTAB_RETRY_MS (the system
+ * profiler names a process once a cycle: too late) and becomes final only
+ * once the process is older.
+ */
+#define LANGTAB_SETTLE_S 2.0
+#define LANGTAB_RETRY_MS 250
+
+struct langtab_proc {
+	pid_t		 pid;
+	uint64_t	 starttime;	/* clock ticks since boot */
+	uint64_t	 exe_id;	/* changes on exec, unlike the PID */
+	int		 state;
+	int		 seen;		/* at the last scan */
+	uint64_t	 samples;	/* stacks awaiting a snapshot */
+};
+
+struct langtab {
+	struct langtab_proc **procs;	/* LANGTAB_MAX slots */
+	uint32_t	 n;
+	/* frees an entry (the plugin's whole struct) */
+	void		(*release)(void *, struct langtab_proc *);
+	void		*arg;
+	struct gp_timer	*retry;		/* while any entry is LANGTAB_NEW */
+};
+
+int	 langtab_init(struct langtab *,
+	    void (*)(void *, struct langtab_proc *), void *);
+/* Every entry released, the table freed. */
+void	 langtab_free(struct langtab *);
+/* The entry of pid: a live one first (a gone one may await a snapshot
+ * with its stacks while the PID already runs something else). */
+struct langtab_proc *langtab_find(const struct langtab *, pid_t);
+/* Adds pr (a new entry, state and identity set): -ENOSPC when full. */
+int	 langtab_add(struct langtab *, struct langtab_proc *);
+void	 langtab_remove(struct langtab *, struct langtab_proc *);
+/*
+ * pid's identity now is (start, exe_id): whether pr (its entry, or NULL)
+ * is still that process.  If not, pr is marked gone and dropped unless
+ * stacks await a snapshot; *prp is then NULL.
+ */
+int	 langtab_same(struct langtab *, struct langtab_proc **prp,
+	    uint64_t start, uint64_t exe_id);
+/* The state after a failed attach: final, or LANGTAB_NEW while young. */
+int	 langtab_settle(int state, double age);
+/* How many entries are in this state. */
+uint32_t langtab_count(const struct langtab *, int state);
+/* The retry timer (every LANGTAB_RETRY_MS, calling fn) armed while an
+ * entry is LANGTAB_NEW, else removed. */
+void	 langtab_retry_sync(struct langtab *, const struct gp_host_api *,
+	    struct gp_plugin_ctx *, void (*fn)(void *), void *);
+void	 langtab_retry_stop(struct langtab *, const struct gp_host_api *);
+/* Before a scan: no entry seen yet. */
+void	 langtab_unsee(struct langtab *);
+/* After a scan: the unseen are gone; the gone without stacks dropped. */
+void	 langtab_prune(struct langtab *);
+/* Calls fn for each process in /proc, with the uptime: -errno if
+ * /proc cannot be read. */
+int	 langtab_walk_proc(void (*fn)(void *, pid_t, double), void *);
+/* Seconds since boot (/proc/uptime's clock); -1 if unknown. */
+double	 langtab_uptime(void);
+/* The age in seconds of a process started start ticks after boot; -1 if
+ * unknown. */
+double	 langtab_age(uint64_t start, double uptime);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * Unit tests for plugins/lang/common/langtab.c: a runtime plugin's process
+ * table -- identity across scans (a reused PID, an exec), the retry of a
+ * young process whose attach failed, and what is kept until its stacks go
+ * out in a snapshot.
+ */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "testing.h"
+#include "langtab.h"
+
+struct entry {
+	struct langtab_proc lp;
+	char		 plugin_state[32];
+};
+
+static void
+release(void *arg, struct langtab_proc *lp)
+{
+	int *count = arg;
+
+	(*count)++;
+	free(lp);
+}
+
+static struct langtab_proc *
+add(struct langtab *tab, pid_t pid, uint64_t start, uint64_t exe, int state)
+{
+	struct entry *e = calloc(1, sizeof(*e));
+
+	e->lp.pid = pid;
+	e->lp.starttime = start;
+	e->lp.exe_id = exe;
+	e->lp.state = state;
+	e->lp.seen = 1;
+	if (langtab_add(tab, &e->lp) != 0) {
+		free(e);
+		return (NULL);
+	}
+	return (&e->lp);
+}
+
+static int	walked;
+
+static void
+walk_cb(void *arg, pid_t pid, double uptime)
+{
+	if (pid == *(pid_t *)arg && uptime > 0)
+		walked++;
+}
+
+int
+main(void)
+{
+	struct langtab tab;
+	struct langtab_proc *a, *b, *lp;
+	int freed = 0, i;
+	pid_t self = getpid();
+
+	CHECK(langtab_init(&tab, release, &freed) == 0, "init");
+
+	/* find: a live entry before a gone one of the same PID */
+	a = add(&tab, 100, 5, 7, LANGTAB_GONE);
+	a->samples = 3;
+	b = add(&tab, 100, 9, 7, LANGTAB_ACTIVE);
+	CHECK(langtab_find(&tab, 100) == b, "the live entry of a PID first");
+	b->state = LANGTAB_GONE;
+	CHECK(langtab_find(&tab, 100) != NULL, "a gone one when no live one");
+	CHECK(langtab_find(&tab, 101) == NULL, "an unknown PID");
+
+	/* same: an exec (new executable) or a reused PID ends the entry */
+	lp = add(&tab, 200, 10, 1, LANGTAB_ACTIVE);
+	CHECK(langtab_same(&tab, &lp, 10, 1) == 1 && lp != NULL && lp->seen,
+	    "the same process: seen");
+	CHECK(langtab_same(&tab, &lp, 10, 2) == 0 && lp == NULL && freed == 1,
+	    "exec'd, no stacks waiting: dropped at once");
+	lp = add(&tab, 201, 10, 1, LANGTAB_ACTIVE);
+	lp->samples = 1;
+	CHECK(langtab_same(&tab, &lp, 11, 1) == 0 && lp != NULL &&
+	    lp->state == LANGTAB_GONE && freed == 1, "PID reused with stacks "
+	    "waiting: kept, gone, until the snapshot");
+	lp = NULL;
+	CHECK(langtab_same(&tab, &lp, 1, 1) == 0, "no entry: not the same");
+
+	/* settle: a failed attach is final only once the process is older */
+	CHECK_INTEQ(langtab_settle(LANGTAB_IGNORED, 0.01), LANGTAB_NEW,
+	    "young, no runtime mapped yet: try again");
+	CHECK_INTEQ(langtab_settle(LANGTAB_ERROR, 1.9), LANGTAB_NEW,
+	    "young, error: try again");
+	CHECK_INTEQ(langtab_settle(LANGTAB_SKIPPED, LANGTAB_SETTLE_S),
+	    LANGTAB_SKIPPED, "settled: final");
+	CHECK_INTEQ(langtab_settle(LANGTAB_IGNORED, -1), LANGTAB_IGNORED,
+	    "age unknown: final (never retried forever)");
+	CHECK_INTEQ(langtab_settle(LANGTAB_GONE, 0.1), LANGTAB_GONE,
+	    "gone stays gone");
+	CHECK_INTEQ(langtab_settle(LANGTAB_ACTIVE, 0.1), LANGTAB_ACTIVE,
+	    "attached");
+
+	/* prune: the unseen go; the gone with stacks stay until cleared */
+	b->state = LANGTAB_ACTIVE;
+	(void)add(&tab, 300, 1, 1, LANGTAB_ACTIVE);
+	langtab_unsee(&tab);
+	b->seen = 1;
+	CHECK(tab.n == 4, "four entries before the prune");
+	langtab_prune(&tab);
+	CHECK(tab.n == 3 && freed == 2 && langtab_find(&tab, 300) == NULL &&
+	    langtab_find(&tab, 100) == b, "unseen without stacks dropped, the "
+	    "seen and those with stacks waiting kept");
+	for (i = 0; i < (int)tab.n; i++)
+		tab.procs[i]->samples = 0;
+	langtab_prune(&tab);
+	CHECK(tab.n == 1 && freed == 4 && tab.procs[0] == b, "after the "
+	    "snapshot: only the live one stays");
+
+	/* add: bounded */
+	for (i = 0; i < LANGTAB_MAX; i++)
+		(void)add(&tab, 1000 + i, 1, 1, LANGTAB_IGNORED);
+	CHECK(tab.n == LANGTAB_MAX && add(&tab, 1, 1, 1, 0) == NULL,
+	    "the table is bounded");
+	langtab_free(&tab);
+	CHECK(freed == 4 + LANGTAB_MAX && tab.procs == NULL,
+	    "free releases every entry");
+
+	/* the walk of /proc finds this process, with an uptime */
+	CHECK(langtab_walk_proc(walk_cb, &self) == 0 && walked == 1,
+	    "walk of /proc");
+	CHECK(langtab_age(0, 100.0) == 100.0 && langtab_age(1, -1) < 0,
+	    "age from start ticks and uptime");
+	return (testing_done());
+}
