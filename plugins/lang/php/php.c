@@ -51,6 +51,7 @@ struct phpp {
 	int		 have_filter;
 	struct gp_timer	*sample_timer;
 	struct gp_timer	*scan_timer;
+	struct gp_timer	*first_timer;	/* once all plugins started */
 	int		 discover;	/* processes from the host's reports */
 	int		 walk_once;	/* reports began: what came before */
 	struct langtab	 tab;		/* of struct phpp_proc */
@@ -295,6 +296,23 @@ phpp_discover_sync(struct phpp *p)
 		    phpp_scan_cb, p);
 }
 
+/*
+ * The first loop turn, every plugin started: a system profiler that
+ * started after us has reported nothing yet, so listening now misses
+ * nothing and no walk of /proc is needed.
+ */
+static void
+phpp_first_cb(void *arg)
+{
+	struct phpp *p = arg;
+
+	p->api->timer_del(p->first_timer);
+	p->first_timer = NULL;
+	phpp_discover_sync(p);
+	p->walk_once = 0;
+	phpp_timer_sync(p);
+}
+
 static void
 phpp_scan_cb(void *arg)
 {
@@ -441,7 +459,8 @@ phpp_reset(struct phpp *p)
 {
 	p->api->timer_del(p->sample_timer);
 	p->api->timer_del(p->scan_timer);
-	p->sample_timer = p->scan_timer = NULL;
+	p->api->timer_del(p->first_timer);
+	p->sample_timer = p->scan_timer = p->first_timer = NULL;
 	langtab_retry_stop(&p->tab, p->api);
 	if (GP_API_HAS(p->api, process_subscribe))
 		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
@@ -486,6 +505,9 @@ phpp_start(void *priv)
 	/* No scan when a system profiler reports processes. */
 	phpp_discover_sync(p);
 	phpp_scan(p);
+	if (!p->discover)	/* one that starts after us: phpp_first_cb */
+		p->first_timer = p->api->timer_add(p->ctx, 0, 0,
+		    phpp_first_cb, p);
 	if (p->scan_timer == NULL && !p->discover) {
 		phpp_reset(p);
 		return (-ENOMEM);

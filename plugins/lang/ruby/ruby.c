@@ -49,6 +49,7 @@ struct rubyp {
 	double		 min_duration;
 	struct gp_timer	*sample_timer;
 	struct gp_timer	*scan_timer;
+	struct gp_timer	*first_timer;	/* once all plugins started */
 	int		 discover;	/* processes from the host's reports */
 	int		 walk_once;	/* reports began: what came before */
 	struct langtab	 tab;		/* of struct rubyp_proc */
@@ -318,6 +319,23 @@ rubyp_discover_sync(struct rubyp *p)
 		    rubyp_scan_cb, p);
 }
 
+/*
+ * The first loop turn, every plugin started: a system profiler that
+ * started after us has reported nothing yet, so listening now misses
+ * nothing and no walk of /proc is needed.
+ */
+static void
+rubyp_first_cb(void *arg)
+{
+	struct rubyp *p = arg;
+
+	p->api->timer_del(p->first_timer);
+	p->first_timer = NULL;
+	rubyp_discover_sync(p);
+	p->walk_once = 0;
+	rubyp_timer_sync(p);
+}
+
 static void
 rubyp_scan_cb(void *arg)
 {
@@ -500,7 +518,8 @@ rubyp_reset(struct rubyp *p)
 {
 	p->api->timer_del(p->sample_timer);
 	p->api->timer_del(p->scan_timer);
-	p->sample_timer = p->scan_timer = NULL;
+	p->api->timer_del(p->first_timer);
+	p->sample_timer = p->scan_timer = p->first_timer = NULL;
 	langtab_retry_stop(&p->tab, p->api);
 	if (GP_API_HAS(p->api, process_subscribe))
 		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
@@ -529,11 +548,15 @@ rubyp_start(void *priv)
 	 * No scan when a system profiler reports processes.  Without one
 	 * yet, the first walk of /proc is the scan timer's, a second from
 	 * now: plugins start in turn, and one that starts after us (perf
-	 * did, here) spares the walk, which examined every process on the
-	 * host and was a fifth of the default agent's CPU in
-	 * bench/plugin_cost.sh's case b.
+	 * did, here) is found at the first loop turn (rubyp_first_cb) and
+	 * spares the walk, which examined every process on the host and
+	 * was a fifth of the default agent's CPU in bench/plugin_cost.sh's
+	 * case b.
 	 */
 	rubyp_discover_sync(p);
+	if (!p->discover)
+		p->first_timer = p->api->timer_add(p->ctx, 0, 0,
+		    rubyp_first_cb, p);
 	if (p->scan_timer == NULL && !p->discover) {
 		rubyp_reset(p);
 		return (-ENOMEM);
