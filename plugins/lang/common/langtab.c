@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,6 +62,23 @@ langtab_add(struct langtab *tab, struct langtab_proc *pr)
 	return (0);
 }
 
+struct langtab_proc *
+langtab_new(struct langtab *tab, size_t size, pid_t pid, uint64_t start,
+    uint64_t exe_id)
+{
+	struct langtab_proc *lp;
+
+	if (size < sizeof(*lp) || tab->n >= LANGTAB_MAX ||
+	    (lp = calloc(1, size)) == NULL)
+		return (NULL);
+	lp->pid = pid;
+	lp->starttime = start;
+	lp->exe_id = exe_id;
+	lp->seen = 1;
+	(void)langtab_add(tab, lp);
+	return (lp);
+}
+
 void
 langtab_remove(struct langtab *tab, struct langtab_proc *pr)
 {
@@ -102,6 +120,62 @@ langtab_settle(int state, double age)
 	if (state == LANGTAB_ACTIVE || state == LANGTAB_GONE)
 		return (state);
 	return (age >= 0 && age < LANGTAB_SETTLE_S ? LANGTAB_NEW : state);
+}
+
+int
+langtab_attach_state(int rc, double age)
+{
+	switch (rc) {
+	case 0:
+		return (LANGTAB_ACTIVE);
+	case -ESRCH:
+		return (LANGTAB_GONE);
+	case -ENOENT:
+		return (LANGTAB_IGNORED);
+	case -EAGAIN:
+		return (langtab_settle(LANGTAB_IGNORED, age));
+	case -ENOTSUP:
+		return (langtab_settle(LANGTAB_SKIPPED, age));
+	default:
+		return (langtab_settle(LANGTAB_ERROR, age));
+	}
+}
+
+void
+langtab_attach_log(const struct gp_host_api *api, struct gp_plugin_ctx *ctx,
+    const struct langtab_proc *lp, double age, const char *comm,
+    const char *reason)
+{
+	if (lp->state == LANGTAB_NEW)
+		api->log(ctx, GP_LOG_DEBUG, "pid %d (%.1f s old): %s; trying "
+		    "again", (int)lp->pid, age, reason);
+	else if (lp->state == LANGTAB_SKIPPED || lp->state == LANGTAB_ERROR)
+		api->log(ctx, GP_LOG_INFO, "pid %d (%s)%s: %s", (int)lp->pid,
+		    comm, lp->state == LANGTAB_SKIPPED ? " skipped" : "",
+		    reason);
+}
+
+void
+langtab_refresh(struct langtab *tab, int young_only,
+    int (*stat)(pid_t, uint64_t *, uint64_t *),
+    void (*examine)(void *, struct langtab_proc *, double), void *arg)
+{
+	struct langtab_proc *lp;
+	uint64_t start, exe_id;
+	double uptime = langtab_uptime();
+	uint32_t i;
+
+	for (i = 0; i < tab->n; i++) {
+		lp = tab->procs[i];
+		if (young_only && lp->state != LANGTAB_NEW)
+			continue;
+		lp->seen = stat(lp->pid, &start, &exe_id) == 0 &&
+		    start == lp->starttime && exe_id == lp->exe_id;
+		if (!lp->seen && young_only)
+			lp->state = LANGTAB_GONE;	/* pruned at the scan */
+		else if (lp->seen && lp->state == LANGTAB_NEW)
+			examine(arg, lp, langtab_age(start, uptime));
+	}
 }
 
 uint32_t

@@ -60,6 +60,11 @@ void	 langtab_free(struct langtab *);
 struct langtab_proc *langtab_find(const struct langtab *, pid_t);
 /* Adds pr (a new entry, state and identity set): -ENOSPC when full. */
 int	 langtab_add(struct langtab *, struct langtab_proc *);
+/* A new entry of size bytes (the plugin's struct, beginning with its
+ * langtab_proc), zeroed, its identity set, added; NULL if out of memory
+ * or the table is full. */
+struct langtab_proc *langtab_new(struct langtab *, size_t size, pid_t,
+	    uint64_t start, uint64_t exe_id);
 void	 langtab_remove(struct langtab *, struct langtab_proc *);
 /*
  * pid's identity now is (start, exe_id): whether pr (its entry, or NULL)
@@ -70,6 +75,26 @@ int	 langtab_same(struct langtab *, struct langtab_proc **prp,
 	    uint64_t start, uint64_t exe_id);
 /* The state after a failed attach: final, or LANGTAB_NEW while young. */
 int	 langtab_settle(int state, double age);
+/*
+ * The state after a reader's attach returned rc for a process age seconds
+ * old: 0 active; -ESRCH gone; -ENOENT not this runtime; -EAGAIN not yet
+ * (the dynamic linker at work), -ENOTSUP skipped, else an error -- each
+ * of these three final only once the process is settled.
+ */
+int	 langtab_attach_state(int rc, double age);
+/* The log line for an entry whose attach failed (its state set). */
+void	 langtab_attach_log(const struct gp_host_api *, struct gp_plugin_ctx *,
+	    const struct langtab_proc *, double age, const char *comm,
+	    const char *reason);
+/*
+ * The known entries checked (all, or only the young ones to be tried
+ * again) without a walk of /proc: stat gives a PID's identity; one that
+ * is no longer itself is unseen (young_only: gone), one still itself and
+ * LANGTAB_NEW is examined again.
+ */
+void	 langtab_refresh(struct langtab *, int young_only,
+	    int (*stat)(pid_t, uint64_t *, uint64_t *),
+	    void (*examine)(void *, struct langtab_proc *, double), void *);
 /* How many entries are in this state. */
 uint32_t langtab_count(const struct langtab *, int state);
 /* The retry timer (every LANGTAB_RETRY_MS, calling fn) armed while an

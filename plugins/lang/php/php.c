@@ -92,43 +92,20 @@ phpp_release(void *arg, struct langtab_proc *lp)
 static void
 phpp_attach(struct phpp *p, struct phpp_proc *pr, double age)
 {
-	int rc, state;
+	int rc;
 
 	rc = php_target_attach(pr->lp.pid, &pr->t, pr->reason,
 	    sizeof(pr->reason));
-	switch (rc) {
-	case 0:
-		pr->lp.state = LANGTAB_ACTIVE;
-		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: PHP %d.%d.%d in %s",
-		    (int)pr->lp.pid, pr->t.ver.major, pr->t.ver.minor,
-		    pr->t.ver.patch, pr->t.object);
+	pr->lp.state = langtab_attach_state(rc, age);
+	if (rc != 0) {
+		php_target_release(&pr->t);
+		langtab_attach_log(p->api, p->ctx, &pr->lp, age, pr->comm,
+		    pr->reason);
 		return;
-	case -ESRCH:
-		pr->lp.state = LANGTAB_GONE;
-		return;
-	case -ENOENT:
-		pr->lp.state = LANGTAB_IGNORED;	/* matched, no PHP in it */
-		return;
-	case -EAGAIN:	/* its libraries may be mapped in a moment */
-		state = LANGTAB_IGNORED;
-		break;
-	case -ENOTSUP:
-		state = LANGTAB_SKIPPED;
-		break;
-	default:
-		state = LANGTAB_ERROR;
-		break;
 	}
-	php_target_release(&pr->t);
-	/* Caught just after its execve, a process may not be ready. */
-	pr->lp.state = langtab_settle(state, age);
-	if (pr->lp.state == LANGTAB_NEW)
-		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d (%.1f s old): %s; "
-		    "trying again", (int)pr->lp.pid, age, pr->reason);
-	else if (state != LANGTAB_IGNORED)
-		p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s)%s: %s",
-		    (int)pr->lp.pid, pr->comm, state == LANGTAB_SKIPPED ?
-		    " skipped" : "", pr->reason);
+	p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: PHP %d.%d.%d in %s",
+	    (int)pr->lp.pid, pr->t.ver.major, pr->t.ver.minor,
+	    pr->t.ver.patch, pr->t.object);
 }
 
 static void
@@ -143,13 +120,18 @@ phpp_examine(struct phpp *p, struct phpp_proc *pr, double age)
 		phpp_attach(p, pr, age);
 }
 
+static void
+phpp_reexamine(void *arg, struct langtab_proc *lp, double age)
+{
+	phpp_examine(arg, PHPP(lp), age);
+}
+
 /* Consider one process: new, re-exec'd (new identity) or known. */
 static void
 phpp_scan_pid(void *arg, pid_t pid, double uptime)
 {
 	struct phpp *p = arg;
 	struct langtab_proc *lp = langtab_find(&p->tab, pid);
-	struct phpp_proc *pr;
 	uint64_t start, exe_id;
 	double age;
 
@@ -165,43 +147,16 @@ phpp_scan_pid(void *arg, pid_t pid, double uptime)
 	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
 	    (p->min_duration > 0 && (age < 0 || age < p->min_duration)))
 		return;
-	if ((pr = calloc(1, sizeof(*pr))) == NULL)
-		return;
-	pr->lp.pid = pid;
-	pr->lp.starttime = start;
-	pr->lp.exe_id = exe_id;
-	pr->lp.seen = 1;
-	if (langtab_add(&p->tab, &pr->lp) != 0) {
-		free(pr);
-		return;
-	}
-	phpp_examine(p, pr, age);
+	if ((lp = langtab_new(&p->tab, sizeof(struct phpp_proc), pid, start,
+	    exe_id)) != NULL)
+		phpp_examine(p, PHPP(lp), age);
 }
 
-/*
- * Processes from reports: the known ones checked, no walk of /proc; with
- * young_only, only those whose attach is to be tried again.
- */
+/* The known processes checked (langtab_refresh). */
 static void
 phpp_refresh(struct phpp *p, int young_only)
 {
-	struct langtab_proc *lp;
-	uint64_t start, exe_id;
-	double uptime = langtab_uptime();
-	uint32_t i;
-
-	for (i = 0; i < p->tab.n; i++) {
-		lp = p->tab.procs[i];
-		if (young_only && lp->state != LANGTAB_NEW)
-			continue;
-		lp->seen = langproc_stat(lp->pid, &start, &exe_id) == 0 &&
-		    start == lp->starttime && exe_id == lp->exe_id;
-		if (!lp->seen && young_only)
-			lp->state = LANGTAB_GONE;	/* pruned at the scan */
-		else if (lp->seen && lp->state == LANGTAB_NEW)
-			phpp_examine(p, PHPP(lp), langtab_age(start,
-			    uptime));
-	}
+	langtab_refresh(&p->tab, young_only, langproc_stat, phpp_reexamine, p);
 }
 
 static void

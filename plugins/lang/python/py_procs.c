@@ -133,16 +133,10 @@ pyp_scan_pid(void *arg, pid_t pid, double uptime)
 	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
 	    age < p->min_duration)
 		return;
-	if ((pr = calloc(1, sizeof(*pr))) == NULL)
+	if ((lp = langtab_new(&p->tab, sizeof(*pr), pid, start,
+	    exe_id)) == NULL)
 		return;
-	pr->lp.pid = pid;
-	pr->lp.starttime = start;
-	pr->lp.exe_id = exe_id;
-	pr->lp.seen = 1;
-	if (langtab_add(&p->tab, &pr->lp) != 0) {
-		free(pr);
-		return;
-	}
+	pr = PYP(lp);
 	langcpu_first(&pr->cpu, age, ticks);
 	pyp_examine(p, pr, age);
 }

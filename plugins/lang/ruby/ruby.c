@@ -117,44 +117,21 @@ rubyp_appid(struct rubyp_proc *pr)
 static void
 rubyp_attach(struct rubyp *p, struct rubyp_proc *pr, double age)
 {
-	int rc, state;
+	int rc;
 
 	rc = ruby_target_attach(pr->lp.pid, &pr->t, pr->reason,
 	    sizeof(pr->reason));
-	switch (rc) {
-	case 0:
-		pr->lp.state = LANGTAB_ACTIVE;
-		rubyp_appid(pr);
-		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: Ruby %d.%d.%d in %s",
-		    (int)pr->lp.pid, pr->t.ver.major, pr->t.ver.minor,
-		    pr->t.ver.patch, pr->t.object);
+	pr->lp.state = langtab_attach_state(rc, age);
+	if (rc != 0) {
+		ruby_target_release(&pr->t);
+		langtab_attach_log(p->api, p->ctx, &pr->lp, age, pr->comm,
+		    pr->reason);
 		return;
-	case -ESRCH:
-		pr->lp.state = LANGTAB_GONE;
-		return;
-	case -ENOENT:
-		pr->lp.state = LANGTAB_IGNORED;	/* no Ruby VM in it */
-		return;
-	case -EAGAIN:	/* libruby may be mapped in a moment */
-		state = LANGTAB_IGNORED;
-		break;
-	case -ENOTSUP:
-		state = LANGTAB_SKIPPED;
-		break;
-	default:
-		state = LANGTAB_ERROR;
-		break;
 	}
-	ruby_target_release(&pr->t);
-	/* Caught just after its execve, a process may not be ready. */
-	pr->lp.state = langtab_settle(state, age);
-	if (pr->lp.state == LANGTAB_NEW)
-		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d (%.1f s old): %s; "
-		    "trying again", (int)pr->lp.pid, age, pr->reason);
-	else if (state != LANGTAB_IGNORED)
-		p->api->log(p->ctx, GP_LOG_INFO, "pid %d (%s)%s: %s",
-		    (int)pr->lp.pid, pr->comm, state == LANGTAB_SKIPPED ?
-		    " skipped" : "", pr->reason);
+	rubyp_appid(pr);
+	p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: Ruby %d.%d.%d in %s",
+	    (int)pr->lp.pid, pr->t.ver.major, pr->t.ver.minor,
+	    pr->t.ver.patch, pr->t.object);
 }
 
 static void
@@ -166,13 +143,18 @@ rubyp_examine(struct rubyp *p, struct rubyp_proc *pr, double age)
 		rubyp_attach(p, pr, age);
 }
 
+static void
+rubyp_reexamine(void *arg, struct langtab_proc *lp, double age)
+{
+	rubyp_examine(arg, RUBYP(lp), age);
+}
+
 /* Consider one process: new, re-exec'd (new identity) or known. */
 static void
 rubyp_scan_pid(void *arg, pid_t pid, double uptime)
 {
 	struct rubyp *p = arg;
 	struct langtab_proc *lp = langtab_find(&p->tab, pid);
-	struct rubyp_proc *pr;
 	uint64_t start, exe_id;
 	double age;
 
@@ -188,43 +170,16 @@ rubyp_scan_pid(void *arg, pid_t pid, double uptime)
 	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
 	    (p->min_duration > 0 && (age < 0 || age < p->min_duration)))
 		return;
-	if ((pr = calloc(1, sizeof(*pr))) == NULL)
-		return;
-	pr->lp.pid = pid;
-	pr->lp.starttime = start;
-	pr->lp.exe_id = exe_id;
-	pr->lp.seen = 1;
-	if (langtab_add(&p->tab, &pr->lp) != 0) {
-		free(pr);
-		return;
-	}
-	rubyp_examine(p, pr, age);
+	if ((lp = langtab_new(&p->tab, sizeof(struct rubyp_proc), pid, start,
+	    exe_id)) != NULL)
+		rubyp_examine(p, RUBYP(lp), age);
 }
 
-/*
- * Processes from reports: the known ones checked, no walk of /proc; with
- * young_only, only those whose attach is to be tried again.
- */
+/* The known processes checked (langtab_refresh). */
 static void
 rubyp_refresh(struct rubyp *p, int young_only)
 {
-	struct langtab_proc *lp;
-	uint64_t start, exe_id;
-	double uptime = langtab_uptime();
-	uint32_t i;
-
-	for (i = 0; i < p->tab.n; i++) {
-		lp = p->tab.procs[i];
-		if (young_only && lp->state != LANGTAB_NEW)
-			continue;
-		lp->seen = langproc_stat(lp->pid, &start, &exe_id) == 0 &&
-		    start == lp->starttime && exe_id == lp->exe_id;
-		if (!lp->seen && young_only)
-			lp->state = LANGTAB_GONE;	/* pruned at the scan */
-		else if (lp->seen && lp->state == LANGTAB_NEW)
-			rubyp_examine(p, RUBYP(lp), langtab_age(start,
-			    uptime));
-	}
+	langtab_refresh(&p->tab, young_only, langproc_stat, rubyp_reexamine, p);
 }
 
 static void
