@@ -23,9 +23,19 @@ langcpu_first(struct langcpu *c, double age, uint64_t ticks)
 	c->rate = age > 0 ? (double)ticks / age : 0;
 }
 
+/*
+ * A rate over less than LANGCPU_MIN_S is the clock tick's noise (CPU time
+ * counts in 10 ms ticks: a scan right after another gave one process a
+ * tick and the next none, and --max-processes chose a light process over
+ * a busy one): the last rate stays, measured on from the same point.
+ */
+#define LANGCPU_MIN_S	0.5
+
 static inline void
 langcpu_update(struct langcpu *c, double age, uint64_t ticks)
 {
+	if (age < c->at + LANGCPU_MIN_S && ticks >= c->ticks)
+		return;
 	if (age > c->at && ticks >= c->ticks)
 		c->rate = (double)(ticks - c->ticks) / (age - c->at);
 	c->ticks = ticks;
