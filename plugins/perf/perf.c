@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -606,12 +605,35 @@ perf_cycle_reset(struct perf *p)
 	symbolizer_cycle_end(p->sym);
 }
 
-/* Perf maps a turn's budget cut short: a slice per timer turn. */
+/* The heap given back if a cycle left much resident beyond its use. */
+static void
+perf_trim(struct perf *p)
+{
+	struct heaptrim *h = &p->trim;
+
+	heaptrim_run(h);
+	if (h->trimmed)
+		p->api->log(p->ctx, GP_LOG_DEBUG, "heap: %zu KiB resident beyond "
+		    "%zu KiB in use: trimmed in %.2f ms, %zu KiB left",
+		    h->slack >> 10, h->used >> 10, h->ms, h->base >> 10);
+	else
+		p->api->log(p->ctx, GP_LOG_DEBUG, "heap: %zu KiB resident beyond "
+		    "%zu KiB in use: kept for the next cycle", h->slack >> 10,
+		    h->used >> 10);
+}
+
+/* Perf maps a turn's budget cut short: a slice per timer turn; after an
+ * emit, the heap's trim in a turn of its own. */
 static void
 perf_work_cb(void *arg)
 {
 	struct perf *p = arg;
 
+	if (p->trim_due) {
+		p->trim_due = 0;
+		perf_trim(p);
+		return;
+	}
 	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
 	if (!symbolizer_work(p->sym)) {
 		p->api->timer_del(p->work_timer);
@@ -622,7 +644,7 @@ perf_work_cb(void *arg)
 static void
 perf_work_arm(struct perf *p)
 {
-	if (p->work_timer == NULL && symbolizer_work(p->sym))
+	if (p->work_timer == NULL && (p->trim_due || symbolizer_work(p->sym)))
 		p->work_timer = p->api->timer_add(p->ctx, PERF_JIT_WORK_MS, 1,
 		    perf_work_cb, p);
 }
@@ -654,10 +676,12 @@ perf_snapshot(void *priv, struct gp_snapshot *snap)
 	/* the next cycle starts now: its cgroups */
 	perf_cgroups_pick(p);
 	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
-	perf_work_arm(p);
 	/* The cycle's strings, retired snapshots and parse buffers are free
-	 * now: give the pages back rather than keep the high-water mark. */
-	malloc_trim(0);
+	 * now: the next turn sees whether they are worth giving back. */
+	p->trim_due = 1;
+	perf_work_arm(p);
+	if (p->work_timer == NULL)
+		p->trim_due = 0;
 	if (rc != 0)
 		p->api->snapshot_done(snap, -EIO, "perf: the host refused "
 		    "stacks");

@@ -11,6 +11,7 @@
 
 #include <gprofiler/plugin.h>
 
+#include "heaptrim.h"
 #include "perfevent.h"
 #include "sampler.h"
 
@@ -81,6 +82,8 @@ struct perf {
 	struct sampler		*sampler;
 	struct gp_timer		*drain_timer;
 	struct gp_timer		*work_timer;	/* perf maps left to read */
+	int			 trim_due;	/* an emit just ended */
+	struct heaptrim		 trim;
 	struct gp_watch		*wakeup;	/* the ring's wake-ups */
 	struct symbolizer	*sym;
 	struct unwinder		*uw;
