@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define HEAPTRIM_SLACK	(1u << 20)	/* resident free memory kept */
+#define HEAPTRIM_SLACK	(256u << 10)	/* resident free memory kept */
 
 struct heaptrim {
 	size_t		 base;	/* slack right after the last trim */
