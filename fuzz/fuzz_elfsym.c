@@ -5,7 +5,8 @@
  * the Go part also read in slices from a file (elfsym_go_step).
  * FUZZ_SOURCES: plugins/perf/elfsym.c plugins/perf/gopclntab.c
  * FUZZ_SOURCES: plugins/perf/gobuildinfo.c plugins/perf/elfsym_go.c
- * FUZZ_SOURCES: plugins/perf/elfsym_goinl.c
+ * FUZZ_SOURCES: plugins/perf/elfsym_goinl.c plugins/perf/elfsym_load.c
+ * FUZZ_SOURCES: plugins/perf/elfsym_sort.c
  * FUZZ_LIBS: -lelf
  */
 #include <sys/mman.h>
