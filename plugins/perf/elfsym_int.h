@@ -19,8 +19,9 @@ struct elfsym_build {
 	size_t			 cap;		/* syms */
 	size_t			 names_cap;
 	int			 lazy;		/* names stay in the file */
-	Elf			*e;		/* lazy: for names while sorting */
-	size_t			 link[ELFSYM_NSTR];	/* their sections */
+	/* Lazy: the string sections read (NUL-terminated copies, owned
+	 * by the load), for names while sorting. */
+	const char		*str[ELFSYM_NSTR];
 	int			 src;		/* section being read */
 	uint64_t		 file_size;	/* lazy: names must lie within */
 };
@@ -159,6 +160,14 @@ struct elfsym_load {
 	Elf_Scn			*scn;		/* the walk's cursor */
 	Elf_Scn			*syms[ELFSYM_LOAD_SCNS];
 	size_t			 nsyms, cur;	/* symbol sections */
+	/* Its strings, read in slices of ELFSYM_LOAD_UNIT_BYTES a unit
+	 * (libelf reads a section at once) into str (owned unless from
+	 * memory), str_len bytes plus a NUL. */
+	char			*str;
+	int			 str_own;
+	uint64_t		 str_off, str_len, str_got;
+	int			 str_read;	/* all of it */
+	char			*lazy_str[ELFSYM_NSTR];	/* kept */
 	Elf_Data		*d;		/* the one being read */
 	GElf_Shdr		 sh;
 	size_t			 i, n, before;	/* its symbols */

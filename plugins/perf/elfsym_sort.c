@@ -23,16 +23,17 @@ enum {
 	SORT_DONE
 };
 
-/* A symbol's name while building (copied, or from libelf when lazy). */
+/* A symbol's name while building (copied, or in the strings read when
+ * lazy: elfsym_push took only offsets inside them). */
 static const char *
 elfsym_build_name(const struct elfsym_build *b, const struct elfsym_sym *v)
 {
-	const char	*n;
+	const char	*str;
 
 	if (!b->lazy)
 		return (b->t->names + v->name);
-	n = elf_strptr(b->e, b->link[v->name >> 31], v->name & 0x7fffffffu);
-	return (n != NULL ? n : "");
+	str = b->str[v->name >> 31];
+	return (str != NULL ? str + (v->name & 0x7fffffffu) : "");
 }
 
 /*

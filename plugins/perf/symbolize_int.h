@@ -44,7 +44,7 @@
 /* Symbol tables load in steps of this many units (elfsym_load_step),
  * on the work timer for up to this long a turn. */
 #define SYM_LOAD_STEP		2048
-#define SYM_LOAD_TURN_NS	2000000ull
+#define SYM_LOAD_TURN_NS	1500000ull
 
 /*
  * One binary's symbols, shared by every mapping of it.  Opened at first
