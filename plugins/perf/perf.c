@@ -310,6 +310,7 @@ perf_teardown(struct perf *p)
 	p->drain_timer = NULL;
 	p->api->timer_del(p->work_timer);
 	p->work_timer = NULL;
+	p->snap_wait = NULL;
 	if (p->wakeup != NULL)
 		p->api->fd_unwatch(p->wakeup);
 	p->wakeup = NULL;
@@ -606,14 +607,36 @@ perf_cycle_reset(struct perf *p)
 	symbolizer_cycle_end(p->sym);
 }
 
-/* Perf maps a turn's budget cut short: a slice per timer turn. */
+static void	perf_snapshot_emit(struct perf *, struct gp_snapshot *);
+
+static uint64_t
+perf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
+/*
+ * Perf maps a turn's budget cut short and symbol tables being loaded: a
+ * slice per timer turn.  A snapshot waiting for its tables is emitted in
+ * a turn of its own once they are loaded (or it waited long enough).
+ */
 static void
 perf_work_cb(void *arg)
 {
 	struct perf *p = arg;
+	struct gp_snapshot *snap;
 
+	if ((snap = p->snap_wait) != NULL && (!symbolizer_loading(p->sym) ||
+	    perf_now_ns() >= p->snap_until)) {
+		p->snap_wait = NULL;
+		perf_snapshot_emit(p, snap);
+		return;
+	}
 	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
-	if (!symbolizer_work(p->sym)) {
+	if (!symbolizer_work(p->sym) && p->snap_wait == NULL) {
 		p->api->timer_del(p->work_timer);
 		p->work_timer = NULL;
 	}
@@ -622,7 +645,8 @@ perf_work_cb(void *arg)
 static void
 perf_work_arm(struct perf *p)
 {
-	if (p->work_timer == NULL && symbolizer_work(p->sym))
+	if (p->work_timer == NULL && (p->snap_wait != NULL ||
+	    symbolizer_work(p->sym)))
 		p->work_timer = p->api->timer_add(p->ctx, PERF_JIT_WORK_MS, 1,
 		    perf_work_cb, p);
 }
@@ -647,6 +671,25 @@ perf_snapshot(void *priv, struct gp_snapshot *snap)
 		    "%d): CPU hot-plug", cpus, p->cur.cpus);
 		p->cur.cpus = cpus;
 	}
+	/* Samples wait in the ring until now, most of them: the binaries
+	 * they landed in first are loading.  The emit waits for them on the
+	 * work timer (samples drained meanwhile join this cycle). */
+	if (symbolizer_loading(p->sym)) {
+		p->snap_wait = snap;
+		p->snap_until = perf_now_ns() + PERF_SNAP_WAIT_NS;
+		perf_work_arm(p);
+		return (0);
+	}
+	perf_snapshot_emit(p, snap);
+	return (0);
+}
+
+/* The cycle's stacks to the host, and the next cycle begins. */
+static void
+perf_snapshot_emit(struct perf *p, struct gp_snapshot *snap)
+{
+	int rc;
+
 	perf_stats_delta(p);
 	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
 	rc = perf_emit(p, snap);
@@ -663,13 +706,19 @@ perf_snapshot(void *priv, struct gp_snapshot *snap)
 		    "stacks");
 	else
 		p->api->snapshot_done(snap, 0, NULL);
-	return (0);
 }
 
 static void
 perf_abandon(void *priv, struct gp_snapshot *snap)
 {
-	/* snapshot() completes before returning: nothing is pending */
+	struct perf *p = priv;
+
+	/* A snapshot waiting for its tables: its cycle is dropped, as the
+	 * host's was; the tables go on loading. */
+	if (p->snap_wait == snap && snap != NULL) {
+		p->snap_wait = NULL;
+		perf_cycle_reset(p);
+	}
 }
 
 static int

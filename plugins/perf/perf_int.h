@@ -37,6 +37,10 @@
  * what the ring cannot hold meanwhile is dropped and counted by the BPF
  * program (STAT_RB_FULL) rather than the host starved. */
 #define PERF_DRAIN_SLICE_NS	(20ull * 1000 * 1000)
+/* A snapshot whose drain started symbol-table loads waits for them on the
+ * work timer (a turn's share each), this long at most, rather than load
+ * them in its own callback; then the emit gets a turn of its own. */
+#define PERF_SNAP_WAIT_NS	(1000ull * 1000 * 1000)
 
 struct stackagg;
 struct pidtab;
@@ -80,7 +84,10 @@ struct perf {
 
 	struct sampler		*sampler;
 	struct gp_timer		*drain_timer;
-	struct gp_timer		*work_timer;	/* perf maps left to read */
+	struct gp_timer		*work_timer;	/* perf maps left to read,
+						 * tables to load */
+	struct gp_snapshot	*snap_wait;	/* waiting for tables */
+	uint64_t		 snap_until;	/* CLOCK_MONOTONIC ns */
 	struct gp_watch		*wakeup;	/* the ring's wake-ups */
 	struct symbolizer	*sym;
 	struct unwinder		*uw;

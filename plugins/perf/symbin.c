@@ -355,6 +355,9 @@ sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 		return;
 	}
 	if (b->ld != NULL) {
+		/* the work timer had not finished it: the rest now */
+		sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: its table's load "
+		    "ended by a lookup", b->path);
 		while ((r = elfsym_load_step(b->ld, SIZE_MAX, &t)) == 1)
 			;
 	} else if (s->open_bins <= SYM_MAX_OPEN_BINS) {
@@ -390,7 +393,7 @@ sym_binaries_work(struct symbolizer *s)
 
 	for (b = s->bins; b != NULL && s->loading > 0; b = b->next) {
 		while (b->ld != NULL) {
-			if (sym_now_ns() >= s->load_until)
+			if (sym_clock_ns() >= s->load_until)
 				return (1);
 			if ((r = elfsym_load_step(b->ld, SYM_LOAD_STEP, &t)) !=
 			    1)

@@ -380,7 +380,7 @@ symbolizer_turn(struct symbolizer *s, size_t bytes)
 	s->jit_turn_used = 0;
 	s->jit_turn_moves = 0;
 	s->turn_id++;
-	s->load_until = sym_now_ns() + SYM_LOAD_TURN_NS;
+	s->load_until = sym_clock_ns() + SYM_LOAD_TURN_NS;
 }
 
 int
@@ -401,6 +401,12 @@ int
 symbolizer_work_pending(const struct symbolizer *s)
 {
 	return (s->jit_pending || s->loading > 0);
+}
+
+int
+symbolizer_loading(const struct symbolizer *s)
+{
+	return (s->loading > 0);
 }
 
 void

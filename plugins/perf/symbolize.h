@@ -81,6 +81,9 @@ int		 symbolizer_work(struct symbolizer *);
 /* Whether a lookup or symbolizer_cover_gen left a perf map half read
  * or a symbol table loading (then symbolizer_work has something to do). */
 int		 symbolizer_work_pending(const struct symbolizer *);
+/* Whether symbol tables are loading (their binaries were sampled): a
+ * snapshot emitted now would load the rest in its callback. */
+int		 symbolizer_loading(const struct symbolizer *);
 /* The file of a mapping (symbolizer_mapping), opened as the symbolizer
  * opens binaries (regular files only, through the host's safe open): an
  * fd or -errno. */

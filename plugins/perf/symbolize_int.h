@@ -205,7 +205,8 @@ struct symbolizer {
 /* symutil.c */
 void		 sym_log(struct symbolizer *, int, const char *, ...)
 		    __attribute__((format(printf, 3, 4)));
-uint64_t	 sym_now_ns(void);
+uint64_t	 sym_now_ns(void);		/* coarse: the tick */
+uint64_t	 sym_clock_ns(void);
 int		 sym_open(struct symbolizer *, const char *, const char *,
 		    uint32_t, uint64_t, int64_t, struct gp_file_info *);
 int		 sym_read_file(struct symbolizer *, const char *, size_t,
