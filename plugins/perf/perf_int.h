@@ -144,6 +144,10 @@ int		 perf_emit(struct perf *, struct gp_snapshot *);
 int		 perf_cgroups_init(struct perf *);
 /* Choose this cycle's cgroups and hand them to the sampler. */
 void		 perf_cgroups_pick(struct perf *);
+/* perf_cycle.c: the snapshot, and the work timer's turns */
+int		 perf_snapshot(void *, struct gp_snapshot *);
+void		 perf_abandon(void *, struct gp_snapshot *);
+void		 perf_work_cb(void *);
 
 /* pidlist.c */
 /* "1,2, 3" (the pids option) into a new array; -EINVAL naming nothing. */
