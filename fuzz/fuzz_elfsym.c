@@ -89,9 +89,11 @@ fuzz_load_steps(const uint8_t *data, size_t size)
 				;
 			elfsym_load_free(l);
 		}
+		/* (no symbols: syms may be NULL, not for memcmp) */
 		if ((one == NULL) != (t == NULL) || (one != NULL &&
-		    (one->nsyms != t->nsyms || memcmp(one->syms, t->syms,
-		    one->nsyms * sizeof(*one->syms)) != 0)))
+		    (one->nsyms != t->nsyms || (one->nsyms > 0 &&
+		    memcmp(one->syms, t->syms, one->nsyms *
+		    sizeof(*one->syms)) != 0))))
 			abort();
 		for (i = 0; t != NULL && i < t->nsyms; i++)
 			(void)elfsym_name(t, i, name, sizeof(name));
