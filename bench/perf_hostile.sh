@@ -4,8 +4,10 @@
 # lines in random order, a few over-long ones), and processes spending
 # their time in libLLVM (a 110 MB library to symbolize: clang compiling
 # in a loop).  The test host driver (test_perf_host) times every callback
-# it makes into the plugin; the design's budget is 5 ms.  Run as root from
-# a build tree:
+# it makes into the plugin; the design's budget is 5 ms.  A snapshot whose
+# binaries' symbol tables are still loading returns at once and emits in a
+# later work-timer turn ("short timer"): read "longest callback", not only
+# the per-cycle snapshot lines.  Run as root from a build tree:
 #
 #	bench/perf_hostile.sh [BUILDDIR] [SECONDS] [CYCLES]	(. 5 3)
 set -u

@@ -2,10 +2,13 @@
  * Fuzz the ELF symbol-table loader (libelf from memory), then look up
  * addresses around every symbol and segment, and a stripped Go binary's
  * inlined frames (each function's ranges built on its first look-up);
- * the Go part also read in slices from a file (elfsym_go_step).
+ * the Go part also read in slices from a file (elfsym_go_step), and the
+ * whole table loaded from a file in steps (elfsym_load_step) compared
+ * with the load in one go.
  * FUZZ_SOURCES: plugins/perf/elfsym.c plugins/perf/gopclntab.c
  * FUZZ_SOURCES: plugins/perf/gobuildinfo.c plugins/perf/elfsym_go.c
- * FUZZ_SOURCES: plugins/perf/elfsym_goinl.c
+ * FUZZ_SOURCES: plugins/perf/elfsym_goinl.c plugins/perf/elfsym_load.c
+ * FUZZ_SOURCES: plugins/perf/elfsym_sort.c
  * FUZZ_LIBS: -lelf
  */
 #include <sys/mman.h>
@@ -59,6 +62,47 @@ fuzz_go_sliced(const uint8_t *data, size_t size)
 	close(fd);
 }
 
+/* The table loaded from a file in steps of 7 units, as the loop does,
+ * against the same load in one go: the same symbols, or a bug. */
+static void
+fuzz_load_steps(const uint8_t *data, size_t size)
+{
+	struct elfsym_load	*l;
+	struct elfsym_table	*one, *t;
+	char			 name[64];
+	size_t			 i;
+	int			 fd, lazy, r;
+
+	if ((fd = memfd_create("fuzz", MFD_CLOEXEC)) < 0)
+		return;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return;
+	}
+	for (lazy = 0; lazy <= 1; lazy++) {
+		t = NULL;
+		if ((lazy ? elfsym_load_fd_lazy(fd, &one) :
+		    elfsym_load_fd(fd, &one)) != 0)
+			one = NULL;
+		if (elfsym_load_begin(fd, lazy, &l) == 0) {
+			while ((r = elfsym_load_step(l, 7, &t)) == 1)
+				;
+			elfsym_load_free(l);
+		}
+		/* (no symbols: syms may be NULL, not for memcmp) */
+		if ((one == NULL) != (t == NULL) || (one != NULL &&
+		    (one->nsyms != t->nsyms || (one->nsyms > 0 &&
+		    memcmp(one->syms, t->syms, one->nsyms *
+		    sizeof(*one->syms)) != 0))))
+			abort();
+		for (i = 0; t != NULL && i < t->nsyms; i++)
+			(void)elfsym_name(t, i, name, sizeof(name));
+		elfsym_free(one);
+		elfsym_free(t);
+	}
+	close(fd);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -70,6 +114,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	(void)elf_version(EV_CURRENT);
 	fuzz_go_sliced(data, size);
+	fuzz_load_steps(data, size);
 	if (elfsym_load_mem(data, size, &t) != 0)
 		return (0);
 	for (i = 0; i < t->nsyms; i++) {

@@ -23,64 +23,6 @@
 #define NAME_MAX_LEN	4096
 
 
-/* A symbol's name while building (copied, or from libelf when lazy). */
-static const char *
-elfsym_build_name(const struct elfsym_build *b, const struct elfsym_sym *v)
-{
-	const char	*n;
-
-	if (!b->lazy)
-		return (b->t->names + v->name);
-	n = elf_strptr(b->e, b->link[v->name >> 31], v->name & 0x7fffffffu);
-	return (n != NULL ? n : "");
-}
-
-/*
- * perf's choose_best_symbol (tools/perf/util/symbol.c), so a frame reads
- * as in perf script: sized over unsized, not weak over weak, global over
- * not global, fewer leading '_', the longer name; then the first in the
- * symbol table (perf keeps the first of equals: clock_nanosleep@GLIBC_2.2.5
- * before clock_nanosleep@@GLIBC_2.17 in glibc 2.36's table, the other way
- * round for clock_gettime), .symtab before .dynsym.
- */
-static int
-elfsym_prefer(const struct elfsym_build *bld, size_t ia, size_t ib)
-{
-	const struct elfsym_table *t = bld->t;
-	const struct elfsym_sym	*a = &t->syms[ia], *b = &t->syms[ib];
-	const char	*na = elfsym_build_name(bld, a);
-	const char	*nb = elfsym_build_name(bld, b);
-	uint8_t		 ta = t->attr[ia], tb = t->attr[ib];
-	size_t		 ua = strspn(na, "_"), ub = strspn(nb, "_");
-
-	if ((a->size == 0) != (b->size == 0))
-		return (a->size == 0 ? 1 : -1);
-	if ((ta & ELFSYM_A_WEAK) != (tb & ELFSYM_A_WEAK))
-		return ((ta & ELFSYM_A_WEAK) ? 1 : -1);
-	if ((ta & ELFSYM_A_NONGLOBAL) != (tb & ELFSYM_A_NONGLOBAL))
-		return ((ta & ELFSYM_A_NONGLOBAL) ? 1 : -1);
-	if (ua != ub)
-		return (ua < ub ? -1 : 1);
-	if (strlen(na) != strlen(nb))
-		return (strlen(na) > strlen(nb) ? -1 : 1);
-	if ((ta & ELFSYM_A_DYNSYM) != (tb & ELFSYM_A_DYNSYM))
-		return ((ta & ELFSYM_A_DYNSYM) ? 1 : -1);
-	return (ia < ib ? -1 : ia > ib);
-}
-
-/* Order of symbol indexes: by address, the preferred alias first. */
-static int
-elfsym_cmp(const void *va, const void *vb, void *arg)
-{
-	const struct elfsym_build *b = arg;
-	uint32_t	 ia = *(const uint32_t *)va, ib = *(const uint32_t *)vb;
-	uint64_t	 aa = b->t->syms[ia].addr, ab = b->t->syms[ib].addr;
-
-	if (aa != ab)
-		return (aa < ab ? -1 : 1);
-	return (elfsym_prefer(b, ia, ib));
-}
-
 int
 elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
     const char *name, size_t st_name, uint8_t attr)
@@ -136,65 +78,7 @@ elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
 	return (0);
 }
 
-static int
-elfsym_section_exec(Elf *e, size_t shndx)
-{
-	Elf_Scn		*scn;
-	GElf_Shdr	 sh;
-
-	if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
-		return (0);
-	if ((scn = elf_getscn(e, shndx)) == NULL || gelf_getshdr(scn, &sh) ==
-	    NULL)
-		return (0);
-	return ((sh.sh_flags & SHF_EXECINSTR) != 0);
-}
-
-static uint8_t
-elfsym_attr(const GElf_Sym *s, uint32_t sh_type)
-{
-	int	 bind = GELF_ST_BIND(s->st_info);
-
-	return ((bind == STB_WEAK ? ELFSYM_A_WEAK : 0) |
-	    (bind != STB_GLOBAL ? ELFSYM_A_NONGLOBAL : 0) |
-	    (sh_type == SHT_DYNSYM ? ELFSYM_A_DYNSYM : 0));
-}
-
-/* Add the function symbols of one SHT_SYMTAB/SHT_DYNSYM section. */
-static int
-elfsym_read_symbols(struct elfsym_build *b, Elf *e, Elf_Scn *scn,
-    const GElf_Shdr *sh)
-{
-	Elf_Data	*d;
-	GElf_Sym	 s;
-	const char	*name;
-	size_t		 i, n;
-	int		 type, r;
-
-	if ((d = elf_getdata(scn, NULL)) == NULL || sh->sh_entsize == 0)
-		return (0);
-	n = d->d_size / sh->sh_entsize;
-	for (i = 1; i < n; i++) {
-		if (gelf_getsym(d, (int)i, &s) == NULL)
-			break;
-		type = GELF_ST_TYPE(s.st_info);
-		if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
-			continue;
-		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
-		    !(type == STT_NOTYPE && elfsym_section_exec(e, s.st_shndx)))
-			continue;
-		name = elf_strptr(e, sh->sh_link, s.st_name);
-		if (name == NULL || name[0] == '\0' || name[0] == '$' ||
-		    strncmp(name, ".L", 2) == 0)
-			continue;
-		if ((r = elfsym_push(b, s.st_value, s.st_size, name,
-		    s.st_name, elfsym_attr(&s, sh->sh_type))) != 0)
-			return (r);
-	}
-	return (0);
-}
-
-static void
+void
 elfsym_read_note(struct elfsym_table *t, Elf_Data *d)
 {
 	GElf_Nhdr	 nh;
@@ -214,7 +98,7 @@ elfsym_read_note(struct elfsym_table *t, Elf_Data *d)
 	}
 }
 
-static void
+void
 elfsym_read_debuglink(struct elfsym_table *t, Elf_Data *d)
 {
 	size_t	 len;
@@ -244,7 +128,7 @@ elfsym_read_interp(struct elfsym_table *t, Elf *e, const GElf_Phdr *ph)
 	t->interp_musl = memmem(d->d_buf, d->d_size, "ld-musl", 7) != NULL;
 }
 
-static void
+void
 elfsym_read_segments(struct elfsym_table *t, Elf *e)
 {
 	GElf_Phdr	 ph;
@@ -268,177 +152,46 @@ elfsym_read_segments(struct elfsym_table *t, Elf *e)
 	}
 }
 
-/* Walk the sections once: symbols, build-id note, .gnu_debuglink. */
+/* A load in one step. */
 static int
-elfsym_read_elf(struct elfsym_build *b, Elf *e, int debug_file)
+elfsym_load_all(Elf *e, int fd, uint64_t size, int lazy,
+    struct elfsym_table **out)
 {
-	struct elfsym_table	*t = b->t;
-	Elf_Scn			*scn = NULL;
-	GElf_Shdr		 sh;
-	Elf_Data		*d;
-	const char		*sname;
-	size_t			 shstrndx, before;
-	int			 r;
-
-	if (elf_kind(e) != ELF_K_ELF)
-		return (-ENOEXEC);
-	if (elf_getshdrstrndx(e, &shstrndx) != 0)
-		shstrndx = 0;
-	if (!debug_file)
-		elfsym_read_segments(t, e);
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL)
-			continue;
-		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
-			before = t->nsyms;
-			if (b->lazy) {
-				Elf_Scn		*ss;
-				GElf_Shdr	 ssh;
-
-				b->src = sh.sh_type == SHT_DYNSYM;
-				/* One of each kind, and names that lie in
-				 * the file: a lazy name is read at the
-				 * recorded offset much later. */
-				if (t->str_size[b->src] != 0 ||
-				    (ss = elf_getscn(e, sh.sh_link)) == NULL ||
-				    gelf_getshdr(ss, &ssh) == NULL ||
-				    ssh.sh_type != SHT_STRTAB ||
-				    ssh.sh_offset > b->file_size ||
-				    ssh.sh_size > b->file_size - ssh.sh_offset)
-					continue;
-				b->link[b->src] = sh.sh_link;
-				t->str_off[b->src] = ssh.sh_offset;
-				t->str_size[b->src] = ssh.sh_size;
-			}
-			if ((r = elfsym_read_symbols(b, e, scn, &sh)) != 0)
-				return (r);
-			if (sh.sh_type == SHT_SYMTAB && t->nsyms > before)
-				t->has_symtab = 1;
-		} else if (sh.sh_type == SHT_NOTE && t->build_id_len == 0 &&
-		    !debug_file) {
-			if ((d = elf_getdata(scn, NULL)) != NULL)
-				elfsym_read_note(t, d);
-		} else if (sh.sh_type == SHT_PROGBITS && shstrndx != 0 &&
-		    !debug_file) {
-			sname = elf_strptr(e, shstrndx, sh.sh_name);
-			if (sname != NULL && strcmp(sname, ".gnu_debuglink") ==
-			    0 && (d = elf_getdata(scn, NULL)) != NULL)
-				elfsym_read_debuglink(t, d);
-		}
-	}
-	return (0);
-}
-
-/*
- * Sort, keep the preferred symbol per address, give unsized symbols
- * (assembly) the room up to the next symbol, and trim the arrays.
- */
-static void
-elfsym_finish(struct elfsym_build *b)
-{
-	struct elfsym_table	*t = b->t;
-	struct elfsym_sym	*v, *ns;
-	uint32_t		*ix;
-	uint8_t			*na;
-	size_t			 i, o;
-	uint64_t		 gap;
-	char			*p;
-
-	if (t->nsyms == 0)
-		return;
-	/* Sort indexes (the tie-break is the position in the table), then
-	 * keep the first, preferred, symbol of each address. */
-	ix = reallocarray(NULL, t->nsyms, sizeof(*ix));
-	ns = reallocarray(NULL, t->nsyms, sizeof(*ns));
-	na = malloc(t->nsyms);
-	if (ix == NULL || ns == NULL || na == NULL) {
-		free(ix);
-		free(ns);
-		free(na);
-		t->dropped += t->nsyms;	/* unusable unsorted */
-		t->nsyms = 0;
-		return;
-	}
-	for (i = 0; i < t->nsyms; i++)
-		ix[i] = (uint32_t)i;
-	qsort_r(ix, t->nsyms, sizeof(*ix), elfsym_cmp, b);
-	for (i = 0, o = 0; i < t->nsyms; i++) {
-		if (o > 0 && t->syms[ix[i]].addr == ns[o - 1].addr)
-			continue;
-		ns[o] = t->syms[ix[i]];
-		na[o++] = t->attr[ix[i]];
-	}
-	free(ix);
-	free(t->syms);
-	free(t->attr);
-	t->syms = ns;
-	t->attr = na;
-	t->nsyms = o;
-	for (i = 0; i + 1 < t->nsyms; i++) {
-		if (t->syms[i].size != 0)
-			continue;
-		gap = t->syms[i + 1].addr - t->syms[i].addr;
-		t->syms[i].size = gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap;
-	}
-	if ((v = reallocarray(t->syms, t->nsyms, sizeof(*v))) != NULL)
-		t->syms = v;
-	if ((na = realloc(t->attr, t->nsyms)) != NULL)
-		t->attr = na;
-	if (t->names != NULL && (p = realloc(t->names, t->names_len)) != NULL)
-		t->names = p;
-}
-
-static int
-elfsym_load_elf(Elf *e, int lazy_fd, struct elfsym_table **out)
-{
-	struct elfsym_build	 b;
-	struct elfsym_go	 go;
-	struct stat		 sb;
+	struct elfsym_load	 l;
 	int			 r;
 
 	*out = NULL;
-	memset(&b, 0, sizeof(b));
-	elfsym_go_probe(e, &go);
-	if (go.scn != NULL && !go.symtab)
-		lazy_fd = -1;		/* Go's names are copied */
-	if (lazy_fd >= 0 && (fstat(lazy_fd, &sb) != 0 || sb.st_size <= 0))
-		return (-EIO);
-	if ((b.t = calloc(1, sizeof(*b.t))) == NULL)
-		return (-ENOMEM);
-	b.t->fd = -1;
-	if (lazy_fd >= 0) {
-		b.lazy = 1;
-		b.e = e;
-		b.file_size = (uint64_t)sb.st_size;
-	}
-	if ((r = elfsym_read_elf(&b, e, 0)) != 0 || (go.scn != NULL &&
-	    !b.t->has_symtab && !b.lazy && (r = elfsym_go_read(&b, &go)) != 0)) {
-		elfsym_free(b.t);
-		return (r);
-	}
-	b.t->symtab_sect = go.symtab;
-	elfsym_go_buildinfo(e, b.t, &go);
-	elfsym_finish(&b);
-	if (b.lazy && (b.t->fd = fcntl(lazy_fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+	if ((r = elfsym_load_init(&l, e, 0, fd, size, lazy, NULL)) == 0)
+		while ((r = elfsym_load_run(&l, SIZE_MAX)) == 1)
+			;
+	if (r == 0 && l.b.lazy &&
+	    (l.b.t->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		r = -errno;
-		elfsym_free(b.t);
-		return (r);
+	if (r == 0) {
+		*out = l.b.t;
+		l.b.t = NULL;
 	}
-	*out = b.t;
-	return (0);
+	elfsym_load_fini(&l);
+	return (r);
 }
 
 static int
 elfsym_load_fd_mode(int fd, int lazy, struct elfsym_table **out)
 {
-	Elf	*e;
-	int	 r;
+	struct stat	 sb;
+	Elf		*e;
+	int		 r;
 
 	*out = NULL;
 	(void)elf_version(EV_CURRENT);
 	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
 		return (-ENOEXEC);
-	r = elfsym_load_elf(e, lazy ? fd : -1, out);
+	if (elf_kind(e) != ELF_K_ELF)
+		r = -ENOEXEC;
+	else if (fstat(fd, &sb) != 0 || sb.st_size <= 0)
+		r = -EIO;
+	else
+		r = elfsym_load_all(e, fd, (uint64_t)sb.st_size, lazy, out);
 	elf_end(e);
 	return (r);
 }
@@ -522,7 +275,7 @@ elfsym_load_mem(const void *buf, size_t len, struct elfsym_table **out)
 	/* libelf does not write to a read-only image. */
 	if ((e = elf_memory((char *)(uintptr_t)buf, len)) == NULL)
 		return (-ENOEXEC);
-	r = elfsym_load_elf(e, -1, out);
+	r = elfsym_load_all(e, -1, len, 0, out);
 	elf_end(e);
 	return (r);
 }
@@ -531,7 +284,8 @@ int
 elfsym_add_debug_fd(struct elfsym_table *t, int fd)
 {
 	struct elfsym_table	 probe;
-	struct elfsym_build	 b;
+	struct elfsym_load	 l;
+	struct stat		 sb;
 	Elf			*e;
 	int			 r;
 
@@ -560,13 +314,23 @@ elfsym_add_debug_fd(struct elfsym_table *t, int fd)
 		elf_end(e);
 		return (-ESTALE);
 	}
-	memset(&b, 0, sizeof(b));
-	b.t = t;
-	b.cap = t->nsyms;
-	b.names_cap = t->names_len;
-	r = elfsym_read_elf(&b, e, 1);
+	if (fstat(fd, &sb) != 0 || sb.st_size <= 0) {
+		elf_end(e);
+		return (-EIO);
+	}
+	/* Its symbols merged, and the whole table sorted again; after a
+	 * failure, what was merged (the table stays usable). */
+	if ((r = elfsym_load_init(&l, e, 0, fd, (uint64_t)sb.st_size, 0,
+	    t)) == 0)
+		while ((r = elfsym_load_run(&l, SIZE_MAX)) == 1)
+			;
+	if (r != 0) {
+		elfsym_sort_free(&l.sort);
+		elfsym_sort_begin(&l.sort);
+		(void)elfsym_sort_step(&l.sort, &l.b, SIZE_MAX);
+	}
+	elfsym_load_fini(&l);
 	elf_end(e);
-	elfsym_finish(&b);
 	return (r);
 }
 

@@ -115,6 +115,20 @@ int		 elfsym_load_fd(int, struct elfsym_table **);
 int		 elfsym_load_fd_lazy(int, struct elfsym_table **);
 int		 elfsym_load_mem(const void *, size_t, struct elfsym_table **);
 /*
+ * The same load in steps, for a loop that must not spend long in one
+ * callback: begin from an open file (not closed, and kept open by the
+ * caller until the load is freed; lazy as elfsym_load_fd_lazy), then
+ * step about budget units (a symbol read or placed in order, or
+ * ELFSYM_LOAD_UNIT_BYTES of a section) at a time: 1 while work remains,
+ * 0 done with the table in *out (the caller's), -errno.  The table is the
+ * one elfsym_load_fd gives, whatever the steps.
+ */
+struct elfsym_load;
+int		 elfsym_load_begin(int, int, struct elfsym_load **);
+int		 elfsym_load_step(struct elfsym_load *, size_t,
+		    struct elfsym_table **);
+void		 elfsym_load_free(struct elfsym_load *);
+/*
  * Merge the symbols of a separate debug file into t.  -ESTALE when both
  * carry a build-id and they differ (a debug file for another build).
  */

@@ -1,5 +1,6 @@
 /*
- * The ELF reader's internal header: shared by elfsym.c (symbol tables) and
+ * The ELF reader's internal header: shared by elfsym.c (symbol tables),
+ * elfsym_load.c (the load in steps), elfsym_sort.c (their order) and
  * elfsym_go.c (what a Go binary adds: .gopclntab names, .go.buildinfo).
  */
 #ifndef PERF_ELFSYM_INT_H
@@ -18,8 +19,9 @@ struct elfsym_build {
 	size_t			 cap;		/* syms */
 	size_t			 names_cap;
 	int			 lazy;		/* names stay in the file */
-	Elf			*e;		/* lazy: for names while sorting */
-	size_t			 link[ELFSYM_NSTR];	/* their sections */
+	/* Lazy: the string sections read (NUL-terminated copies, owned
+	 * by the load), for names while sorting. */
+	const char		*str[ELFSYM_NSTR];
 	int			 src;		/* section being read */
 	uint64_t		 file_size;	/* lazy: names must lie within */
 };
@@ -106,5 +108,75 @@ void	elfsym_go_free(struct elfsym_goread *);
 /* elfsym_goinl.c */
 int	elfsym_go_inl_cmp(const void *, const void *);	/* by address */
 void	elfsym_go_inl_none(struct elfsym_table *);	/* none after all */
+
+/* elfsym.c */
+void	elfsym_read_note(struct elfsym_table *, Elf_Data *);
+void	elfsym_read_debuglink(struct elfsym_table *, Elf_Data *);
+void	elfsym_read_segments(struct elfsym_table *, Elf *);
+
+/*
+ * The sort that ends a load, in steps: runs of ELFSYM_SORT_RUN symbol
+ * indexes sorted at once, then merged pairwise (a unit an element: the
+ * order is total, so the result is qsort's), then the preferred symbol
+ * kept per address and unsized ones given the room to the next.
+ */
+#define ELFSYM_SORT_RUN		1024
+struct elfsym_sort {
+	int		 phase;
+	uint32_t	*ix, *tmp;	/* the order being built, and merged */
+	struct elfsym_sym *ns;		/* the kept symbols */
+	uint8_t		*na;
+	size_t		 n;
+	size_t		 w, lo, i, j, k;	/* merge: width, pair, cursors */
+	int		 inpair;
+	size_t		 o;		/* kept so far */
+};
+/* Begin (the build's symbols are all pushed), step (1 while work
+ * remains, 0 done), free (at any point). */
+void	elfsym_sort_begin(struct elfsym_sort *);
+int	elfsym_sort_step(struct elfsym_sort *, struct elfsym_build *, size_t);
+void	elfsym_sort_free(struct elfsym_sort *);
+
+/*
+ * A table being loaded, a step at a time (elfsym_load_fd is the same in
+ * one step): the sections walked, each symbol section read a symbol a
+ * unit, a stripped Go binary's .gopclntab (elfsym_go_step), the sort.
+ */
+#define ELFSYM_LOAD_SCNS	8	/* symbol sections read, at most */
+#define ELFSYM_LOAD_UNIT_BYTES	256	/* section bytes read per unit */
+struct elfsym_load {
+	int			 phase;
+	int			 error;		/* -errno once failed */
+	Elf			*e;
+	int			 own_e;		/* elf_end at the end */
+	int			 fd;		/* the file (not owned); -1 */
+	uint64_t		 file_size;	/* sections must lie within */
+	int			 debug_file;	/* merging a debug file */
+	struct elfsym_build	 b;
+	struct elfsym_go	 go;
+	struct elfsym_goread	 gr;
+	struct elfsym_sort	 sort;
+	size_t			 shstrndx;
+	Elf_Scn			*scn;		/* the walk's cursor */
+	Elf_Scn			*syms[ELFSYM_LOAD_SCNS];
+	size_t			 nsyms, cur;	/* symbol sections */
+	/* Its strings, read in slices of ELFSYM_LOAD_UNIT_BYTES a unit
+	 * (libelf reads a section at once) into str (owned unless from
+	 * memory), str_len bytes plus a NUL. */
+	char			*str;
+	int			 str_own;
+	uint64_t		 str_off, str_len, str_got;
+	int			 str_read;	/* all of it */
+	char			*lazy_str[ELFSYM_NSTR];	/* kept */
+	Elf_Data		*d;		/* the one being read */
+	GElf_Shdr		 sh;
+	size_t			 i, n, before;	/* its symbols */
+};
+/* Over e (owned if own_e) from fd (-1: memory) of size bytes, into t
+ * (NULL: a new table; else a debug file merged into t). */
+int	elfsym_load_init(struct elfsym_load *, Elf *, int, int, uint64_t,
+	    int, struct elfsym_table *);
+int	elfsym_load_run(struct elfsym_load *, size_t);
+void	elfsym_load_fini(struct elfsym_load *);
 
 #endif

@@ -3,7 +3,7 @@
  * CPU with a BPF program instead of running perf(1).  This file is the
  * glue: descriptor, options, the run's life cycle, the drain timer and the
  * profile metadata.  Sampling is in sampler.c, aggregation in collect.c,
- * output in emit.c, symbols in symbolize.c.
+ * the snapshot in perf_cycle.c, output in emit.c, symbols in symbolize.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -262,8 +262,6 @@ perf_check(void *priv, char *err, uint32_t errlen)
 	return (0);
 }
 
-static void	perf_work_cb(void *);
-
 static void
 perf_drain_cb(void *arg)
 {
@@ -309,6 +307,7 @@ perf_teardown(struct perf *p)
 	p->drain_timer = NULL;
 	p->api->timer_del(p->work_timer);
 	p->work_timer = NULL;
+	p->snap_wait = NULL;
 	if (p->wakeup != NULL)
 		p->api->fd_unwatch(p->wakeup);
 	p->wakeup = NULL;
@@ -566,134 +565,6 @@ perf_start(void *priv)
 	    p->have_ev ? ", " : "", p->have_ev ? perfevent_kind(&p->ev) : "",
 	    perf_mode_name(p->mode), o.pids != NULL ? ", --pids" : "");
 	return (0);
-}
-
-/* The sampler's counters since the previous snapshot. */
-static void
-perf_stats_delta(struct perf *p)
-{
-	uint64_t now[STAT_NSTATS];
-	int i;
-
-	sampler_stats(p->sampler, now);
-	for (i = 0; i < STAT_NSTATS; i++) {
-		p->cur.stat[i] = now[i] - p->stat_prev[i];
-		p->stat_prev[i] = now[i];
-	}
-	if (p->cur.stat[STAT_RB_FULL] > 0)
-		p->api->log(p->ctx, GP_LOG_WARN, "%llu samples lost to a full "
-		    "ring buffer this cycle%s",
-		    (unsigned long long)p->cur.stat[STAT_RB_FULL],
-		    p->cur.drain_slices > 0 ? " (reading them took more than "
-		    "its share of the loop: lower -f)" : "");
-	if (p->cur.stat[STAT_TOO_LARGE] > 0)
-		p->api->log(p->ctx, GP_LOG_WARN, "%llu samples lost this cycle: "
-		    "their record was larger than the ring's scratch buffer",
-		    (unsigned long long)p->cur.stat[STAT_TOO_LARGE]);
-}
-
-static void
-perf_cycle_reset(struct perf *p)
-{
-	p->last = p->cur;
-	memset(&p->cur, 0, sizeof(p->cur));
-	p->cur.cpus = p->last.cpus;
-	stackagg_clear(p->fp);
-	stackagg_clear(p->dw);
-	pidtab_clear(p->seen);
-	unwinder_cycle_end(p->uw);
-	symbolizer_cycle_end(p->sym);
-}
-
-/* The heap given back if a cycle left much resident beyond its use. */
-static void
-perf_trim(struct perf *p)
-{
-	struct heaptrim *h = &p->trim;
-
-	heaptrim_run(h);
-	if (h->trimmed)
-		p->api->log(p->ctx, GP_LOG_DEBUG, "heap: %zu KiB resident beyond "
-		    "%zu KiB in use: trimmed in %.2f ms, %zu KiB left",
-		    h->slack >> 10, h->used >> 10, h->ms, h->base >> 10);
-	else
-		p->api->log(p->ctx, GP_LOG_DEBUG, "heap: %zu KiB resident beyond "
-		    "%zu KiB in use: kept for the next cycle", h->slack >> 10,
-		    h->used >> 10);
-}
-
-/* Perf maps a turn's budget cut short: a slice per timer turn; after an
- * emit, the heap's trim in a turn of its own. */
-static void
-perf_work_cb(void *arg)
-{
-	struct perf *p = arg;
-
-	if (p->trim_due) {
-		p->trim_due = 0;
-		perf_trim(p);
-		return;
-	}
-	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
-	if (!symbolizer_work(p->sym)) {
-		p->api->timer_del(p->work_timer);
-		p->work_timer = NULL;
-	}
-}
-
-static void
-perf_work_arm(struct perf *p)
-{
-	if (p->work_timer == NULL && (p->trim_due || symbolizer_work(p->sym)))
-		p->work_timer = p->api->timer_add(p->ctx, PERF_JIT_WORK_MS, 1,
-		    perf_work_cb, p);
-}
-
-static int
-perf_snapshot(void *priv, struct gp_snapshot *snap)
-{
-	struct perf *p = priv;
-	int rc, cpus;
-
-	if (p->sampler == NULL) {
-		p->api->snapshot_done(snap, 0, NULL);
-		return (0);
-	}
-	perf_collect_slice(p);
-	if ((rc = sampler_drain(p->sampler)) < 0 && rc != -EAGAIN)
-		perf_complain(p, "draining the sample ring buffer: %s",
-		    strerror(-rc));
-	cpus = sampler_sync_cpus(p->sampler);
-	if (cpus > 0 && cpus != p->cur.cpus) {
-		p->api->log(p->ctx, GP_LOG_INFO, "now sampling %d CPUs (was "
-		    "%d): CPU hot-plug", cpus, p->cur.cpus);
-		p->cur.cpus = cpus;
-	}
-	perf_stats_delta(p);
-	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
-	rc = perf_emit(p, snap);
-	perf_cycle_reset(p);
-	/* the next cycle starts now: its cgroups */
-	perf_cgroups_pick(p);
-	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
-	/* The cycle's strings, retired snapshots and parse buffers are free
-	 * now: the next turn sees whether they are worth giving back. */
-	p->trim_due = 1;
-	perf_work_arm(p);
-	if (p->work_timer == NULL)
-		p->trim_due = 0;
-	if (rc != 0)
-		p->api->snapshot_done(snap, -EIO, "perf: the host refused "
-		    "stacks");
-	else
-		p->api->snapshot_done(snap, 0, NULL);
-	return (0);
-}
-
-static void
-perf_abandon(void *priv, struct gp_snapshot *snap)
-{
-	/* snapshot() completes before returning: nothing is pending */
 }
 
 static int

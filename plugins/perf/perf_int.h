@@ -38,6 +38,10 @@
  * what the ring cannot hold meanwhile is dropped and counted by the BPF
  * program (STAT_RB_FULL) rather than the host starved. */
 #define PERF_DRAIN_SLICE_NS	(20ull * 1000 * 1000)
+/* A snapshot whose drain started symbol-table loads waits for them on the
+ * work timer (a turn's share each), this long at most, rather than load
+ * them in its own callback; then the emit gets a turn of its own. */
+#define PERF_SNAP_WAIT_NS	(1000ull * 1000 * 1000)
 
 struct stackagg;
 struct pidtab;
@@ -81,7 +85,10 @@ struct perf {
 
 	struct sampler		*sampler;
 	struct gp_timer		*drain_timer;
-	struct gp_timer		*work_timer;	/* perf maps left to read */
+	struct gp_timer		*work_timer;	/* perf maps left to read,
+						 * tables to load */
+	struct gp_snapshot	*snap_wait;	/* waiting for tables */
+	uint64_t		 snap_until;	/* CLOCK_MONOTONIC ns */
 	int			 trim_due;	/* an emit just ended */
 	struct heaptrim		 trim;
 	struct gp_watch		*wakeup;	/* the ring's wake-ups */
@@ -140,6 +147,10 @@ int		 perf_emit(struct perf *, struct gp_snapshot *);
 int		 perf_cgroups_init(struct perf *);
 /* Choose this cycle's cgroups and hand them to the sampler. */
 void		 perf_cgroups_pick(struct perf *);
+/* perf_cycle.c: the snapshot, and the work timer's turns */
+int		 perf_snapshot(void *, struct gp_snapshot *);
+void		 perf_abandon(void *, struct gp_snapshot *);
+void		 perf_work_cb(void *);
 
 /* pidlist.c */
 /* "1,2, 3" (the pids option) into a new array; -EINVAL naming nothing. */

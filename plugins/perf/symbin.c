@@ -274,22 +274,23 @@ sym_open_mapping(struct symbolizer *s, struct sym_proc *p,
 	    info));
 }
 
-/* Parse an opened binary (once); shares a table with the same build-id. */
+/*
+ * The end of a binary's load (r: 0, or -errno): its fd closed, debug
+ * info merged, what it holds logged, a table with the same build-id
+ * shared.
+ */
 static void
-sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
+sym_binary_loaded(struct symbolizer *s, struct sym_binary *b, int r,
+    struct elfsym_table *t)
 {
-	struct elfsym_table	*t;
 	struct sym_binary	*o;
-	int			 r;
 
 	b->loaded = 1;
-	if (b->fd < 0)
-		return;
-	/* Names stay in the file (the table holds an fd) while fds last. */
-	if (s->open_bins <= SYM_MAX_OPEN_BINS)
-		r = elfsym_load_fd_lazy(b->fd, &t);
-	else
-		r = elfsym_load_fd(b->fd, &t);
+	if (b->ld != NULL) {
+		elfsym_load_free(b->ld);
+		b->ld = NULL;
+		s->loading--;
+	}
 	close(b->fd);
 	b->fd = -1;
 	s->open_bins--;
@@ -340,6 +341,66 @@ sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 	b->t = t;
 	if (t->fd >= 0)
 		s->open_bins++;
+}
+
+/* Parse an opened binary (once), or end the load it is in. */
+static void
+sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
+{
+	struct elfsym_table	*t = NULL;
+	int			 r;
+
+	if (b->fd < 0) {
+		b->loaded = 1;
+		return;
+	}
+	if (b->ld != NULL) {
+		/* the work timer had not finished it: the rest now */
+		sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: its table's load "
+		    "ended by a lookup", b->path);
+		while ((r = elfsym_load_step(b->ld, SIZE_MAX, &t)) == 1)
+			;
+	} else if (s->open_bins <= SYM_MAX_OPEN_BINS) {
+		/* Names stay in the file (the table holds an fd) while
+		 * fds last. */
+		r = elfsym_load_fd_lazy(b->fd, &t);
+	} else
+		r = elfsym_load_fd(b->fd, &t);
+	sym_binary_loaded(s, b, r, t);
+}
+
+void
+sym_binary_touch(struct symbolizer *s, struct sym_binary *b)
+{
+	int	 r;
+
+	if (b == NULL || b->loaded || b->ld != NULL || b->fd < 0)
+		return;
+	if ((r = elfsym_load_begin(b->fd, s->open_bins <= SYM_MAX_OPEN_BINS,
+	    &b->ld)) != 0) {
+		sym_binary_loaded(s, b, r, NULL);
+		return;
+	}
+	s->loading++;
+}
+
+int
+sym_binaries_work(struct symbolizer *s)
+{
+	struct elfsym_table	*t;
+	struct sym_binary	*b;
+	int			 r;
+
+	for (b = s->bins; b != NULL && s->loading > 0; b = b->next) {
+		while (b->ld != NULL) {
+			if (sym_clock_ns() >= s->load_until)
+				return (1);
+			if ((r = elfsym_load_step(b->ld, SYM_LOAD_STEP, &t)) !=
+			    1)
+				sym_binary_loaded(s, b, r, t);
+		}
+	}
+	return (s->loading > 0);
 }
 
 const struct elfsym_table *
@@ -467,6 +528,10 @@ static void
 sym_binary_free(struct symbolizer *s, struct sym_binary *b)
 {
 	sym_keys_drop(s, b);
+	if (b->ld != NULL) {
+		elfsym_load_free(b->ld);
+		s->loading--;
+	}
 	if (b->fd >= 0) {
 		close(b->fd);
 		s->open_bins--;

@@ -290,6 +290,10 @@ symbolizer_cover_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 	jit = sym_jit_due(s, p);
 	for (i = 0; i < n; i++) {
 		k = procmaps_find(&p->snap->maps, addrs[i]);
+		/* Its binary's table loads from now on, in steps on the
+		 * work timer, rather than all in the snapshot's callback. */
+		if (k >= 0)
+			sym_binary_touch(s, p->snap->bins[k]);
 		if (k < 0 && addrs[i] >= 4096 && addrs[i] < (1ull << 47)) {
 			k = sym_proc_mapping(s, p, addrs[i]);
 			if (jit && (k < 0 || sym_anon_path(procmaps_path(
@@ -376,6 +380,7 @@ symbolizer_turn(struct symbolizer *s, size_t bytes)
 	s->jit_turn_used = 0;
 	s->jit_turn_moves = 0;
 	s->turn_id++;
+	s->load_until = sym_clock_ns() + SYM_LOAD_TURN_NS;
 }
 
 int
@@ -389,13 +394,19 @@ symbolizer_work(struct symbolizer *s)
 		for (p = s->procs[i]; p != NULL; p = p->hnext)
 			more |= sym_jit_work(s, p);
 	s->jit_pending = more;
-	return (more);
+	return (more | sym_binaries_work(s));
 }
 
 int
 symbolizer_work_pending(const struct symbolizer *s)
 {
-	return (s->jit_pending);
+	return (s->jit_pending || s->loading > 0);
+}
+
+int
+symbolizer_loading(const struct symbolizer *s)
+{
+	return (s->loading > 0);
 }
 
 void

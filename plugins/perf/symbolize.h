@@ -71,15 +71,19 @@ int		 symbolizer_mapping(struct symbolizer *, int32_t, uint64_t,
 		    struct sym_mapping *);
 /*
  * A loop turn begins: until the next call, read at most `bytes` of perf
- * maps (0: no limit, the default).  What a budget cut short is read by
- * symbolizer_work or at the next lookup.
+ * maps (0: no limit, the default), and load symbol tables for at most
+ * SYM_LOAD_TURN_NS.  What a budget cut short is read by symbolizer_work
+ * or at the next lookup.
  */
 void		 symbolizer_turn(struct symbolizer *, size_t bytes);
 /* Do pending reads within the turn's budget; 1 if work remains. */
 int		 symbolizer_work(struct symbolizer *);
 /* Whether a lookup or symbolizer_cover_gen left a perf map half read
- * (then symbolizer_work has something to do). */
+ * or a symbol table loading (then symbolizer_work has something to do). */
 int		 symbolizer_work_pending(const struct symbolizer *);
+/* Whether symbol tables are loading (their binaries were sampled): a
+ * snapshot emitted now would load the rest in its callback. */
+int		 symbolizer_loading(const struct symbolizer *);
 /* The file of a mapping (symbolizer_mapping), opened as the symbolizer
  * opens binaries (regular files only, through the host's safe open): an
  * fd or -errno. */

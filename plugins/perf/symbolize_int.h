@@ -41,6 +41,10 @@
 #define SYM_JIT_TURN_MOVES	(16u * 1024)	/* sort steps per turn */
 #define SYM_JIT_SMALL_MAP	(16u * 1024)	/* entries: sorted at once */
 #define SYM_JIT_SMALL_FILE	(64u * 1024)	/* bytes: read at once */
+/* Symbol tables load in steps of this many units (elfsym_load_step),
+ * on the work timer for up to this long a turn. */
+#define SYM_LOAD_STEP		2048
+#define SYM_LOAD_TURN_NS	1500000ull
 
 /*
  * One binary's symbols, shared by every mapping of it.  Opened at first
@@ -52,6 +56,9 @@ struct sym_binary {
 	struct sym_binary	*alias;		/* same build-id: its table */
 	int			 fd;		/* until parsed; -1 */
 	int			 loaded;	/* parse attempted */
+	/* Its table being loaded in steps since a sample landed in it;
+	 * finished at once when a frame needs it first. */
+	struct elfsym_load	*ld;
 	char			*path;		/* as mapped, for logs/debuglink */
 	int32_t			 pid;		/* a process mapping it */
 	dev_t			 dev;
@@ -153,6 +160,8 @@ struct symbolizer {
 	size_t			 nkeys;
 	size_t			 keys_cap;
 	size_t			 open_bins;	/* fds held */
+	size_t			 loading;	/* binaries with a load */
+	uint64_t		 load_until;	/* this turn's, in ns */
 	struct sym_binary	*vdso;
 	int			 vdso_tried;
 	size_t			 vdso_size;
@@ -196,7 +205,8 @@ struct symbolizer {
 /* symutil.c */
 void		 sym_log(struct symbolizer *, int, const char *, ...)
 		    __attribute__((format(printf, 3, 4)));
-uint64_t	 sym_now_ns(void);
+uint64_t	 sym_now_ns(void);		/* coarse: the tick */
+uint64_t	 sym_clock_ns(void);
 int		 sym_open(struct symbolizer *, const char *, const char *,
 		    uint32_t, uint64_t, int64_t, struct gp_file_info *);
 int		 sym_read_file(struct symbolizer *, const char *, size_t,
@@ -235,6 +245,10 @@ void		 sym_binary_unref(struct symbolizer *, struct sym_binary *);
 const struct elfsym_table *sym_binary_table(struct symbolizer *,
 		    struct sym_binary *);
 void		 sym_binaries_expire(struct symbolizer *, int);
+/* A sample landed in it: its table starts loading, in steps. */
+void		 sym_binary_touch(struct symbolizer *, struct sym_binary *);
+/* Loads stepped until the turn's time is up; 1 while some remain. */
+int		 sym_binaries_work(struct symbolizer *);
 
 /* symjit.c */
 const char	*sym_jit_lookup(struct symbolizer *, struct sym_proc *,

@@ -51,6 +51,16 @@ sym_now_ns(void)
 	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
 }
 
+/* A turn's time budget is a millisecond or two: finer than a tick. */
+uint64_t
+sym_clock_ns(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
 /* Read to EOF (procfs files report size 0, so no fstat). */
 int
 sym_read_fd(int fd, size_t max, char **out, size_t *outlen)

@@ -1,0 +1,198 @@
+/*
+ * The cycle's end: the snapshot drains the ring, waits on the work timer
+ * for the symbol tables its samples started loading (so that no loop
+ * callback loads a large library's table at once), emits the cycle's
+ * stacks in a turn of its own and starts the next cycle.  The work timer
+ * also reads the rest of large perf maps between cycles.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include <gprofiler/plugin.h>
+
+#include "perf_int.h"
+#include "pidtab.h"
+#include "stackagg.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+/* The sampler's counters since the previous snapshot. */
+static void
+perf_stats_delta(struct perf *p)
+{
+	uint64_t now[STAT_NSTATS];
+	int i;
+
+	sampler_stats(p->sampler, now);
+	for (i = 0; i < STAT_NSTATS; i++) {
+		p->cur.stat[i] = now[i] - p->stat_prev[i];
+		p->stat_prev[i] = now[i];
+	}
+	if (p->cur.stat[STAT_RB_FULL] > 0)
+		p->api->log(p->ctx, GP_LOG_WARN, "%llu samples lost to a full "
+		    "ring buffer this cycle%s",
+		    (unsigned long long)p->cur.stat[STAT_RB_FULL],
+		    p->cur.drain_slices > 0 ? " (reading them took more than "
+		    "its share of the loop: lower -f)" : "");
+	if (p->cur.stat[STAT_TOO_LARGE] > 0)
+		p->api->log(p->ctx, GP_LOG_WARN, "%llu samples lost this cycle: "
+		    "their record was larger than the ring's scratch buffer",
+		    (unsigned long long)p->cur.stat[STAT_TOO_LARGE]);
+}
+
+static void
+perf_cycle_reset(struct perf *p)
+{
+	p->last = p->cur;
+	memset(&p->cur, 0, sizeof(p->cur));
+	p->cur.cpus = p->last.cpus;
+	stackagg_clear(p->fp);
+	stackagg_clear(p->dw);
+	pidtab_clear(p->seen);
+	unwinder_cycle_end(p->uw);
+	symbolizer_cycle_end(p->sym);
+}
+
+static void	perf_snapshot_emit(struct perf *, struct gp_snapshot *);
+
+/* The heap given back if it holds much more free memory than usual. */
+static void
+perf_trim(struct perf *p)
+{
+	struct heaptrim *h = &p->trim;
+
+	heaptrim_run(h);
+	if (h->trimmed)
+		p->api->log(p->ctx, GP_LOG_DEBUG, "heap: %zu KiB resident beyond "
+		    "%zu KiB in use: trimmed in %.2f ms, %zu KiB left",
+		    h->slack >> 10, h->used >> 10, h->ms, h->base >> 10);
+	else
+		p->api->log(p->ctx, GP_LOG_DEBUG, "heap: %zu KiB resident beyond "
+		    "%zu KiB in use: kept for the next cycle", h->slack >> 10,
+		    h->used >> 10);
+}
+
+static uint64_t
+perf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
+/*
+ * Perf maps a turn's budget cut short and symbol tables being loaded: a
+ * slice per timer turn.  A snapshot waiting for its tables is emitted in
+ * a turn of its own once they are loaded (or it waited long enough).
+ */
+void
+perf_work_cb(void *arg)
+{
+	struct perf *p = arg;
+	struct gp_snapshot *snap;
+
+	if ((snap = p->snap_wait) != NULL && (!symbolizer_loading(p->sym) ||
+	    perf_now_ns() >= p->snap_until)) {
+		p->snap_wait = NULL;
+		perf_snapshot_emit(p, snap);
+		return;
+	}
+	if (p->trim_due) {	/* after an emit, in a turn of its own */
+		p->trim_due = 0;
+		perf_trim(p);
+		return;
+	}
+	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
+	if (!symbolizer_work(p->sym) && p->snap_wait == NULL && !p->trim_due) {
+		p->api->timer_del(p->work_timer);
+		p->work_timer = NULL;
+	}
+}
+
+static void
+perf_work_arm(struct perf *p)
+{
+	if (p->work_timer == NULL && (p->snap_wait != NULL || p->trim_due ||
+	    symbolizer_work(p->sym)))
+		p->work_timer = p->api->timer_add(p->ctx, PERF_JIT_WORK_MS, 1,
+		    perf_work_cb, p);
+}
+
+int
+perf_snapshot(void *priv, struct gp_snapshot *snap)
+{
+	struct perf *p = priv;
+	int rc, cpus;
+
+	if (p->sampler == NULL) {
+		p->api->snapshot_done(snap, 0, NULL);
+		return (0);
+	}
+	perf_collect_slice(p);
+	if ((rc = sampler_drain(p->sampler)) < 0 && rc != -EAGAIN)
+		perf_complain(p, "draining the sample ring buffer: %s",
+		    strerror(-rc));
+	cpus = sampler_sync_cpus(p->sampler);
+	if (cpus > 0 && cpus != p->cur.cpus) {
+		p->api->log(p->ctx, GP_LOG_INFO, "now sampling %d CPUs (was "
+		    "%d): CPU hot-plug", cpus, p->cur.cpus);
+		p->cur.cpus = cpus;
+	}
+	/* Samples wait in the ring until now, most of them: the binaries
+	 * they landed in first are loading.  The emit waits for them on the
+	 * work timer (samples drained meanwhile join this cycle). */
+	if (symbolizer_loading(p->sym)) {
+		p->snap_wait = snap;
+		p->snap_until = perf_now_ns() + PERF_SNAP_WAIT_NS;
+		perf_work_arm(p);
+		if (p->work_timer != NULL)
+			return (0);
+		p->snap_wait = NULL;	/* no timer: the loads end here */
+	}
+	perf_snapshot_emit(p, snap);
+	return (0);
+}
+
+/* The cycle's stacks to the host, and the next cycle begins. */
+static void
+perf_snapshot_emit(struct perf *p, struct gp_snapshot *snap)
+{
+	int rc;
+
+	perf_stats_delta(p);
+	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
+	rc = perf_emit(p, snap);
+	perf_cycle_reset(p);
+	/* the next cycle starts now: its cgroups */
+	perf_cgroups_pick(p);
+	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
+	/* The cycle's strings, retired snapshots and parse buffers are free
+	 * now: the next turn sees whether they are worth giving back. */
+	p->trim_due = 1;
+	perf_work_arm(p);
+	if (p->work_timer == NULL)
+		p->trim_due = 0;
+	if (rc != 0)
+		p->api->snapshot_done(snap, -EIO, "perf: the host refused "
+		    "stacks");
+	else
+		p->api->snapshot_done(snap, 0, NULL);
+}
+
+void
+perf_abandon(void *priv, struct gp_snapshot *snap)
+{
+	struct perf *p = priv;
+
+	/* A snapshot waiting for its tables: its cycle is dropped, as the
+	 * host's was; the tables go on loading. */
+	if (p->snap_wait == snap && snap != NULL) {
+		p->snap_wait = NULL;
+		perf_cycle_reset(p);
+	}
+}
