@@ -175,24 +175,19 @@ elfsym_load_all(Elf *e, int fd, uint64_t size, int lazy,
 	return (r);
 }
 
+/* A file's table in one go: the stepped load without a budget. */
 static int
 elfsym_load_fd_mode(int fd, int lazy, struct elfsym_table **out)
 {
-	struct stat	 sb;
-	Elf		*e;
-	int		 r;
+	struct elfsym_load	*l;
+	int			 r;
 
 	*out = NULL;
-	(void)elf_version(EV_CURRENT);
-	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
-		return (-ENOEXEC);
-	if (elf_kind(e) != ELF_K_ELF)
-		r = -ENOEXEC;
-	else if (fstat(fd, &sb) != 0 || sb.st_size <= 0)
-		r = -EIO;
-	else
-		r = elfsym_load_all(e, fd, (uint64_t)sb.st_size, lazy, out);
-	elf_end(e);
+	if ((r = elfsym_load_begin(fd, lazy, &l)) != 0)
+		return (r);
+	while ((r = elfsym_load_step(l, SIZE_MAX, out)) == 1)
+		;
+	elfsym_load_free(l);
 	return (r);
 }
 
