@@ -274,6 +274,7 @@ perf_drain_cb(void *arg)
 	 * this turn's budget, like any other turn (without one, the first
 	 * drain read and sorted a whole 64 MiB map in one callback). */
 	symbolizer_turn(p->sym, PERF_JIT_TURN_BYTES);
+	perf_maps_drain(p);
 	perf_collect_slice(p);
 	/* -EAGAIN: the slice ran out; the ring stays readable, so the loop
 	 * comes back after its other events. */
@@ -311,6 +312,7 @@ perf_teardown(struct perf *p)
 	if (p->wakeup != NULL)
 		p->api->fd_unwatch(p->wakeup);
 	p->wakeup = NULL;
+	perf_maps_stop(p);
 	sampler_close(p->sampler);
 	p->sampler = NULL;
 	unwinder_free(p->uw);
@@ -454,6 +456,7 @@ perf_start(void *priv)
 	memset(&p->cur, 0, sizeof(p->cur));
 	memset(&p->last, 0, sizeof(p->last));
 	memset(p->stat_prev, 0, sizeof(p->stat_prev));
+	p->logged_prev = 0;
 	if ((rc = perf_read_options(p)) != 0) {
 		if (rc == -EINVAL)
 			p->api->log(p->ctx, GP_LOG_ERR, "invalid perf options");
@@ -529,8 +532,11 @@ perf_start(void *priv)
 		perf_cgroups_pick(p);
 	}
 	symbolizer_set_kernel_resolver(p->sym, perf_ksym_resolve, p);
-	if (sampler_follows_exec(p->sampler))
+	if (sampler_follows_exec(p->sampler)) {
 		symbolizer_set_gen_resolver(p->sym, perf_cur_gen, p);
+		/* generations are counted as the sampler counts them */
+		perf_maps_start(p);
+	}
 	/* Process profilers learn which threads were on CPU from us. */
 	if (GP_API_HAS(p->api, sample_report) &&
 	    p->api->sample_source != NULL && p->api->sample_report != NULL &&
@@ -607,6 +613,9 @@ perf_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
 	a->json_set_int(md, "perf_user_frames", (int64_t)c->user_frames);
 	a->json_set_int(md, "perf_user_frames_symbolized",
 	    (int64_t)c->user_resolved);
+	if (p->maps != NULL)
+		a->json_set_int(md, "perf_mappings_from_kernel_records",
+		    (int64_t)c->logged_maps);
 	return (0);
 }
 

@@ -24,9 +24,13 @@
 static void
 perf_stats_delta(struct perf *p)
 {
+	struct symbolizer_stats ss;
 	uint64_t now[STAT_NSTATS];
 	int i;
 
+	symbolizer_stats(p->sym, &ss);
+	p->cur.logged_maps = ss.logged_maps - p->logged_prev;
+	p->logged_prev = ss.logged_maps;
 	sampler_stats(p->sampler, now);
 	for (i = 0; i < STAT_NSTATS; i++) {
 		p->cur.stat[i] = now[i] - p->stat_prev[i];
@@ -134,6 +138,7 @@ perf_snapshot(void *priv, struct gp_snapshot *snap)
 		return (0);
 	}
 	perf_collect_slice(p);
+	perf_maps_drain(p);
 	if ((rc = sampler_drain(p->sampler)) < 0 && rc != -EAGAIN)
 		perf_complain(p, "draining the sample ring buffer: %s",
 		    strerror(-rc));

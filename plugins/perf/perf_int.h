@@ -60,6 +60,8 @@ struct perf_cycle_stats {
 	uint64_t	 dwarf_pids;		/* smart: PIDs DWARF won */
 	uint64_t	 drain_slices;		/* drains cut at their slice */
 	uint64_t	 cgroups;		/* --perf-use-cgroups: chosen */
+	/* mappings /proc could not show, from the kernel's records */
+	uint64_t	 logged_maps;
 	int		 cpus;
 };
 
@@ -92,6 +94,8 @@ struct perf {
 	int			 trim_due;	/* an emit just ended */
 	struct heaptrim		 trim;
 	struct gp_watch		*wakeup;	/* the ring's wake-ups */
+	/* The kernel's mapping records (perf_maps.c); NULL: not followed. */
+	struct perf_maps	*maps;
 	struct symbolizer	*sym;
 	struct unwinder		*uw;
 	struct stackagg		*fp;		/* frame-pointer stacks */
@@ -105,6 +109,7 @@ struct perf {
 	uint32_t		 drain_n;	/* records this drain */
 
 	uint64_t		 stat_prev[STAT_NSTATS];
+	uint64_t		 logged_prev;
 	struct perf_cycle_stats	 cur;		/* being collected */
 	struct perf_cycle_stats	 last;		/* the last snapshot's */
 	time_t			 complained;	/* rate limit of bad input */
@@ -151,6 +156,14 @@ void		 perf_cgroups_pick(struct perf *);
 int		 perf_snapshot(void *, struct gp_snapshot *);
 void		 perf_abandon(void *, struct gp_snapshot *);
 void		 perf_work_cb(void *);
+
+/* perf_maps.c: what processes mapped, from the kernel's own records */
+/* Follow them (a line says so when the kernel cannot). */
+void		 perf_maps_start(struct perf *);
+/* Read what the kernel wrote since: before the samples, whose mappings
+ * these are. */
+void		 perf_maps_drain(struct perf *);
+void		 perf_maps_stop(struct perf *);
 
 /* pidlist.c */
 /* "1,2, 3" (the pids option) into a new array; -EINVAL naming nothing. */

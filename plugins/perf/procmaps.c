@@ -237,6 +237,50 @@ procmaps_find(const struct procmaps *m, uint64_t addr)
 	return (-1);
 }
 
+/*
+ * from (NULL: none) with one more mapping, e and its path (NULL: none),
+ * into out; entries of from that overlap e are left out (e is newer).
+ * src[i] (from->n + 1 of them) tells where out->v[i] came from: its
+ * index in from, or SIZE_MAX for e.  0 or -ENOMEM.
+ */
+int
+procmaps_add(const struct procmaps *from, const struct procmaps_entry *e,
+    const char *path, struct procmaps *out, size_t *src)
+{
+	size_t	 n = from != NULL ? from->n : 0, i, o = 0, plen;
+	size_t	 blob = from != NULL ? from->paths_len : 0;
+	int	 placed = 0;
+
+	memset(out, 0, sizeof(*out));
+	plen = path != NULL ? strlen(path) : 0;
+	if ((out->v = calloc(n + 1, sizeof(*out->v))) == NULL ||
+	    (out->paths = malloc(blob + plen + 1)) == NULL) {
+		procmaps_free(out);
+		return (-ENOMEM);
+	}
+	if (blob > 0)
+		memcpy(out->paths, from->paths, blob);
+	memcpy(out->paths + blob, path != NULL ? path : "", plen + 1);
+	out->paths_len = blob + plen + 1;
+	for (i = 0; i <= n; i++) {
+		if (!placed && (i == n || from->v[i].start >= e->start)) {
+			out->v[o] = *e;
+			out->v[o].path_off = (uint32_t)blob;
+			out->v[o].path_len = (uint32_t)plen;
+			src[o++] = SIZE_MAX;
+			placed = 1;
+		}
+		if (i == n)
+			break;
+		if (from->v[i].end > e->start && from->v[i].start < e->end)
+			continue;
+		out->v[o] = from->v[i];
+		src[o++] = i;
+	}
+	out->n = o;
+	return (0);
+}
+
 /* The value of "Key:" on one status line, blanks trimmed. */
 static int
 status_field(const char *line, const char *end, const char *key,

@@ -43,6 +43,15 @@ const char	*procmaps_path(const struct procmaps *,
 		    const struct procmaps_entry *);
 /* Index of the mapping holding addr, or -1. */
 long		 procmaps_find(const struct procmaps *, uint64_t);
+/*
+ * from (NULL: none) with e added (its path, NULL: none) into out; what
+ * overlaps e is left out.  src[i] (room for from->n + 1) is out->v[i]'s
+ * index in from, SIZE_MAX for e.  0 or -ENOMEM; free out with
+ * procmaps_free.
+ */
+int		 procmaps_add(const struct procmaps *from,
+		    const struct procmaps_entry *e, const char *path,
+		    struct procmaps *out, size_t *src);
 
 /* What the symbolizer needs from /proc/PID/status. */
 struct procstatus {

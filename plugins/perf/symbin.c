@@ -46,7 +46,7 @@ sym_binary_new(struct symbolizer *s, struct elfsym_table *t)
 	return (b);
 }
 
-static struct sym_binary *
+struct sym_binary *
 sym_binary_ref(struct sym_binary *b)
 {
 	if (b != NULL)
@@ -459,6 +459,49 @@ sym_binary_pinned(struct symbolizer *s, const struct procmaps_entry *e)
 }
 
 /*
+ * A gone process's mapping, known from the kernel's records: a binary
+ * already read with that device and inode (every run of a program maps
+ * the same file), else its path opened in our root when that is still
+ * the same file.  A container's path is not ours: the identity check
+ * refuses it rather than name its frames from another file.
+ */
+static struct sym_binary *
+sym_binary_for_gone(struct symbolizer *s, struct sym_proc *p,
+    const struct procmaps_entry *e, const char *path)
+{
+	struct sym_filekey	*k;
+	struct sym_binary	*b;
+	struct gp_file_info	 sb;
+	dev_t			 dev = makedev(e->dev_major, e->dev_minor);
+	int			 fd;
+
+	if (e->inode == 0)
+		return (NULL);
+	for (b = s->bins; b != NULL; b = b->next)
+		if (b->ino == (ino_t)e->inode && b->dev == dev &&
+		    (b->t != NULL || b->ld != NULL || b->fd >= 0))
+			return (sym_binary_ref(b));
+	if ((fd = sym_open(s, NULL, path, GP_OPEN_NO_SYMLINKS,
+	    SYM_MAX_BINARY, -1, &sb)) < 0)
+		return (NULL);
+	if ((dev_t)sb.dev != dev || (ino_t)sb.ino != (ino_t)e->inode) {
+		close(fd);
+		return (NULL);
+	}
+	if ((k = sym_key_find(s, &sb)) != NULL) {
+		close(fd);
+		return (sym_binary_ref(k->bin));
+	}
+	if ((b = sym_binary_open(s, p, fd, &sb, path)) == NULL) {
+		close(fd);
+		return (NULL);
+	}
+	if (sym_key_add(s, &sb, b) != 0)
+		return (NULL);
+	return (sym_binary_ref(b));
+}
+
+/*
  * The binary behind one executable mapping, referenced for the caller's
  * snapshot; NULL for anonymous memory or when it cannot be opened.
  */
@@ -483,7 +526,13 @@ sym_binary_for_mapping(struct symbolizer *s, struct sym_proc *p,
 		return (NULL);
 	if ((b = sym_binary_pinned(s, e)) != NULL)
 		return (sym_binary_ref(b));
+	if (p->gone)
+		return (sym_binary_for_gone(s, p, e, path));
 	if ((fd = sym_open_mapping(s, p, e, path, &sb)) < 0) {
+		/* a zombie: its maps are gone with its memory */
+		if ((fd == -ENOENT || fd == -ESRCH) &&
+		    (b = sym_binary_for_gone(s, p, e, path)) != NULL)
+			return (b);
 		sym_log(s, fd == -ENOENT || fd == -ESRCH ? GP_LOG_DEBUG :
 		    GP_LOG_WARN, "symbolizer: pid %d: cannot open %s: %s",
 		    (int)p->pid, path, sym_open_strerror(fd, &sb));

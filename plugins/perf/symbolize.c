@@ -283,26 +283,33 @@ symbolizer_cover_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 	long		 k;
 	int		 jit;
 
-	if (p == NULL || p->gone || p->snap == NULL)
+	if (p == NULL || (p->snap == NULL && (!p->gone ||
+	    s->map_log == NULL)))
 		return;
 	/* A frame in anonymous memory (or outside the maps) may be JIT
 	 * code: its perf map is read from now on, not first at the emit. */
-	jit = sym_jit_due(s, p);
+	jit = !p->gone && sym_jit_due(s, p);
 	for (i = 0; i < n; i++) {
-		k = procmaps_find(&p->snap->maps, addrs[i]);
-		/* Its binary's table loads from now on, in steps on the
-		 * work timer, rather than all in the snapshot's callback. */
-		if (k >= 0)
-			sym_binary_touch(s, p->snap->bins[k]);
+		k = p->snap != NULL ? procmaps_find(&p->snap->maps, addrs[i]) :
+		    -1;
 		if (k < 0 && addrs[i] >= 4096 && addrs[i] < (1ull << 47)) {
+			/* maps read again (at most once a second), else the
+			 * kernel's records, kept only for seconds: now, not
+			 * at the emit */
 			k = sym_proc_mapping(s, p, addrs[i]);
 			if (jit && (k < 0 || sym_anon_path(procmaps_path(
-			    &p->snap->maps, &p->snap->maps.v[k]))))
+			    &p->snap->maps, &p->snap->maps.v[k])))) {
 				sym_jit_touch(s, p);
-			return;
+				jit = 0;
+			}
 		}
-		if (jit && k >= 0 && sym_anon_path(procmaps_path(
-		    &p->snap->maps, &p->snap->maps.v[k]))) {
+		if (k < 0)
+			continue;
+		/* Its binary's table loads from now on, in steps on the
+		 * work timer, rather than all in the snapshot's callback. */
+		sym_binary_touch(s, p->snap->bins[k]);
+		if (jit && sym_anon_path(procmaps_path(&p->snap->maps,
+		    &p->snap->maps.v[k]))) {
 			sym_jit_touch(s, p);
 			jit = 0;
 		}

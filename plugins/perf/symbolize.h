@@ -47,6 +47,9 @@ struct symbolizer_stats {
 	/* Names of superseded perf maps kept until the cycle ends (only
 	 * maps whose names were returned this cycle). */
 	uint64_t	 perfmap_retired_bytes;
+	/* Mappings taken from the kernel's records (images /proc had
+	 * lost, or had not shown yet). */
+	uint64_t	 logged_maps;
 };
 
 /* log(arg, GP_LOG_*, msg); log may be NULL. */
@@ -102,6 +105,18 @@ void		 symbolizer_set_gen_resolver(struct symbolizer *,
 		    int (*cur_gen)(void *, int32_t, uint32_t *), void *);
 int		 symbolizer_process_seen_gen(struct symbolizer *, int32_t,
 		    uint32_t);
+/*
+ * The kernel's own record of an image's mappings (execmaps.h), asked when
+ * /proc cannot tell: the image exec'ed or exited before its maps were
+ * read, or mapped code after they were.  map_log(arg, pid, gen, addr, &e,
+ * &path, &parent) fills the mapping holding addr (e's path fields
+ * unused): 0, or -ENOENT; and, found or not, the parent the image was
+ * forked from (0: none known).
+ */
+struct procmaps_entry;
+void		 symbolizer_set_map_log(struct symbolizer *,
+		    int (*map_log)(void *, int32_t, uint32_t, uint64_t,
+		    struct procmaps_entry *, const char **, int32_t *), void *);
 const char	*symbolizer_comm_gen(struct symbolizer *, int32_t, uint32_t);
 const char	*symbolizer_user_frame_gen(struct symbolizer *, int32_t,
 		    uint32_t, uint64_t);

@@ -154,6 +154,11 @@ struct symbolizer {
 	/* The exec generation a PID is in now (NULL: always 0). */
 	int			(*cur_gen)(void *, int32_t, uint32_t *);
 	void			*cur_gen_arg;
+	/* The kernel's mapping records (NULL: not followed). */
+	int			(*map_log)(void *, int32_t, uint32_t,
+				    uint64_t, struct procmaps_entry *,
+				    const char **, int32_t *);
+	void			*map_log_arg;
 
 	struct sym_binary	*bins;
 	struct sym_filekey	*keys;
@@ -240,6 +245,7 @@ void		 sym_snap_free(struct symbolizer *, struct sym_snap *);
 struct sym_binary *sym_binary_for_mapping(struct symbolizer *,
 		    struct sym_proc *, const struct procmaps_entry *,
 		    const char *);
+struct sym_binary *sym_binary_ref(struct sym_binary *);
 void		 sym_binary_unref(struct symbolizer *, struct sym_binary *);
 /* The binary's table, parsed now if it was not; NULL if unreadable. */
 const struct elfsym_table *sym_binary_table(struct symbolizer *,

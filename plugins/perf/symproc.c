@@ -79,6 +79,15 @@ symbolizer_set_gen_resolver(struct symbolizer *s,
 	s->cur_gen_arg = arg;
 }
 
+void
+symbolizer_set_map_log(struct symbolizer *s, int (*fn)(void *, int32_t,
+    uint32_t, uint64_t, struct procmaps_entry *, const char **, int32_t *),
+    void *arg)
+{
+	s->map_log = fn;
+	s->map_log_arg = arg;
+}
+
 /* The generation pid is in now (0 without a resolver). */
 uint32_t
 sym_gen_now(struct symbolizer *s, int32_t pid)
@@ -316,6 +325,11 @@ symbolizer_process_seen_gen(struct symbolizer *s, int32_t pid, uint32_t gen)
 		return (-ESTALE);
 	}
 	if ((r = sym_proc_identity(s, pid, &starttime, &exe)) != 0) {
+		/* Gone before we looked: the kernel's records may still
+		 * tell its mappings. */
+		if (p == NULL && s->map_log != NULL &&
+		    sym_proc_add(s, pid, gen, &p) != 0)
+			return (-ENOMEM);
 		if (p != NULL)
 			p->gone = 1;
 		return (r);
@@ -329,7 +343,7 @@ symbolizer_process_seen_gen(struct symbolizer *s, int32_t pid, uint32_t gen)
 		return (r);
 	p->checked_ns = now;
 	if ((r = sym_proc_load(s, p, starttime, &exe)) != 0) {
-		if (p->snap == NULL && r != -ESTALE) {
+		if (p->snap == NULL && r != -ESTALE && s->map_log == NULL) {
 			sym_proc_free(s, p);
 			return (r);
 		}
@@ -366,7 +380,69 @@ sym_proc_get(struct symbolizer *s, int32_t pid, uint32_t gen)
 	return (p);
 }
 
-/* The mapping of addr, re-reading maps (once a second) on a miss. */
+/*
+ * The kernel's record of the mapping holding addr, for an image /proc
+ * could not show it in: a new snapshot with it added (the old one is
+ * retired, as names borrowed from it live until the cycle ends).
+ */
+static long
+sym_proc_logged(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
+{
+	struct procmaps_entry	 e;
+	struct sym_snap		*sn, *old = p->snap;
+	const char		*path = NULL;
+	size_t			*src = NULL, i;
+	int32_t			 parent = 0;
+	long			 k = -1;
+	int			 r;
+
+	memset(&e, 0, sizeof(e));
+	if (s->map_log == NULL)
+		return (-1);
+	r = s->map_log(s->map_log_arg, p->pid, p->gen, addr, &e, &path,
+	    &parent);
+	/* gone before /proc showed its parent: the fork record tells */
+	if (p->gen == 0 && p->parent == 0 && parent > 1)
+		p->parent = parent;
+	/* Taken in execve's last instants, after the new image was mapped
+	 * and its registers set but before the exec event counted it: the
+	 * address is the next image's (perf names it so, "_start"). */
+	if (r != 0 && p->gone && p->gen + 1 != 0)
+		r = s->map_log(s->map_log_arg, p->pid, p->gen + 1, addr, &e,
+		    &path, &parent);
+	if (r != 0 || addr < e.start || addr >= e.end)
+		return (-1);
+	if ((sn = calloc(1, sizeof(*sn))) == NULL ||
+	    (src = calloc((old != NULL ? old->maps.n : 0) + 1,
+	    sizeof(*src))) == NULL ||
+	    procmaps_add(old != NULL ? &old->maps : NULL, &e, path,
+	    &sn->maps, src) != 0 ||
+	    (sn->bins = calloc(sn->maps.n, sizeof(*sn->bins))) == NULL ||
+	    (sn->dso = calloc(sn->maps.n, sizeof(*sn->dso))) == NULL) {
+		sym_snap_free(s, sn);
+		free(src);
+		return (-1);
+	}
+	for (i = 0; i < sn->maps.n; i++) {
+		if (src[i] != SIZE_MAX) {
+			sn->bins[i] = sym_binary_ref(old->bins[src[i]]);
+			continue;
+		}
+		sn->bins[i] = sym_binary_for_mapping(s, p, &sn->maps.v[i],
+		    procmaps_path(&sn->maps, &sn->maps.v[i]));
+		k = (long)i;
+	}
+	free(src);
+	sym_snap_retire(s, old);
+	p->snap = sn;
+	s->st.logged_maps++;
+	return (k);
+}
+
+/*
+ * The mapping of addr: re-reading maps (once a second) on a miss while
+ * the image is current, then the kernel's records.
+ */
 long
 sym_proc_mapping(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 {
@@ -377,18 +453,19 @@ sym_proc_mapping(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	if (p->snap != NULL && (i = procmaps_find(&p->snap->maps, addr)) >= 0)
 		return (i);
 	now = sym_now_ns();
-	if (p->gone || (p->reread_ns != 0 && now - p->reread_ns <
+	if (!p->gone && (p->reread_ns == 0 || now - p->reread_ns >=
 	    (p->rereads < SYM_YOUNG_REREADS ? SYM_YOUNG_REREAD_NS :
-	    SYM_RECHECK_NS)))
-		return (-1);
-	p->reread_ns = now;
-	p->rereads++;
-	r = sym_proc_snapshot(s, p);
-	if (r == -ESRCH || r == -ESTALE)
-		p->gone = 1;
-	if (p->snap != NULL)
-		i = procmaps_find(&p->snap->maps, addr);
-	return (i);
+	    SYM_RECHECK_NS))) {
+		p->reread_ns = now;
+		p->rereads++;
+		r = sym_proc_snapshot(s, p);
+		if (r == -ESRCH || r == -ESTALE)
+			p->gone = 1;
+		if (p->snap != NULL &&
+		    (i = procmaps_find(&p->snap->maps, addr)) >= 0)
+			return (i);
+	}
+	return (sym_proc_logged(s, p, addr));
 }
 
 /* Is this incarnation and image of the process still running? */

@@ -51,9 +51,11 @@ ok(a['samples'] >= 0.9 * p['samples'],
    "short_exec samples: agent %d, perf %d" % (a['samples'], p['samples']))
 # The last instants of execve (after the mm and comm changed, before the
 # exec event) return to the old image's execve: named from the parent's
-# maps, as perf names them.  What stays unnamed is a program sampled only
-# as it exits.  The old per-PID symbolization named 85%.
-ok(a['named'] >= p['named'] - 0.05,
+# maps, as perf names them.  A program that exits before its maps are
+# read is named from the kernel's mapping records, as perf names it.
+# What may stay unnamed: a PLT stub (perf says "@plt").  The old per-PID
+# symbolization named 85%, /proc alone 97.9-100% under load.
+ok(a['named'] >= p['named'] - 0.01,
    "named leaves: agent %.1f%%, perf %.1f%%" % (100 * a['named'],
                                                100 * p['named']))
 for f in ('short_mid', 'short_leaf'):

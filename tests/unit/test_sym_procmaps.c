@@ -150,10 +150,55 @@ test_stat(void)
 	free(buf);
 }
 
+/* A mapping the kernel reported, added to what /proc showed. */
+static void
+test_maps_add(void)
+{
+	struct procmaps		 m, out, out2;
+	struct procmaps_entry	 e;
+	size_t			 src[8];
+
+	CHECK_EQ(procmaps_parse(maps_text, sizeof(maps_text) - 1, &m), 0);
+	memset(&e, 0, sizeof(e));
+	e.start = 0x7f0800000000ull;
+	e.end = 0x7f0800010000ull;
+	e.pgoff = 0x26000;
+	e.inode = 5;
+	CHECK_EQ(procmaps_add(&m, &e, "/lib/libc.so.6", &out, src), 0);
+	CHECK_EQ(out.n, m.n + 1);
+	CHECK_EQ(src[2], SIZE_MAX);
+	CHECK(src[0] == 0 && src[1] == 1 && src[3] == 2 && src[6] == 5,
+	    "the others keep their order and say where they came from");
+	CHECK_STREQ(procmaps_path(&out, &out.v[2]), "/lib/libc.so.6",
+	    "its path");
+	CHECK_STREQ(procmaps_path(&out, &out.v[0]), "/usr/bin/cat",
+	    "an old path, copied");
+	CHECK(procmaps_path(&out, &out.v[1]) == NULL, "anonymous stays so");
+	CHECK_EQ(procmaps_find(&out, 0x7f0800000100ull), 2);
+	CHECK_EQ(procmaps_find(&out, 0x55d0b7a03456ull), 0);
+	/* newer than what it overlaps: those go */
+	e.start = 0x55d0b7a06000ull;
+	e.end = 0x7f0000000800ull;
+	CHECK_EQ(procmaps_add(&out, &e, NULL, &out2, src), 0);
+	CHECK_EQ(out2.n, out.n - 1);
+	CHECK_EQ(procmaps_find(&out2, 0x55d0b7a06100ull), 0);
+	CHECK(procmaps_path(&out2, &out2.v[0]) == NULL, "no path given");
+	CHECK(src[0] == SIZE_MAX && src[1] == 2, "overlapped ones left out");
+	procmaps_free(&out2);
+	procmaps_free(&out);
+	/* into nothing */
+	CHECK_EQ(procmaps_add(NULL, &e, "/x", &out, src), 0);
+	CHECK(out.n == 1 && src[0] == SIZE_MAX, "from none");
+	CHECK_STREQ(procmaps_path(&out, &out.v[0]), "/x", "path from none");
+	procmaps_free(&out);
+	procmaps_free(&m);
+}
+
 int
 main(void)
 {
 	test_maps_literal();
+	test_maps_add();
 	test_maps_self();
 	test_status();
 	test_stat();

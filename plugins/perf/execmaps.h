@@ -1,0 +1,95 @@
+/*
+ * The kernel's own account of every process's executable mappings, as
+ * perf record follows them: a dummy software event per CPU with mmap2,
+ * comm_exec and task set delivers a record for each executable mmap, each
+ * exec and each exit, written synchronously by the process itself.  Kept
+ * per (PID, exec generation), so a program that exec'ed and exited before
+ * its /proc/PID/maps could be read (a shell's short programs on a busy
+ * host) is still symbolized, as perf symbolizes it.
+ *
+ * execrec_parse is a pure function over one record's bytes (unit-tested
+ * and fuzzed); the log is plain memory, fed by mmapfollow.c.
+ */
+#ifndef PERF_EXECMAPS_H
+#define PERF_EXECMAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define EXECREC_MMAP	1	/* PERF_RECORD_MMAP2 of an executable map */
+#define EXECREC_EXEC	2	/* PERF_RECORD_COMM with COMM_EXEC */
+#define EXECREC_EXIT	3	/* PERF_RECORD_EXIT of a thread */
+#define EXECREC_LOST	4	/* PERF_RECORD_LOST: records dropped */
+#define EXECREC_FORK	5	/* PERF_RECORD_FORK of a process */
+#define EXECREC_OTHER	6	/* anything else (a thread's fork too) */
+
+struct execrec {
+	int		 type;
+	uint32_t	 pid;
+	uint32_t	 tid;
+	uint32_t	 ppid;		/* FORK */
+	uint64_t	 addr;		/* MMAP */
+	uint64_t	 len;
+	uint64_t	 pgoff;
+	uint64_t	 ino;
+	uint32_t	 maj;
+	uint32_t	 min;
+	uint32_t	 prot;
+	const char	*path;		/* MMAP: into the record, path_len */
+	size_t		 path_len;
+	uint64_t	 lost;		/* LOST */
+	uint64_t	 time;		/* CLOCK_MONOTONIC ns (sample_id) */
+};
+
+/*
+ * One record (a struct perf_event_header first, sample_id_all with
+ * PERF_SAMPLE_TIME only: the time is its last 8 bytes): 0, or -EINVAL.
+ */
+int		 execrec_parse(const void *rec, size_t len,
+		    struct execrec *out);
+
+/* A mapping as the kernel reported it; path valid until the next feed. */
+struct execmap {
+	uint64_t	 start;
+	uint64_t	 end;
+	uint64_t	 pgoff;
+	uint64_t	 ino;
+	uint32_t	 maj;
+	uint32_t	 min;
+	const char	*path;
+};
+
+/* Past this a live image's mappings are left to /proc, an exited one's
+ * dropped: its samples were drained long before (a drain each 10 s). */
+#define EXECMAPS_KEEP_NS	(30ull * 1000 * 1000 * 1000)
+/* Bounds: mappings per image and in all (more are counted, not kept). */
+#define EXECMAPS_MAX_PER	4096
+#define EXECMAPS_MAX_ALL	(256 * 1024)
+
+struct execmaps;
+struct execmaps	*execmaps_new(void);
+void		 execmaps_free(struct execmaps *);
+/* Apply one record received at now_ns: 0, or -ENOMEM. */
+int		 execmaps_feed(struct execmaps *, const struct execrec *,
+		    uint64_t now_ns);
+/*
+ * The mapping holding addr in pid's image gen (the exec count since the
+ * log started, as the sampler counts them): 0, or -ENOENT.
+ */
+int		 execmaps_find(const struct execmaps *, int32_t pid,
+		    uint32_t gen, uint64_t addr, struct execmap *out);
+/* The parent a forked pid's image gen 0 was copied from, or 0. */
+int32_t		 execmaps_parent(const struct execmaps *, int32_t pid,
+		    uint32_t gen);
+/* Drop what is older than EXECMAPS_KEEP_NS. */
+void		 execmaps_expire(struct execmaps *, uint64_t now_ns);
+struct execmaps_stats {
+	uint64_t	 images;	/* kept now */
+	uint64_t	 maps;		/* kept now */
+	uint64_t	 dropped;	/* over a bound */
+	uint64_t	 lost;		/* the kernel's LOST records */
+};
+void		 execmaps_stats(const struct execmaps *,
+		    struct execmaps_stats *);
+
+#endif

@@ -1,0 +1,230 @@
+/*
+ * What processes mapped, as the kernel records it (execmaps.h): the
+ * symbolizer asks when /proc cannot tell, because the image exec'ed or
+ * exited before its maps were read (a shell's short programs on a busy
+ * host: the first sample wakes us, but the program may be gone by the
+ * time the loop runs), or mapped code after they were.  perf record
+ * names such samples from the same records; /proc alone cannot.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "perf_int.h"
+#include "execmaps.h"
+#include "mmapfollow.h"
+#include "procmaps.h"
+#include "symbolize.h"
+
+/* A drain's records, put back in time order before they are applied. */
+struct perf_maps_rec {
+	uint64_t	 time;
+	uint64_t	 seq;		/* ties keep the buffer's order */
+	size_t		 off;
+	size_t		 len;
+};
+
+struct perf_maps {
+	struct mmapfollow	*mf;
+	struct execmaps		*em;
+	struct gp_watch		*watch;
+	uint64_t		 said;		/* lost records reported */
+	uint8_t			*buf;
+	size_t			 buf_len;
+	size_t			 buf_cap;
+	struct perf_maps_rec	*recs;
+	size_t			 nrecs;
+	size_t			 recs_cap;
+	int			 nomem;		/* this drain lost some */
+};
+
+static uint64_t
+perf_maps_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
+/* mmapfollow's callback: keep a copy, applied once the drain is over. */
+static void
+perf_maps_record(void *arg, const void *rec, size_t len)
+{
+	struct perf_maps *m = ((struct perf *)arg)->maps;
+	struct perf_maps_rec *r;
+	struct execrec er;
+	size_t cap;
+	void *nb;
+
+	if (execrec_parse(rec, len, &er) != 0) {
+		perf_complain(arg, "malformed mapping record from the kernel "
+		    "(%zu bytes) skipped", len);
+		return;
+	}
+	if (er.type == EXECREC_OTHER)
+		return;
+	if (m->buf_len + len > m->buf_cap) {
+		for (cap = m->buf_cap ? m->buf_cap : 65536;
+		    cap < m->buf_len + len; cap *= 2)
+			;
+		if ((nb = realloc(m->buf, cap)) == NULL) {
+			m->nomem = 1;
+			return;
+		}
+		m->buf = nb;
+		m->buf_cap = cap;
+	}
+	if (m->nrecs == m->recs_cap) {
+		cap = m->recs_cap ? m->recs_cap * 2 : 1024;
+		if ((nb = reallocarray(m->recs, cap, sizeof(*r))) == NULL) {
+			m->nomem = 1;
+			return;
+		}
+		m->recs = nb;
+		m->recs_cap = cap;
+	}
+	r = &m->recs[m->nrecs];
+	r->time = er.time;
+	r->seq = m->nrecs++;
+	r->off = m->buf_len;
+	r->len = len;
+	memcpy(m->buf + m->buf_len, rec, len);
+	m->buf_len += len;
+}
+
+static int
+perf_maps_cmp(const void *a, const void *b)
+{
+	const struct perf_maps_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return (x->time < y->time ? -1 : 1);
+	return (x->seq < y->seq ? -1 : x->seq > y->seq);
+}
+
+static int
+perf_maps_lookup(void *arg, int32_t pid, uint32_t gen, uint64_t addr,
+    struct procmaps_entry *e, const char **path, int32_t *parent)
+{
+	struct perf_maps *m = ((struct perf *)arg)->maps;
+	struct execmap x;
+
+	*parent = execmaps_parent(m->em, pid, gen);
+	if (execmaps_find(m->em, pid, gen, addr, &x) != 0)
+		return (-ENOENT);
+	e->start = x.start;
+	e->end = x.end;
+	e->pgoff = x.pgoff;
+	e->inode = x.ino;
+	e->dev_major = x.maj;
+	e->dev_minor = x.min;
+	*path = x.path;
+	return (0);
+}
+
+static void
+perf_maps_wakeup(int32_t fd, uint32_t events, void *arg)
+{
+	(void)fd;
+	(void)events;
+	perf_maps_drain(arg);
+}
+
+static void
+perf_maps_free(struct perf_maps *m)
+{
+	if (m == NULL)
+		return;
+	mmapfollow_close(m->mf);
+	execmaps_free(m->em);
+	free(m->buf);
+	free(m->recs);
+	free(m);
+}
+
+void
+perf_maps_start(struct perf *p)
+{
+	struct perf_maps *m;
+	char err[256];
+
+	if ((m = calloc(1, sizeof(*m))) == NULL ||
+	    (m->em = execmaps_new()) == NULL) {
+		perf_maps_free(m);
+		return;
+	}
+	p->maps = m;
+	m->mf = mmapfollow_open(perf_maps_record, p, err, sizeof(err));
+	if (m->mf == NULL) {
+		p->api->log(p->ctx, GP_LOG_WARN, "not following the kernel's "
+		    "mapping records (%s): programs that exit before their "
+		    "/proc maps are read keep unnamed frames", err);
+		perf_maps_free(m);
+		p->maps = NULL;
+		return;
+	}
+	if (p->api->fd_watch != NULL)
+		m->watch = p->api->fd_watch(p->ctx, mmapfollow_fd(m->mf),
+		    GP_EV_READ, perf_maps_wakeup, p);
+	symbolizer_set_map_log(p->sym, perf_maps_lookup, p);
+}
+
+void
+perf_maps_drain(struct perf *p)
+{
+	struct perf_maps *m = p->maps;
+	struct execmaps_stats st;
+	struct execrec er;
+	uint64_t now = perf_maps_now();
+	size_t i;
+	int rc;
+
+	if (m == NULL)
+		return;
+	m->nrecs = m->buf_len = 0;
+	m->nomem = 0;
+	if ((rc = mmapfollow_drain(m->mf)) < 0)
+		perf_complain(p, "reading the kernel's mapping records: %s",
+		    strerror(-rc));
+	qsort(m->recs, m->nrecs, sizeof(*m->recs), perf_maps_cmp);
+	for (i = 0; i < m->nrecs; i++)
+		if (execrec_parse(m->buf + m->recs[i].off, m->recs[i].len,
+		    &er) == 0 && execmaps_feed(m->em, &er, now) != 0)
+			m->nomem = 1;
+	execmaps_expire(m->em, now);
+	execmaps_stats(m->em, &st);
+	if (m->nomem)
+		perf_complain(p, "out of memory keeping the kernel's mapping "
+		    "records: short-lived programs may go unnamed");
+	if (st.lost + st.dropped > m->said) {
+		perf_complain(p, "%llu mapping records lost or over the "
+		    "bound so far: some short-lived programs keep unnamed "
+		    "frames", (unsigned long long)(st.lost + st.dropped));
+		m->said = st.lost + st.dropped;
+	}
+	/* a burst's buffer is not kept for the quiet that follows */
+	if (m->buf_cap > (1u << 20)) {
+		free(m->buf);
+		m->buf = NULL;
+		m->buf_cap = 0;
+	}
+}
+
+void
+perf_maps_stop(struct perf *p)
+{
+	struct perf_maps *m = p->maps;
+
+	if (m == NULL)
+		return;
+	if (p->sym != NULL)
+		symbolizer_set_map_log(p->sym, NULL, NULL);
+	if (m->watch != NULL)
+		p->api->fd_unwatch(m->watch);
+	perf_maps_free(m);
+	p->maps = NULL;
+}
