@@ -33,8 +33,20 @@ c2=$(srv_request '{"service_name": "'"$STUDIO_SVC"'", "request_type": "start",
     "target_hosts": {"'"$HOST"'": null}}')
 wait_for 12 srv_completed "$c2"
 ok $? "ad-hoc start: completion reported"
-n_after_adhoc=$(srv_nprofiles)
-wait_for 10 srv_nprofiles_ge $((n_after_adhoc + 2))
+# Two continuous profiles that start after the ad-hoc one ended: counting
+# profiles alone is not enough, the ad-hoc upload may land after its
+# completion.
+cont_after_adhoc_ge() {
+	srv_py '
+profs = get("/_fake/profiles")
+ra = lambda p: p["header"]["metadata"]["run_arguments"].get("continuous")
+adhoc = [p for p in profs if ra(p) is False]
+after = [p for p in profs if ra(p) is True and adhoc and
+    p["start_time"] >= adhoc[0]["end_time"]]
+sys.exit(0 if len(after) >= int(sys.argv[1]) else 1)
+' "$1"
+}
+wait_for 20 cont_after_adhoc_ge 2
 ok $? "the continuous run resumes after the ad-hoc run"
 
 c3=$(srv_request '{"service_name": "'"$STUDIO_SVC"'", "request_type": "stop",

@@ -96,8 +96,9 @@ for cid, word in ((sys.argv[1], "combined_config"), (sys.argv[2], "command_type"
 ' "$LISTCFG" "$NUMTYPE"
 }
 # Completions are posted asynchronously: give the last one time to land
-# (a slow, e.g. sanitizer, build), then check once more for the record.
-wait_for 10 malformed_reported
+# (a slow, e.g. sanitizer, build on a loaded host: 10 s once fell short),
+# then check once more for the record.
+wait_for 30 malformed_reported
 malformed_reported
 ok $? "malformed commands with an id are reported \`failed\` once, with the reason"
 
