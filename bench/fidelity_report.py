@@ -127,6 +127,7 @@ def summary(stacks, funcs, leaf_of=leaf_user):
         share[fn] = share.get(fn, 0) + n
     res = {'samples': total,
            'named': nm / user if user else 0.0,
+           'unnamed': user - nm,
            'kernel': kern / total if total else 0.0,
            'share': {}}
     for f in funcs:
@@ -156,8 +157,9 @@ def main():
         if who not in res:
             continue
         r = res[who]
-        print('%-6s %-14s samples %6d  named %5.1f%%  kernel %5.1f%%  %s' % (
-            who, a.comm[:14], r['samples'], 100 * r['named'],
+        print('%-6s %-14s samples %6d  named %5.1f%% (%d not)  kernel %5.1f%%'
+              '  %s' % (
+            who, a.comm[:14], r['samples'], 100 * r['named'], r['unnamed'],
             100 * r['kernel'],
             '  '.join('%s %.1f%%' % (f, 100 * v)
                       for f, v in r['share'].items())))
