@@ -190,7 +190,8 @@ perf_maps_drain(struct perf *p)
 	if ((rc = mmapfollow_drain(m->mf)) < 0)
 		perf_complain(p, "reading the kernel's mapping records: %s",
 		    strerror(-rc));
-	qsort(m->recs, m->nrecs, sizeof(*m->recs), perf_maps_cmp);
+	if (m->nrecs > 1)
+		qsort(m->recs, m->nrecs, sizeof(*m->recs), perf_maps_cmp);
 	for (i = 0; i < m->nrecs; i++)
 		if (execrec_parse(m->buf + m->recs[i].off, m->recs[i].len,
 		    &er) == 0 && execmaps_feed(m->em, &er, now) != 0)
