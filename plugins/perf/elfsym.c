@@ -399,6 +399,16 @@ elfsym_name(const struct elfsym_table *t, size_t idx, char *buf, size_t len)
 	if (n <= 0)
 		return (NULL);
 	buf[n] = '\0';
+	if (t->attr != NULL && (t->attr[idx] & ELFSYM_A_PLT)) {
+		/* off 0 is the empty name: an IRELATIVE stub */
+		n = (ssize_t)strnlen(buf, len - 1);
+		if (off == 0)
+			n = 0;
+		if ((size_t)n + sizeof("@plt") > len)
+			return (NULL);
+		memcpy(buf + n, "@plt", sizeof("@plt"));
+		return (buf);
+	}
 	return (buf[0] != '\0' ? buf : NULL);
 }
 

@@ -62,6 +62,8 @@ struct elfsym_seg {
 #define ELFSYM_A_NONGLOBAL	0x2	/* not STB_GLOBAL */
 #define ELFSYM_A_DYNSYM		0x4	/* from .dynsym (perf reads it only
 					 * without a .symtab) */
+#define ELFSYM_A_PLT		0x8	/* a PLT stub: "name@plt", as perf
+					 * names it (the name is the target's) */
 
 struct elfsym_table {
 	struct elfsym_sym	*syms;

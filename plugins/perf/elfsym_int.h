@@ -171,6 +171,15 @@ struct elfsym_load {
 	Elf_Data		*d;		/* the one being read */
 	GElf_Shdr		 sh;
 	size_t			 i, n, before;	/* its symbols */
+	/* PLT stubs, named from .rela.plt while .dynsym is read: stub k at
+	 * plt_addr + (k + plt_skip) * plt_ent (.plt has a header stub,
+	 * .plt.sec none). */
+	Elf_Scn			*rela_plt;
+	uint64_t		 plt_addr, plt_ent, plt_skip;
+	int			 plt_sec;	/* .plt.sec seen: it wins */
+	Elf_Data		*plt_d;
+	size_t			 plt_i, plt_n;
+	int			 plt_done;
 };
 /* Over e (owned if own_e) from fd (-1: memory) of size bytes, into t
  * (NULL: a new table; else a debug file merged into t). */

@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -111,6 +112,20 @@ elfsym_load_section(struct elfsym_load *l, Elf_Scn *scn)
 		    elfsym_load_within(sh.sh_offset, sh.sh_size,
 		    l->file_size) && (d = elf_getdata(scn, NULL)) != NULL)
 			elfsym_read_debuglink(t, d);
+		else if (sname != NULL && (sh.sh_flags & SHF_EXECINSTR) &&
+		    ((strcmp(sname, ".plt") == 0 && !l->plt_sec) ||
+		    strcmp(sname, ".plt.sec") == 0)) {
+			l->plt_sec = sname[4] != '\0';
+			l->plt_addr = sh.sh_addr;
+			l->plt_ent = sh.sh_entsize != 0 ? sh.sh_entsize : 16;
+			l->plt_skip = l->plt_sec ? 0 : 1;
+		}
+	} else if (sh.sh_type == SHT_RELA && l->shstrndx != 0 &&
+	    !l->debug_file && sh.sh_entsize != 0 &&
+	    elfsym_load_within(sh.sh_offset, sh.sh_size, l->file_size)) {
+		sname = elf_strptr(l->e, l->shstrndx, sh.sh_name);
+		if (sname != NULL && strcmp(sname, ".rela.plt") == 0)
+			l->rela_plt = scn;
 	}
 }
 
@@ -283,6 +298,64 @@ elfsym_load_read_syms(struct elfsym_load *l, size_t *budget)
 	return (0);
 }
 
+/*
+ * The PLT stubs, named by the .dynsym symbols their .rela.plt entries
+ * point at, about budget of them; called while that .dynsym and its
+ * strings are the section being read.  Entry k's stub is the k-th
+ * (after .plt's header), as perf synthesizes them; an IRELATIVE entry
+ * has no symbol and is "@plt", as perf says too.
+ */
+static int
+elfsym_load_plt(struct elfsym_load *l, size_t *budget)
+{
+	GElf_Rela	 rel;
+	GElf_Sym	 s;
+	const char	*name;
+	char		 buf[512];
+	size_t		 symi, st_name;
+	int		 r;
+
+	if (l->plt_d == NULL) {
+		GElf_Shdr rsh;
+
+		if (gelf_getshdr(l->rela_plt, &rsh) == NULL ||
+		    elf_ndxscn(l->syms[l->cur]) != rsh.sh_link ||
+		    (l->plt_d = elf_getdata(l->rela_plt, NULL)) == NULL) {
+			l->plt_done = 1;
+			return (0);
+		}
+		elfsym_load_charge(budget, rsh.sh_size);
+		l->plt_n = l->plt_d->d_size / rsh.sh_entsize;
+		l->plt_i = 0;
+	}
+	for (; l->plt_i < l->plt_n && *budget > 0; l->plt_i++, (*budget)--) {
+		if (gelf_getrela(l->plt_d, (int)l->plt_i, &rel) == NULL)
+			break;
+		symi = GELF_R_SYM(rel.r_info);
+		name = "";
+		st_name = 0;
+		if (symi != 0 && symi < l->n &&
+		    gelf_getsym(l->d, (int)symi, &s) != NULL &&
+		    s.st_name < l->str_len) {
+			name = l->str + s.st_name;
+			st_name = s.st_name;
+		}
+		/* lazily the name stays in the file: "@plt" is added when
+		 * it is read (elfsym_name) */
+		if (!l->b.lazy) {
+			snprintf(buf, sizeof(buf), "%s@plt", name);
+			name = buf;
+		}
+		if ((r = elfsym_push(&l->b, l->plt_addr + (l->plt_i +
+		    l->plt_skip) * l->plt_ent, l->plt_ent, name, st_name,
+		    ELFSYM_A_PLT | ELFSYM_A_DYNSYM)) != 0)
+			return (r);
+	}
+	if (l->plt_i >= l->plt_n)
+		l->plt_done = 1;
+	return (0);
+}
+
 int
 elfsym_load_init(struct elfsym_load *l, Elf *e, int own_e, int fd,
     uint64_t size, int lazy, struct elfsym_table *t)
@@ -373,6 +446,13 @@ elfsym_load_run(struct elfsym_load *l, size_t budget)
 				return (l->error = r);
 			if (l->i < l->n)
 				break;
+			if (l->sh.sh_type == SHT_DYNSYM && l->rela_plt != NULL &&
+			    l->plt_addr != 0 && !l->plt_done) {
+				if ((r = elfsym_load_plt(l, &budget)) != 0)
+					return (l->error = r);
+				if (!l->plt_done)
+					break;
+			}
 			if (l->sh.sh_type == SHT_SYMTAB && t->nsyms > l->before)
 				t->has_symtab = 1;
 			elfsym_load_close_syms(l);

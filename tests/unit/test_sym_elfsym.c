@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -190,6 +192,93 @@ out:
 	elfsym_free(l);
 }
 
+/*
+ * PLT stubs are named as perf (and objdump) name them: the k-th stub of
+ * .plt (after its header) or .plt.sec is "<.rela.plt entry k's symbol>@plt",
+ * "@plt" for an IRELATIVE entry; copied and lazy tables alike.
+ */
+static void
+test_plt(const char *path, const char *what)
+{
+	struct elfsym_table	*t[2] = { NULL, NULL };
+	Elf			*e = NULL;
+	Elf_Scn			*scn = NULL, *rela = NULL, *dyn;
+	Elf_Data		*rd, *dd;
+	GElf_Shdr		 sh, dsh;
+	GElf_Rela		 r;
+	GElf_Sym		 sym;
+	uint64_t		 plt = 0, skip = 1, ent = 16;
+	size_t			 shstr, k, last, ks[2], i, good = 0;
+	const char		*n, *nm;
+	char			 want[2][256], buf[512], msg[640];
+	long			 j;
+	int			 fd, sec = 0;
+
+	(void)elf_version(EV_CURRENT);
+	if ((fd = open(path, O_RDONLY)) < 0 ||
+	    (e = elf_begin(fd, ELF_C_READ, NULL)) == NULL ||
+	    elf_getshdrstrndx(e, &shstr) != 0) {
+		CHECK(0, "open for the PLT check");
+		goto out;
+	}
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    (n = elf_strptr(e, shstr, sh.sh_name)) == NULL)
+			continue;
+		if (strcmp(n, ".rela.plt") == 0)
+			rela = scn;
+		else if ((strcmp(n, ".plt") == 0 && !sec) ||
+		    strcmp(n, ".plt.sec") == 0) {
+			sec = n[4] != '\0';
+			plt = sh.sh_addr;
+			skip = sec ? 0 : 1;
+			ent = sh.sh_entsize ? sh.sh_entsize : 16;
+		}
+	}
+	if (rela == NULL || plt == 0 || gelf_getshdr(rela, &sh) == NULL ||
+	    (rd = elf_getdata(rela, NULL)) == NULL ||
+	    (dyn = elf_getscn(e, sh.sh_link)) == NULL ||
+	    gelf_getshdr(dyn, &dsh) == NULL ||
+	    (dd = elf_getdata(dyn, NULL)) == NULL || sh.sh_entsize == 0 ||
+	    (last = rd->d_size / sh.sh_entsize) == 0) {
+		printf("# %s: no PLT\n", what);
+		goto out;
+	}
+	ks[0] = 0;
+	ks[1] = last - 1;
+	for (i = 0; i < 2; i++) {
+		nm = "";
+		if (gelf_getrela(rd, (int)ks[i], &r) != NULL &&
+		    GELF_R_SYM(r.r_info) != 0 &&
+		    gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) != NULL &&
+		    (n = elf_strptr(e, dsh.sh_link, sym.st_name)) != NULL)
+			nm = n;
+		snprintf(want[i], sizeof(want[i]), "%s@plt", nm);
+	}
+	CHECK_EQ(elfsym_load_fd(fd, &t[0]), 0);
+	CHECK_EQ(elfsym_load_fd_lazy(fd, &t[1]), 0);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 2 && t[k] != NULL; i++) {
+			j = elfsym_find(t[k], plt + (ks[i] + skip) * ent + 4);
+			if (j >= 0 && elfsym_name(t[k], (size_t)j, buf,
+			    sizeof(buf)) != NULL && strcmp(buf, want[i]) == 0)
+				good++;
+			else
+				printf("# %s: stub %zu: want %s, got %s\n", what,
+				    ks[i], want[i], j >= 0 ? buf : "nothing");
+		}
+	snprintf(msg, sizeof(msg), "%s: PLT stubs named %s, %s (copied, lazy)",
+	    what, want[0], want[1]);
+	CHECK(good == 4, msg);
+out:
+	elfsym_free(t[0]);
+	elfsym_free(t[1]);
+	if (e != NULL)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* Truncated and corrupted copies: fail or degrade, never crash. */
 static void
 test_bad_files(const char *dir)
@@ -297,6 +386,8 @@ main(void)
 	test_libc();
 	test_lazy("/proc/self/exe", "own binary");
 	test_lazy(libc_path, "libc");
+	test_plt("/proc/self/exe", "own binary");
+	test_plt(libc_path, "libc");
 	test_bad_files(dir);
 	test_debuginfo(dir);
 	tsu_rmtree(dir);
