@@ -60,8 +60,9 @@ struct execmap {
 };
 
 /* Past this a live image's mappings are left to /proc, an exited one's
- * dropped: its samples were drained long before (a drain each 10 s). */
-#define EXECMAPS_KEEP_NS	(30ull * 1000 * 1000 * 1000)
+ * dropped: its samples were drained before (a drain at least each 10 s;
+ * on a host starting 100 programs a second the log holds ~1 MB). */
+#define EXECMAPS_KEEP_NS	(15ull * 1000 * 1000 * 1000)
 /* Bounds: mappings per image and in all (more are counted, not kept). */
 #define EXECMAPS_MAX_PER	4096
 #define EXECMAPS_MAX_ALL	(256 * 1024)
