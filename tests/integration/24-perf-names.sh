@@ -15,14 +15,15 @@ tap_tmpdir
 "$WL/perf_names" -t 14 -n 200 & wl=$!
 perf_wait_exec $wl perf_names
 sleep 1
-perf record -q -F 199 -g -p $wl -o "$TMP/perf.data" -- sleep 8 \
+timeout 60 perf record --no-buildid -q -F 199 -g -p $wl \
+    -o "$TMP/perf.data" -- sleep 8 \
     >"$TMP/perf.err" 2>&1 & pr=$!
 perf_profile "$TMP/out" 8 profiling-frequency=199 pids=$wl
 ok $? "plugin ran one cycle"
 wait $pr
 ok $? "perf record ran beside it"
 kill $wl 2>/dev/null; wait $wl
-perf script -i "$TMP/perf.data" -F tid,ip,sym,dso >"$TMP/perf.txt" \
+timeout 120 perf script -i "$TMP/perf.data" -F tid,ip,sym,dso >"$TMP/perf.txt" \
     2>"$TMP/script.err"
 ok $? "perf script"
 [ -s "$TMP/perf.txt" ] || diag "perf: $(cat "$TMP/perf.err" "$TMP/script.err")"

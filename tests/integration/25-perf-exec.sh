@@ -18,7 +18,12 @@ secs=8
     $((secs + 3)) 30 >/dev/null 2>&1 &
 loop=$!
 sleep 1
-perf record -a -g -e cpu-clock -F 997 -o "$TMP/perf.data" -- \
+# The peer is not hardened: at its end perf record opens every file it saw
+# mapped, and a hostile test running beside this one plants a FIFO as a
+# perf map; perf then blocked CI for good.  --no-buildid keeps it from
+# reading them, timeout bounds it (and perf script) whatever else it opens.
+timeout 60 perf record --no-buildid -a -g -e cpu-clock -F 997 \
+    -o "$TMP/perf.data" -- \
     sleep $secs >/dev/null 2>"$TMP/perf.err" &
 rec=$!
 # The perf plugin's loop alone: what is measured is its exec-aware
@@ -29,7 +34,7 @@ ok $? "plugin ran one cycle"
 wait $rec
 ok $? "perf record ran"
 kill $loop 2>/dev/null; wait
-perf script -i "$TMP/perf.data" >"$TMP/perf.txt" 2>/dev/null
+timeout 120 perf script -i "$TMP/perf.data" >"$TMP/perf.txt" 2>/dev/null
 ok $? "perf script ran"
 
 "$PYTHON3" "$top_srcdir/bench/fidelity_report.py" --json \
