@@ -30,6 +30,7 @@ struct em_img {
 	int32_t		 parent;	/* forked from, for gen 0 */
 	uint64_t	 touched_ns;	/* last mapping added */
 	uint64_t	 exited_ns;	/* 0: live */
+	uint64_t	 seeded_ns;	/* read from /proc then (0: not) */
 	struct em_map	*v;		/* sorted by start */
 	size_t		 n;
 	size_t		 cap;
@@ -281,13 +282,42 @@ em_cut(struct execmaps *m, struct em_img *im, uint64_t a, uint64_t b)
 	return (0);
 }
 
+/* Insert x (its path path_len bytes long), in start order. */
+static int
+em_insert(struct execmaps *m, struct em_img *im, const struct execmap *x,
+    const char *path, size_t path_len)
+{
+	struct em_map *e;
+	char *dup;
+	size_t i;
+
+	if (im->n >= EXECMAPS_MAX_PER || m->maps >= EXECMAPS_MAX_ALL) {
+		m->dropped++;
+		return (0);
+	}
+	if (em_reserve(im, 1) != 0 || (dup = strndup(path, path_len)) == NULL)
+		return (-ENOMEM);
+	for (i = im->n; i > 0 && im->v[i - 1].start > x->start; i--)
+		;
+	e = &im->v[i];
+	memmove(e + 1, e, (im->n - i) * sizeof(*e));
+	e->start = x->start;
+	e->end = x->end;
+	e->pgoff = x->pgoff;
+	e->ino = x->ino;
+	e->maj = x->maj;
+	e->min = x->min;
+	e->path = dup;
+	im->n++;
+	m->maps++;
+	return (0);
+}
+
 static int
 em_add_map(struct execmaps *m, const struct execrec *r, uint64_t now)
 {
 	struct em_img *im;
-	struct em_map *e;
-	size_t i;
-	char *path;
+	struct execmap x;
 
 	if (!(r->prot & PROT_EXEC))
 		return (0);
@@ -297,27 +327,13 @@ em_add_map(struct execmaps *m, const struct execrec *r, uint64_t now)
 	im->touched_ns = now;
 	if (em_cut(m, im, r->addr, r->addr + r->len) != 0)
 		return (-ENOMEM);
-	if (im->n >= EXECMAPS_MAX_PER || m->maps >= EXECMAPS_MAX_ALL) {
-		m->dropped++;
-		return (0);
-	}
-	if (em_reserve(im, 1) != 0 ||
-	    (path = strndup(r->path, r->path_len)) == NULL)
-		return (-ENOMEM);
-	for (i = im->n; i > 0 && im->v[i - 1].start > r->addr; i--)
-		;
-	e = &im->v[i];
-	memmove(e + 1, e, (im->n - i) * sizeof(*e));
-	e->start = r->addr;
-	e->end = r->addr + r->len;
-	e->pgoff = r->pgoff;
-	e->ino = r->ino;
-	e->maj = r->maj;
-	e->min = r->min;
-	e->path = path;
-	im->n++;
-	m->maps++;
-	return (0);
+	x.start = r->addr;
+	x.end = r->addr + r->len;
+	x.pgoff = r->pgoff;
+	x.ino = r->ino;
+	x.maj = r->maj;
+	x.min = r->min;
+	return (em_insert(m, im, &x, r->path, r->path_len));
 }
 
 int
@@ -326,6 +342,10 @@ execmaps_feed(struct execmaps *m, const struct execrec *r, uint64_t now_ns)
 	struct em_img *im;
 	uint32_t gen = 1;
 
+	/* Already in what /proc showed when the log began. */
+	if (r->type != EXECREC_LOST && (im = em_live(m, (int32_t)r->pid)) !=
+	    NULL && r->time < im->seeded_ns)
+		return (0);
 	switch (r->type) {
 	case EXECREC_MMAP:
 		return (em_add_map(m, r, now_ns));
@@ -391,6 +411,29 @@ execmaps_find(const struct execmaps *m, int32_t pid, uint32_t gen,
 	out->maj = e->maj;
 	out->min = e->min;
 	out->path = e->path;
+	return (0);
+}
+
+int
+execmaps_seed(struct execmaps *m, int32_t pid, uint32_t gen,
+    const struct execmap *v, size_t n, uint64_t now_ns)
+{
+	struct em_img *im;
+	size_t i;
+
+	if (em_live(m, pid) != NULL)
+		return (-EEXIST);
+	if ((im = em_img_new(m, pid, gen, now_ns)) == NULL)
+		return (-ENOMEM);
+	im->seeded_ns = now_ns;
+	for (i = 0; i < n; i++) {
+		if (v[i].end <= v[i].start)
+			continue;
+		if (em_cut(m, im, v[i].start, v[i].end) != 0 ||
+		    em_insert(m, im, &v[i], v[i].path != NULL ? v[i].path : "",
+		    v[i].path != NULL ? strlen(v[i].path) : 0) != 0)
+			return (-ENOMEM);
+	}
 	return (0);
 }
 

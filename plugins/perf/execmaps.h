@@ -84,6 +84,17 @@ int32_t		 execmaps_parent(const struct execmaps *, int32_t pid,
 		    uint32_t gen);
 /* Drop what is older than EXECMAPS_KEEP_NS. */
 void		 execmaps_expire(struct execmaps *, uint64_t now_ns);
+/*
+ * What /proc showed of a process the records began too late for (it was
+ * running when the log started): its executable mappings, as image gen
+ * (the sampler's count when it was read).  Records older than now_ns (the
+ * time taken before gen and the mappings were read) are already in what
+ * was read, and are not applied to it again; newer ones are.  0, -EEXIST
+ * when the log already follows pid, or -ENOMEM.
+ */
+int		 execmaps_seed(struct execmaps *, int32_t pid, uint32_t gen,
+		    const struct execmap *v, size_t n, uint64_t now_ns);
+
 struct execmaps_stats {
 	uint64_t	 images;	/* kept now */
 	uint64_t	 maps;		/* kept now */

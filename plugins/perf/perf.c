@@ -505,6 +505,8 @@ perf_start(void *priv)
 	o.pids = cg > 0 ? NULL : p->pids;
 	o.npids = cg > 0 ? 0 : p->npids;
 	o.filter_cgroups = cg > 0;
+	/* until what runs already is read (perf_maps_start) */
+	o.start_paused = 1;
 	o.on_record = perf_collect_record;
 	o.log = perf_sym_log;
 	o.arg = p;
@@ -537,6 +539,7 @@ perf_start(void *priv)
 		/* generations are counted as the sampler counts them */
 		perf_maps_start(p);
 	}
+	sampler_resume(p->sampler);
 	/* Process profilers learn which threads were on CPU from us. */
 	if (GP_API_HAS(p->api, sample_report) &&
 	    p->api->sample_source != NULL && p->api->sample_report != NULL &&

@@ -8,10 +8,12 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "perf_int.h"
 #include "execmaps.h"
@@ -26,6 +28,10 @@ struct perf_maps_rec {
 	size_t		 off;
 	size_t		 len;
 };
+
+/* The seed's bounds: a host's processes are read once, at start. */
+#define PERF_MAPS_SEED_NS	(2000ull * 1000 * 1000)
+#define PERF_MAPS_SEED_MAX	(EXECMAPS_MAX_ALL / 2)
 
 struct perf_maps {
 	struct mmapfollow	*mf;
@@ -146,6 +152,107 @@ perf_maps_free(struct perf_maps *m)
 	free(m);
 }
 
+static int
+perf_maps_wanted(const struct perf *p, int32_t pid)
+{
+	uint32_t i;
+
+	if (p->pids == NULL)
+		return (1);
+	for (i = 0; i < p->npids; i++)
+		if (p->pids[i] == pid)
+			return (1);
+	return (0);
+}
+
+/* One process into the log as /proc shows it: the number of mappings. */
+static size_t
+perf_maps_seed_one(struct perf *p, int32_t pid)
+{
+	struct perf_maps *m = p->maps;
+	struct procmaps pm;
+	struct execmap *v;
+	uint64_t t = perf_maps_now();
+	uint32_t gen = 0;
+	size_t i, n = 0;
+
+	(void)sampler_exec_gen(p->sampler, pid, &gen);
+	if (symbolizer_read_maps(p->sym, pid, &pm) != 0)
+		return (0);
+	if (pm.n > 0 && (v = calloc(pm.n, sizeof(*v))) != NULL) {
+		for (i = 0; i < pm.n; i++) {
+			v[i].start = pm.v[i].start;
+			v[i].end = pm.v[i].end;
+			v[i].pgoff = pm.v[i].pgoff;
+			v[i].ino = pm.v[i].inode;
+			v[i].maj = pm.v[i].dev_major;
+			v[i].min = pm.v[i].dev_minor;
+			v[i].path = procmaps_path(&pm, &pm.v[i]);
+		}
+		if (execmaps_seed(m->em, pid, gen, v, pm.n, t) == 0)
+			n = pm.n;
+		free(v);
+	}
+	procmaps_free(&pm);
+	return (n);
+}
+
+/*
+ * The records tell what happens from now on; what runs already, /proc
+ * tells, once, before the first sample (the sampler waits).  Without it
+ * a program running when the agent starts and gone before its first
+ * sample is read (a busy host's shell programs) keeps unnamed frames,
+ * where perf record, which reads every process's maps at its start,
+ * names them.  Bounded in time and in mappings.
+ */
+static void
+perf_maps_seed(struct perf *p)
+{
+	struct execmaps_stats st;
+	struct dirent *d;
+	uint64_t t0 = perf_maps_now();
+	size_t procs = 0, maps = 0;
+	const char *why = NULL;
+	int32_t self = (int32_t)getpid();
+	char *end;
+	long pid;
+	DIR *dir;
+
+	if ((dir = opendir("/proc")) == NULL) {
+		p->api->log(p->ctx, GP_LOG_WARN, "not reading the running "
+		    "processes' mappings (/proc: %s): those that exit before "
+		    "their first sample is read keep unnamed frames",
+		    strerror(errno));
+		return;
+	}
+	while ((d = readdir(dir)) != NULL) {
+		pid = strtol(d->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid > INT32_MAX ||
+		    pid == self || !perf_maps_wanted(p, (int32_t)pid))
+			continue;
+		if (perf_maps_now() - t0 > PERF_MAPS_SEED_NS) {
+			why = "2 s";
+			break;
+		}
+		execmaps_stats(p->maps->em, &st);
+		if (st.maps > PERF_MAPS_SEED_MAX) {
+			why = "its mapping bound";
+			break;
+		}
+		maps += perf_maps_seed_one(p, (int32_t)pid);
+		procs++;
+	}
+	closedir(dir);
+	if (why != NULL)
+		p->api->log(p->ctx, GP_LOG_WARN, "reading the running "
+		    "processes' mappings stopped at %s, after %zu processes: "
+		    "the others are named once their first sample is read "
+		    "(those that exit first keep unnamed frames)", why, procs);
+	p->api->log(p->ctx, GP_LOG_DEBUG, "the running processes' mappings: "
+	    "%zu processes, %zu executable mappings read in %.1f ms", procs,
+	    maps, (double)(perf_maps_now() - t0) / 1e6);
+}
+
 void
 perf_maps_start(struct perf *p)
 {
@@ -171,6 +278,7 @@ perf_maps_start(struct perf *p)
 		m->watch = p->api->fd_watch(p->ctx, mmapfollow_fd(m->mf),
 		    GP_EV_READ, perf_maps_wakeup, p);
 	symbolizer_set_map_log(p->sym, perf_maps_lookup, p);
+	perf_maps_seed(p);
 }
 
 void

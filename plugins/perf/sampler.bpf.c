@@ -22,6 +22,8 @@ const volatile __u32 dwarf_size = 8192;
 /* A tracepoint's program runs at every hit whatever the perf event's
  * sample_period: one sample every tp_period hits, counted here. */
 const volatile __u64 tp_period = 1;
+/* Set by user space while it reads what runs already (sampler_resume). */
+volatile __u8 paused = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -248,7 +250,7 @@ sample_take(void *ctx, __u64 period)
 	long kn, un = 0;
 	int is_user, watched;
 
-	if (tgid != 0 && tgid == self_tgid)
+	if (paused || (tgid != 0 && tgid == self_tgid))
 		return 0;
 	if (filter_pids && bpf_map_lookup_elem(&pids, &tgid) == NULL)
 		return 0;

@@ -525,6 +525,10 @@ sampler_open(const struct sampler_opts *opts, char *err, size_t errlen)
 		sampler_explain(rc, err, errlen);
 		goto out_free;
 	}
+	/* Paused from the first event on, if asked (without a mapped .bss,
+	 * a kernel before 5.5, it cannot be and samples from the start). */
+	if (opts->start_paused && s->skel->bss != NULL)
+		s->skel->bss->paused = 1;
 	/* Before the first sample: a sample's generation must never be
 	 * older than one user space could ask about. */
 	sampler_attach_exec(s);
@@ -544,6 +548,13 @@ sampler_open(const struct sampler_opts *opts, char *err, size_t errlen)
 out_free:
 	sampler_close(s);
 	return (NULL);
+}
+
+void
+sampler_resume(struct sampler *s)
+{
+	if (s->skel->bss != NULL)
+		s->skel->bss->paused = 0;
 }
 
 void

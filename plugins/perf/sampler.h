@@ -99,6 +99,9 @@ struct sampler_opts {
 	/* only tasks of the cgroups given to sampler_cgroups_set (none until
 	 * then) */
 	int		 filter_cgroups;
+	/* take no sample until sampler_resume (exec and exit are followed
+	 * from the start): what user space reads first is complete */
+	int		 start_paused;
 	/* one record (a ring-buffer sample); non-zero stops the drain */
 	int		(*on_record)(void *arg, const void *rec, size_t len);
 	/* libbpf warnings and sampler notes */
@@ -109,6 +112,8 @@ struct sampler_opts {
 struct sampler	*sampler_open(const struct sampler_opts *, char *err,
 		    size_t errlen);
 void		 sampler_close(struct sampler *);
+/* Start sampling (opened with start_paused). */
+void		 sampler_resume(struct sampler *);
 /* Consume what the ring buffer holds: records, or -errno. */
 int		 sampler_drain(struct sampler *);
 /* Readable when the program wakes user space (a new process, a ring a

@@ -117,6 +117,11 @@ struct procmaps_entry;
 void		 symbolizer_set_map_log(struct symbolizer *,
 		    int (*map_log)(void *, int32_t, uint32_t, uint64_t,
 		    struct procmaps_entry *, const char **, int32_t *), void *);
+/* pid's executable mappings from /proc/PID/maps, read as every /proc
+ * file is (the core's guarded open): 0, or -errno. */
+struct procmaps;
+int		 symbolizer_read_maps(struct symbolizer *, int32_t,
+		    struct procmaps *);
 const char	*symbolizer_comm_gen(struct symbolizer *, int32_t, uint32_t);
 const char	*symbolizer_user_frame_gen(struct symbolizer *, int32_t,
 		    uint32_t, uint64_t);

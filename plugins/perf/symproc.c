@@ -181,39 +181,51 @@ sym_proc_forked_from(struct symbolizer *s, int32_t pid)
 	    (uint64_t)hz ? ppid : 0);
 }
 
+int
+symbolizer_read_maps(struct symbolizer *s, int32_t pid, struct procmaps *out)
+{
+	char	 path[64], *buf;
+	size_t	 len;
+	int	 r;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if ((r = sym_read_file(s, path, SYM_MAX_PROC_FILE, &buf, &len)) != 0)
+		return (r == -ENOENT ? -ESRCH : r);
+	r = procmaps_parse(buf, len, out);
+	free(buf);
+	return (r);
+}
+
 /* Read maps and open every mapped binary. */
 static int
 sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p)
 {
 	struct sym_snap	*sn;
-	char		 path[64], *buf;
-	size_t		 len, i;
+	size_t		 i;
 	int		 r;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
-	if ((r = sym_read_file(s, path, SYM_MAX_PROC_FILE, &buf, &len)) != 0)
-		return (r == -ENOENT ? -ESRCH : r);
+	if ((sn = calloc(1, sizeof(*sn))) == NULL)
+		return (-ENOMEM);
+	if ((r = symbolizer_read_maps(s, p->pid, &sn->maps)) != 0) {
+		sym_snap_free(s, sn);
+		return (r);
+	}
 	/* Generations only grow: still ours after the read, the maps are
 	 * this image's (an exec racing the read is caught here). */
 	if (!sym_proc_current(s, p)) {
-		free(buf);
+		sym_snap_free(s, sn);
 		return (-ESTALE);
 	}
-	if ((sn = calloc(1, sizeof(*sn))) == NULL) {
-		free(buf);
-		return (-ENOMEM);
-	}
-	r = procmaps_parse(buf, len, &sn->maps);
-	free(buf);
-	if (r != 0 || (sn->maps.n > 0 &&
+	if ((sn->maps.n > 0 &&
 	    ((sn->bins = calloc(sn->maps.n, sizeof(*sn->bins))) == NULL ||
 	    (sn->dso = calloc(sn->maps.n, sizeof(*sn->dso))) == NULL))) {
 		sym_snap_free(s, sn);
 		return (-ENOMEM);
 	}
 	if (sn->maps.bad_lines > 0)
-		sym_log(s, GP_LOG_WARN, "symbolizer: %s: %zu lines did not "
-		    "parse", path, sn->maps.bad_lines);
+		sym_log(s, GP_LOG_WARN, "symbolizer: /proc/%d/maps: %zu "
+		    "lines did not parse", (int)p->pid, sn->maps.bad_lines);
 	for (i = 0; i < sn->maps.n; i++)
 		sn->bins[i] = sym_binary_for_mapping(s, p, &sn->maps.v[i],
 		    procmaps_path(&sn->maps, &sn->maps.v[i]));

@@ -220,6 +220,85 @@ test_log(void)
 	execmaps_free(NULL);
 }
 
+/* The record just built, with its time set to t. */
+static size_t
+at(size_t n, uint64_t t)
+{
+	put64(n - 8, t);
+	return (n);
+}
+
+/* What /proc showed of the processes running when the log began. */
+static void
+test_seed(void)
+{
+	struct execmaps *m = execmaps_new();
+	struct execmaps_stats st;
+	struct execmap x, v[3] = {
+		{ 0x400000, 0x401000, 0x1000, 77, 8, 1, "/bin/old" },
+		{ 0x7f0000000000ull, 0x7f0000010000ull, 0x26000, 78, 8, 1,
+		    "/lib/libc.so.6" },
+		{ 0x500000, 0x500000, 0, 79, 8, 1, "/empty" },
+	};
+	uint64_t t = 1000;
+
+	CHECK(m != NULL, "new");
+	CHECK_EQ(execmaps_seed(m, 200, 0, v, 3, t), 0);
+	CHECK_EQ(execmaps_find(m, 200, 0, 0x400800, &x), 0);
+	CHECK(x.start == 0x400000 && x.pgoff == 0x1000 && x.ino == 77 &&
+	    strcmp(x.path, "/bin/old") == 0, "a seeded mapping found");
+	CHECK_EQ(execmaps_find(m, 200, 0, 0x7f0000000100ull, &x), 0);
+	CHECK_EQ(execmaps_find(m, 200, 0, 0x500000, &x), -ENOENT);
+	execmaps_stats(m, &st);
+	CHECK(st.images == 1 && st.maps == 2, "an empty range is not kept");
+	/* records older than the seed are in what /proc showed already:
+	 * an exec, a fork, a mapping, an exit */
+	CHECK_EQ(feed(m, at(comm(200, 1), t - 5), t + 1), 0);
+	CHECK_EQ(feed(m, at(task(PERF_RECORD_FORK, 200, 50, 200), t - 9),
+	    t + 1), 0);
+	CHECK_EQ(feed(m, at(mmap2(200, 0x600000, 0x1000, 0, PROT_EXEC,
+	    "/bin/before"), t - 3), t + 1), 0);
+	CHECK_EQ(feed(m, at(task(PERF_RECORD_EXIT, 200, 50, 200), t - 2),
+	    t + 1), 0);
+	CHECK_EQ(execmaps_find(m, 200, 1, 0x400800, &x), -ENOENT);
+	CHECK_EQ(execmaps_find(m, 200, 0, 0x600800, &x), -ENOENT);
+	CHECK_EQ(execmaps_find(m, 200, 0, 0x400800, &x), 0);
+	CHECK_EQ(execmaps_parent(m, 200, 0), 0);
+	/* a newer mapping joins it; a newer exec starts the next image */
+	CHECK_EQ(feed(m, at(mmap2(200, 0x700000, 0x1000, 0, PROT_EXEC,
+	    "/lib/late.so"), t + 2), t + 2), 0);
+	CHECK_EQ(execmaps_find(m, 200, 0, 0x700800, &x), 0);
+	CHECK_EQ(feed(m, at(comm(200, 1), t + 3), t + 3), 0);
+	CHECK_EQ(feed(m, at(mmap2(200, 0x800000, 0x1000, 0, PROT_EXEC,
+	    "/bin/next"), t + 4), t + 4), 0);
+	CHECK_EQ(execmaps_find(m, 200, 1, 0x800800, &x), 0);
+	CHECK_EQ(execmaps_find(m, 200, 0, 0x400800, &x), 0);
+	/* seeded at the sampler's generation; only once per live image */
+	CHECK_EQ(execmaps_seed(m, 300, 3, v, 1, t), 0);
+	CHECK_EQ(execmaps_find(m, 300, 3, 0x400800, &x), 0);
+	CHECK_EQ(execmaps_seed(m, 300, 3, v + 1, 1, t), -EEXIST);
+	CHECK_EQ(execmaps_find(m, 300, 3, 0x7f0000000100ull, &x), -ENOENT);
+	CHECK_EQ(feed(m, at(comm(300, 1), t + 5), t + 5), 0);
+	CHECK_EQ(feed(m, at(mmap2(300, 0x900000, 0x1000, 0, PROT_EXEC,
+	    "/bin/fourth"), t + 6), t + 6), 0);
+	CHECK_EQ(execmaps_find(m, 300, 4, 0x900800, &x), 0);
+	/* nothing seeded: the records apply whatever their time */
+	CHECK_EQ(feed(m, at(mmap2(400, 0xa00000, 0x1000, 0, PROT_EXEC,
+	    "/bin/x"), 1), t), 0);
+	CHECK_EQ(execmaps_find(m, 400, 0, 0xa00800, &x), 0);
+	/* untouched for EXECMAPS_KEEP_NS, a live seeded image's mappings
+	 * are left to /proc, its generation kept */
+	execmaps_expire(m, t + 6 + EXECMAPS_KEEP_NS + 1);
+	CHECK_EQ(execmaps_find(m, 300, 4, 0x900800, &x), -ENOENT);
+	CHECK_EQ(feed(m, at(comm(300, 1), t + 7 + EXECMAPS_KEEP_NS),
+	    t + 7 + EXECMAPS_KEEP_NS), 0);
+	CHECK_EQ(feed(m, at(mmap2(300, 0x900000, 0x1000, 0, PROT_EXEC,
+	    "/bin/fifth"), t + 8 + EXECMAPS_KEEP_NS),
+	    t + 8 + EXECMAPS_KEEP_NS), 0);
+	CHECK_EQ(execmaps_find(m, 300, 5, 0x900800, &x), 0);
+	execmaps_free(m);
+}
+
 /* One image holds EXECMAPS_MAX_PER mappings; more are counted. */
 static void
 test_bounds(void)
@@ -242,6 +321,7 @@ main(void)
 {
 	test_parse();
 	test_log();
+	test_seed();
 	test_bounds();
 	return (testing_done());
 }
