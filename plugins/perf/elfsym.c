@@ -209,7 +209,7 @@ elfsym_materialize(struct elfsym_table *t)
 {
 	char	*str[ELFSYM_NSTR] = { NULL, NULL }, *names = NULL, *p;
 	size_t	 i, len, cap = 0, nlen = 0, src, off;
-	int	 r = -ENOMEM;
+	int	 plt, r = -ENOMEM;
 
 	if (t->names != NULL || t->fd < 0)
 		return (0);
@@ -230,9 +230,14 @@ elfsym_materialize(struct elfsym_table *t)
 		off = t->syms[i].name & 0x7fffffffu;
 		len = str[src] != NULL && off < t->str_size[src] ?
 		    strnlen(str[src] + off, NAME_MAX_LEN) : 0;
-		if (nlen + len + 1 > cap) {
+		/* a PLT stub's "@plt", added when read (elfsym_name); off 0,
+		 * the empty name, is an IRELATIVE stub: "@plt" alone */
+		plt = t->attr != NULL && (t->attr[i] & ELFSYM_A_PLT);
+		if (plt && off == 0)
+			len = 0;
+		if (nlen + len + sizeof("@plt") > cap) {
 			cap = cap ? cap * 2 : 4096;
-			while (cap < nlen + len + 1)
+			while (cap < nlen + len + sizeof("@plt"))
 				cap *= 2;
 			if (cap > UINT32_MAX || (p = realloc(names, cap)) == NULL)
 				goto out;
@@ -240,6 +245,10 @@ elfsym_materialize(struct elfsym_table *t)
 		}
 		if (len > 0)
 			memcpy(names + nlen, str[src] + off, len);
+		if (plt) {
+			memcpy(names + nlen + len, "@plt", sizeof("@plt") - 1);
+			len += sizeof("@plt") - 1;
+		}
 		names[nlen + len] = '\0';
 		t->syms[i].name = (uint32_t)nlen;
 		nlen += len + 1;
