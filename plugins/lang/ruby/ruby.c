@@ -279,6 +279,15 @@ rubyp_discover_sync(struct rubyp *p)
  * started after us has reported nothing yet, so listening now misses
  * nothing and no walk of /proc is needed.
  */
+/* How processes are found, said once it is known. */
+static void
+rubyp_say_started(struct rubyp *p)
+{
+	p->api->log(p->ctx, GP_LOG_INFO, "sampling Ruby at %u Hz; processes "
+	    "found %s", p->freq, p->discover ? "from the system profiler's "
+	    "samples" : "by scanning /proc each second");
+}
+
 static void
 rubyp_first_cb(void *arg)
 {
@@ -289,6 +298,7 @@ rubyp_first_cb(void *arg)
 	rubyp_discover_sync(p);
 	p->walk_once = 0;
 	rubyp_timer_sync(p);
+	rubyp_say_started(p);
 }
 
 static void
@@ -517,9 +527,9 @@ rubyp_start(void *priv)
 		return (-ENOMEM);
 	}
 	rubyp_timer_sync(p);
-	p->api->log(p->ctx, GP_LOG_INFO, "sampling Ruby at %u Hz; processes "
-	    "found %s", p->freq, p->discover ? "from the system profiler's "
-	    "samples" : "by scanning /proc each second");
+	/* otherwise at the first loop turn, once every plugin has started */
+	if (p->first_timer == NULL)
+		rubyp_say_started(p);
 	return (0);
 }
 
