@@ -4,48 +4,15 @@
 # PerfSpect gives null and leaves CPU profiling alone.
 . "$top_srcdir/tests/tap.sh"
 tap_tmpdir; [ -n "$KEEP" ] && trap - EXIT
-F="$top_srcdir/tests/fakes/fake_perfspect"
 [ "$(uname -m)" = x86_64 ] || skip_all "PerfSpect options are x86_64 only"
 # A fifth of PerfSpect's timing, so 5 s cycles hold rows.  At real timing
 # (7 s of set-up) they hold none: the real-speed sibling is
 # 64-perfspect-realtime.sh, with 20 s and 60 s cycles (and -d 5 for the
-# warning that says so).
+# warning that says so); the failure modes below are 69-perfspect-
+# failures-realtime.sh's at real timing.
 export FAKE_PERFSPECT_SCALE=0.2
-# Children get a minimal environment: pass the fake its switches.
-export GPROFILER_CHILD_ENV="FAKE_PERFSPECT_*"
-
-# run NAME SECONDS [extra options]: a continuous 5 s-cycle run
-run() {
-	name=$1 secs=$2; shift 2
-	mkdir -p "$TMP/$name"
-	for try in 1 2 3 4 5 6 7 8 9 10; do
-		timeout -s TERM "$secs" "$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" \
-		    -o "$TMP/$name" -d 5 -c -v --perfspect-path "$F" \
-		    --enable-hw-metrics-collection=true "$@" >"$TMP/$name.log" 2>&1
-		# another test's daemon holds the host lock: wait for it
-		grep -q "already running" "$TMP/$name.log" || break
-		sleep 3
-	done
-	ls "$TMP/$name"/profile_*.col 2>/dev/null | sort >"$TMP/$name.list"
-}
-
-# headers NAME: one JSON line per profile with what the tests look at
-headers() {
-	"$PYTHON3" - "$TMP/$name.list" "$TMP/html.$1" <<'PY'
-import base64, gzip, json, sys
-for path in open(sys.argv[1]).read().split():
-    line = open(path).readline()
-    h = json.loads(line[2:])
-    m = h["metadata"]
-    blob = h.get("htmlblob")
-    html = gzip.decompress(base64.b64decode(blob, validate=True)) if blob else None
-    stacks = sum(1 for l in open(path) if not l.startswith("#"))
-    print(json.dumps({"has_keys": "hwmetrics" in h and "htmlblob" in h,
-        "hw": h.get("hwmetrics"), "html": html.decode() if html else None,
-        "status": m.get("perfspect_status"), "error": m.get("perfspect_error"),
-        "stacks": stacks}))
-PY
-}
+PS_CYCLE=5
+. "$top_srcdir/tests/perfspect_lib.sh"
 
 run normal 19
 headers normal >"$TMP/normal.json"
