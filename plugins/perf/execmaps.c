@@ -13,16 +13,6 @@
 
 #define EM_BUCKETS	1024
 
-struct em_map {
-	uint64_t	 start;
-	uint64_t	 end;
-	uint64_t	 pgoff;
-	uint64_t	 ino;
-	uint32_t	 maj;
-	uint32_t	 min;
-	char		*path;
-};
-
 /* One image of one process: what it mapped since its exec (or fork). */
 struct em_img {
 	int32_t		 pid;
@@ -31,7 +21,7 @@ struct em_img {
 	uint64_t	 touched_ns;	/* last mapping added */
 	uint64_t	 exited_ns;	/* 0: live */
 	uint64_t	 seeded_ns;	/* read from /proc then (0: not) */
-	struct em_map	*v;		/* sorted by start */
+	struct execmap	*v;		/* sorted by start */
 	size_t		 n;
 	size_t		 cap;
 	struct em_img	*next;		/* bucket chain, newest first */
@@ -155,7 +145,7 @@ em_maps_clear(struct execmaps *m, struct em_img *im)
 	size_t i;
 
 	for (i = 0; i < im->n; i++)
-		free(im->v[i].path);
+		free((char *)im->v[i].path);
 	m->maps -= im->n;
 	free(im->v);
 	im->v = NULL;
@@ -215,7 +205,7 @@ em_img_new(struct execmaps *m, int32_t pid, uint32_t gen, uint64_t now)
 static int
 em_reserve(struct em_img *im, size_t more)
 {
-	struct em_map *v;
+	struct execmap *v;
 	size_t cap;
 
 	if (im->n + more <= im->cap)
@@ -238,7 +228,7 @@ em_reserve(struct em_img *im, size_t more)
 static int
 em_cut(struct execmaps *m, struct em_img *im, uint64_t a, uint64_t b)
 {
-	struct em_map *e, r;
+	struct execmap *e, r;
 	size_t i;
 
 	for (i = 0; i < im->n; ) {
@@ -248,7 +238,7 @@ em_cut(struct execmaps *m, struct em_img *im, uint64_t a, uint64_t b)
 			continue;
 		}
 		if (e->start >= a && e->end <= b) {
-			free(e->path);
+			free((char *)e->path);
 			memmove(e, e + 1, (im->n - i - 1) * sizeof(*e));
 			im->n--;
 			m->maps--;
@@ -287,7 +277,7 @@ static int
 em_insert(struct execmaps *m, struct em_img *im, const struct execmap *x,
     const char *path, size_t path_len)
 {
-	struct em_map *e;
+	struct execmap *e;
 	char *dup;
 	size_t i;
 
@@ -301,13 +291,8 @@ em_insert(struct execmaps *m, struct em_img *im, const struct execmap *x,
 		;
 	e = &im->v[i];
 	memmove(e + 1, e, (im->n - i) * sizeof(*e));
-	e->start = x->start;
-	e->end = x->end;
-	e->pgoff = x->pgoff;
-	e->ino = x->ino;
-	e->maj = x->maj;
-	e->min = x->min;
-	e->path = dup;
+	*e = *x;
+	e->path = dup;		/* owned: freed when the entry goes */
 	im->n++;
 	m->maps++;
 	return (0);
@@ -384,7 +369,6 @@ execmaps_find(const struct execmaps *m, int32_t pid, uint32_t gen,
     uint64_t addr, struct execmap *out)
 {
 	const struct em_img *im;
-	const struct em_map *e;
 	size_t lo, hi, mid;
 
 	for (im = m->b[(uint32_t)pid % EM_BUCKETS]; im != NULL; im = im->next)
@@ -403,14 +387,7 @@ execmaps_find(const struct execmaps *m, int32_t pid, uint32_t gen,
 	}
 	if (lo == im->n || im->v[lo].start > addr)
 		return (-ENOENT);
-	e = &im->v[lo];
-	out->start = e->start;
-	out->end = e->end;
-	out->pgoff = e->pgoff;
-	out->ino = e->ino;
-	out->maj = e->maj;
-	out->min = e->min;
-	out->path = e->path;
+	*out = im->v[lo];
 	return (0);
 }
 
