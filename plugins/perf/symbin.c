@@ -481,10 +481,20 @@ sym_binary_for_gone(struct symbolizer *s, struct sym_proc *p,
 		if (b->ino == (ino_t)e->inode && b->dev == dev &&
 		    (b->t != NULL || b->ld != NULL || b->fd >= 0))
 			return (sym_binary_ref(b));
+	/* The process is gone: its path is all that is left, and whoever
+	 * can write there may have put something else in its place.  Its
+	 * frames keep the file's name, "(path)". */
 	if ((fd = sym_open(s, NULL, path, GP_OPEN_NO_SYMLINKS,
-	    SYM_MAX_BINARY, -1, &sb)) < 0)
+	    SYM_MAX_BINARY, -1, &sb)) < 0) {
+		if (fd != -ENOENT)
+			sym_log(s, GP_LOG_DEBUG, "symbolizer: %s, mapped by "
+			    "gone pid %d, not read: %s", path, (int)p->pid,
+			    sym_open_strerror(fd, &sb));
 		return (NULL);
+	}
 	if ((dev_t)sb.dev != dev || (ino_t)sb.ino != (ino_t)e->inode) {
+		sym_log(s, GP_LOG_DEBUG, "symbolizer: %s, mapped by gone pid "
+		    "%d, is another file now: not read", path, (int)p->pid);
 		close(fd);
 		return (NULL);
 	}
