@@ -1,0 +1,92 @@
+# What every hostile-input test checks of the root agent, whatever the
+# attack (docs/SECURITY.md, "Local users"): cycles keep coming on time, the
+# attack costs the agent little CPU and memory, and SIGTERM still ends it
+# within 2 s.  Source after tests/tap.sh.
+#
+#   attack_start OUT D [AGENT ARGS...]   start the agent (AGENT_PID), log in OUT/log
+#   attack_checks OUT D [CPU_S] [RSS_MB] the four checks, AGENT_PID stopped after
+#
+# Defaults: at most 2 s of agent CPU for the whole run and 64 MiB of peak RSS
+# (VmHWM).  Under an AddressSanitizer build the CPU and memory bounds are
+# not checked (shadow memory and instrumentation measure ASan, not the
+# agent); cycles and SIGTERM are.
+
+attack_start() {
+	_out=$1; _d=$2; shift 2
+	mkdir -p "$_out"
+	GPROFILER_LOCK_NAME="gptest-attack-$$-$(basename "$_out")" \
+	    "$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" -o "$_out" -d "$_d" -c \
+	    --no-flamegraph "$@" >"$_out/log" 2>&1 &
+	AGENT_PID=$!
+	ATTACK_T0=$(date +%s.%N)
+}
+
+# The agent's user + system CPU so far, in seconds ("" once it is gone).
+attack_cpu_s() {
+	awk '{ sub(/^.*\) /, ""); printf "%.2f\n", ($12 + $13) / 100 }' \
+	    "/proc/$1/stat" 2>/dev/null
+}
+
+# The agent's peak resident set, in KiB.
+attack_hwm_kb() {
+	awk '$1 == "VmHWM:" { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# attack_gaps OUT D NOW: "ok" when from ATTACK_T0 to NOW no two profiles
+# (or the start and the first, or the last and NOW) are further apart than
+# D + 2 s; the start is allowed 5 s more for the plugins' start-up.
+attack_gaps() {
+	{
+		for f in "$1"/profile_*.col; do
+			[ -f "$f" ] && stat -c %.3Y "$f"
+		done
+	} | sort -n | awk -v t0="$ATTACK_T0" -v now="$3" -v d="$2" '
+	    BEGIN { prev = t0; lim = d + 7; worst = 0; n = 0 }
+	    { g = $1 - prev; if (g > lim) bad = bad sprintf(" %.1f s", g)
+	      if (g > worst) worst = g; prev = $1; lim = d + 2; n++ }
+	    END { g = now - prev; if (g > d + 2) bad = bad sprintf(" %.1f s (to the end)", g)
+	          if (g > worst) worst = g
+	          if (n == 0) print "no profile"
+	          else if (bad != "") print "gaps of" bad
+	          else printf "ok (%d profiles, longest gap %.1f s)\n", n, worst }'
+}
+
+attack_checks() {
+	_out=$1; _d=$2; _cpu=${3:-2}; _rss=${4:-64}
+	_now=$(date +%s.%N)
+	_gaps=$(attack_gaps "$_out" "$_d" "$_now")
+	diag "cycles: $_gaps"
+	case $_gaps in ok*) ok 0 "cycles came every ${_d} s (+2 s)" ;;
+	    *) ok 1 "cycles came every ${_d} s (+2 s)" ;; esac
+	_c=$(attack_cpu_s "$AGENT_PID")
+	_h=$(attack_hwm_kb "$AGENT_PID")
+	if [ -z "$_c" ]; then
+		ok 1 "the agent was still running"
+	elif asan_build; then
+		skip "agent CPU <= ${_cpu} s" "ASan build"
+		skip "agent peak RSS <= ${_rss} MiB" "ASan build"
+	else
+		diag "agent CPU ${_c} s, peak RSS ${_h} KiB"
+		awk -v c="$_c" -v m="$_cpu" 'BEGIN { exit !(c <= m) }'
+		ok $? "agent CPU ${_c} s <= ${_cpu} s"
+		[ "${_h:-0}" -le $((_rss * 1024)) ]
+		ok $? "agent peak RSS ${_h} KiB <= ${_rss} MiB"
+	fi
+	kill -TERM "$AGENT_PID" 2>/dev/null
+	_i=0
+	while kill -0 "$AGENT_PID" 2>/dev/null && [ $_i -lt 20 ]; do
+		sleep 0.1; _i=$((_i + 1))
+	done
+	if kill -0 "$AGENT_PID" 2>/dev/null; then
+		ok 1 "SIGTERM ended the agent within 2 s"
+		kill -KILL "$AGENT_PID" 2>/dev/null
+	else
+		ok 0 "SIGTERM ended the agent within 2 s"
+	fi
+	wait "$AGENT_PID" 2>/dev/null
+	if grep -q 'AddressSanitizer\|runtime error:' "$_out/log"; then
+		ok 1 "no sanitizer report"
+		grep -A20 'AddressSanitizer\|runtime error:' "$_out/log" | head -40 |
+		    sed 's/^/# /'
+	fi
+}
