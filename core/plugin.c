@@ -678,18 +678,25 @@ plugins_selection(struct plugin_list *list, const struct config *cfg,
 {
 	struct plugin	*p, *sys;
 	size_t		 n;
+	const char	*sep = "";
 
+	/* "cpu:perf,java,python": logged as is, so no trailing comma. */
 	snprintf(buf, len, "%s:", config_mode_name(mode));
 	if (mode == MODE_NONE)
 		return;
-	if ((sys = plugins_pick_system(list, cfg, mode)) != NULL)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s,",
+	if ((sys = plugins_pick_system(list, cfg, mode)) != NULL) {
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s",
 		    sys->manifest.name);
+		sep = ",";
+	}
 	TAILQ_FOREACH(p, list, entry) {
 		n = strlen(buf);
 		if (p->manifest.kind != GP_KIND_SYSTEM &&
-		    plugin_wanted(p, cfg, mode))
-			snprintf(buf + n, len - n, "%s,", p->manifest.name);
+		    plugin_wanted(p, cfg, mode)) {
+			snprintf(buf + n, len - n, "%s%s", sep,
+			    p->manifest.name);
+			sep = ",";
+		}
 	}
 }
 

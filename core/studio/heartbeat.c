@@ -88,22 +88,40 @@ hb_post_opts(struct http_req_opts *o, const char *url, const char *body,
 	o->arg = arg;
 }
 
+/* What a completion reports, until the server answers it. */
+struct hb_completion {
+	char	*id;
+	char	*err;		/* NULL: completed */
+};
+
+/*
+ * The command's outcome is logged once the server has answered: a
+ * completion it refused was first logged as "completed", then warned
+ * about, which read as two contradicting outcomes.
+ */
 static void
 hb_completion_done(void *arg, const struct http_result *res)
 {
-	char	*id = arg, msg[256];
+	struct hb_completion	*c = arg;
+	const char		*what = c->err == NULL ? "completed" : "failed";
+	char			 msg[256];
 
 	upload_error_message(res->body, res->bodylen, msg, sizeof(msg));
 	if (res->rc != 0)
-		log_warnx("heartbeat: completion of %s not delivered: %s", id,
-		    res->err);
+		log_warnx("heartbeat: command %s %s%s%s, but its completion "
+		    "was not delivered: %s", c->id, what, c->err ? ": " : "",
+		    c->err ? c->err : "", res->err);
 	else if (res->status != 200 || (strstr(res->body, "\"success\": "
 	    "true") == NULL && strstr(res->body, "\"success\":true") == NULL))
-		log_warnx("heartbeat: completion of %s: HTTP %ld: %s", id,
-		    res->status, msg);
+		log_warnx("heartbeat: command %s %s%s%s, but the server "
+		    "refused its completion: HTTP %ld: %s", c->id, what,
+		    c->err ? ": " : "", c->err ? c->err : "", res->status, msg);
 	else
-		log_debug("heartbeat: completion of %s recorded", id);
-	free(id);
+		log_info("heartbeat: command %s %s%s%s", c->id, what,
+		    c->err ? ": " : "", c->err ? c->err : "");
+	free(c->id);
+	free(c->err);
+	free(c);
 }
 
 /* A command needs no completion (another host's): never run it again. */
@@ -123,9 +141,13 @@ hb_complete(const char *id, int ok, const char *err, void *arg)
 {
 	struct json_object	*o;
 	struct http_req_opts	 ro;
+	struct hb_completion	*c;
 	char			*url;
 
 	hb_state_add(hb.state_path, id);
+	c = xcalloc(1, sizeof(*c));
+	c->id = xstrdup(id);
+	c->err = ok ? NULL : xstrdup(err != NULL ? err : "?");
 
 	o = json_object_new_object();
 	json_object_object_add(o, "command_id", json_object_new_string(id));
@@ -139,11 +161,15 @@ hb_complete(const char *id, int ok, const char *err, void *arg)
 	json_object_object_add(o, "results_path", NULL);
 	xasprintf(&url, "%s/api/metrics/command_completion", hb.api_server);
 	hb_post_opts(&ro, url, json_object_to_json_string_ext(o,
-	    JSON_C_TO_STRING_PLAIN), hb_completion_done, xstrdup(id));
-	log_info("heartbeat: command %s %s%s%s", id, ok ? "completed" :
-	    "failed", ok ? "" : ": ", ok ? "" : (err ? err : "?"));
-	if (http_request(&ro) == NULL)
-		free(ro.arg);
+	    JSON_C_TO_STRING_PLAIN), hb_completion_done, c);
+	if (http_request(&ro) == NULL) {
+		log_warnx("heartbeat: command %s %s%s%s; its completion could "
+		    "not be sent", id, ok ? "completed" : "failed",
+		    ok ? "" : ": ", c->err != NULL ? c->err : "");
+		free(c->id);
+		free(c->err);
+		free(c);
+	}
 	free(url);
 	json_object_put(o);
 }

@@ -411,9 +411,39 @@ upload_copy_printable(char *buf, size_t buflen, const char *s, size_t len)
 }
 
 /*
+ * The first line of a text body that is not JSON, for one log line: an
+ * HTML page (a proxy's or a web server's error page) by its <title>, any
+ * other text by its first non-empty line.  A whole page with its CR/LF
+ * shown as '?' told the operator nothing (issue seen against a proxy in
+ * front of Performance Studio).
+ */
+static void
+upload_first_line(const char *body, size_t len, const char **out,
+    size_t *outlen)
+{
+	const char	*p = body, *end = body + len, *t, *e;
+
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' ||
+	    *p == '\n'))
+		p++;
+	if (p < end && *p == '<' &&
+	    (t = memmem(p, (size_t)(end - p), "<title>", 7)) != NULL &&
+	    (e = memmem(t + 7, (size_t)(end - t - 7), "</title>", 8)) != NULL) {
+		p = t + 7;
+		end = e;
+		while (p < end && (*p == ' ' || *p == '\r' || *p == '\n'))
+			p++;
+	}
+	for (e = p; e < end && *e != '\r' && *e != '\n'; e++)
+		;
+	*out = p;
+	*outlen = (size_t)(e - p);
+}
+
+/*
  * What the server said, for one log line: a {"message"} dict, a bare
  * JSON string, or FastAPI's 422 {"detail": [{"loc", "msg"}]}; else the
- * raw text, made printable and cut.
+ * text's first line (an HTML page's title), made printable and cut.
  */
 void
 upload_error_message(const char *body, size_t len, char *buf, size_t buflen)
@@ -454,8 +484,13 @@ upload_error_message(const char *body, size_t len, char *buf, size_t buflen)
 	}
 	if (s != NULL)
 		upload_copy_printable(buf, buflen, s, strlen(s));
-	else
-		upload_copy_printable(buf, buflen, body, len < 200 ? len : 200);
+	else {
+		const char	*l;
+		size_t		 ll;
+
+		upload_first_line(body, len, &l, &ll);
+		upload_copy_printable(buf, buflen, l, ll < 200 ? ll : 200);
+	}
 	json_object_put(o);
 }
 

@@ -392,10 +392,14 @@ on_exit_cb(void *arg, int status)
 	r.interval = c->run_interval;
 	collector_clean(c);
 	if (c->stopping) {
+		/* Its stderr is a progress spinner, one line per frame: the
+		 * operator's INFO line says how it ended; the output is
+		 * there at DEBUG for whoever looks into a failure. */
+		c->api->log(c->ctx, GP_LOG_DEBUG, "PerfSpect's last output: "
+		    "stdout: %s, stderr: %s", c->out_tail, tail);
 		c->api->log(c->ctx, GP_LOG_INFO, "Finished hardware metrics "
-		    "collection with PerfSpect (exit status %d, %s), stdout: "
-		    "%s, stderr: %s", WIFEXITED(status) ? WEXITSTATUS(status) :
-		    -1, r.status, c->out_tail, tail);
+		    "collection with PerfSpect (exit status %d, %s)",
+		    WIFEXITED(status) ? WEXITSTATUS(status) : -1, r.status);
 		result_clear(&r);
 		collector_finish_stop(c);
 		return;

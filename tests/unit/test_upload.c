@@ -265,6 +265,23 @@ test_responses(void)
 	CHECK_STREQ(m, "field required ([\"body\",\"gpid\"])", "422 detail");
 	upload_error_message("<html>\x01oops", 11, m, sizeof(m));
 	CHECK_STREQ(m, "<html>?oops", "raw text made printable");
+	{
+		const char *page = "<html>\r\n<head><title>502 Bad Gateway"
+		    "</title></head>\r\n<body>\r\n<center><h1>502 Bad "
+		    "Gateway</h1></center>\r\n</body>\r\n</html>\r\n";
+		const char *text = "\r\n  Internal Server Error\r\nTraceback"
+		    " (most recent call last):\r\n";
+
+		upload_error_message(page, strlen(page), m, sizeof(m));
+		CHECK_STREQ(m, "502 Bad Gateway", "an HTML page: its title");
+		upload_error_message(text, strlen(text), m, sizeof(m));
+		CHECK_STREQ(m, "Internal Server Error",
+		    "plain text: its first non-empty line");
+		upload_error_message("<html><title>x", 14, m, sizeof(m));
+		CHECK_STREQ(m, "<html><title>x", "an unclosed title: the line");
+		upload_error_message("", 0, m, sizeof(m));
+		CHECK_STREQ(m, "", "an empty body");
+	}
 }
 
 static void
