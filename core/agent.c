@@ -307,7 +307,8 @@ agent_reload(struct agent *a)
 	if (a->stopping)
 		return;
 	if (config_load(&cfg, a->cl, a->plugins, err, sizeof(err)) != 0 ||
-	    config_validate(cfg, err, sizeof(err)) != 0) {
+	    config_validate(cfg, err, sizeof(err)) != 0 ||
+	    output_check_formats(cfg, err, sizeof(err)) != 0) {
 		log_warnx("reload: %s; keeping the previous configuration",
 		    err);
 		config_free(cfg);

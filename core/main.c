@@ -165,7 +165,8 @@ main_prepare(struct main_state *m, int argc, char **argv)
 		m->cfg = NULL;
 		return (rc);
 	}
-	if (config_validate(m->cfg, err, sizeof(err)) != 0)
+	if (config_validate(m->cfg, err, sizeof(err)) != 0 ||
+	    output_check_formats(m->cfg, err, sizeof(err)) != 0)
 		main_usage_error(err);
 	log_setverbose(config_get_bool(m->cfg, "verbose"));
 	metadata_collect(config_get_bool(m->cfg,

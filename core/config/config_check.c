@@ -41,26 +41,6 @@ config_check_pids(const struct config *cfg, char *err, size_t errlen)
 	return (0);
 }
 
-static int
-config_check_formats(const struct config *cfg, char *err, size_t errlen)
-{
-	char	*buf, *tok, *save;
-	int	 rc = 0;
-
-	buf = xstrdup(config_get(cfg, "output-format"));
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save))
-		if (strcmp(tok, "col") != 0 && strcmp(tok, "pprof") != 0) {
-			snprintf(err, errlen, "%s: unknown output format "
-			    "\"%s\"; use col and/or pprof, e.g. col,pprof",
-			    where(cfg, "output-format"), tok);
-			rc = -EINVAL;
-			break;
-		}
-	free(buf);
-	return (rc);
-}
-
 /* 0, or -EINVAL with one line naming the option and the fix (exit 2). */
 int
 config_validate(const struct config *cfg, char *err, size_t errlen)
@@ -103,8 +83,6 @@ config_validate(const struct config *cfg, char *err, size_t errlen)
 		log_warnx("--rootless without --pids: only processes of this "
 		    "user can be profiled");
 	if ((rc = config_check_pids(cfg, err, errlen)) != 0)
-		return (rc);
-	if ((rc = config_check_formats(cfg, err, errlen)) != 0)
 		return (rc);
 	if ((rc = compat_validate(cfg, err, errlen)) != 0)
 		return (rc);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,31 +194,6 @@ output_relink(int dirfd, const char *link, const char *target, char *old,
 	return (0);
 }
 
-/* --rotating-output: remove the files of the previous cycle whose stem
- * the old link named, unless this cycle reused the name. */
-static void
-output_rotate(int dirfd, const char *oldcol, const char *stem)
-{
-	static const char *const exts[] = { ".col", ".html", ".pb.gz" };
-	char		 oldstem[NAME_MAX + 1], name[NAME_MAX + 1];
-	size_t		 n;
-	unsigned	 i;
-
-	n = strlen(oldcol);
-	/* Only names this writer made: no path, "profile_*.col". */
-	if (strchr(oldcol, '/') != NULL || strncmp(oldcol, "profile_", 8) ||
-	    n < 4 || strcmp(oldcol + n - 4, ".col") != 0)
-		return;
-	snprintf(oldstem, sizeof(oldstem), "%.*s", (int)(n - 4), oldcol);
-	if (strcmp(oldstem, stem) == 0)
-		return;
-	for (i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
-		snprintf(name, sizeof(name), "%s%s", oldstem, exts[i]);
-		if (unlinkat(dirfd, name, 0) == -1 && errno != ENOENT)
-			log_warn("output: cannot remove old %s", name);
-	}
-}
-
 /* "profile_2025-01-08T11:00:00": the cycle's end in UTC, to the second. */
 static void
 output_stem(const struct timespec *end, char *buf, size_t len)
@@ -241,39 +217,132 @@ output_put(int dirfd, const char *dir, const char *name, const void *buf,
 	return (rc);
 }
 
-static int
-output_put_html(int dirfd, const struct cycle_output *co, const char *dir,
-    const char *name, const char *col, size_t collen)
-{
-	char		*html;
-	size_t		 hlen;
-	int		 rc;
+/* A writer's bytes for one cycle, from the cycle and its .col text;
+ * NULL (logged by the caller) when it cannot encode them. */
+typedef void	*(*output_render_fn)(const struct cycle_output *,
+		    const char *col, size_t collen, size_t *lenp);
 
-	html = flamegraph_render_times(col, collen, &co->start, &co->end,
-	    &hlen);
-	rc = output_put(dirfd, dir, name, html, hlen);
-	free(html);
-	return (rc);
+/* The .col itself: the text every other writer starts from. */
+static void *
+output_render_col(const struct cycle_output *co, const char *col,
+    size_t collen, size_t *lenp)
+{
+	(void)co;
+	*lenp = collen;
+	return ((void *)(uintptr_t)col);
 }
 
-static int
-output_put_pprof(int dirfd, const struct cycle_output *co, const char *dir,
-    const char *name)
+static void *
+output_render_html(const struct cycle_output *co, const char *col,
+    size_t collen, size_t *lenp)
 {
-	unsigned char	*pb;
-	size_t		 plen;
-	int		 rc;
+	return (flamegraph_render_times(col, collen, &co->start, &co->end,
+	    lenp));
+}
 
-	if ((pb = pprof_render(co, &plen)) == NULL) {
-		log_msg(LOG_LEVEL_ERR, "output", "cannot encode %s/%s", dir,
-		    name);
-		return (-EINVAL);
+static void *
+output_render_pprof(const struct cycle_output *co, const char *col,
+    size_t collen, size_t *lenp)
+{
+	(void)col;
+	(void)collen;
+	return (pprof_render(co, lenp));
+}
+
+/*
+ * Every file a cycle may write, in the order written: adding a format is
+ * a row here and its renderer's file.  A row with a format name is chosen
+ * by --output-format (and that name is what the option accepts); the
+ * .col is always written, the flame graph unless --no-flamegraph.  The
+ * last_* link, where a row has one, names the newest complete file.
+ */
+static const struct output_writer {
+	const char		*format;	/* --output-format, or NULL */
+	const char		*ext;
+	const char		*last;		/* link, or NULL */
+	int			 always;	/* whatever the option says */
+	const char		*setting;	/* on unless set false */
+	output_render_fn	 render;
+} output_writers[] = {
+	{ "col",	".col",	   OUTPUT_LAST_COL,  1, NULL,
+	    output_render_col },
+	{ NULL,		".html",   OUTPUT_LAST_HTML, 0, "flamegraph",
+	    output_render_html },
+	{ "pprof",	".pb.gz",  NULL,	     0, NULL,
+	    output_render_pprof },
+};
+#define OUTPUT_NWRITERS	(sizeof(output_writers) / sizeof(output_writers[0]))
+
+static int
+output_writer_on(const struct output_writer *w, const struct config *cfg)
+{
+	if (w->always)
+		return (1);
+	if (w->setting != NULL)
+		return (output_cfg_on(cfg, w->setting));
+	return (w->format != NULL && output_format_has(cfg, w->format));
+}
+
+/* 0, or -EINVAL with one line naming the unknown format (exit 2). */
+int
+output_check_formats(const struct config *cfg, char *err, size_t errlen)
+{
+	char		*buf, *tok, *save, names[128] = "";
+	const char	*o;
+	unsigned	 i;
+	int		 rc = 0, known;
+
+	if (config_get(cfg, "output-format") == NULL)
+		return (0);
+	buf = xstrdup(config_get(cfg, "output-format"));
+	for (tok = strtok_r(buf, ",", &save); tok != NULL && rc == 0;
+	    tok = strtok_r(NULL, ",", &save)) {
+		known = 0;
+		for (i = 0; i < OUTPUT_NWRITERS; i++)
+			if (output_writers[i].format != NULL &&
+			    strcmp(tok, output_writers[i].format) == 0)
+				known = 1;
+		if (known)
+			continue;
+		for (i = 0; i < OUTPUT_NWRITERS; i++)
+			if (output_writers[i].format != NULL)
+				snprintf(names + strlen(names), sizeof(names) -
+				    strlen(names), "%s%s", names[0] ? ", " : "",
+				    output_writers[i].format);
+		o = config_origin(cfg, "output-format");
+		snprintf(err, errlen, "%s: unknown output format \"%s\"; use "
+		    "a comma list of %s, e.g. col,pprof", o != NULL ? o :
+		    "output-format", tok, names);
+		rc = -EINVAL;
 	}
-	rc = output_put(dirfd, dir, name, pb, plen);
-	free(pb);
+	free(buf);
 	return (rc);
 }
 
+/* --rotating-output: remove the files of the previous cycle whose stem
+ * the old link named, unless this cycle reused the name. */
+static void
+output_rotate(int dirfd, const char *oldcol, const char *stem)
+{
+	char		 oldstem[NAME_MAX + 1], name[NAME_MAX + 1];
+	size_t		 n;
+	unsigned	 i;
+
+	n = strlen(oldcol);
+	/* Only names this writer made: no path, "profile_*.col". */
+	if (strchr(oldcol, '/') != NULL || strncmp(oldcol, "profile_", 8) ||
+	    n < 4 || strcmp(oldcol + n - 4, ".col") != 0)
+		return;
+	snprintf(oldstem, sizeof(oldstem), "%.*s", (int)(n - 4), oldcol);
+	if (strcmp(oldstem, stem) == 0)
+		return;
+	for (i = 0; i < OUTPUT_NWRITERS; i++) {
+		snprintf(name, sizeof(name), "%s%s", oldstem,
+		    output_writers[i].ext);
+		if (unlinkat(dirfd, name, 0) == -1 && errno != ENOENT)
+			log_warn("output: cannot remove old %s", name);
+	}
+}
 
 static int
 output_link(int dirfd, const char *dir, const char *link, const char *target,
@@ -326,13 +395,16 @@ output_embed_flamegraph(const struct cycle_output *co)
 int
 output_write_cycle(const struct cycle_output *co)
 {
+	const struct output_writer	*w;
 	char		 stem[NAME_MAX - 16], name[NAME_MAX + 1];
-	char		 oldcol[NAME_MAX + 1], oldhtml[NAME_MAX + 1];
+	char		 oldcol[NAME_MAX + 1], old[NAME_MAX + 1];
 	const char	*dir;
 	char		*col;
-	size_t		 collen;
+	void		*buf;
+	size_t		 collen, len;
 	mode_t		 dmode;
-	int		 dirfd, rc = 0, html;
+	unsigned	 i;
+	int		 dirfd, rc = 0;
 
 	dir = config_get(co->cfg, "output-dir");
 	if (dir == NULL || *dir == '\0')
@@ -341,36 +413,42 @@ output_write_cycle(const struct cycle_output *co)
 		return (dirfd);
 	output_modes(co->cfg, &dmode, &output_fmode);
 	output_stem(&co->end, stem, sizeof(stem));
-	html = output_cfg_on(co->cfg, "flamegraph");
-	oldcol[0] = oldhtml[0] = '\0';
+	oldcol[0] = '\0';
 
 	col = col_render(co, &collen);
-	snprintf(name, sizeof(name), "%s.col", stem);
-	if ((rc = output_put(dirfd, dir, name, col, collen)) != 0)
-		goto out;
-	if (html) {
-		snprintf(name, sizeof(name), "%s.html", stem);
-		if ((rc = output_put_html(dirfd, co, dir, name, col,
-		    collen)) != 0)
+	for (i = 0; i < OUTPUT_NWRITERS; i++) {
+		w = &output_writers[i];
+		if (!output_writer_on(w, co->cfg))
+			continue;
+		snprintf(name, sizeof(name), "%s%s", stem, w->ext);
+		if ((buf = w->render(co, col, collen, &len)) == NULL) {
+			log_msg(LOG_LEVEL_ERR, "output", "cannot encode %s/%s",
+			    dir, name);
+			rc = -EINVAL;
 			goto out;
-	}
-	if (output_format_has(co->cfg, "pprof")) {
-		snprintf(name, sizeof(name), "%s.pb.gz", stem);
-		if ((rc = output_put_pprof(dirfd, co, dir, name)) != 0)
+		}
+		rc = output_put(dirfd, dir, name, buf, len);
+		if (buf != col)
+			free(buf);
+		if (rc != 0)
 			goto out;
 	}
 	/* Links last, so they never name a file that is not complete. */
-	snprintf(name, sizeof(name), "%s.col", stem);
-	if ((rc = output_link(dirfd, dir, OUTPUT_LAST_COL, name, oldcol,
-	    sizeof(oldcol))) != 0)
-		goto out;
-	if (html) {
-		snprintf(name, sizeof(name), "%s.html", stem);
-		rc = output_link(dirfd, dir, OUTPUT_LAST_HTML, name, oldhtml,
-		    sizeof(oldhtml));
+	for (i = 0; i < OUTPUT_NWRITERS && rc == 0; i++) {
+		w = &output_writers[i];
+		if (w->last == NULL || !output_writer_on(w, co->cfg))
+			continue;
+		snprintf(name, sizeof(name), "%s%s", stem, w->ext);
+		rc = output_link(dirfd, dir, w->last, name, old, sizeof(old));
+		/* Rotation follows the .col link: every writer's file of a
+		 * cycle has the stem it names. */
+		if (strcmp(w->ext, ".col") == 0)
+			memcpy(oldcol, old, sizeof(oldcol));
 	}
+	if (rc != 0)
+		goto out;
 	fsync(dirfd);
-	if (rc == 0 && output_cfg_off_default(co->cfg, "rotating-output"))
+	if (output_cfg_off_default(co->cfg, "rotating-output"))
 		output_rotate(dirfd, oldcol, stem);
 	log_info("output: wrote %s/%s.col", dir, stem);
 out:

@@ -18,6 +18,10 @@ int		 output_write_cycle(const struct cycle_output *);
  * one is one line in err naming the dir and the fix.  0 / -errno. */
 int		 output_check_dir(const struct config *, char *err,
 		    size_t errlen);
+/* --output-format names only formats that have a writer: 0, or -EINVAL
+ * with one line naming the option and the fix (exit 2). */
+int		 output_check_formats(const struct config *, char *err,
+		    size_t errlen);
 /* Whether the --output-format comma list (default "col") names fmt. */
 int		 output_format_has(const struct config *, const char *fmt);
 /* Ad-hoc runs (co->adhoc, flamegraph on): set header["flamegraph_html"]

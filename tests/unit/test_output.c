@@ -232,6 +232,20 @@ test_helpers(struct config *cfg)
 	CHECK(!output_format_has(cfg, "pprof"), "col only");
 	set(cfg, "output-format", " PPROF ");
 	CHECK(output_format_has(cfg, "pprof"), "spaces and case");
+	{
+		char	 err[256] = "";
+
+		set(cfg, "output-format", "col,pprof");
+		CHECK_INTEQ(output_check_formats(cfg, err, sizeof(err)), 0,
+		    "col,pprof: every format has a writer");
+		set(cfg, "output-format", "col,svg");
+		CHECK_INTEQ(output_check_formats(cfg, err, sizeof(err)),
+		    -EINVAL, "col,svg: refused");
+		CHECK(strstr(err, "\"svg\"") != NULL &&
+		    strstr(err, "col, pprof") != NULL,
+		    "the line names the format and the writers' formats");
+		set(cfg, "output-format", "col");
+	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY);
 	CHECK_INTEQ(file_write_atomic(fd, "x.txt", "hello", 5, 0644), 0,
 	    "atomic write");
