@@ -401,6 +401,145 @@ cmd_hostname_listed(struct json_object *v, const char *hostname)
 }
 
 /*
+ * One combined_config key: its handler gets the key's value (NULL when
+ * absent or null) and sets the option(s) it stands for.  The handlers
+ * run in the table's order, each once per command.
+ */
+struct cmd_key;
+typedef int	(*cmd_key_fn)(struct config *, const struct cmd_key *,
+		    struct json_object *, char *err, size_t errlen);
+
+struct cmd_key {
+	const char	*key;
+	const char	*option;	/* the option it sets, or NULL */
+	cmd_key_fn	 apply;
+};
+
+/* A positive integer option (duration, frequency). */
+static int
+cmd_key_int(struct config *c, const struct cmd_key *k, struct json_object *v,
+    char *err, size_t errlen)
+{
+	char	 buf[32];
+
+	if (v == NULL)
+		return (0);
+	if (cmd_int(v, k->key, buf, sizeof(buf), err, errlen) != 0)
+		return (-EINVAL);
+	return (cmd_set(c, k->option, buf, err, errlen));
+}
+
+static int
+cmd_key_string(struct config *c, const struct cmd_key *k,
+    struct json_object *v, char *err, size_t errlen)
+{
+	if (v == NULL)
+		return (0);
+	if (!json_object_is_type(v, json_type_string)) {
+		snprintf(err, errlen, "%s: not a string", k->key);
+		return (-EINVAL);
+	}
+	return (cmd_set(c, k->option, json_object_get_string(v), err, errlen));
+}
+
+/* continuous: false when absent; an ad-hoc run also writes the flame
+ * graph it uploads (§12 #10). */
+static int
+cmd_key_continuous(struct config *c, const struct cmd_key *k,
+    struct json_object *v, char *err, size_t errlen)
+{
+	int	 cont = 0;
+
+	if (v != NULL) {
+		if (!json_object_is_type(v, json_type_boolean)) {
+			snprintf(err, errlen, "%s: not a boolean", k->key);
+			return (-EINVAL);
+		}
+		cont = json_object_get_boolean(v);
+	}
+	if (cmd_set(c, k->option, cont ? "true" : "false", err, errlen) != 0 ||
+	    cmd_set(c, "flamegraph", cont ? "false" : "true", err, errlen) != 0)
+		return (-EINVAL);
+	return (0);
+}
+
+static int
+cmd_key_pids(struct config *c, const struct cmd_key *k,
+    struct json_object *v, char *err, size_t errlen)
+{
+	char	 buf[4096];
+
+	if (v == NULL)
+		return (0);
+	if (cmd_pids(v, buf, sizeof(buf), err, errlen) != 0)
+		return (-EINVAL);
+	return (buf[0] != '\0' ? cmd_set(c, k->option, buf, err, errlen) : 0);
+}
+
+/* 0: no limit, as in gProfiler (the option's default; the flag itself
+ * refuses 0). */
+static int
+cmd_key_max_processes(struct config *c, const struct cmd_key *k,
+    struct json_object *v, char *err, size_t errlen)
+{
+	char	 buf[32];
+
+	if (v == NULL)
+		return (0);
+	if (cmd_int_min(v, k->key, 0, buf, sizeof(buf), err, errlen) != 0)
+		return (-EINVAL);
+	if (strcmp(buf, "0") == 0) {
+		config_unset(c, k->option);
+		return (0);
+	}
+	return (cmd_set(c, k->option, buf, err, errlen));
+}
+
+/*
+ * false leaves the agent's own setting (the UI always sends the key); a
+ * missing PerfSpect is an error log, not a failure (§9).
+ */
+static int
+cmd_key_perfspect(struct config *c, const struct cmd_key *k,
+    struct json_object *v, char *err, size_t errlen)
+{
+	if (v == NULL)
+		return (0);
+	if (!json_object_is_type(v, json_type_boolean)) {
+		snprintf(err, errlen, "%s: not a boolean", k->key);
+		return (-EINVAL);
+	}
+	if (json_object_get_boolean(v) &&
+	    cmd_set_optional(c, k->option, "true") == -ENOENT)
+		log_warnx("command: enable_perfspect: the perfspect plugin is "
+		    "not installed; profiling without hardware metrics");
+	return (0);
+}
+
+static int
+cmd_key_profiler_configs(struct config *c, const struct cmd_key *k,
+    struct json_object *v, char *err, size_t errlen)
+{
+	(void)k;
+	return (v == NULL ? 0 : cmd_profiler_configs(c, v, err, errlen));
+}
+
+/* The combined_config keys a start command may carry (§9), in the order
+ * they apply; any other key is ignored. */
+static const struct cmd_key cmd_keys[] = {
+	{ "duration",		"profiling-duration",	cmd_key_int },
+	{ "frequency",		"profiling-frequency",	cmd_key_int },
+	{ "profiling_mode",	"mode",			cmd_key_string },
+	{ "continuous",		"continuous",		cmd_key_continuous },
+	{ "pids",		"pids",			cmd_key_pids },
+	{ "max_processes",	"max-processes-runtime-profiler",
+	    cmd_key_max_processes },
+	{ "enable_perfspect",	"enable-hw-metrics-collection",
+	    cmd_key_perfspect },
+	{ "profiler_configs",	NULL,			cmd_key_profiler_configs },
+};
+
+/*
  * The run configuration of a start command: a clone of base with the
  * command's settings (source SRC_COMMAND).  *skip = 1 when
  * target_hostnames excludes this host.  -EINVAL with err for bad values;
@@ -413,8 +552,8 @@ command_build_config(const struct config *base, struct json_object *cc,
 {
 	struct config		*c;
 	struct json_object	*v;
-	char			 buf[4096];
-	int			 rc = -EINVAL, cont = 0;
+	size_t			 i;
+	int			 rc = -EINVAL;
 
 	*outp = NULL;
 	*skip = 0;
@@ -430,68 +569,12 @@ command_build_config(const struct config *base, struct json_object *cc,
 	c = config_clone(base);
 	/* Dynamic-profiling default (§9). */
 	cmd_set(c, "max-processes-runtime-profiler", "10", err, errlen);
-	if (json_object_object_get_ex(cc, "duration", &v) && v != NULL &&
-	    (cmd_int(v, "duration", buf, sizeof(buf), err, errlen) != 0 ||
-	    cmd_set(c, "profiling-duration", buf, err, errlen) != 0))
-		goto out;
-	if (json_object_object_get_ex(cc, "frequency", &v) && v != NULL &&
-	    (cmd_int(v, "frequency", buf, sizeof(buf), err, errlen) != 0 ||
-	    cmd_set(c, "profiling-frequency", buf, err, errlen) != 0))
-		goto out;
-	if (json_object_object_get_ex(cc, "profiling_mode", &v) && v != NULL &&
-	    (!json_object_is_type(v, json_type_string) ||
-	    cmd_set(c, "mode", json_object_get_string(v), err, errlen) != 0)) {
-		if (!json_object_is_type(v, json_type_string))
-			snprintf(err, errlen, "profiling_mode: not a string");
-		goto out;
-	}
-	if (json_object_object_get_ex(cc, "continuous", &v) && v != NULL) {
-		if (!json_object_is_type(v, json_type_boolean)) {
-			snprintf(err, errlen, "continuous: not a boolean");
-			goto out;
-		}
-		cont = json_object_get_boolean(v);
-	}
-	if (cmd_set(c, "continuous", cont ? "true" : "false", err,
-	    errlen) != 0 || cmd_set(c, "flamegraph", cont ? "false" : "true",
-	    err, errlen) != 0)
-		goto out;
-	if (json_object_object_get_ex(cc, "pids", &v) && v != NULL &&
-	    (cmd_pids(v, buf, sizeof(buf), err, errlen) != 0 ||
-	    (buf[0] != '\0' && cmd_set(c, "pids", buf, err, errlen) != 0)))
-		goto out;
-	/* 0: no limit, as in gProfiler (the option's default; the flag
-	 * itself refuses 0) */
-	if (json_object_object_get_ex(cc, "max_processes", &v) && v != NULL) {
-		if (cmd_int_min(v, "max_processes", 0, buf, sizeof(buf), err,
-		    errlen) != 0)
-			goto out;
-		if (strcmp(buf, "0") == 0)
-			config_unset(c, "max-processes-runtime-profiler");
-		else if (cmd_set(c, "max-processes-runtime-profiler", buf, err,
-		    errlen) != 0)
+	for (i = 0; i < sizeof(cmd_keys) / sizeof(cmd_keys[0]); i++) {
+		if (!json_object_object_get_ex(cc, cmd_keys[i].key, &v))
+			v = NULL;
+		if (cmd_keys[i].apply(c, &cmd_keys[i], v, err, errlen) != 0)
 			goto out;
 	}
-	if (json_object_object_get_ex(cc, "enable_perfspect", &v) &&
-	    v != NULL) {
-		if (!json_object_is_type(v, json_type_boolean)) {
-			snprintf(err, errlen, "enable_perfspect: not a boolean");
-			goto out;
-		}
-		/*
-		 * false leaves the agent's own setting (the UI always sends
-		 * the key); a missing PerfSpect is an error log, not a
-		 * failure (§9).
-		 */
-		if (json_object_get_boolean(v) && cmd_set_optional(c,
-		    "enable-hw-metrics-collection", "true") == -ENOENT)
-			log_warnx("command: enable_perfspect: the perfspect "
-			    "plugin is not installed; profiling without "
-			    "hardware metrics");
-	}
-	if (json_object_object_get_ex(cc, "profiler_configs", &v) && v != NULL &&
-	    cmd_profiler_configs(c, v, err, errlen) != 0)
-		goto out;
 	cmd_drop_foreign(c);
 	*outp = c;
 	c = NULL;
