@@ -26,6 +26,9 @@ test="$test musl-tools"
 # PHP 8.2 CLI and FPM for the PHP reader (tests/integration/76-php-*.sh);
 # Ruby 3.1 for the Ruby reader (tests/integration/77-ruby-frames.sh).
 test="$test php-cli php-fpm ruby"
+# The VM tier (tests/vm/run.sh): Debian's kernels booted in qemu without
+# KVM, with busybox and the agent in an initramfs.
+test="$test qemu-system-x86 qemu-system-arm busybox-static cpio"
 pkgs=$build
 [ "${1:-}" = "--test" ] && pkgs="$build $test"
 apt-get update -qq

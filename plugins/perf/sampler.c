@@ -4,6 +4,8 @@
  * and drain the ring buffer on demand.  Knows nothing about stacks beyond
  * handing each record to the caller.
  */
+#include "config.h"
+
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
@@ -20,6 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpflog.h"
 #include "sampler.h"
 #include "sampler.skel.h"
 
@@ -42,23 +45,49 @@ struct sampler {
 
 /* libbpf's printer is process-global: route it to the sampler loading. */
 static const struct sampler_opts *sampler_log_opts;
+static int sampler_log_level;
+/* The helper the kernel refused while the sampler loaded, for the error. */
+static char sampler_refused[64];
+static int sampler_refused_id = -1;
 
+static void
+sampler_libbpf_line(void *arg, const char *line, size_t len)
+{
+	const struct sampler_opts *o = arg;
+	char buf[BPFLOG_WIDTH + 1];
+
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	o->log(o->arg, sampler_log_level, buf);
+}
+
+/*
+ * Each line of libbpf's message becomes a log line.  A failed load's
+ * message is the whole verifier log, whose reason is at its end: the
+ * lines are not cut at a buffer's size, only the log's last lines are
+ * kept, and the helper it refused is remembered for sampler_explain.
+ */
 static int
 sampler_libbpf_print(enum libbpf_print_level level, const char *fmt,
     va_list ap)
 {
-	char buf[512];
-	size_t n;
+	char *msg = NULL;
+	int n, id;
 
 	if (level == LIBBPF_DEBUG || sampler_log_opts == NULL ||
 	    sampler_log_opts->log == NULL)
 		return (0);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	n = strlen(buf);
-	if (n > 0 && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	sampler_log_opts->log(sampler_log_opts->arg,
-	    level == LIBBPF_WARN ? 1 : 3, buf);
+	n = vasprintf(&msg, fmt, ap);
+	if (n < 0)
+		return (0);
+	id = bpflog_refused_helper(msg, (size_t)n, sampler_refused,
+	    sizeof(sampler_refused));
+	if (id >= 0)
+		sampler_refused_id = id;
+	sampler_log_level = level == LIBBPF_WARN ? 1 : 3;
+	bpflog_lines(msg, (size_t)n, BPFLOG_WIDTH, BPFLOG_KEEP,
+	    sampler_libbpf_line, (void *)sampler_log_opts);
+	free(msg);
 	return (0);
 }
 
@@ -254,10 +283,23 @@ static void
 sampler_explain(int rc, char *err, size_t errlen)
 {
 	const char *hint = "";
-	char buf[16] = "";
+	char buf[16] = "", helper[320];
+	const char *since;
 	int fd;
 
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+	if (sampler_refused_id >= 0) {
+		/* The verifier named what this kernel lacks: say it in
+		 * words, with the release that has it. */
+		since = bpflog_helper_since(sampler_refused);
+		snprintf(helper, sizeof(helper), "; this kernel lacks the "
+		    "BPF helper %s (#%d), which the sampler calls%s%s%s; the "
+		    "sampler needs Linux 5.15 or later on x86-64 and no "
+		    "fallback sampler exists yet for older kernels (the "
+		    "verifier's last lines are above)", sampler_refused,
+		    sampler_refused_id, since != NULL ? " and Linux " : "",
+		    since != NULL ? since : "", since != NULL ? " added" : "");
+		hint = helper;
+	} else if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
 		hint = "; the kernel has no BTF (/sys/kernel/btf/vmlinux, "
 		    "CONFIG_DEBUG_INFO_BTF)";
 	else if (rc == -EPERM || rc == -EACCES) {
@@ -514,6 +556,8 @@ sampler_open(const struct sampler_opts *opts, char *err, size_t errlen)
 	sampler_log_opts = NULL;
 	rc = sampler_load(s, 1);
 	sampler_log_opts = &s->opts;
+	sampler_refused[0] = '\0';
+	sampler_refused_id = -1;
 	if (rc != 0) {
 		sampler_bpf__destroy(s->skel);
 		s->skel = NULL;
