@@ -1,7 +1,7 @@
 /*
  * The perfspect plugin: hardware metrics from Intel PerfSpect in every
- * cycle's header (`hwmetrics`, `htmlblob`), spec perfspect.md.  This file
- * is the descriptor and the glue: options, enablement, the choice between
+ * cycle's header (`hwmetrics`, `htmlblob`), spec docs/specs/perfspect.md.  This
+ * file is the descriptor and the glue: options, enablement, the choice between
  * a given binary and the auto-installer.  The work is in collect.c and
  * install.c.
  */
