@@ -377,7 +377,7 @@ void		 textesc_json(struct json_object *, const char *const *skip);
 /*
  * The highest sampling frequency (-f, and a heartbeat command's
  * "frequency"): what the BPF sampler honours on every CPU without taking
- * the host from its workload (measured in README.md, "Performance").
+ * the host from its workload (measured in docs/PERFORMANCE.md).
  * perf's DWARF and smart modes stop at 100 Hz (docs/specs/gprofiler-compat.md
  * §1.4), the gpu mode (iaprof) at the same 1000 Hz.
  */
