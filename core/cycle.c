@@ -1,8 +1,9 @@
 /*
- * One profiling cycle (DESIGN.md "The cycle"): ask every plugin for its
- * snapshot, wait with a bound, abandon what does not answer, take the end
- * time after the system profiler's result, merge, enrich (containers,
- * appids, application metadata), build the header, write, hand over.
+ * One profiling cycle (docs/ARCHITECTURE.md, "A cycle"): ask every plugin
+ * for its snapshot, wait with a bound, abandon what does not answer, take
+ * the end time after the system profiler's result, merge, enrich
+ * (containers, appids, application metadata), build the header, write,
+ * hand over.
  */
 #include "config.h"
 
@@ -316,7 +317,8 @@ cycle_emit(struct run *r, struct profile *prof, struct json_object *hdr,
 	co.mode = r->mode;
 	co.frequency = r->frequency;
 	/* Ad-hoc: a single run started by a heartbeat command; only those
-	 * uploads carry the flame graph (gprofiler-compat §12 #10). */
+	 * uploads carry the flame graph (docs/specs/gprofiler-compat.md §12
+	 * #10). */
 	co.adhoc = !r->continuous &&
 	    config_source(r->cfg, "continuous") == SRC_COMMAND;
 	/* Not in gProfiler's header, which the backend reads loosely: the
@@ -355,10 +357,10 @@ cycle_finish(struct run *r)
 		end.tv_sec = r->win_start.tv_sec + 1;
 	/*
 	 * Files and current_time name a cycle by its end to the second
-	 * (gprofiler-compat §5, §6): a cycle that ends in the same second as the
-	 * one before (the loop stalled at the wrong moment) would overwrite
-	 * its .col and repeat its current_time.  Round such an end up to the
-	 * next second, within the precision the names carry.
+	 * (docs/specs/gprofiler-compat.md §5, §6): a cycle that ends in the
+	 * same second as the one before (the loop stalled at the wrong moment)
+	 * would overwrite its .col and repeat its current_time.  Round such an
+	 * end up to the next second, within the precision the names carry.
 	 */
 	if (r->last_end.tv_sec != 0 && end.tv_sec <= r->last_end.tv_sec) {
 		log_debug("cycle %u ends in the second of the previous one; "

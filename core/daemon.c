@@ -1,6 +1,6 @@
 /*
  * Process-level start-up: privileges, the single-instance lock, the pid
- * file, resource limits (specs/gprofiler-compat.md §1.5).
+ * file, resource limits (docs/specs/gprofiler-compat.md §1.5).
  */
 #include "config.h"
 

@@ -275,7 +275,7 @@ void		 tick_next(uint64_t period_ms, struct timeval *);
 
 /* merge.c */
 /*
- * specs/gprofiler-compat.md §3.  sys: the system profiler's result (NULL:
+ * docs/specs/gprofiler-compat.md §3.  sys: the system profiler's result (NULL:
  * none); rt: the process profilers' results.  rng returns uniform [0, 1)
  * (injected for tests).  Caller frees the returned profile.
  */
@@ -377,9 +377,9 @@ void		 textesc_json(struct json_object *, const char *const *skip);
 /*
  * The highest sampling frequency (-f, and a heartbeat command's
  * "frequency"): what the BPF sampler honours on every CPU without taking
- * the host from its workload (measured in README.md, "Performance").
- * perf's DWARF and smart modes stop at 100 Hz (gprofiler-compat §1.4), the
- * gpu mode (iaprof) at the same 1000 Hz.
+ * the host from its workload (measured in docs/PERFORMANCE.md).
+ * perf's DWARF and smart modes stop at 100 Hz (docs/specs/gprofiler-compat.md
+ * §1.4), the gpu mode (iaprof) at the same 1000 Hz.
  */
 #define GP_FREQUENCY_MAX	1000
 

@@ -1,6 +1,6 @@
 /*
  * Merging the system profiler's result with the process profilers' results
- * per PID, exactly as specs/gprofiler-compat.md §3 (gprofiler/merge.py):
+ * per PID, exactly as docs/specs/gprofiler-compat.md §3 (gprofiler/merge.py):
  * runtime stacks replace native ones, scaled by P/R with stochastic
  * rounding; error/skip frames go right after perf's comm; without a system
  * profiler the results are concatenated unscaled.

@@ -2,7 +2,7 @@
  * The plugin loader: finds manifests in the plugin directories, and
  * dlopen()s only the plugins serving the run's mode (RTLD_NOW |
  * RTLD_LOCAL), checking the descriptor against the ABI and the manifest
- * before any plugin code runs (STYLE.md §9).
+ * before any plugin code runs (docs/PLUGINS.md, "The descriptor").
  *
  * As root a plugin runs with every privilege, so the file must be one only
  * root could have written: the directory is walked from "/" (trust.c), the
@@ -261,7 +261,7 @@ plugin_desc_free(const struct gp_plugin *d)
 
 /*
  * The host's copy of a plugin's descriptor: the fixed block checked first
- * (magic, major, minor, size: STYLE.md §9.2's order), then the fields
+ * (magic, major, minor, size: the order docs/PLUGINS.md gives), then the fields
  * within the plugin's struct_size copied over a zeroed host-sized struct,
  * and the option rows the same way row by row.  NULL with err set.
  */

@@ -9,8 +9,8 @@
 #define RUN_STOP_BOUND_S	10	/* plugins' stop() */
 /*
  * How long a cycle waits for snapshots: half the duration, at least 10 s.
- * iaprof alone may take 5 s to answer (spec §6.4), and a first cycle's
- * symbolization takes seconds; a shorter wait would abandon healthy
+ * iaprof alone may take 5 s to answer (docs/specs/iaprof.md §6.4), and a first
+ * cycle's symbolization takes seconds; a shorter wait would abandon healthy
  * plugins, a longer one would let a hung plugin delay every cycle.
  */
 #define RUN_SNAP_MIN_S		10

@@ -11,7 +11,7 @@
  *   - a control character (Unicode Cc: C0, DEL, C1) becomes "\xNN", and a
  *     line or paragraph separator (U+2028, U+2029) "\uNNNN" (Python's repr);
  *   - with TEXTESC_FRAME, ';' becomes '|' (the .col frame separator;
- *     gprofiler-compat.md §4.2 does this for Java signatures);
+ *     docs/specs/gprofiler-compat.md §4.2 does this for Java signatures);
  *   - with TEXTESC_LINES, '\n' is kept (multi-line text such as a whole
  *     .col), everything else as above;
  *   - everything else, the backslash included, is copied: the rule is

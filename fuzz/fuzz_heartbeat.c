@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: heartbeat answers (studio-api.md §5).
+ * libFuzzer target: heartbeat answers (docs/specs/studio-api.md §5).
  * FUZZ_SOURCES: core/studio/heartbeat_state.c core/fileio.c core/xmalloc.c core/log.c core/textesc.c
  * FUZZ_LIBS: -ljson-c
  */

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Install what gprofiler needs on Debian 12, as root.
-#   scripts/install-deps.sh          build dependencies
+#   scripts/install-deps.sh          build dependencies and what the agent runs
 #   scripts/install-deps.sh --test   and what the test suite runs against
 set -e
 export DEBIAN_FRONTEND=noninteractive
@@ -8,9 +8,13 @@ build="build-essential autoconf automake libtool pkg-config ca-certificates
 	clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
 	libevent-dev libcurl4-openssl-dev libjson-c-dev libiberty-dev
 	libarchive-dev libssl-dev libprotobuf-c-dev protobuf-c-compiler"
+# What the agent runs on a host: jattach asks each JVM for its perf map
+# (without it the java plugin warns at every start and Java frames go
+# unnamed).  The Debian package recommends it.
+run="jattach"
 # Peers for the benchmarks and independent decoders and runtimes for tests.
 test="python3 openssl procps psmisc util-linux iproute2 linux-perf bpftrace
-	protobuf-compiler jattach chromium openjdk-17-jdk-headless g++
+	protobuf-compiler chromium openjdk-17-jdk-headless g++
 	binutils elfutils time"
 # bench/perf_hostile.sh: a large shared library to symbolize (libLLVM).
 test="$test libllvm14"
@@ -29,8 +33,8 @@ test="$test php-cli php-fpm ruby"
 # The VM tier (tests/vm/run.sh): Debian's kernels booted in qemu without
 # KVM, with busybox and the agent in an initramfs.
 test="$test qemu-system-x86 qemu-system-arm busybox-static cpio"
-pkgs=$build
-[ "${1:-}" = "--test" ] && pkgs="$build $test"
+pkgs="$build $run"
+[ "${1:-}" = "--test" ] && pkgs="$build $run $test"
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $pkgs >/dev/null

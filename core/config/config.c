@@ -530,7 +530,7 @@ config_register_plugin(struct config *c, const char *plugin,
 }
 
 /* gProfiler's run_arguments: every effective setting by dest name, with
- * secrets left out (specs/gprofiler-compat.md §12 #1). */
+ * secrets left out (docs/specs/gprofiler-compat.md §12 #1). */
 struct json_object *
 config_run_arguments(const struct config *c)
 {

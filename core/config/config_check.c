@@ -1,5 +1,5 @@
 /*
- * Cross-option rules of the core (specs/gprofiler-compat.md §1.4).  Rules
+ * Cross-option rules of the core (docs/specs/gprofiler-compat.md §1.4).  Rules
  * about a plugin's own options live in that plugin's check() callback.
  */
 #include "config.h"

@@ -1,7 +1,7 @@
 /*
  * Building the effective configuration from its sources, lowest first:
  * built-in defaults < config file < GPROFILER_* environment < command line
- * (specs/gprofiler-compat.md §1.1).  Plugin options are known from the
+ * (docs/specs/gprofiler-compat.md §1.1).  Plugin options are known from the
  * manifests, which are found first, so every source can name them.
  */
 #include "config.h"

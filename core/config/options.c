@@ -2,7 +2,7 @@
  * The core option table: one row per option drives the command line, the
  * config file, GPROFILER_* environment variables, validation, --help and
  * metadata.run_arguments (tmux options_table, nginx ngx_command_t).
- * Names and defaults follow gProfiler (specs/gprofiler-compat.md §1).
+ * Names and defaults follow gProfiler (docs/specs/gprofiler-compat.md §1).
  */
 #include "config.h"
 

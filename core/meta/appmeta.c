@@ -1,5 +1,5 @@
 /*
- * Per-process application metadata (specs/gprofiler-compat.md §6, last
+ * Per-process application metadata (docs/specs/gprofiler-compat.md §6, last
  * paragraph): the host's base {exe, execfn, arch}, merged with a plugin's
  * keys, and the header's deduplicated "application_metadata" list.
  */

@@ -1,6 +1,6 @@
 /*
- * Cloud metadata (gprofiler-compat.md §6): AWS (IMDSv2), GCP and Azure
- * probed in parallel through the loop, 5 s each; the first that answers
+ * Cloud metadata (docs/specs/gprofiler-compat.md §6): AWS (IMDSv2), GCP and
+ * Azure probed in parallel through the loop, 5 s each; the first that answers
  * wins and goes to metadata_set_cloud.  Elsewhere every probe fails and
  * cloud_provider stays "unknown", quietly.
  *

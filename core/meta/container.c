@@ -1,13 +1,13 @@
 /*
- * Container names (gprofiler-compat.md §9): the container of a PID from
- * /proc/PID/cgroup (container_cgroup.c), its name from every runtime whose
+ * Container names (docs/specs/gprofiler-compat.md §9): the container of a PID
+ * from /proc/PID/cgroup (container_cgroup.c), its name from every runtime whose
  * socket exists under the host root: Docker, podman (Docker's API), CRI on
- * containerd and CRI-O (k8s_ names), containerd's own API (ctr, nerdctl).
- * All of it is asynchronous: a miss starts a refresh of every runtime's
- * list and the current cycle uses what is cached ("" meanwhile).  When
- * runtimes disagree on an id, Docker wins, then podman, CRI, containerd.
- * Ids no runtime knows are cached as nameless for a while; a runtime that
- * failed keeps its last names and is asked again only after a pause.
+ * containerd and CRI-O (k8s_ names), containerd's own API (ctr, nerdctl). All
+ * of it is asynchronous: a miss starts a refresh of every runtime's list and
+ * the current cycle uses what is cached ("" meanwhile).  When runtimes disagree
+ * on an id, Docker wins, then podman, CRI, containerd. Ids no runtime knows are
+ * cached as nameless for a while; a runtime that failed keeps its last names
+ * and is asked again only after a pause.
  */
 #include "config.h"
 

@@ -1,7 +1,7 @@
 /*
  * The container of a process from its /proc/PID/cgroup text: pure
- * functions over bytes (gprofiler-compat.md §9.1).  cgroup v1 has a line
- * per hierarchy ("4:memory:/docker/<id>"), v2 one line ("0::/...").  The
+ * functions over bytes (docs/specs/gprofiler-compat.md §9.1).  cgroup v1 has a
+ * line per hierarchy ("4:memory:/docker/<id>"), v2 one line ("0::/...").  The
  * shapes seen in the field, all ending in a 64-hex id: /docker/<id>,
  * /system.slice/docker-<id>.scope, /kubepods/<qos>/pod<uid>/<id>,
  * .../cri-containerd-<id>.scope, .../crio-<id>.scope,

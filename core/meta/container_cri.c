@@ -2,8 +2,8 @@
  * Kubernetes CRI (runtime.v1 and v1alpha2, same wire format):
  * ListContainers' response into names as gProfiler and the kubelet's
  * dockershim spelled them, k8s_<container>_<pod>_<namespace>_<pod
- * uid>_<restartCount> (gprofiler-compat.md §9.2), and back into pod and
- * namespace for pprof labels.  Pure functions.
+ * uid>_<restartCount> (docs/specs/gprofiler-compat.md §9.2), and back into pod
+ * and namespace for pprof labels.  Pure functions.
  */
 #include "config.h"
 

@@ -8,7 +8,7 @@
 #define GP_META_META_H
 
 /* metrics.c */
-/* cpu_avg/mem_avg of specs/gprofiler-compat.md §7 (5 s memory timer). */
+/* cpu_avg/mem_avg of docs/specs/gprofiler-compat.md §7 (5 s memory timer). */
 struct metrics;
 struct metrics	*metrics_new(struct event_base *);
 void		 metrics_free(struct metrics *);

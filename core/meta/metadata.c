@@ -1,7 +1,7 @@
 /*
- * The header's "metadata" object (specs/gprofiler-compat.md §6, validated
- * by the studio as studio-api.md §4.4).  Static keys are collected once at
- * start (metadata_collect); metadata_build adds the per-cycle keys.
+ * The header's "metadata" object (docs/specs/gprofiler-compat.md §6, validated
+ * by the studio as docs/specs/studio-api.md §4.4).  Static keys are collected
+ * once at start (metadata_collect); metadata_build adds the per-cycle keys.
  */
 #include "config.h"
 

@@ -1,5 +1,5 @@
 /*
- * The header's "metrics" (specs/gprofiler-compat.md §7): cpu_avg from
+ * The header's "metrics" (docs/specs/gprofiler-compat.md §7): cpu_avg from
  * /proc/stat deltas between cycles, mem_avg the mean of used-memory
  * samples taken every 5 s on a loop timer (on the tick grid).
  */

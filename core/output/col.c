@@ -1,6 +1,7 @@
 /*
- * The .col collapsed text (specs/gprofiler-compat.md §4): "# " + the header
- * JSON, then one stack per line, lines joined by '\n', no trailing newline.
+ * The .col collapsed text (docs/specs/gprofiler-compat.md §4): "# " + the
+ * header JSON, then one stack per line, lines joined by '\n', no trailing
+ * newline.
  */
 #include "config.h"
 
@@ -98,7 +99,7 @@ col_line(const struct profile_stack *s, void *arg)
 
 /*
  * API v1 as the backend decides it: from the header's
- * metadata.run_arguments.profile_api_version (studio-api.md §4.3).
+ * metadata.run_arguments.profile_api_version (docs/specs/studio-api.md §4.3).
  */
 static int
 col_api_v1(struct json_object *hdr)

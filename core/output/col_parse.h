@@ -1,7 +1,7 @@
 /*
- * col_parse.c: the .col collapsed-stack format (spec §4) as a pure parser
- * over bytes, shared by the flame graph renderer, the `flamegraph`
- * subcommand and the fuzz target.
+ * col_parse.c: the .col collapsed-stack format (docs/specs/gprofiler-compat.md
+ * §4) as a pure parser over bytes, shared by the flame graph renderer, the
+ * `flamegraph` subcommand and the fuzz target.
  */
 #ifndef GP_COL_PARSE_H
 #define GP_COL_PARSE_H

@@ -271,7 +271,8 @@ fg_json_path_str(struct json_object *o, const char *a, const char *k)
 	return (json_object_get_string(v));
 }
 
-/* Which leading frames the header says each stack carries (spec §4.2). */
+/* Which leading frames the header says each stack carries
+ * (docs/specs/gprofiler-compat.md §4.2). */
 static void
 fg_header_prefix(struct json_object *hdr, struct fg_tree *t)
 {

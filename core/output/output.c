@@ -1,7 +1,8 @@
 /*
- * Local output files for one cycle under --output-dir (spec §5):
- * profile_<end>.col, .html (unless --no-flamegraph), .pb.gz (with
- * --output-format ...pprof), the last_profile.col / last_flamegraph.html
+ * Local output files for one cycle under --output-dir
+ * (docs/specs/gprofiler-compat.md §5): profile_<end>.col, .html (unless
+ * --no-flamegraph), .pb.gz (with --output-format ...pprof), the
+ * last_profile.col / last_flamegraph.html
  * symlinks, and --rotating-output.  Every file is written to a temporary
  * name, fsync'ed and renamed, so a reader never sees half a profile.
  */

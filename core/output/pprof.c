@@ -21,7 +21,7 @@
 #define PP_NONE		UINT32_MAX
 
 
-/* The stall names iaprof puts in the `<stall>_[g]` frame (iaprof.md §6). */
+/* The stall names in iaprof's `<stall>_[g]` frames (docs/specs/iaprof.md §5) */
 static const char *const pp_stalls[] = { "active", "control", "pipestall",
     "send", "dist_acc", "sbid", "sync", "inst_fetch", "other", "tdr" };
 

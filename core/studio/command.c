@@ -1,10 +1,10 @@
 /*
- * Heartbeat commands (studio-api.md §9): a start builds a run configuration
- * from combined_config over the CLI/config defaults; runs live in two
- * slots, continuous and ad-hoc, with stop > ad-hoc > continuous.  An
- * ad-hoc run pauses the continuous one (they share the loaded plugins) and
- * resumes it when done; its completion is reported when it ends.  A mode
- * that needs other plugins (cpu -> gpu) reloads them in place.
+ * Heartbeat commands (docs/specs/studio-api.md §9): a start builds a run
+ * configuration from combined_config over the CLI/config defaults; runs live in
+ * two slots, continuous and ad-hoc, with stop > ad-hoc > continuous.  An ad-hoc
+ * run pauses the continuous one (they share the loaded plugins) and resumes it
+ * when done; its completion is reported when it ends.  A mode that needs other
+ * plugins (cpu -> gpu) reloads them in place.
  *
  * Commands run one at a time: one that arrives while a run is stopping
  * waits in a queue.  A command is checked before anything is stopped

@@ -1,6 +1,6 @@
 /*
- * The run configuration of a heartbeat start command (studio-api.md §9):
- * combined_config applied over the CLI/config defaults with source
+ * The run configuration of a heartbeat start command (docs/specs/studio-api.md
+ * §9): combined_config applied over the CLI/config defaults with source
  * SRC_COMMAND.  Bad values fail the command; unknown keys are ignored.
  */
 #include "config.h"
@@ -135,8 +135,8 @@ cmd_pids(struct json_object *v, char *buf, size_t len, char *err,
 
 /*
  * The profiler_configs keys the UI sends and the values each accepts
- * (studio-api.md §8.1, §9).  Anything else fails the command, naming the
- * key and value: a typo must not silently profile with other settings.
+ * (docs/specs/studio-api.md §8.1, §9).  Anything else fails the command, naming
+ * the key and value: a typo must not silently profile with other settings.
  */
 static const struct cmd_pc_key {
 	const char	*key;

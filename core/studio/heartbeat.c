@@ -1,5 +1,5 @@
 /*
- * Dynamic profiling (studio-api.md §5, §6, §9): a heartbeat every
+ * Dynamic profiling (docs/specs/studio-api.md §5, §6, §9): a heartbeat every
  * --heartbeat-interval seconds; the backend answers with its latest command
  * for this host every time, so commands are de-duplicated by command_id,
  * and the ids acted on are persisted (state.json under --state-dir): a

@@ -1,5 +1,5 @@
 /*
- * Heartbeat answers (studio-api.md §5) and the command ids acted on,
+ * Heartbeat answers (docs/specs/studio-api.md §5) and the command ids acted on,
  * persisted atomically: "executed" once a command's outcome is known (its
  * completion sent, or nothing owed), "started" with an attempt count
  * before it runs.  A restart does not replay an executed command; one the

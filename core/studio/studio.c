@@ -1,9 +1,9 @@
 /*
  * Performance Studio glue: the start-up health check (retried with
- * backoff; only a refused key is fatal, gprofiler-compat.md §12 #9), the
- * upload queue, and the entry points main.c calls.  Who the agent is to
- * the Studio (token, headers) is studio_ident.c's, which the uploads,
- * heartbeats and logs read without depending on this file.
+ * backoff; only a refused key is fatal, docs/specs/gprofiler-compat.md §12 #9),
+ * the upload queue, and the entry points main.c calls.  Who the agent is to the
+ * Studio (token, headers) is studio_ident.c's, which the uploads, heartbeats
+ * and logs read without depending on this file.
  */
 #include "config.h"
 

@@ -113,8 +113,9 @@ struct upload_body_args {
 	double		 cpu_avg;	/* NaN: null */
 	double		 mem_avg;
 };
-/* The gzip'd JSON body (spec §4.2), truncating the lowest-count stacks
- * when over the limit (*truncated = stacks dropped).  Caller frees. */
+/* The gzip'd JSON body (docs/specs/studio-api.md §4.2), truncating the
+ * lowest-count stacks when over the limit (*truncated = stacks dropped).
+ * Caller frees. */
 unsigned char	*upload_build_body(const struct upload_body_args *,
 		    size_t limit, size_t *lenp, unsigned *truncated);
 /* The gzip'd body with its "gpid" replaced; NULL if unreadable. */

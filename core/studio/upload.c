@@ -1,15 +1,15 @@
 /*
- * Profile upload (studio-api.md §4): every cycle's body goes through the
- * spool, and one request at a time takes the oldest record to
- * POST /api/v2/profiles, so profiles arrive in order and none twice.
- * Connection errors, timeouts, 408, 429 and 5xx are retried with backoff;
- * other 4xx put the record aside.  The gpid starts as "" and is then the
- * server's, kept for the process lifetime, failures included.  A gpid names
- * one agent process (studio-api.md §4.5), so each record carries the id of
- * the process that made it: a record of an earlier run (spooled before a
- * restart) goes out with the gpid it was built with, and the gpid the
- * server returns for it is not adopted; a record of this process built
- * before the gpid was known gets it at send time.
+ * Profile upload (docs/specs/studio-api.md §4): every cycle's body goes through
+ * the spool, and one request at a time takes the oldest record to POST
+ * /api/v2/profiles, so profiles arrive in order and none twice. Connection
+ * errors, timeouts, 408, 429 and 5xx are retried with backoff; other 4xx put
+ * the record aside.  The gpid starts as "" and is then the server's, kept for
+ * the process lifetime, failures included.  A gpid names one agent process
+ * (docs/specs/studio-api.md §4.5), so each record carries the id of the process
+ * that made it: a record of an earlier run (spooled before a restart) goes out
+ * with the gpid it was built with, and the gpid the server returns for it is
+ * not adopted; a record of this process built before the gpid was known gets it
+ * at send time.
  */
 #include "config.h"
 

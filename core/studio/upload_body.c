@@ -1,8 +1,8 @@
 /*
- * The profile upload's body and the backend's answers (studio-api.md §4):
- * gzip'd JSON with the .col text, truncated to fit the 4 MiB compressed
- * limit by folding the lowest-count stacks into one "[truncated]" stack.
- * Pure functions over bytes: unit tested and fuzzed.
+ * The profile upload's body and the backend's answers (docs/specs/studio-api.md
+ * §4): gzip'd JSON with the .col text, truncated to fit the 4 MiB compressed
+ * limit by folding the lowest-count stacks into one "[truncated]" stack. Pure
+ * functions over bytes: unit tested and fuzzed.
  */
 #include "config.h"
 

@@ -360,7 +360,7 @@ struct gp_host_api {
 			    const char *const *frames, uint32_t nframes,
 			    uint64_t count);
 	/* The PID's whole result is an error or skip frame (merge rules in
-	 * specs/gprofiler-compat.md §3). */
+	 * docs/specs/gprofiler-compat.md §3). */
 	int		(*snapshot_pid_error)(struct gp_snapshot *snap,
 			    int32_t pid, const char *comm, int32_t kind,
 			    const char *reason);

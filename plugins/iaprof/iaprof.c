@@ -1,10 +1,10 @@
 /*
- * The iaprof plugin: gpu mode's system profiler (specs/iaprof.md).  Intel's
- * iaprof runs as one long-lived child; its stream is folded into per-PID
- * stacks of EU stalls, and each cycle's snapshot is cut at the next
+ * The iaprof plugin: gpu mode's system profiler (docs/specs/iaprof.md).
+ * Intel's iaprof runs as one long-lived child; its stream is folded into
+ * per-PID stacks of EU stalls, and each cycle's snapshot is cut at the next
  * `interval` line so it covers whole intervals.  This file holds the
- * descriptor, option checks, snapshot delivery and metadata; run.c runs
- * the process.
+ * descriptor, option checks, snapshot delivery and metadata; run.c runs the
+ * process.
  */
 #include <errno.h>
 #include <stdio.h>

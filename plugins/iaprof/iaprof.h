@@ -14,7 +14,7 @@
 #include "parse.h"
 
 #define IAPROF_MAGIC		0x49415046u	/* "IAPF" */
-#define IAPROF_STDERR_KEEP	200		/* spec §6.3 */
+#define IAPROF_STDERR_KEEP	200		/* iaprof.md §6.3 */
 
 /* Where the iaprof process is in its life. */
 enum iaprof_state {

@@ -1,5 +1,5 @@
 /*
- * The iaprof stdout stream parser (specs/iaprof.md §4, §5).  Lines are cut
+ * The iaprof stdout stream parser (docs/specs/iaprof.md §4, §5).  Lines are cut
  * out of arbitrary chunks (iaprof writes 4 KiB stdio buffers that split
  * lines anywhere), each record is checked exactly as the reference parser
  * checks it, and `eustall` samples are summed per (pid, folded stack).

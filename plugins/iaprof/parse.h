@@ -1,9 +1,10 @@
 /*
- * The iaprof stdout stream parser (specs/iaprof.md §4, §5): a pure function
- * over bytes.  Bytes arrive in arbitrary chunks; complete lines are folded
- * into per-PID collapsed stacks, ticks (valid `interval` lines) are reported
- * through a callback so a snapshot can be cut exactly at a block boundary.
- * Memory is bounded by the limits below, never by the stream's length.
+ * The iaprof stdout stream parser (docs/specs/iaprof.md §4, §5): a pure
+ * function over bytes.  Bytes arrive in arbitrary chunks; complete lines are
+ * folded into per-PID collapsed stacks, ticks (valid `interval` lines) are
+ * reported through a callback so a snapshot can be cut exactly at a block
+ * boundary. Memory is bounded by the limits below, never by the stream's
+ * length.
  */
 #ifndef IAPROF_PARSE_H
 #define IAPROF_PARSE_H

@@ -1,5 +1,5 @@
 /*
- * The iaprof process (specs/iaprof.md §6.2-§6.5): the version gate, one
+ * The iaprof process (docs/specs/iaprof.md §6.2-§6.5): the version gate, one
  * long-lived profiling child, the readiness wait, the snapshot deadline,
  * restarts with backoff and the SIGINT-then-SIGKILL stop.  Every wait is
  * a host timer; nothing here blocks the loop.  A child that is killed is

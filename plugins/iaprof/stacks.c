@@ -1,8 +1,8 @@
 /*
- * Folded-stack counts for one snapshot of the iaprof stream (spec §5.6):
- * an open-addressing hash over an arena.  A kernel's frames are interned
- * once per snapshot, so an `eustall` line costs one short hash per stall
- * type rather than rebuilding a 200-byte stack.
+ * Folded-stack counts for one snapshot of the iaprof stream
+ * (docs/specs/iaprof.md §5, step 6): an open-addressing hash over an arena.  A
+ * kernel's frames are interned once per snapshot, so an `eustall` line costs
+ * one short hash per stall type rather than rebuilding a 200-byte stack.
  */
 #include <errno.h>
 #include <stdint.h>

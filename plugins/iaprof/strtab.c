@@ -103,7 +103,7 @@ strtab_grow(struct strtab *t)
 	return (0);
 }
 
-/* raw and clean in one allocation; clean per spec §5: strip, ';' -> '|'. */
+/* raw and clean in one allocation; clean: iaprof.md §5, strip, ';' -> '|'. */
 static char *
 strtab_copy(const char *text, size_t len, struct strtab_entry *e)
 {

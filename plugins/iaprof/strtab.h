@@ -1,6 +1,7 @@
 /*
- * The string table of one iaprof process (spec §4.2): id -> text, with the
- * cleaned form (§5: trimmed, ';' -> '|') computed once at definition.
+ * The string table of one iaprof process (docs/specs/iaprof.md §4.2): id ->
+ * text, with the cleaned form (§5: trimmed, ';' -> '|') computed once at
+ * definition.
  */
 #ifndef IAPROF_STRTAB_H
 #define IAPROF_STRTAB_H

@@ -1,5 +1,5 @@
 /*
- * The iaprof version gate (specs/iaprof.md §6.2): a pure check of the text
+ * The iaprof version gate (docs/specs/iaprof.md §6.2): a pure check of the text
  * `iaprof --version` printed.
  */
 #ifndef IAPROF_VERSION_H

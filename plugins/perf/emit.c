@@ -5,7 +5,7 @@
  * the frame-pointer and DWARF tables has the deeper average user stack
  * ([unknown] frames and kernel frames not counted); the tables hold the
  * same samples, so DWARF counts are scaled by FP/DWARF totals only when
- * they differ (stochastic rounding, gprofiler-compat.md §3).
+ * they differ (stochastic rounding, docs/specs/gprofiler-compat.md §3).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,7 +221,7 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 }
 
 /* Smart mode's choice per PID: the deeper average wins, ties go to FP;
- * PIDs only DWARF saw are kept (gprofiler-compat.md §12 #6). */
+ * PIDs only DWARF saw are kept (docs/specs/gprofiler-compat.md §12 #6). */
 static void
 emit_decide(struct pidinfo *pi, void *arg)
 {

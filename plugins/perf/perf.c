@@ -26,7 +26,8 @@
 #include "symbolize.h"
 #include "unwind.h"
 
-#define PERF_MAX_FREQ_DWARF	100	/* gprofiler-compat.md §1.4 #4 */
+/* docs/specs/gprofiler-compat.md §1.4 #4 */
+#define PERF_MAX_FREQ_DWARF	100
 
 static const struct gp_option perf_options[] = {
 	{

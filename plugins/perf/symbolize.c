@@ -1,7 +1,7 @@
 /*
  * The symbolizer's API: its life, user frames by the frame rules of
- * gprofiler-compat.md §4.3, and the cycle's end.  The process table is
- * symproc.c's, kernel frames symkernel.c's.  Lookups are a hash probe for
+ * docs/specs/gprofiler-compat.md §4.3, and the cycle's end.  The process table
+ * is symproc.c's, kernel frames symkernel.c's.  Lookups are a hash probe for
  * the process, then binary searches.
  */
 #include "config.h"

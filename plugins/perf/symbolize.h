@@ -1,6 +1,6 @@
 /*
  * The perf plugin's symbolizer: turns sampled instruction pointers into
- * gProfiler frame names (gprofiler-compat.md §4.3).
+ * gProfiler frame names (docs/specs/gprofiler-compat.md §4.3).
  *
  *   user    "func" (demangled), "name_[j]" from a JIT perf map,
  *           "(dso path)" when only the mapping is known, "[unknown]"
@@ -139,11 +139,11 @@ size_t		 symbolizer_user_inlined_gen(struct symbolizer *, int32_t,
 void		 symbolizer_cover_gen(struct symbolizer *, int32_t, uint32_t,
 		    const uint64_t *, size_t);
 /*
- * gProfiler's application metadata of a Go image (gprofiler-compat.md
- * §6): from its executable's table, if a sample's symbolizing parsed it,
- * and its mappings as first seen.  0; -ENOENT: not a Go binary with a
- * version this reads (see gobuildinfo.h), or not parsed; -ESRCH: image
- * unknown.
+ * gProfiler's application metadata of a Go image
+ * (docs/specs/gprofiler-compat.md §6): from its executable's table, if a
+ * sample's symbolizing parsed it, and its mappings as first seen.  0; -ENOENT:
+ * not a Go binary with a version this reads (see gobuildinfo.h), or not parsed;
+ * -ESRCH: image unknown.
  */
 #define SYMBOLIZER_GO_VER_MAX	128
 struct symbolizer_go_meta {

@@ -7,10 +7,11 @@
  * PerfSpect only when a run ends.  A run per cycle gives each cycle its own
  * summary CSV and HTML, computed by PerfSpect itself.  At the end of a
  * cycle the run is stopped with SIGTERM, which PerfSpect handles by writing
- * both summaries from the rows so far (spec 3.2); they are read only after
- * the child has exited, as they are not written atomically.  The next run
- * starts when the previous one has exited: two concurrent runs would fight
- * over the PMUs and the NMI watchdog setting PerfSpect changes and restores.
+ * both summaries from the rows so far (docs/specs/perfspect.md §3.2); they are
+ * read only after the child has exited, as they are not written atomically.
+ * The next run starts when the previous one has exited: two concurrent runs
+ * would fight over the PMUs and the NMI watchdog setting PerfSpect changes and
+ * restores.
  *
  * PerfSpect spends several seconds setting up before the first row (7 s
  * measured on 3.17.0), and a run only starts once the previous one has
@@ -303,7 +304,7 @@ collector_judge(struct ps_collector *c, struct ps_result *r, int status,
 		return;
 	}
 	/* Stopped by our SIGTERM during set-up: not an error (the exit
-	 * status of that case is not pinned down, spec 3.2). */
+	 * status of that case is not pinned down, §3.2). */
 	if (c->term_sent && r->rep.metrics == NULL &&
 	    c->last_error[0] == '\0' &&
 	    !(killed && WTERMSIG(status) == SIGKILL)) {

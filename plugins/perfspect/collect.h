@@ -20,7 +20,8 @@
 #define PS_BACKOFF_MAX_CYCLES	16
 /*
  * PerfSpect's set-up before its first row, until a run has been measured
- * (about 7 s on 3.17.0, spec 3.2); then the last measured one is used.
+ * (about 7 s on 3.17.0, docs/specs/perfspect.md §3.2); then the last measured
+ * one is used.
  */
 #define PS_SETUP_GUESS_S	7.0
 

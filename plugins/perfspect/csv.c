@@ -1,8 +1,8 @@
 /*
- * PerfSpect's CSV files (spec 4.1, 4.2) as pure functions over bytes: the
- * raw per-interval CSV and the end-of-run summary in its three shapes.
- * Nothing is quoted and names never contain commas, so a field is whatever
- * lies between two commas; names are opaque (spaces, '(', '%').
+ * PerfSpect's CSV files (docs/specs/perfspect.md §4.1, §4.2) as pure functions
+ * over bytes: the raw per-interval CSV and the end-of-run summary in its three
+ * shapes. Nothing is quoted and names never contain commas, so a field is
+ * whatever lies between two commas; names are opaque (spaces, '(', '%').
  */
 #include <errno.h>
 #include <math.h>

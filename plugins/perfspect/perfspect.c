@@ -1,7 +1,7 @@
 /*
  * The perfspect plugin: hardware metrics from Intel PerfSpect in every
- * cycle's header (`hwmetrics`, `htmlblob`), spec perfspect.md.  This file
- * is the descriptor and the glue: options, enablement, the choice between
+ * cycle's header (`hwmetrics`, `htmlblob`), spec docs/specs/perfspect.md.  This
+ * file is the descriptor and the glue: options, enablement, the choice between
  * a given binary and the auto-installer.  The work is in collect.c and
  * install.c.
  */
@@ -184,7 +184,7 @@ perfspect_run_config(struct perfspect *p, struct ps_run_config *rc)
 		rc->duration = (int)cycle;
 	if (rc->duration < 1)
 		rc->duration = 1;
-	/* PerfSpect refuses an interval over the duration (spec 3.1); the
+	/* PerfSpect refuses an interval over the duration (§3.1); the
 	 * collector shortens it further for short cycles. */
 	rc->interval = rc->duration < 5 ? rc->duration : 5;
 	rc->cycle = (int)cycle;

@@ -24,7 +24,7 @@
  */
 #define PS_HTMLBLOB_MAX		(2u << 20)
 
-/* csv.c: PerfSpect's raw CSV (spec 4.1). */
+/* csv.c: PerfSpect's raw CSV (docs/specs/perfspect.md §4.1). */
 struct ps_raw_row {
 	int64_t		 ts;
 	char		 group[48];	/* "" (system), "SKT0", "CPU3", cid */
@@ -39,7 +39,7 @@ struct ps_raw {
 	int		  partial;	/* an unterminated last line was dropped */
 };
 
-/* csv.c: PerfSpect's summary CSV (spec 4.2). */
+/* csv.c: PerfSpect's summary CSV (docs/specs/perfspect.md §4.2). */
 #define PS_SUMMARY_SYSTEM	1	/* metric,mean,min,max,stddev */
 #define PS_SUMMARY_GROUPS	2	/* metric,SKT0,SKT1,... (means) */
 #define PS_SUMMARY_ONE_GROUP	3	/* SKT,metric,mean,min,max,stddev */
@@ -106,8 +106,8 @@ void	ps_report_clear(struct ps_report *rep);
 /* base64 (standard, padded, one line) of gzip of buf; caller frees. */
 char	*ps_gzip_base64(const void *buf, size_t len, size_t *outlen);
 
-/* archive_path.c: may an archive entry be extracted (spec: the installer
- * rejects absolute paths, "..", links pointing outside, devices)? */
+/* archive_path.c: may an archive entry be extracted (docs/PERFSPECT.md: the
+ * installer rejects absolute paths, "..", links pointing outside, devices)? */
 #define PS_ENT_FILE	1
 #define PS_ENT_DIR	2
 #define PS_ENT_SYMLINK	3

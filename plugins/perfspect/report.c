@@ -1,8 +1,9 @@
 /*
- * What one finished PerfSpect run gives a cycle's header (spec 5.3):
- * `hwmetrics` from the summary CSV (name -> mean, as written) and
- * `htmlblob`, base64 of gzip of the HTML report, capped so that the upload
- * stays under the backend's limit.  Pure: the caller reads the files.
+ * What one finished PerfSpect run gives a cycle's header
+ * (docs/specs/perfspect.md §5.3): `hwmetrics` from the summary CSV (name ->
+ * mean, as written) and `htmlblob`, base64 of gzip of the HTML report, capped
+ * so that the upload stays under the backend's limit.  Pure: the caller reads
+ * the files.
  */
 #include <errno.h>
 #include <stdio.h>

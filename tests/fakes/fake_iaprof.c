@@ -1,5 +1,5 @@
 /*
- * A fake of Intel's iaprof 2026.3 (specs/iaprof.md §2-§4, §7) for tests on
+ * A fake of Intel's iaprof 2026.3 (docs/specs/iaprof.md §2-§4, §7) for tests on
  * machines without an Intel GPU.  Command line, exit statuses, stderr texts,
  * stdio buffering and signal handling follow the real tool; what the GPU
  * would have reported comes from a small fixed model.

@@ -1,6 +1,6 @@
 /*
  * What the fake iaprof's GPU "saw": a fixed model of three kernels in two
- * processes, written as 2026.3 interval blocks (specs/iaprof.md §4.3).
+ * processes, written as 2026.3 interval blocks (docs/specs/iaprof.md §4.3).
  * Each block repeats the same counts (so tests can check folded totals as
  * multiples of one block); kernel 3 only runs in even blocks.
  */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A local stand-in for the gProfiler Performance Studio backend.
 
-Reproduces the agent-facing HTTP contract of specs/studio-api.md (§10
+Reproduces the agent-facing HTTP contract of docs/specs/studio-api.md (§10
 checklist): health check, profile upload with the backend's validation and
 gpid flow, heartbeat with latest-command re-sending, command completion
 rules, profile_request translation into per-host commands, and the logs

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Sampling frequency: bounded by what the sampler honours (1000 Hz, README
-# "Performance"), on the command line and in a Studio command alike; at the
-# bound, on a host whose CPUs are both busy, the agent keeps its CPU low,
+# Sampling frequency: bounded by what the sampler honours (1000 Hz,
+# docs/PERFORMANCE.md), on the command line and in a Studio command alike; at
+# the bound, on a host whose CPUs are both busy, the agent keeps its CPU low,
 # counts what it drops, and stops promptly on SIGTERM (issue: -f 100000 was
 # accepted and live-locked the host).
 . "$top_srcdir/tests/tap.sh"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# iaprof failures through the real daemon (specs/iaprof.md section 7):
+# iaprof failures through the real daemon (docs/specs/iaprof.md section 7):
 # version gate, no GPU, no interval, stalls and deaths with restarts,
 # malformed lines, an iaprof that ignores SIGINT.
 . "$top_srcdir/tests/tap.sh"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Uploads through the real daemon to the fake Studio backend, which enforces
-# the backend's metadata validation (studio-api.md §4): every cycle's
+# the backend's metadata validation (docs/specs/studio-api.md §4): every cycle's
 # profile is accepted, equals the local .col, carries the gpid flow ("" first,
 # then the server's), and the token appears in no header, .col or log.
 . "$top_srcdir/tests/tap.sh"

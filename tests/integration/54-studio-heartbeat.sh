@@ -1,9 +1,9 @@
 #!/bin/sh
-# Dynamic profiling through the heartbeat (studio-api.md §5-§9): commands
-# made by profile_request the way the backend makes them.  A continuous
+# Dynamic profiling through the heartbeat (docs/specs/studio-api.md §5-§9):
+# commands made by profile_request the way the backend makes them.  A continuous
 # start runs and is acknowledged; an ad-hoc start pauses it, uploads with
-# flamegraph_html, is reported `completed` when it ends, and the continuous
-# run resumes; stop stops everything.  The re-sent latest command runs once.
+# flamegraph_html, is reported `completed` when it ends, and the continuous run
+# resumes; stop stops everything.  The re-sent latest command runs once.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/studio_lib.sh"
 studio_init

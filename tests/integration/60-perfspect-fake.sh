@@ -1,5 +1,5 @@
 #!/bin/sh
-# The fake perfspect itself follows specs/perfspect.md section 6 (the
+# The fake perfspect itself follows docs/specs/perfspect.md section 6 (the
 # plugin must not be able to tell it from the real tool).
 . "$top_srcdir/tests/tap.sh"
 tap_tmpdir

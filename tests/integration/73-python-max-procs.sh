@@ -1,6 +1,6 @@
 #!/bin/sh
-# --max-processes-runtime-profiler N (gprofiler-compat §10): the Python
-# plugin samples only the N processes using the most CPU.  Two busy
+# --max-processes-runtime-profiler N (docs/specs/gprofiler-compat.md §10): the
+# Python plugin samples only the N processes using the most CPU.  Two busy
 # interpreters and a light one (20% of a CPU): without a limit all three get
 # Python frames; with N = 2 only the busy ones do.
 . "$top_srcdir/tests/tap.sh"

@@ -1,11 +1,11 @@
 #!/bin/sh
-# --max-processes-runtime-profiler N (gprofiler-compat §10) for the java
-# plugin: with a busy and a light JVM (20% of a CPU) and N = 1 only the
-# busy one is asked for its perf map; without a limit (control) both are.
-# A JVM that is never on CPU (stopped with SIGSTOP during the cycles: a
-# sleeping one's VM threads still wake now and then) is never sampled, so
-# it is never asked at all (ABI 1.4: perf maps only for JVMs the system
-# profiler sampled in the cycle).
+# --max-processes-runtime-profiler N (docs/specs/gprofiler-compat.md §10) for
+# the java plugin: with a busy and a light JVM (20% of a CPU) and N = 1 only the
+# busy one is asked for its perf map; without a limit (control) both are. A JVM
+# that is never on CPU (stopped with SIGSTOP during the cycles: a sleeping one's
+# VM threads still wake now and then) is never sampled, so it is never asked at
+# all (ABI 1.4: perf maps only for JVMs the system profiler sampled in the
+# cycle).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/java_lib.sh"
 jv_require

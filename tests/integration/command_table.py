@@ -63,7 +63,7 @@ def native(p):
     return int(md.get("perf_samples") or 0) > 0 or "_[k]" in p["profile"]
 
 
-# The UI's start request with its defaults (studio-api.md §8.1).
+# The UI's start request with its defaults (docs/specs/studio-api.md §8.1).
 UI_PC = {"perf": "enabled_restricted", "async_profiler": "enabled",
          "pyperf": "enabled", "pyspy": "enabled_fallback",
          "rbspy": "enabled", "phpspy": "enabled",

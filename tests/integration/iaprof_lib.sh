@@ -20,7 +20,7 @@ gp_bg() {
 }
 
 # check_model FILE RUN: every stack of the .col folds as the fake's model
-# (tests/unit/iaprof_model.h, derived from specs/iaprof.md section 5).
+# (tests/unit/iaprof_model.h, derived from docs/specs/iaprof.md section 5).
 check_model() {
 	"$PYTHON3" - "$1" "$2" <<'PY'
 import sys

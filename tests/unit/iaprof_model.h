@@ -1,7 +1,7 @@
 /*
  * What the fake iaprof's model must fold into (tests/fakes/
- * fake_iaprof_model.c), derived by hand from specs/iaprof.md §5: per block,
- * kernels 1 and 2 once, kernel 3 in even blocks.  Shared by the plugin
+ * fake_iaprof_model.c), derived by hand from docs/specs/iaprof.md §5: per
+ * block, kernels 1 and 2 once, kernel 3 in even blocks.  Shared by the plugin
  * tests; run g > 1 of the fake suffixes every text with "-r<g>".
  */
 #ifndef IAPROF_MODEL_H

@@ -1,4 +1,5 @@
-/* Unit tests of core/output/col.c: the .col text of specs/gprofiler-compat.md §4. */
+/* Unit tests of core/output/col.c: the .col text of
+ * docs/specs/gprofiler-compat.md §4. */
 #include "config.h"
 
 #include <json-c/json.h>

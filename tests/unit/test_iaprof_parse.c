@@ -1,6 +1,6 @@
 /*
  * Unit tests of the iaprof stream parser (plugins/iaprof/parse.c) against
- * specs/iaprof.md §4 and §5: folding, chunking, malformed lines, limits.
+ * docs/specs/iaprof.md §4 and §5: folding, chunking, malformed lines, limits.
  */
 #include <stdio.h>
 #include <stdlib.h>

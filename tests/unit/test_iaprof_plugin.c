@@ -1,7 +1,7 @@
 /*
  * The iaprof plugin's process handling against the fake iaprof, through a
  * mock host with a real event loop (tests/unit/iaprof_host_mock.c):
- * specs/iaprof.md §6 and §7.  Deadlines are shortened via the
+ * docs/specs/iaprof.md §6 and §7.  Deadlines are shortened via the
  * GP_IAPROF_*_TIMEOUT_MS variables the plugin honours for tests.
  */
 #include <sys/wait.h>

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the iaprof version gate (specs/iaprof.md §6.2).
+ * Unit tests of the iaprof version gate (docs/specs/iaprof.md §6.2).
  */
 #include <errno.h>
 #include <string.h>

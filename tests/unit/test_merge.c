@@ -1,6 +1,6 @@
 /*
- * Unit tests of core/merge.c: every row of specs/gprofiler-compat.md §3 and
- * the statistics of stochastic rounding.
+ * Unit tests of core/merge.c: every row of docs/specs/gprofiler-compat.md §3
+ * and the statistics of stochastic rounding.
  */
 #include "config.h"
 

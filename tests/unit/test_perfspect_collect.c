@@ -460,7 +460,8 @@ test_failures(void)
 	memset(&m, 0, sizeof(m));
 	c = start("/opt/perfspect/perfspect");
 	snprintf(dir, sizeof(dir), "%s", ps_collector_dir(c));
-	/* Leftovers are removed before a launch (spec 6 #10). */
+	/* Leftovers are removed before a launch (docs/specs/perfspect.md §6
+	 * #10). */
 	pf_files(dir, 1);
 	ps_collector_snapshot(c, SNAP);
 	pf_exit(0);

@@ -1,7 +1,7 @@
 /*
- * Python appid rules (specs/cpython.md §14, compat §8) over argv fixtures,
- * with a fake filesystem: paths resolve through a symlink table rooted in
- * a fixture directory, ini files come from fixtures.
+ * Python appid rules (docs/specs/cpython.md §14, docs/specs/gprofiler-compat.md
+ * §8) over argv fixtures, with a fake filesystem: paths resolve through a
+ * symlink table rooted in a fixture directory, ini files come from fixtures.
  */
 #include <stdarg.h>
 #include <stdio.h>

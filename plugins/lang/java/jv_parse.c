@@ -373,7 +373,7 @@ jv_maps_has_libjvm(const char *maps, size_t len)
 }
 
 /*
- * specs/gprofiler-compat.md §8: "java: <first token of java_command>",
+ * docs/specs/gprofiler-compat.md §8: "java: <first token of java_command>",
  * plus " (<jvm_args matching --app-id-args-filter, space-joined>)".
  */
 int

@@ -290,8 +290,8 @@ jv_cmp_rate(const void *a, const void *b)
 
 /*
  * Plan this cycle's requests; with --max-processes-runtime-profiler N
- * (gprofiler-compat §10) only for the N JVMs that used the most CPU since
- * the previous round: the others' JIT frames stay unnamed this cycle.
+ * (docs/specs/gprofiler-compat.md §10) only for the N JVMs that used the most
+ * CPU since the previous round: the others' JIT frames stay unnamed this cycle.
  */
 static void
 jv_plan_round(struct jv *p)

@@ -1,7 +1,7 @@
 /*
  * Application identifiers of Python processes, exactly as gProfiler
- * computes them (specs/cpython.md §14, gprofiler-compat.md §8): a pure
- * function over argv and cwd; file access goes through callbacks so the
+ * computes them (docs/specs/cpython.md §14, docs/specs/gprofiler-compat.md §8):
+ * a pure function over argv and cwd; file access goes through callbacks so the
  * rules are tested over fixtures.
  */
 #include "config.h"

@@ -1,6 +1,6 @@
 /*
  * Code objects of one target, decoded once and cached by address
- * (specs/cpython.md §9, §12): name (qualified from 3.11), file, first line
+ * (docs/specs/cpython.md §9, §12): name (qualified from 3.11), file, first line
  * and line table, read in three batched remote reads.  Addresses are reused
  * after a code object dies, so the owner clears the cache every cycle.
  */

@@ -106,11 +106,11 @@ py_discover_candidate_maps(pid_t pid, const char *maps, size_t len)
 }
 
 /*
- * Identity of a process (cpython.md §1): start time (clock ticks since
- * boot) and the executable's device and inode, which change on exec while
+ * Identity of a process (docs/specs/cpython.md §1): start time (clock ticks
+ * since boot) and the executable's device and inode, which change on exec while
  * the PID and start time stay; its age in seconds (from uptime, see
- * langtab_uptime), and the CPU time it has used (clock ticks), to
- * rank processes by CPU.
+ * langtab_uptime), and the CPU time it has used (clock ticks), to rank
+ * processes by CPU.
  */
 int
 py_discover_stat(pid_t pid, double uptime, uint64_t *starttime,

@@ -1,6 +1,7 @@
 /*
- * Finding Python processes in /proc (compat §10, cpython.md §2) and the
- * per-process facts the plugin reports: comm, age, argv, cwd, appid.
+ * Finding Python processes in /proc (docs/specs/gprofiler-compat.md §10,
+ * docs/specs/cpython.md §2) and the per-process facts the plugin reports: comm,
+ * age, argv, cwd, appid.
  */
 #ifndef GP_PY_DISCOVER_H
 #define GP_PY_DISCOVER_H

@@ -1,6 +1,6 @@
 /*
  * The ELF facts the reader needs from the object holding the interpreter
- * (specs/cpython.md §3-4): _PyRuntime (or the .PyRuntime section),
+ * (docs/specs/cpython.md §3-4): _PyRuntime (or the .PyRuntime section),
  * Py_Version, PyCode_Type, Py_GetVersion.version, the first PT_LOAD for the
  * load bias, and the build id for app metadata.  libelf does the parsing;
  * every value taken from the file is bounds-checked here.

@@ -1,5 +1,5 @@
 /*
- * Line-number tables of code objects (specs/cpython.md §10): co_lnotab
+ * Line-number tables of code objects (docs/specs/cpython.md §10): co_lnotab
  * (3.8, 3.9), co_linetable (3.10) and the PEP 657 location table (3.11+).
  * Pure functions over the table bytes; an unknown line yields firstlineno.
  */

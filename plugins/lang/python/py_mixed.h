@@ -10,13 +10,13 @@
  * loop, typically well under a millisecond after the sample, so the Python
  * frames read then are the sample's in all but the samples whose thread
  * moved on meanwhile (about 5% on a loaded 2-CPU host).  Measured with
- * bench/fidelity under load average 9-12 (README, 2026-12-03): the ctypes
- * target's share and the os.read loop's kernel share within 1.1 points of
- * perf's in each of three runs, the on-CPU thread's within 1.4 of /proc's
- * truth.  A BPF reader would pair exactly, but would carry per-version
- * CPython layouts and a bounded frame walk into the verified program and
- * run at every sample of every Python process; it stays the next step if
- * a workload shows the pairing's error.
+ * bench/fidelity under load average 9-12 (docs/PERFORMANCE.md, 2026-12-03): the
+ * ctypes target's share and the os.read loop's kernel share within 1.1 points
+ * of perf's in each of three runs, the on-CPU thread's within 1.4 of /proc's
+ * truth.  A BPF reader would pair exactly, but would carry per-version CPython
+ * layouts and a bounded frame walk into the verified program and run at every
+ * sample of every Python process; it stays the next step if a workload shows
+ * the pairing's error.
  */
 #ifndef GP_PY_MIXED_H
 #define GP_PY_MIXED_H

@@ -1,5 +1,5 @@
 /*
- * Struct offsets per CPython minor version (specs/cpython.md §6) and the
+ * Struct offsets per CPython minor version (docs/specs/cpython.md §6) and the
  * decoder of 3.13's self-describing _Py_DebugOffsets block (§7), which is
  * preferred to any compiled-in table.
  */

@@ -1,7 +1,8 @@
 /*
  * /proc text the Python plugin reads, parsed as pure functions over bytes:
  * maps lines, the state and start time in stat, Name: in status, and the
- * gProfiler selection rules over maps paths and cmdlines (compat §10).
+ * gProfiler selection rules over maps paths and cmdlines
+ * (docs/specs/gprofiler-compat.md §10).
  */
 #include "config.h"
 
@@ -209,7 +210,10 @@ py_proc_status_name(const char *s, size_t len, char *out, size_t outlen)
 	return (o > 0 ? 0 : -EINVAL);
 }
 
-/* A cmdline (NUL-separated) gProfiler never profiles (compat §10). */
+/*
+ * A cmdline (NUL-separated) gProfiler never profiles
+ * (docs/specs/gprofiler-compat.md §10).
+ */
 int
 py_proc_cmdline_excluded(const char *s, size_t len)
 {

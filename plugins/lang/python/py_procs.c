@@ -153,9 +153,9 @@ pyp_cmp_rate(const void *a, const void *b)
 }
 
 /*
- * --max-processes-runtime-profiler N (gprofiler-compat §10): sample only
- * the N Python processes that used the most CPU since the previous scan;
- * the choice follows the load from scan to scan.
+ * --max-processes-runtime-profiler N (docs/specs/gprofiler-compat.md §10):
+ * sample only the N Python processes that used the most CPU since the previous
+ * scan; the choice follows the load from scan to scan.
  */
 static void
 pyp_choose(struct pyp *p)

@@ -2,7 +2,7 @@
  * One sample of one attached process: either the thread the system
  * profiler's BPF sampler just caught on CPU (py_target_sample_tid), or,
  * without one, every thread state whose kernel thread is running (state
- * R, specs/cpython.md §11, which also counts threads waiting for a CPU).
+ * R, docs/specs/cpython.md §11, which also counts threads waiting for a CPU).
  * Frames are formatted `function (file:line)_[p]`, root first.  A failed
  * read drops the sample of that thread; -ESRCH means the process is gone.
  */

@@ -1,5 +1,5 @@
 /*
- * CPython str objects read from a target (specs/cpython.md §9): where the
+ * CPython str objects read from a target (docs/specs/cpython.md §9): where the
  * characters are, how wide they are, and their conversion to UTF-8.
  */
 #include "config.h"

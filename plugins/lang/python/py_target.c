@@ -1,5 +1,5 @@
 /*
- * Attaching to one Python process (specs/cpython.md §1, §3, §4): find the
+ * Attaching to one Python process (docs/specs/cpython.md §1, §3, §4): find the
  * object holding the interpreter in its maps, open that file through
  * /proc/PID/map_files or /proc/PID/root (the target's mount namespace),
  * take _PyRuntime from its ELF symbols, establish the version and offsets

@@ -1,5 +1,5 @@
 /*
- * Which CPython a process runs (specs/cpython.md §4): from PY_VERSION_HEX,
+ * Which CPython a process runs (docs/specs/cpython.md §4): from PY_VERSION_HEX,
  * from the sys.version text, or from the interpreter's file name; and
  * whether the reader supports it.
  */

@@ -1,5 +1,5 @@
 /*
- * The walk from _PyRuntime to frames (specs/cpython.md §5, §8): the first
+ * The walk from _PyRuntime to frames (docs/specs/cpython.md §5, §8): the first
  * interpreter's thread states, then each thread's frame chain, one remote
  * read per struct prefix.  Reads race with the running target, so every
  * pointer is checked and every loop bounded; a bad read fails the sample.

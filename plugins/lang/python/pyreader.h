@@ -1,8 +1,8 @@
 /*
  * The Python plugin's internal header: the CPython stack reader (pure
  * decoders over a "remote memory" read callback), the /proc and ELF helpers
- * and the appid rules.  Nothing here includes core/ headers; specs/cpython.md
- * is the contract for every offset and rule.
+ * and the appid rules.  Nothing here includes core/ headers;
+ * docs/specs/cpython.md is the contract for every offset and rule.
  */
 #ifndef GP_PYREADER_H
 #define GP_PYREADER_H

@@ -1,9 +1,9 @@
 /*
- * gProfiler's application identifier for a Ruby process (specs/
- * gprofiler-compat.md §8): the first argument ending ".rb", skipping
- * "-rX" and "-r X" (a library to require, which may end ".rb" too), as
- * "ruby: F (<absolute path>)", a relative F joined to the process's
- * working directory.  No identifier for anything else (a Puma or
+ * gProfiler's application identifier for a Ruby process
+ * (docs/specs/gprofiler-compat.md §8): the first argument ending ".rb",
+ * skipping "-rX" and "-r X" (a library to require, which may end ".rb"
+ * too), as "ruby: F (<absolute path>)", a relative F joined to the
+ * process's working directory.  No identifier for anything else (a Puma or
  * Unicorn master whose title was rewritten, "bundle exec ..."), as in
  * gProfiler.  Pure over the argument vector.
  */
