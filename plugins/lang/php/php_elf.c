@@ -136,11 +136,13 @@ php_elf_walk(struct langelf *le, void *pe)
 int
 php_elf_read_fd(int fd, struct php_elf *pe)
 {
+	memset(pe, 0, sizeof(*pe));	/* whatever the answer */
 	return (langelf_read_fd(fd, php_elf_walk, pe));
 }
 
 int
 php_elf_read_mem(const void *buf, size_t len, struct php_elf *pe)
 {
+	memset(pe, 0, sizeof(*pe));	/* whatever the answer */
 	return (langelf_read_mem(buf, len, php_elf_walk, pe));
 }

@@ -114,11 +114,13 @@ py_elf_walk(struct langelf *le, void *pe)
 int
 py_elf_read_fd(int fd, struct py_elf *pe)
 {
+	memset(pe, 0, sizeof(*pe));	/* whatever the answer */
 	return (langelf_read_fd(fd, py_elf_walk, pe));
 }
 
 int
 py_elf_read_mem(const void *buf, size_t len, struct py_elf *pe)
 {
+	memset(pe, 0, sizeof(*pe));	/* whatever the answer */
 	return (langelf_read_mem(buf, len, py_elf_walk, pe));
 }

@@ -170,11 +170,13 @@ ruby_elf_walk(struct langelf *le, void *arg)
 int
 ruby_elf_read_fd(int fd, struct ruby_elf *re)
 {
+	memset(re, 0, sizeof(*re));	/* whatever the answer */
 	return (langelf_read_fd(fd, ruby_elf_walk, re));
 }
 
 int
 ruby_elf_read_mem(const void *buf, size_t len, struct ruby_elf *re)
 {
+	memset(re, 0, sizeof(*re));	/* whatever the answer */
 	return (langelf_read_mem(buf, len, ruby_elf_walk, re));
 }
