@@ -4,8 +4,8 @@
  * What a file costs is bounded by LANGELF_BUDGET_READS and _BYTES
  * (tests/unit/test_langelf prints it): one that spends its budget, a
  * 64 MB string table without its final NUL under 40,000 symbols, or
- * 350,000 symbols, took 10-17 ms on a 2-core host at a load average of
- * 16 (libelf took 146 s over the first); the real libraries read a few
+ * 350,000 symbols, took 10-30 ms on a 2-core host at a load average of
+ * 16-27 (libelf took 146 s over the first); the real libraries read a few
  * hundred KB in a few dozen reads.
  */
 #include "config.h"
