@@ -15,7 +15,7 @@ ok $? "a hostile libruby.so.3.1 of nobody's"
 attack_start "$TMP/out" 3
 helf_map libruby.so.3.1 ruby 30
 ok $? "a process of nobody's maps it"
-# The agent is reading it now (libelf took 15 s over this file).
+# The agent is reading it now (libelf spent seconds over this file).
 sleep 3
 helf_nobody truncate -s 65536 "$TMP/lib/libruby.so.3.1"
 ok $? "nobody truncated it under the agent"
