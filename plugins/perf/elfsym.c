@@ -152,6 +152,27 @@ elfsym_read_segments(struct elfsym_table *t, Elf *e)
 	}
 }
 
+/*
+ * Whether the section names can be looked up with elf_strptr: a table
+ * that ends in NUL (checked once here) is constant work per name; one
+ * that does not made libelf scan it whole at every call (names x size).
+ */
+int
+elfsym_shstr_ok(Elf *e, size_t shstrndx)
+{
+	Elf_Scn		*scn;
+	GElf_Shdr	 sh;
+	Elf_Data	*d;
+
+	if (shstrndx == 0 || (scn = elf_getscn(e, shstrndx)) == NULL ||
+	    gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_STRTAB ||
+	    sh.sh_size == 0 || sh.sh_size > ELFSYM_SHSTR_MAX ||
+	    (d = elf_getdata(scn, NULL)) == NULL || d->d_buf == NULL ||
+	    d->d_size == 0 || d->d_size != sh.sh_size)
+		return (0);
+	return (((const char *)d->d_buf)[d->d_size - 1] == '\0');
+}
+
 /* A load in one step. */
 static int
 elfsym_load_all(Elf *e, int fd, uint64_t size, int lazy,

@@ -27,12 +27,14 @@ elfsym_go_probe(Elf *e, struct elfsym_go *go)
 	go->e = e;
 	if (elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0)
 		return;
+	if (!elfsym_shstr_ok(e, shstrndx))
+		shstrndx = 0;	/* unnamed, but .symtab still counts */
 	while ((scn = elf_nextscn(e, scn)) != NULL) {
 		if (gelf_getshdr(scn, &sh) == NULL)
 			continue;
 		if (sh.sh_type == SHT_SYMTAB)
 			go->symtab = 1;
-		if (sh.sh_type != SHT_PROGBITS ||
+		if (sh.sh_type != SHT_PROGBITS || shstrndx == 0 ||
 		    (n = elf_strptr(e, shstrndx, sh.sh_name)) == NULL)
 			continue;
 		/* -buildmode=pie puts it in relro (it holds textStart). */

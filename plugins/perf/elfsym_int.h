@@ -110,6 +110,8 @@ int	elfsym_go_inl_cmp(const void *, const void *);	/* by address */
 void	elfsym_go_inl_none(struct elfsym_table *);	/* none after all */
 
 /* elfsym.c */
+#define ELFSYM_SHSTR_MAX	(1u << 20)	/* section names read */
+int	elfsym_shstr_ok(Elf *, size_t);
 void	elfsym_read_note(struct elfsym_table *, Elf_Data *);
 void	elfsym_read_debuglink(struct elfsym_table *, Elf_Data *);
 void	elfsym_read_segments(struct elfsym_table *, Elf *);
@@ -143,6 +145,9 @@ void	elfsym_sort_free(struct elfsym_sort *);
  * unit, a stripped Go binary's .gopclntab (elfsym_go_step), the sort.
  */
 #define ELFSYM_LOAD_SCNS	8	/* symbol sections read, at most */
+#define ELFSYM_MAX_STR		(16u << 20)	/* a string table copied */
+#define ELFSYM_STR_PER_SYM	1024	/* its bytes per symbol, at most, */
+#define ELFSYM_STR_SLACK	(64u << 10)	/* plus these */
 #define ELFSYM_LOAD_UNIT_BYTES	256	/* section bytes read per unit */
 struct elfsym_load {
 	int			 phase;

@@ -167,6 +167,13 @@ elfsym_load_strings(struct elfsym_load *l, const GElf_Shdr *ssh,
 		    ssh->sh_size >= SIZE_MAX || !elfsym_load_within(
 		    ssh->sh_offset, ssh->sh_size, l->file_size))
 			return (-1);
+		/* Copied whole: bounded, and in proportion to its symbols
+		 * (a hostile 64 MB table under a few thousand symbols cost
+		 * the agent its memory budget).  node's .strtab is 7.5 MB. */
+		if (ssh->sh_size > ELFSYM_MAX_STR || (l->sh.sh_entsize != 0 &&
+		    ssh->sh_size > l->sh.sh_size / l->sh.sh_entsize *
+		    ELFSYM_STR_PER_SYM + ELFSYM_STR_SLACK))
+			return (-1);
 		if (l->fd < 0) {
 			if ((d = elf_getdata(ss, NULL)) == NULL ||
 			    d->d_buf == NULL || d->d_size == 0 ||
@@ -393,8 +400,9 @@ elfsym_load_init(struct elfsym_load *l, Elf *e, int own_e, int fd,
 		l->b.lazy = 1;
 		l->b.file_size = size;
 	}
-	if (elf_getshdrstrndx(e, &l->shstrndx) != 0)
-		l->shstrndx = 0;
+	if (elf_getshdrstrndx(e, &l->shstrndx) != 0 ||
+	    !elfsym_shstr_ok(e, l->shstrndx))
+		l->shstrndx = 0;	/* sections unnamed */
 	return (0);
 }
 

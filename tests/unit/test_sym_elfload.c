@@ -4,7 +4,8 @@
  * gives whatever the steps (1, 7, 4096 units, and all at once), copied or
  * lazy, for this program, its libc and any big library at hand; and a
  * file whose section headers lie (a symbol section past the end of the
- * file) loads without it instead of reading past the end.
+ * file) loads without it instead of reading past the end; one whose
+ * section names lack their final NUL loads with its sections unnamed.
  */
 #include "config.h"
 
@@ -172,6 +173,43 @@ test_lying(const char *dir)
 	close(fd);
 }
 
+/*
+ * Section names without their final NUL: libelf's elf_strptr scans such
+ * a table at every call; the load checks it once and leaves the
+ * sections unnamed, its symbols still read.
+ */
+static void
+test_shstr_unterminated(const char *dir)
+{
+	struct elfsym_table	*t = NULL;
+	Elf64_Ehdr		 eh;
+	Elf64_Shdr		 sh;
+	char			 path[512], c = 'A';
+	int			 fd, r;
+
+	snprintf(path, sizeof(path), "%s/shstr", dir);
+	if (tsu_copy("/proc/self/exe", path, -1) != 0 ||
+	    (fd = open(path, O_RDWR)) < 0) {
+		printf("# skip: no copy of the test program\n");
+		return;
+	}
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || pread(fd, &sh, sizeof(sh),
+	    (off_t)(eh.e_shoff + eh.e_shstrndx * eh.e_shentsize)) !=
+	    sizeof(sh) || sh.sh_type != SHT_STRTAB || sh.sh_size == 0) {
+		close(fd);
+		printf("# skip: no .shstrtab\n");
+		return;
+	}
+	CHECK(pwrite(fd, &c, 1, (off_t)(sh.sh_offset + sh.sh_size - 1)) == 1,
+	    "unterminated: .shstrtab's final NUL overwritten");
+	r = elfsym_load_fd(fd, &t);
+	CHECK(r == 0 && t != NULL && t->nsyms > 0 && t->has_symtab,
+	    "unterminated: its symbols load, the sections unnamed");
+	elfsym_free(t);
+	close(fd);
+}
+
 int
 main(void)
 {
@@ -193,6 +231,7 @@ main(void)
 		if (access(big[i], R_OK) == 0)
 			test_same(big[i], strrchr(big[i], '/') + 1);
 	test_lying(dir);
+	test_shstr_unterminated(dir);
 	tsu_rmtree(dir);
 	return (testing_done());
 }

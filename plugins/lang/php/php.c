@@ -24,6 +24,8 @@
 
 #include <gprofiler/plugin.h>
 
+#include "langelf.h"
+
 #include "langagg.h"
 #include "langtab.h"
 #include "php_target.h"
@@ -494,6 +496,15 @@ phpp_file_open(void *arg, const struct gp_open_spec *spec,
 	return (p->api->file_open(p->ctx, spec, info));
 }
 
+/* The ELF reader's one line about a file it gave up on. */
+static void
+phpp_elf_log(void *arg, const char *msg)
+{
+	struct phpp *p = arg;
+
+	p->api->log(p->ctx, GP_LOG_WARN, "%s", msg);
+}
+
 static int
 phpp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
@@ -519,6 +530,7 @@ phpp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		return (-ENOMEM);
 	}
 	langproc_set_opener(phpp_file_open, p);
+	langelf_set_log(phpp_elf_log, p);
 	*privp = p;
 	return (0);
 }
@@ -530,6 +542,7 @@ phpp_destroy(void *priv)
 
 	if (p == NULL)
 		return;
+	langelf_set_log(NULL, NULL);
 	phpp_reset(p);
 	langagg_free(p->agg);
 	langtab_free(&p->tab);

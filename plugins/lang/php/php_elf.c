@@ -3,130 +3,146 @@
  * engine (php, php-fpm, libphp*.so): executor_globals, whether the build
  * is ZTS (executor_globals_offset: the globals live in thread-local
  * storage, which this reader does not follow), the version string, and
- * the first PT_LOAD for the load bias.  libelf parses; every value taken
- * from the file is bounds-checked here.
+ * the first PT_LOAD for the load bias.  Read through the runtime plugins'
+ * one bounded ELF reader (langelf.c); every value taken from the file is
+ * bounds-checked here.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "langelf.h"
 #include "phpreader.h"
 
-#define PHP_ELF_MAX_SYMS	(4u << 20)
-#define PHP_ELF_MAX_SCAN	(64u << 20)	/* searched for the version */
+#define PHP_ELF_MAX_SCAN	(4u << 20)	/* searched for the version */
+#define PHP_ELF_CHUNK		(256u << 10)	/* read at once */
+#define PHP_ELF_OVERLAP		128		/* a version across chunks */
+
+enum {
+	PHP_SYM_EG,
+	PHP_SYM_EG_OFFSET
+};
+
+static const char *const php_elf_names[] = {
+	"executor_globals",
+	"executor_globals_offset"
+};
 
 static void
-php_elf_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-    struct php_elf *pe)
+php_elf_symbol(void *arg, size_t which, const Elf64_Sym *sym)
 {
-	Elf_Data *data;
-	GElf_Sym sym;
-	const char *name;
-	size_t i, n;
+	struct php_elf *pe = arg;
 
-	if (sh->sh_entsize == 0 || (data = elf_getdata(scn, NULL)) == NULL)
-		return;
-	n = sh->sh_size / sh->sh_entsize;
-	if (n > PHP_ELF_MAX_SYMS)
-		n = PHP_ELF_MAX_SYMS;
-	for (i = 0; i < n; i++) {
-		if (gelf_getsym(data, (int)i, &sym) == NULL)
-			break;
-		if (sym.st_shndx == SHN_UNDEF ||
-		    (name = elf_strptr(elf, sh->sh_link, sym.st_name)) == NULL)
-			continue;
-		if (strcmp(name, "executor_globals") == 0 &&
-		    sym.st_value != 0 && pe->executor_globals == 0)
-			pe->executor_globals = sym.st_value;
-		else if (strcmp(name, "executor_globals_offset") == 0)
-			pe->zts = 1;
-	}
+	if (which == PHP_SYM_EG && sym->st_value != 0 &&
+	    pe->executor_globals == 0)
+		pe->executor_globals = sym->st_value;
+	else if (which == PHP_SYM_EG_OFFSET)
+		pe->zts = 1;
 }
 
-/* The version string lies in read-only data. */
-static void
-php_elf_version(Elf_Scn *scn, const GElf_Shdr *sh, struct php_elf *pe,
-    size_t *budget)
+/*
+ * The first well-formed version tag of a chunk that starts before limit
+ * (one starting later is whole in the next chunk, which overlaps this).
+ */
+static int
+php_elf_find(const uint8_t *buf, size_t n, size_t limit, struct php_version *v)
 {
-	Elf_Data *data;
+	static const char tag[] = "X-Powered-By: PHP/";
+	const size_t tlen = sizeof(tag) - 1;
+	const uint8_t *p;
+	size_t pos = 0, end;
 
-	if (pe->has_ver || sh->sh_type != SHT_PROGBITS ||
-	    !(sh->sh_flags & SHF_ALLOC) || (sh->sh_flags & SHF_EXECINSTR) ||
-	    (data = elf_getdata(scn, NULL)) == NULL || data->d_buf == NULL ||
-	    data->d_size > *budget)
+	end = limit + tlen - 1 < n ? limit + tlen - 1 : n;
+	while (pos < end && (p = memmem(buf + pos, end - pos, tag,
+	    tlen)) != NULL) {
+		pos = (size_t)(p - buf);
+		if (php_version_parse((const char *)p + tlen, n - pos - tlen,
+		    v) == 0)
+			return (0);
+		pos++;
+	}
+	return (-ENOENT);
+}
+
+/*
+ * The version string lies in read-only data: each such section read in
+ * chunks that overlap by more than the string's length.
+ */
+static void
+php_elf_version(struct langelf *le, struct php_elf *pe)
+{
+	const Elf64_Shdr *sh;
+	uint8_t *buf;
+	uint64_t off, size, budget = PHP_ELF_MAX_SCAN;
+	size_t i, n;
+
+	if ((buf = malloc(PHP_ELF_CHUNK)) == NULL)
 		return;
-	*budget -= data->d_size;
-	pe->has_ver = php_version_find(data->d_buf, data->d_size,
-	    &pe->ver) == 0;
+	for (i = 0; i < le->nsh && !pe->has_ver && le->error == 0; i++) {
+		sh = &le->sh[i];
+		if (sh->sh_type != SHT_PROGBITS ||
+		    !(sh->sh_flags & SHF_ALLOC) ||
+		    (sh->sh_flags & SHF_EXECINSTR) || sh->sh_size > budget)
+			continue;
+		size = sh->sh_size;
+		budget -= size;
+		for (off = 0; off < size && !pe->has_ver; off += n -
+		    (n == PHP_ELF_CHUNK ? PHP_ELF_OVERLAP : 0)) {
+			n = size - off < PHP_ELF_CHUNK ? (size_t)(size - off) :
+			    PHP_ELF_CHUNK;
+			if (langelf_read_section(le, i, off, buf, n) != 0)
+				break;
+			pe->has_ver = php_elf_find(buf, n, n == PHP_ELF_CHUNK ?
+			    n - PHP_ELF_OVERLAP : n, &pe->ver) == 0;
+			if (n < PHP_ELF_CHUNK)
+				break;
+		}
+	}
+	free(buf);
 }
 
 static int
-php_elf_read(Elf *elf, struct php_elf *pe)
+php_elf_read(struct langelf *le, struct php_elf *pe)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	GElf_Phdr ph;
-	GElf_Shdr sh;
-	size_t i, nph, budget = PHP_ELF_MAX_SCAN;
-	int found_load = 0;
+	size_t n = sizeof(php_elf_names) / sizeof(php_elf_names[0]);
+	int rc;
 
 	memset(pe, 0, sizeof(*pe));
-	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL ||
-	    gelf_getclass(elf) != ELFCLASS64 || eh.e_machine != EM_X86_64)
-		return (-ENOEXEC);
-	if (elf_getphdrnum(elf, &nph) != 0)
-		return (-ENOEXEC);
-	for (i = 0; i < nph && i < 4096 && !found_load; i++) {
-		if (gelf_getphdr(elf, (int)i, &ph) == NULL)
-			return (-ENOEXEC);
-		if (ph.p_type == PT_LOAD) {
-			uint64_t align = ph.p_align > 1 ? ph.p_align : 1;
-
-			if ((align & (align - 1)) != 0)
-				return (-ENOEXEC);
-			pe->first_load_vaddr = ph.p_vaddr & ~(align - 1);
-			found_load = 1;
-		}
-	}
-	if (!found_load)
+	if (le->eh.e_machine != EM_X86_64 ||
+	    langelf_first_load(le, &pe->first_load_vaddr) != 0)
 		return (-ENOEXEC);
 	/* .dynsym first: it is what stripped and distro builds keep. */
-	while ((scn = elf_nextscn(elf, scn)) != NULL)
-		if (gelf_getshdr(scn, &sh) != NULL &&
-		    sh.sh_type == SHT_DYNSYM)
-			php_elf_symtab(elf, scn, &sh, pe);
-	scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL)
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			php_elf_symtab(elf, scn, &sh, pe);
-		else
-			php_elf_version(scn, &sh, pe, &budget);
-	}
+	if ((rc = langelf_symbols(le, SHT_DYNSYM, php_elf_names, n,
+	    php_elf_symbol, pe)) != 0 ||
+	    (rc = langelf_symbols(le, SHT_SYMTAB, php_elf_names, n,
+	    php_elf_symbol, pe)) != 0)
+		return (rc);
+	php_elf_version(le, pe);
+	if (le->error != 0)
+		return (le->error);
 	return (pe->executor_globals != 0 || pe->zts ? 0 : -ENOENT);
 }
 
 static int
-php_elf_walk(Elf *elf, void *pe)
+php_elf_walk(struct langelf *le, void *pe)
 {
-	return (php_elf_read(elf, pe));
+	return (php_elf_read(le, pe));
 }
 
-/* -ENOEXEC: not an x86-64 ELF; -ENOENT: no Zend engine in it. */
+/* -ENOEXEC: not an x86-64 ELF; -ENOENT: no Zend engine in it; langelf.h's
+ * codes for a file that cannot be read. */
 int
 php_elf_read_fd(int fd, struct php_elf *pe)
 {
+	memset(pe, 0, sizeof(*pe));	/* whatever the answer */
 	return (langelf_read_fd(fd, php_elf_walk, pe));
 }
 
 int
 php_elf_read_mem(const void *buf, size_t len, struct php_elf *pe)
 {
+	memset(pe, 0, sizeof(*pe));	/* whatever the answer */
 	return (langelf_read_mem(buf, len, php_elf_walk, pe));
 }

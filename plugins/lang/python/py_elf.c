@@ -2,183 +2,125 @@
  * The ELF facts the reader needs from the object holding the interpreter
  * (docs/specs/cpython.md §3-4): _PyRuntime (or the .PyRuntime section),
  * Py_Version, PyCode_Type, Py_GetVersion.version, the first PT_LOAD for the
- * load bias, and the build id for app metadata.  libelf does the parsing;
- * every value taken from the file is bounds-checked here.
+ * load bias, and the build id for app metadata.  Read through the runtime
+ * plugins' one bounded ELF reader (langelf.c); every value taken from the
+ * file is bounds-checked here.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "langelf.h"
 #include "pyreader.h"
 
-#define PY_ELF_MAX_SYMS	(4u << 20)
+enum {
+	PY_SYM_RUNTIME,
+	PY_SYM_VERSION,
+	PY_SYM_CODE_TYPE,
+	PY_SYM_VERSION_0,
+	PY_SYM_GETVERSION
+};
+
+static const char *const py_elf_names[] = {
+	"_PyRuntime",
+	"Py_Version",
+	"PyCode_Type",
+	"version.0",
+	"Py_GetVersion.version"
+};
 
 static void
-py_elf_symbol(struct py_elf *pe, const char *name, const GElf_Sym *sym)
+py_elf_symbol(void *arg, size_t which, const Elf64_Sym *sym)
 {
-	if (sym->st_shndx == SHN_UNDEF || sym->st_value == 0)
+	struct py_elf *pe = arg;
+
+	if (sym->st_value == 0)
 		return;
-	if (strcmp(name, "_PyRuntime") == 0 && pe->runtime == 0)
-		pe->runtime = sym->st_value;
-	else if (strcmp(name, "Py_Version") == 0 && pe->py_version == 0)
-		pe->py_version = sym->st_value;
-	else if (strcmp(name, "PyCode_Type") == 0 && pe->code_type == 0)
-		pe->code_type = sym->st_value;
-	else if (strcmp(name, "version.0") == 0 ||
-	    strcmp(name, "Py_GetVersion.version") == 0) {
-		/* GCC names the static local "version.0" in .symtab. */
+	switch (which) {
+	case PY_SYM_RUNTIME:
+		if (pe->runtime == 0)
+			pe->runtime = sym->st_value;
+		break;
+	case PY_SYM_VERSION:
+		if (pe->py_version == 0)
+			pe->py_version = sym->st_value;
+		break;
+	case PY_SYM_CODE_TYPE:
+		if (pe->code_type == 0)
+			pe->code_type = sym->st_value;
+		break;
+	case PY_SYM_VERSION_0:		/* GCC's name in .symtab */
+	case PY_SYM_GETVERSION:
 		if (pe->version_buf == 0 && sym->st_size >= 64 &&
-		    GELF_ST_TYPE(sym->st_info) == STT_OBJECT)
+		    ELF64_ST_TYPE(sym->st_info) == STT_OBJECT)
 			pe->version_buf = sym->st_value;
-	}
-}
-
-static void
-py_elf_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct py_elf *pe)
-{
-	Elf_Data *data;
-	GElf_Sym sym;
-	const char *name;
-	size_t i, n;
-
-	if (sh->sh_entsize == 0 || (data = elf_getdata(scn, NULL)) == NULL)
-		return;
-	n = sh->sh_size / sh->sh_entsize;
-	if (n > PY_ELF_MAX_SYMS)
-		n = PY_ELF_MAX_SYMS;
-	for (i = 0; i < n; i++) {
-		if (gelf_getsym(data, (int)i, &sym) == NULL)
-			break;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (name != NULL)
-			py_elf_symbol(pe, name, &sym);
-	}
-}
-
-static void
-py_elf_note(Elf_Scn *scn, struct py_elf *pe)
-{
-	Elf_Data *data;
-	GElf_Nhdr nh;
-	size_t off = 0, noff, doff;
-	int guard = 0;
-
-	if ((data = elf_getdata(scn, NULL)) == NULL)
-		return;
-	while (guard++ < 64 &&
-	    (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    memcmp((char *)data->d_buf + noff, "GNU", 4) == 0 &&
-		    nh.n_descsz > 0 && nh.n_descsz <= sizeof(pe->build_id)) {
-			memcpy(pe->build_id, (char *)data->d_buf + doff,
-			    nh.n_descsz);
-			pe->build_id_len = nh.n_descsz;
-			return;
-		}
+		break;
 	}
 }
 
 /* Py_Version's value when it lies in a PROGBITS section of the file. */
 static void
-py_elf_version_value(Elf *elf, struct py_elf *pe)
+py_elf_version_value(struct langelf *le, struct py_elf *pe)
 {
-	Elf_Scn *scn = NULL;
-	Elf_Data *data;
-	GElf_Shdr sh;
-	uint64_t off;
+	uint8_t buf[8];
 
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL ||
-		    sh.sh_type != SHT_PROGBITS || pe->py_version < sh.sh_addr ||
-		    pe->py_version - sh.sh_addr + 8 > sh.sh_size)
-			continue;
-		off = pe->py_version - sh.sh_addr;
-		if ((data = elf_getdata(scn, NULL)) == NULL ||
-		    data->d_buf == NULL || off + 8 > data->d_size)
-			return;
-		pe->py_version_value = py_u64(data->d_buf, off);
-		pe->has_py_version_value = 1;
+	if (langelf_read_vaddr(le, pe->py_version, buf, sizeof(buf), 0) !=
+	    (int64_t)sizeof(buf))
 		return;
-	}
+	pe->py_version_value = py_u64(buf, 0);
+	pe->has_py_version_value = 1;
 }
 
 static int
-py_elf_read(Elf *elf, struct py_elf *pe)
+py_elf_read(struct langelf *le, struct py_elf *pe)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	GElf_Phdr ph;
-	GElf_Shdr sh;
-	size_t i, nph, shstrndx;
+	size_t i, n = sizeof(py_elf_names) / sizeof(py_elf_names[0]);
 	uint64_t runtime_section = 0;
-	const char *name;
-	int found_load = 0;
+	int rc;
 
 	memset(pe, 0, sizeof(*pe));
-	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL ||
-	    gelf_getclass(elf) != ELFCLASS64)
+	pe->is_exec = le->eh.e_type == ET_EXEC;
+	if (langelf_first_load(le, &pe->first_load_vaddr) != 0 ||
+	    le->sh == NULL)
 		return (-ENOEXEC);
-	pe->is_exec = eh.e_type == ET_EXEC;
-	if (elf_getphdrnum(elf, &nph) != 0)
-		return (-ENOEXEC);
-	for (i = 0; i < nph && i < 4096; i++) {
-		if (gelf_getphdr(elf, (int)i, &ph) == NULL)
-			return (-ENOEXEC);
-		if (ph.p_type == PT_LOAD && !found_load) {
-			uint64_t align = ph.p_align > 1 ? ph.p_align : 1;
-
-			if ((align & (align - 1)) != 0)
-				return (-ENOEXEC);
-			pe->first_load_vaddr = ph.p_vaddr & ~(align - 1);
-			found_load = 1;
-		}
-	}
-	if (!found_load || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return (-ENOEXEC);
+	pe->build_id_len = langelf_build_id(le, pe->build_id,
+	    sizeof(pe->build_id));
+	for (i = 0; i < le->nsh && runtime_section == 0; i++)
+		if (langelf_section_is(le, i, ".PyRuntime"))
+			runtime_section = le->sh[i].sh_addr;
 	/* .dynsym first: it is what stripped and distro builds keep. */
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL)
-			continue;
-		if (sh.sh_type == SHT_DYNSYM)
-			py_elf_symtab(elf, scn, &sh, pe);
-		else if (sh.sh_type == SHT_NOTE && pe->build_id_len == 0)
-			py_elf_note(scn, pe);
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name != NULL && strcmp(name, ".PyRuntime") == 0)
-			runtime_section = sh.sh_addr;
-	}
-	scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL)
-		if (gelf_getshdr(scn, &sh) != NULL &&
-		    sh.sh_type == SHT_SYMTAB)
-			py_elf_symtab(elf, scn, &sh, pe);
+	if ((rc = langelf_symbols(le, SHT_DYNSYM, py_elf_names, n,
+	    py_elf_symbol, pe)) != 0 ||
+	    (rc = langelf_symbols(le, SHT_SYMTAB, py_elf_names, n,
+	    py_elf_symbol, pe)) != 0)
+		return (rc);
 	if (pe->runtime == 0)
 		pe->runtime = runtime_section;
 	if (pe->py_version != 0)
-		py_elf_version_value(elf, pe);
+		py_elf_version_value(le, pe);
 	return (pe->runtime != 0 ? 0 : -ENOENT);
 }
 
 static int
-py_elf_walk(Elf *elf, void *pe)
+py_elf_walk(struct langelf *le, void *pe)
 {
-	return (py_elf_read(elf, pe));
+	return (py_elf_read(le, pe));
 }
 
-/* -ENOEXEC: not a 64-bit ELF; -ENOENT: no _PyRuntime (pe still filled). */
+/* -ENOEXEC: not a 64-bit ELF; -ENOENT: no _PyRuntime (pe still filled);
+ * langelf.h's codes for a file that cannot be read. */
 int
 py_elf_read_fd(int fd, struct py_elf *pe)
 {
+	memset(pe, 0, sizeof(*pe));	/* whatever the answer */
 	return (langelf_read_fd(fd, py_elf_walk, pe));
 }
 
 int
 py_elf_read_mem(const void *buf, size_t len, struct py_elf *pe)
 {
+	memset(pe, 0, sizeof(*pe));	/* whatever the answer */
 	return (langelf_read_mem(buf, len, py_elf_walk, pe));
 }

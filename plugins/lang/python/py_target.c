@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "langelf.h"
 #include "py_target.h"
 
 #define PY_MAPS_MAX	(16u << 20)
@@ -403,6 +404,11 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	}
 	rc = py_elf_read_cached(fd, &pe);
 	close(fd);
+	if (langelf_is_bad(rc)) {
+		snprintf(why, whylen, "%s skipped: %s", ob->path,
+		    langelf_strerror(rc));
+		return (-ENOENT);
+	}
 	if (rc != 0) {
 		/* Python 2 and 3 before 3.7 have no _PyRuntime: say which
 		 * version is not supported, from the file's name, rather

@@ -37,6 +37,8 @@
 
 #include <gprofiler/plugin.h>
 
+#include "langelf.h"
+
 #include "py_plugin.h"
 
 static const struct gp_option pyp_options[] = {
@@ -369,6 +371,15 @@ pyp_file_open(void *arg, const struct gp_open_spec *spec,
 	return (p->api->file_open(p->ctx, spec, info));
 }
 
+/* The ELF reader's one line about a file it gave up on. */
+static void
+pyp_elf_log(void *arg, const char *msg)
+{
+	struct pyp *p = arg;
+
+	p->api->log(p->ctx, GP_LOG_WARN, "%s", msg);
+}
+
 static int
 pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
@@ -400,6 +411,7 @@ pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		return (-ENOMEM);
 	}
 	py_set_opener(pyp_file_open, p);
+	langelf_set_log(pyp_elf_log, p);
 	*privp = p;
 	return (0);
 }
@@ -411,6 +423,7 @@ pyp_destroy(void *priv)
 
 	if (p == NULL)
 		return;
+	langelf_set_log(NULL, NULL);
 	pyp_reset(p);
 	langagg_free(p->agg);
 	free(p->mixed);

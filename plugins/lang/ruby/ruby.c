@@ -23,6 +23,8 @@
 
 #include <gprofiler/plugin.h>
 
+#include "langelf.h"
+
 #include "langagg.h"
 #include "langtab.h"
 #include "ruby_target.h"
@@ -553,6 +555,15 @@ rubyp_file_open(void *arg, const struct gp_open_spec *spec,
 	return (p->api->file_open(p->ctx, spec, info));
 }
 
+/* The ELF reader's one line about a file it gave up on. */
+static void
+rubyp_elf_log(void *arg, const char *msg)
+{
+	struct rubyp *p = arg;
+
+	p->api->log(p->ctx, GP_LOG_WARN, "%s", msg);
+}
+
 static int
 rubyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
@@ -578,6 +589,7 @@ rubyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		return (-ENOMEM);
 	}
 	langproc_set_opener(rubyp_file_open, p);
+	langelf_set_log(rubyp_elf_log, p);
 	*privp = p;
 	return (0);
 }
@@ -589,6 +601,7 @@ rubyp_destroy(void *priv)
 
 	if (p == NULL)
 		return;
+	langelf_set_log(NULL, NULL);
 	rubyp_reset(p);
 	langagg_free(p->agg);
 	langtab_free(&p->tab);

@@ -3,14 +3,12 @@
  * (libruby*.so, or a statically linked ruby): ruby_current_vm_ptr (3.x)
  * or ruby_current_execution_context_ptr (2.5-2.7), the ruby_version
  * string (read from its section), and the first PT_LOAD for the load
- * bias.
- * libelf parses; every value taken from the file is bounds-checked here.
+ * bias.  Read through the runtime plugins' one bounded ELF reader
+ * (langelf.c); every value taken from the file is bounds-checked here.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,65 +16,65 @@
 #include "langelf.h"
 #include "rubyreader.h"
 
-#define RUBY_ELF_MAX_SYMS	(4u << 20)
+enum {
+	RUBY_SYM_VM,
+	RUBY_SYM_EC,
+	RUBY_SYM_DESCRIPTION,
+	RUBY_SYM_VERSION,
+	RUBY_SYM_ID2STR
+};
+
+static const char *const ruby_elf_names[] = {
+	"ruby_current_vm_ptr",
+	"ruby_current_execution_context_ptr",
+	"ruby_description",
+	"ruby_version",
+	"rb_id2str"
+};
 
 static void
-ruby_elf_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-    struct ruby_elf *re)
+ruby_elf_symbol(void *arg, size_t which, const Elf64_Sym *sym)
 {
-	Elf_Data *data;
-	GElf_Sym sym;
-	const char *name;
-	size_t i, n;
+	struct ruby_elf *re = arg;
 
-	if (sh->sh_entsize == 0 || (data = elf_getdata(scn, NULL)) == NULL)
+	if (sym->st_value == 0 || ELF64_ST_TYPE(sym->st_info) == STT_TLS)
 		return;
-	n = sh->sh_size / sh->sh_entsize;
-	if (n > RUBY_ELF_MAX_SYMS)
-		n = RUBY_ELF_MAX_SYMS;
-	for (i = 0; i < n; i++) {
-		if (gelf_getsym(data, (int)i, &sym) == NULL)
-			break;
-		if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0 ||
-		    GELF_ST_TYPE(sym.st_info) == STT_TLS ||
-		    (name = elf_strptr(elf, sh->sh_link, sym.st_name)) == NULL)
-			continue;
-		if (strcmp(name, "ruby_current_vm_ptr") == 0 &&
-		    re->current_vm_ptr == 0)
-			re->current_vm_ptr = sym.st_value;
-		else if (strcmp(name, "ruby_current_execution_context_ptr") ==
-		    0 && re->current_ec_ptr == 0)
-			re->current_ec_ptr = sym.st_value;
-		else if (strcmp(name, "ruby_description") == 0 &&
-		    re->description_sym == 0)
-			re->description_sym = sym.st_value;
-		else if (strcmp(name, "ruby_version") == 0 &&
-		    re->version_sym == 0)
-			re->version_sym = sym.st_value;
-		else if (strcmp(name, "rb_id2str") == 0 &&
-		    GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+	switch (which) {
+	case RUBY_SYM_VM:
+		if (re->current_vm_ptr == 0)
+			re->current_vm_ptr = sym->st_value;
+		break;
+	case RUBY_SYM_EC:
+		if (re->current_ec_ptr == 0)
+			re->current_ec_ptr = sym->st_value;
+		break;
+	case RUBY_SYM_DESCRIPTION:
+		if (re->description_sym == 0)
+			re->description_sym = sym->st_value;
+		break;
+	case RUBY_SYM_VERSION:
+		if (re->version_sym == 0)
+			re->version_sym = sym->st_value;
+		break;
+	case RUBY_SYM_ID2STR:
+		if (ELF64_ST_TYPE(sym->st_info) == STT_FUNC &&
 		    re->id2str_sym == 0)
-			re->id2str_sym = sym.st_value;
+			re->id2str_sym = sym->st_value;
+		break;
 	}
 }
 
 /* ruby_version[] = RUBY_VERSION ("3.1.2"), in read-only data. */
 static void
-ruby_elf_version(Elf_Scn *scn, const GElf_Shdr *sh, struct ruby_elf *re)
+ruby_elf_version(struct langelf *le, struct ruby_elf *re)
 {
-	Elf_Data *data;
-	uint64_t off;
+	char buf[64];
+	int64_t n;
 
-	if (re->has_ver || re->version_sym == 0 ||
-	    sh->sh_type != SHT_PROGBITS || re->version_sym < sh->sh_addr ||
-	    re->version_sym - sh->sh_addr >= sh->sh_size ||
-	    (data = elf_getdata(scn, NULL)) == NULL || data->d_buf == NULL)
+	if (re->version_sym == 0 || (n = langelf_read_vaddr(le,
+	    re->version_sym, buf, sizeof(buf), 0)) <= 0)
 		return;
-	off = re->version_sym - sh->sh_addr;
-	if (off >= data->d_size)
-		return;
-	re->has_ver = ruby_version_parse((const char *)data->d_buf + off,
-	    (size_t)(data->d_size - off), &re->ver) == 0;
+	re->has_ver = ruby_version_parse(buf, (size_t)n, &re->ver) == 0;
 }
 
 /*
@@ -84,24 +82,16 @@ ruby_elf_version(Elf_Scn *scn, const GElf_Shdr *sh, struct ruby_elf *re)
  * flags), printable ASCII up to its NUL, in read-only data.
  */
 static void
-ruby_elf_description(Elf_Scn *scn, const GElf_Shdr *sh, struct ruby_elf *re)
+ruby_elf_description(struct langelf *le, struct ruby_elf *re)
 {
-	Elf_Data *data;
-	const char *p;
-	uint64_t off;
+	char p[sizeof(re->description)];
+	int64_t n;
 	size_t i;
 
-	if (re->description[0] != '\0' || re->description_sym == 0 ||
-	    sh->sh_type != SHT_PROGBITS || re->description_sym < sh->sh_addr ||
-	    re->description_sym - sh->sh_addr >= sh->sh_size ||
-	    (data = elf_getdata(scn, NULL)) == NULL || data->d_buf == NULL)
+	if (re->description_sym == 0 || (n = langelf_read_vaddr(le,
+	    re->description_sym, p, sizeof(p) - 1, 0)) <= 0)
 		return;
-	off = re->description_sym - sh->sh_addr;
-	if (off >= data->d_size)
-		return;
-	p = (const char *)data->d_buf + off;
-	for (i = 0; i < sizeof(re->description) - 1 && off + i < data->d_size &&
-	    p[i] != '\0'; i++) {
+	for (i = 0; i < (size_t)n && p[i] != '\0'; i++) {
 		if (p[i] < 0x20 || p[i] > 0x7e) {
 			i = 0;
 			break;
@@ -109,29 +99,6 @@ ruby_elf_description(Elf_Scn *scn, const GElf_Shdr *sh, struct ruby_elf *re)
 		re->description[i] = p[i];
 	}
 	re->description[i] = '\0';
-}
-
-static void
-ruby_elf_note(Elf_Scn *scn, struct ruby_elf *re)
-{
-	Elf_Data *data;
-	GElf_Nhdr nh;
-	size_t off = 0, noff, doff;
-	int guard = 0;
-
-	if ((data = elf_getdata(scn, NULL)) == NULL)
-		return;
-	while (guard++ < 64 &&
-	    (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    memcmp((char *)data->d_buf + noff, "GNU", 4) == 0 &&
-		    nh.n_descsz > 0 && nh.n_descsz <= sizeof(re->build_id)) {
-			memcpy(re->build_id, (char *)data->d_buf + doff,
-			    nh.n_descsz);
-			re->build_id_len = nh.n_descsz;
-			return;
-		}
-	}
 }
 
 /* "buildid:<hex>" as gProfiler's *_elfid keys hold it; "" without one. */
@@ -152,115 +119,64 @@ ruby_elf_buildid_text(const struct ruby_elf *re, char *out, size_t len)
 }
 
 static int
-ruby_elf_read(Elf *elf, struct ruby_elf *pe)
+ruby_elf_read(struct langelf *le, struct ruby_elf *re)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	GElf_Phdr ph;
-	GElf_Shdr sh;
-	size_t i, nph;
-	int found_load = 0;
+	size_t n = sizeof(ruby_elf_names) / sizeof(ruby_elf_names[0]);
+	int rc;
 
-	memset(pe, 0, sizeof(*pe));
-	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL ||
-	    gelf_getclass(elf) != ELFCLASS64 || eh.e_machine != EM_X86_64)
+	memset(re, 0, sizeof(*re));
+	if (le->eh.e_machine != EM_X86_64 ||
+	    langelf_first_load(le, &re->first_load_vaddr) != 0)
 		return (-ENOEXEC);
-	if (elf_getphdrnum(elf, &nph) != 0)
-		return (-ENOEXEC);
-	for (i = 0; i < nph && i < 4096 && !found_load; i++) {
-		if (gelf_getphdr(elf, (int)i, &ph) == NULL)
-			return (-ENOEXEC);
-		if (ph.p_type == PT_LOAD) {
-			uint64_t align = ph.p_align > 1 ? ph.p_align : 1;
-
-			if ((align & (align - 1)) != 0)
-				return (-ENOEXEC);
-			pe->first_load_vaddr = ph.p_vaddr & ~(align - 1);
-			found_load = 1;
-		}
-	}
-	if (!found_load)
-		return (-ENOEXEC);
+	re->build_id_len = langelf_build_id(le, re->build_id,
+	    sizeof(re->build_id));
 	/* .dynsym first: it is what stripped and distro builds keep. */
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL)
-			continue;
-		if (sh.sh_type == SHT_DYNSYM)
-			ruby_elf_symtab(elf, scn, &sh, pe);
-		else if (sh.sh_type == SHT_NOTE && pe->build_id_len == 0)
-			ruby_elf_note(scn, pe);
-	}
-	scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL)
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			ruby_elf_symtab(elf, scn, &sh, pe);
-	}
+	if ((rc = langelf_symbols(le, SHT_DYNSYM, ruby_elf_names, n,
+	    ruby_elf_symbol, re)) != 0 ||
+	    (rc = langelf_symbols(le, SHT_SYMTAB, ruby_elf_names, n,
+	    ruby_elf_symbol, re)) != 0)
+		return (rc);
 	/* Once every symbol table was read: ruby_version may be in any. */
-	scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL)
-		if (gelf_getshdr(scn, &sh) != NULL) {
-			ruby_elf_version(scn, &sh, pe);
-			ruby_elf_description(scn, &sh, pe);
-		}
-	return (pe->current_vm_ptr != 0 || pe->current_ec_ptr != 0 ? 0 :
+	ruby_elf_version(le, re);
+	ruby_elf_description(le, re);
+	return (re->current_vm_ptr != 0 || re->current_ec_ptr != 0 ? 0 :
 	    -ENOENT);
 }
 
 /* Code bytes at a virtual address: from the executable section holding
- * it, only those bytes (libelf reads no whole section for them). */
+ * it, only those bytes. */
 static int64_t
 ruby_elf_code(void *arg, uint64_t vaddr, uint8_t *buf, size_t len)
 {
-	Elf *elf = arg;
-	Elf_Scn *scn = NULL;
-	Elf_Data *d;
-	GElf_Shdr sh;
-	uint64_t off;
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL ||
-		    sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR) || vaddr < sh.sh_addr ||
-		    vaddr - sh.sh_addr >= sh.sh_size)
-			continue;
-		off = vaddr - sh.sh_addr;
-		if (len > sh.sh_size - off)
-			len = (size_t)(sh.sh_size - off);
-		if ((d = elf_getdata_rawchunk(elf, (int64_t)(sh.sh_offset +
-		    off), len, ELF_T_BYTE)) == NULL || d->d_buf == NULL ||
-		    d->d_size < len)
-			return (-1);
-		memcpy(buf, d->d_buf, len);
-		return ((int64_t)len);
-	}
-	return (-1);
+	return (langelf_read_vaddr(arg, vaddr, buf, len, 1));
 }
 
 static int
-ruby_elf_walk(Elf *elf, void *arg)
+ruby_elf_walk(struct langelf *le, void *arg)
 {
 	struct ruby_elf *re = arg;
 	int rc;
 
-	if ((rc = ruby_elf_read(elf, re)) != 0)
+	if ((rc = ruby_elf_read(le, re)) != 0)
 		return (rc);
 	if (re->id2str_sym != 0)
-		(void)ruby_ids_locate(ruby_elf_code, elf, re->id2str_sym,
+		(void)ruby_ids_locate(ruby_elf_code, le, re->id2str_sym,
 		    &re->global_symbols, &re->last_op_id);
 	return (0);
 }
 
-/* -ENOEXEC: not an x86-64 ELF; -ENOENT: no Ruby VM in it. */
+/* -ENOEXEC: not an x86-64 ELF; -ENOENT: no Ruby VM in it; langelf.h's
+ * codes for a file that cannot be read. */
 int
 ruby_elf_read_fd(int fd, struct ruby_elf *re)
 {
+	memset(re, 0, sizeof(*re));	/* whatever the answer */
 	return (langelf_read_fd(fd, ruby_elf_walk, re));
 }
 
 int
 ruby_elf_read_mem(const void *buf, size_t len, struct ruby_elf *re)
 {
+	memset(re, 0, sizeof(*re));	/* whatever the answer */
 	return (langelf_read_mem(buf, len, ruby_elf_walk, re));
 }

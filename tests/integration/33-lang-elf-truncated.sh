@@ -1,0 +1,35 @@
+#!/bin/sh
+# The Ruby plugin through the daemon against a libruby.so.3.1 that its
+# owner (nobody) truncates while the agent reads it.  The runtime readers
+# mapped the file (libelf's ELF_C_READ_MMAP): a page past the new end
+# raised SIGBUS and killed the agent.  Read with pread, the file reads
+# short; the reader gives up on it, says so in one line, and does not read
+# it again until it changes.  attack_checks: cycles on time, agent CPU,
+# peak RSS, SIGTERM.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/attack_lib.sh"
+. "$top_srcdir/tests/hostile_elf_lib.sh"
+helf_setup
+helf_write libruby.so.3.1 1500 64
+ok $? "a hostile libruby.so.3.1 of nobody's"
+attack_start "$TMP/out" 3
+helf_map libruby.so.3.1 ruby 30
+ok $? "a process of nobody's maps it"
+# The agent is reading it now (libelf spent seconds over this file).
+sleep 3
+helf_nobody truncate -s 65536 "$TMP/lib/libruby.so.3.1"
+ok $? "nobody truncated it under the agent"
+# A second process maps what is left: the agent reads it again.
+helf_map libruby.so.3.1 ruby 30
+ok $? "a second process maps the truncated file"
+sleep 10
+kill -0 "$AGENT_PID" 2>/dev/null
+ok $? "the agent is alive"
+# (the plugins look at every process of the host: only this test's file)
+n=$(grep -c "$TMP/lib/libruby.so.3.1 (.*not read again until it changes" \
+    "$TMP/out/log")
+diag "$(grep "ELF reader: $TMP" "$TMP/out/log" | head -3)"
+[ "$n" -eq 1 ]
+ok $? "one line says the file was given up on, and why ($n)"
+attack_checks "$TMP/out" 3
+done_testing

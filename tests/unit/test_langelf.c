@@ -1,0 +1,439 @@
+/*
+ * The runtime plugins' ELF reader (plugins/lang/common/langelf.c) and its
+ * bad-file memo: names compared within their table (none walked past a
+ * table without its final NUL), notes, the budget, a file that shrinks or
+ * changes while read, and a bad file read once.  Prints what the files
+ * that spend the whole budget cost in time (checked in reads and bytes:
+ * time depends on the host's load).
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testing.h"
+#include "langelf.h"
+#include "langelfbad.h"
+
+#define TEXT_OFF	4096
+#define TEXT_SZ		4096
+
+struct img {
+	uint8_t		*buf;
+	size_t		 len;
+};
+
+/*
+ * An x86-64 shared object: .text, .dynsym with nsyms symbols whose
+ * st_name is names' offsets (or scattered 1..4096 when names is NULL),
+ * .dynstr of strsz bytes (str copied in, the rest 'A', no final NUL
+ * unless str puts one), a build-id note.
+ */
+static void
+img_build(struct img *im, size_t nsyms, size_t strsz, const char *str,
+    size_t strlen_, const uint32_t *names, size_t nnames)
+{
+	static const char shstr[] = "\0.dynsym\0.dynstr\0.shstrtab\0.text\0"
+	    ".note";
+	Elf64_Ehdr *eh;
+	Elf64_Phdr *ph;
+	Elf64_Shdr *sh;
+	Elf64_Sym *sym;
+	Elf64_Nhdr *nh;
+	size_t dynsym_off, shstr_off, note_off, dynstr_off, shoff, i;
+
+	dynsym_off = TEXT_OFF + TEXT_SZ;
+	shstr_off = dynsym_off + nsyms * sizeof(Elf64_Sym);
+	note_off = shstr_off + sizeof(shstr);
+	note_off = (note_off + 3) & ~(size_t)3;
+	dynstr_off = note_off + sizeof(Elf64_Nhdr) + 4 + 20;
+	shoff = (dynstr_off + strsz + 7) & ~(size_t)7;
+	im->len = shoff + 6 * sizeof(Elf64_Shdr);
+	im->buf = calloc(1, im->len);
+	eh = (Elf64_Ehdr *)im->buf;
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = EM_X86_64;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_shoff = shoff;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 1;
+	eh->e_shentsize = sizeof(*sh);
+	eh->e_shnum = 6;
+	eh->e_shstrndx = 3;
+	ph = (Elf64_Phdr *)(im->buf + sizeof(*eh));
+	ph->p_type = PT_LOAD;
+	ph->p_vaddr = 0x1234;
+	ph->p_filesz = ph->p_memsz = shoff;
+	ph->p_align = 4096;
+	memset(im->buf + TEXT_OFF, 0xc3, TEXT_SZ);
+	memcpy(im->buf + TEXT_OFF, "\x90ruby 3.1.2\0", 12);
+	sym = (Elf64_Sym *)(im->buf + dynsym_off);
+	for (i = 1; i < nsyms; i++) {
+		sym[i].st_name = names != NULL ? names[(i - 1) % nnames] :
+		    (uint32_t)(1 + i % 4096);
+		sym[i].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT);
+		sym[i].st_shndx = 1;
+		sym[i].st_value = TEXT_OFF + i;
+		sym[i].st_size = 64;
+	}
+	memcpy(im->buf + shstr_off, shstr, sizeof(shstr));
+	nh = (Elf64_Nhdr *)(im->buf + note_off);
+	nh->n_namesz = 4;
+	nh->n_descsz = 20;
+	nh->n_type = NT_GNU_BUILD_ID;
+	memcpy(im->buf + note_off + sizeof(*nh), "GNU", 4);
+	for (i = 0; i < 20; i++)
+		im->buf[note_off + sizeof(*nh) + 4 + i] = (uint8_t)(0xa0 + i);
+	memset(im->buf + dynstr_off, 'A', strsz);
+	memcpy(im->buf + dynstr_off, str, strlen_);
+	sh = (Elf64_Shdr *)(im->buf + shoff);
+	sh[1].sh_name = 27;
+	sh[1].sh_type = SHT_PROGBITS;
+	sh[1].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
+	sh[1].sh_addr = TEXT_OFF;
+	sh[1].sh_offset = TEXT_OFF;
+	sh[1].sh_size = TEXT_SZ;
+	sh[2].sh_name = 1;
+	sh[2].sh_type = SHT_DYNSYM;
+	sh[2].sh_offset = dynsym_off;
+	sh[2].sh_size = nsyms * sizeof(Elf64_Sym);
+	sh[2].sh_link = 4;
+	sh[2].sh_entsize = sizeof(Elf64_Sym);
+	sh[3].sh_name = 17;
+	sh[3].sh_type = SHT_STRTAB;
+	sh[3].sh_offset = shstr_off;
+	sh[3].sh_size = sizeof(shstr);
+	sh[4].sh_name = 9;
+	sh[4].sh_type = SHT_STRTAB;
+	sh[4].sh_offset = dynstr_off;
+	sh[4].sh_size = strsz;
+	sh[5].sh_name = 33;
+	sh[5].sh_type = SHT_NOTE;
+	sh[5].sh_offset = note_off;
+	sh[5].sh_size = sizeof(Elf64_Nhdr) + 4 + 20;
+}
+
+static const char *const wanted[] = { "ruby_version", "ruby_vm",
+    "tail_name" };
+
+struct found {
+	int		 n[3];
+	uint64_t	 value[3];
+	uint8_t		 id[64];
+	size_t		 idlen;
+	char		 text[16];
+	int		 truncate_fd;	/* ftruncate it before the walk */
+	int		 walked;
+	uint64_t	 reads, bytes;	/* what the reader spent */
+};
+
+static void
+on_sym(void *arg, size_t which, const Elf64_Sym *s)
+{
+	struct found *f = arg;
+
+	f->n[which]++;
+	f->value[which] = s->st_value;
+}
+
+static int
+walk(struct langelf *le, void *arg)
+{
+	struct found *f = arg;
+	int64_t n;
+	int rc;
+
+	if (f->truncate_fd >= 0 && ftruncate(f->truncate_fd, 8192) != 0)
+		return (-errno);
+	f->idlen = langelf_build_id(le, f->id, sizeof(f->id));
+	if ((rc = langelf_symbols(le, SHT_DYNSYM, wanted, 3, on_sym, f)) != 0) {
+		f->walked++;
+		f->reads = le->reads;
+		f->bytes = le->bytes;
+		return (rc);
+	}
+	if ((n = langelf_read_vaddr(le, TEXT_OFF + 1, f->text,
+	    sizeof(f->text) - 1, 1)) > 0)
+		f->text[n] = '\0';
+	f->walked++;
+	f->reads = le->reads;
+	f->bytes = le->bytes;
+	return (0);
+}
+
+static void
+test_name_eq(void)
+{
+	static const uint8_t t[] = "\0abc\0abcd";	/* 10 bytes, NUL-ended */
+
+	CHECK(langelf_name_eq(t + 1, 9, 1, 10, "abc"), "a name ending in NUL");
+	CHECK(!langelf_name_eq(t + 1, 9, 1, 10, "ab"), "a prefix is not it");
+	CHECK(!langelf_name_eq(t + 5, 5, 5, 10, "abc"), "a longer one is not");
+	/* the table's last 4 bytes "abcd" without their NUL (len 9) */
+	CHECK(!langelf_name_eq(t + 5, 4, 5, 9, "abcd"),
+	    "a name cut by the table's end (no final NUL) is no name");
+	CHECK(langelf_name_eq(t + 5, 5, 5, 10, "abcd"), "with its NUL it is");
+	CHECK(!langelf_name_eq(t, 10, 10, 10, ""), "past the end: nothing");
+	CHECK(!langelf_name_eq(t + 1, 2, 1, 10, "abc"),
+	    "no more than the bytes read are compared");
+}
+
+static void
+test_notes(void)
+{
+	uint8_t n[64], out[64];
+	Elf64_Nhdr h = { 4, 3, NT_GNU_BUILD_ID };
+
+	memcpy(n, &h, sizeof(h));
+	memcpy(n + 12, "GNU\0\x01\x02\x03\0", 8);
+	CHECK_INTEQ((int)langelf_note_build_id(n, 20, out, sizeof(out)), 3,
+	    "a build-id note");
+	CHECK(memcmp(out, "\x01\x02\x03", 3) == 0, "its bytes");
+	CHECK_INTEQ((int)langelf_note_build_id(n, 19, out, sizeof(out)), 3,
+	    "its padding may be cut");
+	CHECK_INTEQ((int)langelf_note_build_id(n, 18, out, sizeof(out)), 0,
+	    "its bytes may not");
+	h.n_descsz = 0xffffffffu;
+	memcpy(n, &h, sizeof(h));
+	CHECK_INTEQ((int)langelf_note_build_id(n, 20, out, sizeof(out)), 0,
+	    "a descsz past the end");
+	h.n_namesz = 0xfffffff0u;
+	memcpy(n, &h, sizeof(h));
+	CHECK_INTEQ((int)langelf_note_build_id(n, 20, out, sizeof(out)), 0,
+	    "a namesz past the end");
+	CHECK_INTEQ((int)langelf_note_build_id(n, 5, out, sizeof(out)), 0,
+	    "a header cut");
+}
+
+static void
+test_mem(void)
+{
+	/* "\0ruby_version\0ruby_vm\0tail_name" without the final NUL */
+	static const char str[] = "\0ruby_version\0ruby_vm\0tail_name";
+	uint32_t names[] = { 1, 14, 22 };
+	struct img im;
+	struct found f;
+	int rc;
+
+	img_build(&im, 10, sizeof(str) - 1, str, sizeof(str) - 1, names, 3);
+	memset(&f, 0, sizeof(f));
+	f.truncate_fd = -1;
+	rc = langelf_read_mem(im.buf, im.len, walk, &f);
+	CHECK_INTEQ(rc, 0, "a small image reads");
+	CHECK(f.n[0] == 3 && f.n[1] == 3, "its names found, each symbol");
+	CHECK_INTEQ(f.n[2], 0, "a last name without its NUL is none");
+	CHECK_INTEQ((int)f.idlen, 20, "its build-id");
+	CHECK(f.id[0] == 0xa0 && f.id[19] == 0xb3, "its build-id's bytes");
+	CHECK_STREQ(f.text, "ruby 3.1.2", "bytes at an address of .text");
+	free(im.buf);
+
+	/* the same names in a table larger than LANGELF_STR_WHOLE: read a
+	 * name at a time */
+	img_build(&im, 100, LANGELF_STR_WHOLE + 4096, str, sizeof(str) - 1,
+	    names, 3);
+	memset(&f, 0, sizeof(f));
+	f.truncate_fd = -1;
+	rc = langelf_read_mem(im.buf, im.len, walk, &f);
+	CHECK_INTEQ(rc, 0, "a large table reads");
+	CHECK(f.n[0] == 33 && f.n[1] == 33, "its names found a read each");
+	free(im.buf);
+
+	/* names past the end, a lying header */
+	names[0] = 1u << 30;
+	img_build(&im, 10, sizeof(str) - 1, str, sizeof(str) - 1, names, 3);
+	memset(&f, 0, sizeof(f));
+	f.truncate_fd = -1;
+	CHECK_INTEQ(langelf_read_mem(im.buf, im.len, walk, &f), 0,
+	    "offsets past the table are skipped");
+	CHECK_INTEQ(f.n[0], 0, "and name nothing");
+	((Elf64_Ehdr *)im.buf)->e_shoff = im.len;
+	CHECK_INTEQ(langelf_read_mem(im.buf, im.len, walk, &f), -EBADMSG,
+	    "section headers past the end: malformed");
+	((Elf64_Ehdr *)im.buf)->e_ident[EI_CLASS] = ELFCLASS32;
+	CHECK_INTEQ(langelf_read_mem(im.buf, im.len, walk, &f), -ENOEXEC,
+	    "a 32-bit ELF is not read");
+	CHECK_INTEQ(langelf_read_mem(im.buf, 10, walk, &f), -ENOEXEC,
+	    "nor 10 bytes");
+	free(im.buf);
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ts.tv_sec * 1e3 + ts.tv_nsec / 1e6);
+}
+
+static int nlogs;
+static char lastlog[1024];
+
+static void
+on_log(void *arg, const char *msg)
+{
+	(void)arg;
+	nlogs++;
+	snprintf(lastlog, sizeof(lastlog), "%s", msg);
+}
+
+static int
+write_file(const char *path, const struct img *im)
+{
+	int fd;
+
+	if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600)) < 0)
+		return (-1);
+	if (write(fd, im->buf, im->len) != (ssize_t)im->len) {
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+static void
+test_fd(void)
+{
+	char path[] = "/tmp/test_langelf.XXXXXX";
+	struct img im;
+	struct found f;
+	struct timespec ts[2];
+	double t0, worst;
+	int fd, rc;
+
+	if ((fd = mkstemp(path)) < 0) {
+		CHECK(0, "a temporary file");
+		return;
+	}
+	close(fd);
+	langelf_set_log(on_log, NULL);
+	langelfbad_clear();
+
+	/* The F1 file: 40,000 symbols over 64 MB without a final NUL. */
+	img_build(&im, 40000, 64u << 20, "", 0, NULL, 0);
+	fd = write_file(path, &im);
+	memset(&f, 0, sizeof(f));
+	f.truncate_fd = -1;
+	t0 = now_ms();
+	rc = langelf_read_fd(fd, walk, &f);
+	worst = now_ms() - t0;
+	CHECK_INTEQ(rc, -E2BIG, "40,000 names in 64 MB: over the budget");
+	printf("# 40,000 names in 64 MB without a NUL: %.1f ms\n", worst);
+	CHECK(f.reads <= LANGELF_BUDGET_READS &&
+	    f.bytes <= LANGELF_BUDGET_BYTES, "and costs no more than it");
+	CHECK_INTEQ(nlogs, 1, "one line says so");
+	CHECK(strstr(lastlog, path) != NULL &&
+	    strstr(lastlog, "over its read budget") != NULL,
+	    "naming the file and the reason");
+	f.walked = 0;
+	rc = langelf_read_fd(fd, walk, &f);
+	CHECK_INTEQ(rc, -E2BIG, "asked again: the same answer");
+	CHECK_INTEQ(f.walked, 0, "without reading it");
+	CHECK_INTEQ(nlogs, 1, "and without another line");
+	/* changed (another mtime): read again */
+	ts[0].tv_sec = ts[1].tv_sec = 1000000000;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	CHECK(futimens(fd, ts) == 0, "touched");
+	rc = langelf_read_fd(fd, walk, &f);
+	CHECK(rc == -E2BIG && nlogs == 2, "a changed file is read again");
+	close(fd);
+	free(im.buf);
+
+	/* The other bound: 350,000 symbols (8 MB) over a small table. */
+	img_build(&im, 350000, 4096, "", 0, NULL, 0);
+	fd = write_file(path, &im);
+	memset(&f, 0, sizeof(f));
+	f.truncate_fd = -1;
+	t0 = now_ms();
+	rc = langelf_read_fd(fd, walk, &f);
+	worst = now_ms() - t0;
+	printf("# 350,000 symbols, 8 MB: %.1f ms\n", worst);
+	CHECK_INTEQ(rc, -E2BIG, "350,000 symbols: over the budget");
+	CHECK(f.reads <= LANGELF_BUDGET_READS &&
+	    f.bytes <= LANGELF_BUDGET_BYTES, "and costs no more than it");
+	close(fd);
+	free(im.buf);
+
+	/* 1,500 of them fit the budget (and find nothing). */
+	img_build(&im, 1500, 64u << 20, "", 0, NULL, 0);
+	fd = write_file(path, &im);
+	memset(&f, 0, sizeof(f));
+	f.truncate_fd = -1;
+	t0 = now_ms();
+	rc = langelf_read_fd(fd, walk, &f);
+	printf("# 1,500 names in 64 MB: %.1f ms\n", now_ms() - t0);
+	CHECK_INTEQ(rc, 0, "1,500 names in 64 MB: read");
+	CHECK(f.n[0] + f.n[1] + f.n[2] == 0, "naming nothing");
+	/* shrunk while read: short reads, given up on, once */
+	f.truncate_fd = fd;
+	rc = langelf_read_fd(fd, walk, &f);
+	CHECK(rc == -EIO || rc == -ESTALE, "truncated while read: given up");
+	CHECK_INTEQ(nlogs, 4, "one line says so");
+	CHECK(strstr(lastlog, "truncated while read") != NULL ||
+	    strstr(lastlog, "changed while read") != NULL, "and why");
+	f.truncate_fd = -1;
+	CHECK(langelf_read_fd(fd, walk, &f) == rc && nlogs == 4,
+	    "the truncated file is not read again");
+	close(fd);
+	free(im.buf);
+	langelf_set_log(NULL, NULL);
+	unlink(path);
+}
+
+static void
+test_memo(void)
+{
+	struct stat a, b;
+	int i;
+
+	langelfbad_clear();
+	memset(&a, 0, sizeof(a));
+	a.st_dev = 1;
+	a.st_ino = 2;
+	a.st_size = 3;
+	a.st_mtim.tv_sec = 4;
+	b = a;
+	CHECK_INTEQ(langelfbad_find(&a), 0, "not bad at first");
+	CHECK_INTEQ(langelfbad_mark(&a, -E2BIG), 1, "marked: new");
+	CHECK_INTEQ(langelfbad_mark(&a, -E2BIG), 0, "marked again: known");
+	CHECK_INTEQ(langelfbad_find(&a), -E2BIG, "its answer");
+	b.st_mtim.tv_nsec = 1;
+	CHECK_INTEQ(langelfbad_find(&b), 0, "another mtime: another file");
+	b = a;
+	b.st_size = 4;
+	CHECK_INTEQ(langelfbad_find(&b), 0, "another size: another file");
+	b = a;
+	b.st_ino = 5;
+	CHECK_INTEQ(langelfbad_find(&b), 0, "another inode: another file");
+	for (i = 0; i < LANGELFBAD_SLOTS; i++) {
+		b.st_ino = 100 + (ino_t)i;
+		(void)langelfbad_mark(&b, -EIO);
+	}
+	CHECK_INTEQ(langelfbad_find(&a), 0, "the oldest forgotten");
+	CHECK_INTEQ(langelfbad_find(&b), -EIO, "the newest kept");
+	langelfbad_clear();
+}
+
+int
+main(void)
+{
+	test_name_eq();
+	test_notes();
+	test_mem();
+	test_memo();
+	test_fd();
+	return (testing_done());
+}
