@@ -250,6 +250,11 @@ test_tcp_sockets(void)
 	    "00000000:00000000 00:00000000 00000000 0 0 7 1\n"
 	    "   3: 0100007F:240D 00000000:0000 0A 00000000:00000000\n"
 	    "   4: 0100007F:240D 00000000:0000 0A 0 0 0 12 0\n";
+	static const char other[] =
+	    "   0: 0500000A:240D 00000000:0000 0A 00000000:00000000 "
+	    "00:00000000 00000000  1000        0 901 1 0 100 0 0 10 0\n"
+	    "   1: 00000000:240D 00000000:0000 0A 00000000:00000000 "
+	    "00:00000000 00000000  1000        0 902 1 0 100 0 0 10 0\n";
 	static const uint8_t lo[4] = { 127, 0, 0, 1 };
 	struct nj_tcp_sock	 s;
 	uint64_t		 ino = 1;
@@ -289,6 +294,13 @@ test_tcp_sockets(void)
 	    nj_tcp_is_inspector(&s, 9229, 0x9A01) == 1,
 	    "tcp6: the accepted end of a v4-mapped loopback connection");
 	CHECK_INTEQ(nj_tcp_next(tcp6, sizeof(tcp6) - 1, &off, &s), 0, NULL);
+	off = 0;
+	CHECK_INTEQ(nj_tcp_next(other, sizeof(other) - 1, &off, &s), 1, NULL);
+	CHECK_INTEQ(nj_tcp_is_inspector(&s, 9229, 0), 0,
+	    "a listener on 10.0.0.5:9229 never gets a connection to 127.0.0.1");
+	CHECK_INTEQ(nj_tcp_next(other, sizeof(other) - 1, &off, &s), 1, NULL);
+	CHECK_INTEQ(nj_tcp_is_inspector(&s, 9229, 0), 1,
+	    "one on 0.0.0.0:9229 does");
 
 	off = 0;
 	CHECK_INTEQ(nj_tcp_next(bad, sizeof(bad) - 1, &off, &s), 0,

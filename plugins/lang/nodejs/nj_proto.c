@@ -348,13 +348,24 @@ nj_tcp_is_inspector(const struct nj_tcp_sock *s, unsigned port,
     unsigned peer_port)
 {
 	static const uint8_t lo4[4] = { 127, 0, 0, 1 };
+	static const uint8_t any4[4] = { 0, 0, 0, 0 };
 	static const uint8_t lo6m[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	    0xff, 0xff, 127, 0, 0, 1 };
+	static const uint8_t any6[16] = { 0 };
+	static const uint8_t any6m[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0xff, 0xff, 0, 0, 0, 0 };
 
 	if (s->lport != port)
 		return (0);
+	/* A listener that a connection to 127.0.0.1 can reach: on it or
+	 * on a wildcard (a v6 one may be dual-stack). */
 	if (peer_port == 0)
-		return (s->state == NJ_TCP_LISTEN);
+		return (s->state == NJ_TCP_LISTEN && (s->alen == 4 ?
+		    memcmp(s->laddr, lo4, 4) == 0 ||
+		    memcmp(s->laddr, any4, 4) == 0 :
+		    memcmp(s->laddr, any6, 16) == 0 ||
+		    memcmp(s->laddr, lo6m, 16) == 0 ||
+		    memcmp(s->laddr, any6m, 16) == 0));
 	if (s->state != NJ_TCP_ESTABLISHED || s->rport != peer_port)
 		return (0);
 	return (s->alen == 4 ? memcmp(s->raddr, lo4, 4) == 0 :

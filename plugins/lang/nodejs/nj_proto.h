@@ -59,9 +59,10 @@ int	nj_tcp_next(const char *buf, size_t len, size_t *off,
 	    struct nj_tcp_sock *s);
 /*
  * Whether s is what reaches node's inspector on 127.0.0.1:port: with
- * peer_port 0, a listener on that port (any address: a wildcard or v6
- * listener may take the connection too); otherwise the accepted end of
- * the connection from 127.0.0.1:peer_port to it.
+ * peer_port 0, a listener on that port that a connection to 127.0.0.1
+ * reaches (127.0.0.1, 0.0.0.0, ::, ::ffff:127.0.0.1, ::ffff:0.0.0.0);
+ * otherwise the accepted end of the connection from 127.0.0.1:peer_port
+ * to it.
  */
 int	nj_tcp_is_inspector(const struct nj_tcp_sock *s, unsigned port,
 	    unsigned peer_port);
