@@ -79,8 +79,10 @@ while [ $i -lt 200 ]; do
 	    copy=$(ls /tmp/.gprofiler-nodejs-perfmap-$pyfake-* 2>/dev/null) &&
 	    [ -n "$copy" ]; then
 		hp=$(pgrep -f "nodejs-attach $pyfake ")
-		kill -KILL $pyfake $hp 2>/dev/null
-		killed=$(echo $hp)
+		if [ -n "$hp" ]; then
+			kill -KILL $pyfake $hp 2>/dev/null
+			killed=$(echo $hp)
+		fi
 	fi
 	if [ -z "$attached" ] && grep -q "pid $real .*node now writes" "$log"; then
 		attached=$(awk -v t0="$t0" -v t="$(date +%s.%N)" \
@@ -107,9 +109,10 @@ ok $? "the fake that answers got a copy of the writer; it and its helper ($kille
 sleep 1
 grep -q "pid $pyfake .*removed /tmp/.gprofiler-nodejs-perfmap-$pyfake-" "$log"
 ok $? "the agent removed the copy its killed helper left"
-n=$(ls /tmp/.gprofiler-nodejs-perfmap-* 2>/dev/null | wc -l)
+n=$(for p in $fakes $real; do ls /tmp/.gprofiler-nodejs-perfmap-$p-*
+    ls /proc/$p/root/tmp/.gprofiler-nodejs-perfmap-*; done 2>/dev/null | wc -l)
 [ "$n" -eq 0 ]
-ok $? "no copy of the writer left in /tmp ($n)"
+ok $? "no copy of the writer left in any of their /tmp ($n)"
 attack_checks "$TMP/out" 3
 grep -i 'pid.*\(left it alone\|node now writes\|failed\|removed\)' "$log" |
     head -10 | sed 's/^/# /'

@@ -25,7 +25,10 @@ esac
 tap_tmpdir
 WL=$top_srcdir/tests/workloads/node_attach.js
 # The nodes that are only to be left alone idle: CPU for the judged one.
-IDLE='setTimeout(() => {}, 60000)'
+# They outlive any run of this test (the trap kills them): under a loaded
+# suite a minute was not enough, and a node gone before its checks (or
+# its PID reused by another test's node) failed "keeps running".
+IDLE='setTimeout(() => {}, 600000)'
 
 # node_in_ns PIDFILE [node args...]: node in a new network namespace (its
 # own loopback), started from $TMP; prints nothing.
@@ -40,7 +43,7 @@ node_in_ns "$TMP/b.pid" "$WL" 40	# control: never attached
 # c: port 9229 taken in its namespace (by a listener that is not node's)
 (cd "$TMP" && exec unshare -n sh -c 'ip link set lo up &&
     "$1" -c "import socket,time
-s=socket.socket(); s.bind((\"127.0.0.1\",9229)); s.listen(); time.sleep(40)" &
+s=socket.socket(); s.bind((\"127.0.0.1\",9229)); s.listen(); time.sleep(600)" &
     exec "$2" -e "$3"' sh "$PYTHON3" "$NODE" "$IDLE") >/dev/null 2>&1 &
 echo $! >"$TMP/c.pid"
 # d: the user's own inspector, on another port
@@ -89,7 +92,7 @@ ok $? "the attached node keeps running"
 ok $? "its inspector port is closed again"
 grep -q 'hotAttachWork' "/tmp/perf-$apid.map" 2>/dev/null
 ok $? "its perf map names hotAttachWork (compiled before the attach)"
-n=$(ls /tmp/.gprofiler-nodejs-perfmap-* 2>/dev/null | wc -l)
+n=$(ls /tmp/.gprofiler-nodejs-perfmap-$apid-* 2>/dev/null | wc -l)
 [ "$n" -eq 0 ]
 ok $? "no copy of the writer is left in /tmp"
 # The nodes left alone: a run of their own (the .col does not say which

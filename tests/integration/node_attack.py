@@ -8,9 +8,15 @@
 #                   the writer appears in /tmp, take 127.0.0.1:9229 and
 #                   answer as node's inspector would; every request that
 #                   reaches it is logged.
+#   race-pending LOG PID
+#                   the same, the moment SIGUSR1 is pending on PID (its
+#                   /proc status is world-readable): after the helper's
+#                   last look at the port, before node listens when node
+#                   is slow to run (frozen, in the test).
 #   fake            pretend to be node: on SIGUSR1 listen on 9229 (its
 #                   own socket), answer GET /json/list and the WebSocket
-#                   upgrade, then hold the helper (no reply to evaluate).
+#                   upgrade, then hold the helper (events, no reply to
+#                   evaluate).
 import base64, hashlib, json, os, select, signal, socket, sys, time
 
 UUID = "0f2b7d3e-1c4a-4b7e-9a55-1d2e3f405162"
@@ -61,17 +67,27 @@ def poll(mark, logf):
             continue
         t0 = time.monotonic()
         try:
-            s.sendall(b"GET /json/list HTTP/1.1\r\nHost: x\r\n\r\n")
-            r = recv_until(s, b"]")
+            # node answers only requests for a loopback Host
+            s.sendall(b"GET /json/list HTTP/1.1\r\n"
+                      b"Host: 127.0.0.1:9229\r\n\r\n")
+            r = recv_until(s, b"\r\n\r\n")
+            head, body = r.split(b"\r\n\r\n", 1)
+            n = int([l.split(b":", 1)[1] for l in head.split(b"\r\n")
+                     if l.lower().startswith(b"content-length")][0])
+            while len(body) < n:
+                d = s.recv(65536)
+                if not d:
+                    break
+                body += d
             s.close()
-            body = r.split(b"\r\n\r\n", 1)[1]
             url = json.loads(body)[0]["webSocketDebuggerUrl"]
             path = url.split("9229", 1)[1]
             s = socket.create_connection(("127.0.0.1", 9229), timeout=1)
             key = base64.b64encode(os.urandom(16)).decode()
-            s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
-                       "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-                       "Sec-WebSocket-Version: 13\r\n\r\n" % (path, key)).encode())
+            s.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1:9229\r\n"
+                       "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                       "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13"
+                       "\r\n\r\n" % (path, key)).encode())
             recv_until(s, b"\r\n\r\n")
             s.sendall(ws_text(json.dumps({"id": 1, "method": "Runtime.evaluate",
                       "params": {"expression": expr,
@@ -88,9 +104,18 @@ def poll(mark, logf):
 def serve_inspector(ls, logf, hold):
     """Answer as node's inspector on the listening socket ls."""
     conns = []
+    upgraded = []
     end = time.monotonic() + 10
     while time.monotonic() < end:
         r, _, _ = select.select([ls] + conns, [], [], 0.1)
+        if hold:
+            # Events, never the reply: the helper waits for its deadline.
+            for s in upgraded:
+                try:
+                    s.sendall(ws_server_text('{"method":"Runtime.'
+                                             'executionContextCreated"}'))
+                except OSError:
+                    pass
         for s in r:
             if s is ls:
                 c, _ = ls.accept()
@@ -102,6 +127,8 @@ def serve_inspector(ls, logf, hold):
                 d = b""
             if not d:
                 conns.remove(s)
+                if s in upgraded:
+                    upgraded.remove(s)
                 s.close()
                 continue
             if logf:
@@ -120,6 +147,7 @@ def serve_inspector(ls, logf, hold):
                 s.sendall(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: "
                            "websocket\r\nConnection: Upgrade\r\n"
                            "Sec-WebSocket-Accept: %s\r\n\r\n" % acc).encode())
+                upgraded.append(s)
             elif not hold:
                 s.sendall(ws_server_text(json.dumps({"id": 1, "result": {
                     "result": {"type": "string", "value":
@@ -129,10 +157,28 @@ def serve_inspector(ls, logf, hold):
         c.close()
 
 
-def race(logf):
+def usr1_pending(pid):
+    try:
+        with open("/proc/%s/status" % pid) as f:
+            for l in f:
+                if l.startswith(("SigPnd:", "ShdPnd:")) and \
+                        int(l.split()[1], 16) & (1 << 9):
+                    return True
+    except OSError:
+        pass
+    return False
+
+
+def race(logf, pid=None):
     seen = set(os.listdir("/proc"))
     while True:
         trigger = None
+        if pid is not None:
+            if usr1_pending(pid):
+                trigger = "SIGUSR1 pending on %s" % pid
+            else:
+                time.sleep(0.001)
+                continue
         for p in os.listdir("/proc"):
             if p in seen or not p.isdigit():
                 continue
@@ -143,8 +189,9 @@ def race(logf):
                         trigger = "helper %s" % p
             except OSError:
                 pass
-        if trigger is None and any(n.startswith(".gprofiler-nodejs-perfmap")
-                                   for n in os.listdir("/tmp")):
+        if trigger is None and pid is None and any(
+                n.startswith(".gprofiler-nodejs-perfmap")
+                for n in os.listdir("/tmp")):
             trigger = "copy in /tmp"
         if trigger is None:
             time.sleep(0.001)
@@ -162,6 +209,8 @@ def race(logf):
         log(logf, "trigger %s: took 127.0.0.1:9229" % trigger)
         serve_inspector(ls, logf, False)
         ls.close()
+        if pid is not None:
+            time.sleep(3600)
 
 
 def fake():
@@ -182,5 +231,7 @@ if __name__ == "__main__":
         poll(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "race":
         race(sys.argv[2])
+    elif sys.argv[1] == "race-pending":
+        race(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "fake":
         fake()
