@@ -61,7 +61,7 @@
 #define NJA_OPEN_MS	4000	/* for the inspector to listen */
 #define NJA_ACCEPT_MS	1000	/* for node to accept our connection */
 #define NJA_REPLY_MS	3000	/* for the expression's reply */
-#define NJA_CLOSE_MS	1000	/* for the port to close again */
+#define NJA_CLOSE_MS	2000	/* for the port to close again */
 #define NJA_IO_MS	1000	/* one read or write */
 #define NJA_POLL_MS	20	/* between looks at /proc/net/tcp */
 #define NJA_BUF		(64 * 1024)
@@ -270,7 +270,7 @@ nja_owned(unsigned peer_port, char *why, size_t whylen)
 		return (-1);
 	}
 	left = nm;
-	while (left > 0 && (de = readdir(d)) != NULL) {
+	while (left > 0 && !nja_term && (de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.' || (len = readlinkat(dfd, de->d_name,
 		    link, sizeof(link))) <= 0 || (size_t)len >= sizeof(link) ||
 		    nj_fd_socket_inode(link, (size_t)len, &ino) != 0)
@@ -282,6 +282,7 @@ nja_owned(unsigned peer_port, char *why, size_t whylen)
 			}
 	}
 	closedir(d);
+	nja_check_term();
 	for (i = 0; i < nm; i++)
 		if (!m[i].found) {
 			snprintf(why, whylen, "%s on 127.0.0.1:%u in its network "
@@ -716,13 +717,16 @@ main(int argc, char **argv)
 	nja_copy_writer(wfd, argv[3]);
 	nja_evaluate(path, result, sizeof(result));
 
-	/* The second request closed the inspector. */
+	/* The second request closed the inspector: until nothing listens
+	 * on the port (a listener that is no longer among node's
+	 * descriptors may be node's still, shared or being closed). */
 	deadline = nja_deadline(NJA_CLOSE_MS);
-	while (nja_owned(0, why, sizeof(why)) == 1) {
+	while ((r = nja_owned(0, why, sizeof(why))) != 0) {
 		nja_check_term();
 		if (nja_now_ms() > deadline)
-			nja_exit(1, "error: %s, but the inspector is still "
-			    "open on 127.0.0.1:%u", result, NJ_INSPECT_PORT);
+			nja_exit(1, "error: %s, but %s", result, r == 1 ?
+			    "the inspector is still open on 127.0.0.1:9229" :
+			    why);
 		(void)poll(NULL, 0, NJA_POLL_MS);
 	}
 	nja_exit(strncmp(result, "ok", 2) == 0 ? 0 : 1, "%s", result);
