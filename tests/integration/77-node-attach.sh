@@ -25,9 +25,10 @@ esac
 tap_tmpdir
 WL=$top_srcdir/tests/workloads/node_attach.js
 # The nodes that are only to be left alone idle: CPU for the judged one.
-# They outlive any run of this test (the trap kills them): under a loaded
-# suite a minute was not enough, and a node gone before its checks (or
-# its PID reused by another test's node) failed "keeps running".
+# Every node outlives any run of this test (the trap kills them, a once
+# its checks are done): on a loaded host the test took minutes, and a
+# node gone before its checks (or its PID reused by another test's node)
+# failed "keeps running".
 IDLE='setTimeout(() => {}, 600000)'
 
 # node_in_ns PIDFILE [node args...]: node in a new network namespace (its
@@ -38,8 +39,8 @@ node_in_ns() {
 	    sh "$NODE" "$@") >/dev/null 2>&1 &
 	echo $! >"$pf"
 }
-node_in_ns "$TMP/a.pid" "$WL" 40	# attached
-node_in_ns "$TMP/b.pid" "$WL" 40	# control: never attached
+node_in_ns "$TMP/a.pid" "$WL" 600	# attached (killed after its checks)
+node_in_ns "$TMP/b.pid" "$WL" 600	# control: never attached
 # c: port 9229 taken in its namespace (by a listener that is not node's)
 (cd "$TMP" && exec unshare -n sh -c 'ip link set lo up &&
     "$1" -c "import socket,time
@@ -95,23 +96,24 @@ ok $? "its perf map names hotAttachWork (compiled before the attach)"
 n=$(ls /tmp/.gprofiler-nodejs-perfmap-$apid-* 2>/dev/null | wc -l)
 [ "$n" -eq 0 ]
 ok $? "no copy of the writer is left in /tmp"
+kill $apid
 # The nodes left alone: a run of their own (the .col does not say which
 # node a stack is from, and theirs are unnamed).  With them e, a node in
 # a synchronous busy loop (its event loop never turns): attached, and
 # its inspector closed all the same.
-node_in_ns "$TMP/e.pid" "$top_srcdir/tests/workloads/node_busy.js" 20
+node_in_ns "$TMP/e.pid" "$top_srcdir/tests/workloads/node_busy.js" 600
 epid=$(cat "$TMP/e.pid")
 # f: a container (PID, mount and network namespaces, a /tmp of its own):
 # the writer goes to its /tmp, the map is perf-1.map there
 # (the script is copied in: a source tree under /tmp is hidden there)
 (cd "$TMP" && exec unshare -m -n -p -f --mount-proc sh -c 'js=$(cat "$2") &&
     mount -t tmpfs none /tmp && printf "%s\n" "$js" >/tmp/node_attach.js &&
-    ip link set lo up && exec "$1" /tmp/node_attach.js 20' sh "$NODE" "$WL") \
+    ip link set lo up && exec "$1" /tmp/node_attach.js 600' sh "$NODE" "$WL") \
     >/dev/null 2>"$TMP/container.err" &
 upid=$!
 # g: another user (nobody), in a network namespace of its own
 (cd "$TMP" && exec unshare -n sh -c 'ip link set lo up && exec setpriv \
-    --reuid=65534 --regid=65534 --clear-groups "$@"' sh "$NODE" "$WL" 20) \
+    --reuid=65534 --regid=65534 --clear-groups "$@"' sh "$NODE" "$WL" 600) \
     >/dev/null 2>&1 &
 gpid=$!
 sleep 1.5
