@@ -62,6 +62,8 @@
 #define NJ_SLOTS_PER_UID 2	/* ... for processes of one user */
 #define NJ_RETRY_MS	60000	/* a failed attach, again after this */
 #define NJ_TRIES	3
+#define NJ_YOUNG_MS	1000	/* a node without SIGUSR1 handler yet: */
+#define NJ_YOUNG_LOOKS	5	/* looked at again, this many times */
 #define NJ_MAX_PROCS	4096
 #define NJ_MAX_NETNS	4096
 #define NJ_READ_MAX	(256 * 1024)
@@ -84,6 +86,7 @@ struct nj_proc {
 	uint64_t	 not_before;	/* NJ_WAIT: ms, monotonic */
 	uint64_t	 netns;		/* its ns/net inode, at first sight */
 	uint32_t	 uid;		/* its effective uid, at first sight */
+	uint32_t	 young_looks;	/* without a SIGUSR1 handler yet */
 };
 
 /* A network namespace seen in one scan of /proc: the users in it. */
@@ -255,10 +258,11 @@ nj_reason(struct nj *n, int32_t pid, int *quiet)
 	return (NULL);
 }
 
-/* The inode of pid's network namespace and its effective uid: 0, or
- * -errno (it is gone). */
+/* The inode of pid's network namespace, its effective uid and whether
+ * it catches SIGUSR1 yet (usr1 may be NULL): 0, or -errno (it is gone). */
 static int
-nj_proc_ns_uid(struct nj *n, int32_t pid, uint64_t *netns, uint32_t *uid)
+nj_proc_ns_uid(struct nj *n, int32_t pid, uint64_t *netns, uint32_t *uid,
+    int *usr1p)
 {
 	struct stat	 st;
 	char		 path[64];
@@ -273,6 +277,8 @@ nj_proc_ns_uid(struct nj *n, int32_t pid, uint64_t *netns, uint32_t *uid)
 	    nj_status_parse(n->rbuf, (size_t)got, uid, &gid, &usr1) != 0)
 		return (-ESRCH);
 	*netns = (uint64_t)st.st_ino;
+	if (usr1p != NULL)
+		*usr1p = usr1;
 	return (0);
 }
 
@@ -700,7 +706,7 @@ nj_fill(struct nj *n)
 	uint32_t	 i, ouid, uid;
 	uint64_t	 netns;
 	int32_t		 opid;
-	int		 k, r;
+	int		 k, r, usr1;
 	char		 comm[64];
 
 	while (n->mode == NJ_MODE_ATTACH && !n->stopping &&
@@ -717,8 +723,16 @@ nj_fill(struct nj *n)
 		if ((pr = best) == NULL)
 			return;
 		/* Its namespace and user now, not at first sight. */
-		if (nj_proc_ns_uid(n, pr->pid, &netns, &uid) != 0) {
+		if (nj_proc_ns_uid(n, pr->pid, &netns, &uid, &usr1) != 0) {
 			pr->state = NJ_DONE;
+			continue;
+		}
+		/* A node still starting has no SIGUSR1 handler yet: look
+		 * again a little later (the helper would refuse it for
+		 * good). */
+		if (!usr1 && pr->young_looks < NJ_YOUNG_LOOKS) {
+			pr->young_looks++;
+			pr->not_before = now + NJ_YOUNG_MS;
 			continue;
 		}
 		if (netns != pr->netns || uid != pr->uid) {
@@ -803,7 +817,7 @@ nj_scan(void *arg)
 			n->full_said = 1;
 			continue;
 		}
-		if (nj_proc_ns_uid(n, (int32_t)pid, &netns, &uid) != 0)
+		if (nj_proc_ns_uid(n, (int32_t)pid, &netns, &uid, NULL) != 0)
 			continue;
 		pr = &n->procs[n->nprocs++];
 		memset(pr, 0, sizeof(*pr));
