@@ -80,7 +80,10 @@ while [ $i -lt 200 ]; do
 	    [ -n "$copy" ]; then
 		hp=$(pgrep -f "nodejs-attach $pyfake ")
 		if [ -n "$hp" ]; then
-			kill -KILL $pyfake $hp 2>/dev/null
+			# The helper first: with the fake gone first, it
+			# would see the connection end and clean up itself.
+			kill -KILL $hp 2>/dev/null
+			kill -KILL $pyfake 2>/dev/null
 			killed=$(echo $hp)
 		fi
 	fi

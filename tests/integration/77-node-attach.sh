@@ -125,7 +125,9 @@ while [ -z "$(pgrep -P $upid)" ] && kill -0 $upid 2>/dev/null &&
 done
 fpid=$(pgrep -P $upid | head -1)
 [ -n "$fpid" ] || diag "the container did not start: $(cat "$TMP/container.err")"
-trap 'kill $apid $bpid $cpid $dpid $epid $fpid $gpid 2>/dev/null
+# (the container's node is its PID namespace's init: only SIGKILL ends it)
+trap 'kill $apid $bpid $cpid $dpid $epid $gpid 2>/dev/null
+    [ -n "$fpid" ] && kill -KILL $fpid 2>/dev/null
     pkill -P $cpid 2>/dev/null
     rm -rf "$TMP" /tmp/perf-$apid.map /tmp/perf-$bpid.map
     /tmp/perf-$cpid.map /tmp/perf-$dpid.map /tmp/perf-$epid.map
