@@ -25,7 +25,11 @@ esac
 tap_tmpdir
 WL=$top_srcdir/tests/workloads/node_attach.js
 # The nodes that are only to be left alone idle: CPU for the judged one.
-IDLE='setTimeout(() => {}, 60000)'
+# Every node outlives any run of this test (the trap kills them, a once
+# its checks are done): on a loaded host the test took minutes, and a
+# node gone before its checks (or its PID reused by another test's node)
+# failed "keeps running".
+IDLE='setTimeout(() => {}, 600000)'
 
 # node_in_ns PIDFILE [node args...]: node in a new network namespace (its
 # own loopback), started from $TMP; prints nothing.
@@ -35,12 +39,12 @@ node_in_ns() {
 	    sh "$NODE" "$@") >/dev/null 2>&1 &
 	echo $! >"$pf"
 }
-node_in_ns "$TMP/a.pid" "$WL" 40	# attached
-node_in_ns "$TMP/b.pid" "$WL" 40	# control: never attached
+node_in_ns "$TMP/a.pid" "$WL" 600	# attached (killed after its checks)
+node_in_ns "$TMP/b.pid" "$WL" 600	# control: never attached
 # c: port 9229 taken in its namespace (by a listener that is not node's)
 (cd "$TMP" && exec unshare -n sh -c 'ip link set lo up &&
     "$1" -c "import socket,time
-s=socket.socket(); s.bind((\"127.0.0.1\",9229)); s.listen(); time.sleep(40)" &
+s=socket.socket(); s.bind((\"127.0.0.1\",9229)); s.listen(); time.sleep(600)" &
     exec "$2" -e "$3"' sh "$PYTHON3" "$NODE" "$IDLE") >/dev/null 2>&1 &
 echo $! >"$TMP/c.pid"
 # d: the user's own inspector, on another port
@@ -89,26 +93,27 @@ ok $? "the attached node keeps running"
 ok $? "its inspector port is closed again"
 grep -q 'hotAttachWork' "/tmp/perf-$apid.map" 2>/dev/null
 ok $? "its perf map names hotAttachWork (compiled before the attach)"
-n=$(ls /tmp/.gprofiler-nodejs-perfmap-* 2>/dev/null | wc -l)
+n=$(ls /tmp/.gprofiler-nodejs-perfmap-$apid-* 2>/dev/null | wc -l)
 [ "$n" -eq 0 ]
 ok $? "no copy of the writer is left in /tmp"
+kill $apid
 # The nodes left alone: a run of their own (the .col does not say which
 # node a stack is from, and theirs are unnamed).  With them e, a node in
 # a synchronous busy loop (its event loop never turns): attached, and
 # its inspector closed all the same.
-node_in_ns "$TMP/e.pid" "$top_srcdir/tests/workloads/node_busy.js" 20
+node_in_ns "$TMP/e.pid" "$top_srcdir/tests/workloads/node_busy.js" 600
 epid=$(cat "$TMP/e.pid")
 # f: a container (PID, mount and network namespaces, a /tmp of its own):
 # the writer goes to its /tmp, the map is perf-1.map there
 # (the script is copied in: a source tree under /tmp is hidden there)
 (cd "$TMP" && exec unshare -m -n -p -f --mount-proc sh -c 'js=$(cat "$2") &&
     mount -t tmpfs none /tmp && printf "%s\n" "$js" >/tmp/node_attach.js &&
-    ip link set lo up && exec "$1" /tmp/node_attach.js 20' sh "$NODE" "$WL") \
+    ip link set lo up && exec "$1" /tmp/node_attach.js 600' sh "$NODE" "$WL") \
     >/dev/null 2>"$TMP/container.err" &
 upid=$!
 # g: another user (nobody), in a network namespace of its own
 (cd "$TMP" && exec unshare -n sh -c 'ip link set lo up && exec setpriv \
-    --reuid=65534 --regid=65534 --clear-groups "$@"' sh "$NODE" "$WL" 20) \
+    --reuid=65534 --regid=65534 --clear-groups "$@"' sh "$NODE" "$WL" 600) \
     >/dev/null 2>&1 &
 gpid=$!
 sleep 1.5
@@ -120,7 +125,9 @@ while [ -z "$(pgrep -P $upid)" ] && kill -0 $upid 2>/dev/null &&
 done
 fpid=$(pgrep -P $upid | head -1)
 [ -n "$fpid" ] || diag "the container did not start: $(cat "$TMP/container.err")"
-trap 'kill $apid $bpid $cpid $dpid $epid $fpid $gpid 2>/dev/null
+# (the container's node is its PID namespace's init: only SIGKILL ends it)
+trap 'kill $apid $bpid $cpid $dpid $epid $gpid 2>/dev/null
+    [ -n "$fpid" ] && kill -KILL $fpid 2>/dev/null
     pkill -P $cpid 2>/dev/null
     rm -rf "$TMP" /tmp/perf-$apid.map /tmp/perf-$bpid.map
     /tmp/perf-$cpid.map /tmp/perf-$dpid.map /tmp/perf-$epid.map

@@ -190,7 +190,7 @@ test_proc(void)
 	    "SigCgt:\t0000000188004602\n";
 	static const char nousr1[] = "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n"
 	    "SigCgt:\t0000000000004002\n";
-	uint32_t	 uid = 0, gid = 0;
+	uint32_t	 uid = 0, gid = 0, uids[4];
 	int		 usr1 = -1;
 
 	CHECK_INTEQ(nj_tcp_listening(tcp, sizeof(tcp) - 1, 9229), 1, NULL);
@@ -205,6 +205,121 @@ test_proc(void)
 	    &usr1), 0, NULL);
 	CHECK_INTEQ(usr1, 0, NULL);
 	CHECK_INTEQ(nj_status_parse(status, 30, &uid, &gid, &usr1), -EPROTO, NULL);
+	CHECK_INTEQ(nj_status_uids(status, sizeof(status) - 1, uids), 0, NULL);
+	CHECK(uids[0] == 1000 && uids[1] == 1001 && uids[2] == 1001 &&
+	    uids[3] == 1001, "the four uids (real, effective, saved, fs)");
+	CHECK_INTEQ(nj_status_uids("Uid:\t1\t2\t3\n", 11, uids), -EPROTO,
+	    "three uids");
+	CHECK_INTEQ(nj_status_uids("Uid:\t1\t2\t3\t99999999999\n", 23,
+	    uids), -EPROTO, "over 32 bits");
+}
+
+/* Real lines (kernel 6.1): node's inspector listening, a connection to
+ * it and its accepted end, a tcp6 wildcard listener, and torn ones. */
+static void
+test_tcp_sockets(void)
+{
+	static const char tcp[] =
+	    "  sl  local_address rem_address   st tx_queue rx_queue tr "
+	    "tm->when retrnsmt   uid  timeout inode\n"
+	    "   0: 0100007F:240D 00000000:0000 0A 00000000:00000000 "
+	    "00:00000000 00000000     0        0 284483 1 000000004f15aee1 "
+	    "100 0 0 10 0\n"
+	    "   1: 0100007F:C734 0100007F:240D 01 00000000:00000000 "
+	    "00:00000000 00000000 65534        0 284490 1 00000000 20 4 30 "
+	    "10 -1\n"
+	    "   2: 0100007F:240D 0100007F:C734 01 00000000:00000000 "
+	    "00:00000000 00000000     0        0 0 1 00000000 20 4 30 10 -1\n"
+	    "   3: 0100007F:240D 0100007F:C734 01 00000000:00000000 ";
+	static const char tcp6[] =
+	    "  sl  local_address                         remote_address"
+	    "                        st tx_queue rx_queue tr tm->when "
+	    "retrnsmt   uid  timeout inode\n"
+	    "   0: 00000000000000000000000000000000:240D "
+	    "00000000000000000000000000000000:0000 0A 00000000:00000000 "
+	    "00:00000000 00000000  1000        0 777 1 0000000 100 0 0 10 0\n"
+	    "   1: 0000000000000000FFFF00000100007F:240D "
+	    "0000000000000000FFFF00000100007F:9A01 01 00000000:00000000 "
+	    "00:00000000 00000000  1000        0 778 1 0000000 100 0 0 10 0\n";
+	static const char bad[] =
+	    "   0: 0100007F:240D 00000000:0000 0A 00000000:00000000 "
+	    "00:00000000 00000000 99999999999        0 5 1\n"
+	    "   1: 0100007G:240D 00000000:0000 0A 00000000:00000000 "
+	    "00:00000000 00000000     0        0 6 1\n"
+	    "   2: 0100007F:240D 00000000000000000000000000000000:0000 0A "
+	    "00000000:00000000 00:00000000 00000000 0 0 7 1\n"
+	    "   3: 0100007F:240D 00000000:0000 0A 00000000:00000000\n"
+	    "   4: 0100007F:240D 00000000:0000 0A 0 0 0 12 0\n";
+	static const char other[] =
+	    "   0: 0500000A:240D 00000000:0000 0A 00000000:00000000 "
+	    "00:00000000 00000000  1000        0 901 1 0 100 0 0 10 0\n"
+	    "   1: 00000000:240D 00000000:0000 0A 00000000:00000000 "
+	    "00:00000000 00000000  1000        0 902 1 0 100 0 0 10 0\n";
+	static const uint8_t lo[4] = { 127, 0, 0, 1 };
+	struct nj_tcp_sock	 s;
+	uint64_t		 ino = 1;
+	size_t			 off = 0;
+
+	CHECK_INTEQ(nj_tcp_next(tcp, sizeof(tcp) - 1, &off, &s), 1,
+	    "the header is skipped");
+	CHECK(s.alen == 4 && memcmp(s.laddr, lo, 4) == 0 &&
+	    s.lport == 9229 && s.state == NJ_TCP_LISTEN && s.uid == 0 &&
+	    s.inode == 284483, "node's listener: 127.0.0.1:9229, inode");
+	CHECK_INTEQ(nj_tcp_is_inspector(&s, 9229, 0), 1, NULL);
+	CHECK_INTEQ(nj_tcp_is_inspector(&s, 9230, 0), 0, NULL);
+	CHECK_INTEQ(nj_tcp_is_inspector(&s, 9229, 0xC734), 0,
+	    "a listener is not the accepted end");
+	CHECK_INTEQ(nj_tcp_next(tcp, sizeof(tcp) - 1, &off, &s), 1, NULL);
+	CHECK(s.lport == 0xC734 && s.rport == 9229 && s.uid == 65534 &&
+	    s.state == NJ_TCP_ESTABLISHED, "the client's end, its uid");
+	CHECK_INTEQ(nj_tcp_is_inspector(&s, 9229, 0xC734), 0,
+	    "the client's end is not the inspector's");
+	CHECK_INTEQ(nj_tcp_next(tcp, sizeof(tcp) - 1, &off, &s), 1, NULL);
+	CHECK(nj_tcp_is_inspector(&s, 9229, 0xC734) == 1 && s.inode == 0,
+	    "the accepted end, before accept(): no inode yet");
+	CHECK_INTEQ(nj_tcp_is_inspector(&s, 9229, 0xC735), 0,
+	    "another client's connection");
+	CHECK_INTEQ(nj_tcp_next(tcp, sizeof(tcp) - 1, &off, &s), 0,
+	    "a torn last line is left for the next read");
+	CHECK(off < sizeof(tcp) - 1 && tcp[off] == ' ',
+	    "the offset is at the torn line");
+
+	off = 0;
+	CHECK_INTEQ(nj_tcp_next(tcp6, sizeof(tcp6) - 1, &off, &s), 1, NULL);
+	CHECK(s.alen == 16 && s.lport == 9229 && s.uid == 1000 &&
+	    s.inode == 777 && nj_tcp_is_inspector(&s, 9229, 0) == 1,
+	    "tcp6 wildcard listener on 9229");
+	CHECK_INTEQ(nj_tcp_next(tcp6, sizeof(tcp6) - 1, &off, &s), 1, NULL);
+	CHECK(s.raddr[10] == 0xff && s.raddr[12] == 127 && s.raddr[15] == 1 &&
+	    nj_tcp_is_inspector(&s, 9229, 0x9A01) == 1,
+	    "tcp6: the accepted end of a v4-mapped loopback connection");
+	CHECK_INTEQ(nj_tcp_next(tcp6, sizeof(tcp6) - 1, &off, &s), 0, NULL);
+	off = 0;
+	CHECK_INTEQ(nj_tcp_next(other, sizeof(other) - 1, &off, &s), 1, NULL);
+	CHECK_INTEQ(nj_tcp_is_inspector(&s, 9229, 0), 0,
+	    "a listener on 10.0.0.5:9229 never gets a connection to 127.0.0.1");
+	CHECK_INTEQ(nj_tcp_next(other, sizeof(other) - 1, &off, &s), 1, NULL);
+	CHECK_INTEQ(nj_tcp_is_inspector(&s, 9229, 0), 1,
+	    "one on 0.0.0.0:9229 does");
+
+	off = 0;
+	CHECK_INTEQ(nj_tcp_next(bad, sizeof(bad) - 1, &off, &s), 0,
+	    "an uid over 32 bits, a bad digit, mixed families, short "
+	    "lines: all skipped");
+	CHECK_INTEQ(off, sizeof(bad) - 1, NULL);
+	CHECK_INTEQ(nj_tcp_listening(bad, sizeof(bad) - 1, 9229), 0, NULL);
+
+	CHECK_INTEQ(nj_fd_socket_inode("socket:[284483]", 15, &ino), 0, NULL);
+	CHECK(ino == 284483, "socket:[N]");
+	CHECK_INTEQ(nj_fd_socket_inode("socket:[]", 9, &ino), -EINVAL, NULL);
+	CHECK_INTEQ(nj_fd_socket_inode("socket:[12", 10, &ino), -EINVAL,
+	    NULL);
+	CHECK_INTEQ(nj_fd_socket_inode("socket:[1x]", 11, &ino), -EINVAL,
+	    NULL);
+	CHECK_INTEQ(nj_fd_socket_inode("pipe:[284483]", 13, &ino), -EINVAL,
+	    NULL);
+	CHECK_INTEQ(nj_fd_socket_inode("socket:[99999999999999999999]", 29,
+	    &ino), -EINVAL, "over 64 bits");
 }
 
 int
@@ -216,5 +331,6 @@ main(void)
 	test_cdp();
 	test_args();
 	test_proc();
+	test_tcp_sockets();
 	return (testing_done());
 }

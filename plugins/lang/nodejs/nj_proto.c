@@ -129,15 +129,15 @@ nj_status_field(const char *buf, size_t len, const char *key,
 	return (-EPROTO);
 }
 
-/* The second number of a "Uid:\tR\tE\tS\tF" line: the effective id. */
+/* The first `count` numbers of a "Uid:\tR\tE\tS\tF" line. */
 static int
-nj_status_id(const char *v, size_t n, uint32_t *out)
+nj_status_ids(const char *v, size_t n, uint32_t *out, int count)
 {
 	size_t		 i = 0;
 	uint64_t	 x;
 	int		 k;
 
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < count; k++) {
 		while (i < n && (v[i] == '\t' || v[i] == ' '))
 			i++;
 		if (i >= n || v[i] < '0' || v[i] > '9')
@@ -147,9 +147,32 @@ nj_status_id(const char *v, size_t n, uint32_t *out)
 			if (x > 0xffffffffu)
 				return (-EPROTO);
 		}
+		out[k] = (uint32_t)x;
 	}
-	*out = (uint32_t)x;
 	return (0);
+}
+
+/* The second one: the effective id. */
+static int
+nj_status_id(const char *v, size_t n, uint32_t *out)
+{
+	uint32_t	 ids[2];
+
+	if (nj_status_ids(v, n, ids, 2) != 0)
+		return (-EPROTO);
+	*out = ids[1];
+	return (0);
+}
+
+int
+nj_status_uids(const char *buf, size_t len, uint32_t uids[4])
+{
+	const char	*v;
+	size_t		 n;
+
+	if (nj_status_field(buf, len, "Uid:", &v, &n) != 0)
+		return (-EPROTO);
+	return (nj_status_ids(v, n, uids, 4));
 }
 
 int
@@ -180,56 +203,186 @@ nj_status_parse(const char *buf, size_t len, uint32_t *uid, uint32_t *gid,
 	return (0);
 }
 
-/*
- * /proc/net/tcp lines: "sl local_address rem_address st ...", addresses
- * as HEX_IP:HEX_PORT, state 0A is LISTEN.
- */
+/* The next space-separated word of [*p, e): its start, its length in
+ * *n (0 at the end of the line). */
+static const char *
+nj_word(const char **p, const char *e, size_t *n)
+{
+	const char	*w;
+
+	while (*p < e && (**p == ' ' || **p == '\t'))
+		(*p)++;
+	w = *p;
+	while (*p < e && **p != ' ' && **p != '\t')
+		(*p)++;
+	*n = (size_t)(*p - w);
+	return (w);
+}
+
+/* "HEXADDR:HEXPORT" as /proc/net/tcp prints it: the address is the
+ * in-memory __be32 (or four of them for tcp6) printed as host-order
+ * words, so each word is read back into memory as it was. */
+static int
+nj_tcp_addr(const char *w, size_t n, uint8_t *addr, unsigned *alen,
+    unsigned *port)
+{
+	uint32_t	 word;
+	size_t		 i, k, hl;
+	unsigned	 p = 0;
+	int		 h;
+
+	for (hl = 0; hl < n && w[hl] != ':'; hl++)
+		;
+	if ((hl != 8 && hl != 32) || n - hl != 5)
+		return (-EPROTO);
+	for (i = 0; i < hl; i += 8) {
+		word = 0;
+		for (k = 0; k < 8; k++) {
+			if ((h = nj_hex(w[i + k])) < 0)
+				return (-EPROTO);
+			word = word << 4 | (uint32_t)h;
+		}
+		memcpy(addr + i / 2, &word, 4);
+	}
+	for (i = hl + 1; i < n; i++) {
+		if ((h = nj_hex(w[i])) < 0)
+			return (-EPROTO);
+		p = p << 4 | (unsigned)h;
+	}
+	*alen = (unsigned)hl / 2;
+	*port = p;
+	return (0);
+}
+
+static int
+nj_dec(const char *w, size_t n, uint64_t max, uint64_t *out)
+{
+	uint64_t	 v = 0;
+	size_t		 i;
+
+	if (n == 0 || n > 20)
+		return (-EPROTO);
+	for (i = 0; i < n; i++) {
+		if (w[i] < '0' || w[i] > '9' ||
+		    v > (max - (uint64_t)(w[i] - '0')) / 10)
+			return (-EPROTO);
+		v = v * 10 + (uint64_t)(w[i] - '0');
+	}
+	*out = v;
+	return (0);
+}
+
+/* One line [l, e): 0 and *s, or -EPROTO (the header, a torn line). */
+static int
+nj_tcp_line(const char *l, const char *e, struct nj_tcp_sock *s)
+{
+	const char	*w;
+	uint64_t	 v;
+	unsigned	 ra;
+	size_t		 n;
+	int		 f, h1, h2;
+
+	memset(s, 0, sizeof(*s));
+	w = nj_word(&l, e, &n);			/* "sl:" */
+	if (n < 2 || w[n - 1] != ':')
+		return (-EPROTO);
+	w = nj_word(&l, e, &n);
+	if (nj_tcp_addr(w, n, s->laddr, &s->alen, &s->lport) != 0)
+		return (-EPROTO);
+	w = nj_word(&l, e, &n);
+	if (nj_tcp_addr(w, n, s->raddr, &ra, &s->rport) != 0 ||
+	    ra != s->alen)
+		return (-EPROTO);
+	w = nj_word(&l, e, &n);			/* st */
+	if (n != 2 || (h1 = nj_hex(w[0])) < 0 || (h2 = nj_hex(w[1])) < 0)
+		return (-EPROTO);
+	s->state = (unsigned)(h1 << 4 | h2);
+	for (f = 0; f < 3; f++) {		/* queues, timer, retrnsmt */
+		(void)nj_word(&l, e, &n);
+		if (n == 0)
+			return (-EPROTO);
+	}
+	w = nj_word(&l, e, &n);
+	if (nj_dec(w, n, UINT32_MAX, &v) != 0)
+		return (-EPROTO);
+	s->uid = (uint32_t)v;
+	(void)nj_word(&l, e, &n);		/* timeout */
+	if (n == 0)
+		return (-EPROTO);
+	w = nj_word(&l, e, &n);
+	if (nj_dec(w, n, UINT64_MAX, &s->inode) != 0)
+		return (-EPROTO);
+	return (0);
+}
+
+int
+nj_tcp_next(const char *buf, size_t len, size_t *off, struct nj_tcp_sock *s)
+{
+	const char	*l, *e;
+
+	while (*off < len) {
+		l = buf + *off;
+		if ((e = memchr(l, '\n', len - *off)) == NULL)
+			return (0);	/* incomplete: the caller reads more */
+		*off = (size_t)(e - buf) + 1;
+		if (nj_tcp_line(l, e, s) == 0)
+			return (1);
+	}
+	return (0);
+}
+
 int
 nj_tcp_listening(const char *buf, size_t len, unsigned port)
 {
-	size_t		 i = 0, e, p;
-	const char	*l;
-	unsigned	 v;
-	int		 h, k, field;
+	struct nj_tcp_sock	 s;
+	size_t			 off = 0;
 
-	while (i < len) {
-		l = buf + i;
-		for (e = i; e < len && buf[e] != '\n'; e++)
-			;
-		p = 0;
-		field = 0;
-		v = 0;
-		/* Field 1 is local_address, field 3 the state. */
-		while (i + p < e) {
-			while (i + p < e && l[p] == ' ')
-				p++;
-			if (i + p >= e)
-				break;
-			if (field == 1) {
-				while (i + p < e && l[p] != ':' && l[p] != ' ')
-					p++;
-				if (i + p >= e || l[p] != ':')
-					break;
-				p++;
-				v = 0;
-				for (k = 0; k < 4 && i + p < e &&
-				    (h = nj_hex(l[p])) >= 0; k++, p++)
-					v = v << 4 | (unsigned)h;
-				if (k != 4)
-					break;
-			} else if (field == 3) {
-				if (i + p + 2 <= e && l[p] == '0' &&
-				    l[p + 1] == 'A' && v == port &&
-				    (i + p + 2 == e || l[p + 2] == ' '))
-					return (1);
-				break;
-			}
-			while (i + p < e && l[p] != ' ')
-				p++;
-			field++;
-		}
-		i = e + 1;
-	}
+	while (nj_tcp_next(buf, len, &off, &s) == 1)
+		if (s.state == NJ_TCP_LISTEN && s.lport == port)
+			return (1);
+	return (0);
+}
+
+int
+nj_tcp_is_inspector(const struct nj_tcp_sock *s, unsigned port,
+    unsigned peer_port)
+{
+	static const uint8_t lo4[4] = { 127, 0, 0, 1 };
+	static const uint8_t any4[4] = { 0, 0, 0, 0 };
+	static const uint8_t lo6m[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0xff, 0xff, 127, 0, 0, 1 };
+	static const uint8_t any6[16] = { 0 };
+	static const uint8_t any6m[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0xff, 0xff, 0, 0, 0, 0 };
+
+	if (s->lport != port)
+		return (0);
+	/* A listener that a connection to 127.0.0.1 can reach: on it or
+	 * on a wildcard (a v6 one may be dual-stack). */
+	if (peer_port == 0)
+		return (s->state == NJ_TCP_LISTEN && (s->alen == 4 ?
+		    memcmp(s->laddr, lo4, 4) == 0 ||
+		    memcmp(s->laddr, any4, 4) == 0 :
+		    memcmp(s->laddr, any6, 16) == 0 ||
+		    memcmp(s->laddr, lo6m, 16) == 0 ||
+		    memcmp(s->laddr, any6m, 16) == 0));
+	if (s->state != NJ_TCP_ESTABLISHED || s->rport != peer_port)
+		return (0);
+	return (s->alen == 4 ? memcmp(s->raddr, lo4, 4) == 0 :
+	    memcmp(s->raddr, lo6m, 16) == 0);
+}
+
+int
+nj_fd_socket_inode(const char *link, size_t len, uint64_t *ino)
+{
+	static const char	 pre[] = "socket:[";
+
+	if (len < sizeof(pre) + 1 || memcmp(link, pre, sizeof(pre) - 1) != 0 ||
+	    link[len - 1] != ']')
+		return (-EINVAL);
+	if (nj_dec(link + sizeof(pre) - 1, len - sizeof(pre), UINT64_MAX,
+	    ino) != 0)
+		return (-EINVAL);
 	return (0);
 }
 

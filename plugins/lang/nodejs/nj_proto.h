@@ -29,9 +29,46 @@ int	nj_args_check(const char *buf, size_t len, int is_environ);
 int	nj_status_parse(const char *buf, size_t len, uint32_t *uid,
 	    uint32_t *gid, int *catches_usr1);
 
+/* The four uids of /proc/PID/status's Uid line (real, effective, saved,
+ * filesystem): 0, or -EPROTO. */
+int	nj_status_uids(const char *buf, size_t len, uint32_t uids[4]);
+
 /* Whether /proc/net/tcp or tcp6 text has a listening socket on `port`:
  * 1 yes, 0 no. */
 int	nj_tcp_listening(const char *buf, size_t len, unsigned port);
+
+/* One socket line of /proc/net/tcp or tcp6. */
+struct nj_tcp_sock {
+	uint8_t		 laddr[16];	/* network byte order; IPv4 in 0..3 */
+	uint8_t		 raddr[16];
+	unsigned	 alen;		/* 4 (tcp) or 16 (tcp6) */
+	unsigned	 lport, rport;
+	unsigned	 state;		/* NJ_TCP_* */
+	uint32_t	 uid;
+	uint64_t	 inode;		/* 0: not (yet) owned by a descriptor */
+};
+#define NJ_TCP_ESTABLISHED	0x01
+#define NJ_TCP_LISTEN		0x0a
+/*
+ * The next socket of /proc/net/tcp{,6} text from *off, which is moved past
+ * its line: 1 and *s; 0 when no complete line is left (a caller reading
+ * in pieces keeps the bytes from *off).  The header and lines that do not
+ * parse are skipped.
+ */
+int	nj_tcp_next(const char *buf, size_t len, size_t *off,
+	    struct nj_tcp_sock *s);
+/*
+ * Whether s is what reaches node's inspector on 127.0.0.1:port: with
+ * peer_port 0, a listener on that port that a connection to 127.0.0.1
+ * reaches (127.0.0.1, 0.0.0.0, ::, ::ffff:127.0.0.1, ::ffff:0.0.0.0);
+ * otherwise the accepted end of the connection from 127.0.0.1:peer_port
+ * to it.
+ */
+int	nj_tcp_is_inspector(const struct nj_tcp_sock *s, unsigned port,
+	    unsigned peer_port);
+/* The inode of a /proc/PID/fd link "socket:[N]": 0 and *ino; -EINVAL
+ * for anything else. */
+int	nj_fd_socket_inode(const char *link, size_t len, uint64_t *ino);
 
 /*
  * The HTTP reply to GET /json/list: the WebSocket path ("/<uuid>") of the

@@ -16,21 +16,36 @@
  * processes get their JS names from the map.  A process is left alone,
  * with one line saying why, when it already writes a map, when its user
  * opened an inspector (--inspect in its command line or NODE_OPTIONS),
- * or when port 9229 is taken in its network namespace.
+ * when port 9229 is taken in its network namespace, or when that
+ * namespace holds processes of other users (the inspector, open for the
+ * attach, would run their code as the target's user) unless
+ * --nodejs-attach-shared-netns says so.
+ *
+ * Helpers run in parallel (NJ_SLOTS, at most one per network namespace,
+ * since they all use its port 9229, and NJ_SLOTS_PER_UID per target
+ * user), each stopped at NJ_HELPER_MS, oldest process first: processes
+ * that pretend to be node and hold a helper until its deadline cannot
+ * starve the others.  A helper that failed is tried again later
+ * (NJ_RETRY_MS, doubling, NJ_TRIES in all); a refusal is final.
  */
 #include "config.h"
 
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+
+#include <linux/openat2.h>
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gprofiler/plugin.h>
@@ -38,41 +53,90 @@
 #include "nj_proto.h"
 
 #define NJ_SCAN_MS	2000	/* new node processes are seen within this */
-#define NJ_HELPER_MS	15000	/* one helper run, then it is stopped */
-#define NJ_TERM_GRACE	3000	/* SIGTERM: it closes the inspector, then
-				 * SIGKILL after this */
+#define NJ_HELPER_MS	8000	/* one helper run (its own limit is 6 s),
+				 * then it is stopped */
+#define NJ_TERM_GRACE	1500	/* SIGTERM: it closes the inspector and
+				 * removes its copy, then SIGKILL */
 #define NJ_NEXT_MS	50	/* the next process, after a helper ends */
+#define NJ_SLOTS	4	/* helpers at once */
+#define NJ_SLOTS_PER_UID 2	/* ... for processes of one user */
+#define NJ_RETRY_MS	60000	/* a failed attach, again after this */
+#define NJ_TRIES	3
+#define NJ_YOUNG_MS	1000	/* a node without SIGUSR1 handler yet: */
+#define NJ_YOUNG_LOOKS	5	/* looked at again, this many times */
 #define NJ_MAX_PROCS	4096
+#define NJ_MAX_NETNS	4096
 #define NJ_READ_MAX	(256 * 1024)
+#define NJ_NOUID	UINT32_MAX
 
 #define NJ_MODE_PERF	1
 #define NJ_MODE_ATTACH	2
+
+#define NJ_WAIT		0	/* to be attached to */
+#define NJ_RUN		1	/* its helper runs */
+#define NJ_DONE		2	/* attached, refused, or given up */
 
 struct nj_proc {
 	int32_t		 pid;
 	uint64_t	 starttime;
 	int		 seen;
+	int		 state;		/* NJ_WAIT, ... */
+	uint32_t	 tries;
+	uint64_t	 seq;		/* first seen: the oldest goes first */
+	uint64_t	 not_before;	/* NJ_WAIT: ms, monotonic */
+	uint64_t	 netns;		/* its ns/net inode, at first sight */
+	uint32_t	 uid;		/* its effective uid, at first sight */
+	uint32_t	 young_looks;	/* without a SIGUSR1 handler yet */
+};
+
+/* A network namespace seen in one scan of /proc: the users in it. */
+struct nj_netns {
+	uint64_t	 dev, ino;
+	uint32_t	 uid;		/* a non-root uid in it, or NJ_NOUID */
+	int32_t		 pid;		/* ... and a process of that uid */
+	int		 multi;		/* two non-root uids or more */
+};
+
+struct nj;
+
+struct nj_slot {
+	struct nj		*n;
+	struct gp_child		*child;
+	struct gp_timer		*kill_timer;
+	int32_t			 pid;	/* the target */
+	uint64_t		 start;
+	uint64_t		 netns;
+	uint32_t		 uid;
+	char			 comm[64];
+	char			 line[512];	/* the helper's result */
+	int			 tmpfd;		/* the target's /tmp, O_PATH */
+	char			 copy[64];	/* its copy of the writer */
+	int			 copy_said;
+	unsigned long long	 copy_dev, copy_ino;
 };
 
 struct nj {
 	struct gp_plugin_ctx	*ctx;
 	const struct gp_host_api *api;
 	int			 mode;
+	int			 shared_ok;	/* --nodejs-attach-shared-netns */
 	int			 usable;	/* helper and writer found */
 	char			 helper[PATH_MAX];
 	char			 writer[PATH_MAX];
 	struct gp_timer		*scan_timer;
-	struct gp_timer		*kill_timer;
 	struct gp_timer		*next_timer;
-	int			 stopping;	/* stop_done when the helper ends */
-	struct gp_child		*child;
-	int32_t			 child_pid;	/* the target */
-	char			 child_comm[64];
-	char			 child_line[512];
+	int			 stopping;	/* stop_done when helpers end */
+	struct nj_slot		 slots[NJ_SLOTS];
+	uint32_t		 running;
 	struct nj_proc		*procs;
 	uint32_t		 nprocs;
+	uint64_t		 seq;
 	int			 full_said;
 	uint32_t		 attached, left_alone;
+	struct nj_netns		*ns;		/* the scan's, built on demand */
+	uint32_t		 nns;
+	int			 ns_valid;	/* for this scan */
+	int			 ns_full;
 	char			*rbuf;
 };
 
@@ -83,7 +147,23 @@ static const struct gp_option nj_options[] = {
 	    "processes started with --perf-basic-prof), attach-maps (also "
 	    "make node processes started without it write one, through "
 	    "the inspector) or disabled (gProfiler's default)" },
+	{ "nodejs-attach-shared-netns", GP_OPT_BOOL, 0, "false", 0, 0, NULL,
+	    "with --nodejs-mode attach-maps, also attach to node processes "
+	    "whose network namespace holds processes of other users (the "
+	    "host's, on a multi-user host): for the ~100 ms of the attach "
+	    "their inspector on 127.0.0.1:9229 is open to all of them, and "
+	    "any of them could run code in it as its user (root's too); "
+	    "off by default: such processes are left alone" },
 };
+
+static uint64_t
+nj_now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+}
 
 /* A /proc file of pid through the host's safe open, NUL-terminated:
  * its length or -errno. */
@@ -178,108 +258,300 @@ nj_reason(struct nj *n, int32_t pid, int *quiet)
 	return (NULL);
 }
 
-static void	nj_scan(void *);
+/* The inode of pid's network namespace, its effective uid and whether
+ * it catches SIGUSR1 yet (usr1 may be NULL): 0, or -errno (it is gone). */
+static int
+nj_proc_ns_uid(struct nj *n, int32_t pid, uint64_t *netns, uint32_t *uid,
+    int *usr1p)
+{
+	struct stat	 st;
+	char		 path[64];
+	uint32_t	 gid;
+	int64_t		 got;
+	int		 usr1;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	if (stat(path, &st) != 0)
+		return (-errno);
+	if ((got = nj_read_proc(n, pid, "status")) <= 0 ||
+	    nj_status_parse(n->rbuf, (size_t)got, uid, &gid, &usr1) != 0)
+		return (-ESRCH);
+	*netns = (uint64_t)st.st_ino;
+	if (usr1p != NULL)
+		*usr1p = usr1;
+	return (0);
+}
+
+static struct nj_netns *
+nj_netns_find(struct nj *n, uint64_t dev, uint64_t ino)
+{
+	uint32_t	 i;
+
+	for (i = 0; i < n->nns; i++)
+		if (n->ns[i].ino == ino && n->ns[i].dev == dev)
+			return (&n->ns[i]);
+	return (NULL);
+}
+
+/* Whether pid is one of this plugin's helpers (they run as the target's
+ * user in its namespace: they are not other users). */
+static int
+nj_is_helper(struct nj *n, int32_t pid)
+{
+	int	 i;
+
+	for (i = 0; i < NJ_SLOTS; i++)
+		if (n->slots[i].child != NULL &&
+		    n->api->child_pid(n->slots[i].child) == pid)
+			return (1);
+	return (0);
+}
+
+/*
+ * Which users have processes in which network namespace: one pass over
+ * /proc (a stat of ns/net and a read of status per process), at most
+ * once per scan and only when a process is about to be attached to.
+ * Every uid of a process counts (real, effective, saved, fs), and the
+ * uid is read from status: a process that made itself non-dumpable
+ * shows /proc/PID as root's, not its status.
+ */
+static void
+nj_netns_build(struct nj *n)
+{
+	struct nj_netns	*e;
+	struct dirent	*de;
+	struct stat	 st;
+	char		 path[64], *end;
+	uint32_t	 uids[4];
+	int64_t		 got;
+	long		 pid;
+	DIR		*d;
+	int		 k;
+
+	n->nns = 0;
+	n->ns_full = 0;
+	n->ns_valid = 1;
+	if ((d = opendir("/proc")) == NULL) {
+		n->ns_full = 1;		/* nothing can be told */
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		pid = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid > INT32_MAX ||
+		    nj_is_helper(n, (int32_t)pid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
+		if (stat(path, &st) != 0 ||
+		    (got = nj_read_proc(n, (int32_t)pid, "status")) <= 0 ||
+		    nj_status_uids(n->rbuf, (size_t)got, uids) != 0)
+			continue;	/* gone, or a kernel thread */
+		if ((e = nj_netns_find(n, (uint64_t)st.st_dev,
+		    (uint64_t)st.st_ino)) == NULL) {
+			if (n->nns == NJ_MAX_NETNS) {
+				n->ns_full = 1;
+				continue;
+			}
+			e = &n->ns[n->nns++];
+			e->dev = (uint64_t)st.st_dev;
+			e->ino = (uint64_t)st.st_ino;
+			e->uid = NJ_NOUID;
+			e->pid = 0;
+			e->multi = 0;
+		}
+		for (k = 0; k < 4; k++) {
+			if (uids[k] == 0)
+				continue;	/* root can do anything anyway */
+			if (e->uid == NJ_NOUID) {
+				e->uid = uids[k];
+				e->pid = (int32_t)pid;
+			} else if (uids[k] != e->uid)
+				e->multi = 1;
+		}
+	}
+	closedir(d);
+}
+
+/*
+ * Whether pid's network namespace holds processes of users other than
+ * uid (and root): 1 and one of them in *ouid, *opid; 0 no; -1 cannot be
+ * told (the table is full, pid is gone).
+ */
+static int
+nj_netns_shared(struct nj *n, int32_t pid, uint32_t uid, uint32_t *ouid,
+    int32_t *opid)
+{
+	struct nj_netns	*e;
+	struct stat	 st;
+	char		 path[64], *end;
+	uint32_t	 uids[4];
+	struct dirent	*de;
+	int64_t		 got;
+	long		 p;
+	DIR		*d;
+	int		 k;
+
+	if (!n->ns_valid)
+		nj_netns_build(n);
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	if (stat(path, &st) != 0)
+		return (-1);
+	if ((e = nj_netns_find(n, (uint64_t)st.st_dev,
+	    (uint64_t)st.st_ino)) == NULL)
+		return (n->ns_full ? -1 : 0);
+	if (!e->multi && (e->uid == NJ_NOUID || e->uid == uid))
+		return (0);
+	*ouid = e->uid;
+	*opid = e->pid;
+	if (e->uid != uid)
+		return (1);
+	/* The one recorded is the target's user: find another (rare, and
+	 * only to name it in the line). */
+	*ouid = NJ_NOUID;
+	*opid = 0;
+	if ((d = opendir("/proc")) == NULL)
+		return (1);
+	while ((de = readdir(d)) != NULL && *opid == 0) {
+		p = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || p <= 0 || p > INT32_MAX)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/ns/net", p);
+		if (stat(path, &st) != 0 || (uint64_t)st.st_ino != e->ino ||
+		    (uint64_t)st.st_dev != e->dev ||
+		    (got = nj_read_proc(n, (int32_t)p, "status")) <= 0 ||
+		    nj_status_uids(n->rbuf, (size_t)got, uids) != 0)
+			continue;
+		for (k = 0; k < 4; k++)
+			if (uids[k] != 0 && uids[k] != uid) {
+				*ouid = uids[k];
+				*opid = (int32_t)p;
+				break;
+			}
+	}
+	closedir(d);
+	return (1);
+}
+
+/* The target's /tmp as it resolves it (inside its root), held while its
+ * helper runs: what the helper copies there is removed through it even
+ * if the helper was killed and the target died.  O_PATH: nothing is
+ * opened, no FIFO or device is touched. */
+static int
+nj_open_tmp(int32_t pid)
+{
+	struct open_how	 how;
+	char		 path[64];
+	int		 rootfd, fd, e;
+
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	if ((rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return (-errno);
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+	fd = (int)syscall(SYS_openat2, rootfd, "tmp", &how, sizeof(how));
+	if (fd == -1 && errno == ENOSYS)
+		fd = openat(rootfd, "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	e = errno;
+	close(rootfd);
+	return (fd == -1 ? -e : fd);
+}
+
+/* What the helper left in the target's /tmp, if it was stopped before it
+ * could remove it: removed through the directory the agent holds, if the
+ * helper's /tmp is that very directory. */
+static void
+nj_remove_copy(struct nj_slot *sl)
+{
+	struct nj	*n = sl->n;
+	struct stat	 st;
+
+	if (sl->copy[0] == '\0' || sl->tmpfd == -1)
+		return;
+	if (fstat(sl->tmpfd, &st) != 0 ||
+	    (unsigned long long)st.st_dev != sl->copy_dev ||
+	    (unsigned long long)st.st_ino != sl->copy_ino) {
+		n->api->log(n->ctx, GP_LOG_WARN, "pid %d (%s): its helper "
+		    "copied the writer into a /tmp that is not the one the "
+		    "agent holds; /tmp/%s may be left there", (int)sl->pid,
+		    sl->comm, sl->copy);
+		return;
+	}
+	if (fstatat(sl->tmpfd, sl->copy, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return;		/* the helper removed it */
+	if (unlinkat(sl->tmpfd, sl->copy, 0) == 0)
+		n->api->log(n->ctx, GP_LOG_INFO, "pid %d (%s): removed /tmp/%s, "
+		    "the copy of the perf map writer its helper left behind",
+		    (int)sl->pid, sl->comm, sl->copy);
+	else
+		n->api->log(n->ctx, GP_LOG_WARN, "pid %d (%s): cannot remove "
+		    "/tmp/%s, the copy of the perf map writer its helper left "
+		    "behind: %s", (int)sl->pid, sl->comm, sl->copy,
+		    strerror(errno));
+}
+
+static void	nj_fill(struct nj *);
 
 static void
-nj_scan_next(void *arg)
+nj_fill_next(void *arg)
 {
 	struct nj *n = arg;
 
 	n->next_timer = NULL;
-	nj_scan(n);
+	nj_fill(n);
 }
 
 static void
 nj_kill_timeout(void *arg)
 {
-	struct nj *n = arg;
+	struct nj_slot *sl = arg;
 
-	n->kill_timer = NULL;
-	if (n->child != NULL) {
-		snprintf(n->child_line, sizeof(n->child_line), "error: the "
-		    "helper did not finish within %u ms", NJ_HELPER_MS);
+	sl->kill_timer = NULL;
+	if (sl->child != NULL) {
+		snprintf(sl->line, sizeof(sl->line), "error: the helper did "
+		    "not finish within %u ms", NJ_HELPER_MS);
 		/* SIGTERM first: the helper closes what it opened. */
-		n->api->child_stop(n->child, SIGTERM, NJ_TERM_GRACE);
+		sl->n->api->child_stop(sl->child, SIGTERM, NJ_TERM_GRACE);
 	}
+}
+
+/* "copy NAME DEV INO": the helper is about to create NAME in the
+ * target's /tmp.  The name is checked: it is unlinked as root. */
+static void
+nj_child_copy(struct nj_slot *sl, const char *line, size_t len)
+{
+	static const char	 pre[] = ".gprofiler-nodejs-perfmap-";
+	char			 buf[160], name[64];
+	unsigned long long	 dev, ino;
+
+	if (len >= sizeof(buf))
+		return;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	if (sscanf(buf, "copy %63s %llu %llu", name, &dev, &ino) != 3 ||
+	    strncmp(name, pre, sizeof(pre) - 1) != 0 ||
+	    strspn(name + sizeof(pre) - 1, "0123456789abcdef-") !=
+	    strlen(name) - (sizeof(pre) - 1) - 3 ||
+	    strcmp(name + strlen(name) - 3, ".so") != 0)
+		return;
+	snprintf(sl->copy, sizeof(sl->copy), "%s", name);
+	sl->copy_dev = dev;
+	sl->copy_ino = ino;
 }
 
 static void
 nj_child_line(void *arg, const char *line, size_t len)
 {
-	struct nj *n = arg;
+	struct nj_slot *sl = arg;
 
-	if (n->child_line[0] == '\0')
-		snprintf(n->child_line, sizeof(n->child_line), "%.*s",
-		    (int)len, line);
-}
-
-static void
-nj_child_exit(void *arg, int status)
-{
-	struct nj *n = arg;
-
-	n->child = NULL;
-	n->api->timer_del(n->kill_timer);
-	n->kill_timer = NULL;
-	if (n->child_line[0] == '\0')
-		snprintf(n->child_line, sizeof(n->child_line), "error: the "
-		    "helper ended without a word (status %d)", status);
-	if (status == 0 && strncmp(n->child_line, "ok", 2) == 0) {
-		n->attached++;
-		n->api->log(n->ctx, GP_LOG_INFO, "pid %d (%s): node now "
-		    "writes /tmp/perf-PID.map (attach-maps: %s; its inspector "
-		    "was closed again)", (int)n->child_pid, n->child_comm,
-		    n->child_line);
-	} else {
-		n->left_alone++;
-		n->api->log(n->ctx, GP_LOG_WARN, "pid %d (%s): attach-maps "
-		    "left it alone, its JS frames stay unnamed: %s",
-		    (int)n->child_pid, n->child_comm, n->child_line);
-	}
-	if (n->stopping) {
-		n->stopping = 0;
-		n->api->stop_done(n->ctx);
+	if (len > 5 && memcmp(line, "copy ", 5) == 0 && !sl->copy_said) {
+		sl->copy_said = 1;
+		nj_child_copy(sl, line, len);
 		return;
 	}
-	/* The next node process now, not at the next scan. */
-	if (n->mode == NJ_MODE_ATTACH && n->next_timer == NULL)
-		n->next_timer = n->api->timer_add(n->ctx, NJ_NEXT_MS, 0,
-		    nj_scan_next, n);
-}
-
-static int
-nj_spawn(struct nj *n, int32_t pid, uint64_t start)
-{
-	struct gp_child_spec	 spec;
-	const char		*argv[5];
-	char			 pidstr[16], startstr[24];
-
-	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
-	snprintf(startstr, sizeof(startstr), "%llu",
-	    (unsigned long long)start);
-	argv[0] = n->helper;
-	argv[1] = pidstr;
-	argv[2] = startstr;
-	argv[3] = n->writer;
-	argv[4] = NULL;
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.argv = argv;
-	spec.on_stdout_line = nj_child_line;
-	spec.on_exit = nj_child_exit;
-	spec.arg = n;
-	spec.max_line = 1024;
-	n->child_pid = pid;
-	n->child_line[0] = '\0';
-	nj_comm(n, pid, n->child_comm, sizeof(n->child_comm));
-	if ((n->child = n->api->child_spawn(n->ctx, &spec)) == NULL) {
-		n->api->log(n->ctx, GP_LOG_WARN, "pid %d: cannot run %s: %s",
-		    (int)pid, n->helper, strerror(errno));
-		return (-errno);
-	}
-	n->kill_timer = n->api->timer_add(n->ctx, NJ_HELPER_MS, 0,
-	    nj_kill_timeout, n);
-	return (0);
+	if (sl->line[0] == '\0')
+		snprintf(sl->line, sizeof(sl->line), "%.*s", (int)len, line);
 }
 
 static struct nj_proc *
@@ -293,8 +565,218 @@ nj_find(struct nj *n, int32_t pid, uint64_t start)
 	return (NULL);
 }
 
-/* One pass over /proc: each node process is looked at once per
- * process (PID and start time), one helper at a time. */
+static void
+nj_child_exit(void *arg, int status)
+{
+	struct nj_slot	*sl = arg;
+	struct nj	*n = sl->n;
+	struct nj_proc	*pr;
+	uint64_t	 wait;
+	int		 again = 0;
+
+	sl->child = NULL;
+	n->running--;
+	n->api->timer_del(sl->kill_timer);
+	sl->kill_timer = NULL;
+	nj_remove_copy(sl);
+	if (sl->tmpfd != -1)
+		close(sl->tmpfd);
+	sl->tmpfd = -1;
+	if (sl->line[0] == '\0')
+		snprintf(sl->line, sizeof(sl->line), "error: the helper ended "
+		    "without a word (status %d)", status);
+	pr = nj_find(n, sl->pid, sl->start);
+	if (status == 0 && strncmp(sl->line, "ok", 2) == 0) {
+		n->attached++;
+		n->api->log(n->ctx, GP_LOG_INFO, "pid %d (%s): node now "
+		    "writes /tmp/perf-PID.map (attach-maps: %s; its inspector "
+		    "was closed again)", (int)sl->pid, sl->comm, sl->line);
+	} else if (pr != NULL && strncmp(sl->line, "error", 5) == 0 &&
+	    pr->tries < NJ_TRIES && !n->stopping) {
+		/* Maybe a loaded host: later, not every scan. */
+		again = 1;
+		wait = (uint64_t)NJ_RETRY_MS << (pr->tries - 1);
+		pr->not_before = nj_now_ms() + wait;
+		n->api->log(n->ctx, GP_LOG_WARN, "pid %d (%s): attach-maps "
+		    "failed (attempt %u of %u, the next in %llu s): %s",
+		    (int)sl->pid, sl->comm, pr->tries, NJ_TRIES,
+		    (unsigned long long)wait / 1000, sl->line);
+	} else {
+		n->left_alone++;
+		n->api->log(n->ctx, GP_LOG_WARN, "pid %d (%s): attach-maps "
+		    "left it alone, its JS frames stay unnamed: %s",
+		    (int)sl->pid, sl->comm, sl->line);
+	}
+	if (pr != NULL)
+		pr->state = again ? NJ_WAIT : NJ_DONE;
+	if (n->stopping) {
+		if (n->running == 0) {
+			n->stopping = 0;
+			n->api->stop_done(n->ctx);
+		}
+		return;
+	}
+	/* The next node process now, not at the next scan. */
+	if (n->mode == NJ_MODE_ATTACH && n->next_timer == NULL)
+		n->next_timer = n->api->timer_add(n->ctx, NJ_NEXT_MS, 0,
+		    nj_fill_next, n);
+}
+
+static int
+nj_spawn(struct nj *n, struct nj_slot *sl, struct nj_proc *pr)
+{
+	struct gp_child_spec	 spec;
+	const char		*argv[5];
+	char			 pidstr[16], startstr[24];
+	int			 fd;
+
+	memset(sl, 0, sizeof(*sl));
+	sl->n = n;
+	sl->pid = pr->pid;
+	sl->start = pr->starttime;
+	sl->netns = pr->netns;
+	sl->uid = pr->uid;
+	sl->tmpfd = -1;
+	nj_comm(n, pr->pid, sl->comm, sizeof(sl->comm));
+	if ((fd = nj_open_tmp(pr->pid)) < 0) {
+		n->left_alone++;
+		n->api->log(n->ctx, GP_LOG_WARN, "pid %d (%s): attach-maps "
+		    "left it alone, its JS frames stay unnamed: its /tmp "
+		    "cannot be opened: %s", (int)pr->pid, sl->comm,
+		    strerror(-fd));
+		return (fd);
+	}
+	sl->tmpfd = fd;
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pr->pid);
+	snprintf(startstr, sizeof(startstr), "%llu",
+	    (unsigned long long)pr->starttime);
+	argv[0] = n->helper;
+	argv[1] = pidstr;
+	argv[2] = startstr;
+	argv[3] = n->writer;
+	argv[4] = NULL;
+	memset(&spec, 0, sizeof(spec));
+	spec.size = sizeof(spec);
+	spec.argv = argv;
+	spec.on_stdout_line = nj_child_line;
+	spec.on_exit = nj_child_exit;
+	spec.arg = sl;
+	spec.max_line = 1024;
+	if ((sl->child = n->api->child_spawn(n->ctx, &spec)) == NULL) {
+		fd = -errno;
+		n->api->log(n->ctx, GP_LOG_WARN, "pid %d: cannot run %s: %s",
+		    (int)pr->pid, n->helper, strerror(-fd));
+		close(sl->tmpfd);
+		sl->tmpfd = -1;
+		return (fd);
+	}
+	n->running++;
+	pr->tries++;
+	pr->state = NJ_RUN;
+	sl->kill_timer = n->api->timer_add(n->ctx, NJ_HELPER_MS, 0,
+	    nj_kill_timeout, sl);
+	return (0);
+}
+
+/* Whether a helper may start for pr now: one per network namespace
+ * (they would all use its port 9229), NJ_SLOTS_PER_UID per user. */
+static int
+nj_may_start(struct nj *n, const struct nj_proc *pr)
+{
+	int	 i, same_uid = 0;
+
+	for (i = 0; i < NJ_SLOTS; i++) {
+		if (n->slots[i].child == NULL)
+			continue;
+		if (n->slots[i].netns == pr->netns)
+			return (0);
+		same_uid += n->slots[i].uid == pr->uid;
+	}
+	return (same_uid < NJ_SLOTS_PER_UID);
+}
+
+/* Start helpers for the waiting processes, oldest first, while slots are
+ * free. */
+static void
+nj_fill(struct nj *n)
+{
+	struct nj_proc	*pr, *best;
+	struct nj_slot	*sl;
+	uint64_t	 now = nj_now_ms();
+	uint32_t	 i, ouid, uid;
+	uint64_t	 netns;
+	int32_t		 opid;
+	int		 k, r, usr1;
+	char		 comm[64];
+
+	while (n->mode == NJ_MODE_ATTACH && !n->stopping &&
+	    n->running < NJ_SLOTS) {
+		best = NULL;
+		for (i = 0; i < n->nprocs; i++) {
+			pr = &n->procs[i];
+			if (pr->state != NJ_WAIT || pr->not_before > now ||
+			    (best != NULL && pr->seq > best->seq) ||
+			    !nj_may_start(n, pr))
+				continue;
+			best = pr;
+		}
+		if ((pr = best) == NULL)
+			return;
+		/* Its namespace and user now, not at first sight. */
+		if (nj_proc_ns_uid(n, pr->pid, &netns, &uid, &usr1) != 0) {
+			pr->state = NJ_DONE;
+			continue;
+		}
+		/* A node still starting has no SIGUSR1 handler yet: look
+		 * again a little later (the helper would refuse it for
+		 * good). */
+		if (!usr1 && pr->young_looks < NJ_YOUNG_LOOKS) {
+			pr->young_looks++;
+			pr->not_before = now + NJ_YOUNG_MS;
+			continue;
+		}
+		if (netns != pr->netns || uid != pr->uid) {
+			pr->netns = netns;
+			pr->uid = uid;
+			if (!nj_may_start(n, pr))
+				continue;
+		}
+		if (!n->shared_ok && (r = nj_netns_shared(n, pr->pid, uid,
+		    &ouid, &opid)) != 0) {
+			pr->state = NJ_DONE;
+			n->left_alone++;
+			nj_comm(n, pr->pid, comm, sizeof(comm));
+			if (r > 0)
+				n->api->log(n->ctx, GP_LOG_WARN, "pid %d (%s): "
+				    "attach-maps leaves it alone: its network "
+				    "namespace (net:[%llu]) holds processes of "
+				    "other users (uid %u, pid %d), who could "
+				    "use its inspector on 127.0.0.1:9229 while "
+				    "it is open and run code as uid %u; "
+				    "--nodejs-attach-shared-netns allows it "
+				    "(see docs/RUNTIMES.md)", (int)pr->pid,
+				    comm, (unsigned long long)netns, ouid,
+				    (int)opid, uid);
+			else
+				n->api->log(n->ctx, GP_LOG_WARN, "pid %d (%s): "
+				    "attach-maps leaves it alone: whether its "
+				    "network namespace holds processes of "
+				    "other users cannot be told (over %u "
+				    "namespaces); --nodejs-attach-shared-netns "
+				    "allows it (see docs/RUNTIMES.md)",
+				    (int)pr->pid, comm, NJ_MAX_NETNS);
+			continue;
+		}
+		for (k = 0; k < NJ_SLOTS && n->slots[k].child != NULL; k++)
+			;
+		sl = &n->slots[k];
+		if (nj_spawn(n, sl, pr) != 0)
+			pr->state = NJ_DONE;
+	}
+}
+
+/* One pass over /proc: each node process is recorded once per process
+ * (PID and start time) and waits for a helper. */
 static void
 nj_scan(void *arg)
 {
@@ -303,14 +785,15 @@ nj_scan(void *arg)
 	struct dirent	*de;
 	const char	*why;
 	char		 comm[64], *end;
-	uint64_t	 start;
-	uint32_t	 i;
+	uint64_t	 start, netns;
+	uint32_t	 i, uid;
 	DIR		*d;
 	long		 pid;
 	int		 quiet;
 
 	if ((d = opendir("/proc")) == NULL)
 		return;
+	n->ns_valid = 0;	/* the users of each namespace, again */
 	for (i = 0; i < n->nprocs; i++)
 		n->procs[i].seen = 0;
 	while ((de = readdir(d)) != NULL) {
@@ -324,9 +807,6 @@ nj_scan(void *arg)
 			pr->seen = 1;
 			continue;
 		}
-		/* One helper at a time: the others at a later pass. */
-		if (n->child != NULL)
-			continue;
 		if (!n->api->pid_wanted(n->ctx, (int32_t)pid))
 			continue;
 		if (n->nprocs == NJ_MAX_PROCS) {
@@ -337,28 +817,34 @@ nj_scan(void *arg)
 			n->full_said = 1;
 			continue;
 		}
+		if (nj_proc_ns_uid(n, (int32_t)pid, &netns, &uid, NULL) != 0)
+			continue;
 		pr = &n->procs[n->nprocs++];
+		memset(pr, 0, sizeof(*pr));
 		pr->pid = (int32_t)pid;
 		pr->starttime = start;
 		pr->seen = 1;
+		pr->seq = n->seq++;
+		pr->netns = netns;
+		pr->uid = uid;
+		pr->state = NJ_WAIT;
 		if ((why = nj_reason(n, (int32_t)pid, &quiet)) != NULL) {
+			pr->state = NJ_DONE;
 			nj_comm(n, (int32_t)pid, comm, sizeof(comm));
 			n->left_alone += !quiet;
 			n->api->log(n->ctx, quiet ? GP_LOG_DEBUG : GP_LOG_INFO,
 			    "pid %d (%s): attach-maps leaves it alone: %s",
 			    (int)pid, comm, why);
-			continue;
 		}
-		(void)nj_spawn(n, (int32_t)pid, start);
 	}
 	closedir(d);
 	/* Forget processes that are gone (a new one may reuse the PID). */
 	for (i = 0; i < n->nprocs;)
-		if (!n->procs[i].seen && !(n->child != NULL &&
-		    n->procs[i].pid == n->child_pid))
+		if (!n->procs[i].seen && n->procs[i].state != NJ_RUN)
 			n->procs[i] = n->procs[--n->nprocs];
 		else
 			i++;
+	nj_fill(n);
 }
 
 /*
@@ -408,20 +894,26 @@ nj_find_files(struct nj *n)
 	return (nj_files_in(n, PLUGINDIR, strlen(PLUGINDIR)));
 }
 
-/* Timers off and the helper told to stop (it closes the inspector it
- * opened); the records of processes already looked at are kept, so a
- * new run (SIGHUP) does not open their inspectors again. */
+/* Timers off and the helpers told to stop (each closes the inspector it
+ * opened and removes its copy); the records of processes already looked
+ * at are kept, so a new run (SIGHUP) does not open their inspectors
+ * again. */
 static void
 nj_reset(struct nj *n)
 {
+	int	 i;
+
 	n->api->timer_del(n->scan_timer);
 	n->scan_timer = NULL;
 	n->api->timer_del(n->next_timer);
 	n->next_timer = NULL;
-	n->api->timer_del(n->kill_timer);
-	n->kill_timer = NULL;
-	if (n->child != NULL)
-		n->api->child_stop(n->child, SIGTERM, NJ_TERM_GRACE);
+	for (i = 0; i < NJ_SLOTS; i++) {
+		n->api->timer_del(n->slots[i].kill_timer);
+		n->slots[i].kill_timer = NULL;
+		if (n->slots[i].child != NULL)
+			n->api->child_stop(n->slots[i].child, SIGTERM,
+			    NJ_TERM_GRACE);
+	}
 }
 
 static int
@@ -434,6 +926,8 @@ nj_start(void *priv)
 	nj_reset(n);
 	n->mode = m != NULL && strcmp(m, "attach-maps") == 0 ?
 	    NJ_MODE_ATTACH : NJ_MODE_PERF;
+	n->shared_ok = n->api->option_get_bool(n->ctx,
+	    "nodejs-attach-shared-netns") > 0;
 	if (n->mode == NJ_MODE_PERF) {
 		n->api->log(n->ctx, GP_LOG_INFO, "--nodejs-mode perf: node "
 		    "processes started with --perf-basic-prof are named from "
@@ -456,6 +950,12 @@ nj_start(void *priv)
 	    "processes (V8 11, node 20) started without --perf-basic-prof "
 	    "are made to write /tmp/perf-PID.map through their inspector, "
 	    "once each; see docs/RUNTIMES.md for what that loads into them");
+	if (n->shared_ok)
+		n->api->log(n->ctx, GP_LOG_WARN, "--nodejs-attach-shared-netns: "
+		    "node processes whose network namespace holds processes "
+		    "of other users are attached to too; each of those users "
+		    "can reach their inspector while it is open (about 100 ms "
+		    "per process) and run code as their user");
 	nj_scan(n);
 	n->scan_timer = n->api->timer_add(n->ctx, NJ_SCAN_MS, 1, nj_scan, n);
 	return (0);
@@ -482,7 +982,7 @@ nj_stop(void *priv)
 
 	nj_reset(n);
 	n->mode = 0;
-	if (n->child != NULL)
+	if (n->running > 0)
 		n->stopping = 1;	/* stop_done from nj_child_exit */
 	else
 		n->api->stop_done(n->ctx);
@@ -493,7 +993,8 @@ static int
 nj_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
 {
-	struct nj *n;
+	struct nj	*n;
+	int		 i;
 
 	if (api->abi_major != GP_ABI_MAJOR)
 		return (-EINVAL);
@@ -503,10 +1004,14 @@ nj_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		return (-ENOMEM);
 	n->ctx = ctx;
 	n->api = api;
+	for (i = 0; i < NJ_SLOTS; i++)
+		n->slots[i].tmpfd = -1;
 	n->procs = calloc(NJ_MAX_PROCS, sizeof(*n->procs));
+	n->ns = calloc(NJ_MAX_NETNS, sizeof(*n->ns));
 	n->rbuf = malloc(NJ_READ_MAX);
-	if (n->procs == NULL || n->rbuf == NULL) {
+	if (n->procs == NULL || n->ns == NULL || n->rbuf == NULL) {
 		free(n->procs);
+		free(n->ns);
 		free(n->rbuf);
 		free(n);
 		return (-ENOMEM);
@@ -518,12 +1023,17 @@ nj_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 static void
 nj_destroy(void *priv)
 {
-	struct nj *n = priv;
+	struct nj	*n = priv;
+	int		 i;
 
 	if (n == NULL)
 		return;
 	nj_reset(n);
+	for (i = 0; i < NJ_SLOTS; i++)
+		if (n->slots[i].tmpfd != -1)
+			close(n->slots[i].tmpfd);
 	free(n->procs);
+	free(n->ns);
 	free(n->rbuf);
 	free(n);
 }
