@@ -3,7 +3,8 @@
  * (gprofiler/metadata/py_module_version.py; the contract is in
  * docs/COMPAT.md, "Package versions in Python frames"): the parsers, pure
  * functions over bytes (py_pkgver.c), and the per-directory index the
- * plugin builds from the target's filesystem (py_pkgidx.c).
+ * plugin builds from the target's filesystem (py_pkgidx.c), within a
+ * memory budget (py_pkgtab.c).
  */
 #ifndef GP_PY_PKGVER_H
 #define GP_PY_PKGVER_H
@@ -76,6 +77,11 @@ void		 py_pkgidx_free(struct py_pkgidx *);
 /* A new stack of pid: queue the packages directories its frames name. */
 void		 py_pkgidx_note(struct py_pkgidx *, pid_t, uint64_t,
 		    const char *const *, uint32_t);
+/*
+ * Only the directories a process of live (sorted: the plugin's processes
+ * at a snapshot) named are kept: the others' indexes are freed.
+ */
+void		 py_pkgidx_keep(struct py_pkgidx *, const pid_t *, uint32_t);
 /*
  * The frame with " [name==version]" before the ')' of each module of a
  * file the index knows, or " [standard-library==X.Y.Z]", into buf; the

@@ -87,6 +87,13 @@ int
 py_open(const char *root, const char *path, uint32_t flags,
     uint64_t max_size, int64_t owner)
 {
+	return (py_open_info(root, path, flags, max_size, owner, NULL));
+}
+
+int
+py_open_info(const char *root, const char *path, uint32_t flags,
+    uint64_t max_size, int64_t owner, struct gp_file_info *info)
+{
 	struct gp_open_spec spec;
 
 	if (py_opener == NULL)
@@ -98,7 +105,7 @@ py_open(const char *root, const char *path, uint32_t flags,
 	spec.path = path;
 	spec.max_size = max_size;
 	spec.owner = owner;
-	return (py_opener(py_opener_arg, &spec, NULL));
+	return (py_opener(py_opener_arg, &spec, info));
 }
 
 /* A /proc file (or one under a root the caller opened: see

@@ -70,5 +70,8 @@ void	py_set_opener(py_open_fn, void *);
 /* fd or -errno; root NULL for the host's "/"; owner -1 for any. */
 int	py_open(const char *root, const char *path, uint32_t flags,
 	    uint64_t max_size, int64_t owner);
+/* The same, with what was found (device, inode, size) in *info. */
+int	py_open_info(const char *root, const char *path, uint32_t flags,
+	    uint64_t max_size, int64_t owner, struct gp_file_info *info);
 
 #endif

@@ -219,6 +219,33 @@ pyp_deliver_meta(struct pyp *p, struct gp_snapshot *snap,
 }
 
 static int
+pyp_pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+/* The package indexes of processes no longer here are freed. */
+static void
+pyp_keep_pkgs(struct pyp *p)
+{
+	pid_t *live;
+	uint32_t i, n = 0;
+
+	if (p->pkgs == NULL)
+		return;
+	if ((live = calloc(p->tab.n + 1, sizeof(*live))) == NULL)
+		return;
+	for (i = 0; i < p->tab.n; i++)
+		if (p->tab.procs[i]->state != LANGTAB_GONE)
+			live[n++] = p->tab.procs[i]->pid;
+	qsort(live, n, sizeof(*live), pyp_pid_cmp);
+	py_pkgidx_keep(p->pkgs, live, n);
+	free(live);
+}
+
+static int
 pyp_snapshot(void *priv, struct gp_snapshot *snap)
 {
 	struct pyp *p = priv;
@@ -254,6 +281,7 @@ pyp_snapshot(void *priv, struct gp_snapshot *snap)
 	langagg_clear(p->agg);
 	p->nsamples = p->nfailed = 0;
 	langtab_prune(&p->tab);	/* the gone: their stacks went out */
+	pyp_keep_pkgs(p);
 	p->api->snapshot_done(snap, 0, NULL);
 	return (0);
 }
