@@ -27,7 +27,7 @@ refused() {
 	name=$1
 	shift
 	t0=$(date +%s)
-	GPROFILER_LOCK_NAME="gptest-44-$$-$name" timeout 20 "$GP_BIN" \
+	GPROFILER_LOCK_NAME="gptest-44-$$-$name" timeout -k 5 20 "$GP_BIN" \
 	    --plugin-dir "$GP_PLUGIN_DIR" -o "$TMP/$name" -d 3 \
 	    --no-flamegraph "$@" >"$TMP/$name.log" 2>&1
 	rc=$?
