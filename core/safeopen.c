@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -222,18 +223,41 @@ safeopen_info(const struct stat *sb, struct gp_file_info *info)
 	info->uid = (uint32_t)sb->st_uid;
 }
 
-/* The spec's owner and mode rules; 0 or -EPERM. */
+/* Could uid read this file, by its mode bits?  Groups are not looked at
+ * (the agent does not know the process's): a file only its group may
+ * read counts as unreadable. */
 static int
-safeopen_owner_ok(const struct gp_open_spec *sp, const struct stat *sb)
+safeopen_readable(int64_t uid, const struct stat *sb)
+{
+	if (uid == 0)
+		return (1);
+	if (uid > 0 && sb->st_uid == (uid_t)uid)
+		return ((sb->st_mode & S_IRUSR) != 0);
+	return ((sb->st_mode & S_IROTH) != 0);
+}
+
+/*
+ * The spec's owner and mode rules: 0, -EPERM (owner), -EACCES (reader).
+ * The one place that says
+ * whose files the agent reads for whom: `owner` is who must have written
+ * it (GP_OPEN_OWNER_OR_ROOT: or root), `reader` the process it is read
+ * for, who must be able to read it (a file reached through a process's
+ * root is whatever that process mounted there: a bind mount of a
+ * root-only file passes any owner test, never this one).
+ */
+static int
+safeopen_owner_ok(const struct gp_open_spec *sp, int64_t reader,
+    const struct stat *sb)
 {
 	uid_t	 uid;
 
+	if (reader != 0 && !safeopen_readable(reader, sb))
+		return (-EACCES);
 	if (sp->owner < 0)
 		return (0);
 	uid = (uid_t)sp->owner;
 	if (sp->flags & GP_OPEN_READABLE_BY) {
-		if (uid != 0 && !(sb->st_uid == uid ? sb->st_mode & S_IRUSR :
-		    sb->st_mode & S_IROTH))
+		if (!safeopen_readable(sp->owner, sb))
 			return (-EPERM);
 		if (!(sp->flags & GP_OPEN_OWNER_OR_ROOT))
 			return (0);
@@ -250,13 +274,16 @@ safeopen_open(const struct gp_open_spec *sp, struct gp_file_info *info)
 {
 	struct stat	 sb, sb2;
 	char		 self[64];
+	int64_t		 reader;
 	int		 pfd, fd, r;
 
 	if (info != NULL)
 		memset(info, 0, sizeof(*info));
-	if (sp == NULL || sp->path == NULL ||
-	    sp->size < sizeof(struct gp_open_spec))
+	if (sp == NULL || sp->path == NULL || sp->size < GP_OPEN_SPEC_SIZE_1_1)
 		return (-EINVAL);
+	/* A 1.1 plugin's spec ends before `reader`. */
+	reader = sp->size >= offsetof(struct gp_open_spec, reader) +
+	    sizeof(sp->reader) ? sp->reader : 0;
 	if ((pfd = safeopen_resolve(sp)) < 0)
 		return (pfd);
 	if (fstat(pfd, &sb) != 0) {
@@ -276,7 +303,7 @@ safeopen_open(const struct gp_open_spec *sp, struct gp_file_info *info)
 		r = -EFBIG;
 		goto out_close;
 	}
-	if ((r = safeopen_owner_ok(sp, &sb)) != 0)
+	if ((r = safeopen_owner_ok(sp, reader, &sb)) != 0)
 		goto out_close;
 	/* Reopen the inode we checked, not the path. */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
@@ -360,6 +387,12 @@ safeopen_strerror(int rc, const struct gp_file_info *info)
 		return ("larger than accepted");
 	case EPERM:
 		return ("owned by another user");
+	case EACCES:
+		/* ours only when a file was found and checked */
+		if (m != 0)
+			return ("not readable by the process's own user (a "
+			    "file mounted from elsewhere?)");
+		return (strerror(-rc));
 	default:
 		return (strerror(-rc));
 	}

@@ -32,6 +32,8 @@
  *                     (the sample's native and kernel frames).
  *   1.4 (2026-12-02)  gp_host_api.process_source, process_report,
  *                     process_subscribe (processes found from samples).
+ *   1.5 (2026-12-03)  gp_open_spec.reader (a file read on a process's
+ *                     behalf must be one its user could read).
  *
  * Types: fixed-width integers, double, const char *, pointers to ABI structs
  * and function pointers only; no bool, enum, long, time_t or structs by value.
@@ -57,7 +59,7 @@ extern "C" {
 
 #define GP_PLUGIN_MAGIC		0x47504c47u	/* "GPLG" */
 #define GP_ABI_MAJOR		1
-#define GP_ABI_MINOR		4
+#define GP_ABI_MINOR		5
 #define GP_PLUGIN_SYMBOL	"gprofiler_plugin"
 
 /*
@@ -70,6 +72,7 @@ extern "C" {
 #define GP_OPTION_SIZE_1_0	56u	/* struct gp_option */
 #define GP_HOST_API_SIZE_1_0	240u	/* struct gp_host_api */
 #define GP_CHILD_SPEC_SIZE_1_0	80u	/* struct gp_child_spec */
+#define GP_OPEN_SPEC_SIZE_1_1	40u	/* struct gp_open_spec, as in 1.1 */
 
 /* Put on the descriptor; plugins are built with -fvisibility=hidden. */
 #define GP_PLUGIN_EXPORT	__attribute__((visibility("default")))
@@ -154,6 +157,16 @@ struct gp_open_spec {
 	/* The uid of GP_OPEN_OWNER_OR_ROOT and GP_OPEN_READABLE_BY; without
 	 * either flag, >= 0 means the file must belong to this uid. */
 	int64_t		 owner;		/* -1: any owner */
+	/*
+	 * 1.5: the euid of the process the file is read for.  What the agent
+	 * reads on a process's behalf ends up in that process's profile, so
+	 * it must be a file that user could read itself, by its mode bits
+	 * (the owner's if it owns the file, else the others'): a root-only
+	 * file mounted at a perf map's or debug file's path in the process's
+	 * own mount namespace is refused (-EACCES).  0 (root, or a spec of
+	 * 1.1 size): no such rule; < 0 (user unknown): others' bits.
+	 */
+	int64_t		 reader;
 };
 
 /* What file_open found (also on a refusal, when it found a file: mode
@@ -415,7 +428,8 @@ struct gp_host_api {
 	 * Untrusted files (1.1): open `spec` for reading (O_CLOEXEC,
 	 * O_NONBLOCK, O_NOCTTY) after the checks of GP_OPEN_*; the fd or
 	 * -errno: -ELOOP a symlink or magic link refused, -EINVAL not a
-	 * regular file, -EFBIG over max_size, -EPERM owner or mode refused.
+	 * regular file, -EFBIG over max_size, -EPERM owner or mode refused,
+	 * -EACCES not readable by `reader` (1.5).
 	 * `info` (may be NULL) describes the file.  The caller closes the fd
 	 * and reads no more than it means to (the file may grow).
 	 */

@@ -214,12 +214,31 @@ perf_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	return (0);
 }
 
+/*
+ * Does the event count about a billion a second per CPU (nanoseconds,
+ * cycles, instructions)?  The default event is cycles or cpu-clock.
+ */
+static int
+perf_event_clocklike(const struct perfevent *ev)
+{
+	if (ev == NULL)
+		return (1);
+	if (ev->type == PERF_TYPE_SOFTWARE)
+		return (ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+		    ev->config == PERF_COUNT_SW_TASK_CLOCK);
+	if (ev->type == PERF_TYPE_HARDWARE)
+		return (ev->config == PERF_COUNT_HW_CPU_CYCLES ||
+		    ev->config == PERF_COUNT_HW_INSTRUCTIONS ||
+		    ev->config == PERF_COUNT_HW_REF_CPU_CYCLES);
+	return (0);
+}
+
 static int
 perf_check(void *priv, char *err, uint32_t errlen)
 {
 	struct perf *p = priv;
 	int mode = perf_mode_parse(p->api->option_get(p->ctx, "perf-mode"));
-	int64_t freq, dsz;
+	int64_t freq, dsz, period;
 	const char *pids, *ev;
 	struct perfevent pe;
 	char from[PERFEVENT_NAME_LEN + 512];
@@ -251,6 +270,19 @@ perf_check(void *priv, char *err, uint32_t errlen)
 	if (ev != NULL && ev[0] != '\0' && perf_event_resolve(p, ev, &pe,
 	    from, sizeof(from), err, errlen) != 0)
 		return (-EINVAL);
+	period = p->api->option_get_int(p->ctx, "perf-event-period", 0);
+	if (period > 0 && period < PERF_PERIOD_MIN_CLOCK &&
+	    perf_event_clocklike(ev != NULL && ev[0] != '\0' ? &pe : NULL)) {
+		snprintf(err, errlen, "--perf-event-period %lld: %s counts "
+		    "about a billion a second per CPU, so a period under %d "
+		    "asks for more than %d samples a second per CPU (the "
+		    "limit, -f %d's worth): use %d or more, or -f",
+		    (long long)period, ev != NULL && ev[0] != '\0' ? pe.name :
+		    "the default event (cycles or cpu-clock)",
+		    PERF_PERIOD_MIN_CLOCK, PERF_PERIOD_MAX_RATE,
+		    PERF_PERIOD_MAX_RATE, PERF_PERIOD_MIN_CLOCK);
+		return (-EINVAL);
+	}
 	pids = p->api->option_get(p->ctx, "pids");
 	if (pids != NULL && pids[0] != '\0') {
 		if (pidlist_parse(pids, &list, &n) != 0) {
@@ -493,6 +525,8 @@ perf_start(void *priv)
 	o.self_pid = getpid();
 	o.freq = (uint32_t)p->freq;
 	o.period = (uint64_t)p->period;
+	if (p->period > 0)
+		o.max_rate = PERF_PERIOD_MAX_RATE;
 	if (p->have_ev) {
 		o.ev_name = p->ev.name;
 		o.ev_type = p->ev.type;

@@ -9,8 +9,11 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+#include <linux/perf_event.h>
 
 #include <gprofiler/plugin.h>
 
@@ -19,6 +22,61 @@
 #include "stackagg.h"
 #include "symbolize.h"
 #include "unwind.h"
+
+/*
+ * The event gave more than PERF_PERIOD_MAX_RATE samples a second on some
+ * CPU this cycle (the BPF program dropped the rest): raise a perf event's
+ * period by the ratio of what came to what was taken, so that the kernel
+ * stops interrupting at the old rate; a tracepoint's program runs at
+ * every hit whatever we do, its excess stays dropped.
+ */
+static void
+perf_rate_capped(struct perf *p)
+{
+	uint64_t taken = p->cur.stat[STAT_SAMPLES];
+	uint64_t capped = p->cur.stat[STAT_RATE_CAPPED];
+	uint64_t factor, np;
+	int rc;
+
+	if (p->ev.type == PERF_TYPE_TRACEPOINT && p->have_ev) {
+		if (!p->rate_said)
+			p->api->log(p->ctx, GP_LOG_WARN, "--perf-event %s: more "
+			    "than %d hits a second on a CPU at "
+			    "--perf-event-period %lld; the rest are not "
+			    "sampled (%llu this cycle): raise the period",
+			    p->ev.name, PERF_PERIOD_MAX_RATE,
+			    (long long)p->period, (unsigned long long)capped);
+		p->rate_said = 1;
+		return;
+	}
+	factor = (taken + capped + (taken > 0 ? taken - 1 : 0)) /
+	    (taken > 0 ? taken : 1);
+	if (factor < 2)
+		factor = 2;
+	np = (uint64_t)p->period > INT64_MAX / factor ? INT64_MAX :
+	    (uint64_t)p->period * factor;
+	if ((rc = sampler_set_period(p->sampler, np)) != 0) {
+		if (!p->rate_said)
+			p->api->log(p->ctx, GP_LOG_WARN, "%s: over %d samples a "
+			    "second on a CPU at period %lld, and the period "
+			    "cannot be raised (%s): the rest are dropped",
+			    sampler_event_name(p->sampler),
+			    PERF_PERIOD_MAX_RATE, (long long)p->period,
+			    strerror(-rc));
+		p->rate_said = 1;
+		return;
+	}
+	/* Warned once; the next steps (the first cycle's ratio
+	 * underestimates when other CPUs were under the cap) are info. */
+	p->api->log(p->ctx, p->rate_said ? GP_LOG_INFO : GP_LOG_WARN,
+	    "%s: over %d samples a second on a CPU at --perf-event-period "
+	    "%lld (%llu dropped this cycle): period raised to %llu",
+	    sampler_event_name(p->sampler),
+	    PERF_PERIOD_MAX_RATE, (long long)p->period,
+	    (unsigned long long)capped, (unsigned long long)np);
+	p->rate_said = 1;
+	p->period = (int64_t)np;
+}
 
 /* The sampler's counters since the previous snapshot. */
 static void
@@ -42,6 +100,8 @@ perf_stats_delta(struct perf *p)
 		    (unsigned long long)p->cur.stat[STAT_RB_FULL],
 		    p->cur.drain_slices > 0 ? " (reading them took more than "
 		    "its share of the loop: lower -f)" : "");
+	if (p->cur.stat[STAT_RATE_CAPPED] > 0)
+		perf_rate_capped(p);
 	if (p->cur.stat[STAT_TOO_LARGE] > 0)
 		p->api->log(p->ctx, GP_LOG_WARN, "%llu samples lost this cycle: "
 		    "their record was larger than the ring's scratch buffer",

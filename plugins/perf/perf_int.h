@@ -27,6 +27,17 @@
  * whose PID was seen before, maps that changed), and is the whole
  * mechanism in a host without fd watches.  Whole seconds: the host fires
  * it with its other slow timers. */
+/*
+ * A period (--perf-event-period, a tracepoint's every hit) makes the rate
+ * the event's, not ours: at most PERF_PERIOD_MAX_RATE samples a second per
+ * CPU are taken (-f 1000's worth), the rest dropped in the kernel and the
+ * period raised.  Clocks count nanoseconds and cycles or instructions
+ * about a billion a second: a period under PERF_PERIOD_MIN_CLOCK on them
+ * is refused at start.
+ */
+#define PERF_PERIOD_MAX_RATE	1000
+#define PERF_PERIOD_MIN_CLOCK	1000000
+
 #define PERF_DRAIN_MS		10000
 #define PERF_DRAIN_POLL_MS	100	/* without a wake-up watch */
 /* Perf maps read per loop turn (about a millisecond of parsing), and how
@@ -72,7 +83,9 @@ struct perf {
 
 	int			 mode;		/* PERF_MODE_* */
 	int64_t			 freq;
-	int64_t			 period;	/* --perf-event-period, 0 */
+	int64_t			 period;	/* --perf-event-period, 0;
+						 * raised over the rate cap */
+	int			 rate_said;	/* the rate cap warned of */
 	int			 have_ev;	/* --perf-event given */
 	struct perfevent	 ev;
 	uint32_t		 dwarf_size;

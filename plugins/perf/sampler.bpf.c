@@ -22,6 +22,10 @@ const volatile __u32 dwarf_size = 8192;
 /* A tracepoint's program runs at every hit whatever the perf event's
  * sample_period: one sample every tp_period hits, counted here. */
 const volatile __u64 tp_period = 1;
+/* At most max_rate samples a second on each CPU (0: no cap).  With a
+ * period the rate is the event's: page faults or a tracepoint at period
+ * 1 would otherwise flood the ring and the agent. */
+const volatile __u32 max_rate = 0;
 /* Set by user space while it reads what runs already (sampler_resume). */
 volatile __u8 paused = 0;
 
@@ -106,6 +110,19 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } tp_hits SEC(".maps");
+
+/* This CPU's one-second window of max_rate: its start and samples. */
+struct rate_window {
+	__u64 start;
+	__u64 n;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rate_window);
+} rate SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -271,6 +288,22 @@ sample_take(void *ctx, __u64 period)
 		if (n == NULL || ++*n < period)
 			return 0;
 		*n = 0;
+	}
+	if (max_rate != 0) {
+		__u32 k = 0;
+		struct rate_window *w = bpf_map_lookup_elem(&rate, &k);
+		__u64 now = bpf_ktime_get_ns();
+
+		if (w == NULL)
+			return 0;
+		if (now - w->start >= 1000000000ull) {
+			w->start = now;
+			w->n = 0;
+		}
+		if (++w->n > max_rate) {
+			stat_inc(STAT_RATE_CAPPED);
+			return 0;
+		}
 	}
 	s = bpf_map_lookup_elem(&scratch, &cpu);
 	if (s == NULL)

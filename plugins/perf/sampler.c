@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
@@ -380,6 +381,7 @@ sampler_load(struct sampler *s, int with_ksym)
 	skel->rodata->want_dwarf = s->opts.want_dwarf != 0;
 	skel->rodata->dwarf_size = s->opts.dwarf_size;
 	skel->rodata->tp_period = s->opts.period > 0 ? s->opts.period : 1;
+	skel->rodata->max_rate = s->opts.max_rate;
 	if ((rc = bpf_map__set_max_entries(skel->maps.scratch,
 	    (uint32_t)s->ncpus)) != 0 ||
 	    (rc = bpf_map__set_max_entries(skel->maps.events,
@@ -631,6 +633,22 @@ int
 sampler_wakeup_fd(const struct sampler *s)
 {
 	return (bpf_map__fd(s->skel->maps.events));
+}
+
+int
+sampler_set_period(struct sampler *s, uint64_t period)
+{
+	int cpu, rc = 0;
+
+	if (s->ev_type == PERF_TYPE_TRACEPOINT)
+		return (-ENOTSUP);
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		if (s->fds[cpu] >= 0 && ioctl(s->fds[cpu],
+		    PERF_EVENT_IOC_PERIOD, &period) != 0)
+			rc = -errno;
+	if (rc == 0)
+		s->opts.period = period;	/* CPUs that come online */
+	return (rc);
 }
 
 void

@@ -49,7 +49,8 @@
 #define STAT_USTACK_ERR		3
 #define STAT_DWARF_ERR		4	/* user stack bytes unreadable */
 #define STAT_TOO_LARGE		5	/* record over the scratch buffer: lost */
-#define STAT_NSTATS		6
+#define STAT_RATE_CAPPED	6	/* over max_rate a second on its CPU */
+#define STAT_NSTATS		7
 
 struct sample_hdr {
 	__u32	pid;		/* tgid; 0 = idle */
@@ -85,6 +86,9 @@ struct sampler_opts {
 	int32_t		 self_pid;	/* never sampled */
 	uint32_t	 freq;		/* Hz, when period is 0 */
 	uint64_t	 period;	/* one sample every period events */
+	/* At most this many samples a second per CPU (0: no cap): with a
+	 * period, the rate is the event's, not ours (sampler_set_period) */
+	uint32_t	 max_rate;
 	/* The event (--perf-event), or ev_name NULL: the first of cycles,
 	 * cpu-clock, task-clock the host has.  A named event that cannot be
 	 * opened fails sampler_open; there is no fallback. */
@@ -122,6 +126,9 @@ int		 sampler_wakeup_fd(const struct sampler *);
 /* Follow CPU hot-plug: events for CPUs that came online, close the rest.
  * Returns the number of CPUs sampled. */
 int		 sampler_sync_cpus(struct sampler *);
+/* A perf event's new period on every CPU (PERF_EVENT_IOC_PERIOD): 0 or
+ * -errno (a tracepoint's program counts its own period: -ENOTSUP). */
+int		 sampler_set_period(struct sampler *, uint64_t);
 /* Cumulative STAT_* counters summed over CPUs. */
 void		 sampler_stats(struct sampler *, uint64_t out[STAT_NSTATS]);
 /*

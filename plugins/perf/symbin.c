@@ -120,7 +120,11 @@ sym_binary_by_build_id(struct symbolizer *s, const struct elfsym_table *t)
  * reached without a symlink: the binary's directory as maps shows it is
  * already free of links, and a link there is someone's trick.  Under the
  * host's debug root, links are the distribution's (Fedora's .build-id
- * tree) and the file must be root's.
+ * tree) and the file must be root's.  Either way the process's user must
+ * be able to read it (its mode bits): a root-owned 0644 file under
+ * /usr/lib/debug is the normal case, a root-only file bind-mounted at
+ * the debuglink's path in the process's mount namespace is not, and its
+ * symbols would become the process's frame names.
  */
 static int
 sym_debug_try(struct symbolizer *s, struct elfsym_table *t,
@@ -130,11 +134,12 @@ sym_debug_try(struct symbolizer *s, struct elfsym_table *t,
 	int			 fd, r;
 
 	if (root != NULL)
-		fd = sym_open(s, root, path, GP_OPEN_NO_SYMLINKS |
-		    GP_OPEN_OWNER_OR_ROOT, SYM_MAX_BINARY, bin->uid, &info);
+		fd = sym_open_for(s, root, path, GP_OPEN_NO_SYMLINKS |
+		    GP_OPEN_OWNER_OR_ROOT, SYM_MAX_BINARY, bin->uid,
+		    bin->reader, &info);
 	else
-		fd = sym_open(s, NULL, path, GP_OPEN_OWNER_OR_ROOT,
-		    SYM_MAX_BINARY, 0, &info);
+		fd = sym_open_for(s, NULL, path, GP_OPEN_OWNER_OR_ROOT,
+		    SYM_MAX_BINARY, 0, bin->reader, &info);
 	if (fd < 0) {
 		if (fd != -ENOENT && fd != -ENOTDIR)
 			sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: debug file "
@@ -269,9 +274,11 @@ sym_open_mapping(struct symbolizer *s, struct sym_proc *p,
 	    info);
 	if (fd >= 0 || e->deleted || fd == -EINVAL || fd == -EFBIG)
 		return (fd);
+	/* The path may name another file by now (the process may have
+	 * mounted one there): one its user can read, at least. */
 	snprintf(buf, sizeof(buf), "/proc/%d/root", (int)p->pid);
-	return (sym_open(s, buf, path, GP_OPEN_NO_SYMLINKS, SYM_MAX_BINARY, -1,
-	    info));
+	return (sym_open_for(s, buf, path, GP_OPEN_NO_SYMLINKS, SYM_MAX_BINARY,
+	    -1, p->euid >= 0 ? p->euid : -1, info));
 }
 
 /*
@@ -428,6 +435,8 @@ sym_binary_open(struct symbolizer *s, struct sym_proc *p, int fd,
 	b->dev = (dev_t)sb->dev;
 	b->ino = (ino_t)sb->ino;
 	b->uid = sb->uid;
+	/* unknown: what anyone may read */
+	b->reader = p->euid >= 0 ? p->euid : -1;
 	b->path = strdup(path);
 	s->open_bins++;
 	/* Too many held fds (a huge host): parse now, as it was seen. */

@@ -64,6 +64,7 @@ struct sym_binary {
 	dev_t			 dev;
 	ino_t			 ino;
 	int64_t			 uid;		/* owner: its debug files' too */
+	int64_t			 reader;	/* euid of pid: reads them */
 	unsigned		 refs;		/* live snapshots using it */
 	uint64_t		 unused_since;	/* cycle refs dropped to 0 */
 	int			 permanent;	/* the vdso */
@@ -214,6 +215,9 @@ uint64_t	 sym_now_ns(void);		/* coarse: the tick */
 uint64_t	 sym_clock_ns(void);
 int		 sym_open(struct symbolizer *, const char *, const char *,
 		    uint32_t, uint64_t, int64_t, struct gp_file_info *);
+int		 sym_open_for(struct symbolizer *, const char *,
+		    const char *, uint32_t, uint64_t, int64_t, int64_t,
+		    struct gp_file_info *);
 int		 sym_read_file(struct symbolizer *, const char *, size_t,
 		    char **, size_t *);
 /* Why sym_open refused (errno text for the rest). */

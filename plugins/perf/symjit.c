@@ -5,8 +5,10 @@
  * was replaced or rewritten (HotSpot's Compiler.perfmap), checked at most
  * once a second, and ignored when it is older than the process: a file
  * left behind by an earlier process with the same PID.  Opened through
- * the host's safe open (a FIFO, a link or another user's file is refused
- * with one warning); read linearly within byte budgets per loop turn and
+ * the host's safe open (a FIFO, a link, or a file not the process's own
+ * user's is refused with one warning); read with pread up to the size
+ * seen at open (a file truncated meanwhile reads short, never SIGBUS),
+ * linearly within byte budgets per loop turn and
  * per cycle, the rest at the next look.
  */
 #include "config.h"
@@ -222,8 +224,8 @@ sym_jit_refused(struct symbolizer *s, struct sym_proc *p, const char *path,
 	j->refused = rc;
 	sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: perf map %s (in its root) "
 	    "refused: %s; its JIT frames stay unresolved until the file is a "
-	    "regular file of the process's user", (int)p->pid, path,
-	    sym_open_strerror(rc, info));
+	    "regular file of the process's user (uid %lld)", (int)p->pid, path,
+	    sym_open_strerror(rc, info), (long long)p->euid);
 }
 
 static void
@@ -238,9 +240,16 @@ sym_jit_refresh(struct symbolizer *s, struct sym_proc *p)
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)p->pid);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map",
 	    (int)(p->nspid > 0 ? p->nspid : p->pid));
-	/* Written by the process itself: its user's (or root's), no link. */
-	fd = sym_open(s, root, path, GP_OPEN_NO_SYMLINKS |
-	    GP_OPEN_OWNER_OR_ROOT, JIT_MAX_FILE, p->euid, &sb);
+	/*
+	 * Written by the process itself: its user's, no link; root's only
+	 * when it runs as root.  Not "its user's or root's": in its own
+	 * user and mount namespaces any user can bind-mount a root-only
+	 * file at this path, and its lines would become frame names.
+	 */
+	if (p->euid < 0)
+		return;
+	fd = sym_open_for(s, root, path, GP_OPEN_NO_SYMLINKS, JIT_MAX_FILE,
+	    p->euid, p->euid, &sb);
 	if (fd < 0) {
 		sym_jit_refused(s, p, path, fd, &sb);
 		return;

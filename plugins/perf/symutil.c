@@ -102,11 +102,13 @@ sym_read_fd(int fd, size_t max, char **out, size_t *outlen)
 /*
  * Every file the symbolizer opens goes through the host's safe open
  * (gp_host_api.file_open): root NULL for the host's "/", or the
- * process's "/proc/PID/root"; owner -1 for any.  The fd or -errno.
+ * process's "/proc/PID/root"; owner -1 for any; reader the euid of the
+ * process the file is read for (gp_open_spec.reader: 0 none, < 0 an
+ * unknown user).  The fd or -errno.
  */
 int
-sym_open(struct symbolizer *s, const char *root, const char *path,
-    uint32_t flags, uint64_t max_size, int64_t owner,
+sym_open_for(struct symbolizer *s, const char *root, const char *path,
+    uint32_t flags, uint64_t max_size, int64_t owner, int64_t reader,
     struct gp_file_info *info)
 {
 	struct gp_open_spec	 spec;
@@ -122,7 +124,17 @@ sym_open(struct symbolizer *s, const char *root, const char *path,
 	spec.path = path;
 	spec.max_size = max_size;
 	spec.owner = owner;
+	spec.reader = reader;
 	return (s->open(s->open_arg, &spec, info));
+}
+
+/* The same for files not read on a process's behalf (no reader). */
+int
+sym_open(struct symbolizer *s, const char *root, const char *path,
+    uint32_t flags, uint64_t max_size, int64_t owner,
+    struct gp_file_info *info)
+{
+	return (sym_open_for(s, root, path, flags, max_size, owner, 0, info));
 }
 
 const char *
@@ -141,6 +153,12 @@ sym_open_strerror(int rc, const struct gp_file_info *info)
 		return ("too large");
 	case EPERM:
 		return ("owned by another user (refused)");
+	case EACCES:
+		/* ours only when a file was found and checked */
+		if (m != 0)
+			return ("not readable by the process's own user "
+			    "(refused: a file mounted from elsewhere?)");
+		return (strerror(-rc));
 	default:
 		return (strerror(-rc));
 	}

@@ -1,8 +1,8 @@
 /*
  * DWARF unwinding with libdw's dwfl: one Dwfl per process (its modules
  * reported from /proc/PID/maps, their ELF files opened through the
- * symbolizer's /proc/PID/map_files paths so deleted binaries and other
- * mount namespaces work), attached to a fake "process" whose only thread
+ * symbolizer's safe open of /proc/PID/map_files paths so deleted binaries
+ * and other mount namespaces work, read, never mapped), attached to a fake "process" whose only thread
  * has the sample's registers and whose memory is the copied stack.
  */
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <elfutils/libdwfl.h>
+#include <libelf.h>
 
 #include "sampler.h"
 #include "symbolize.h"
@@ -46,28 +47,76 @@ struct unwinder {
  * so the unwinder at work is a static. */
 static struct unwinder *unwind_active;
 
+/*
+ * The module's ELF: the symbolizer's safe open of the mapping (its
+ * map_files link, or its path in the process's root), read with
+ * ELF_C_READ: libdwfl's own elf_begin maps the file, and a file its owner
+ * truncates while we read it would raise SIGBUS in the agent.  The
+ * [vdso] is read from the process's memory (libdwfl's callback opens no
+ * file for it); no other path is ever opened by libdwfl's open(), which
+ * follows links in the agent's own root and blocks on a FIFO.
+ */
 static int
 unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
     Dwarf_Addr base, char **file_name, Elf **elfp)
 {
 	struct sym_mapping m;
 	Dwarf_Addr low = 0;
-	int fd;
+	Elf *elf;
+	int fd = -1;
 
+	if (modname != NULL && modname[0] == '[')
+		return (dwfl_linux_proc_find_elf(mod, userdata, modname, base,
+		    file_name, elfp));
+	if (unwind_active == NULL)
+		return (-1);
 	dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
-	if (unwind_active != NULL && symbolizer_mapping(unwind_active->sym,
-	    unwind_active->cur_pid, low, &m) == 0 && m.path != NULL &&
-	    (fd = symbolizer_open_mapping(unwind_active->sym, &m)) >= 0) {
-		*file_name = strdup(m.path);
-		return (fd);
+	if (symbolizer_mapping(unwind_active->sym, unwind_active->cur_pid,
+	    low, &m) == 0 && m.path != NULL)
+		fd = symbolizer_open_mapping(unwind_active->sym, &m);
+	else if (modname != NULL && modname[0] == '/') {
+		/* The module's first mapping is not an executable one the
+		 * symbolizer knows: its path, opened the safe way. */
+		memset(&m, 0, sizeof(m));
+		m.path = modname;
+		fd = symbolizer_open_mapping(unwind_active->sym, &m);
 	}
-	return (dwfl_linux_proc_find_elf(mod, userdata, modname, base,
-	    file_name, elfp));
+	if (fd < 0)
+		return (-1);
+	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) == NULL) {
+		close(fd);
+		return (-1);
+	}
+	*file_name = strdup(m.path);
+	*elfp = elf;
+	return (fd);
+}
+
+/*
+ * No separate debug file: libdwfl's standard search opens candidates with
+ * open() (links followed, FIFOs block) and maps them.  Unwinding needs
+ * only the call frame information, which .eh_frame in the binary itself
+ * carries on x86_64.
+ */
+static int
+unwind_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+    Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+    GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink_file;
+	(void)debuglink_crc;
+	(void)debuginfo_file_name;
+	return (-1);
 }
 
 static const Dwfl_Callbacks unwind_proc_callbacks = {
 	.find_elf = unwind_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = unwind_find_debuginfo,
 };
 
 static pid_t

@@ -78,7 +78,9 @@ AT(gp_open_spec, root, 8);
 AT(gp_open_spec, path, 16);
 AT(gp_open_spec, max_size, 24);
 AT(gp_open_spec, owner, 32);
-_Static_assert(sizeof(struct gp_open_spec) == 40, "gp_open_spec 1.1 size");
+AT(gp_open_spec, reader, 40);
+_Static_assert(sizeof(struct gp_open_spec) == 48, "gp_open_spec 1.5 size");
+_Static_assert(GP_OPEN_SPEC_SIZE_1_1 == 40, "gp_open_spec 1.1 size");
 AT(gp_file_info, mode, 32);
 _Static_assert(sizeof(struct gp_file_info) == 40, "gp_file_info 1.1 size");
 

@@ -264,6 +264,60 @@ test_replaced(const char *mode)
 	close(fd);
 }
 
+/*
+ * Files read on a process's behalf (reader): the process's user must be
+ * able to read them.  The owner tests alone let a root-only file pass
+ * (mounted at a perf map's path, it is "root's").
+ */
+static void
+test_reader(const char *mode)
+{
+	struct gp_file_info	 info;
+	struct gp_open_spec	 s;
+	char			 what[128];
+	int			 rc;
+
+	put("rootonly", "root secret", 0600);
+	put("rootpub", "root public", 0644);
+	put("mine", "my map", 0600);
+	chown(at("mine"), 1000, 1000);
+	s = spec(NULL, at("rootonly"), GP_OPEN_OWNER_OR_ROOT);
+	s.owner = 1000;
+	CHECK_STREQ(rd(s, &rc), "root secret", "(owner or root alone lets a "
+	    "root-only file pass)");
+	s.reader = 1000;
+	rd(s, &rc);
+	snprintf(what, sizeof(what), "%s: a root-only file is refused to a "
+	    "reader who could not read it", mode);
+	CHECK_INTEQ(rc, -EACCES, what);
+	CHECK_INTEQ(safeopen_open(&s, &info), -EACCES, "(open too)");
+	CHECK(strstr(safeopen_strerror(-EACCES, &info), "not readable by the "
+	    "process's own user") != NULL, "and the log line says why");
+	s = spec(NULL, at("rootpub"), GP_OPEN_OWNER_OR_ROOT);
+	s.owner = 1000;
+	s.reader = 1000;
+	CHECK_STREQ(rd(s, &rc), "root public", "a root file everyone may read "
+	    "is read (/usr/lib/debug)");
+	s = spec(NULL, at("mine"), 0);
+	s.owner = 1000;
+	s.reader = 1000;
+	CHECK_STREQ(rd(s, &rc), "my map", "the reader's own 0600 file is read");
+	s = spec(NULL, at("rootonly"), 0);
+	s.reader = 0;
+	CHECK_STREQ(rd(s, &rc), "root secret", "reader root (0) reads all");
+	s.reader = -1;
+	rd(s, &rc);
+	CHECK_INTEQ(rc, -EACCES, "an unknown reader: the others' bits");
+	s = spec(NULL, at("rootonly"), 0);
+	s.size = GP_OPEN_SPEC_SIZE_1_1;
+	s.reader = 1000;	/* beyond a 1.1 spec: not looked at */
+	CHECK_STREQ(rd(s, &rc), "root secret", "a 1.1 spec (no reader) still "
+	    "works");
+	s.size = GP_OPEN_SPEC_SIZE_1_1 - 8;
+	rd(s, &rc);
+	CHECK_INTEQ(rc, -EINVAL, "a spec smaller than 1.1 is refused");
+}
+
 static void
 run_all(const char *mode, pid_t ct)
 {
@@ -273,6 +327,7 @@ run_all(const char *mode, pid_t ct)
 	test_device(mode);
 	test_huge(mode);
 	test_replaced(mode);
+	test_reader(mode);
 }
 
 /* A process in its own root: dir/ct, with links pointing out of it. */
