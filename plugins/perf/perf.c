@@ -71,7 +71,9 @@ static const struct gp_option perf_options[] = {
 		.min = 1,
 		.max = 0x7fffffffffffffffLL,
 		.help = "one sample every N events (perf record -c N) instead "
-		    "of --profiling-frequency samples a second",
+		    "of --profiling-frequency samples a second; at most 1000 "
+		    "samples a second per CPU are taken whatever N (clock and "
+		    "cycle events refuse N under 1000000)",
 	},
 	{
 		.name = "perf-use-cgroups",
