@@ -139,17 +139,6 @@ pkg_now(void)
 	return ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
 }
 
-static uint64_t
-pkg_hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-	return (h);
-}
-
 /* What a directory's index holds. */
 static size_t
 pkg_dir_bytes(const struct pkg_dir *d)
@@ -871,7 +860,7 @@ py_pkgidx_note(struct py_pkgidx *x, pid_t pid, uint64_t mntns,
 				continue;
 			if (now == 0)
 				now = pkg_now();
-			h = pkg_hash(frames[i] + fb, plen);
+			h = py_pkgtab_hash(frames[i] + fb, plen);
 			d = pkg_dir_find(x, mntns, frames[i] + fb, plen, h);
 			if (d != NULL) {
 				d->used_at = now;
@@ -956,7 +945,7 @@ pkg_tag(struct py_pkgidx *x, uint64_t mntns, const struct py_version *ver,
 	size_t plen = py_pkgver_packages_dir(f, fl);
 
 	if (plen > 0 && (d = pkg_dir_find(x, mntns, f, plen,
-	    pkg_hash(f, plen))) != NULL && d->state == PKG_READY) {
+	    py_pkgtab_hash(f, plen))) != NULL && d->state == PKG_READY) {
 		k = -1;
 		if (f[plen] != '/')
 			k = py_pkgtab_find(&d->files, f + plen, fl - plen);

@@ -20,8 +20,8 @@ struct py_pkgchunk {
 	char		 data[];
 };
 
-static uint64_t
-pkgtab_hash(const char *s, size_t n)
+uint64_t
+py_pkgtab_hash(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
 	size_t i;
@@ -101,7 +101,7 @@ int
 py_pkgtab_add(struct py_pkgtab *t, const char *k, size_t n, uint32_t dist,
     size_t limit)
 {
-	uint64_t h = pkgtab_hash(k, n);
+	uint64_t h = py_pkgtab_hash(k, n);
 	const char *dup;
 	uint32_t j;
 	int rc;
@@ -126,7 +126,7 @@ py_pkgtab_add(struct py_pkgtab *t, const char *k, size_t n, uint32_t dist,
 int64_t
 py_pkgtab_find(const struct py_pkgtab *t, const char *k, size_t n)
 {
-	const struct py_pkgkey *s = pkgtab_slot(t, k, n, pkgtab_hash(k, n));
+	const struct py_pkgkey *s = pkgtab_slot(t, k, n, py_pkgtab_hash(k, n));
 
 	return (s != NULL ? (int64_t)s->dist : -1);
 }

@@ -44,6 +44,9 @@ const char	*py_pkgtab_store(struct py_pkgtab *, const char *, size_t,
 int		 py_pkgtab_add(struct py_pkgtab *, const char *, size_t,
 		    uint32_t dist, size_t limit);
 /* The distribution of k, or -1. */
+/* FNV-1a of n bytes: the table's hash, and the index's for its
+ * directories. */
+uint64_t	 py_pkgtab_hash(const char *, size_t);
 int64_t		 py_pkgtab_find(const struct py_pkgtab *, const char *,
 		    size_t);
 /* Everything freed; the table is empty (bytes 0) and usable again. */
