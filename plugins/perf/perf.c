@@ -252,6 +252,16 @@ perf_check(void *priv, char *err, uint32_t errlen)
 		    "smart, disabled");
 		return (-EINVAL);
 	}
+#if !defined(__x86_64__)
+	/* The sampler copies x86_64's user registers for libdw (sampler.h):
+	 * elsewhere DWARF unwinding would unwind garbage. */
+	if (mode == PERF_MODE_DWARF || mode == PERF_MODE_SMART) {
+		snprintf(err, errlen, "--perf-mode %s: DWARF unwinding is not "
+		    "supported on this architecture yet (x86_64 only); use "
+		    "--perf-mode fp", perf_mode_name(mode));
+		return (-EINVAL);
+	}
+#endif
 	freq = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
 	dsz = p->api->option_get_int(p->ctx, "perf-dwarf-stack-size", 8192);
 	if ((mode == PERF_MODE_DWARF || mode == PERF_MODE_SMART) &&

@@ -139,11 +139,25 @@ struct {
  */
 struct task_struct;
 
+#if defined(__TARGET_ARCH_arm64)
+/*
+ * The kernel's arm64 struct pt_regs begins with struct user_pt_regs, which
+ * bpf_task_pt_regs points at: x0-x30, sp, pc, pstate.
+ */
+struct kregs {
+	__u64 regs[31], sp, pc, pstate;
+};
+#define KREGS_PSR_MODE_MASK	0xf	/* PSR_MODE_MASK */
+#define KREGS_PSR_MODE_EL0t	0x0	/* PSR_MODE_EL0t */
+#elif defined(__TARGET_ARCH_x86)
 /* The kernel's x86_64 struct pt_regs, which bpf_task_pt_regs points at. */
 struct kregs {
 	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
 	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
 };
+#else
+#error "the sampler knows the saved registers of x86_64 and arm64 only"
+#endif
 
 static __always_inline void
 stat_inc(__u32 idx)
@@ -158,6 +172,11 @@ stat_inc(__u32 idx)
 static __always_inline int
 copy_user_regs(struct sample_buf *s)
 {
+#if defined(__TARGET_ARCH_arm64)
+	/* sampler.h's registers are x86_64's DWARF numbering: user space
+	 * refuses DWARF mode on arm64 (perf.c), so no sample gets here. */
+	return -1;
+#else
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct kregs r;
 	long p;
@@ -172,23 +191,37 @@ copy_user_regs(struct sample_buf *s)
 	s->regs[12] = r.r12; s->regs[13] = r.r13; s->regs[14] = r.r14;
 	s->regs[15] = r.r15; s->regs[16] = r.ip;
 	return 0;
+#endif
 }
 
 /*
  * Kernel threads have no user context: the kernel zeroes their saved user
- * registers, so no user code segment (x86_64 struct pt_regs is ABI, read
- * without CO-RE).  Every user task's saved cs is the user one.
+ * registers (pt_regs is ABI, read without CO-RE).  On x86_64 they then
+ * hold no user code segment, and every user task's saved cs is the user
+ * one.  On arm64 a user task was interrupted in EL0t (the kernel's
+ * user_mode()), but zeroed registers read as EL0t too: a kernel thread's
+ * saved pc is 0, a user task's never is.
  */
 static __always_inline int
 task_is_user(void)
 {
 	long p = bpf_task_pt_regs(bpf_get_current_task_btf());
+#if defined(__TARGET_ARCH_arm64)
+	__u64 pc_pstate[2];
+
+	if (p == 0 || bpf_probe_read_kernel(pc_pstate, sizeof(pc_pstate),
+	    (void *)(p + __builtin_offsetof(struct kregs, pc))) != 0)
+		return 0;
+	return pc_pstate[0] != 0 &&
+	    (pc_pstate[1] & KREGS_PSR_MODE_MASK) == KREGS_PSR_MODE_EL0t;
+#else
 	__u64 cs;
 
 	if (p == 0 || bpf_probe_read_kernel(&cs, sizeof(cs),
 	    (void *)(p + __builtin_offsetof(struct kregs, cs))) != 0)
 		return 0;
 	return (cs & 3) == 3;
+#endif
 }
 
 /*
