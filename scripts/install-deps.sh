@@ -26,6 +26,9 @@ test="$test musl-tools"
 # PHP 8.2 CLI and FPM for the PHP reader (tests/integration/76-php-*.sh);
 # Ruby 3.1 for the Ruby reader (tests/integration/77-ruby-frames.sh).
 test="$test php-cli php-fpm ruby"
+# A FUSE server that never answers, mounted by an unprivileged user
+# (tests/integration/36-ruby-fuse-stall.sh, tests/fuse_lib.sh).
+test="$test fuse3 libfuse3-dev"
 pkgs=$build
 [ "${1:-}" = "--test" ] && pkgs="$build $test"
 apt-get update -qq
