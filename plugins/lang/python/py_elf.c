@@ -38,23 +38,45 @@ py_elf_symbol(struct py_elf *pe, const char *name, const GElf_Sym *sym)
 	}
 }
 
+/*
+ * A symbol's name from its string table's data, if it ends within
+ * NAME_MAX bytes (the names looked for are short).  Not elf_strptr: on a
+ * table whose last byte is not NUL it scans the whole rest of the table
+ * for each symbol, hours over a large unstripped binary.
+ */
+static const char *
+py_elf_name(const Elf_Data *str, size_t off)
+{
+	const char	*s;
+	size_t		 left;
+
+	if (str == NULL || str->d_buf == NULL || off >= str->d_size)
+		return (NULL);
+	s = (const char *)str->d_buf + off;
+	left = str->d_size - off;
+	return (memchr(s, '\0', left < 256 ? left : 256) != NULL ? s : NULL);
+}
+
 static void
 py_elf_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct py_elf *pe)
 {
-	Elf_Data *data;
+	Elf_Data *data, *str;
+	Elf_Scn *strscn;
 	GElf_Sym sym;
 	const char *name;
 	size_t i, n;
 
 	if (sh->sh_entsize == 0 || (data = elf_getdata(scn, NULL)) == NULL)
 		return;
+	strscn = elf_getscn(elf, sh->sh_link);
+	str = strscn != NULL ? elf_getdata(strscn, NULL) : NULL;
 	n = sh->sh_size / sh->sh_entsize;
 	if (n > PY_ELF_MAX_SYMS)
 		n = PY_ELF_MAX_SYMS;
 	for (i = 0; i < n; i++) {
 		if (gelf_getsym(data, (int)i, &sym) == NULL)
 			break;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		name = py_elf_name(str, sym.st_name);
 		if (name != NULL)
 			py_elf_symbol(pe, name, &sym);
 	}

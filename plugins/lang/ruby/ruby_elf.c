@@ -20,17 +20,39 @@
 
 #define RUBY_ELF_MAX_SYMS	(4u << 20)
 
+/*
+ * A symbol's name from its string table's data, if it ends within
+ * NAME_MAX bytes (the names looked for are short).  Not elf_strptr: on a
+ * table whose last byte is not NUL it scans the whole rest of the table
+ * for each symbol, hours over a large unstripped binary.
+ */
+static const char *
+ruby_elf_name(const Elf_Data *str, size_t off)
+{
+	const char	*s;
+	size_t		 left;
+
+	if (str == NULL || str->d_buf == NULL || off >= str->d_size)
+		return (NULL);
+	s = (const char *)str->d_buf + off;
+	left = str->d_size - off;
+	return (memchr(s, '\0', left < 256 ? left : 256) != NULL ? s : NULL);
+}
+
 static void
 ruby_elf_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
     struct ruby_elf *re)
 {
-	Elf_Data *data;
+	Elf_Data *data, *str;
+	Elf_Scn *strscn;
 	GElf_Sym sym;
 	const char *name;
 	size_t i, n;
 
 	if (sh->sh_entsize == 0 || (data = elf_getdata(scn, NULL)) == NULL)
 		return;
+	strscn = elf_getscn(elf, sh->sh_link);
+	str = strscn != NULL ? elf_getdata(strscn, NULL) : NULL;
 	n = sh->sh_size / sh->sh_entsize;
 	if (n > RUBY_ELF_MAX_SYMS)
 		n = RUBY_ELF_MAX_SYMS;
@@ -39,7 +61,7 @@ ruby_elf_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 			break;
 		if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0 ||
 		    GELF_ST_TYPE(sym.st_info) == STT_TLS ||
-		    (name = elf_strptr(elf, sh->sh_link, sym.st_name)) == NULL)
+		    (name = ruby_elf_name(str, sym.st_name)) == NULL)
 			continue;
 		if (strcmp(name, "ruby_current_vm_ptr") == 0 &&
 		    re->current_vm_ptr == 0)
