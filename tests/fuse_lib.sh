@@ -27,8 +27,10 @@ fuse_stall_start() {
 	chmod 0755 "$_fz"
 	chown 65534:65534 "$_fz/mnt"
 	FUSE_MNT=$_fz/mnt
+	# Multi-threaded (no -s): a read that never answers must not hold
+	# up the victim's own close (FLUSH) behind it.
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
-	    "$_fz/fuse_stall" "$_fz/mnt" -f -s >"$_fz/server.log" 2>&1 &
+	    "$_fz/fuse_stall" "$_fz/mnt" -f >"$_fz/server.log" 2>&1 &
 	FUSE_PID=$!
 	_i=0
 	while ! awk -v m="$FUSE_MNT" '$5 == m { f = 1 } END { exit !f }' \
