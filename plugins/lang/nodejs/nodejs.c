@@ -929,12 +929,15 @@ nj_start(void *priv)
 	n->shared_ok = n->api->option_get_bool(n->ctx,
 	    "nodejs-attach-shared-netns") > 0;
 	if (n->mode == NJ_MODE_PERF) {
-		n->api->log(n->ctx, GP_LOG_INFO, "--nodejs-mode perf: node "
+		/* The mode in force, as --help and the uploaded arguments
+		 * name it (disabled by default): perf names the same
+		 * processes in both. */
+		n->api->log(n->ctx, GP_LOG_INFO, "--nodejs-mode %s: node "
 		    "processes started with --perf-basic-prof are named from "
 		    "their /tmp/perf-PID.map by perf; jitdump files "
 		    "(--perf-prof) are not read, and processes started "
 		    "without the flag stay unnamed (--nodejs-mode "
-		    "attach-maps names them)");
+		    "attach-maps names them)", m != NULL ? m : "disabled");
 		return (0);
 	}
 	if ((rc = nj_find_files(n)) != 0) {
