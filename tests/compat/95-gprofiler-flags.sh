@@ -83,6 +83,10 @@ valid_values() {
 	perf-dwarf-stack-size) echo 4096; echo 65528; return ;;
 	log-rotate-max-size) echo 1048576; return ;;
 	perf-event) echo cpu-clock; return ;;
+	# gProfiler takes any positive period; here one that asks the
+	# default event for over 1000 samples a second per CPU is refused
+	# (docs/COMPAT.md; checked below).
+	perf-event-period) echo 1000000; echo 30000000; return ;;
 	app-id-args-filter) echo '.*Xmx.*'; return ;;
 	pids|python-pyspy-process) echo 1; echo 1,2; return ;;
 	esac
@@ -212,6 +216,10 @@ gp --mode allocation -f 11
 refused "profiling-frequency"; ok $? "-f in allocation mode"
 gp --perf-dwarf-stack-size 65529
 refused "perf-dwarf-stack-size"; ok $? "--perf-dwarf-stack-size above 65528"
+# This agent's own limit (docs/SECURITY.md): gProfiler would sample the
+# default event at every one of its counts.
+gp --perf-event-period 1
+refused "perf-event-period"; ok $? "--perf-event-period 1: over 1000 samples/s/CPU"
 gp --perf-mode dwarf -f 101
 refused "100"; ok $? "-f above 100 with --perf-mode dwarf"
 gp -u --service-name s

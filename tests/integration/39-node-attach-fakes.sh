@@ -14,17 +14,10 @@
 # left in any /tmp.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/attack_lib.sh"
-NODE=$(command -v node) || skip_all "node missing"
+. "$top_srcdir/tests/integration/node_lib.sh"
+node_attach_require unshare ip setpriv pgrep
 PYBIN=$(readlink -f /usr/bin/python3)
 [ -x "$PYBIN" ] || skip_all "Debian's python3 missing"
-for t in unshare ip setpriv pgrep; do
-	command -v $t >/dev/null || skip_all "$t missing"
-done
-case $("$NODE" -p 'process.versions.v8.split(".")[0]') in
-11) ;;
-*) skip_all "node $("$NODE" -v): the perf map writer is checked on V8 11 (node 20) only" ;;
-esac
-[ -x "$GP_PLUGIN_DIR/nodejs/nodejs-attach" ] || skip_all "nodejs plugin not built"
 tap_tmpdir
 chmod 755 "$TMP"
 mkdir "$TMP/sh" "$TMP/py"

@@ -13,15 +13,8 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/java_lib.sh"
 jv_require
-NODE=$(command -v node) || skip_all "node missing"
-for t in unshare ip setpriv nsenter ss pgrep; do
-	command -v $t >/dev/null || skip_all "$t missing"
-done
-case $("$NODE" -p 'process.versions.v8.split(".")[0]') in
-11) ;;
-*) skip_all "node $("$NODE" -v): the perf map writer is checked on V8 11 (node 20) only" ;;
-esac
-[ -x "$GP_PLUGIN_DIR/nodejs/nodejs-attach" ] || skip_all "nodejs plugin not built"
+. "$top_srcdir/tests/integration/node_lib.sh"
+node_attach_require unshare ip setpriv nsenter ss pgrep
 tap_tmpdir
 WL=$top_srcdir/tests/workloads/node_attach.js
 # The nodes that are only to be left alone idle: CPU for the judged one.
