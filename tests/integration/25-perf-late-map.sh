@@ -55,10 +55,10 @@ n=$(awk '/^late_prog;.*;late_spin( |;)/ { s += $NF } END { print s + 0 }' \
 diag "late_spin: $n samples"
 check "late_spin named ($n samples, 3 x 0.3 s at 499 Hz)" test "$n" -ge 150
 # every late_prog sample whose leaf is user code names it.  Not counted:
-# a leaf in the vdso of a process gone before the cycle's end, "(vdso)"
-# (where clock_gettime is served there, as with kvm-clock): the kernel's
-# record of that mapping is not matched to the agent's own vdso yet
-# (known gap, counted in the diagnostics).
+# "(vdso)", an address in the vdso that its symbol table does not cover
+# (with kvm-clock, clock_gettime spends its time in the vdso's local
+# pvclock reader, which has no .dynsym entry: perf script shows the same
+# addresses as "[unknown] ([vdso])"); counted in the diagnostics.
 bad=$(awk '/^late_prog;/ { n = split($1, f, ";"); leaf = ""
 	for (i = n; i > 1; i--) if (f[i] !~ /_\[k\]$/) { leaf = f[i]; break }
 	if (leaf != "(vdso)" && (leaf == "[unknown]" || leaf ~ /^\(/))
