@@ -87,8 +87,15 @@ if not pv:
     pv = {'__vdso_clock_gettime'}
 ov = {f for f in oframes if 'vdso' in f}
 print("perf vdso: %s, ours: %s" % (sorted(pv), sorted(ov)))
-ok('__vdso_clock_gettime' in pv and '__vdso_clock_gettime' in ov,
-   "vDSO frame __vdso_clock_gettime, as perf")
+if not ov:
+    # None of our samples fell in the vDSO this time (a few in a thousand;
+    # an ASan run on a loaded host took 57 stacks in all): nothing to
+    # compare.  An unnamed vDSO address would show as "(vdso)".
+    ok(True, "vDSO frame __vdso_clock_gettime, as perf # SKIP no sample "
+       "of ours fell in the vDSO")
+else:
+    ok('__vdso_clock_gettime' in pv and '__vdso_clock_gettime' in ov,
+       "vDSO frame __vdso_clock_gettime, as perf")
 ok('clock_gettime' not in oframes, "not the vDSO's weak alias clock_gettime")
 
 # glibc's versioned aliases: perf's choice.
