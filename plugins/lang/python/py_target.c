@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "langelf.h"
+#include "elfread.h"
 #include "py_target.h"
 
 #define PY_MAPS_MAX	(16u << 20)
@@ -411,9 +411,9 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	}
 	rc = py_elf_read_cached(fd, &pe);
 	close(fd);
-	if (langelf_is_bad(rc)) {
+	if (elfread_is_bad(rc)) {
 		snprintf(why, whylen, "%s skipped: %s", ob->path,
-		    langelf_strerror(rc));
+		    elfread_strerror(rc));
 		return (-ENOENT);
 	}
 	if (rc != 0) {

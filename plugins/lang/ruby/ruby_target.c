@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "langelf.h"
+#include "elfread.h"
 #include "langmaps.h"
 #include "langproc.h"
 #include "ruby_target.h"
@@ -107,9 +107,9 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 	}
 	rc = ruby_elf_read_fd(fd, &pe);
 	close(fd);
-	if (langelf_is_bad(rc)) {
+	if (elfread_is_bad(rc)) {
 		snprintf(why, whylen, "%s skipped: %s", ob.path,
-		    langelf_strerror(rc));
+		    elfread_strerror(rc));
 		return (-ENOENT);
 	}
 	if (rc != 0) {

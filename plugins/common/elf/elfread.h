@@ -1,6 +1,7 @@
 /*
- * The one ELF reader of the runtime plugins (Ruby, PHP, Python): an
- * interpreter's image read with bounded pread (never mmap: a file
+ * The plugins' one ELF reader, shared by the runtime plugins (Ruby, PHP,
+ * Python: an interpreter's image) and the perf plugin's symbol tables: a file
+ * read with bounded pread (never mmap: a file
  * truncated under us reads short instead of raising SIGBUS), from a file
  * descriptor or from bytes in memory (unit tests, fuzzers).  It gives
  * what the readers need and nothing more: the headers, section names,
@@ -15,25 +16,25 @@
  * remembered by identity (dev, inode, size, mtime) and not read again
  * until it changes; one log line says so.
  */
-#ifndef GP_LANGELF_H
-#define GP_LANGELF_H
+#ifndef GP_ELFREAD_H
+#define GP_ELFREAD_H
 
 #include <elf.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define LANGELF_MAX_PHDRS	256
-#define LANGELF_MAX_SHDRS	4096
-#define LANGELF_MAX_SYMS	(1u << 20)	/* per symbol table */
-#define LANGELF_SHSTR_MAX	(64u << 10)	/* section names, read once */
-#define LANGELF_STR_WHOLE	(4u << 20)	/* a string table read at once */
-#define LANGELF_NAME_MAX	64		/* longest name looked for */
-#define LANGELF_NOTE_MAX	(64u << 10)	/* a note section read */
-/* What one file may cost (measured: see langelf.c). */
-#define LANGELF_BUDGET_BYTES	(8u << 20)
-#define LANGELF_BUDGET_READS	2048u
+#define ELFREAD_MAX_PHDRS	256
+#define ELFREAD_MAX_SHDRS	4096
+#define ELFREAD_MAX_SYMS	(1u << 20)	/* per symbol table */
+#define ELFREAD_SHSTR_MAX	(64u << 10)	/* section names, read once */
+#define ELFREAD_STR_WHOLE	(4u << 20)	/* a string table read at once */
+#define ELFREAD_NAME_MAX	64		/* longest name looked for */
+#define ELFREAD_NOTE_MAX	(64u << 10)	/* a note section read */
+/* What one file may cost (measured: see elfread.c). */
+#define ELFREAD_BUDGET_BYTES	(8u << 20)
+#define ELFREAD_BUDGET_READS	2048u
 
-struct langelf {
+struct elfread {
 	int			 fd;		/* -1: mem */
 	const uint8_t		*mem;
 	uint64_t		 size;		/* the file's, at open */
@@ -48,9 +49,9 @@ struct langelf {
 	int			 error;		/* first fatal error, -errno */
 };
 
-typedef int	(*langelf_fn)(struct langelf *, void *);
+typedef int	(*elfread_fn)(struct elfread *, void *);
 /* A symbol whose name is names[which]; st_shndx is never SHN_UNDEF. */
-typedef void	(*langelf_sym_fn)(void *, size_t which, const Elf64_Sym *);
+typedef void	(*elfread_sym_fn)(void *, size_t which, const Elf64_Sym *);
 
 /*
  * fn(le, arg)'s result, or: -ENOEXEC not a 64-bit little-endian ELF;
@@ -59,45 +60,45 @@ typedef void	(*langelf_sym_fn)(void *, size_t which, const Elf64_Sym *);
  * The last four (and -EBADMSG) mark the file bad: the same answer, without
  * reading, until it changes.
  */
-int	langelf_read_fd(int fd, langelf_fn fn, void *arg);
-int	langelf_read_mem(const void *buf, size_t len, langelf_fn fn,
+int	elfread_read_fd(int fd, elfread_fn fn, void *arg);
+int	elfread_read_mem(const void *buf, size_t len, elfread_fn fn,
 	    void *arg);
 /* Whether rc is one of those that mark a file bad. */
-int	langelf_is_bad(int);
+int	elfread_is_bad(int);
 /* Text for the codes above ("over its read budget", ...). */
-const char *langelf_strerror(int);
+const char *elfread_strerror(int);
 /* Where the one line about a bad file goes (the plugin's log). */
-void	langelf_set_log(void (*)(void *, const char *), void *);
+void	elfread_set_log(void (*)(void *, const char *), void *);
 
 /* Link-time address of the first PT_LOAD, aligned down; -ENOEXEC. */
-int	langelf_first_load(struct langelf *, uint64_t *);
+int	elfread_first_load(struct elfread *, uint64_t *);
 /* Whether section i is named name (compared within the names read). */
-int	langelf_section_is(const struct langelf *, size_t i, const char *);
+int	elfread_section_is(const struct elfread *, size_t i, const char *);
 /*
  * Walk the symbol tables of type (SHT_DYNSYM, SHT_SYMTAB): fn for each
- * defined symbol named one of names[0..n) (each at most LANGELF_NAME_MAX
+ * defined symbol named one of names[0..n) (each at most ELFREAD_NAME_MAX
  * bytes).  0, or the reader's error.
  */
-int	langelf_symbols(struct langelf *, uint32_t type,
-	    const char *const *names, size_t n, langelf_sym_fn fn, void *arg);
+int	elfread_symbols(struct elfread *, uint32_t type,
+	    const char *const *names, size_t n, elfread_sym_fn fn, void *arg);
 /* The GNU build-id (at most cap bytes): its length, 0 without one. */
-size_t	langelf_build_id(struct langelf *, uint8_t *, size_t cap);
+size_t	elfread_build_id(struct elfread *, uint8_t *, size_t cap);
 /*
  * Up to len bytes at vaddr from the PROGBITS section holding it
  * (executable ones only with exec): the count read (cut at the
  * section's end), -1 when none holds it or the read failed.
  */
-int64_t	langelf_read_vaddr(struct langelf *, uint64_t vaddr, void *,
+int64_t	elfread_read_vaddr(struct elfread *, uint64_t vaddr, void *,
 	    size_t len, int exec);
 /* len bytes at off of section i's data; 0 or -1. */
-int	langelf_read_section(struct langelf *, size_t i, uint64_t off,
+int	elfread_read_section(struct elfread *, size_t i, uint64_t off,
 	    void *, size_t len);
 
 /* Pure parsers, tested and fuzzed on their own. */
-size_t	langelf_note_build_id(const uint8_t *, size_t, uint8_t *, size_t);
+size_t	elfread_note_build_id(const uint8_t *, size_t, uint8_t *, size_t);
 /* Whether the name at off of a string table of len bytes (no final NUL
  * needed) is name; p holds the table's bytes from off, avail of them. */
-int	langelf_name_eq(const uint8_t *p, size_t avail, uint64_t off,
+int	elfread_name_eq(const uint8_t *p, size_t avail, uint64_t off,
 	    uint64_t len, const char *name);
 
 #endif
