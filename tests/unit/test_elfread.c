@@ -304,6 +304,14 @@ write_file(const char *path, const struct img *im)
 	return (fd);
 }
 
+/* One read in a turn of its own (the turn's bound is test_turn's). */
+static int
+read_fd(int fd, struct found *f)
+{
+	elfread_turn_clear();
+	return (elfread_read_fd(fd, walk, f));
+}
+
 static void
 test_fd(void)
 {
@@ -328,7 +336,7 @@ test_fd(void)
 	memset(&f, 0, sizeof(f));
 	f.truncate_fd = -1;
 	t0 = now_ms();
-	rc = elfread_read_fd(fd, walk, &f);
+	rc = read_fd(fd, &f);
 	worst = now_ms() - t0;
 	CHECK_INTEQ(rc, -E2BIG, "40,000 names in 64 MB: over the budget");
 	printf("# 40,000 names in 64 MB without a NUL: %.1f ms\n", worst);
@@ -339,7 +347,7 @@ test_fd(void)
 	    strstr(lastlog, "over its read budget") != NULL,
 	    "naming the file and the reason");
 	f.walked = 0;
-	rc = elfread_read_fd(fd, walk, &f);
+	rc = read_fd(fd, &f);
 	CHECK_INTEQ(rc, -E2BIG, "asked again: the same answer");
 	CHECK_INTEQ(f.walked, 0, "without reading it");
 	CHECK_INTEQ(nlogs, 1, "and without another line");
@@ -347,7 +355,7 @@ test_fd(void)
 	ts[0].tv_sec = ts[1].tv_sec = 1000000000;
 	ts[0].tv_nsec = ts[1].tv_nsec = 0;
 	CHECK(futimens(fd, ts) == 0, "touched");
-	rc = elfread_read_fd(fd, walk, &f);
+	rc = read_fd(fd, &f);
 	CHECK(rc == -E2BIG && nlogs == 2, "a changed file is read again");
 	close(fd);
 	free(im.buf);
@@ -358,7 +366,7 @@ test_fd(void)
 	memset(&f, 0, sizeof(f));
 	f.truncate_fd = -1;
 	t0 = now_ms();
-	rc = elfread_read_fd(fd, walk, &f);
+	rc = read_fd(fd, &f);
 	worst = now_ms() - t0;
 	printf("# 350,000 symbols, 8 MB: %.1f ms\n", worst);
 	CHECK_INTEQ(rc, -E2BIG, "350,000 symbols: over the budget");
@@ -367,29 +375,92 @@ test_fd(void)
 	close(fd);
 	free(im.buf);
 
-	/* 1,500 of them fit the budget (and find nothing). */
-	img_build(&im, 1500, 64u << 20, "", 0, NULL, 0);
+	/* 400 of them fit the budget (and find nothing). */
+	img_build(&im, 400, 64u << 20, "", 0, NULL, 0);
 	fd = write_file(path, &im);
 	memset(&f, 0, sizeof(f));
 	f.truncate_fd = -1;
 	t0 = now_ms();
-	rc = elfread_read_fd(fd, walk, &f);
-	printf("# 1,500 names in 64 MB: %.1f ms\n", now_ms() - t0);
-	CHECK_INTEQ(rc, 0, "1,500 names in 64 MB: read");
+	rc = read_fd(fd, &f);
+	printf("# 400 names in 64 MB: %.1f ms\n", now_ms() - t0);
+	CHECK_INTEQ(rc, 0, "400 names in 64 MB: read");
 	CHECK(f.n[0] + f.n[1] + f.n[2] == 0, "naming nothing");
 	/* shrunk while read: short reads, given up on, once */
 	f.truncate_fd = fd;
-	rc = elfread_read_fd(fd, walk, &f);
+	rc = read_fd(fd, &f);
 	CHECK(rc == -EIO || rc == -ESTALE, "truncated while read: given up");
 	CHECK_INTEQ(nlogs, 4, "one line says so");
 	CHECK(strstr(lastlog, "truncated while read") != NULL ||
 	    strstr(lastlog, "changed while read") != NULL, "and why");
 	f.truncate_fd = -1;
-	CHECK(elfread_read_fd(fd, walk, &f) == rc && nlogs == 4,
+	CHECK(read_fd(fd, &f) == rc && nlogs == 4,
 	    "the truncated file is not read again");
 	close(fd);
 	free(im.buf);
 	elfread_set_log(NULL, NULL);
+	unlink(path);
+}
+
+/*
+ * A loop turn begins files only while it has spent less than its share:
+ * files that each cost most of their budget, read one after the other as
+ * a scan attaching to many processes would, are not all read in one turn;
+ * the rest are read in later turns.
+ */
+static void
+test_turn(void)
+{
+	char path[] = "/tmp/test_elfread.XXXXXX";
+	struct img im;
+	struct found f;
+	struct stat st;
+	uint64_t b0, r0, b1, r1;
+	double t0, worst = 0, t;
+	int fd, i, rc, read = 0, deferred = 0;
+
+	if ((fd = mkstemp(path)) < 0) {
+		CHECK(0, "a temporary file");
+		return;
+	}
+	close(fd);
+	elfbad_clear();
+	/* 40,000 symbols: 960 KB read, within a file's budget */
+	img_build(&im, 40000, 4096, "", 0, NULL, 0);
+	fd = write_file(path, &im);
+	memset(&f, 0, sizeof(f));
+	f.truncate_fd = -1;
+	elfread_turn_clear();
+	elfread_spent(&b0, &r0);
+	t0 = now_ms();
+	for (i = 0; i < 8; i++) {
+		t = now_ms();
+		rc = elfread_read_fd(fd, walk, &f);
+		t = now_ms() - t;
+		if (t > worst)
+			worst = t;
+		if (rc == -EINPROGRESS)
+			deferred++;
+		else if (rc == 0)
+			read++;
+	}
+	elfread_spent(&b1, &r1);
+	printf("# 8 files of 40,000 symbols at once: %d read (%llu KB, "
+	    "%.1f ms; the longest %.1f ms), %d deferred\n", read,
+	    (unsigned long long)(b1 - b0) >> 10, now_ms() - t0, worst,
+	    deferred);
+	CHECK(deferred > 0, "a turn does not read them all");
+	CHECK(b1 - b0 <= (uint64_t)ELFREAD_TURN_BYTES + ELFREAD_BUDGET_BYTES ||
+	    now_ms() - t0 >= ELFREAD_TURN_MS,
+	    "it reads at most its share and one file's budget");
+	CHECK_STREQ(elfread_strerror(-EINPROGRESS),
+	    "deferred to a later loop turn", "the reason given");
+	CHECK(fstat(fd, &st) == 0 && elfbad_find(&st) == 0,
+	    "a deferred file is not bad");
+	elfread_turn_clear();
+	CHECK_INTEQ(elfread_read_fd(fd, walk, &f), 0,
+	    "read in a later turn");
+	close(fd);
+	free(im.buf);
 	unlink(path);
 }
 
@@ -435,5 +506,6 @@ main(void)
 	test_mem();
 	test_memo();
 	test_fd();
+	test_turn();
 	return (testing_done());
 }

@@ -30,9 +30,24 @@
 #define ELFREAD_STR_WHOLE	(4u << 20)	/* a string table read at once */
 #define ELFREAD_NAME_MAX	64		/* longest name looked for */
 #define ELFREAD_NOTE_MAX	(64u << 10)	/* a note section read */
-/* What one file may cost (measured: see elfread.c). */
-#define ELFREAD_BUDGET_BYTES	(8u << 20)
-#define ELFREAD_BUDGET_READS	2048u
+/*
+ * What one file may cost (measured: see elfread.c): the real interpreters'
+ * images need at most 29 reads and 860 KB (pyenv's unstripped libpython
+ * 3.12; php8.2's 600 KB is mostly the search for its version).
+ */
+#define ELFREAD_BUDGET_BYTES	(4u << 20)
+#define ELFREAD_BUDGET_READS	512u
+/*
+ * What the reads from files may cost in all in one loop turn, taken as
+ * ELFREAD_TURN_MS of the clock: a file is begun only while the turn has
+ * spent less than this, so that a callback that attaches to many
+ * processes, each mapping its own large or hostile file, spends at most
+ * this plus one file's budget before the rest wait for a later turn
+ * (-EINPROGRESS: nothing is wrong with them).
+ */
+#define ELFREAD_TURN_MS		50
+#define ELFREAD_TURN_BYTES	(1u << 20)
+#define ELFREAD_TURN_READS	256u
 
 struct elfread {
 	int			 fd;		/* -1: mem */
@@ -56,9 +71,10 @@ typedef void	(*elfread_sym_fn)(void *, size_t which, const Elf64_Sym *);
 /*
  * fn(le, arg)'s result, or: -ENOEXEC not a 64-bit little-endian ELF;
  * -EBADMSG malformed headers; -E2BIG over the budget; -EIO shorter than
- * its size (truncated while read); -ESTALE changed while read; -ENOMEM.
- * The last four (and -EBADMSG) mark the file bad: the same answer, without
- * reading, until it changes.
+ * its size (truncated while read); -ESTALE changed while read; -ENOMEM;
+ * from a file, -EINPROGRESS: not read, this loop turn's reads are spent
+ * (ask again in a later turn).  -EBADMSG, -E2BIG, -EIO and -ESTALE mark
+ * the file bad: the same answer, without reading, until it changes.
  */
 int	elfread_read_fd(int fd, elfread_fn fn, void *arg);
 int	elfread_read_mem(const void *buf, size_t len, elfread_fn fn,
@@ -67,6 +83,10 @@ int	elfread_read_mem(const void *buf, size_t len, elfread_fn fn,
 int	elfread_is_bad(int);
 /* Text for the codes above ("over its read budget", ...). */
 const char *elfread_strerror(int);
+/* What every read so far cost, in all (benchmarks, tests). */
+void	elfread_spent(uint64_t *bytes, uint64_t *reads);
+/* A new loop turn now, whatever the clock says (tests, benchmarks). */
+void	elfread_turn_clear(void);
 /* Where the one line about a bad file goes (the plugin's log). */
 void	elfread_set_log(void (*)(void *, const char *), void *);
 

@@ -16,7 +16,9 @@
 #include "elfread.h"
 #include "phpreader.h"
 
-#define PHP_ELF_MAX_SCAN	(4u << 20)	/* searched for the version */
+/* Searched for the version: half the reader's budget per file, the rest
+ * for the headers and symbols (php8.2's CLI finds it 600 KB in). */
+#define PHP_ELF_MAX_SCAN	(ELFREAD_BUDGET_BYTES / 2)
 #define PHP_ELF_CHUNK		(256u << 10)	/* read at once */
 #define PHP_ELF_OVERLAP		128		/* a version across chunks */
 

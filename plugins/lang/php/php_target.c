@@ -107,6 +107,11 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 	}
 	rc = php_elf_read_fd(fd, &pe);
 	close(fd);
+	if (rc == -EINPROGRESS) {
+		snprintf(why, whylen, "%s: %s", ob.path,
+		    elfread_strerror(rc));
+		return (rc);
+	}
 	if (elfread_is_bad(rc)) {
 		snprintf(why, whylen, "%s skipped: %s", ob.path,
 		    elfread_strerror(rc));
