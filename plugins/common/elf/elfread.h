@@ -1,11 +1,13 @@
 /*
- * The plugins' one ELF reader, shared by the runtime plugins (Ruby, PHP,
- * Python: an interpreter's image) and the perf plugin's symbol tables: a file
- * read with bounded pread (never mmap: a file
- * truncated under us reads short instead of raising SIGBUS), from a file
- * descriptor or from bytes in memory (unit tests, fuzzers).  It gives
- * what the readers need and nothing more: the headers, section names,
- * named symbols, the build-id note, and a few bytes at a virtual address.
+ * The plugins' ELF reader: a file any local user controls, read with
+ * bounded pread (never mmap: a file truncated under us reads short instead
+ * of raising SIGBUS), from a file descriptor or from bytes in memory (unit
+ * tests, fuzzers).  It gives what its readers need and nothing more: the
+ * headers, section names, named symbols, the build-id note, and a few
+ * bytes at a virtual address.  The runtime plugins (Ruby, PHP, Python)
+ * read an interpreter's image with it; the perf plugin's symbol tables
+ * (plugins/perf/elfsym*.c) share its note parser and are to be built on
+ * it (their load is still libelf's, ELF_C_READ: see below).
  *
  * Every read is charged to a budget per file (bytes and read calls): a
  * hostile file costs at most that, however large its tables.  Names are
@@ -15,6 +17,16 @@
  * malformed, changes or shrinks while read, or exceeds its budget is
  * remembered by identity (dev, inode, size, mtime) and not read again
  * until it changes; one log line says so.
+ *
+ * What moving perf's loader here takes (elfsym_load.c keeps its steps):
+ * its section walk over this reader's headers (struct elfread's sh, read
+ * once) instead of elf_nextscn; symbols read in chunks by pread as
+ * elfread_symbols does, a step a chunk, instead of elf_getdata's whole
+ * section; the string table copied in slices as now; .gnu_debuglink,
+ * .rela.plt and Go's sections (.gopclntab, .noptrdata, .go.buildinfo) by
+ * elfread_read_section; the per-file budget sized for the symbolizer (its
+ * tables: up to ELFSYM_MAX_SYMS symbols), and a file given up on marked
+ * in elfbad by identity, next to the symbolizer's own cache.
  */
 #ifndef GP_ELFREAD_H
 #define GP_ELFREAD_H
