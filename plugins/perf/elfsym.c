@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfread.h"
 #include "elfsym.h"
 #include "elfsym_int.h"
 
@@ -81,21 +82,12 @@ elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
 void
 elfsym_read_note(struct elfsym_table *t, Elf_Data *d)
 {
-	GElf_Nhdr	 nh;
-	size_t		 off = 0, next, noff, doff;
+	size_t	 n;
 
-	while (off < d->d_size &&
-	    (next = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    memcmp((char *)d->d_buf + noff, "GNU", 4) == 0 &&
-		    nh.n_descsz > 0 && nh.n_descsz <= ELFSYM_BUILD_ID_MAX) {
-			memcpy(t->build_id, (char *)d->d_buf + doff,
-			    nh.n_descsz);
-			t->build_id_len = nh.n_descsz;
-			return;
-		}
-		off = next;
-	}
+	/* the plugins' one note parser (plugins/common/elf) */
+	if (d->d_buf != NULL && (n = elfread_note_build_id(d->d_buf,
+	    d->d_size, t->build_id, ELFSYM_BUILD_ID_MAX)) > 0)
+		t->build_id_len = n;
 }
 
 void

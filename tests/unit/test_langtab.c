@@ -154,6 +154,8 @@ main(void)
 	CHECK_INTEQ(langtab_attach_state(-ENOTSUP, 5), LANGTAB_SKIPPED,
 	    "skipped");
 	CHECK_INTEQ(langtab_attach_state(-EIO, 5), LANGTAB_ERROR, "error");
+	CHECK_INTEQ(langtab_attach_state(-EINPROGRESS, 5), LANGTAB_NEW,
+	    "the ELF reader's turn spent: tried again, however old");
 	CHECK_INTEQ(langtab_attach_state(-EIO, 0.5), LANGTAB_NEW,
 	    "error while young: try again");
 

@@ -134,6 +134,10 @@ langtab_attach_state(int rc, double age)
 		return (LANGTAB_IGNORED);
 	case -EAGAIN:
 		return (langtab_settle(LANGTAB_IGNORED, age));
+	case -EINPROGRESS:
+		/* the ELF reader's turn spent: tried again, whatever its
+		 * age (elfread.h) */
+		return (LANGTAB_NEW);
 	case -ENOTSUP:
 		return (langtab_settle(LANGTAB_SKIPPED, age));
 	default:

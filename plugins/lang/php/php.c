@@ -24,7 +24,7 @@
 
 #include <gprofiler/plugin.h>
 
-#include "langelf.h"
+#include "elfread.h"
 
 #include "langagg.h"
 #include "langtab.h"
@@ -530,7 +530,7 @@ phpp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		return (-ENOMEM);
 	}
 	langproc_set_opener(phpp_file_open, p);
-	langelf_set_log(phpp_elf_log, p);
+	elfread_set_log(phpp_elf_log, p);
 	*privp = p;
 	return (0);
 }
@@ -542,7 +542,7 @@ phpp_destroy(void *priv)
 
 	if (p == NULL)
 		return;
-	langelf_set_log(NULL, NULL);
+	elfread_set_log(NULL, NULL);
 	phpp_reset(p);
 	langagg_free(p->agg);
 	langtab_free(&p->tab);

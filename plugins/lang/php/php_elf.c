@@ -4,7 +4,7 @@
  * is ZTS (executor_globals_offset: the globals live in thread-local
  * storage, which this reader does not follow), the version string, and
  * the first PT_LOAD for the load bias.  Read through the runtime plugins'
- * one bounded ELF reader (langelf.c); every value taken from the file is
+ * one bounded ELF reader (elfread.c); every value taken from the file is
  * bounds-checked here.
  */
 #include "config.h"
@@ -13,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "langelf.h"
+#include "elfread.h"
 #include "phpreader.h"
 
-#define PHP_ELF_MAX_SCAN	(4u << 20)	/* searched for the version */
+/* Searched for the version: half the reader's budget per file, the rest
+ * for the headers and symbols (php8.2's CLI finds it 600 KB in). */
+#define PHP_ELF_MAX_SCAN	(ELFREAD_BUDGET_BYTES / 2)
 #define PHP_ELF_CHUNK		(256u << 10)	/* read at once */
 #define PHP_ELF_OVERLAP		128		/* a version across chunks */
 
@@ -71,7 +73,7 @@ php_elf_find(const uint8_t *buf, size_t n, size_t limit, struct php_version *v)
  * chunks that overlap by more than the string's length.
  */
 static void
-php_elf_version(struct langelf *le, struct php_elf *pe)
+php_elf_version(struct elfread *le, struct php_elf *pe)
 {
 	const Elf64_Shdr *sh;
 	uint8_t *buf;
@@ -92,7 +94,7 @@ php_elf_version(struct langelf *le, struct php_elf *pe)
 		    (n == PHP_ELF_CHUNK ? PHP_ELF_OVERLAP : 0)) {
 			n = size - off < PHP_ELF_CHUNK ? (size_t)(size - off) :
 			    PHP_ELF_CHUNK;
-			if (langelf_read_section(le, i, off, buf, n) != 0)
+			if (elfread_read_section(le, i, off, buf, n) != 0)
 				break;
 			pe->has_ver = php_elf_find(buf, n, n == PHP_ELF_CHUNK ?
 			    n - PHP_ELF_OVERLAP : n, &pe->ver) == 0;
@@ -104,19 +106,19 @@ php_elf_version(struct langelf *le, struct php_elf *pe)
 }
 
 static int
-php_elf_read(struct langelf *le, struct php_elf *pe)
+php_elf_read(struct elfread *le, struct php_elf *pe)
 {
 	size_t n = sizeof(php_elf_names) / sizeof(php_elf_names[0]);
 	int rc;
 
 	memset(pe, 0, sizeof(*pe));
 	if (le->eh.e_machine != EM_X86_64 ||
-	    langelf_first_load(le, &pe->first_load_vaddr) != 0)
+	    elfread_first_load(le, &pe->first_load_vaddr) != 0)
 		return (-ENOEXEC);
 	/* .dynsym first: it is what stripped and distro builds keep. */
-	if ((rc = langelf_symbols(le, SHT_DYNSYM, php_elf_names, n,
+	if ((rc = elfread_symbols(le, SHT_DYNSYM, php_elf_names, n,
 	    php_elf_symbol, pe)) != 0 ||
-	    (rc = langelf_symbols(le, SHT_SYMTAB, php_elf_names, n,
+	    (rc = elfread_symbols(le, SHT_SYMTAB, php_elf_names, n,
 	    php_elf_symbol, pe)) != 0)
 		return (rc);
 	php_elf_version(le, pe);
@@ -126,23 +128,23 @@ php_elf_read(struct langelf *le, struct php_elf *pe)
 }
 
 static int
-php_elf_walk(struct langelf *le, void *pe)
+php_elf_walk(struct elfread *le, void *pe)
 {
 	return (php_elf_read(le, pe));
 }
 
-/* -ENOEXEC: not an x86-64 ELF; -ENOENT: no Zend engine in it; langelf.h's
+/* -ENOEXEC: not an x86-64 ELF; -ENOENT: no Zend engine in it; elfread.h's
  * codes for a file that cannot be read. */
 int
 php_elf_read_fd(int fd, struct php_elf *pe)
 {
 	memset(pe, 0, sizeof(*pe));	/* whatever the answer */
-	return (langelf_read_fd(fd, php_elf_walk, pe));
+	return (elfread_read_fd(fd, php_elf_walk, pe));
 }
 
 int
 php_elf_read_mem(const void *buf, size_t len, struct php_elf *pe)
 {
 	memset(pe, 0, sizeof(*pe));	/* whatever the answer */
-	return (langelf_read_mem(buf, len, php_elf_walk, pe));
+	return (elfread_read_mem(buf, len, php_elf_walk, pe));
 }

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "langelf.h"
+#include "elfread.h"
 #include "langmaps.h"
 #include "langproc.h"
 #include "php_target.h"
@@ -47,6 +47,58 @@ php_target_release(struct php_target *t)
 	langproc_pages_free(&t->pg);
 	free(t->fcache);
 	t->fcache = NULL;
+}
+
+/*
+ * What php_elf_read_fd found in a file, by the file's identity: a
+ * php-fpm pool's workers map one binary (its version search reads some
+ * 600 KB), read once rather than per worker, so that the ELF reader's
+ * share of a loop turn (elfread.h) attaches a whole pool at once.
+ */
+#define PHP_ELF_CACHE	8
+
+static struct php_elf_cached {
+	int		 used;
+	dev_t		 dev;
+	ino_t		 ino;
+	off_t		 size;
+	struct timespec	 mtim;
+	int		 rc;
+	struct php_elf	 pe;
+} php_elf_cache[PHP_ELF_CACHE];
+static unsigned int	 php_elf_cache_next;
+
+static int
+php_elf_read_cached(int fd, struct php_elf *pe)
+{
+	struct php_elf_cached *c;
+	struct stat st;
+	unsigned int i;
+	int rc;
+
+	if (fstat(fd, &st) != 0)
+		return (php_elf_read_fd(fd, pe));
+	for (i = 0; i < PHP_ELF_CACHE; i++) {
+		c = &php_elf_cache[i];
+		if (c->used && c->dev == st.st_dev && c->ino == st.st_ino &&
+		    c->size == st.st_size && c->mtim.tv_sec ==
+		    st.st_mtim.tv_sec && c->mtim.tv_nsec == st.st_mtim.tv_nsec) {
+			*pe = c->pe;
+			return (c->rc);
+		}
+	}
+	rc = php_elf_read_fd(fd, pe);
+	if (rc == -EINPROGRESS)
+		return (rc);	/* not read: nothing to remember */
+	c = &php_elf_cache[php_elf_cache_next++ % PHP_ELF_CACHE];
+	c->used = 1;
+	c->dev = st.st_dev;
+	c->ino = st.st_ino;
+	c->size = st.st_size;
+	c->mtim = st.st_mtim;
+	c->rc = rc;
+	c->pe = *pe;
+	return (rc);
 }
 
 static int
@@ -105,11 +157,16 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 		    fd == -EINVAL ? "not a regular file" : strerror(-fd));
 		return (fd == -ENOENT ? -ESRCH : fd);
 	}
-	rc = php_elf_read_fd(fd, &pe);
+	rc = php_elf_read_cached(fd, &pe);
 	close(fd);
-	if (langelf_is_bad(rc)) {
+	if (rc == -EINPROGRESS) {
+		snprintf(why, whylen, "%s: %s", ob.path,
+		    elfread_strerror(rc));
+		return (rc);
+	}
+	if (elfread_is_bad(rc)) {
 		snprintf(why, whylen, "%s skipped: %s", ob.path,
-		    langelf_strerror(rc));
+		    elfread_strerror(rc));
 		return (-ENOENT);
 	}
 	if (rc != 0) {

@@ -3,7 +3,7 @@
  * (docs/specs/cpython.md §3-4): _PyRuntime (or the .PyRuntime section),
  * Py_Version, PyCode_Type, Py_GetVersion.version, the first PT_LOAD for the
  * load bias, and the build id for app metadata.  Read through the runtime
- * plugins' one bounded ELF reader (langelf.c); every value taken from the
+ * plugins' one bounded ELF reader (elfread.c); every value taken from the
  * file is bounds-checked here.
  */
 #include "config.h"
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "langelf.h"
+#include "elfread.h"
 #include "pyreader.h"
 
 enum {
@@ -62,11 +62,11 @@ py_elf_symbol(void *arg, size_t which, const Elf64_Sym *sym)
 
 /* Py_Version's value when it lies in a PROGBITS section of the file. */
 static void
-py_elf_version_value(struct langelf *le, struct py_elf *pe)
+py_elf_version_value(struct elfread *le, struct py_elf *pe)
 {
 	uint8_t buf[8];
 
-	if (langelf_read_vaddr(le, pe->py_version, buf, sizeof(buf), 0) !=
+	if (elfread_read_vaddr(le, pe->py_version, buf, sizeof(buf), 0) !=
 	    (int64_t)sizeof(buf))
 		return;
 	pe->py_version_value = py_u64(buf, 0);
@@ -74,7 +74,7 @@ py_elf_version_value(struct langelf *le, struct py_elf *pe)
 }
 
 static int
-py_elf_read(struct langelf *le, struct py_elf *pe)
+py_elf_read(struct elfread *le, struct py_elf *pe)
 {
 	size_t i, n = sizeof(py_elf_names) / sizeof(py_elf_names[0]);
 	uint64_t runtime_section = 0;
@@ -82,18 +82,18 @@ py_elf_read(struct langelf *le, struct py_elf *pe)
 
 	memset(pe, 0, sizeof(*pe));
 	pe->is_exec = le->eh.e_type == ET_EXEC;
-	if (langelf_first_load(le, &pe->first_load_vaddr) != 0 ||
+	if (elfread_first_load(le, &pe->first_load_vaddr) != 0 ||
 	    le->sh == NULL)
 		return (-ENOEXEC);
-	pe->build_id_len = langelf_build_id(le, pe->build_id,
+	pe->build_id_len = elfread_build_id(le, pe->build_id,
 	    sizeof(pe->build_id));
 	for (i = 0; i < le->nsh && runtime_section == 0; i++)
-		if (langelf_section_is(le, i, ".PyRuntime"))
+		if (elfread_section_is(le, i, ".PyRuntime"))
 			runtime_section = le->sh[i].sh_addr;
 	/* .dynsym first: it is what stripped and distro builds keep. */
-	if ((rc = langelf_symbols(le, SHT_DYNSYM, py_elf_names, n,
+	if ((rc = elfread_symbols(le, SHT_DYNSYM, py_elf_names, n,
 	    py_elf_symbol, pe)) != 0 ||
-	    (rc = langelf_symbols(le, SHT_SYMTAB, py_elf_names, n,
+	    (rc = elfread_symbols(le, SHT_SYMTAB, py_elf_names, n,
 	    py_elf_symbol, pe)) != 0)
 		return (rc);
 	if (pe->runtime == 0)
@@ -104,23 +104,23 @@ py_elf_read(struct langelf *le, struct py_elf *pe)
 }
 
 static int
-py_elf_walk(struct langelf *le, void *pe)
+py_elf_walk(struct elfread *le, void *pe)
 {
 	return (py_elf_read(le, pe));
 }
 
 /* -ENOEXEC: not a 64-bit ELF; -ENOENT: no _PyRuntime (pe still filled);
- * langelf.h's codes for a file that cannot be read. */
+ * elfread.h's codes for a file that cannot be read. */
 int
 py_elf_read_fd(int fd, struct py_elf *pe)
 {
 	memset(pe, 0, sizeof(*pe));	/* whatever the answer */
-	return (langelf_read_fd(fd, py_elf_walk, pe));
+	return (elfread_read_fd(fd, py_elf_walk, pe));
 }
 
 int
 py_elf_read_mem(const void *buf, size_t len, struct py_elf *pe)
 {
 	memset(pe, 0, sizeof(*pe));	/* whatever the answer */
-	return (langelf_read_mem(buf, len, py_elf_walk, pe));
+	return (elfread_read_mem(buf, len, py_elf_walk, pe));
 }

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "langelf.h"
+#include "elfread.h"
 #include "py_target.h"
 
 #define PY_MAPS_MAX	(16u << 20)
@@ -65,6 +65,8 @@ py_elf_read_cached(int fd, struct py_elf *pe)
 		}
 	}
 	rc = py_elf_read_fd(fd, pe);
+	if (rc == -EINPROGRESS)
+		return (rc);	/* not read: nothing to remember */
 	c = &py_elf_cache[py_elf_cache_next++ % PY_ELF_CACHE];
 	c->used = 1;
 	c->dev = st.st_dev;
@@ -411,9 +413,14 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	}
 	rc = py_elf_read_cached(fd, &pe);
 	close(fd);
-	if (langelf_is_bad(rc)) {
+	if (rc == -EINPROGRESS) {
+		snprintf(why, whylen, "%s: %s", ob->path,
+		    elfread_strerror(rc));
+		return (rc);
+	}
+	if (elfread_is_bad(rc)) {
 		snprintf(why, whylen, "%s skipped: %s", ob->path,
-		    langelf_strerror(rc));
+		    elfread_strerror(rc));
 		return (-ENOENT);
 	}
 	if (rc != 0) {

@@ -37,7 +37,7 @@
 
 #include <gprofiler/plugin.h>
 
-#include "langelf.h"
+#include "elfread.h"
 
 #include "py_plugin.h"
 
@@ -439,7 +439,7 @@ pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		return (-ENOMEM);
 	}
 	py_set_opener(pyp_file_open, p);
-	langelf_set_log(pyp_elf_log, p);
+	elfread_set_log(pyp_elf_log, p);
 	*privp = p;
 	return (0);
 }
@@ -451,7 +451,7 @@ pyp_destroy(void *priv)
 
 	if (p == NULL)
 		return;
-	langelf_set_log(NULL, NULL);
+	elfread_set_log(NULL, NULL);
 	pyp_reset(p);
 	langagg_free(p->agg);
 	free(p->mixed);

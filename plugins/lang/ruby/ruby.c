@@ -23,7 +23,7 @@
 
 #include <gprofiler/plugin.h>
 
-#include "langelf.h"
+#include "elfread.h"
 
 #include "langagg.h"
 #include "langtab.h"
@@ -589,7 +589,7 @@ rubyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		return (-ENOMEM);
 	}
 	langproc_set_opener(rubyp_file_open, p);
-	langelf_set_log(rubyp_elf_log, p);
+	elfread_set_log(rubyp_elf_log, p);
 	*privp = p;
 	return (0);
 }
@@ -601,7 +601,7 @@ rubyp_destroy(void *priv)
 
 	if (p == NULL)
 		return;
-	langelf_set_log(NULL, NULL);
+	elfread_set_log(NULL, NULL);
 	rubyp_reset(p);
 	langagg_free(p->agg);
 	langtab_free(&p->tab);

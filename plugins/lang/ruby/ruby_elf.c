@@ -4,7 +4,7 @@
  * or ruby_current_execution_context_ptr (2.5-2.7), the ruby_version
  * string (read from its section), and the first PT_LOAD for the load
  * bias.  Read through the runtime plugins' one bounded ELF reader
- * (langelf.c); every value taken from the file is bounds-checked here.
+ * (elfread.c); every value taken from the file is bounds-checked here.
  */
 #include "config.h"
 
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "langelf.h"
+#include "elfread.h"
 #include "rubyreader.h"
 
 enum {
@@ -66,12 +66,12 @@ ruby_elf_symbol(void *arg, size_t which, const Elf64_Sym *sym)
 
 /* ruby_version[] = RUBY_VERSION ("3.1.2"), in read-only data. */
 static void
-ruby_elf_version(struct langelf *le, struct ruby_elf *re)
+ruby_elf_version(struct elfread *le, struct ruby_elf *re)
 {
 	char buf[64];
 	int64_t n;
 
-	if (re->version_sym == 0 || (n = langelf_read_vaddr(le,
+	if (re->version_sym == 0 || (n = elfread_read_vaddr(le,
 	    re->version_sym, buf, sizeof(buf), 0)) <= 0)
 		return;
 	re->has_ver = ruby_version_parse(buf, (size_t)n, &re->ver) == 0;
@@ -82,13 +82,13 @@ ruby_elf_version(struct langelf *le, struct ruby_elf *re)
  * flags), printable ASCII up to its NUL, in read-only data.
  */
 static void
-ruby_elf_description(struct langelf *le, struct ruby_elf *re)
+ruby_elf_description(struct elfread *le, struct ruby_elf *re)
 {
 	char p[sizeof(re->description)];
 	int64_t n;
 	size_t i;
 
-	if (re->description_sym == 0 || (n = langelf_read_vaddr(le,
+	if (re->description_sym == 0 || (n = elfread_read_vaddr(le,
 	    re->description_sym, p, sizeof(p) - 1, 0)) <= 0)
 		return;
 	for (i = 0; i < (size_t)n && p[i] != '\0'; i++) {
@@ -119,21 +119,21 @@ ruby_elf_buildid_text(const struct ruby_elf *re, char *out, size_t len)
 }
 
 static int
-ruby_elf_read(struct langelf *le, struct ruby_elf *re)
+ruby_elf_read(struct elfread *le, struct ruby_elf *re)
 {
 	size_t n = sizeof(ruby_elf_names) / sizeof(ruby_elf_names[0]);
 	int rc;
 
 	memset(re, 0, sizeof(*re));
 	if (le->eh.e_machine != EM_X86_64 ||
-	    langelf_first_load(le, &re->first_load_vaddr) != 0)
+	    elfread_first_load(le, &re->first_load_vaddr) != 0)
 		return (-ENOEXEC);
-	re->build_id_len = langelf_build_id(le, re->build_id,
+	re->build_id_len = elfread_build_id(le, re->build_id,
 	    sizeof(re->build_id));
 	/* .dynsym first: it is what stripped and distro builds keep. */
-	if ((rc = langelf_symbols(le, SHT_DYNSYM, ruby_elf_names, n,
+	if ((rc = elfread_symbols(le, SHT_DYNSYM, ruby_elf_names, n,
 	    ruby_elf_symbol, re)) != 0 ||
-	    (rc = langelf_symbols(le, SHT_SYMTAB, ruby_elf_names, n,
+	    (rc = elfread_symbols(le, SHT_SYMTAB, ruby_elf_names, n,
 	    ruby_elf_symbol, re)) != 0)
 		return (rc);
 	/* Once every symbol table was read: ruby_version may be in any. */
@@ -148,11 +148,11 @@ ruby_elf_read(struct langelf *le, struct ruby_elf *re)
 static int64_t
 ruby_elf_code(void *arg, uint64_t vaddr, uint8_t *buf, size_t len)
 {
-	return (langelf_read_vaddr(arg, vaddr, buf, len, 1));
+	return (elfread_read_vaddr(arg, vaddr, buf, len, 1));
 }
 
 static int
-ruby_elf_walk(struct langelf *le, void *arg)
+ruby_elf_walk(struct elfread *le, void *arg)
 {
 	struct ruby_elf *re = arg;
 	int rc;
@@ -165,18 +165,18 @@ ruby_elf_walk(struct langelf *le, void *arg)
 	return (0);
 }
 
-/* -ENOEXEC: not an x86-64 ELF; -ENOENT: no Ruby VM in it; langelf.h's
+/* -ENOEXEC: not an x86-64 ELF; -ENOENT: no Ruby VM in it; elfread.h's
  * codes for a file that cannot be read. */
 int
 ruby_elf_read_fd(int fd, struct ruby_elf *re)
 {
 	memset(re, 0, sizeof(*re));	/* whatever the answer */
-	return (langelf_read_fd(fd, ruby_elf_walk, re));
+	return (elfread_read_fd(fd, ruby_elf_walk, re));
 }
 
 int
 ruby_elf_read_mem(const void *buf, size_t len, struct ruby_elf *re)
 {
 	memset(re, 0, sizeof(*re));	/* whatever the answer */
-	return (langelf_read_mem(buf, len, ruby_elf_walk, re));
+	return (elfread_read_mem(buf, len, ruby_elf_walk, re));
 }

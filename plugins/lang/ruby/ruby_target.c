@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "langelf.h"
+#include "elfread.h"
 #include "langmaps.h"
 #include "langproc.h"
 #include "ruby_target.h"
@@ -107,9 +107,14 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 	}
 	rc = ruby_elf_read_fd(fd, &pe);
 	close(fd);
-	if (langelf_is_bad(rc)) {
+	if (rc == -EINPROGRESS) {
+		snprintf(why, whylen, "%s: %s", ob.path,
+		    elfread_strerror(rc));
+		return (rc);
+	}
+	if (elfread_is_bad(rc)) {
 		snprintf(why, whylen, "%s skipped: %s", ob.path,
-		    langelf_strerror(rc));
+		    elfread_strerror(rc));
 		return (-ENOENT);
 	}
 	if (rc != 0) {
@@ -131,10 +136,16 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 		ruby_elf_buildid_text(&pe, t->lib_elfid, sizeof(t->lib_elfid));
 		/* The executable's build id: its symbols are not needed. */
 		if (exe.found && (fd = ruby_open_object(pid, &exe)) >= 0) {
-			if (ruby_elf_read_fd(fd, &exe_pe) != -ENOEXEC)
+			rc = ruby_elf_read_fd(fd, &exe_pe);
+			close(fd);
+			if (rc == -EINPROGRESS) {
+				snprintf(why, whylen, "%s: %s", exe.path,
+				    elfread_strerror(rc));
+				return (rc);
+			}
+			if (rc != -ENOEXEC)
 				ruby_elf_buildid_text(&exe_pe, t->exe_elfid,
 				    sizeof(t->exe_elfid));
-			close(fd);
 		}
 	}
 	if ((rc = ruby_offsets_for(&t->ver, &t->off, why, whylen)) != 0)

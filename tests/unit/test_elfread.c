@@ -1,5 +1,5 @@
 /*
- * The runtime plugins' ELF reader (plugins/lang/common/langelf.c) and its
+ * The runtime plugins' ELF reader (plugins/common/elf/elfread.c) and its
  * bad-file memo: names compared within their table (none walked past a
  * table without its final NUL), notes, the budget, a file that shrinks or
  * changes while read, and a bad file read once.  Prints what the files
@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "testing.h"
-#include "langelf.h"
-#include "langelfbad.h"
+#include "elfread.h"
+#include "elfbad.h"
 
 #define TEXT_OFF	4096
 #define TEXT_SZ		4096
@@ -150,7 +150,7 @@ on_sym(void *arg, size_t which, const Elf64_Sym *s)
 }
 
 static int
-walk(struct langelf *le, void *arg)
+walk(struct elfread *le, void *arg)
 {
 	struct found *f = arg;
 	int64_t n;
@@ -158,14 +158,14 @@ walk(struct langelf *le, void *arg)
 
 	if (f->truncate_fd >= 0 && ftruncate(f->truncate_fd, 8192) != 0)
 		return (-errno);
-	f->idlen = langelf_build_id(le, f->id, sizeof(f->id));
-	if ((rc = langelf_symbols(le, SHT_DYNSYM, wanted, 3, on_sym, f)) != 0) {
+	f->idlen = elfread_build_id(le, f->id, sizeof(f->id));
+	if ((rc = elfread_symbols(le, SHT_DYNSYM, wanted, 3, on_sym, f)) != 0) {
 		f->walked++;
 		f->reads = le->reads;
 		f->bytes = le->bytes;
 		return (rc);
 	}
-	if ((n = langelf_read_vaddr(le, TEXT_OFF + 1, f->text,
+	if ((n = elfread_read_vaddr(le, TEXT_OFF + 1, f->text,
 	    sizeof(f->text) - 1, 1)) > 0)
 		f->text[n] = '\0';
 	f->walked++;
@@ -179,15 +179,15 @@ test_name_eq(void)
 {
 	static const uint8_t t[] = "\0abc\0abcd";	/* 10 bytes, NUL-ended */
 
-	CHECK(langelf_name_eq(t + 1, 9, 1, 10, "abc"), "a name ending in NUL");
-	CHECK(!langelf_name_eq(t + 1, 9, 1, 10, "ab"), "a prefix is not it");
-	CHECK(!langelf_name_eq(t + 5, 5, 5, 10, "abc"), "a longer one is not");
+	CHECK(elfread_name_eq(t + 1, 9, 1, 10, "abc"), "a name ending in NUL");
+	CHECK(!elfread_name_eq(t + 1, 9, 1, 10, "ab"), "a prefix is not it");
+	CHECK(!elfread_name_eq(t + 5, 5, 5, 10, "abc"), "a longer one is not");
 	/* the table's last 4 bytes "abcd" without their NUL (len 9) */
-	CHECK(!langelf_name_eq(t + 5, 4, 5, 9, "abcd"),
+	CHECK(!elfread_name_eq(t + 5, 4, 5, 9, "abcd"),
 	    "a name cut by the table's end (no final NUL) is no name");
-	CHECK(langelf_name_eq(t + 5, 5, 5, 10, "abcd"), "with its NUL it is");
-	CHECK(!langelf_name_eq(t, 10, 10, 10, ""), "past the end: nothing");
-	CHECK(!langelf_name_eq(t + 1, 2, 1, 10, "abc"),
+	CHECK(elfread_name_eq(t + 5, 5, 5, 10, "abcd"), "with its NUL it is");
+	CHECK(!elfread_name_eq(t, 10, 10, 10, ""), "past the end: nothing");
+	CHECK(!elfread_name_eq(t + 1, 2, 1, 10, "abc"),
 	    "no more than the bytes read are compared");
 }
 
@@ -199,22 +199,22 @@ test_notes(void)
 
 	memcpy(n, &h, sizeof(h));
 	memcpy(n + 12, "GNU\0\x01\x02\x03\0", 8);
-	CHECK_INTEQ((int)langelf_note_build_id(n, 20, out, sizeof(out)), 3,
+	CHECK_INTEQ((int)elfread_note_build_id(n, 20, out, sizeof(out)), 3,
 	    "a build-id note");
 	CHECK(memcmp(out, "\x01\x02\x03", 3) == 0, "its bytes");
-	CHECK_INTEQ((int)langelf_note_build_id(n, 19, out, sizeof(out)), 3,
+	CHECK_INTEQ((int)elfread_note_build_id(n, 19, out, sizeof(out)), 3,
 	    "its padding may be cut");
-	CHECK_INTEQ((int)langelf_note_build_id(n, 18, out, sizeof(out)), 0,
+	CHECK_INTEQ((int)elfread_note_build_id(n, 18, out, sizeof(out)), 0,
 	    "its bytes may not");
 	h.n_descsz = 0xffffffffu;
 	memcpy(n, &h, sizeof(h));
-	CHECK_INTEQ((int)langelf_note_build_id(n, 20, out, sizeof(out)), 0,
+	CHECK_INTEQ((int)elfread_note_build_id(n, 20, out, sizeof(out)), 0,
 	    "a descsz past the end");
 	h.n_namesz = 0xfffffff0u;
 	memcpy(n, &h, sizeof(h));
-	CHECK_INTEQ((int)langelf_note_build_id(n, 20, out, sizeof(out)), 0,
+	CHECK_INTEQ((int)elfread_note_build_id(n, 20, out, sizeof(out)), 0,
 	    "a namesz past the end");
-	CHECK_INTEQ((int)langelf_note_build_id(n, 5, out, sizeof(out)), 0,
+	CHECK_INTEQ((int)elfread_note_build_id(n, 5, out, sizeof(out)), 0,
 	    "a header cut");
 }
 
@@ -231,7 +231,7 @@ test_mem(void)
 	img_build(&im, 10, sizeof(str) - 1, str, sizeof(str) - 1, names, 3);
 	memset(&f, 0, sizeof(f));
 	f.truncate_fd = -1;
-	rc = langelf_read_mem(im.buf, im.len, walk, &f);
+	rc = elfread_read_mem(im.buf, im.len, walk, &f);
 	CHECK_INTEQ(rc, 0, "a small image reads");
 	CHECK(f.n[0] == 3 && f.n[1] == 3, "its names found, each symbol");
 	CHECK_INTEQ(f.n[2], 0, "a last name without its NUL is none");
@@ -240,13 +240,13 @@ test_mem(void)
 	CHECK_STREQ(f.text, "ruby 3.1.2", "bytes at an address of .text");
 	free(im.buf);
 
-	/* the same names in a table larger than LANGELF_STR_WHOLE: read a
+	/* the same names in a table larger than ELFREAD_STR_WHOLE: read a
 	 * name at a time */
-	img_build(&im, 100, LANGELF_STR_WHOLE + 4096, str, sizeof(str) - 1,
+	img_build(&im, 100, ELFREAD_STR_WHOLE + 4096, str, sizeof(str) - 1,
 	    names, 3);
 	memset(&f, 0, sizeof(f));
 	f.truncate_fd = -1;
-	rc = langelf_read_mem(im.buf, im.len, walk, &f);
+	rc = elfread_read_mem(im.buf, im.len, walk, &f);
 	CHECK_INTEQ(rc, 0, "a large table reads");
 	CHECK(f.n[0] == 33 && f.n[1] == 33, "its names found a read each");
 	free(im.buf);
@@ -256,16 +256,16 @@ test_mem(void)
 	img_build(&im, 10, sizeof(str) - 1, str, sizeof(str) - 1, names, 3);
 	memset(&f, 0, sizeof(f));
 	f.truncate_fd = -1;
-	CHECK_INTEQ(langelf_read_mem(im.buf, im.len, walk, &f), 0,
+	CHECK_INTEQ(elfread_read_mem(im.buf, im.len, walk, &f), 0,
 	    "offsets past the table are skipped");
 	CHECK_INTEQ(f.n[0], 0, "and name nothing");
 	((Elf64_Ehdr *)im.buf)->e_shoff = im.len;
-	CHECK_INTEQ(langelf_read_mem(im.buf, im.len, walk, &f), -EBADMSG,
+	CHECK_INTEQ(elfread_read_mem(im.buf, im.len, walk, &f), -EBADMSG,
 	    "section headers past the end: malformed");
 	((Elf64_Ehdr *)im.buf)->e_ident[EI_CLASS] = ELFCLASS32;
-	CHECK_INTEQ(langelf_read_mem(im.buf, im.len, walk, &f), -ENOEXEC,
+	CHECK_INTEQ(elfread_read_mem(im.buf, im.len, walk, &f), -ENOEXEC,
 	    "a 32-bit ELF is not read");
-	CHECK_INTEQ(langelf_read_mem(im.buf, 10, walk, &f), -ENOEXEC,
+	CHECK_INTEQ(elfread_read_mem(im.buf, 10, walk, &f), -ENOEXEC,
 	    "nor 10 bytes");
 	free(im.buf);
 }
@@ -304,10 +304,18 @@ write_file(const char *path, const struct img *im)
 	return (fd);
 }
 
+/* One read in a turn of its own (the turn's bound is test_turn's). */
+static int
+read_fd(int fd, struct found *f)
+{
+	elfread_turn_clear();
+	return (elfread_read_fd(fd, walk, f));
+}
+
 static void
 test_fd(void)
 {
-	char path[] = "/tmp/test_langelf.XXXXXX";
+	char path[] = "/tmp/test_elfread.XXXXXX";
 	struct img im;
 	struct found f;
 	struct timespec ts[2];
@@ -319,8 +327,8 @@ test_fd(void)
 		return;
 	}
 	close(fd);
-	langelf_set_log(on_log, NULL);
-	langelfbad_clear();
+	elfread_set_log(on_log, NULL);
+	elfbad_clear();
 
 	/* The F1 file: 40,000 symbols over 64 MB without a final NUL. */
 	img_build(&im, 40000, 64u << 20, "", 0, NULL, 0);
@@ -328,18 +336,18 @@ test_fd(void)
 	memset(&f, 0, sizeof(f));
 	f.truncate_fd = -1;
 	t0 = now_ms();
-	rc = langelf_read_fd(fd, walk, &f);
+	rc = read_fd(fd, &f);
 	worst = now_ms() - t0;
 	CHECK_INTEQ(rc, -E2BIG, "40,000 names in 64 MB: over the budget");
 	printf("# 40,000 names in 64 MB without a NUL: %.1f ms\n", worst);
-	CHECK(f.reads <= LANGELF_BUDGET_READS &&
-	    f.bytes <= LANGELF_BUDGET_BYTES, "and costs no more than it");
+	CHECK(f.reads <= ELFREAD_BUDGET_READS &&
+	    f.bytes <= ELFREAD_BUDGET_BYTES, "and costs no more than it");
 	CHECK_INTEQ(nlogs, 1, "one line says so");
 	CHECK(strstr(lastlog, path) != NULL &&
 	    strstr(lastlog, "over its read budget") != NULL,
 	    "naming the file and the reason");
 	f.walked = 0;
-	rc = langelf_read_fd(fd, walk, &f);
+	rc = read_fd(fd, &f);
 	CHECK_INTEQ(rc, -E2BIG, "asked again: the same answer");
 	CHECK_INTEQ(f.walked, 0, "without reading it");
 	CHECK_INTEQ(nlogs, 1, "and without another line");
@@ -347,7 +355,7 @@ test_fd(void)
 	ts[0].tv_sec = ts[1].tv_sec = 1000000000;
 	ts[0].tv_nsec = ts[1].tv_nsec = 0;
 	CHECK(futimens(fd, ts) == 0, "touched");
-	rc = langelf_read_fd(fd, walk, &f);
+	rc = read_fd(fd, &f);
 	CHECK(rc == -E2BIG && nlogs == 2, "a changed file is read again");
 	close(fd);
 	free(im.buf);
@@ -358,38 +366,101 @@ test_fd(void)
 	memset(&f, 0, sizeof(f));
 	f.truncate_fd = -1;
 	t0 = now_ms();
-	rc = langelf_read_fd(fd, walk, &f);
+	rc = read_fd(fd, &f);
 	worst = now_ms() - t0;
 	printf("# 350,000 symbols, 8 MB: %.1f ms\n", worst);
 	CHECK_INTEQ(rc, -E2BIG, "350,000 symbols: over the budget");
-	CHECK(f.reads <= LANGELF_BUDGET_READS &&
-	    f.bytes <= LANGELF_BUDGET_BYTES, "and costs no more than it");
+	CHECK(f.reads <= ELFREAD_BUDGET_READS &&
+	    f.bytes <= ELFREAD_BUDGET_BYTES, "and costs no more than it");
 	close(fd);
 	free(im.buf);
 
-	/* 1,500 of them fit the budget (and find nothing). */
-	img_build(&im, 1500, 64u << 20, "", 0, NULL, 0);
+	/* 400 of them fit the budget (and find nothing). */
+	img_build(&im, 400, 64u << 20, "", 0, NULL, 0);
 	fd = write_file(path, &im);
 	memset(&f, 0, sizeof(f));
 	f.truncate_fd = -1;
 	t0 = now_ms();
-	rc = langelf_read_fd(fd, walk, &f);
-	printf("# 1,500 names in 64 MB: %.1f ms\n", now_ms() - t0);
-	CHECK_INTEQ(rc, 0, "1,500 names in 64 MB: read");
+	rc = read_fd(fd, &f);
+	printf("# 400 names in 64 MB: %.1f ms\n", now_ms() - t0);
+	CHECK_INTEQ(rc, 0, "400 names in 64 MB: read");
 	CHECK(f.n[0] + f.n[1] + f.n[2] == 0, "naming nothing");
 	/* shrunk while read: short reads, given up on, once */
 	f.truncate_fd = fd;
-	rc = langelf_read_fd(fd, walk, &f);
+	rc = read_fd(fd, &f);
 	CHECK(rc == -EIO || rc == -ESTALE, "truncated while read: given up");
 	CHECK_INTEQ(nlogs, 4, "one line says so");
 	CHECK(strstr(lastlog, "truncated while read") != NULL ||
 	    strstr(lastlog, "changed while read") != NULL, "and why");
 	f.truncate_fd = -1;
-	CHECK(langelf_read_fd(fd, walk, &f) == rc && nlogs == 4,
+	CHECK(read_fd(fd, &f) == rc && nlogs == 4,
 	    "the truncated file is not read again");
 	close(fd);
 	free(im.buf);
-	langelf_set_log(NULL, NULL);
+	elfread_set_log(NULL, NULL);
+	unlink(path);
+}
+
+/*
+ * A loop turn begins files only while it has spent less than its share:
+ * files that each cost most of their budget, read one after the other as
+ * a scan attaching to many processes would, are not all read in one turn;
+ * the rest are read in later turns.
+ */
+static void
+test_turn(void)
+{
+	char path[] = "/tmp/test_elfread.XXXXXX";
+	struct img im;
+	struct found f;
+	struct stat st;
+	uint64_t b0, r0, b1, r1;
+	double t0, worst = 0, t;
+	int fd, i, rc, read = 0, deferred = 0;
+
+	if ((fd = mkstemp(path)) < 0) {
+		CHECK(0, "a temporary file");
+		return;
+	}
+	close(fd);
+	elfbad_clear();
+	/* 40,000 symbols: 960 KB read, within a file's budget */
+	img_build(&im, 40000, 4096, "", 0, NULL, 0);
+	fd = write_file(path, &im);
+	memset(&f, 0, sizeof(f));
+	f.truncate_fd = -1;
+	elfread_turn_clear();
+	elfread_spent(&b0, &r0);
+	t0 = now_ms();
+	for (i = 0; i < 8; i++) {
+		t = now_ms();
+		rc = elfread_read_fd(fd, walk, &f);
+		t = now_ms() - t;
+		if (t > worst)
+			worst = t;
+		if (rc == -EINPROGRESS)
+			deferred++;
+		else if (rc == 0)
+			read++;
+	}
+	elfread_spent(&b1, &r1);
+	printf("# 8 files of 40,000 symbols at once: %d read (%llu KB, "
+	    "%.1f ms; the longest %.1f ms), %d deferred\n", read,
+	    (unsigned long long)(b1 - b0) >> 10, now_ms() - t0, worst,
+	    deferred);
+	CHECK(deferred > 0, "a turn does not read them all");
+	CHECK(b1 - b0 <= (uint64_t)ELFREAD_TURN_BYTES + ELFREAD_BUDGET_BYTES ||
+	    now_ms() - t0 >= ELFREAD_TURN_MS,
+	    "it reads at most its share and one file's budget");
+	CHECK_STREQ(elfread_strerror(-EINPROGRESS),
+	    "deferred to a later loop turn", "the reason given");
+	CHECK(fstat(fd, &st) == 0 && elfbad_find(&st) == 0,
+	    "a deferred file is not bad");
+	elfread_turn_clear();
+	CHECK_INTEQ(elfread_read_fd(fd, walk, &f), 0,
+	    "read in a later turn");
+	close(fd);
+	free(im.buf);
 	unlink(path);
 }
 
@@ -399,32 +470,32 @@ test_memo(void)
 	struct stat a, b;
 	int i;
 
-	langelfbad_clear();
+	elfbad_clear();
 	memset(&a, 0, sizeof(a));
 	a.st_dev = 1;
 	a.st_ino = 2;
 	a.st_size = 3;
 	a.st_mtim.tv_sec = 4;
 	b = a;
-	CHECK_INTEQ(langelfbad_find(&a), 0, "not bad at first");
-	CHECK_INTEQ(langelfbad_mark(&a, -E2BIG), 1, "marked: new");
-	CHECK_INTEQ(langelfbad_mark(&a, -E2BIG), 0, "marked again: known");
-	CHECK_INTEQ(langelfbad_find(&a), -E2BIG, "its answer");
+	CHECK_INTEQ(elfbad_find(&a), 0, "not bad at first");
+	CHECK_INTEQ(elfbad_mark(&a, -E2BIG), 1, "marked: new");
+	CHECK_INTEQ(elfbad_mark(&a, -E2BIG), 0, "marked again: known");
+	CHECK_INTEQ(elfbad_find(&a), -E2BIG, "its answer");
 	b.st_mtim.tv_nsec = 1;
-	CHECK_INTEQ(langelfbad_find(&b), 0, "another mtime: another file");
+	CHECK_INTEQ(elfbad_find(&b), 0, "another mtime: another file");
 	b = a;
 	b.st_size = 4;
-	CHECK_INTEQ(langelfbad_find(&b), 0, "another size: another file");
+	CHECK_INTEQ(elfbad_find(&b), 0, "another size: another file");
 	b = a;
 	b.st_ino = 5;
-	CHECK_INTEQ(langelfbad_find(&b), 0, "another inode: another file");
-	for (i = 0; i < LANGELFBAD_SLOTS; i++) {
+	CHECK_INTEQ(elfbad_find(&b), 0, "another inode: another file");
+	for (i = 0; i < ELFBAD_SLOTS; i++) {
 		b.st_ino = 100 + (ino_t)i;
-		(void)langelfbad_mark(&b, -EIO);
+		(void)elfbad_mark(&b, -EIO);
 	}
-	CHECK_INTEQ(langelfbad_find(&a), 0, "the oldest forgotten");
-	CHECK_INTEQ(langelfbad_find(&b), -EIO, "the newest kept");
-	langelfbad_clear();
+	CHECK_INTEQ(elfbad_find(&a), 0, "the oldest forgotten");
+	CHECK_INTEQ(elfbad_find(&b), -EIO, "the newest kept");
+	elfbad_clear();
 }
 
 int
@@ -435,5 +506,6 @@ main(void)
 	test_mem();
 	test_memo();
 	test_fd();
+	test_turn();
 	return (testing_done());
 }

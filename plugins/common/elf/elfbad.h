@@ -4,17 +4,17 @@
  * attempt to attach to each process that maps it.  A file that changes
  * (another size or mtime) is a new file and is read again.
  */
-#ifndef GP_LANGELFBAD_H
-#define GP_LANGELFBAD_H
+#ifndef GP_ELFBAD_H
+#define GP_ELFBAD_H
 
 #include <sys/stat.h>
 
-#define LANGELFBAD_SLOTS	64	/* the oldest forgotten first */
+#define ELFBAD_SLOTS	64	/* the oldest forgotten first */
 
 /* The answer given when it was marked (-errno), 0 when not bad. */
-int	langelfbad_find(const struct stat *);
+int	elfbad_find(const struct stat *);
 /* Remember it with that answer; 1 if new (to be logged), 0 if known. */
-int	langelfbad_mark(const struct stat *, int);
-void	langelfbad_clear(void);
+int	elfbad_mark(const struct stat *, int);
+void	elfbad_clear(void);
 
 #endif
