@@ -491,6 +491,21 @@ config_copy_row(struct plugopt *p, const struct gp_option *row)
 }
 
 /*
+ * Forget the plugins' option rows (the manifests' declarations and the
+ * values stay): a run's configuration then learns the rows of the plugins
+ * loaded for it, as at a fresh start, and not those of plugins an earlier
+ * run loaded (their defaults would show in run_arguments).
+ */
+void
+config_forget_plugin_rows(struct config *c)
+{
+	size_t	 i;
+
+	for (i = 0; i < c->npopts; i++)
+		c->popts[i].typed = 0;
+}
+
+/*
  * A plugin was loaded: attach its rows to its declared options and
  * type-check the values given before it was loaded.
  */

@@ -61,6 +61,7 @@ void		 config_declare_plugin_option(struct config *, const char *name,
 		    const char *plugin, unsigned modes);
 const char	*config_option_plugin(const struct config *, const char *name,
 		    unsigned *modes);
+void		 config_forget_plugin_rows(struct config *);
 int		 config_register_plugin(struct config *, const char *plugin,
 		    const struct gp_option *rows, size_t nrows, size_t rowsize,
 		    char *err, size_t errlen);
