@@ -50,12 +50,12 @@ run_new(struct event_base *base, const struct config *cfg,
 			r->nplugs++;
 		}
 	r->mode = config_mode(r->cfg);
-	r->duration = config_get_int(r->cfg, "profiling-duration", 60);
+	/* Defaults from the option table; its bounds keep them positive. */
+	r->duration = config_get_num(r->cfg, "profiling-duration");
 	if (r->duration <= 0)
-		r->duration = 60;
-	r->frequency = r->mode == MODE_ALLOCATION ? config_get_int(r->cfg,
-	    "alloc-interval", 2097152) : config_get_int(r->cfg,
-	    "profiling-frequency", 11);
+		r->duration = 1;
+	r->frequency = config_get_num(r->cfg, r->mode == MODE_ALLOCATION ?
+	    "alloc-interval" : "profiling-frequency");
 	r->continuous = config_get_bool(r->cfg, "continuous");
 	return (r);
 }

@@ -127,8 +127,10 @@ ROWS = [
            max_processes_runtime_profiler=None) +
      ["--perf-mode", "disabled"]),
     ("back to the defaults after perf was off",) + DEFAULTS[1:],
+    # -f is refused with --mode none; profiler_configs name plugins that
+    # do not serve mode none, which a command leaves alone.
     ("profiling_mode none", start(mode="none"),
-     flags(mode="none", f=None)),
+     flags(mode="none", f=None, python_mode=None)),
     ("continuous false (ad-hoc)", start(cont=False),
      [x for x in UI_FLAGS if x not in ("--continuous", "--no-flamegraph")]
      + ["--flamegraph"]),
