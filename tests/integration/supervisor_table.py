@@ -10,8 +10,9 @@ run_arguments (but for the connection settings, which differ by design)
 and the plugins loaded for it (the agents' "plugins loaded" lines) are the
 same set.  Rows go from the UI's defaults to every key and back to the
 defaults (after a command that reloaded the plugins), so a reload that
-loses a plugin or keeps a stale option fails a row.  Prints "R <0|1> what"
-lines for the shell's TAP.
+loses a plugin or keeps a stale option fails a row; two rows also check
+a log line (a replaced run's partial cycle; PerfSpect in mode none).
+Prints "R <0|1> what" lines for the shell's TAP.
 
 usage: supervisor_table.py BASE SVC HOST TOKEN GP_BIN PLUGIN_DIR H_LOG TMP
        TARGET_PID PERFSPECT
@@ -106,8 +107,11 @@ DEFAULTS = ("the UI's defaults", start(), UI_FLAGS)
 ROWS = [
     DEFAULTS,
     # enable_perfspect: the perfspect plugin is loaded (a reload).
+    # The run it replaces says what became of its partial cycle.
     ("enable_perfspect true", start(enable_perfspect=True),
-     UI_FLAGS + ["--enable-hw-metrics-collection"]),
+     UI_FLAGS + ["--enable-hw-metrics-collection"],
+     r"replaces the continuous run: the cycle in progress \([0-9.]+ s of "
+     r"2 s collected\) is dropped, not uploaded"),
     ("back to the defaults after a reload",) + DEFAULTS[1:],
     # duration, frequency, pids, max_processes and profiler_configs'
     # per-runtime switches, all at once.
@@ -131,6 +135,11 @@ ROWS = [
     # do not serve mode none, which a command leaves alone.
     ("profiling_mode none", start(mode="none"),
      flags(mode="none", f=None, python_mode=None)),
+    ("profiling_mode none with enable_perfspect",
+     start(mode="none", enable_perfspect=True),
+     flags(mode="none", f=None, python_mode=None) +
+     ["--enable-hw-metrics-collection"],
+     r"enable_perfspect with profiling_mode none: PerfSpect is not run"),
     ("continuous false (ad-hoc)", start(cont=False),
      [x for x in UI_FLAGS if x not in ("--continuous", "--no-flamegraph")]
      + ["--flamegraph"]),
@@ -200,7 +209,9 @@ def stop(proc):
 
 
 def main():
-    for n, (what, body, argv) in enumerate(ROWS):
+    for n, row in enumerate(ROWS):
+        what, body, argv = row[:3]
+        logpat = row[3] if len(row) > 3 else None
         cont = body["continuous"]
         t0 = time.time()
         svc, flog, proc = fresh(n, argv)
@@ -209,7 +220,6 @@ def main():
         comp = wait(lambda: [c for c in req("/_fake/completions")
                              if c["command_id"] == cid],
                     TMO + (0 if cont else 10))
-        tc = comp[0]["received"] if comp else time.time()
         report(bool(comp) and comp[0]["status"] == "completed",
                "%s: the command completed (%s)" % (what, comp))
 
@@ -219,8 +229,14 @@ def main():
                   and (not adhoc or not ra(p)["continuous"])]
             return ps[0] if ps else None
         # H: the first cycle of the command's run; an ad-hoc run's one
-        # cycle ends before its completion.
-        hp = wait(lambda: first(SVC, t0 if not cont else tc, not cont), TMO)
+        # cycle ends before its completion.  The command came with the
+        # first heartbeat after it was sent: a cycle of the run it
+        # replaced that began later would have ended after the command
+        # arrived (1 s heartbeats, 2 s cycles) and was dropped.
+        hbs = [h["received"] for h in req("/_fake/heartbeats")
+               if h["received"] >= t0]
+        thb = min(hbs) if hbs else time.time()
+        hp = wait(lambda: first(SVC, thb + 1.5, not cont), TMO)
         fp = wait(lambda: first(svc, t0, False), TMO)
         hl, fl = in_force(HLOG, since), in_force(flog, 0)
         stop(proc)
@@ -240,6 +256,12 @@ def main():
         report(hs is not None and hs == fs,
                "%s: the same plugins as the fresh start (command: %s; "
                "command line: %s)" % (what, hl, fl))
+        if logpat is not None:
+            with open(HLOG, errors="replace") as f:
+                f.seek(since)
+                said = re.search(logpat, f.read())
+            report(said is not None, "%s: the agent's log says /%s/" %
+                   (what, logpat))
         report(hp["header"].get("profiling_mode") ==
                fp["header"].get("profiling_mode") and
                hp["header"].get("sampling_frequency") ==
