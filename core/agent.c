@@ -73,7 +73,7 @@ agent_check_controller(evutil_socket_t fd, short ev, void *arg)
 		agent_shutdown(a);
 	}
 }
-static int	agent_start_run(struct agent *);
+static int	agent_start_run(struct agent *, const char *);
 static void	agent_restarted(void *);
 
 /* A reload waits for the cycle in progress: restart between cycles. */
@@ -86,7 +86,7 @@ agent_reload_now(evutil_socket_t fd, short ev, void *arg)
 	a->reload_queued = 0;
 	if (a->stopping || a->run == NULL || a->pending == NULL)
 		return;
-	run_stop(a->run, agent_restarted, a);
+	supervisor_stop(a->run, NULL, agent_restarted, a);
 }
 
 static void
@@ -130,9 +130,10 @@ agent_container_name(int32_t pid, void *arg)
 }
 
 static int
-agent_start_run(struct agent *a)
+agent_start_run(struct agent *a, const char *why)
 {
 	struct run_hooks	 hooks;
+	char			 err[1024];
 	int			 rc;
 
 	memset(&hooks, 0, sizeof(hooks));
@@ -141,11 +142,9 @@ agent_start_run(struct agent *a)
 	if (!config_get_bool(a->cfg, "disable-container-names"))
 		hooks.container_name = agent_container_name;
 	hooks.arg = a;
-	a->run = run_new(a->base, a->cfg, a->plugins, &hooks);
-	if ((rc = run_start(a->run)) != 0) {
-		run_free(a->run);
-		a->run = NULL;
-	}
+	if ((rc = supervisor_start(a->cfg, &hooks, why, &a->run, err,
+	    sizeof(err))) != 0)
+		log_msg(LOG_LEVEL_ERR, NULL, "cannot start profiling: %s", err);
 	return (rc);
 }
 
@@ -173,7 +172,7 @@ agent_shutdown(struct agent *a)
 	a->ev_watchdog = evtimer_new(a->base, agent_watchdog, a);
 	evtimer_add(a->ev_watchdog, &tv);
 	if (a->run != NULL)
-		run_stop(a->run, agent_stopped, a);
+		supervisor_stop(a->run, NULL, agent_stopped, a);
 	else
 		agent_hook_stop_runs(agent_stopped, a);
 }
@@ -198,7 +197,7 @@ agent_stopped(void *arg)
 		run_free(a->run);
 		a->run = NULL;
 	}
-	plugins_unload(a->plugins);
+	supervisor_unload();
 	agent_hook_shutdown(agent_flushed, a);
 }
 
@@ -214,22 +213,19 @@ agent_restarted(void *arg)
 	CHECK_OBJ(a, AGENT_MAGIC);
 	run_free(a->run);
 	a->run = NULL;
-	plugins_unload(a->plugins);
 	old = a->cfg;
 	a->cfg = a->pending;
 	a->pending = NULL;
-	rc = plugins_load_for_mode(a->plugins, a->base, a->cfg,
-	    config_mode(a->cfg), err, sizeof(err));
-	if (rc == 0)
-		rc = plugins_check(a->plugins, err, sizeof(err));
-	if (rc != 0) {
+	/* A reload may change what plugins read at init (paths): always
+	 * load them again, as a fresh start would. */
+	if ((rc = supervisor_plugins(a->cfg, 1, "reload", err,
+	    sizeof(err))) != 0) {
 		log_warnx("reload: %s; keeping the previous configuration",
 		    err);
-		plugins_unload(a->plugins);
 		config_free(a->cfg);
 		a->cfg = old;
-		if (plugins_load_for_mode(a->plugins, a->base, a->cfg,
-		    config_mode(a->cfg), err, sizeof(err)) != 0)
+		if (supervisor_plugins(a->cfg, 1, "reload", err,
+		    sizeof(err)) != 0)
 			fatalx("reload: cannot restore the previous "
 			    "configuration: %s", err);
 	} else {
@@ -237,7 +233,7 @@ agent_restarted(void *arg)
 		log_info("configuration reloaded");
 	}
 	log_setverbose(config_get_bool(a->cfg, "verbose"));
-	if (agent_start_run(a) != 0) {
+	if (agent_start_run(a, "reload") != 0) {
 		a->status = 1;
 		agent_shutdown(a);
 	}
@@ -384,15 +380,13 @@ agent_main(struct event_base *base, const struct cmdline *cl,
 		    agent_check_controller, &a);
 		evtimer_add(a.ev_controller, &one);
 	}
+	supervisor_init(base, plugins, a.cfg);
 	if ((rc = agent_hook_start(base, a.cfg, plugins)) != 0)
 		a.status = rc == -EINVAL ? EXIT_USAGE : 1;
 	else if (agent_hook_owns_runs(a.cfg))
 		;	/* dynamic profiling: the heartbeat starts runs */
-	else if ((rc = agent_start_run(&a)) != 0) {
-		log_msg(LOG_LEVEL_ERR, NULL, "cannot start profiling: %s",
-		    strerror(-rc));
+	else if (agent_start_run(&a, "start") != 0)
 		a.status = 1;
-	}
 	if (a.status == 0)
 		event_base_dispatch(base);
 	for (i = 0; i < 3; i++)

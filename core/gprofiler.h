@@ -328,6 +328,20 @@ int		 run_start(struct run *);
 void		 run_stop(struct run *, void (*done)(void *), void *);
 void		 run_free(struct run *);
 const char	*run_error(const struct run *);
+/* Milliseconds of samples in the cycle in progress; -1: none. */
+int64_t		 run_window_ms(const struct run *);
+int64_t		 run_duration(const struct run *);
+
+/* supervisor.c: the one owner of plugin loading and run start/stop. */
+void		 supervisor_init(struct event_base *, struct plugin_list *,
+		    const struct config *);
+int		 supervisor_plugins(struct config *, int reload,
+		    const char *why, char *err, size_t errlen);
+int		 supervisor_start(struct config *, const struct run_hooks *,
+		    const char *why, struct run **, char *err, size_t errlen);
+void		 supervisor_stop(struct run *, const char *why,
+		    void (*done)(void *), void *);
+void		 supervisor_unload(void);
 
 /* daemon.c */
 int		 daemon_lock(char *err, size_t errlen);

@@ -429,9 +429,16 @@ plugin_wanted(const struct plugin *p, const struct config *cfg, unsigned mode)
 	if (p->manifest.enabled_by != NULL &&
 	    !config_get_bool(cfg, p->manifest.enabled_by))
 		return (0);
+	/*
+	 * Only a mode someone set turns the plugin off: its default is known
+	 * once a plugin registered its options, so reading the default would
+	 * make the same flags load other plugins after a reload than at a
+	 * fresh start (nodejs, whose default "disabled" still names perf
+	 * maps, went missing after a command reloaded the plugins).
+	 */
 	snprintf(opt, sizeof(opt), "%s-mode", p->manifest.name);
 	if (manifest_has_option(&p->manifest, opt, NULL) &&
-	    (v = config_get(cfg, opt)) != NULL &&
+	    config_is_set(cfg, opt) && (v = config_get(cfg, opt)) != NULL &&
 	    (strcmp(v, "disabled") == 0 || strcmp(v, "none") == 0))
 		return (0);
 	return (1);

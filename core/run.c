@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <event2/event.h>
 #include <json-c/json.h>
@@ -49,12 +50,12 @@ run_new(struct event_base *base, const struct config *cfg,
 			r->nplugs++;
 		}
 	r->mode = config_mode(r->cfg);
-	r->duration = config_get_int(r->cfg, "profiling-duration", 60);
+	/* Defaults from the option table; its bounds keep them positive. */
+	r->duration = config_get_num(r->cfg, "profiling-duration");
 	if (r->duration <= 0)
-		r->duration = 60;
-	r->frequency = r->mode == MODE_ALLOCATION ? config_get_int(r->cfg,
-	    "alloc-interval", 2097152) : config_get_int(r->cfg,
-	    "profiling-frequency", 11);
+		r->duration = 1;
+	r->frequency = config_get_num(r->cfg, r->mode == MODE_ALLOCATION ?
+	    "alloc-interval" : "profiling-frequency");
 	r->continuous = config_get_bool(r->cfg, "continuous");
 	return (r);
 }
@@ -116,6 +117,30 @@ const char *
 run_error(const struct run *r)
 {
 	return (r->finish_err);
+}
+
+/*
+ * How long the cycle in progress has been collecting (its window began at
+ * the previous cycle's end, or at the start): what stopping the run now
+ * would drop.  -1 when no window is open (not started, or stopping).
+ */
+int64_t
+run_window_ms(const struct run *r)
+{
+	struct timespec	 now;
+
+	CHECK_OBJ(r, RUN_MAGIC);
+	if (r->cycle_ev == NULL || r->stopping || r->finished)
+		return (-1);
+	clock_gettime(CLOCK_REALTIME, &now);
+	return ((int64_t)(now.tv_sec - r->win_start.tv_sec) * 1000 +
+	    (now.tv_nsec - r->win_start.tv_nsec) / 1000000);
+}
+
+int64_t
+run_duration(const struct run *r)
+{
+	return (r->duration);
 }
 
 static void

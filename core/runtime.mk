@@ -9,7 +9,8 @@ core_libgpcore_la_SOURCES += \
 	core/host_json.c core/host_sample.c core/host_sample.h \
 	core/tick.c \
 	core/cycle.c \
-	core/run.c core/run.h
+	core/run.c core/run.h \
+	core/supervisor.c
 
 RUNTIME_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
 # merge.c and metrics.c round with libm.

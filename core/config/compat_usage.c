@@ -134,13 +134,13 @@ compat_usage_start(struct event_base *base, const struct config *cfg)
 		return (rc);
 	}
 	if (config_get_bool(cfg, "log-usage") && cu.usage_ev == NULL) {
-		d = config_get_int(cfg, "profiling-duration", 60);
+		d = config_get_num(cfg, "profiling-duration");
 		if ((cu.usage_ev = event_new(base, -1, EV_PERSIST,
 		    compat_usage_tick, NULL)) == NULL)
 			return (-ENOMEM);
 		clock_gettime(CLOCK_MONOTONIC, &cu.last_ts);
 		cu.last_cpu = compat_cpu_seconds();
-		tv.tv_sec = d > 0 ? d : 60;
+		tv.tv_sec = d > 0 ? d : 1;	/* the table's bound */
 		tv.tv_usec = 0;
 		event_add(cu.usage_ev, &tv);
 	}

@@ -33,6 +33,7 @@ struct plugopt {
 	char		*plugin;
 	unsigned	 modes;
 	int		 typed;		/* 0 until the plugin's row is known */
+	int		 loaded;	/* registered for this run's plugins */
 	uint32_t	 type;		/* GP_OPT_*: a copy of the row */
 	uint32_t	 flags;
 	int64_t		 min, max;
@@ -181,7 +182,7 @@ config_default(const struct config *c, const char *name)
 		 * (iaprof's 10 ms interval). */
 		if ((od->od_flags & OPTF_MODEDEFAULT) &&
 		    config_mode(c) == MODE_GPU)
-			return ("100");
+			return (OPT_FREQUENCY_GPU);
 		return (od->od_default);
 	}
 	if ((p = config_find_popt(c, name)) != NULL && p->typed)
@@ -238,6 +239,31 @@ config_get_int(const struct config *c, const char *name, int64_t dflt)
 	if (errno != 0 || *end != '\0')
 		return (dflt);
 	return (n);
+}
+
+/*
+ * An integer or size option ("2mb") as a number: its value, else its
+ * default from the table row (the one place a default is written).  0
+ * when there is neither, which the table's bounds rule out for the
+ * options read this way.
+ */
+int64_t
+config_get_num(const struct config *c, const char *name)
+{
+	unsigned long long	 sz;
+	const char		*s;
+	char			*end;
+	long long		 n;
+
+	if ((s = config_get(c, name)) == NULL || *s == '\0')
+		return (0);
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (errno == 0 && *end == '\0')
+		return (n);
+	if (config_parse_size(s, &sz) == 0 && sz <= INT64_MAX)
+		return ((int64_t)sz);
+	return (0);
 }
 
 int
@@ -482,12 +508,28 @@ config_copy_row(struct plugopt *p, const struct gp_option *row)
 	free(p->defval);
 	free(p->choices);
 	p->typed = 1;
+	p->loaded = 1;
 	p->type = row->type;
 	p->flags = row->flags;
 	p->min = row->min;
 	p->max = row->max;
 	p->defval = row->defval != NULL ? xstrdup(row->defval) : NULL;
 	p->choices = row->choices != NULL ? xstrdup(row->choices) : NULL;
+}
+
+/*
+ * Forget which plugins registered their rows (the rows stay, to check and
+ * type values): a run's configuration then learns which plugins are loaded
+ * for it, as at a fresh start, and run_arguments holds the defaults of
+ * those only, not of plugins an earlier run loaded.
+ */
+void
+config_forget_plugin_rows(struct config *c)
+{
+	size_t	 i;
+
+	for (i = 0; i < c->npopts; i++)
+		c->popts[i].loaded = 0;
 }
 
 /*
@@ -529,6 +571,17 @@ config_register_plugin(struct config *c, const char *plugin,
 	return (0);
 }
 
+/* Option p is its plugin's "<name>-mode" and a value was set for it. */
+static int
+config_plugin_mode_set(const struct config *c, const struct plugopt *p)
+{
+	size_t	 n = strlen(p->plugin);
+
+	return (strncmp(p->name, p->plugin, n) == 0 &&
+	    strcmp(p->name + n, "-mode") == 0 &&
+	    config_find_value(c, p->name) != NULL);
+}
+
 /* gProfiler's run_arguments: every effective setting by dest name, with
  * secrets left out (docs/specs/gprofiler-compat.md §12 #1). */
 struct json_object *
@@ -548,8 +601,15 @@ config_run_arguments(const struct config *c)
 		config_json_add(o, od->od_dest, od->od_type, v);
 	}
 	for (i = 0; i < c->npopts; i++) {
-		if (!c->popts[i].typed ||
-		    (c->popts[i].flags & GP_OPTF_SECRET))
+		/*
+		 * The loaded plugins' options; of the others only the mode
+		 * that turned one off ("perf_mode": "disabled"), which
+		 * names no secret (an unloaded row's flags may be unknown).
+		 */
+		if (!c->popts[i].loaded && !config_plugin_mode_set(c,
+		    &c->popts[i]))
+			continue;
+		if (c->popts[i].loaded && (c->popts[i].flags & GP_OPTF_SECRET))
 			continue;
 		snprintf(dest, sizeof(dest), "%s", c->popts[i].name);
 		for (q = dest; *q != '\0'; q++)

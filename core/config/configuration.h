@@ -14,6 +14,15 @@
 #define OPTF_MODEDEFAULT 0x400u	/* default depends on the mode */
 #define OPTF_SECRETPATH	 0x800u	/* a file holding a secret: mode checked */
 
+/*
+ * -f's default depends on the mode (gProfiler's 11 Hz for cpu; 100 for
+ * gpu, iaprof's 10 ms interval): the table row and config_get() take
+ * them from here.  Every other default is written once, in its table row;
+ * code reads numbers with config_get_num(), never with a literal fallback.
+ */
+#define OPT_FREQUENCY_CPU	"11"
+#define OPT_FREQUENCY_GPU	"100"
+
 struct option_def {
 	const char	*od_name;
 	char		 od_short;
@@ -42,6 +51,7 @@ struct config	*config_clone(const struct config *);
 void		 config_free(struct config *);
 /* Effective value as text (the default when not set); NULL if none. */
 const char	*config_get(const struct config *, const char *name);
+int64_t		 config_get_num(const struct config *, const char *name);
 int64_t		 config_get_int(const struct config *, const char *name,
 		    int64_t dflt);
 int		 config_get_bool(const struct config *, const char *name);
@@ -61,6 +71,7 @@ void		 config_declare_plugin_option(struct config *, const char *name,
 		    const char *plugin, unsigned modes);
 const char	*config_option_plugin(const struct config *, const char *name,
 		    unsigned *modes);
+void		 config_forget_plugin_rows(struct config *);
 int		 config_register_plugin(struct config *, const char *plugin,
 		    const struct gp_option *rows, size_t nrows, size_t rowsize,
 		    char *err, size_t errlen);

@@ -108,10 +108,11 @@ static const struct option_def options_table[] = {
 	  "profile_api_version", "v1: no index and container frames" },
 	{ "profiling-duration", 'd', I, 0, "60", 1, 86400, NULL, "duration",
 	  "seconds per profiling cycle" },
-	{ "profiling-frequency", 'f', I, OPTF_MODEDEFAULT, "11", 1,
+	{ "profiling-frequency", 'f', I, OPTF_MODEDEFAULT, OPT_FREQUENCY_CPU, 1,
 	  GP_FREQUENCY_MAX,
 	  NULL, "frequency",
-	  "sampling frequency in Hz (cpu mode 11, gpu mode 100)" },
+	  "sampling frequency in Hz (cpu mode " OPT_FREQUENCY_CPU ", gpu mode "
+	  OPT_FREQUENCY_GPU ")" },
 	{ "rootless", 0, B, 0, "false", 0, 0, NULL, "rootless",
 	  "run as non-root (with --pids)" },
 	{ "rotating-output", 0, B, 0, "false", 0, 0, NULL, "rotating_output",

@@ -46,8 +46,6 @@ static struct {
 	struct plugin_list	*plugins;
 	struct run_hooks	 hooks;	/* the agent's; we wrap on_finished */
 	struct command_ops	 ops;
-	unsigned		 loaded_mode;
-	char			 loaded_sel[512];	/* plugins_selection */
 	struct cmd_slot		 cont;
 	struct cmd_slot		 adhoc;
 	struct config		*cont_paused;	/* resume after the ad-hoc */
@@ -137,6 +135,7 @@ cmd_slot_freed(struct cmd_slot *s)
 
 static void	cmd_slot_replace(struct cmd_slot *, struct config *, int, int,
 		    const char *, void (*)(void *), void *);
+static void	cmd_stopall_one(void *);
 
 static void
 cmd_finished_stopped(void *arg)
@@ -283,52 +282,6 @@ cmd_check_mode(const struct config *c, char *err, size_t errlen)
 }
 
 /*
- * Load the plugins the command's run needs when they differ from the
- * loaded set: another mode (cpu -> gpu), a profiler turned off
- * (profiler_configs) or on (enable_perfspect).  Either way c learns the
- * loaded plugins' option rows (defaults, types) and the plugins check
- * the options, as at start-up.
- */
-static int
-cmd_plugins_for(struct config *c, char *err, size_t errlen)
-{
-	struct plugin	*p;
-	unsigned	 mode = config_mode(c);
-	char		 want[512];
-	int		 rc;
-
-	plugins_selection(cmd.plugins, c, mode, want, sizeof(want));
-	if (cmd.loaded_mode != MODE_NONE &&
-	    strcmp(want, cmd.loaded_sel) == 0) {
-		TAILQ_FOREACH(p, cmd.plugins, entry) {
-			if (!p->active)
-				continue;
-			if ((rc = config_register_plugin(c, p->manifest.name,
-			    p->desc->options, p->desc->option_count,
-			    p->desc->option_size, err, errlen)) != 0)
-				return (rc);
-			host_ctx_set_config(p->ctx, c);
-		}
-		return (plugins_check(cmd.plugins, err, errlen));
-	}
-	log_info("command: loading plugins %s (were %s)", want,
-	    *cmd.loaded_sel != '\0' ? cmd.loaded_sel : "none");
-	plugins_unload(cmd.plugins);
-	if ((rc = plugins_load_for_mode(cmd.plugins, cmd.base, c, mode, err,
-	    errlen)) == 0)
-		rc = plugins_check(cmd.plugins, err, errlen);
-	if (rc != 0) {
-		cmd.loaded_mode = MODE_NONE;
-		cmd.loaded_sel[0] = '\0';
-		plugins_unload(cmd.plugins);
-		return (rc);
-	}
-	cmd.loaded_mode = mode;
-	snprintf(cmd.loaded_sel, sizeof(cmd.loaded_sel), "%s", want);
-	return (0);
-}
-
-/*
  * Start a run in slot s with configuration c (taken).  0, or -1 with the
  * slot's command reported failed (and, for an ad-hoc run, the continuous
  * run resumed).
@@ -351,22 +304,17 @@ cmd_slot_start(struct cmd_slot *s, struct config *c, int adhoc)
 	h.container_name = cmd.hooks.container_name != NULL ?
 	    cmd_container : NULL;
 	h.arg = s;
-	if (cmd_plugins_for(c, err, sizeof(err)) != 0) {
+	/* The supervisor loads the plugins the run needs when they differ
+	 * from the loaded set (cpu -> gpu, a profiler turned off or on), and
+	 * c learns their option rows and is checked, as at start-up. */
+	if (supervisor_start(c, &h, "command", &s->run, err,
+	    sizeof(err)) != 0) {
 		config_free(c);
 		log_warnx("command: the run cannot start: %s", err);
 		cmd_report(s, 0, err);
 		goto fail;
 	}
 	s->cfg = c;
-	s->run = run_new(cmd.base, c, cmd.plugins, &h);
-	if (run_start(s->run) != 0) {
-		snprintf(err, sizeof(err), "the profiling run could not start: "
-		    "%s", run_error(s->run) != NULL ? run_error(s->run) :
-		    "see the agent's log");
-		cmd_slot_freed(s);
-		cmd_report(s, 0, err);
-		goto fail;
-	}
 	/* A continuous run is acknowledged once started (§12 #13). */
 	if (!adhoc)
 		cmd_report(s, 1, NULL);
@@ -453,6 +401,7 @@ cmd_slot_replace(struct cmd_slot *s, struct config *next, int adhoc,
     int pause, const char *id, void (*after)(void *), void *after_arg)
 {
 	struct cmd_pending	*p;
+	char			 why[160];
 
 	p = xcalloc(1, sizeof(*p));
 	p->after = after;
@@ -489,7 +438,21 @@ cmd_slot_replace(struct cmd_slot *s, struct config *next, int adhoc,
 	s->pend = p;
 	p->counted = 1;
 	cmd.busy++;
-	run_stop(s->run, cmd_stopped, p);
+	/* What becomes of the partial cycle is said once, naming the cause
+	 * (the agent's own shutdown and a finished run have none). */
+	why[0] = '\0';
+	if (cmd.stop_done != NULL)
+		;
+	else if (pause)
+		snprintf(why, sizeof(why), "command: an ad-hoc command pauses "
+		    "the continuous run");
+	else if (next != NULL && p->id[0] != '\0')
+		snprintf(why, sizeof(why), "command: %s replaces the %s run",
+		    p->id, s == &cmd.adhoc ? "ad-hoc" : "continuous");
+	else if (after == cmd_stopall_one)
+		snprintf(why, sizeof(why), "command: a stop command ends the "
+		    "%s run", s == &cmd.adhoc ? "ad-hoc" : "continuous");
+	supervisor_stop(s->run, why[0] != '\0' ? why : NULL, cmd_stopped, p);
 }
 
 struct cmd_adhoc_next {
@@ -666,9 +629,6 @@ command_init(struct event_base *base, const struct config *cfg,
 	cmd.ops = *ops;
 	TAILQ_INIT(&cmd.queue);
 	cmd.drain_ev = event_new(base, -1, 0, cmd_drain, NULL);
-	cmd.loaded_mode = config_mode(cfg);
-	plugins_selection(plugins, cfg, cmd.loaded_mode, cmd.loaded_sel,
-	    sizeof(cmd.loaded_sel));
 }
 
 /*

@@ -503,14 +503,29 @@ static int
 cmd_key_perfspect(struct config *c, const struct cmd_key *k,
     struct json_object *v, char *err, size_t errlen)
 {
+	const char	*plugin;
+	unsigned	 modes, mode = config_mode(c);
+
 	if (v == NULL)
 		return (0);
 	if (!json_object_is_type(v, json_type_boolean)) {
 		snprintf(err, errlen, "%s: not a boolean", k->key);
 		return (-EINVAL);
 	}
-	if (json_object_get_boolean(v) &&
-	    cmd_set_optional(c, k->option, "true") == -ENOENT)
+	if (!json_object_get_boolean(v))
+		return (0);
+	/* profiling_mode applies first (cmd_keys order): a mode PerfSpect
+	 * does not serve (none) runs without it, and says so. */
+	plugin = config_option_plugin(c, k->option, &modes);
+	if (plugin != NULL && (modes & mode) == 0) {
+		log_info("command: enable_perfspect with profiling_mode %s: "
+		    "PerfSpect is not run (%s collects hardware metrics beside "
+		    "%s profiling only); this run has no hardware metrics",
+		    config_mode_name(mode), plugin, (modes & MODE_CPU) ? "cpu" :
+		    "other");
+		return (0);
+	}
+	if (cmd_set_optional(c, k->option, "true") == -ENOENT)
 		log_warnx("command: enable_perfspect: the perfspect plugin is "
 		    "not installed; profiling without hardware metrics");
 	return (0);

@@ -293,8 +293,8 @@ upload_init(struct event_base *base, const struct config *cfg)
 	while (*up.server_host && up.server_host[strlen(up.server_host) -
 	    1] == '/')
 		up.server_host[strlen(up.server_host) - 1] = '\0';
-	t = config_get_int(cfg, "server-upload-timeout", 120);
-	up.timeout_ms = (unsigned)(t > 0 ? t * 1000 : 120000);
+	t = config_get_num(cfg, "server-upload-timeout");
+	up.timeout_ms = (unsigned)(t > 0 ? t * 1000 : 1000);	/* bound 1 */
 	dir = config_get(cfg, "spool-dir");
 	max = config_get(cfg, "spool-max-size");
 	if (max != NULL && upload_parse_size(max, &maxsz) != 0) {

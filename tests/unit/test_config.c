@@ -103,6 +103,33 @@ test_values(void)
 	config_free(c);
 }
 
+/* Numbers come from the table's defaults: no caller repeats one. */
+static void
+test_num_defaults(void)
+{
+	struct config	*c = config_new();
+	char		 err[512];
+
+	CHECK_INTEQ(config_get_num(c, "profiling-duration"), 60,
+	    "-d's default from its row");
+	CHECK_INTEQ(config_get_num(c, "profiling-frequency"),
+	    strtoll(OPT_FREQUENCY_CPU, NULL, 10), "-f's cpu default");
+	CHECK_INTEQ(config_get_num(c, "alloc-interval"), 2097152,
+	    "a size default (\"2mb\") as bytes");
+	CHECK_INTEQ(config_get_num(c, "server-upload-timeout"), 120,
+	    "the upload timeout's default");
+	CHECK(config_set(c, "mode", "gpu", SRC_CLI, "--mode", err,
+	    sizeof(err)) == 0, "mode gpu");
+	CHECK_INTEQ(config_get_num(c, "profiling-frequency"),
+	    strtoll(OPT_FREQUENCY_GPU, NULL, 10), "-f's gpu default");
+	CHECK(config_set(c, "profiling-duration", "7", SRC_CLI, "-d", err,
+	    sizeof(err)) == 0 && config_get_num(c, "profiling-duration") == 7,
+	    "a set value wins");
+	CHECK_INTEQ(config_get_num(c, "pid-file"), 0,
+	    "not a number: 0");
+	config_free(c);
+}
+
 static const struct gp_option rows[] = {
 	{ "perf-mode", GP_OPT_ENUM, 0, "fp", 0, 0, "fp|dwarf|smart|disabled",
 	  "how" },
@@ -202,6 +229,18 @@ test_plugin_unloaded(void)
 	CHECK_STREQ(json_object_get_string(json_object_object_get(ra,
 	    "perf_mode")), "dwarf", "run_arguments reads the kept row");
 	json_object_put(ra);
+	/* A run whose plugins do not include perf: its defaults leave
+	 * run_arguments, the mode someone set stays. */
+	config_forget_plugin_rows(c);
+	ra = config_run_arguments(c);
+	CHECK(!json_object_object_get_ex(ra, "perf_mode", NULL),
+	    "an unloaded plugin's default is not in run_arguments");
+	json_object_put(ra);
+	config_forget_plugin_rows(d);
+	ra = config_run_arguments(d);
+	CHECK_STREQ(json_object_get_string(json_object_object_get(ra,
+	    "perf_mode")), "dwarf", "a mode set for it is");
+	json_object_put(ra);
 	config_free(d);
 	config_free(c);
 }
@@ -264,6 +303,7 @@ main(void)
 {
 	test_parse_buf();
 	test_values();
+	test_num_defaults();
 	test_plugin_options();
 	test_plugin_unloaded();
 	test_validate();
