@@ -227,9 +227,8 @@ sampler_explain(int rc, char *err, size_t errlen)
 		since = bpflog_helper_since(sampler_refused);
 		snprintf(helper, sizeof(helper), "; this kernel lacks the "
 		    "BPF helper %s (#%d), which the sampler calls%s%s%s; the "
-		    "sampler needs Linux 5.15 or later on x86-64 and no "
-		    "fallback sampler exists yet for older kernels (the "
-		    "verifier's last lines are above)", sampler_refused,
+		    "BPF sampler needs Linux 5.15 or later (the verifier's "
+		    "last lines are above)", sampler_refused,
 		    sampler_refused_id, since != NULL ? " and Linux " : "",
 		    since != NULL ? since : "", since != NULL ? " added" : "");
 		hint = helper;
