@@ -40,6 +40,16 @@ static const struct gp_option perf_options[] = {
 		    "no perf profiler (disabled; none is a synonym)",
 	},
 	{
+		.name = "perf-backend",
+		.type = GP_OPT_ENUM,
+		.defval = "auto",
+		.choices = "auto|bpf|perf-events",
+		.help = "how samples are taken: a BPF program (bpf), perf "
+		    "events' own ring buffers as perf record does, for "
+		    "kernels or hosts where BPF cannot load (perf-events), "
+		    "or the first of these that works (auto)",
+	},
+	{
 		.name = "perf-dwarf-stack-size",
 		.type = GP_OPT_INT,
 		.defval = "8192",
@@ -436,7 +446,9 @@ perf_read_options(struct perf *p)
 	p->freq = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
 	p->dwarf_size = (uint32_t)p->api->option_get_int(p->ctx,
 	    "perf-dwarf-stack-size", 8192);
-	if (p->mode < 0 || p->freq <= 0)
+	p->backend = sampler_backend_parse(p->api->option_get(p->ctx,
+	    "perf-backend"));
+	if (p->mode < 0 || p->freq <= 0 || p->backend == -EINVAL)
 		return (-EINVAL);
 	p->period = p->api->option_get_int(p->ctx, "perf-event-period", 0);
 	if (p->period < 0)
@@ -534,6 +546,7 @@ perf_start(void *priv)
 		return (-ENOMEM);
 	}
 	memset(&o, 0, sizeof(o));
+	o.backend = p->backend;
 	o.self_pid = getpid();
 	o.freq = (uint32_t)p->freq;
 	o.period = (uint64_t)p->period;
@@ -617,9 +630,12 @@ perf_start(void *priv)
 	else
 		snprintf(rate, sizeof(rate), "at %lld Hz", (long long)p->freq);
 	p->api->log(p->ctx, GP_LOG_INFO, "sampling %d CPUs %s (%s%s%s, %s "
-	    "stacks%s)", p->cur.cpus, rate, sampler_event_name(p->sampler),
-	    p->have_ev ? ", " : "", p->have_ev ? perfevent_kind(&p->ev) : "",
-	    perf_mode_name(p->mode), o.pids != NULL ? ", --pids" : "");
+	    "stacks%s) through %s", p->cur.cpus, rate,
+	    sampler_event_name(p->sampler), p->have_ev ? ", " : "",
+	    p->have_ev ? perfevent_kind(&p->ev) : "", perf_mode_name(p->mode),
+	    o.pids != NULL ? ", --pids" : "",
+	    strcmp(sampler_backend_name(p->sampler), "bpf") == 0 ?
+	    "a BPF program" : "perf events");
 	return (0);
 }
 
@@ -634,6 +650,8 @@ perf_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
 	if (p->sampler == NULL)
 		return (0);
 	a->json_set_string(md, "perf_event", sampler_event_name(p->sampler));
+	a->json_set_string(md, "perf_backend",
+	    sampler_backend_name(p->sampler));
 	if (p->have_ev)
 		a->json_set_string(md, "perf_event_type",
 		    perfevent_kind(&p->ev));

@@ -82,6 +82,7 @@ struct perf {
 	const struct gp_host_api *api;
 
 	int			 mode;		/* PERF_MODE_* */
+	int			 backend;	/* --perf-backend */
 	int64_t			 freq;
 	int64_t			 period;	/* --perf-event-period, 0;
 						 * raised over the rate cap */

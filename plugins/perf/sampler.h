@@ -80,9 +80,15 @@ struct sample_buf {
 #ifndef __bpf__
 #include <stddef.h>
 
-/* sampler.c: the BPF program on one perf event per online CPU. */
+/*
+ * sampler.c: samples from one perf event per online CPU, through a BPF
+ * program (sampler_bpf.c) or perf events' own ring buffers (sampler_pev.c).
+ */
 struct sampler;
+#define SAMPLER_AUTO	(-1)	/* sampler_opts.backend: the best that loads */
 struct sampler_opts {
+	/* SAMPLER_AUTO, or sampler_backend_parse's answer */
+	int		 backend;
 	int32_t		 self_pid;	/* never sampled */
 	uint32_t	 freq;		/* Hz, when period is 0 */
 	uint64_t	 period;	/* one sample every period events */
@@ -112,6 +118,12 @@ struct sampler_opts {
 	void		(*log)(void *arg, int level, const char *msg);
 	void		*arg;
 };
+/* "auto", "bpf" or "perf-events": a backend, or -EINVAL. */
+int		 sampler_backend_parse(const char *);
+/* The backend sampling: "bpf" or "perf-events". */
+const char	*sampler_backend_name(const struct sampler *);
+/* What the perf-events backend gives up against BPF, for o, in words. */
+const char	*sampler_pev_costs(const struct sampler_opts *o);
 /* NULL with a message in err saying what is missing. */
 struct sampler	*sampler_open(const struct sampler_opts *, char *err,
 		    size_t errlen);

@@ -42,7 +42,7 @@ ok $? "perf script ran"
     --funcs short_mid,short_leaf >"$TMP/report.json"
 ok $? "report"
 cat >"$TMP/check.py" <<'PY'
-import json, sys
+import json, os, sys
 r = json.load(open(sys.argv[1]))
 a, p = r['agent'], r['perf']
 def ok(c, what):
@@ -60,7 +60,11 @@ ok(a['samples'] >= 0.9 * p['samples'],
 # read is named from the kernel's mapping records, as perf names it.
 # What may stay unnamed: a PLT stub (perf says "@plt").  The old per-PID
 # symbolization named 85%, /proc alone 97.9-100% under load.
-ok(a['named'] >= p['named'] - 0.01,
+# Through perf events (29-perf-backends) exec is seen at its COMM record,
+# before the kernel is done with it, when tracefs is not mounted: a known
+# gap of 1.5-2.5 points on this exec storm, allowed there and no more.
+slack = 0.03 if os.environ.get('PERF_TEST_BACKEND') == 'perf-events' else 0.01
+ok(a['named'] >= p['named'] - slack,
    "named leaves: agent %.1f%%, perf %.1f%%" % (100 * a['named'],
                                                100 * p['named']))
 for f in ('short_mid', 'short_leaf'):

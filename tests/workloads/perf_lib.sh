@@ -18,6 +18,8 @@ perf_require() {
 # metadata lines, OUT.col the daemon's whole .col (daemon runs only).
 perf_profile() {
 	out=$1; secs=$2; shift 2
+	# PERF_TEST_BACKEND=perf-events: the same checks through that sampler
+	[ -n "${PERF_TEST_BACKEND:-}" ] && set -- "$@" "perf-backend=$PERF_TEST_BACKEND"
 	if [ "${PERF_TEST_DAEMON:-1}" = 1 ] && [ -x "$GP_BIN" ]; then
 		perf_profile_daemon "$out" "$secs" "$@" && return 0
 		diag "daemon run failed; using the test host"
