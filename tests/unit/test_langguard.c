@@ -76,7 +76,7 @@ test_parsers(void)
 	CHECK_INTEQ(nm, 7, "mountinfo: 7 mounts, malformed lines skipped");
 	CHECK(m[0].dev == (254u << 20 | 1) && m[0].local &&
 	    strcmp(m[0].fstype, "ext4") == 0, "ext4 on 254:1, local");
-	CHECK(m[1].dev == 21 && !m[1].local, "proc: not a filesystem to map");
+	CHECK(m[1].dev == 21 && m[1].local, "proc: the kernel answers, local");
 	CHECK(m[2].dev == 45 && !m[2].local &&
 	    strcmp(m[2].fstype, "fuse.sshfs") == 0, "fuse.sshfs after "
 	    "optional fields: refused");

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../../lib/fsguard.h"
 #include "langguard.h"
 
 static langguard_open_fn	 langguard_opener;
@@ -27,18 +28,6 @@ static void			*langguard_opener_arg;
 /* All processes' refreshes: bytes read in the current second. */
 static uint64_t			 langguard_budget_sec;
 static uint64_t			 langguard_budget_used;
-
-/*
- * Filesystems whose pages come from memory or a local block device.
- * Anything else is refused, unknown types included: a wrong refusal
- * costs a process's profile (logged), a wrong allowance a hung agent.
- */
-static const char *const langguard_local[] = {
-	"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "overlay",
-	"squashfs", "erofs", "vfat", "msdos", "exfat", "f2fs", "zfs",
-	"hugetlbfs", "iso9660", "udf", "jfs", "nilfs2", "bcachefs", "ntfs3",
-	"reiserfs", "devtmpfs", "shm", NULL
-};
 
 void
 langguard_set_opener(langguard_open_fn fn, void *arg)
@@ -50,13 +39,7 @@ langguard_set_opener(langguard_open_fn fn, void *arg)
 int
 langguard_fs_local(const char *fstype, size_t len)
 {
-	size_t i;
-
-	for (i = 0; langguard_local[i] != NULL; i++)
-		if (strlen(langguard_local[i]) == len &&
-		    memcmp(langguard_local[i], fstype, len) == 0)
-			return (1);
-	return (0);
+	return (fsguard_fs_local(fstype, len));
 }
 
 /* A decimal or hexadecimal number at s[*i], at most 64 bits. */
@@ -117,64 +100,38 @@ langguard_skip_field(const char *s, size_t len, size_t *i)
 	return (*i < len ? 0 : -EINVAL);
 }
 
-/*
- * "36 35 98:0 /root /mnt opts [optional fields...] - fstype source
- * superopts": paths are octal-escaped, so fields hold no space.
- */
-static int
-langguard_mount_line(const char *s, size_t len, struct langguard_mount *m)
-{
-	size_t i = 0, f, fl;
-	int field;
-
-	for (field = 0; field < 2; field++)
-		if (langguard_skip_field(s, len, &i) != 0)
-			return (-EINVAL);
-	if (langguard_dev(s, len, &i, 10, &m->dev) != 0 || i >= len ||
-	    s[i] != ' ')
-		return (-EINVAL);
-	/* The optional fields end at a lone "-". */
-	for (;;) {
-		if (langguard_skip_field(s, len, &i) != 0)
-			return (-EINVAL);
-		if (s[i] == '-' && i + 1 < len && s[i + 1] == ' ')
-			break;
-	}
-	i += 2;
-	while (i < len && s[i] == ' ')
-		i++;
-	for (f = i; i < len && s[i] != ' '; i++)
-		;
-	fl = i - f;
-	if (fl == 0)
-		return (-EINVAL);
-	m->local = (uint8_t)langguard_fs_local(s + f, fl);
-	if (fl >= sizeof(m->fstype))
-		fl = sizeof(m->fstype) - 1;
-	memcpy(m->fstype, s + f, fl);
-	m->fstype[fl] = '\0';
-	return (0);
-}
-
+/* The mount table's classification is fsguard's (shared with the core's
+ * file opens); a copy is parsed, since fsguard unescapes in place. */
 uint32_t
 langguard_parse_mountinfo(const char *buf, size_t len,
     struct langguard_mount *out, uint32_t max)
 {
-	const char *s = buf, *end = buf + len, *nl;
-	struct langguard_mount m;
-	uint32_t n = 0;
+	struct fsguard_mount	*m;
+	char			*copy;
+	uint32_t		 n, i;
 
-	while (s < end && (out == NULL || n < max)) {
-		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
-			nl = end;
-		memset(&m, 0, sizeof(m));
-		if (langguard_mount_line(s, (size_t)(nl - s), &m) == 0) {
-			if (out != NULL)
-				out[n] = m;
-			n++;
-		}
-		s = nl + 1;
+	if ((copy = malloc(len + 1)) == NULL)
+		return (0);
+	memcpy(copy, buf, len);
+	n = fsguard_parse_mountinfo(copy, len, NULL, 0);
+	if (out == NULL)
+		goto out;
+	if (n > max)
+		n = max;
+	if ((m = calloc(n + 1, sizeof(*m))) == NULL) {
+		n = 0;
+		goto out;
 	}
+	n = fsguard_parse_mountinfo(copy, len, m, n);
+	for (i = 0; i < n; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].dev = m[i].dev;
+		out[i].local = m[i].local;
+		memcpy(out[i].fstype, m[i].fstype, sizeof(out[i].fstype));
+	}
+	free(m);
+out:
+	free(copy);
 	return (n);
 }
 
