@@ -81,6 +81,7 @@ py_set_opener(py_open_fn fn, void *arg)
 {
 	py_opener = fn;
 	py_opener_arg = arg;
+	langguard_set_opener(fn, arg);
 }
 
 int
@@ -350,7 +351,7 @@ out:
 		    t->ver.minor);
 	else if (rc != 0)
 		snprintf(why, whylen, "cannot read interpreter state: %s",
-		    strerror(-rc));
+		    rc == -EREMOTE ? t->guard.why : strerror(-rc));
 	return (rc == -EINVAL ? -ENOTSUP : rc);
 }
 
@@ -390,7 +391,12 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->mem.readv = py_mem_proc_readv;
-	t->mem.arg = (void *)(intptr_t)pid;
+	t->mem.arg = &t->guard;
+	if ((rc = langguard_init(&t->guard, pid, maps, len)) != 0) {
+		snprintf(why, whylen, "cannot read its maps and mounts: %s",
+		    strerror(-rc));
+		return (rc == -ENOMEM ? rc : -ESRCH);
+	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if (stat(path, &st) != 0)
 		st.st_ino = 0;
@@ -462,6 +468,7 @@ py_target_release(struct py_target *t)
 		return;
 	py_code_cache_free(t->codes);
 	py_mem_cache_free(&t->mem);
+	langguard_free(&t->guard);
 	free(t->frames);
 	free(t->text);
 	free(t->ptrs);
