@@ -188,7 +188,7 @@ static int
 safeopen_resolve(const struct gp_open_spec *sp, struct safefs_ctx *fc)
 {
 	uint64_t	 resolve = RESOLVE_NO_MAGICLINKS;
-	int		 rootfd, fd, nosym;
+	int		 rootfd, fd, nosym, stepwise;
 
 	if (sp->flags & GP_OPEN_PROC_LINK) {
 		/* The kernel's own link to a mapped file or the executable:
@@ -216,14 +216,17 @@ safeopen_resolve(const struct gp_open_spec *sp, struct safefs_ctx *fc)
 	if (nosym)
 		resolve |= RESOLVE_NO_SYMLINKS;
 	resolve |= RESOLVE_IN_ROOT;
-	fd = -ENOSYS;
-	if (!safeopen_no_openat2 && nosym)
-		fd = safeopen_openat2(rootfd, sp->path, resolve);
 	/* A path with symlinks may lead anywhere (into a FUSE directory):
-	 * it is walked a step at a time, each step's mount checked. */
-	if (!nosym || fd == -ENOSYS || fd == -E2BIG || (fd == -EINVAL &&
+	 * it is walked a step at a time, each step's mount checked.  The
+	 * host's /proc is procfs, whose own links ("self") stay in it. */
+	stepwise = !nosym && !(sp->root == NULL &&
+	    strncmp(sp->path, "/proc/", 6) == 0);
+	fd = -ENOSYS;
+	if (!safeopen_no_openat2 && !stepwise)
+		fd = safeopen_openat2(rootfd, sp->path, resolve);
+	if (stepwise || fd == -ENOSYS || fd == -E2BIG || (fd == -EINVAL &&
 	    !safeopen_no_openat2)) {
-		if (nosym && (fd == -ENOSYS || fd == -E2BIG))
+		if (!stepwise && (fd == -ENOSYS || fd == -E2BIG))
 			safeopen_no_openat2 = 1;
 		fd = safeopen_walk(rootfd, sp->path, nosym, fc);
 	}
