@@ -18,6 +18,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct fsguard_mount *bad;
 	char			*buf, path[256];
 	uint32_t		 n, i, id;
+	const uint8_t		*nl;
 	size_t			 pl;
 
 	if ((buf = malloc(size + 1)) == NULL)
@@ -36,7 +37,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	/* The first line, as a path, against the table. */
-	pl = strcspn((const char *)data, "\n");
+	nl = memchr(data, '\n', size);
+	pl = nl != NULL ? (size_t)(nl - data) : size;
 	if (pl > sizeof(path) - 2)
 		pl = sizeof(path) - 2;
 	path[0] = '/';
