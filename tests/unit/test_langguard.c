@@ -18,6 +18,16 @@
 #include "testing.h"
 #include "langguard.h"
 
+/* The guard's clock (CLOCK_MONOTONIC, ns). */
+static uint64_t
+langguard_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
 static int
 open_plain(void *arg, const struct gp_open_spec *spec, struct gp_file_info *fi)
 {
@@ -217,6 +227,7 @@ test_live(void)
 	struct langguard g;
 	static int onstack;
 	uint8_t *heap;
+	volatile char *fresh;
 	double t0, t;
 	pid_t pid;
 	int fd, rc, status;
@@ -237,7 +248,35 @@ test_live(void)
 	CHECK_INTEQ(langguard_check(&g, 4096, 8), -EFAULT, "again unmapped");
 	CHECK_INTEQ(g.nrefresh, 2, "a miss a while after does");
 	CHECK_INTEQ(langguard_check(&g, 4096, 8), -EFAULT, "again unmapped");
-	CHECK_INTEQ(g.nrefresh, 2, "but only once a second");
+	CHECK_INTEQ(g.nrefresh, 2, "but only once in 100 ms");
+
+	/*
+	 * A page mapped since, never touched: not resident, so judged by
+	 * maps read just then; once the maps are older and a refresh for
+	 * pages not resident was made less than 100 ms ago, not judged
+	 * (-EAGAIN); once touched, resident, read without a refresh.
+	 */
+	fresh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS, -1, 0);
+	if (fresh == MAP_FAILED) {
+		CHECK(0, "mmap a page");
+		return;
+	}
+	g.refreshed = 0;
+	CHECK_INTEQ(langguard_check(&g, (uint64_t)(uintptr_t)fresh, 8), 0,
+	    "a page mapped since the maps were read: read again, allowed");
+	CHECK_INTEQ(g.nrefresh, 3, "(the maps read again once)");
+	g.refreshed = 0;
+	g.nonres = langguard_now_ns();
+	CHECK_INTEQ(langguard_check(&g, (uint64_t)(uintptr_t)fresh, 8),
+	    -EAGAIN, "not resident, maps old, a refresh just made: not "
+	    "judged now");
+	CHECK_INTEQ(g.nrefresh, 3, "(nor the maps read again)");
+	fresh[0] = 1;
+	CHECK_INTEQ(langguard_check(&g, (uint64_t)(uintptr_t)fresh, 8), 0,
+	    "touched, so resident: allowed without a refresh");
+	CHECK_INTEQ(g.nrefresh, 3, "(no refresh)");
+	munmap((void *)(uintptr_t)fresh, 4096);
 	langguard_free(&g);
 	free(heap);
 

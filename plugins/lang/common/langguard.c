@@ -263,6 +263,18 @@ langguard_lookup(const struct langguard_range *r, uint32_t n, uint64_t addr,
 	return (-ENOENT);
 }
 
+/* The agent's CPU time (ns): what a refresh costs it, whatever the
+ * host's load adds to its wall time. */
+static uint64_t
+langguard_cpu(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return (0);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
 static uint64_t
 langguard_now(void)
 {
@@ -342,11 +354,12 @@ langguard_refresh(struct langguard *g, int budgeted, const char *given,
 	struct langguard_range *r = NULL;
 	char path[64], *mi = NULL, *maps = NULL;
 	size_t mlen = 0, len = 0;
-	uint64_t t0, sec;
+	uint64_t t0, c0, sec;
 	uint32_t nm, n, nbad, i;
 	int rc = -ESRCH, more, mmore;
 
 	t0 = langguard_now();
+	c0 = langguard_cpu();
 	sec = t0 / 1000000000ull;
 	if (sec != langguard_budget_sec) {
 		langguard_budget_sec = sec;
@@ -405,7 +418,7 @@ out:
 	free(mounts);
 	free(mi);
 	free(maps);
-	g->cost_ns = langguard_now() - t0;
+	g->cost_ns = langguard_cpu() - c0;
 	return (rc);
 }
 
@@ -422,6 +435,9 @@ langguard_free(struct langguard *g)
 {
 	if (g == NULL)
 		return;
+	if (g->pagemap > 0)
+		close(g->pagemap - 1);
+	g->pagemap = 0;
 	free(g->r);
 	free(g->bad);
 	g->r = NULL;
@@ -456,11 +472,57 @@ langguard_refuse(struct langguard *g, uint64_t addr,
 		    "mount table");
 }
 
+/*
+ * Whether every page of [addr, addr + len) is resident in the target or in
+ * swap now (/proc/PID/pagemap bits 63 and 62): 1; 0 when one is not, or
+ * when that cannot be known.  A resident page is read without a fault, so
+ * without asking any filesystem; one not resident is faulted in by the
+ * read from whatever is mapped there at that moment.
+ */
+static int
+langguard_resident(struct langguard *g, uint64_t addr, uint64_t len)
+{
+	struct gp_open_spec spec;
+	uint64_t ent[LANGGUARD_PAGEMAP_MAX], first, n, i;
+	char path[64];
+	long ps;
+	int fd;
+
+	if (len == 0)
+		return (1);
+	if ((ps = sysconf(_SC_PAGESIZE)) <= 0 || addr + len < addr)
+		return (0);
+	first = addr / (uint64_t)ps;
+	n = (addr + len - 1) / (uint64_t)ps - first + 1;
+	if (n > LANGGUARD_PAGEMAP_MAX || first > INT64_MAX / 8)
+		return (0);
+	if (g->pagemap == 0) {
+		if (langguard_opener == NULL)
+			return (0);
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)g->pid);
+		memset(&spec, 0, sizeof(spec));
+		spec.size = sizeof(spec);
+		spec.path = path;
+		spec.owner = -1;
+		if ((fd = langguard_opener(langguard_opener_arg, &spec,
+		    NULL)) < 0)
+			return (0);
+		g->pagemap = fd + 1;
+	}
+	if (pread(g->pagemap - 1, ent, (size_t)n * 8, (off_t)(first * 8)) !=
+	    (ssize_t)(n * 8))
+		return (0);
+	for (i = 0; i < n; i++)
+		if ((ent[i] >> 62 & 3) == 0)
+			return (0);
+	return (1);
+}
+
 int
 langguard_check(struct langguard *g, uint64_t addr, uint64_t len)
 {
 	const struct langguard_range *b;
-	uint64_t wait;
+	uint64_t wait, now;
 	int rc;
 
 	rc = langguard_lookup(g->r, g->n, addr, len, &b);
@@ -470,6 +532,26 @@ langguard_check(struct langguard *g, uint64_t addr, uint64_t len)
 	if (rc == -ENOENT && langguard_now() - g->refreshed >= wait &&
 	    langguard_refresh(g, 1, NULL, 0) == 0)
 		rc = langguard_lookup(g->r, g->n, addr, len, &b);
+	/*
+	 * The maps may be old: the target can have mapped a FUSE file over
+	 * an allowed range since (mmap MAP_FIXED).  Such a page is not
+	 * resident until something reads it; a resident one needs no fault.
+	 * Pages not resident are judged by maps read just now instead.
+	 */
+	if (rc == 0 && !langguard_resident(g, addr, len)) {
+		now = langguard_now();
+		if (now - g->refreshed >= LANGGUARD_FRESH_NS) {
+			wait = g->cost_ns * LANGGUARD_REFRESH_COST;
+			if (wait < LANGGUARD_NONRES_NS)
+				wait = LANGGUARD_NONRES_NS;
+			if (now - g->nonres < wait)
+				return (-EAGAIN);
+			g->nonres = now;
+			if (langguard_refresh(g, 1, NULL, 0) != 0)
+				return (-EAGAIN);
+		}
+		rc = langguard_lookup(g->r, g->n, addr, len, &b);
+	}
 	if (rc == 0)
 		return (0);
 	if (rc == -EREMOTE) {

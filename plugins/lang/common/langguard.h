@@ -26,19 +26,37 @@
  * the kernel takes about 0.1 s to write each MiB of them; past the cap a
  * process's higher mappings are not known, and reads there are refused:
  * a Python process with numpy has some 100 KiB), the ranges kept, and how
- * often: at most once a second per process, and never more than 1% of
- * the time (the next refresh waits 100 times the last one's cost).
+ * often: a read outside the known mappings (one made since, as a runtime
+ * maps memory as it goes) reads them again at most every 100 ms per
+ * process, so a process is not taken out for a new mapping (20 failed
+ * samples in a row do that, 0.2 s at 99 Hz), and never more than 1% of
+ * the agent's CPU (the next refresh waits 100 times the CPU time the last
+ * one took).
  */
 #define LANGGUARD_MAPS_MAX	(512u << 10)
 #define LANGGUARD_MOUNTS_MAX	(512u << 10)
 #define LANGGUARD_RANGES_MAX	16384u
 #define LANGGUARD_BAD_MAX	64u	/* refused mounts named in reasons */
-#define LANGGUARD_REFRESH_NS	1000000000ull	/* per process */
+#define LANGGUARD_REFRESH_NS	100000000ull	/* per process */
 #define LANGGUARD_REFRESH_COST	100	/* times the last refresh's cost */
 /* All processes together: bytes of /proc read for refreshes per second. */
 #define LANGGUARD_BUDGET_BYTES	(1u << 20)
+/*
+ * A read of pages not resident in the target (not faulted in, nor in
+ * swap: /proc/PID/pagemap) faults them in from whatever is mapped there
+ * at that moment, which the maps read earlier may no longer show: such a
+ * read is judged by maps read again just before it (at most this long
+ * before, and a refresh for it at most this often per process).
+ */
+#define LANGGUARD_FRESH_NS	10000000ull	/* 10 ms */
+#define LANGGUARD_NONRES_NS	100000000ull	/* 100 ms */
+#define LANGGUARD_PAGEMAP_MAX	64u	/* pages looked up per check */
 
 #define LANGGUARD_FSTYPE	24
+
+/* Why the host's opener said -EREMOTE of a file (core/safefs.c). */
+#define LANGGUARD_FILE_REFUSED	"on FUSE or a network filesystem, whose " \
+	"reads can block (refused)"
 
 /* A mount: its device (major << 20 | minor, as the kernel's dev_t). */
 struct langguard_mount {
@@ -65,7 +83,10 @@ struct langguard {
 	struct langguard_mount	*bad;	/* mounts refused, for reasons */
 	uint32_t		 nbad;
 	uint64_t		 refreshed;	/* CLOCK_MONOTONIC ns, 0: never */
-	uint64_t		 cost_ns;	/* of the last refresh */
+	int			 pagemap;	/* its fd + 1; 0: not open */
+	uint64_t		 nonres;	/* the last refresh for pages
+						 * not resident, ns */
+	uint64_t		 cost_ns;	/* of the last refresh, CPU */
 	uint64_t		 nrefresh;
 	char			 why[192];	/* the last refusal */
 };
@@ -116,7 +137,9 @@ void	 langguard_free(struct langguard *);
 /*
  * Whether [addr, addr + len) may be read: 0; -EREMOTE, refused (the
  * reason in g->why); -EFAULT, not mapped as far as known (the maps are
- * read again when one falls outside them, at most once a second).
+ * read again when one falls outside them, at most every 100 ms);
+ * -EAGAIN, pages not resident that could not be judged now (the maps
+ * were read again for another less than LANGGUARD_NONRES_NS ago).
  */
 int	 langguard_check(struct langguard *, uint64_t addr, uint64_t len);
 
