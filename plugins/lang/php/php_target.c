@@ -102,7 +102,8 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 	snprintf(t->object, sizeof(t->object), "%s", ob.path);
 	if ((fd = php_open_object(pid, &ob)) < 0) {
 		snprintf(why, whylen, "cannot open %s: %s", ob.path,
-		    fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		    fd == -EINVAL ? "not a regular file" : fd == -EREMOTE ?
+		    LANGGUARD_FILE_REFUSED : strerror(-fd));
 		return (fd == -ENOENT ? -ESRCH : fd);
 	}
 	rc = php_elf_read_fd(fd, &pe);

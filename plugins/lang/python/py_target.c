@@ -412,7 +412,8 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	snprintf(t->object, sizeof(t->object), "%s", ob->path);
 	if ((fd = py_open_object(pid, ob, !lib.found)) < 0) {
 		snprintf(why, whylen, "cannot open %s: %s", ob->path,
-		    fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		    fd == -EINVAL ? "not a regular file" : fd == -EREMOTE ?
+		    LANGGUARD_FILE_REFUSED : strerror(-fd));
 		return (fd);
 	}
 	rc = py_elf_read_cached(fd, &pe);
