@@ -6,7 +6,11 @@
 # uninterruptible sleep until the FUSE server gives up, deaf to SIGTERM
 # and with no cycle.  The agent must refuse the read (a file on FUSE), say
 # so once naming the process and the filesystem, and keep its cycles, CPU,
-# memory and SIGTERM (tests/attack_lib.sh).
+# memory and SIGTERM (tests/attack_lib.sh).  A second victim points the
+# label at an anonymous page first and maps the FUSE file over it 4 s
+# later (MAP_FIXED): the maps the agent read before show an anonymous page
+# there, so the page's residency decides (a page mapped since is not
+# resident: the maps are read again before such a read).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/attack_lib.sh"
 . "$top_srcdir/tests/fuse_lib.sh"
@@ -19,7 +23,8 @@ ruby -e 'exit(RUBY_VERSION < "3.2" ? 0 : 1)' ||
 tap_tmpdir
 chmod 0711 "$TMP"
 cleanup() {
-	[ -n "${rb:-}" ] && kill -KILL "$rb" 2>/dev/null
+	# shellcheck disable=SC2086
+	[ -n "${rb:-}" ] && kill -KILL $rb 2>/dev/null
 	# The server's death lets a reader stuck on its page go.
 	fuse_stall_stop
 	[ -n "${AGENT_PID:-}" ] && kill -KILL "$AGENT_PID" 2>/dev/null
@@ -38,24 +43,36 @@ while ! grep -q "sampling Ruby" "$TMP/out/log" 2>/dev/null &&
 grep -q "sampling Ruby" "$TMP/out/log"
 ok $? "the agent's Ruby plugin started"
 
-setpriv --reuid=65534 --regid=65534 --clear-groups ruby \
-    "$top_srcdir/tests/workloads/ruby_fuse_label.rb" "$FUSE_MNT/stall" \
-    "$TMP/v/ready" 12 >"$TMP/rb.log" 2>&1 &
-rb=$!
-i=0
-while [ ! -s "$TMP/v/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-[ -s "$TMP/v/ready" ]
-ok $? "the victim put a FUSE page behind its frame's label"
-sed 's/^/# /' "$TMP/rb.log"
-page=$(cat "$TMP/v/ready" 2>/dev/null)
-wait $rb
+for v in early late; do
+	args=
+	[ $v = late ] && args="late 4"
+	# shellcheck disable=SC2086
+	setpriv --reuid=65534 --regid=65534 --clear-groups ruby \
+	    "$top_srcdir/tests/workloads/ruby_fuse_label.rb" "$FUSE_MNT/stall" \
+	    "$TMP/v/$v" 12 $args >"$TMP/$v.log" 2>&1 &
+	eval "rb_$v=\$!"
+done
+rb="$rb_early $rb_late"
+for v in early late; do
+	i=0
+	while [ ! -s "$TMP/v/$v" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$TMP/v/$v" ]
+	ok $? "the $v victim put a FUSE page behind its frame's label"
+	sed 's/^/# /' "$TMP/$v.log"
+done
+early=$(cat "$TMP/v/early" 2>/dev/null)
+late=$(cat "$TMP/v/late" 2>/dev/null)
+wait $rb_early $rb_late
 rb=
 
 attack_checks "$TMP/out" $D
 grep -i "fuse\|refused" "$TMP/out/log" | head -8 | sed "s/^/# /"
-grep -q "pid [0-9]*: .*0x$page.* on fuse.fuse_stall" "$TMP/out/log"
-ok $? "the log says the read of the FUSE page was refused, and why"
-n=$(grep -c "0x$page.* on fuse" "$TMP/out/log")
-[ "$n" -eq 1 ]
-ok $? "said once ($n lines)"
+for v in early late; do
+	eval "page=\$$v pid=\$rb_$v"
+	grep -q "pid $pid: .*0x$page.* on fuse.fuse_stall" "$TMP/out/log"
+	ok $? "the log says the read of the $v victim's FUSE page was refused, and why"
+	n=$(grep -c "0x$page.* on fuse" "$TMP/out/log")
+	[ "$n" -eq 1 ]
+	ok $? "said once ($n lines)"
+done
 done_testing
