@@ -25,6 +25,14 @@
 static langguard_open_fn	 langguard_opener;
 static void			*langguard_opener_arg;
 
+/*
+ * The pagemap of the process last looked at: one descriptor, not one per
+ * process (a reader may follow thousands), reopened when the reader moves
+ * to another process; a sample reads one process.
+ */
+static int			 langguard_pm_fd = -1;
+static pid_t			 langguard_pm_pid;
+
 /* All processes' refreshes: bytes read in the current second. */
 static uint64_t			 langguard_budget_sec;
 static uint64_t			 langguard_budget_used;
@@ -435,9 +443,10 @@ langguard_free(struct langguard *g)
 {
 	if (g == NULL)
 		return;
-	if (g->pagemap > 0)
-		close(g->pagemap - 1);
-	g->pagemap = 0;
+	if (langguard_pm_fd >= 0 && langguard_pm_pid == g->pid) {
+		close(langguard_pm_fd);
+		langguard_pm_fd = -1;
+	}
 	free(g->r);
 	free(g->bad);
 	g->r = NULL;
@@ -496,7 +505,10 @@ langguard_resident(struct langguard *g, uint64_t addr, uint64_t len)
 	n = (addr + len - 1) / (uint64_t)ps - first + 1;
 	if (n > LANGGUARD_PAGEMAP_MAX || first > INT64_MAX / 8)
 		return (0);
-	if (g->pagemap == 0) {
+	if (langguard_pm_fd < 0 || langguard_pm_pid != g->pid) {
+		if (langguard_pm_fd >= 0)
+			close(langguard_pm_fd);
+		langguard_pm_fd = -1;
 		if (langguard_opener == NULL)
 			return (0);
 		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)g->pid);
@@ -507,11 +519,18 @@ langguard_resident(struct langguard *g, uint64_t addr, uint64_t len)
 		if ((fd = langguard_opener(langguard_opener_arg, &spec,
 		    NULL)) < 0)
 			return (0);
-		g->pagemap = fd + 1;
+		langguard_pm_fd = fd;
+		langguard_pm_pid = g->pid;
 	}
-	if (pread(g->pagemap - 1, ent, (size_t)n * 8, (off_t)(first * 8)) !=
-	    (ssize_t)(n * 8))
+	/* A process gone (its PID perhaps reused) reads short: judged by
+	 * maps read again, and the pagemap of whichever process has the PID
+	 * opened at the next look. */
+	if (pread(langguard_pm_fd, ent, (size_t)n * 8, (off_t)(first * 8)) !=
+	    (ssize_t)(n * 8)) {
+		close(langguard_pm_fd);
+		langguard_pm_fd = -1;
 		return (0);
+	}
 	for (i = 0; i < n; i++)
 		if ((ent[i] >> 62 & 3) == 0)
 			return (0);

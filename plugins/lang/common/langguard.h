@@ -83,7 +83,6 @@ struct langguard {
 	struct langguard_mount	*bad;	/* mounts refused, for reasons */
 	uint32_t		 nbad;
 	uint64_t		 refreshed;	/* CLOCK_MONOTONIC ns, 0: never */
-	int			 pagemap;	/* its fd + 1; 0: not open */
 	uint64_t		 nonres;	/* the last refresh for pages
 						 * not resident, ns */
 	uint64_t		 cost_ns;	/* of the last refresh, CPU */
