@@ -8,8 +8,12 @@
 # cycle.  A mount nobody's own FUSE server makes is closed to root (no
 # allow_other); this one is one every user may enter, as root's own
 # are (an sshfs whose server went away) or a user's where /etc/fuse.conf
-# has user_allow_other.  The agent must refuse the file (on FUSE), say so
-# once, and keep its cycles, CPU, memory and SIGTERM (tests/attack_lib.sh).
+# has user_allow_other.  And a Python process of nobody's runs code whose
+# file is in a site-packages directory on that mount (it names the file;
+# the directory's listing never answers): the Python reader lists a
+# packages directory for the versions of its distributions.  The agent
+# must refuse the file and the directory (on FUSE), say so once each, and
+# keep its cycles, CPU, memory and SIGTERM (tests/attack_lib.sh).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/workloads/perf_lib.sh"
 . "$top_srcdir/tests/attack_lib.sh"
@@ -29,6 +33,7 @@ chmod 0777 "$TMP/pub"
 cleanup() {
 	[ -n "${attacker:-}" ] && kill "$attacker" 2>/dev/null
 	[ -n "${jit:-}" ] && kill -KILL "$jit" 2>/dev/null
+	[ -n "${pyv:-}" ] && kill -KILL "$pyv" 2>/dev/null
 	# The server's death lets a reader stuck on its file go.
 	fuse_stall_stop
 	[ -n "${AGENT_PID:-}" ] && kill -KILL "$AGENT_PID" 2>/dev/null
@@ -64,12 +69,35 @@ ok 0 "nobody mounted a FUSE file over its JIT process's perf map"
 sed -n 's|^[^ ]* [^ ]* [^ ]* [^ ]* \(/tmp/perf-[^ ]*\) .* - \([^ ]*\) .*|# \1 on \2|p' \
     "/proc/$jit/mountinfo"
 
+# The Python process: its function's file names the FUSE site-packages.
+py=/usr/bin/python3.11
+[ -x "$py" ] || py=/usr/bin/python3
+# shellcheck disable=SC2016,SC2086
+setpriv $NOBODY "$py" -c '
+import sys, time
+src = "def pkg_hot(t):\n    while time.monotonic() < t:\n        pass\n"
+ns = {"time": time}
+exec(compile(src, sys.argv[1], "exec"), ns)
+print("ready", flush=True)
+ns["pkg_hot"](time.monotonic() + 20)
+' "$FUSE_MNT/site-packages/gpv_pkg/hot.py" >"$TMP/py.out" 2>&1 &
+pyv=$!
+i=0
+while ! grep -q ready "$TMP/py.out" 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+grep -q ready "$TMP/py.out"
+ok $? "nobody's Python process runs code from a FUSE site-packages"
+
 out=$TMP/out
-attack_start "$out" 3 -f 99 --perf-mode fp --pids "$jit"
+attack_start "$out" 3 -f 99 --perf-mode fp --pids "$jit,$pyv"
 sleep 12
 attack_checks "$out" 3
 grep 'refused\|WARN' "$out/log" | head -10 | sed 's/^/# /'
 n=$(grep -c "pid $jit: perf map /tmp/perf-$jit.map (in its root) refused: on FUSE or a network filesystem" "$out/log")
 [ "$n" -eq 1 ]
 ok $? "the log says once why the perf map was refused: on FUSE ($n)"
+n=$(grep -c "package versions: cannot list $FUSE_MNT/site-packages/ in pid $pyv's root: on fuse.fuse_stall" "$out/log")
+[ "$n" -eq 1 ]
+ok $? "and once why the site-packages directory was not listed: on FUSE ($n)"
 done_testing

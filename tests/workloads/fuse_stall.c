@@ -2,7 +2,9 @@
  * A FUSE filesystem whose reads never answer, for the hostile-input tests:
  * every name in its root is a regular file of one page, dated now at each
  * look (a file older than its process is ignored by some readers), whose read
- * blocks until the server is killed (or STALL_S seconds).  A page of it,
+ * blocks until the server is killed (or STALL_S seconds); but a name ending
+ * in "-packages" (site-packages, dist-packages) is a directory whose listing
+ * blocks the same way.  A page of it,
  * mapped by the victim and never touched, left behind a pointer the agent
  * follows, or the file itself where the agent opens one on a process's
  * behalf, makes a reader that reaches it wait for this server: in an
@@ -36,6 +38,24 @@
 static uid_t	stall_uid;
 static gid_t	stall_gid;
 
+static void
+stall_sleep(void)
+{
+	unsigned int left = STALL_S;
+
+	while (left > 0)
+		left = sleep(left);
+}
+
+/* "/site-packages", "/dist-packages": a directory. */
+static int
+stall_is_dir(const char *path)
+{
+	size_t len = strlen(path);
+
+	return (len > 9 && strcmp(path + len - 9, "-packages") == 0);
+}
+
 static int
 stall_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
@@ -51,6 +71,11 @@ stall_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 	}
 	if (strchr(path + 1, '/') != NULL)
 		return (-ENOENT);
+	if (stall_is_dir(path)) {
+		st->st_mode = S_IFDIR | 0755;
+		st->st_nlink = 2;
+		return (0);
+	}
 	st->st_mode = S_IFREG | 0644;
 	st->st_nlink = 1;
 	st->st_size = STALL_SIZE;
@@ -60,7 +85,7 @@ stall_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 static int
 stall_open(const char *path, struct fuse_file_info *fi)
 {
-	if (strchr(path + 1, '/') != NULL)
+	if (strchr(path + 1, '/') != NULL || stall_is_dir(path))
 		return (-ENOENT);
 	/* No direct I/O: the file must be mappable, its pages cached. */
 	fi->direct_io = 0;
@@ -72,13 +97,10 @@ static int
 stall_read(const char *path, char *buf, size_t size, off_t off,
     struct fuse_file_info *fi)
 {
-	unsigned int left = STALL_S;
-
 	(void)path;
 	(void)off;
 	(void)fi;
-	while (left > 0)
-		left = sleep(left);
+	stall_sleep();
 	size = size < STALL_SIZE ? size : STALL_SIZE;
 	memset(buf, 0, size);
 	return ((int)size);
@@ -91,6 +113,10 @@ stall_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
 	(void)off;
 	(void)fi;
 	(void)flags;
+	if (stall_is_dir(path)) {
+		stall_sleep();
+		return (-EIO);
+	}
 	if (strcmp(path, "/") != 0)
 		return (-ENOENT);
 	fill(buf, ".", NULL, 0, 0);
