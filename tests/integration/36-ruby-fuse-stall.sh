@@ -69,7 +69,7 @@ attack_checks "$TMP/out" $D
 grep -i "fuse\|refused" "$TMP/out/log" | head -8 | sed "s/^/# /"
 for v in early late; do
 	eval "page=\$$v pid=\$rb_$v"
-	grep -q "pid $pid: .*0x$page.* on fuse.fuse_stall" "$TMP/out/log"
+	grep -q "pid $pid[ :].*0x$page.* on fuse.fuse_stall" "$TMP/out/log"
 	ok $? "the log says the read of the $v victim's FUSE page was refused, and why"
 	n=$(grep -c "0x$page.* on fuse" "$TMP/out/log")
 	[ "$n" -eq 1 ]

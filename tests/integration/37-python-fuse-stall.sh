@@ -54,7 +54,7 @@ vp=
 
 attack_checks "$TMP/out" $D
 grep -i "fuse\|refused" "$TMP/out/log" | head -8 | sed "s/^/# /"
-grep -q "pid [0-9]*: .*0x$page.* on fuse.fuse_stall" "$TMP/out/log"
+grep -q "pid [0-9]*[ :].*0x$page.* on fuse.fuse_stall" "$TMP/out/log"
 ok $? "the log says the read of the FUSE page was refused, and why"
 n=$(grep -c "0x$page.* on fuse" "$TMP/out/log")
 [ "$n" -eq 1 ]
