@@ -26,6 +26,7 @@
 
 #include <linux/openat2.h>
 
+#include "safefs.h"
 #include "safeopen.h"
 
 #ifndef PROC_SUPER_MAGIC
@@ -78,10 +79,13 @@ safeopen_replace(int *cur, int fd)
 /*
  * Without openat2: one component at a time with O_NOFOLLOW, symlinks
  * resolved by us inside rootfd (an absolute target restarts at rootfd,
- * ".." stops there), magic links (symlinks on procfs) refused.
+ * ".." stops there), magic links (symlinks on procfs) refused.  Each step's
+ * mount is checked before anything touches it (safefs): a symlink into a
+ * FUSE directory stops at its door.
  */
 static int
-safeopen_walk(int rootfd, const char *path, int nosymlinks)
+safeopen_walk(int rootfd, const char *path, int nosymlinks,
+    struct safefs_ctx *fc)
 {
 	char		 rest[2 * PATH_MAX], link[PATH_MAX], comp[NAME_MAX + 1];
 	char		 tmp[2 * PATH_MAX];
@@ -120,12 +124,22 @@ safeopen_walk(int rootfd, const char *path, int nosymlinks)
 			fd = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 			if (fd < 0)
 				goto fail;
+			if ((n = safefs_check_fd(fc, fd)) != 0) {
+				close(fd);
+				close(cur);
+				return ((int)n);
+			}
 			safeopen_replace(&cur, fd);
 			continue;
 		}
 		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			goto fail;
+		if ((n = safefs_check_fd(fc, fd)) != 0) {
+			close(fd);
+			close(cur);
+			return ((int)n);
+		}
 		if (fstat(fd, &sb) != 0) {
 			close(fd);
 			goto fail;
@@ -171,10 +185,10 @@ fail:
 
 /* An O_PATH fd for the spec's path, resolved under its rules. */
 static int
-safeopen_resolve(const struct gp_open_spec *sp)
+safeopen_resolve(const struct gp_open_spec *sp, struct safefs_ctx *fc)
 {
 	uint64_t	 resolve = RESOLVE_NO_MAGICLINKS;
-	int		 rootfd, fd, nosym;
+	int		 rootfd, fd, nosym, stepwise;
 
 	if (sp->flags & GP_OPEN_PROC_LINK) {
 		/* The kernel's own link to a mapped file or the executable:
@@ -186,24 +200,35 @@ safeopen_resolve(const struct gp_open_spec *sp)
 	}
 	if (sp->root == NULL && sp->path[0] != '/')
 		return (-EINVAL);
+	if ((fd = safefs_check_path(fc, sp->path)) != 0)
+		return (fd);
 	/* The root itself may be a magic link (/proc/PID/root): trusted,
 	 * it is the caller's choice, not the monitored process's. */
 	rootfd = open(sp->root != NULL ? sp->root : "/", O_PATH | O_DIRECTORY |
 	    O_CLOEXEC);
 	if (rootfd < 0)
 		return (-errno);
+	if ((fd = safefs_check_fd(fc, rootfd)) != 0) {
+		close(rootfd);
+		return (fd);
+	}
 	nosym = (sp->flags & GP_OPEN_NO_SYMLINKS) != 0;
 	if (nosym)
 		resolve |= RESOLVE_NO_SYMLINKS;
 	resolve |= RESOLVE_IN_ROOT;
+	/* A path with symlinks may lead anywhere (into a FUSE directory):
+	 * it is walked a step at a time, each step's mount checked.  The
+	 * host's /proc is procfs, whose own links ("self") stay in it. */
+	stepwise = !nosym && !(sp->root == NULL &&
+	    strncmp(sp->path, "/proc/", 6) == 0);
 	fd = -ENOSYS;
-	if (!safeopen_no_openat2)
+	if (!safeopen_no_openat2 && !stepwise)
 		fd = safeopen_openat2(rootfd, sp->path, resolve);
-	if (fd == -ENOSYS || fd == -E2BIG || (fd == -EINVAL &&
+	if (stepwise || fd == -ENOSYS || fd == -E2BIG || (fd == -EINVAL &&
 	    !safeopen_no_openat2)) {
-		if (fd == -ENOSYS || fd == -E2BIG)
+		if (!stepwise && (fd == -ENOSYS || fd == -E2BIG))
 			safeopen_no_openat2 = 1;
-		fd = safeopen_walk(rootfd, sp->path, nosym);
+		fd = safeopen_walk(rootfd, sp->path, nosym, fc);
 	}
 	close(rootfd);
 	return (fd);
@@ -272,6 +297,7 @@ safeopen_owner_ok(const struct gp_open_spec *sp, int64_t reader,
 int
 safeopen_open(const struct gp_open_spec *sp, struct gp_file_info *info)
 {
+	struct safefs_ctx fc;
 	struct stat	 sb, sb2;
 	char		 self[64];
 	int64_t		 reader;
@@ -284,8 +310,12 @@ safeopen_open(const struct gp_open_spec *sp, struct gp_file_info *info)
 	/* A 1.1 plugin's spec ends before `reader`. */
 	reader = sp->size >= offsetof(struct gp_open_spec, reader) +
 	    sizeof(sp->reader) ? sp->reader : 0;
-	if ((pfd = safeopen_resolve(sp)) < 0)
+	safefs_ctx_init(&fc, sp);
+	if ((pfd = safeopen_resolve(sp, &fc)) < 0)
 		return (pfd);
+	/* Before fstat: a stat on FUSE is answered by its server. */
+	if ((r = safefs_check_fd(&fc, pfd)) != 0)
+		goto out_close;
 	if (fstat(pfd, &sb) != 0) {
 		r = -errno;
 		goto out_close;
@@ -393,6 +423,8 @@ safeopen_strerror(int rc, const struct gp_file_info *info)
 			return ("not readable by the process's own user (a "
 			    "file mounted from elsewhere?)");
 		return (strerror(-rc));
+	case EREMOTE:
+		return (safefs_why());
 	default:
 		return (strerror(-rc));
 	}

@@ -30,6 +30,9 @@ test="$test musl-tools"
 # PHP 8.2 CLI and FPM for the PHP reader (tests/integration/76-php-*.sh);
 # Ruby 3.1 for the Ruby reader (tests/integration/77-ruby-frames.sh).
 test="$test php-cli php-fpm ruby"
+# A FUSE server that never answers, mounted by an unprivileged user
+# (tests/integration/36, 37 and 46, tests/fuse_lib.sh).
+test="$test fuse3 libfuse3-dev"
 # The VM tier (tests/vm/run.sh): Debian's kernels booted in qemu without
 # KVM, with busybox and the agent in an initramfs.
 test="$test qemu-system-x86 qemu-system-arm busybox-static cpio"

@@ -19,6 +19,41 @@
 #include "gprofiler.h"
 #include "safeopen.h"
 
+/*
+ * Whether [addr, addr + len) touches only anonymous mappings (the stack,
+ * where AT_EXECFN's string lives) in a /proc/PID/maps text: 0 or
+ * -EREMOTE.  A process may map a file over its stack's top; a remote read
+ * of a page of a file on FUSE waits for its server, uninterruptibly.
+ */
+static int
+appmeta_anon_range(const char *maps, size_t mlen, uint64_t addr,
+    uint64_t len)
+{
+	const char		*s = maps, *end = maps + mlen, *nl;
+	char			 line[256];
+	unsigned long long	 lo, hi, ino;
+	unsigned int		 ma, mi;
+	size_t			 l;
+
+	while (s < end) {
+		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			nl = end;
+		l = (size_t)(nl - s) < sizeof(line) - 1 ? (size_t)(nl - s) :
+		    sizeof(line) - 1;
+		memcpy(line, s, l);
+		line[l] = '\0';
+		s = nl + 1;
+		if (sscanf(line, "%llx-%llx %*s %*s %x:%x %llu", &lo, &hi, &ma,
+		    &mi, &ino) != 5)
+			continue;
+		if (hi <= addr || lo >= addr + len)
+			continue;
+		if (ino != 0 || ma != 0 || mi != 0)
+			return (-EREMOTE);
+	}
+	return (0);
+}
+
 /* AT_EXECFN's string in the process (at most PATH_MAX bytes). */
 static int
 appmeta_execfn(int32_t pid, char *out, size_t outsz)
@@ -34,6 +69,13 @@ appmeta_execfn(int32_t pid, char *out, size_t outsz)
 	if ((rc = procfs_read(path, &aux, &len, 65536)) != 0)
 		return (rc);
 	rc = procfs_auxv_execfn((unsigned char *)aux, len, &addr);
+	free(aux);
+	if (rc != 0)
+		return (rc);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if ((rc = procfs_read(path, &aux, &len, 4u << 20)) != 0)
+		return (rc);
+	rc = appmeta_anon_range(aux, len, addr, outsz);
 	free(aux);
 	if (rc != 0)
 		return (rc);

@@ -224,8 +224,9 @@ sym_jit_refused(struct symbolizer *s, struct sym_proc *p, const char *path,
 	j->refused = rc;
 	sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: perf map %s (in its root) "
 	    "refused: %s; its JIT frames stay unresolved until the file is a "
-	    "regular file of the process's user (uid %lld)", (int)p->pid, path,
-	    sym_open_strerror(rc, info), (long long)p->euid);
+	    "regular file of the process's user (uid %lld)%s", (int)p->pid,
+	    path, sym_open_strerror(rc, info), (long long)p->euid,
+	    rc == -EREMOTE ? " on a local filesystem" : "");
 }
 
 static void

@@ -153,6 +153,10 @@ sym_open_strerror(int rc, const struct gp_file_info *info)
 		return ("too large");
 	case EPERM:
 		return ("owned by another user (refused)");
+	case EREMOTE:
+		/* core/safefs.c: decided before anything reached the file */
+		return ("on FUSE or a network filesystem, whose reads can "
+		    "block (refused)");
 	case EACCES:
 		/* ours only when a file was found and checked */
 		if (m != 0)

@@ -24,6 +24,7 @@ langproc_set_opener(langproc_open_fn fn, void *arg)
 {
 	langproc_opener = fn;
 	langproc_opener_arg = arg;
+	langguard_set_opener(fn, arg);
 }
 
 int
@@ -235,10 +236,16 @@ langproc_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 int
 langproc_pages_init(struct langproc_pages *c, pid_t pid)
 {
+	int rc;
+
 	memset(c, 0, sizeof(*c));
 	c->pid = pid;
-	if ((c->pages = calloc(LANGPROC_PAGES, sizeof(*c->pages))) == NULL)
+	if ((rc = langguard_init(&c->guard, pid, NULL, 0)) != 0)
+		return (rc);
+	if ((c->pages = calloc(LANGPROC_PAGES, sizeof(*c->pages))) == NULL) {
+		langguard_free(&c->guard);
 		return (-ENOMEM);
+	}
 	return (0);
 }
 
@@ -249,6 +256,7 @@ langproc_pages_free(struct langproc_pages *c)
 		return;
 	free(c->pages);
 	c->pages = NULL;
+	langguard_free(&c->guard);
 }
 
 void
@@ -269,9 +277,12 @@ langproc_pages_read(struct langproc_pages *c, uint64_t addr, void *buf,
 	uint8_t *dst = buf;
 	size_t n;
 	uint32_t i;
+	int rc;
 
 	if (c->pages == NULL || len > 2 * LANGPROC_PAGE || addr == 0 ||
 	    addr + len < addr) {
+		if ((rc = langguard_check(&c->guard, addr, len)) != 0)
+			return (rc);
 		c->nreads++;
 		return (langproc_read(c->pid, addr, buf, len));
 	}
@@ -289,9 +300,13 @@ langproc_pages_read(struct langproc_pages *c, uint64_t addr, void *buf,
 			p = &c->pages[c->next++ % LANGPROC_PAGES];
 			p->addr = page;
 			p->gen = c->gen;
-			c->nreads++;
-			p->bad = langproc_read(c->pid, page, p->data,
-			    LANGPROC_PAGE);
+			/* A refusal is cached for the sample like a fault. */
+			if ((p->bad = langguard_check(&c->guard, page,
+			    LANGPROC_PAGE)) == 0) {
+				c->nreads++;
+				p->bad = langproc_read(c->pid, page, p->data,
+				    LANGPROC_PAGE);
+			}
 		}
 		if (p->bad != 0)
 			return (p->bad);

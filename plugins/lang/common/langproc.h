@@ -15,6 +15,8 @@
 
 #include <gprofiler/plugin.h>
 
+#include "langguard.h"
+
 #define LANGPROC_MAPS_MAX	(16u << 20)	/* /proc/PID/maps read */
 #define LANGPROC_MAX_OBJECT	(4ull << 30)	/* an interpreter's ELF */
 #define LANGPROC_PAGE		4096
@@ -55,7 +57,8 @@ int	 langproc_parse_map_line(const char *s, size_t len, uint64_t *start,
 	    size_t *plen);
 /* /proc/PID/comm without its newline: 0 or -ESRCH. */
 int	 langproc_comm(pid_t, char *out, size_t len);
-/* process_vm_readv of exactly len bytes: 0, -ESRCH, -EPERM or -EFAULT. */
+/* process_vm_readv of exactly len bytes: 0, -ESRCH, -EPERM or -EFAULT.
+ * Unguarded: langproc_pages_read checks the range first. */
 int	 langproc_read(pid_t, uint64_t addr, void *buf, size_t len);
 
 struct langproc_page {
@@ -76,12 +79,16 @@ struct langproc_pages {
 	uint32_t		 gen;
 	uint32_t		 next;	/* the slot to replace next */
 	uint64_t		 nreads;	/* process_vm_readv calls */
+	struct langguard	 guard;	/* where reads may go */
 };
 
+/* 0, -ENOMEM, or -ESRCH when the process's maps cannot be read. */
 int	 langproc_pages_init(struct langproc_pages *, pid_t);
 void	 langproc_pages_free(struct langproc_pages *);
 /* A new sample: whatever was cached may have changed since. */
 void	 langproc_pages_begin(struct langproc_pages *);
+/* 0, -ESRCH, -EPERM, -EFAULT, or -EREMOTE: refused by the guard, the
+ * reason in c->guard.why. */
 int	 langproc_pages_read(struct langproc_pages *, uint64_t addr,
 	    void *buf, size_t len);
 

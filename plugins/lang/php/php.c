@@ -319,10 +319,16 @@ phpp_sample_proc(struct phpp *p, struct phpp_proc *pr)
 		pr->lp.state = LANGTAB_GONE;
 		return;
 	}
-	/* Torn reads while the stack changes are normal; a run is not. */
-	if (++pr->fails >= PHPP_FAIL_LIMIT || rc == -EPERM) {
-		snprintf(pr->reason, sizeof(pr->reason), "cannot read "
-		    "process memory: %s", strerror(-rc));
+	/* Torn reads while the stack changes are normal; a run is not.
+	 * A read the guard refused would be refused again. */
+	if (++pr->fails >= PHPP_FAIL_LIMIT || rc == -EPERM ||
+	    rc == -EREMOTE) {
+		if (rc == -EREMOTE)
+			snprintf(pr->reason, sizeof(pr->reason), "%s",
+			    pr->t.pg.guard.why);
+		else
+			snprintf(pr->reason, sizeof(pr->reason), "cannot "
+			    "read process memory: %s", strerror(-rc));
 		pr->lp.state = LANGTAB_ERROR;
 		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->lp.pid,
 		    pr->reason);

@@ -154,7 +154,8 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 	snprintf(t->object, sizeof(t->object), "%s", ob.path);
 	if ((fd = php_open_object(pid, &ob)) < 0) {
 		snprintf(why, whylen, "cannot open %s: %s", ob.path,
-		    fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		    fd == -EINVAL ? "not a regular file" : fd == -EREMOTE ?
+		    LANGGUARD_FILE_REFUSED : strerror(-fd));
 		return (fd == -ENOENT ? -ESRCH : fd);
 	}
 	rc = php_elf_read_cached(fd, &pe);
@@ -189,8 +190,12 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 		return (rc);
 	t->eg = ob.start - pe.first_load_vaddr + pe.executor_globals;
 	/* Trial read: the chain must be walkable now (often empty). */
-	if (langproc_pages_init(&t->pg, pid) != 0 ||
-	    (t->fcache = calloc(1, sizeof(*t->fcache))) == NULL) {
+	if ((rc = langproc_pages_init(&t->pg, pid)) != 0) {
+		snprintf(why, whylen, "cannot read its maps and mounts: %s",
+		    strerror(-rc));
+		return (rc == -ENOMEM ? rc : -ESRCH);
+	}
+	if ((t->fcache = calloc(1, sizeof(*t->fcache))) == NULL) {
 		php_target_release(t);
 		snprintf(why, whylen, "out of memory");
 		return (-ENOMEM);
@@ -205,7 +210,7 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 	if (rc != 0) {
 		snprintf(why, whylen, "PHP %d.%d.%d: cannot read the executor "
 		    "globals: %s", t->ver.major, t->ver.minor, t->ver.patch,
-		    strerror(-rc));
+		    rc == -EREMOTE ? t->pg.guard.why : strerror(-rc));
 		return (rc == -EPERM ? rc : -EIO);
 	}
 	return (0);

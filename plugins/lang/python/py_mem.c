@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "langguard.h"
 #include "pyreader.h"
 
 #define PY_MEM_BATCH	64	/* iovecs per process_vm_readv call */
@@ -161,11 +162,16 @@ int
 py_mem_proc_readv(void *arg, const struct py_iov *iov, uint32_t n)
 {
 	struct iovec local[PY_MEM_BATCH], remote[PY_MEM_BATCH];
-	pid_t pid = (pid_t)(intptr_t)arg;
+	struct langguard *g = arg;
 	uint32_t i, k;
 	size_t want;
 	ssize_t got;
+	int rc;
 
+	/* Every element, before any is read: the batch is one syscall. */
+	for (i = 0; i < n; i++)
+		if ((rc = langguard_check(g, iov[i].addr, iov[i].len)) != 0)
+			return (rc);
 	for (i = 0; i < n; i += k) {
 		want = 0;
 		for (k = 0; k < PY_MEM_BATCH && i + k < n; k++) {
@@ -175,7 +181,7 @@ py_mem_proc_readv(void *arg, const struct py_iov *iov, uint32_t n)
 			remote[k].iov_len = iov[i + k].len;
 			want += iov[i + k].len;
 		}
-		got = process_vm_readv(pid, local, k, remote, k, 0);
+		got = process_vm_readv(g->pid, local, k, remote, k, 0);
 		if (got < 0)
 			return (errno == ESRCH ? -ESRCH :
 			    errno == EPERM ? -EPERM : -EFAULT);

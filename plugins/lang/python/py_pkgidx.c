@@ -48,6 +48,7 @@
 
 #include <linux/openat2.h>
 
+#include "../../../lib/fsguard.h"
 #include "py_discover.h"
 #include "py_pkgtab.h"
 #include "py_pkgver.h"
@@ -55,6 +56,7 @@
 #include "pyreader.h"
 
 #define PKG_MAX_DIRS	64		/* gProfiler's lru_cache keeps 128 */
+#define PKG_MOUNTS_MAX	(1u << 20)	/* bytes of a mountinfo read */
 #define PKG_MAX_ENTRIES	65536		/* directory entries looked at */
 #define PKG_MAX_DISTS	8192		/* distributions per directory */
 #define PKG_BUDGET	(16u << 20)	/* every directory's index, together */
@@ -105,6 +107,8 @@ struct pkg_dir {
 	int		 full;		/* stopped growing: the budget */
 	int		 gave_way;	/* its index was dropped for another */
 	int		 warned_full;	/* the budget's lines were logged */
+	int		 warned_remote;	/* the refusal (FUSE...) was */
+	char		 why[160];	/* why it was refused */
 	int		 warned_gave;
 	double		 used_at, failed_at;
 	double		 started, cpu;	/* time spent indexing, for the log */
@@ -589,6 +593,83 @@ out:
  * RESOLVE_IN_ROOT keeps every link inside it, O_DIRECTORY opens nothing
  * else, and the directory must be readable by the process's user.
  */
+/*
+ * Whether the packages directory is on local filesystems only (never FUSE
+ * nor a network filesystem, whose lookups and reads wait for a server a
+ * user may run): with fd < 0, every mount its path passes through in
+ * pid's mount table, before the walk; else the mount of that O_PATH fd
+ * (its mnt_id in our fdinfo, which procfs answers), before anything
+ * touches it.  0, or -EREMOTE with the reason in why.
+ */
+static int
+pkg_dir_local(struct py_pkgidx *x, pid_t pid, const char *path, int fd,
+    char *why, size_t whylen)
+{
+	const struct fsguard_mount *bad = NULL;
+	struct fsguard_mount *m = NULL;
+	struct gp_open_spec spec;
+	char mpath[64], info[512], *text;
+	int64_t len;
+	ssize_t n;
+	uint32_t nm, id;
+	int f, rc = -EREMOTE;
+
+	if ((text = malloc(PKG_MOUNTS_MAX + 1)) == NULL)
+		return (-ENOMEM);
+	snprintf(mpath, sizeof(mpath), "/proc/%d/mountinfo", (int)pid);
+	memset(&spec, 0, sizeof(spec));
+	spec.size = sizeof(spec);
+	spec.path = mpath;
+	spec.owner = -1;
+	if ((len = x->api->file_read(x->ctx, &spec, text,
+	    PKG_MOUNTS_MAX)) < 0) {
+		rc = (int)len;
+		goto out;
+	}
+	if (len >= PKG_MOUNTS_MAX) {
+		snprintf(why, whylen, "its mount table is larger than %u KiB: "
+		    "its filesystems are not known", PKG_MOUNTS_MAX >> 10);
+		goto out;
+	}
+	text[len] = '\0';
+	nm = fsguard_parse_mountinfo(text, (size_t)len, NULL, 0);
+	if ((m = calloc(nm + 1, sizeof(*m))) == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	nm = fsguard_parse_mountinfo(text, (size_t)len, m, nm);
+	if (fd < 0) {
+		rc = fsguard_path_check(text, m, nm, path, &bad);
+		if (rc == -EINVAL)
+			rc = 0;
+	} else {
+		snprintf(mpath, sizeof(mpath), "/proc/self/fdinfo/%d", fd);
+		if ((f = open(mpath, O_RDONLY | O_CLOEXEC)) < 0) {
+			rc = -errno;
+			goto out;
+		}
+		n = read(f, info, sizeof(info) - 1);
+		close(f);
+		if (n <= 0 || fsguard_fdinfo_mnt_id(info, (size_t)n, &id) != 0) {
+			rc = -EIO;
+			goto out;
+		}
+		if ((bad = fsguard_by_id(m, nm, id)) == NULL)
+			snprintf(why, whylen, "on a mount not in the process's "
+			    "mount table");
+		else
+			rc = bad->local ? 0 : -EREMOTE;
+	}
+	if (rc == -EREMOTE && bad != NULL)
+		snprintf(why, whylen, "on %s (mount %.*s), a filesystem whose "
+		    "reads can block", bad->fstype, (int)(bad->pointlen > 100 ?
+		    100 : bad->pointlen), text + bad->point);
+out:
+	free(m);
+	free(text);
+	return (rc);
+}
+
 static int
 pkg_list(struct py_pkgidx *x, struct pkg_dir *d)
 {
@@ -598,16 +679,20 @@ pkg_list(struct py_pkgidx *x, struct pkg_dir *d)
 	char root[64];
 	DIR *dir;
 	uint32_t seen = 0, cap = 0;
-	int rootfd, fd, tries = 0;
+	int rootfd, fd, pfd, rc, tries = 0;
 	char **ne;
 
 	if (x->no_openat2)
 		return (-ENOSYS);
+	if ((rc = pkg_dir_local(x, d->pid, d->path, -1, d->why,
+	    sizeof(d->why))) != 0)
+		return (rc);
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)d->pid);
 	if ((rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return (-errno);
 	memset(&how, 0, sizeof(how));
-	how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK;
+	/* O_PATH first: its mount is judged before anything opens it. */
+	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
 	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
 	do
 		fd = (int)syscall(SYS_openat2, rootfd, d->path, &how,
@@ -626,6 +711,17 @@ pkg_list(struct py_pkgidx *x, struct pkg_dir *d)
 		return (fd);
 	}
 	close(rootfd);
+	if ((rc = pkg_dir_local(x, d->pid, d->path, fd, d->why,
+	    sizeof(d->why))) != 0) {
+		close(fd);
+		return (rc);
+	}
+	snprintf(root, sizeof(root), "/proc/self/fd/%d", fd);
+	pfd = fd;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	close(pfd);
+	if (fd < 0)
+		return (-errno);
 	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) ||
 	    (d->euid != 0 && !(((int64_t)st.st_uid == d->euid &&
 	    (st.st_mode & S_IRUSR) && (st.st_mode & S_IXUSR)) ||
@@ -747,10 +843,15 @@ pkg_turn_cb(void *arg)
 			d->shared = d->cut = 0;
 			d->full = d->gave_way = 0;
 			if ((rc = pkg_list(x, d)) != 0) {
-				x->api->log(x->ctx, GP_LOG_DEBUG, "package "
-				    "versions: cannot list %s in pid %d's "
-				    "root: %s", d->path, (int)d->pid,
-				    strerror(-rc));
+				/* A refusal once per directory, INFO. */
+				if (rc != -EREMOTE || !d->warned_remote)
+					x->api->log(x->ctx, rc == -EREMOTE ?
+					    GP_LOG_INFO : GP_LOG_DEBUG, "package "
+					    "versions: cannot list %s in pid %d's "
+					    "root: %s", d->path, (int)d->pid,
+					    rc == -EREMOTE ? d->why :
+					    strerror(-rc));
+				d->warned_remote |= rc == -EREMOTE;
 				pkg_dir_clear(x, d);
 				d->state = PKG_FAILED;
 				d->failed_at = pkg_now();

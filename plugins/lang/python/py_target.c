@@ -83,6 +83,7 @@ py_set_opener(py_open_fn fn, void *arg)
 {
 	py_opener = fn;
 	py_opener_arg = arg;
+	langguard_set_opener(fn, arg);
 }
 
 int
@@ -352,7 +353,7 @@ out:
 		    t->ver.minor);
 	else if (rc != 0)
 		snprintf(why, whylen, "cannot read interpreter state: %s",
-		    strerror(-rc));
+		    rc == -EREMOTE ? t->guard.why : strerror(-rc));
 	return (rc == -EINVAL ? -ENOTSUP : rc);
 }
 
@@ -392,7 +393,12 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->mem.readv = py_mem_proc_readv;
-	t->mem.arg = (void *)(intptr_t)pid;
+	t->mem.arg = &t->guard;
+	if ((rc = langguard_init(&t->guard, pid, maps, len)) != 0) {
+		snprintf(why, whylen, "cannot read its maps and mounts: %s",
+		    strerror(-rc));
+		return (rc == -ENOMEM ? rc : -ESRCH);
+	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if (stat(path, &st) != 0)
 		st.st_ino = 0;
@@ -408,7 +414,8 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	snprintf(t->object, sizeof(t->object), "%s", ob->path);
 	if ((fd = py_open_object(pid, ob, !lib.found)) < 0) {
 		snprintf(why, whylen, "cannot open %s: %s", ob->path,
-		    fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		    fd == -EINVAL ? "not a regular file" : fd == -EREMOTE ?
+		    LANGGUARD_FILE_REFUSED : strerror(-fd));
 		return (fd);
 	}
 	rc = py_elf_read_cached(fd, &pe);
@@ -469,6 +476,7 @@ py_target_release(struct py_target *t)
 		return;
 	py_code_cache_free(t->codes);
 	py_mem_cache_free(&t->mem);
+	langguard_free(&t->guard);
 	free(t->frames);
 	free(t->text);
 	free(t->ptrs);

@@ -10,6 +10,7 @@
 
 #include <gprofiler/plugin.h>
 
+#include "langguard.h"
 #include "pyreader.h"
 
 #define PY_LINE_FIRST	0	/* co_firstlineno, as gProfiler (py-spy -F) */
@@ -24,6 +25,7 @@ struct py_target {
 	pid_t		 pid;
 	uint64_t	 starttime;
 	struct py_mem	 mem;
+	struct langguard guard;	/* where mem may read (its arg) */
 	struct py_offsets off;
 	struct py_version ver;
 	uint64_t	 runtime;

@@ -53,7 +53,11 @@ int	py_mem_read_ptr(struct py_mem *, uint64_t, uint64_t *);
 int	py_mem_cache_init(struct py_mem *);
 void	py_mem_cache_begin(struct py_mem *);
 void	py_mem_cache_free(struct py_mem *);
-/* The process_vm_readv implementation; arg is the PID cast to intptr_t. */
+/*
+ * The process_vm_readv implementation; arg is the target's struct langguard
+ * (langguard.h), which says which ranges may be read: -EREMOTE for one it
+ * refuses, the reason in its why.
+ */
 int	py_mem_proc_readv(void *, const struct py_iov *, uint32_t);
 
 /* Little-endian field extraction from a buffer read from the target. */

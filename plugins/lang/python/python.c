@@ -109,10 +109,16 @@ pyp_sample_done(struct pyp *p, struct pyp_proc *pr, int rc)
 		pr->lp.state = LANGTAB_GONE;
 		return;
 	}
-	/* Torn reads are normal; only a run of failures is an error. */
-	if (++pr->fails >= PYP_FAIL_LIMIT || rc == -EPERM) {
-		snprintf(pr->reason, sizeof(pr->reason), "cannot read "
-		    "process memory: %s", strerror(-rc));
+	/* Torn reads are normal; only a run of failures is an error.  A
+	 * read the guard refused would be refused again. */
+	if (++pr->fails >= PYP_FAIL_LIMIT || rc == -EPERM ||
+	    rc == -EREMOTE) {
+		if (rc == -EREMOTE)
+			snprintf(pr->reason, sizeof(pr->reason), "%s",
+			    pr->t.guard.why);
+		else
+			snprintf(pr->reason, sizeof(pr->reason), "cannot "
+			    "read process memory: %s", strerror(-rc));
 		pr->lp.state = LANGTAB_ERROR;
 		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->lp.pid,
 		    pr->reason);

@@ -102,7 +102,8 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 	snprintf(t->object, sizeof(t->object), "%s", ob.path);
 	if ((fd = ruby_open_object(pid, &ob)) < 0) {
 		snprintf(why, whylen, "cannot open %s: %s", ob.path,
-		    fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		    fd == -EINVAL ? "not a regular file" : fd == -EREMOTE ?
+		    LANGGUARD_FILE_REFUSED : strerror(-fd));
 		return (fd == -ENOENT ? -ESRCH : fd);
 	}
 	rc = ruby_elf_read_fd(fd, &pe);
@@ -166,8 +167,12 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 		t->off.last_op_id = pe.last_op_id;
 	}
 	/* Trial read: the chain must be walkable now (often empty). */
-	if (langproc_pages_init(&t->pg, pid) != 0 ||
-	    (t->fcache = calloc(1, sizeof(*t->fcache))) == NULL) {
+	if ((rc = langproc_pages_init(&t->pg, pid)) != 0) {
+		snprintf(why, whylen, "cannot read its maps and mounts: %s",
+		    strerror(-rc));
+		return (rc == -ENOMEM ? rc : -ESRCH);
+	}
+	if ((t->fcache = calloc(1, sizeof(*t->fcache))) == NULL) {
 		ruby_target_release(t);
 		snprintf(why, whylen, "out of memory");
 		return (-ENOMEM);
@@ -182,7 +187,8 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 	if (rc != 0) {
 		snprintf(why, whylen, "Ruby %d.%d.%d: cannot read the running "
 		    "thread's frames: %s", t->ver.major, t->ver.minor,
-		    t->ver.patch, strerror(-rc));
+		    t->ver.patch, rc == -EREMOTE ? t->pg.guard.why :
+		    strerror(-rc));
 		return (rc == -EPERM ? rc : -EIO);
 	}
 	return (0);

@@ -1,0 +1,60 @@
+# A FUSE filesystem whose reads never answer (tests/workloads/fuse_stall.c),
+# for the hostile-input tests of what the agent reads from other processes.
+# Source after tests/tap.sh, inside a tap_tmpdir.
+#
+#   fuse_stall_start DIR [other]  build it and mount it on DIR/mnt: the file
+#                          DIR/mnt/stall (any name there is a file);
+#                          FUSE_MNT the mount point, FUSE_PID the server.
+#                          Served by nobody (fusermount3), whose mount
+#                          only nobody can enter; with "other", a mount
+#                          every user may enter (allow_other), as root's
+#                          own (an sshfs whose server went away) or a
+#                          user's where /etc/fuse.conf has user_allow_other
+#                          are: served by root, its files nobody's
+#   fuse_stall_stop        kill the server (a reader waiting on it is let
+#                          go) and unmount; safe to call twice
+#
+# Skips the test when FUSE cannot be mounted (no fuse3, no libfuse3-dev, no
+# /dev/fuse).  /dev/fuse is made world-usable (Debian's default, 0666) for
+# the test if it is not, and put back after.
+
+fuse_stall_start() {
+	_fz=$1
+	command -v fusermount3 >/dev/null 2>&1 ||
+	    skip_all "no fusermount3 (apt-get install fuse3)"
+	pkg-config --exists fuse3 2>/dev/null ||
+	    skip_all "no libfuse3-dev"
+	[ -c /dev/fuse ] || skip_all "no /dev/fuse"
+	mkdir -p "$_fz/mnt"
+	cc -O1 -o "$_fz/fuse_stall" "$top_srcdir/tests/workloads/fuse_stall.c" \
+	    $(pkg-config --cflags --libs fuse3) 2>"$_fz/cc.err" ||
+	    skip_all "cannot build the FUSE server: $(head -1 "$_fz/cc.err")"
+	FUSE_DEV_MODE=$(stat -c %a /dev/fuse)
+	[ "$FUSE_DEV_MODE" = 666 ] || chmod 0666 /dev/fuse
+	chmod 0755 "$_fz"
+	FUSE_MNT=$_fz/mnt
+	if [ "${2:-}" = other ]; then
+		FUSE_STALL_UID=65534 "$_fz/fuse_stall" "$_fz/mnt" -f \
+		    -o allow_other >"$_fz/server.log" 2>&1 &
+	else
+		chown 65534:65534 "$_fz/mnt"
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+		    "$_fz/fuse_stall" "$_fz/mnt" -f >"$_fz/server.log" 2>&1 &
+	fi
+	FUSE_PID=$!
+	_i=0
+	while ! awk -v m="$FUSE_MNT" '$5 == m { f = 1 } END { exit !f }' \
+	    /proc/self/mountinfo && [ $_i -lt 50 ]; do
+		sleep 0.1; _i=$((_i + 1))
+	done
+	awk -v m="$FUSE_MNT" '$5 == m { f = 1 } END { exit !f }' \
+	    /proc/self/mountinfo ||
+	    skip_all "cannot mount FUSE: $(head -1 "$_fz/server.log")"
+}
+
+fuse_stall_stop() {
+	[ -n "${FUSE_PID:-}" ] && kill -KILL "$FUSE_PID" 2>/dev/null
+	[ -n "${FUSE_MNT:-}" ] && umount -l "$FUSE_MNT" 2>/dev/null
+	[ -n "${FUSE_DEV_MODE:-}" ] && chmod "$FUSE_DEV_MODE" /dev/fuse
+	FUSE_PID= FUSE_MNT= FUSE_DEV_MODE=
+}
