@@ -22,8 +22,16 @@
 
 #include <gprofiler/plugin.h>
 
-#include "log.h"
-#include "xmalloc.h"
+#include "base/child.h"
+#include "base/fileio.h"
+#include "base/gzip.h"
+#include "base/http.h"
+#include "base/log.h"
+#include "base/procfs.h"
+#include "base/textesc.h"
+#include "base/tick.h"
+#include "base/trust.h"
+#include "base/xmalloc.h"
 
 struct event_base;
 struct json_object;
@@ -61,24 +69,6 @@ struct json_object;
 #define SRC_ENV		2
 #define SRC_CLI		3
 #define SRC_COMMAND	4	/* a heartbeat command's combined_config */
-
-/* fileio.c */
-#define FILE_TMP_PREFIX	".tmp-"		/* temporaries: never a real name */
-int		 file_write_atomic(int dirfd, const char *name,
-		    const void *buf, size_t len, mode_t mode);
-int		 file_create_tmp(int dirfd, const char *name, mode_t mode,
-		    char *tmp, size_t tmplen);
-
-/* trust.c */
-#define TRUST_OWNER_EUID 0x1u	/* the daemon's own user may own it too */
-struct stat;
-int		 trust_check_stat(const char *what, const struct stat *,
-		    int leaf, unsigned flags, char *err, size_t errlen);
-int		 trust_open_dir(const char *path, unsigned flags, char *err,
-		    size_t errlen);
-
-/* gzip.c */
-unsigned char	*gzip_compress(const void *buf, size_t len, size_t *outlen);
 
 #include "config/configuration.h"
 
@@ -167,27 +157,6 @@ void		 host_set_http_download(int (*)(struct gp_plugin_ctx *,
 		    const char *, int32_t, uint32_t, void (*)(void *, int32_t,
 		    int32_t, const char *), void *));
 
-/* child.c */
-/*
- * Child processes for the core and for plugins (through host_api.c):
- * struct gp_child is defined in child.c.  Reaped via SIGCHLD on the base
- * given to the first child_spawn (one base per process).
- */
-struct gp_child	*child_spawn(struct event_base *,
-		    const struct gp_child_spec *, void *owner);
-int		 child_stop(struct gp_child *, int sig, unsigned grace_ms);
-pid_t		 child_pid(const struct gp_child *);
-size_t		 child_stderr_tail(const struct gp_child *, char *, size_t);
-void		 child_abandon(struct gp_child *);
-void		 child_abandon_owner(void *owner);
-void		 child_reap(void);
-unsigned	 child_count(void);
-void		 child_fini(void);
-/* The minimal environment of children (see child.c); extra: --child-env. */
-void		 child_env_set(const char *extra);
-void		 child_env_free(void);
-char *const	*child_env(void);
-
 /* profile.c */
 /*
  * A cycle's folded stacks: interned frames, one table per PID, adding a
@@ -238,40 +207,6 @@ void		 profile_set_appmeta(struct profile *, int32_t pid,
 struct json_object *profile_pid_appmeta(const struct profile *, int32_t pid);
 void		 profile_set_appmeta_idx(struct profile *, int32_t pid,
 		    uint32_t idx);
-
-/* procfs.c */
-/* Pure parsers of /proc, os-release, auxv and ELF header bytes. */
-struct cpu_times {
-	uint64_t	 total;		/* without guest time */
-	uint64_t	 idle;		/* idle + iowait */
-};
-struct os_release {
-	char		 name[128];
-	char		 release[64];
-	char		 codename[64];
-};
-struct cpu_info {
-	char		 model_name[256];
-	char		 flags[4096];
-	int		 family;	/* -1: unknown */
-	int		 model;
-};
-int		 procfs_stat_ppid(const char *, size_t, int32_t *ppid);
-int		 procfs_cpu_times(const char *, size_t, struct cpu_times *);
-int		 procfs_meminfo(const char *, size_t, uint64_t *total_kb,
-		    uint64_t *avail_kb);
-int		 procfs_os_release(const char *, size_t, struct os_release *);
-int		 procfs_cpuinfo(const char *, size_t, struct cpu_info *);
-int		 procfs_auxv_execfn(const unsigned char *, size_t,
-		    uint64_t *addr);
-const char	*procfs_elf_arch(const unsigned char *, size_t);
-/* Read a small file whole (NUL-terminated); caller frees.  -errno. */
-int		 procfs_read(const char *path, char **bufp, size_t *lenp,
-		    size_t max);
-
-/* tick.c: slow periodic timers fire together (one wake-up). */
-int		 tick_aligned(uint64_t period_ms);
-void		 tick_next(uint64_t period_ms, struct timeval *);
 
 /* merge.c */
 /*
@@ -362,17 +297,6 @@ void		 usage_print(FILE *, struct plugin_list *);
 #include "studio/studio.h"
 
 #include "meta/meta.h"
-
-/* textesc.c: the one rule for text that reaches a profile (see the file). */
-#define TEXTESC_FRAME	0x1	/* ';' becomes '|' (one frame stays one) */
-#define TEXTESC_LINES	0x2	/* '\n' is kept (multi-line text) */
-int		 textesc_clean(const char *, size_t, int flags);
-size_t		 textesc_len(const char *, size_t, int flags);
-size_t		 textesc_write(char *dst, const char *, size_t, int flags);
-char		*textesc_dup(const char *, size_t, int flags, size_t *lenp);
-/* Every string (and key) of a JSON tree under the rule, in place; values
- * of the top-level keys named in skip (NULL-terminated) are left alone. */
-void		 textesc_json(struct json_object *, const char *const *skip);
 
 /*
  * The highest sampling frequency (-f, and a heartbeat command's

@@ -18,7 +18,7 @@
 #include "gprofiler.h"
 #include "host_api_int.h"
 #include "host_sample.h"
-#include "safeopen.h"
+#include "base/safeopen.h"
 
 struct gp_timer {
 	unsigned		 magic;		/* TIMER_MAGIC */
@@ -368,7 +368,7 @@ host_http_download(struct gp_plugin_ctx *ctx, const char *url, int32_t fd,
 	return (-ENOSYS);
 }
 
-/* Untrusted files: core/safeopen.c, the same rules as the core's. */
+/* Untrusted files: core/base/safeopen.c, the same rules as the core's. */
 static int32_t
 host_file_open(struct gp_plugin_ctx *ctx, const struct gp_open_spec *spec,
     struct gp_file_info *info)

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target for the /proc, os-release, auxv and ELF parsers.
- * FUZZ_SOURCES: core/procfs.c core/safeopen.c core/xmalloc.c core/log.c core/textesc.c
+ * FUZZ_SOURCES: core/base/procfs.c core/base/safeopen.c core/base/xmalloc.c core/base/log.c core/base/textesc.c
  * FUZZ_LIBS: -ljson-c
  */
 #include <stddef.h>

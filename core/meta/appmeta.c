@@ -17,7 +17,7 @@
 #include <json-c/json.h>
 
 #include "gprofiler.h"
-#include "safeopen.h"
+#include "base/safeopen.h"
 
 /* AT_EXECFN's string in the process (at most PATH_MAX bytes). */
 static int

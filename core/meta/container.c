@@ -24,7 +24,7 @@
 #include <event2/event.h>
 
 #include "gprofiler.h"
-#include "safeopen.h"
+#include "base/safeopen.h"
 #include "container.h"
 
 #define HOST			"/proc/1/root"

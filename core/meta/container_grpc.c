@@ -1,7 +1,7 @@
 /*
  * gRPC message framing (a byte for compression, a big-endian 32-bit
  * length, the protobuf message), as CRI and containerd speak it over
- * HTTP/2.  Pure functions; the transport is core/studio/http.c.
+ * HTTP/2.  Pure functions; the transport is core/base/http.c.
  */
 #include "config.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "col_parse.h"
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 struct col_frames {
 	struct col_span	*v;

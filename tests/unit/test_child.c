@@ -1,4 +1,4 @@
-/* Unit tests of core/child.c with real child processes. */
+/* Unit tests of core/base/child.c with real child processes. */
 #include "config.h"
 
 #include <sys/prctl.h>

@@ -1,4 +1,4 @@
-/* Unit tests of core/procfs.c parsers, on fixed text and on this host. */
+/* Unit tests of core/base/procfs.c parsers, on fixed text and on this host. */
 #include "config.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * libcurl loaded at run time: the daemon does not link it, so an agent that
  * never speaks HTTP never maps libcurl, OpenSSL, GnuTLS and the rest of
  * what libcurl drags in (several MB of resident pages).  Only the files
- * that drive curl (core/studio/http.c) include this, after <curl/curl.h>.
+ * that drive curl (core/base/http.c) include this, after <curl/curl.h>.
  */
 #ifndef GP_CURL_SHIM_H
 #define GP_CURL_SHIM_H

@@ -1,5 +1,5 @@
 /*
- * The one way to open a file the agent does not trust (core/safeopen.c).
+ * The one way to open a file the agent does not trust (core/base/safeopen.c).
  * Self-contained (libc only) so that test drivers standing in for the
  * daemon can offer plugins the same implementation through their host
  * table.  The rules are gp_open_spec's, in include/gprofiler/plugin.h.
