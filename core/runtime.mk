@@ -1,12 +1,6 @@
-# core/runtime.mk: the daemon's runtime (host API, children, profile store,
-# merge, cycle, run, .col writer, metadata, metrics).
-core_libgpcore_la_SOURCES += \
-	core/profile.c \
-	core/merge.c \
-	core/host_api.c core/host_api_int.h core/host_snapshot.c \
-	core/host_json.c core/host_sample.c core/host_sample.h \
-	core/cycle.c \
-	core/run.c core/run.h
+# core/runtime.mk: the unit tests of the daemon's runtime (the profile store
+# and merge, the plugin host, runs and cycles, the .col writer, metrics);
+# the sources are listed by their rooms' fragments.
 
 RUNTIME_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
 # merge.c and metrics.c round with libm.

@@ -44,6 +44,9 @@ int		 studio_token_load(const struct config *, char **tokenp,
 void		 studio_iso_time(time_t, long usec, int us, char *buf,
 		    size_t len);
 
+/* upload_file.c: the upload-file subcommand */
+int		 upload_file_main(int argc, char **argv, struct config *);
+
 /* upload.c */
 /* Queue the cycle's profile for upload (spooled until accepted). */
 int		 upload_enqueue(const struct cycle_output *, const char *col,

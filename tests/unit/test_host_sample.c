@@ -1,5 +1,5 @@
 /*
- * Unit tests of core/host_sample.c's process reports (ABI 1.4): a process
+ * Unit tests of core/host/host_sample.c's process reports (ABI 1.4): a process
  * profiler subscribed before or after the system profiler registers learns
  * whether one reports, gets each report once, and nothing once it or the
  * source is gone; only the registered source's reports are delivered.

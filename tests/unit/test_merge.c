@@ -1,5 +1,5 @@
 /*
- * Unit tests of core/merge.c: every row of docs/specs/gprofiler-compat.md §3
+ * Unit tests of core/profile/merge.c: every row of docs/specs/gprofiler-compat.md §3
  * and the statistics of stochastic rounding.
  */
 #include "config.h"

@@ -1,4 +1,4 @@
-/* Unit tests of core/profile.c: aggregation, interning, attributes. */
+/* Unit tests of core/profile/profile.c: aggregation, interning, attributes. */
 #include "config.h"
 
 #include <errno.h>

@@ -15,7 +15,7 @@
 #include <json-c/json.h>
 
 #include "gprofiler.h"
-#include "run.h"
+#include "run/run_int.h"
 
 static void	cycle_finish(struct run *);
 

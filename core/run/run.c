@@ -13,7 +13,7 @@
 #include <json-c/json.h>
 
 #include "gprofiler.h"
-#include "run.h"
+#include "run/run_int.h"
 
 static void	run_finish(struct run *, int, const char *);
 
