@@ -1,9 +1,11 @@
 /*
- * The daemon's internal header (tmux style): shared types and the
- * prototypes modules call across file boundaries, under one banner per file;
- * each subsystem with a directory of its own keeps its part there
- * (config/configuration.h, output/output.h, studio/studio.h, meta/meta.h),
- * included here.
+ * The words every room of the core shares (docs/ARCHITECTURE.md): the
+ * agent's version, magic numbers, modes, exit statuses, where a setting
+ * came from, the frequency cap and the plugin record.  Nothing else: each
+ * room keeps its prototypes in its own header, which a file includes by
+ * name ("config/configuration.h", "base/log.h"), and this header includes
+ * none of them (scripts/check-rooms.sh checks it), so it can be included
+ * from any room without pulling in another.
  * Private to core/; plugins include <gprofiler/plugin.h> only.
  */
 #ifndef GPROFILER_INTERNAL_H
@@ -22,20 +24,6 @@
 
 #include <gprofiler/plugin.h>
 
-#include "base/child.h"
-#include "base/fileio.h"
-#include "base/gzip.h"
-#include "base/http.h"
-#include "base/log.h"
-#include "base/procfs.h"
-#include "base/textesc.h"
-#include "base/tick.h"
-#include "base/trust.h"
-#include "base/xmalloc.h"
-
-struct event_base;
-struct json_object;
-
 #define GP_AGENT_VERSION	PACKAGE_VERSION
 
 /* Magic numbers of objects that travel as void * (Varnish miniobj). */
@@ -47,7 +35,8 @@ struct json_object;
 #define CHILD_MAGIC		0x4348494cu
 #define JSON_MAGIC		0x4a534f4eu
 
-/* Asserts stay on in release builds: a bad magic is memory corruption. */
+/* Asserts stay on in release builds: a bad magic is memory corruption.
+ * Users include "base/log.h" (fatalx). */
 #define CHECK_OBJ(ptr, m) do {						\
 	if ((ptr) == NULL || (ptr)->magic != (m))			\
 		fatalx("%s:%d: bad object %p (magic %s)", __FILE__,	\
@@ -70,8 +59,13 @@ struct json_object;
 #define SRC_CLI		3
 #define SRC_COMMAND	4	/* a heartbeat command's combined_config */
 
-/* The plugin record (config/manifest.h, host/host.h): what a plugin
- * declares, and once loaded, its code. */
+/*
+ * The plugin record: what a plugin declares (its manifest, read by
+ * config/manifest.c) and, once the host loads it (host/plugin.c), its code.
+ * Here rather than in a room because three rooms walk the same list: the
+ * configuration names the plugins' options, the host loads them, runs and
+ * commands use the active ones.
+ */
 struct manifest {
 	char		*name;
 	unsigned	 kind;		/* GP_KIND_* */
@@ -96,16 +90,6 @@ struct plugin {
 	int			 so_fd;		/* the checked .so, while dl */
 };
 TAILQ_HEAD(plugin_list, plugin);
-
-#include "config/configuration.h"
-#include "config/manifest.h"
-#include "profile/profile.h"
-#include "host/host.h"
-#include "output/output.h"
-#include "run/run.h"
-#include "agent.h"
-#include "studio/studio.h"
-#include "meta/meta.h"
 
 /*
  * The highest sampling frequency (-f, and a heartbeat command's

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gprofiler.h"
 #include "meta/container.h"
+#include "meta/meta.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "output/col_parse.h"
-#include "gprofiler.h"
+#include "output/output.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

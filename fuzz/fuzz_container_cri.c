@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gprofiler.h"
 #include "meta/container.h"
+#include "meta/meta.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

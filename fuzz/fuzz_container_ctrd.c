@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gprofiler.h"
 #include "meta/container.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -11,7 +11,7 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "config/configuration.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gprofiler.h"
+#include "studio/studio.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gprofiler.h"
+#include "base/procfs.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gprofiler.h"
+#include "studio/studio.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -24,6 +24,9 @@
 
 #include <event2/event.h>
 
+#include "base/child.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
 #include "gprofiler.h"
 
 extern char **environ;

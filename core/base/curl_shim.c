@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "curl_shim.h"
+#include "base/curl_shim.h"
 
 #define CURL_SHIM_LIB	"libcurl.so.4"
 

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gprofiler.h"
+#include "base/fileio.h"
 
 /* Attempts at a fresh name before giving up: a collision of 64 random bits
  * means someone is guessing, not bad luck. */

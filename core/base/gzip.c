@@ -1,12 +1,14 @@
 /* gzip in one call, for bodies the daemon builds (uploads, pprof). */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <zlib.h>
 
-#include "gprofiler.h"
+#include "base/gzip.h"
+#include "base/xmalloc.h"
 
 /* gzip of buf (level 6, gzip header); NULL on a zlib failure.  Caller
  * frees. */

@@ -15,7 +15,10 @@
 #include <curl/curl.h>
 #include <event2/event.h>
 
-#include "curl_shim.h"
+#include "base/curl_shim.h"
+#include "base/http.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
 #include "gprofiler.h"
 
 /*

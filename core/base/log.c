@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gprofiler.h"
-#include "log.h"
+#include "base/log.h"
+#include "base/textesc.h"
 
 static int	 log_verbose = LOG_LEVEL_INFO;
 static FILE	*log_file;

@@ -11,8 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gprofiler.h"
-#include "safeopen.h"
+#include "base/procfs.h"
+#include "base/safeopen.h"
+#include "base/xmalloc.h"
 
 /* The next line of buf[*off..len) as (p, n); 0 at the end. */
 static int

@@ -26,7 +26,7 @@
 
 #include <linux/openat2.h>
 
-#include "safeopen.h"
+#include "base/safeopen.h"
 
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC	0x9fa0

@@ -26,7 +26,8 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/textesc.h"
+#include "base/xmalloc.h"
 
 static const char textesc_hex[] = "0123456789abcdef";
 

@@ -8,9 +8,11 @@
  */
 #include "config.h"
 
+#include <sys/types.h>
+
 #include <time.h>
 
-#include "gprofiler.h"
+#include "base/tick.h"
 
 /* Tolerate a timer that fires this early without firing twice. */
 #define TICK_EARLY_MS	50

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gprofiler.h"
+#include "base/trust.h"
 
 static int
 trust_owner_ok(uid_t uid, unsigned flags)

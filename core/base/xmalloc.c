@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xmalloc.h"
+#include "base/xmalloc.h"
 
 static void __attribute__((noreturn))
 xmalloc_die(size_t n)

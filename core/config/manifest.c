@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/xmalloc.h"
+#include "config/configuration.h"
+#include "config/manifest.h"
 #include "gprofiler.h"
 
 struct manifest_state {

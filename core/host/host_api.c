@@ -15,10 +15,18 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
-#include "gprofiler.h"
-#include "host_api_int.h"
-#include "host_sample.h"
+#include "base/child.h"
+#include "base/http.h"
+#include "base/log.h"
+#include "base/procfs.h"
 #include "base/safeopen.h"
+#include "base/tick.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
+#include "gprofiler.h"
+#include "host/host.h"
+#include "host/host_api_int.h"
+#include "host/host_sample.h"
 
 struct gp_timer {
 	unsigned		 magic;		/* TIMER_MAGIC */

@@ -10,8 +10,11 @@
 
 #include <json-c/json.h>
 
+#include "base/log.h"
+#include "base/xmalloc.h"
 #include "gprofiler.h"
-#include "host_api_int.h"
+#include "host/host.h"
+#include "host/host_api_int.h"
 
 struct gp_json {
 	unsigned		 magic;		/* JSON_MAGIC */

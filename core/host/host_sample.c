@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gprofiler.h"
-#include "host_sample.h"
+#include "base/xmalloc.h"
+#include "host/host.h"
+#include "host/host_sample.h"
 
 #define HOST_SAMPLE_SUBS	8
 

@@ -11,8 +11,12 @@
 
 #include <json-c/json.h>
 
+#include "base/log.h"
+#include "base/xmalloc.h"
 #include "gprofiler.h"
-#include "host_api_int.h"
+#include "host/host.h"
+#include "host/host_api_int.h"
+#include "profile/profile.h"
 
 /*
  * A snapshot request.  Plugins (and the cycle) never get its address: they

@@ -29,7 +29,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/log.h"
+#include "base/trust.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
+#include "config/manifest.h"
 #include "gprofiler.h"
+#include "host/host.h"
 
 /* A bound on a descriptor's option table, against garbage counts. */
 #define PLUGIN_OPTIONS_MAX	1024

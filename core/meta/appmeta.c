@@ -10,14 +10,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/procfs.h"
 #include "base/safeopen.h"
+#include "meta/meta.h"
 
 /* AT_EXECFN's string in the process (at most PATH_MAX bytes). */
 static int

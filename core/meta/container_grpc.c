@@ -7,8 +7,7 @@
 
 #include <errno.h>
 
-#include "gprofiler.h"
-#include "container.h"
+#include "meta/container.h"
 
 void
 container_grpc_header(uint8_t hdr[5], size_t len)

@@ -15,7 +15,9 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "profile/profile.h"
 
 struct merge_copy {
 	struct profile	*out;

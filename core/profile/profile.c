@@ -18,7 +18,11 @@
 
 #include <json-c/json.h>
 
+#include "base/textesc.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
 #include "gprofiler.h"
+#include "profile/profile.h"
 
 #define PROFILE_MAGIC	0x50524f46u
 #define HT_MIN		16

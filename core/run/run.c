@@ -12,7 +12,14 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "host/host.h"
+#include "meta/meta.h"
+#include "profile/profile.h"
+#include "run/run.h"
 #include "run/run_int.h"
 
 static void	run_finish(struct run *, int, const char *);

@@ -4,6 +4,23 @@
 #ifndef GP_RUN_H
 #define GP_RUN_H
 
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <gprofiler/plugin.h>
+
+#include "run/run.h"
+
+struct config;
+struct event;
+struct event_base;
+struct metrics;
+struct plugin;
+struct plugin_list;
+struct profile;
+struct run_hooks;
+
 #define RUN_MAGIC		0x52554e21u
 #define RUN_PLUG_MAGIC		0x52504c47u
 #define RUN_STOP_BOUND_S	10	/* plugins' stop() */

@@ -1,11 +1,22 @@
 /*
- * Performance Studio (core/studio/): HTTP in the loop, who the agent is
- * to the Studio, uploads and their spool, heartbeats and commands, agent
+ * Performance Studio (core/studio/): who the agent is to the Studio, uploads and their spool, heartbeats and commands, agent
  * logs.
- * Part of the core's internal header: include "gprofiler.h".
  */
 #ifndef GP_STUDIO_STUDIO_H
 #define GP_STUDIO_STUDIO_H
+
+#include <sys/queue.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct config;
+struct cycle_output;
+struct event_base;
+struct json_object;
+struct plugin_list;
+struct run_hooks;
 
 /* logship.c: agent logs to the Studio (POST /api/v1/logs) */
 int		 logship_wanted(const struct config *);

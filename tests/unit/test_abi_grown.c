@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "gprofiler.h"
+#include "host/host.h"
 #include "testing.h"
 
 _Static_assert(sizeof(struct gp_plugin) > GP_PLUGIN_SIZE_1_0,

@@ -13,7 +13,8 @@
 
 #include <event2/event.h>
 
-#include "gprofiler.h"
+#include "base/child.h"
+#include "base/log.h"
 #include "testing.h"
 
 static struct event_base *base;

@@ -8,7 +8,7 @@
 
 #include <errno.h>
 
-#include "gprofiler.h"
+#include "host/host.h"
 #include "testing.h"
 
 struct seen {

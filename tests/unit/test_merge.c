@@ -7,9 +7,11 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <gprofiler/plugin.h>
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/log.h"
+#include "profile/profile.h"
 #include "testing.h"
 
 static double

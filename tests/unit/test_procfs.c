@@ -4,7 +4,8 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "gprofiler.h"
+#include "base/log.h"
+#include "base/procfs.h"
 #include "testing.h"
 
 static void

@@ -3,9 +3,11 @@
 
 #include <errno.h>
 
+#include <gprofiler/plugin.h>
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/log.h"
+#include "profile/profile.h"
 #include "testing.h"
 
 struct seen {

@@ -13,7 +13,15 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
+#include "base/http.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "host/host.h"
+#include "meta/meta.h"
+#include "profile/profile.h"
+#include "run/run.h"
 #include "run/run_int.h"
 #include "testing.h"
 

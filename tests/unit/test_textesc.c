@@ -11,7 +11,9 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/textesc.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "testing.h"
 
 static char *
