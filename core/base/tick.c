@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include <sys/types.h>
+#include <sys/time.h>
 
 #include <time.h>
 
