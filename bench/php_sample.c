@@ -16,7 +16,7 @@
 
 #include "python_spawn.h"
 #include "php_target.h"
-#include "safeopen.h"
+#include "base/safeopen.h"
 
 static int
 count(void *arg, const char *text)

@@ -13,7 +13,7 @@
 
 #include "python_spawn.h"
 #include "py_target.h"
-#include "safeopen.h"
+#include "base/safeopen.h"
 
 struct depth {
 	uint32_t	 frames;

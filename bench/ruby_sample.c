@@ -20,7 +20,7 @@
 
 #include "python_spawn.h"
 #include "ruby_target.h"
-#include "safeopen.h"
+#include "base/safeopen.h"
 
 static int
 count(void *arg, const char *text)

@@ -17,7 +17,17 @@
 
 #include <event2/event.h>
 
+#include "agent.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "host/host.h"
+#include "output/output.h"
+#include "profile/profile.h"
+#include "run/run.h"
+#include "run/supervisor.h"
+#include "studio/studio.h"
 
 #define AGENT_MAGIC		0x4147454eu
 #define AGENT_STOP_BOUND_S	30	/* then exit regardless */

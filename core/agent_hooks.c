@@ -11,7 +11,16 @@
 
 #include <event2/event.h>
 
+#include "agent.h"
+#include "base/http.h"
+#include "base/log.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "host/host.h"
+#include "meta/meta.h"
+#include "profile/profile.h"
+#include "run/run.h"
+#include "studio/studio.h"
 
 /* At exit, requests still on their way (command completions) get this
  * long, polled, after the uploads' own bounded flush. */

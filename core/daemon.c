@@ -17,7 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gprofiler.h"
+#include "agent.h"
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 
 static int	 daemon_lock_fd = -1;
 static char	*daemon_pidfile;

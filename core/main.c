@@ -14,7 +14,16 @@
 
 #include <event2/event.h>
 
+#include "agent.h"
+#include "base/child.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "host/host.h"
+#include "meta/meta.h"
+#include "output/output.h"
+#include "studio/studio.h"
 
 static void __attribute__((noreturn))
 main_usage_error(const char *msg)

@@ -1,27 +1,11 @@
-# core/runtime.mk: the daemon's runtime (host API, children, profile store,
-# merge, cycle, run, .col writer, metadata, metrics).
-core_libgpcore_la_SOURCES += \
-	core/child.c \
-	core/profile.c \
-	core/merge.c \
-	core/procfs.c \
-	core/host_api.c core/host_api_int.h core/host_snapshot.c \
-	core/host_json.c core/host_sample.c core/host_sample.h \
-	core/tick.c \
-	core/cycle.c \
-	core/run.c core/run.h \
-	core/supervisor.c
+# core/runtime.mk: the unit tests of the daemon's runtime (the profile store
+# and merge, the plugin host, runs and cycles, the .col writer, metrics);
+# the sources are listed by their rooms' fragments.
 
 RUNTIME_TEST_CFLAGS = $(CORE_CFLAGS) -I$(top_srcdir)/tests
 # merge.c and metrics.c round with libm.
 core_libgpcore_la_LIBADD += -lm
 RUNTIME_TEST_LDADD = core/libgpcore.la -lm
-
-check_PROGRAMS += tests/unit/test_child
-TESTS += tests/unit/test_child
-tests_unit_test_child_SOURCES = tests/unit/test_child.c
-tests_unit_test_child_CFLAGS = $(RUNTIME_TEST_CFLAGS)
-tests_unit_test_child_LDADD = $(RUNTIME_TEST_LDADD)
 
 check_PROGRAMS += tests/unit/test_profile
 TESTS += tests/unit/test_profile
@@ -40,14 +24,6 @@ TESTS += tests/unit/test_merge
 tests_unit_test_merge_SOURCES = tests/unit/test_merge.c
 tests_unit_test_merge_CFLAGS = $(RUNTIME_TEST_CFLAGS)
 tests_unit_test_merge_LDADD = $(RUNTIME_TEST_LDADD) -lm
-
-check_PROGRAMS += tests/unit/test_procfs
-TESTS += tests/unit/test_procfs
-tests_unit_test_procfs_SOURCES = tests/unit/test_procfs.c
-tests_unit_test_procfs_CFLAGS = $(RUNTIME_TEST_CFLAGS)
-tests_unit_test_procfs_LDADD = $(RUNTIME_TEST_LDADD)
-
-EXTRA_DIST += fuzz/fuzz_proc.c
 
 check_PROGRAMS += tests/unit/test_metrics
 TESTS += tests/unit/test_metrics

@@ -4,7 +4,10 @@
 
 #include <string.h>
 
+#include "agent.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "host/host.h"
 
 static const char *
 usage_type(uint32_t type)

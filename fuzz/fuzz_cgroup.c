@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: container ids and containerd keys from
  * /proc/PID/cgroup text, and the Docker container list.
- * FUZZ_SOURCES: core/meta/container_cgroup.c core/meta/container_docker.c core/xmalloc.c core/log.c core/textesc.c
+ * FUZZ_SOURCES: core/meta/container_cgroup.c core/meta/container_docker.c core/base/xmalloc.c core/base/log.c core/base/textesc.c
  * FUZZ_LIBS: -ljson-c
  */
 #include "config.h"
@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gprofiler.h"
 #include "meta/container.h"
+#include "meta/meta.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

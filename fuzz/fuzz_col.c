@@ -3,7 +3,7 @@
  * it: arbitrary bytes must never crash, and the JSON must never contain a
  * raw '<' or '>' (it is embedded in a <script> element).
  *
- * FUZZ_SOURCES: core/output/col_parse.c core/output/flamegraph.c core/textesc.c core/xmalloc.c core/log.c data/flamegraph_html.c
+ * FUZZ_SOURCES: core/output/col_parse.c core/output/flamegraph.c core/base/textesc.c core/base/xmalloc.c core/base/log.c data/flamegraph_html.c
  * FUZZ_LIBS: -ljson-c
  */
 #include "config.h"
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "output/col_parse.h"
-#include "gprofiler.h"
+#include "output/output.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: a CRI ListContainersResponse gRPC body, and k8s_
  * names split back into pod and namespace.
- * FUZZ_SOURCES: core/meta/container_cri.c core/meta/container_grpc.c core/meta/container_cri.pb-c.c core/xmalloc.c core/log.c core/textesc.c
+ * FUZZ_SOURCES: core/meta/container_cri.c core/meta/container_grpc.c core/meta/container_cri.pb-c.c core/base/xmalloc.c core/base/log.c core/base/textesc.c
  * FUZZ_LIBS: -lprotobuf-c -ljson-c
  */
 #include "config.h"
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gprofiler.h"
 #include "meta/container.h"
+#include "meta/meta.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

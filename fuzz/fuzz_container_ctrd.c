@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: containerd's Namespaces/List and Containers/ListStream
  * gRPC bodies.
- * FUZZ_SOURCES: core/meta/container_containerd.c core/meta/container_grpc.c core/meta/container_containerd.pb-c.c core/xmalloc.c core/log.c core/textesc.c
+ * FUZZ_SOURCES: core/meta/container_containerd.c core/meta/container_grpc.c core/meta/container_containerd.pb-c.c core/base/xmalloc.c core/base/log.c core/base/textesc.c
  * FUZZ_LIBS: -lprotobuf-c -ljson-c
  */
 #include "config.h"
@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gprofiler.h"
 #include "meta/container.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

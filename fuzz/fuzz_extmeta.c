@@ -2,7 +2,7 @@
  * libFuzzer target: --external-metadata's parser (core/config/extmeta.c).  Also
  * asserts its promise: success gives an object, failure gives nothing and
  * a reason.
- * FUZZ_SOURCES: core/config/extmeta.c core/xmalloc.c core/log.c core/textesc.c
+ * FUZZ_SOURCES: core/config/extmeta.c core/base/xmalloc.c core/base/log.c core/base/textesc.c
  * FUZZ_LIBS: -ljson-c
  */
 #include <stddef.h>
@@ -11,7 +11,7 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "config/configuration.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

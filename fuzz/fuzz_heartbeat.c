@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: heartbeat answers (docs/specs/studio-api.md §5).
- * FUZZ_SOURCES: core/studio/heartbeat_state.c core/fileio.c core/xmalloc.c core/log.c core/textesc.c
+ * FUZZ_SOURCES: core/studio/heartbeat_state.c core/base/fileio.c core/base/xmalloc.c core/base/log.c core/base/textesc.c
  * FUZZ_LIBS: -ljson-c
  */
 #include "config.h"
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gprofiler.h"
+#include "studio/studio.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

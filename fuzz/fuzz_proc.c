@@ -1,12 +1,12 @@
 /*
  * libFuzzer target for the /proc, os-release, auxv and ELF parsers.
- * FUZZ_SOURCES: core/procfs.c core/safeopen.c core/safefs.c lib/fsguard.c core/xmalloc.c core/log.c core/textesc.c
+ * FUZZ_SOURCES: core/base/procfs.c core/base/safeopen.c core/base/safefs.c lib/fsguard.c core/base/xmalloc.c core/base/log.c core/base/textesc.c
  * FUZZ_LIBS: -ljson-c
  */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gprofiler.h"
+#include "base/procfs.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

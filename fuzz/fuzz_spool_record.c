@@ -2,7 +2,7 @@
  * libFuzzer target: a spool file's bytes as read back from disk (the
  * checksum framing, then the record's meta line and body).  A frame made of
  * the input must unframe to the input.
- * FUZZ_SOURCES: core/studio/spool.c core/trust.c core/fileio.c core/xmalloc.c core/log.c core/textesc.c
+ * FUZZ_SOURCES: core/studio/spool.c core/base/trust.c core/base/fileio.c core/base/xmalloc.c core/base/log.c core/base/textesc.c
  * FUZZ_LIBS: -lz -ljson-c
  */
 #include "config.h"
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gprofiler.h"
+#include "studio/studio.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -1,11 +1,11 @@
 /*
- * libFuzzer target for the one text rule (core/textesc.c): for any bytes
+ * libFuzzer target for the one text rule (core/base/textesc.c): for any bytes
  * and flags, the output is valid UTF-8 (Python's strict decoder would take
  * it), holds no control character (but '\n' with TEXTESC_LINES) nor, in a
  * frame, ';', its length is what textesc_len says, and a second pass
  * leaves it unchanged.
  *
- * FUZZ_SOURCES: core/textesc.c core/xmalloc.c core/log.c
+ * FUZZ_SOURCES: core/base/textesc.c core/base/xmalloc.c core/base/log.c
  * FUZZ_LIBS: -ljson-c
  */
 #include "config.h"
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gprofiler.h"
+#include "base/textesc.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

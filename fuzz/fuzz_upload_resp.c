@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: the upload answer and error-message parsers, and the
  * body builder's truncation over arbitrary .col text.
- * FUZZ_SOURCES: core/studio/upload_body.c core/textesc.c core/gzip.c core/xmalloc.c core/log.c
+ * FUZZ_SOURCES: core/studio/upload_body.c core/base/textesc.c core/base/gzip.c core/base/xmalloc.c core/base/log.c
  * FUZZ_LIBS: -ljson-c -lz -lm
  */
 #include "config.h"
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gprofiler.h"
+#include "studio/studio.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build every libFuzzer target fuzz/fuzz_*.c with clang and run each briefly.
 # A target names what it links in comment lines:
-#   FUZZ_SOURCES: core/output/col_parse.c core/xmalloc.c
+#   FUZZ_SOURCES: core/output/col_parse.c core/base/xmalloc.c
 #   FUZZ_LIBS: -ljson-c
 # Usage: fuzz/run.sh SRCDIR BUILDDIR; FUZZ_SECONDS (default 20) per target.
 # Prints one TAP-ish line per target and a closing "N passed, N failed".

@@ -17,6 +17,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
 
 #define POSINT_MAX	0x7fffffffffffffffLL

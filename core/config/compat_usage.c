@@ -19,7 +19,9 @@
 
 #include <event2/event.h>
 
-#include "gprofiler.h"
+#include "base/http.h"
+#include "base/log.h"
+#include "config/configuration.h"
 
 #define DIAG_PERIOD_S	(15 * 60)
 

@@ -19,6 +19,8 @@
 
 #include <json-c/json.h>
 
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
 
 struct cvalue {

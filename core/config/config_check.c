@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
 
 /* Where an option was set, for messages. */

@@ -14,6 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/xmalloc.h"
+#include "config/configuration.h"
+#include "config/manifest.h"
 #include "gprofiler.h"
 
 #define CONFIG_FILE_MAX	(1024 * 1024)

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gprofiler.h"
+#include "config/configuration.h"
 
 #define CONFIG_LINE_MAX	4096
 

@@ -1,11 +1,19 @@
 /*
  * The configuration (core/config/): one option table for the command line,
  * the config file and GPROFILER_* variables; immutable configurations;
- * gProfiler's flags; --external-metadata.
- * Part of the core's internal header: include "gprofiler.h".
+ * gProfiler's flags; --external-metadata.  Plugin manifests, read with the
+ * same grammar: config/manifest.h.
  */
 #ifndef GP_CONFIG_CONFIGURATION_H
 #define GP_CONFIG_CONFIGURATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gprofiler/plugin.h>
+
+struct event_base;
+struct json_object;
 
 /* options.c */
 #define OPTF_SECRET	 GP_OPTF_SECRET	/* never logged or in run_arguments */

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,7 +19,8 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 
 #define EXTMETA_MAX		(1024 * 1024)
 #define EXTMETA_STALE_S		(5 * 60)

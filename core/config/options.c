@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/configuration.h"
 #include "gprofiler.h"
 
 #define B GP_OPT_BOOL

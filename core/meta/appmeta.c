@@ -10,14 +10,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
-#include "safeopen.h"
+#include "base/procfs.h"
+#include "base/safeopen.h"
+#include "meta/meta.h"
 
 /*
  * Whether [addr, addr + len) touches only anonymous mappings (the stack,

@@ -20,7 +20,10 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/http.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "meta/meta.h"
 
 #define CLOUD_TIMEOUT_MS	5000
 #define CLOUD_IMDS		"http://169.254.169.254"

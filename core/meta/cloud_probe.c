@@ -15,7 +15,11 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/child.h"
+#include "base/http.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "meta/meta.h"
 
 #define CLOUD_PROBE_OUT_MAX	(64 * 1024)
 

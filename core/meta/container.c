@@ -23,9 +23,12 @@
 
 #include <event2/event.h>
 
-#include "gprofiler.h"
-#include "safeopen.h"
-#include "container.h"
+#include "base/http.h"
+#include "base/log.h"
+#include "base/safeopen.h"
+#include "base/xmalloc.h"
+#include "meta/container.h"
+#include "meta/meta.h"
 
 #define HOST			"/proc/1/root"
 #define CONTAINER_REFRESH_MIN_S	5	/* between two refreshes */

@@ -8,6 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct event_base;
+
+#include <stddef.h>
+#include <stdint.h>
+
 /*
  * A lookup key: a 64-hex container id, or "<namespace>/<id>" for a
  * containerd container whose id is not 64 hex characters (ctr run).

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gprofiler.h"
-#include "container.h"
+#include "meta/container.h"
+#include "meta/meta.h"
 
 static int
 container_ishex(char c)

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gprofiler.h"
-#include "container.h"
+#include "base/xmalloc.h"
 #include "core/meta/container_containerd.pb-c.h"
+#include "meta/container.h"
 
 /* nerdctl's label for the name `nerdctl ps` shows. */
 #define CTRD_NERDCTL_NAME	"nerdctl/name"

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gprofiler.h"
-#include "container.h"
 #include "core/meta/container_cri.pb-c.h"
+#include "meta/container.h"
+#include "meta/meta.h"
 
 #define K8S_CONTAINER	"io.kubernetes.container.name"
 #define K8S_POD		"io.kubernetes.pod.name"

@@ -9,8 +9,7 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
-#include "container.h"
+#include "meta/container.h"
 
 static int
 container_docker_id_ok(const char *s, size_t len)

@@ -1,14 +1,13 @@
 /*
  * gRPC message framing (a byte for compression, a big-endian 32-bit
  * length, the protobuf message), as CRI and containerd speak it over
- * HTTP/2.  Pure functions; the transport is core/studio/http.c.
+ * HTTP/2.  Pure functions; the transport is core/base/http.c.
  */
 #include "config.h"
 
 #include <errno.h>
 
-#include "gprofiler.h"
-#include "container.h"
+#include "meta/container.h"
 
 void
 container_grpc_header(uint8_t hdr[5], size_t len)

@@ -2,10 +2,18 @@
  * What the profile says about the host and its processes (core/meta/):
  * CPU and memory averages, host and cloud metadata, application metadata,
  * container names.
- * Part of the core's internal header: include "gprofiler.h".
  */
 #ifndef GP_META_META_H
 #define GP_META_META_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct config;
+struct cpu_times;
+struct event_base;
+struct json_object;
 
 /* metrics.c */
 /* cpu_avg/mem_avg of docs/specs/gprofiler-compat.md §7 (5 s memory timer). */

@@ -25,7 +25,12 @@
 
 #include <json-c/json.h>
 
+#include "base/log.h"
+#include "base/procfs.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "meta/meta.h"
 
 static struct json_object *md_static;
 static char	*md_cloud_provider;

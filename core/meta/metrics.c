@@ -11,7 +11,12 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
+#include "base/log.h"
+#include "base/procfs.h"
+#include "base/tick.h"
+#include "base/xmalloc.h"
 #include "gprofiler.h"
+#include "meta/meta.h"
 
 #define METRICS_MAGIC		0x4d545243u
 #define METRICS_MEM_SEC		5

@@ -5,12 +5,17 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/textesc.h"
+#include "base/xmalloc.h"
+#include "output/col_parse.h"
+#include "output/output.h"
+#include "profile/profile.h"
 
 struct colbuf {
 	char	*buf;

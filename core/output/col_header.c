@@ -15,7 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "col_header.h"
+#include "output/col_header.h"
 
 /* n decimal digits at s; -1 if any is not a digit. */
 static long

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "col_parse.h"
-#include "xmalloc.h"
+#include "base/xmalloc.h"
+#include "output/col_parse.h"
 
 struct col_frames {
 	struct col_span	*v;

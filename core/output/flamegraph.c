@@ -11,14 +11,18 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <json-c/json.h>
 
-#include "col_parse.h"
-#include "gprofiler.h"
+#include "base/log.h"
+#include "base/textesc.h"
+#include "base/xmalloc.h"
+#include "output/col_parse.h"
+#include "output/output.h"
 
 /* data/flamegraph_html.c, generated from data/flamegraph.html. */
 extern const char	flamegraph_template[];

@@ -15,7 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
 #include "gprofiler.h"
+#include "output/output.h"
 
 #define FG_MAX_INPUT	((size_t)1 << 30)	/* 1 GiB: refuse beyond */
 

@@ -23,7 +23,13 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/trust.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
+#include "output/output.h"
+#include "profile/profile.h"
 
 #define OUTPUT_LAST_COL		"last_profile.col"
 #define OUTPUT_LAST_HTML	"last_flamegraph.html"

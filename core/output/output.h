@@ -1,10 +1,15 @@
 /*
  * Local outputs (core/output/): the .col file, the flame graph page and
  * subcommand, pprof.
- * Part of the core's internal header: include "gprofiler.h".
  */
 #ifndef GP_OUTPUT_OUTPUT_H
 #define GP_OUTPUT_OUTPUT_H
+
+#include <stddef.h>
+#include <time.h>
+
+struct config;
+struct cycle_output;
 
 /* col.c */
 /* The .col text (header line, stacks, no trailing newline). Caller frees. */

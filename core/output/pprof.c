@@ -14,9 +14,16 @@
 
 #include <zlib.h>
 
-#include "col_parse.h"
-#include "gprofiler.h"
+#include "base/gzip.h"
+#include "base/log.h"
+#include "base/textesc.h"
+#include "base/xmalloc.h"
 #include "core/output/profile.pb-c.h"
+#include "gprofiler.h"
+#include "meta/meta.h"
+#include "output/col_parse.h"
+#include "output/output.h"
+#include "profile/profile.h"
 
 #define PP_NONE		UINT32_MAX
 

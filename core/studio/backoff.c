@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#include "gprofiler.h"
+#include "studio/studio.h"
 
 /* The delay before retry `attempt` (0-based): half fixed, half random. */
 unsigned

@@ -21,7 +21,15 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "host/host.h"
+#include "profile/profile.h"
+#include "run/run.h"
+#include "run/supervisor.h"
+#include "studio/studio.h"
 
 struct cmd_pending;
 

@@ -11,7 +11,11 @@
 
 #include <json-c/json.h>
 
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "studio/studio.h"
 
 static int
 cmd_set(struct config *c, const char *name, const char *val, char *err,

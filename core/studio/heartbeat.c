@@ -26,7 +26,13 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
+#include "base/http.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "run/run.h"
+#include "studio/studio.h"
 
 #define HB_STATE_FILE		"state.json"
 /* Runs of one command the agent may die in before it is reported failed

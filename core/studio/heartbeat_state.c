@@ -11,13 +11,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "studio/studio.h"
 
 #define HB_MAX_IDS	1000
 

@@ -23,7 +23,12 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/gzip.h"
+#include "base/http.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
+#include "studio/studio.h"
 
 #define LOGSHIP_PERIOD_S	10
 #define LOGSHIP_BATCH_MAX	(512 * 1024)	/* JSON bytes per batch */

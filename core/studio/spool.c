@@ -21,13 +21,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <zlib.h>
 
-#include "gprofiler.h"
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/trust.h"
+#include "base/xmalloc.h"
+#include "studio/studio.h"
 
 #define SPOOL_SUFFIX	".prof"
 #define SPOOL_MAGIC	"GPSPOOL2 "

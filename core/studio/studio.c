@@ -15,7 +15,13 @@
 
 #include <event2/event.h>
 
-#include "gprofiler.h"
+#include "base/http.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
+#include "host/host.h"
+#include "profile/profile.h"
+#include "studio/studio.h"
 
 #define STUDIO_HC_TIMEOUT_MS	5000
 #define STUDIO_HC_BASE_MS	2000

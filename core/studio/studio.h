@@ -1,11 +1,22 @@
 /*
- * Performance Studio (core/studio/): HTTP in the loop, who the agent is
- * to the Studio, uploads and their spool, heartbeats and commands, agent
+ * Performance Studio (core/studio/): who the agent is to the Studio, uploads and their spool, heartbeats and commands, agent
  * logs.
- * Part of the core's internal header: include "gprofiler.h".
  */
 #ifndef GP_STUDIO_STUDIO_H
 #define GP_STUDIO_STUDIO_H
+
+#include <sys/queue.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct config;
+struct cycle_output;
+struct event_base;
+struct json_object;
+struct plugin_list;
+struct run_hooks;
 
 /* logship.c: agent logs to the Studio (POST /api/v1/logs) */
 int		 logship_wanted(const struct config *);
@@ -13,59 +24,6 @@ void		 logship_prepare(const struct config *);
 int		 logship_start(struct event_base *, const struct config *);
 void		 logship_stop(void);
 void		 logship_stats(size_t *queued, uint64_t *lost);
-
-/* http.c */
-/*
- * Asynchronous HTTP driven by the loop (libcurl multi).  A request's done
- * callback runs later from the loop, exactly once, unless cancelled; the
- * result and its body are borrowed for the duration of the callback.
- */
-struct http_req;
-struct http_result {
-	int		 rc;		/* 0, -ETIMEDOUT, -EFBIG, -EIO */
-	long		 status;	/* HTTP status; 0 without a response */
-	const char	*body;		/* NUL-terminated */
-	size_t		 bodylen;
-	const char	*err;		/* transport error when rc != 0 */
-	int		 timed_out;
-};
-struct http_req_opts {
-	const char	*method;	/* GET (default), POST, PUT */
-	const char	*url;
-	const char *const *headers;	/* "Name: value", NULL-terminated */
-	const void	*body;		/* copied; sent with Content-Length */
-	size_t		 bodylen;
-	const char	*unix_socket;	/* e.g. the Docker socket */
-	const char	*userpwd;	/* Basic auth "user:password" */
-	unsigned	 timeout_ms;	/* 0: 30 s */
-	unsigned	 connect_timeout_ms; /* 0: 10 s */
-	size_t		 max_body;	/* response cap; 0: 8 MiB */
-	int		 no_proxy;	/* link-local and unix sockets */
-	int		 download;	/* write the response into fd */
-	int		 fd;
-	int		 https_only;	/* HTTPS, redirects (<= 5) to HTTPS only,
-					   TLS verified despite --no-verify */
-	void		(*done)(void *arg, const struct http_result *);
-	void		*arg;
-	int		 http2;		/* HTTP/2 without upgrade (gRPC) */
-};
-int		 http_init(struct event_base *);
-void		 http_set_tls(int verify, const char *ca_bundle,
-		    const char *client_cert, const char *client_key);
-struct http_req	*http_request(const struct http_req_opts *);
-void		 http_cancel(struct http_req *);
-unsigned	 http_pending(void);
-void		 http_fini(void);
-/* Whether v may be an HTTP header value (no CR, LF or other controls). */
-int		 http_header_value_ok(const char *v);
-/* Percent-encode for a URL query without libcurl; the caller frees. */
-char		*http_escape(const char *);
-/* Cancel the downloads a plugin started (it is being unloaded). */
-void		 http_download_cancel(struct gp_plugin_ctx *);
-/* The host API's http_download (wire with host_set_http_download). */
-int		 http_download(struct gp_plugin_ctx *, const char *url,
-		    int32_t fd, uint32_t timeout_ms, void (*done)(void *,
-		    int32_t, int32_t, const char *), void *arg);
 
 /* studio.c */
 /*
@@ -96,6 +54,9 @@ int		 studio_token_load(const struct config *, char **tokenp,
 /* UTC ISO-8601 without zone, seconds (us != 0: with microseconds). */
 void		 studio_iso_time(time_t, long usec, int us, char *buf,
 		    size_t len);
+
+/* upload_file.c: the upload-file subcommand */
+int		 upload_file_main(int argc, char **argv, struct config *);
 
 /* upload.c */
 /* Queue the cycle's profile for upload (spooled until accepted). */

@@ -11,12 +11,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "gprofiler.h"
+#include "base/http.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
+#include "studio/studio.h"
 
 static struct {
 	char			*token;

@@ -26,7 +26,13 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
+#include "base/http.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "profile/profile.h"
+#include "studio/studio.h"
 
 #define UPLOAD_SPOOL_DIR	"/var/lib/gprofiler/spool"
 #define UPLOAD_SPOOL_MAX	(256ull << 20)

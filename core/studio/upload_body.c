@@ -9,13 +9,17 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 #include <zlib.h>
 
-#include "gprofiler.h"
+#include "base/gzip.h"
+#include "base/textesc.h"
+#include "base/xmalloc.h"
+#include "studio/studio.h"
 
 struct col_line {
 	const char	*s;

@@ -17,8 +17,14 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
+#include "base/http.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
 #include "output/col_header.h"
+#include "profile/profile.h"
+#include "studio/studio.h"
 
 #define UPLOAD_FILE_MAX		(512u << 20)
 

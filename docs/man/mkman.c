@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gprofiler.h"
+#include "config/configuration.h"
 
 /* One argument word for a value of the given type. */
 static const char *

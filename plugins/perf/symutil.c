@@ -154,7 +154,7 @@ sym_open_strerror(int rc, const struct gp_file_info *info)
 	case EPERM:
 		return ("owned by another user (refused)");
 	case EREMOTE:
-		/* core/safefs.c: decided before anything reached the file */
+		/* core/base/safefs.c: decided before anything reached the file */
 		return ("on FUSE or a network filesystem, whose reads can "
 		    "block (refused)");
 	case EACCES:

@@ -2,7 +2,7 @@
 # Issue 11 #5: a busy process whose name is not UTF-8 (or holds \v, ';')
 # must not make the backend refuse the host's profile.  The fake Studio
 # decodes bodies strictly as the real one does (422); every cycle must be
-# accepted, with the names escaped by the one text rule (core/textesc.c)
+# accepted, with the names escaped by the one text rule (core/base/textesc.c)
 # and one stack per line.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/workloads/perf_lib.sh"

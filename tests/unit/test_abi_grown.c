@@ -2,7 +2,7 @@
  * ABI promise: a plugin built against the frozen 1.0 header
  * (tests/abi/v1.0, fixture_v1_0.so) loads into a host whose descriptor and
  * option rows grew, as in a later 1.x.  This program and its copy of
- * core/plugin.c are compiled against such a header (tests/abi/grow.sed over
+ * core/host/plugin.c are compiled against such a header (tests/abi/grow.sed over
  * include/gprofiler/plugin.h), so the loader here is that later host.
  */
 #include "config.h"
@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "gprofiler.h"
+#include "host/host.h"
 #include "testing.h"
 
 _Static_assert(sizeof(struct gp_plugin) > GP_PLUGIN_SIZE_1_0,

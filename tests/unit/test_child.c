@@ -1,4 +1,4 @@
-/* Unit tests of core/child.c with real child processes. */
+/* Unit tests of core/base/child.c with real child processes. */
 #include "config.h"
 
 #include <sys/prctl.h>
@@ -13,7 +13,8 @@
 
 #include <event2/event.h>
 
-#include "gprofiler.h"
+#include "base/child.h"
+#include "base/log.h"
 #include "testing.h"
 
 static struct event_base *base;

@@ -9,7 +9,7 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "meta/meta.h"
 #include "testing.h"
 
 static const char *

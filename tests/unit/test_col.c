@@ -4,7 +4,9 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/log.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "testing.h"
 
 static struct json_object *

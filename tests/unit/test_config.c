@@ -8,6 +8,9 @@
 
 #include <json-c/json.h>
 
+#include "base/xmalloc.h"
+#include "config/configuration.h"
+#include "config/manifest.h"
 #include "gprofiler.h"
 #include "testing.h"
 

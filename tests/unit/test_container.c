@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gprofiler.h"
-#include "meta/container.h"
 #include "core/meta/container_containerd.pb-c.h"
 #include "core/meta/container_cri.pb-c.h"
+#include "meta/container.h"
+#include "meta/meta.h"
 #include "testing.h"
 
 #define ID1 "0c1dabcdef0123456789abcdef0123456789abcdef0123456789abcdef012345"

@@ -22,8 +22,9 @@
 
 #include <event2/event.h>
 
-#include "gprofiler.h"
+#include "base/log.h"
 #include "meta/container.h"
+#include "meta/meta.h"
 #include "testing.h"
 
 #define NBIG	10000

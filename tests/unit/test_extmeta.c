@@ -10,7 +10,7 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "config/configuration.h"
 #include "testing.h"
 
 static int

@@ -6,7 +6,7 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "output/output.h"
 #include "testing.h"
 
 static struct json_object *

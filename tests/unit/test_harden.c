@@ -21,7 +21,15 @@
 
 #include <event2/event.h>
 
+#include "base/fileio.h"
+#include "base/http.h"
+#include "base/log.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "host/host.h"
+#include "output/output.h"
+#include "profile/profile.h"
+#include "studio/studio.h"
 #include "testing.h"
 
 static char	 tmp[] = "/tmp/gptest-harden.XXXXXX";

@@ -11,7 +11,10 @@
 
 #include <json-c/json.h>
 
+#include "base/log.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "studio/studio.h"
 #include "testing.h"
 
 static int

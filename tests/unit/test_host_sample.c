@@ -1,5 +1,5 @@
 /*
- * Unit tests of core/host_sample.c's process reports (ABI 1.4): a process
+ * Unit tests of core/host/host_sample.c's process reports (ABI 1.4): a process
  * profiler subscribed before or after the system profiler registers learns
  * whether one reports, gets each report once, and nothing once it or the
  * source is gone; only the registered source's reports are delivered.
@@ -8,7 +8,7 @@
 
 #include <errno.h>
 
-#include "gprofiler.h"
+#include "host/host.h"
 #include "testing.h"
 
 struct seen {

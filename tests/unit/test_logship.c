@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "studio/studio.h"
 #include "testing.h"
 
 static struct config *

@@ -1,5 +1,5 @@
 /*
- * Unit tests of core/merge.c: every row of docs/specs/gprofiler-compat.md §3
+ * Unit tests of core/profile/merge.c: every row of docs/specs/gprofiler-compat.md §3
  * and the statistics of stochastic rounding.
  */
 #include "config.h"
@@ -7,9 +7,11 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <gprofiler/plugin.h>
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/log.h"
+#include "profile/profile.h"
 #include "testing.h"
 
 static double

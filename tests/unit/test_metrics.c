@@ -7,7 +7,9 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/log.h"
+#include "base/procfs.h"
+#include "meta/meta.h"
 #include "testing.h"
 
 static void

@@ -13,7 +13,12 @@
 
 #include <json-c/json.h>
 
+#include "base/fileio.h"
+#include "base/log.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "testing.h"
 
 static char	 tmp[] = "/tmp/gptest-output.XXXXXX";

@@ -26,7 +26,7 @@
 
 #include <gprofiler/plugin.h>
 
-#include "safeopen.h"
+#include "base/safeopen.h"
 
 #define HOST_MAX_OPTS	32
 #define HOST_MAX_TIMERS	8
@@ -294,7 +294,7 @@ h_pid_wanted(struct gp_plugin_ctx *ctx, int32_t pid)
 	return (0);
 }
 
-/* The daemon's own safe open (core/safeopen.c), as the daemon offers it. */
+/* The daemon's own safe open (core/base/safeopen.c), as the daemon offers it. */
 static int32_t
 h_file_open(struct gp_plugin_ctx *ctx, const struct gp_open_spec *spec,
     struct gp_file_info *info)

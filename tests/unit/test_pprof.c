@@ -12,8 +12,11 @@
 #include <json-c/json.h>
 #include <zlib.h>
 
-#include "gprofiler.h"
+#include "base/log.h"
 #include "core/output/profile.pb-c.h"
+#include "gprofiler.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "testing.h"
 
 static struct profile *

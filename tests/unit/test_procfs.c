@@ -1,10 +1,11 @@
-/* Unit tests of core/procfs.c parsers, on fixed text and on this host. */
+/* Unit tests of core/base/procfs.c parsers, on fixed text and on this host. */
 #include "config.h"
 
 #include <errno.h>
 #include <unistd.h>
 
-#include "gprofiler.h"
+#include "base/log.h"
+#include "base/procfs.h"
 #include "testing.h"
 
 static void

@@ -1,11 +1,13 @@
-/* Unit tests of core/profile.c: aggregation, interning, attributes. */
+/* Unit tests of core/profile/profile.c: aggregation, interning, attributes. */
 #include "config.h"
 
 #include <errno.h>
 
+#include <gprofiler/plugin.h>
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/log.h"
+#include "profile/profile.h"
 #include "testing.h"
 
 struct seen {

@@ -17,7 +17,7 @@
 #include "testing.h"
 #include "python_spawn.h"
 #include "py_target.h"
-#include "safeopen.h"
+#include "base/safeopen.h"
 
 #define MAX_STACKS	512
 

@@ -25,7 +25,7 @@
 #include "testing.h"
 #include "python_spawn.h"
 #include "ruby_target.h"
-#include "safeopen.h"
+#include "base/safeopen.h"
 
 #define BASE	0x10000ull
 #define SIZE	0x20000u

@@ -1,5 +1,5 @@
 /*
- * Unit tests of core/run.c, core/cycle.c and core/host_api.c: a run with
+ * Unit tests of core/run/run.c, core/run/cycle.c and core/host/host_api.c: a run with
  * in-test plugins written against the ABI (a system profiler, a process
  * profiler whose stacks replace the system's, one that never answers).
  */
@@ -13,8 +13,16 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
+#include "base/http.h"
+#include "base/log.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
-#include "run.h"
+#include "host/host.h"
+#include "meta/meta.h"
+#include "profile/profile.h"
+#include "run/run.h"
+#include "run/run_int.h"
 #include "testing.h"
 
 static const struct gp_host_api *api;

@@ -1,5 +1,5 @@
 /*
- * core/safeopen.c against the attacks a local user can mount on a root
+ * core/base/safeopen.c against the attacks a local user can mount on a root
  * agent: a FIFO, a symlink to a root-only file, an absolute symlink out of
  * a container's root (a real chroot()ed process, through /proc/PID/root),
  * a device node, a huge file, a file replaced or grown while read.  Every
@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "safeopen.h"
+#include "base/safeopen.h"
 #include "testing.h"
 
 static char	 dir[PATH_MAX];

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gprofiler.h"
+#include "studio/studio.h"
 #include "testing.h"
 
 static int

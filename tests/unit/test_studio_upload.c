@@ -18,7 +18,13 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
+#include "base/http.h"
+#include "base/xmalloc.h"
+#include "config/configuration.h"
 #include "gprofiler.h"
+#include "meta/meta.h"
+#include "profile/profile.h"
+#include "studio/studio.h"
 #include "testing.h"
 
 static struct event_base *base;

@@ -30,10 +30,10 @@
 #include "symbolize_int.h"
 #include "testing.h"
 #include "test_sym_util.h"
-#include "safeopen.h"
+#include "base/safeopen.h"
 
 /* A symbolizer opening files as the perf plugin does: the daemon's safe
- * open (core/safeopen.c). */
+ * open (core/base/safeopen.c). */
 static struct symbolizer *
 test_sym_new(void (*log)(void *, int, const char *), void *arg)
 {

@@ -1,5 +1,5 @@
 /*
- * The one text rule (core/textesc.c): invalid UTF-8 and control characters
+ * The one text rule (core/base/textesc.c): invalid UTF-8 and control characters
  * escaped, ';' kept out of frames, idempotent; and where it is applied:
  * the profile store, the .col (stack lines and header JSON), the upload
  * body.
@@ -11,7 +11,9 @@
 
 #include <json-c/json.h>
 
-#include "gprofiler.h"
+#include "base/textesc.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "testing.h"
 
 static char *

@@ -10,7 +10,7 @@
 #include <json-c/json.h>
 #include <zlib.h>
 
-#include "gprofiler.h"
+#include "studio/studio.h"
 #include "testing.h"
 
 /* gunzip with zlib (the way the backend's gzip.decompress reads it). */

@@ -54,7 +54,7 @@
 
 #define LANGGUARD_FSTYPE	24
 
-/* Why the host's opener said -EREMOTE of a file (core/safefs.c). */
+/* Why the host's opener said -EREMOTE of a file (core/base/safefs.c). */
 #define LANGGUARD_FILE_REFUSED	"on FUSE or a network filesystem, whose " \
 	"reads can block (refused)"
 
