@@ -318,6 +318,23 @@ sym_jit_lookup(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	return (name);
 }
 
+size_t
+sym_jit_bytes(const struct symbolizer *s)
+{
+	const struct perfmap	*pm;
+	const struct sym_proc	*p;
+	size_t			 i, n = s->jit_retired_bytes;
+
+	for (i = 0; i < SYM_PROC_BUCKETS; i++)
+		for (p = s->procs[i]; p != NULL; p = p->hnext) {
+			pm = &p->jit.pm;
+			n += (pm->cap + pm->ig_tmp_cap + pm->ig_new_cap +
+			    pm->ig_spare_cap) * sizeof(struct perfmap_entry) +
+			    pm->names_len;
+		}
+	return (n);
+}
+
 /* Perf maps left half read by a turn's budget: continue them. */
 int
 sym_jit_work(struct symbolizer *s, struct sym_proc *p)
