@@ -786,8 +786,10 @@ sym_binaries_budget(struct symbolizer *s)
 		if (b->t != NULL && b->alias == NULL && !b->permanent &&
 		    s->cycle - b->used_cycle >= SYM_HOT_CYCLES)
 			n++;
-	if (n == 0 || (v = calloc(n, sizeof(*v))) == NULL)
-		return;
+	if (n == 0 || (v = calloc(n, sizeof(*v))) == NULL) {
+		(void)sym_jit_evict(s, total - s->table_budget);
+		goto said;
+	}
 	for (i = 0, b = s->bins; b != NULL && i < n; b = b->next)
 		if (b->t != NULL && b->alias == NULL && !b->permanent &&
 		    s->cycle - b->used_cycle >= SYM_HOT_CYCLES)
@@ -800,12 +802,16 @@ sym_binaries_budget(struct symbolizer *s)
 			total -= bytes;
 	}
 	free(v);
+	if (total > s->table_budget)
+		(void)sym_jit_evict(s, total - s->table_budget);
+said:
 	if (s->evictions > before && !s->evict_said) {
 		s->evict_said = 1;
-		sym_log(s, GP_LOG_INFO, "symbolizer: symbol tables over their "
-		    "budget of %zu KiB: those no sample used this cycle or "
-		    "the last are evicted, the least recently used first, and "
-		    "reloaded when a sample needs them (counted in the debug "
-		    "log's \"symbol tables\" line)", s->table_budget >> 10);
+		sym_log(s, GP_LOG_INFO, "symbolizer: symbol tables and perf "
+		    "maps over their budget of %zu KiB: those no sample used "
+		    "this cycle or the last are evicted, the least recently "
+		    "used tables first, and read again when a sample needs "
+		    "them (counted in the debug log's \"symbol tables\" line)",
+		    s->table_budget >> 10);
 	}
 }

@@ -27,7 +27,8 @@
  * counted once per file identity (aliases by build-id share one), and the
  * JIT perf maps' entries and names.  Over it, the tables no sample used
  * in this cycle or the last are evicted, least recently used first, and
- * reloaded (in steps, as at first) when a sample lands in them again.
+ * reloaded (in steps, as at first) when a sample lands in them again;
+ * then the perf maps no sample looked at, read again when one does.
  * 24 MiB: the agent's bound is 64 MiB of peak RSS, and the rest of it
  * (code and libraries, BPF maps, stack tables, one cycle's strings, a
  * table being loaded, heap slack) came to 25-30 MiB on a busy 2-CPU host
@@ -120,6 +121,7 @@ struct sym_jit {
 	uint64_t		 turn;		/* last refreshed in this turn */
 	int			 refused;	/* -errno said once */
 	int			 lent;		/* a name returned this cycle */
+	uint64_t		 used_cycle;	/* looked at for a sample */
 };
 
 /* One image of a process: a PID and an exec generation (sampler.h). */
@@ -302,5 +304,8 @@ int		 sym_jit_due(struct symbolizer *, const struct sym_proc *);
 void		 sym_jit_touch(struct symbolizer *, struct sym_proc *);
 /* Heap bytes of every process's perf map. */
 size_t		 sym_jit_bytes(const struct symbolizer *);
+/* Free the perf maps no sample looked at in SYM_HOT_CYCLES (read again
+ * from the start when one does) until `over` bytes are; those freed. */
+size_t		 sym_jit_evict(struct symbolizer *, size_t);
 
 #endif

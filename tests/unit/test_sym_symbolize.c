@@ -671,6 +671,21 @@ test_perfmap(void)
 	    "LazyCompile:*hot app.js:1_[j]", "old entry kept");
 	symbolizer_stats(s, &st);
 	CHECK_EQ(st.perfmap_bad_lines, 2);
+
+	/* Over the byte budget, a map no sample looked at this cycle or the
+	 * last is freed, and read again from the start at the next look. */
+	symbolizer_set_table_budget(s, 1);
+	symbolizer_cycle_end(s);
+	symbolizer_stats(s, &st);
+	CHECK(st.perfmap_bytes > 0, "budget: a perf map used last cycle kept");
+	symbolizer_cycle_end(s);
+	symbolizer_stats(s, &st);
+	CHECK(st.perfmap_bytes == 0 && st.table_evictions > 0,
+	    "budget: an idle perf map freed");
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 0x204),
+	    "grown_[j]", "budget: the perf map read again");
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 8),
+	    "LazyCompile:*hot app.js:1_[j]", "budget: from its start");
 	symbolizer_free(s);
 	unlink(path);
 	munmap(code, 8192);
