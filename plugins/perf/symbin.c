@@ -696,14 +696,14 @@ sym_binaries_expire(struct symbolizer *s, int all)
 	struct sym_binary	**bp, *b;
 	int			 again = 1;
 
-	/* Aliases first: they hold a reference on the table they share. */
+	/* Aliases first: they hold a reference on the table they share
+	 * (which may share another's, since reloaded after an eviction). */
 	while (again) {
 		again = 0;
 		for (bp = &s->bins; (b = *bp) != NULL;) {
 			if ((!all && (b->refs > 0 || b->permanent ||
 			    s->cycle - b->unused_since < SYM_BIN_KEEP_CYCLES)) ||
-			    (all && b->alias == NULL && b->refs > 0 &&
-			    sym_binaries_aliased(s, b))) {
+			    (all && b->refs > 0 && sym_binaries_aliased(s, b))) {
 				bp = &b->next;
 				continue;
 			}
