@@ -128,7 +128,16 @@ static void
 perf_trim(struct perf *p)
 {
 	struct heaptrim *h = &p->trim;
+	struct symbolizer_stats ss;
 
+	symbolizer_stats(p->sym, &ss);
+	p->api->log(p->ctx, GP_LOG_DEBUG, "symbol tables: %llu, %llu KiB "
+	    "with kallsyms, perf maps %llu KiB, of a %llu MiB budget; %llu "
+	    "evicted in all", (unsigned long long)ss.binaries,
+	    (unsigned long long)ss.table_bytes >> 10,
+	    (unsigned long long)ss.perfmap_bytes >> 10,
+	    (unsigned long long)ss.table_budget >> 20,
+	    (unsigned long long)ss.table_evictions);
 	heaptrim_run(h);
 	if (h->trimmed)
 		p->api->log(p->ctx, GP_LOG_DEBUG, "heap: %zu KiB resident beyond "

@@ -8,7 +8,9 @@
  * most binaries of most processes are never looked at.  Tables are
  * deduplicated by build-id and shared by every process mapping the
  * binary.  A binary that cannot be read is cached too (t == NULL), so it
- * is tried and logged once.
+ * is tried and logged once.  The tables have a byte budget
+ * (SYM_TABLE_BUDGET): over it, the least recently used are evicted, and
+ * a sample landing in one again reloads it from the file kept open.
  */
 #include "config.h"
 
@@ -39,8 +41,10 @@ sym_binary_new(struct symbolizer *s, struct elfsym_table *t)
 		return (NULL);
 	b->t = t;
 	b->fd = -1;
+	b->rfd = -1;
 	b->loaded = 1;
 	b->unused_since = s->cycle;
+	b->used_cycle = s->cycle;
 	b->next = s->bins;
 	s->bins = b;
 	return (b);
@@ -298,10 +302,16 @@ sym_binary_loaded(struct symbolizer *s, struct sym_binary *b, int r,
 		b->ld = NULL;
 		s->loading--;
 	}
-	close(b->fd);
-	b->fd = -1;
-	s->open_bins--;
 	if (r != 0) {
+		close(b->fd);
+		b->fd = -1;
+		s->open_bins--;
+		if (b->evicted)
+			sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: %s: its "
+			    "evicted table did not reload (%s); its frames "
+			    "show as the dso", (int)b->pid, b->path,
+			    strerror(-r));
+		b->evicted = 0;
 		s->st.elf_failures++;
 		sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: %s: not a "
 		    "readable ELF (%s); its frames show as the dso",
@@ -310,8 +320,25 @@ sym_binary_loaded(struct symbolizer *s, struct sym_binary *b, int r,
 	}
 	if (!t->has_symtab)
 		sym_debug_find(s, b, t);
-	sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: %zu symbols, %zu bytes",
-	    b->path, t->nsyms, elfsym_bytes(t));
+	/* A table that reads its names from a file of its own is reloaded
+	 * from that after an eviction; one with its names copied (Go's, a
+	 * debug file's merged, too many fds), from this one, kept while
+	 * fds last. */
+	if (t->fd < 0 && s->open_bins <= SYM_MAX_OPEN_BINS)
+		b->rfd = b->fd;
+	else {
+		close(b->fd);
+		s->open_bins--;
+	}
+	b->fd = -1;
+	sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: %zu symbols, %zu bytes%s",
+	    b->path, t->nsyms, elfsym_bytes(t), b->evicted ? " (reloaded "
+	    "after an eviction)" : "");
+	if (b->evicted) {
+		/* the rest was said when it was first loaded */
+		b->evicted = 0;
+		goto keep;
+	}
 	if (t->go_funcs > 0)
 		sym_log(s, GP_LOG_DEBUG, "symbolizer: %s: stripped Go binary: "
 		    "%zu functions named from .gopclntab (Go %s format)",
@@ -339,15 +366,23 @@ sym_binary_loaded(struct symbolizer *s, struct sym_binary *b, int r,
 		    ELFSYM_MAX_SYMS);
 	/* Same build, other path or namespace: share, unless ours is richer
 	 * (debug info installed since). */
+keep:
 	if ((o = sym_binary_by_build_id(s, t)) != NULL &&
 	    o->t->nsyms >= t->nsyms) {
 		elfsym_free(t);
 		b->alias = sym_binary_ref(o);
+		if (b->rfd >= 0) {
+			close(b->rfd);
+			b->rfd = -1;
+			s->open_bins--;
+		}
 		return;
 	}
 	b->t = t;
 	if (t->fd >= 0)
 		s->open_bins++;
+	/* Room for it, taken from tables not used lately. */
+	sym_binaries_budget(s);
 }
 
 /* Parse an opened binary (once), or end the load it is in. */
@@ -376,12 +411,43 @@ sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 	sym_binary_loaded(s, b, r, t);
 }
 
+/* The binary whose table b uses: itself or the one it shares. */
+static struct sym_binary *
+sym_binary_owner(struct sym_binary *b)
+{
+	while (b->alias != NULL)
+		b = b->alias;
+	return (b);
+}
+
+int
+sym_binary_ready(const struct sym_binary *b)
+{
+	while (b->alias != NULL)
+		b = b->alias;
+	return (b->loaded);
+}
+
+void
+sym_binary_user(struct sym_binary *b, const struct sym_proc *p)
+{
+	if (b != NULL && b->evicted && !p->gone && b->pid != p->pid) {
+		b->pid = p->pid;
+		b->reader = p->euid >= 0 ? p->euid : -1;
+	}
+}
+
 void
 sym_binary_touch(struct symbolizer *s, struct sym_binary *b)
 {
 	int	 r;
 
-	if (b == NULL || b->loaded || b->ld != NULL || b->fd < 0)
+	if (b == NULL)
+		return;
+	b->used_cycle = s->cycle;
+	b = sym_binary_owner(b);
+	b->used_cycle = s->cycle;
+	if (b->loaded || b->ld != NULL || b->fd < 0)
 		return;
 	if ((r = elfsym_load_begin(b->fd, s->open_bins <= SYM_MAX_OPEN_BINS,
 	    &b->ld)) != 0) {
@@ -415,9 +481,16 @@ sym_binary_table(struct symbolizer *s, struct sym_binary *b)
 {
 	if (b == NULL)
 		return (NULL);
-	if (!b->loaded)
+	b->used_cycle = s->cycle;
+	/* The table it shares may have been evicted, and may share
+	 * another's once reloaded. */
+	for (;;) {
+		b = sym_binary_owner(b);
+		b->used_cycle = s->cycle;
+		if (b->loaded)
+			return (b->t);
 		sym_binary_parse(s, b);
-	return (b->alias != NULL ? b->alias->t : b->t);
+	}
 }
 
 /* A binary opened now and parsed when first looked up. */
@@ -461,8 +534,9 @@ sym_binary_pinned(struct symbolizer *s, const struct procmaps_entry *e)
 	dev = makedev(e->dev_major, e->dev_minor);
 	for (b = s->bins; b != NULL; b = b->next)
 		if (b->ino == (ino_t)e->inode && b->dev == dev &&
-		    (b->fd >= 0 || (b->t != NULL && b->t->fd >= 0) ||
-		    (b->alias != NULL && b->alias->t->fd >= 0)))
+		    (b->fd >= 0 || b->rfd >= 0 || (b->t != NULL &&
+		    b->t->fd >= 0) || (b->alias != NULL &&
+		    b->alias->t != NULL && b->alias->t->fd >= 0)))
 			return (b);
 	return (NULL);
 }
@@ -604,6 +678,10 @@ sym_binary_free(struct symbolizer *s, struct sym_binary *b)
 		close(b->fd);
 		s->open_bins--;
 	}
+	if (b->rfd >= 0) {
+		close(b->rfd);
+		s->open_bins--;
+	}
 	if (b->t != NULL && b->t->fd >= 0)
 		s->open_bins--;
 	elfsym_free(b->t);
@@ -618,14 +696,14 @@ sym_binaries_expire(struct symbolizer *s, int all)
 	struct sym_binary	**bp, *b;
 	int			 again = 1;
 
-	/* Aliases first: they hold a reference on the table they share. */
+	/* Aliases first: they hold a reference on the table they share
+	 * (which may share another's, since reloaded after an eviction). */
 	while (again) {
 		again = 0;
 		for (bp = &s->bins; (b = *bp) != NULL;) {
 			if ((!all && (b->refs > 0 || b->permanent ||
 			    s->cycle - b->unused_since < SYM_BIN_KEEP_CYCLES)) ||
-			    (all && b->alias == NULL && b->refs > 0 &&
-			    sym_binaries_aliased(s, b))) {
+			    (all && b->refs > 0 && sym_binaries_aliased(s, b))) {
 				bp = &b->next;
 				continue;
 			}
@@ -639,4 +717,101 @@ sym_binaries_expire(struct symbolizer *s, int all)
 	}
 	if (all)
 		s->vdso = NULL;
+}
+
+size_t
+sym_binaries_bytes(const struct symbolizer *s)
+{
+	const struct sym_binary	*b;
+	size_t			 n = 0;
+
+	for (b = s->bins; b != NULL; b = b->next)
+		if (b->t != NULL && b->alias == NULL)
+			n += elfsym_bytes(b->t);
+	return (n);
+}
+
+/*
+ * Free b's table, keeping a file to reload it from (its lazy table's, or
+ * the one kept for that): 0, or -1 when there is none and the table
+ * stays.  A sample landing in it again loads it anew, in steps (the
+ * sample waits for it as for any table loading).
+ */
+static int
+sym_binary_evict(struct symbolizer *s, struct sym_binary *b)
+{
+	int	 fd;
+
+	if (b->t->fd >= 0)
+		fd = fcntl(b->t->fd, F_DUPFD_CLOEXEC, 0);
+	else {
+		fd = b->rfd;
+		b->rfd = -1;
+	}
+	if (fd < 0)
+		return (-1);
+	/* the table's fd or rfd was counted in open_bins: now fd is */
+	elfsym_free(b->t);
+	b->t = NULL;
+	b->fd = fd;
+	b->loaded = 0;
+	b->evicted = 1;
+	s->evictions++;
+	return (0);
+}
+
+static int
+sym_binary_lru_cmp(const void *a, const void *b)
+{
+	const struct sym_binary	*x = *(struct sym_binary * const *)a;
+	const struct sym_binary	*y = *(struct sym_binary * const *)b;
+
+	return ((x->used_cycle > y->used_cycle) -
+	    (x->used_cycle < y->used_cycle));
+}
+
+void
+sym_binaries_budget(struct symbolizer *s)
+{
+	struct sym_binary	**v, *b;
+	size_t			 n = 0, i, total, bytes;
+	uint64_t		 before = s->evictions;
+
+	total = sym_binaries_bytes(s) + sym_jit_bytes(s) +
+	    s->ksyms.n * (sizeof(uint64_t) + sizeof(uint32_t)) +
+	    s->ksyms.names_len;
+	if (total <= s->table_budget)
+		return;
+	for (b = s->bins; b != NULL; b = b->next)
+		if (b->t != NULL && b->alias == NULL && !b->permanent &&
+		    s->cycle - b->used_cycle >= SYM_HOT_CYCLES)
+			n++;
+	if (n == 0 || (v = calloc(n, sizeof(*v))) == NULL) {
+		(void)sym_jit_evict(s, total - s->table_budget);
+		goto said;
+	}
+	for (i = 0, b = s->bins; b != NULL && i < n; b = b->next)
+		if (b->t != NULL && b->alias == NULL && !b->permanent &&
+		    s->cycle - b->used_cycle >= SYM_HOT_CYCLES)
+			v[i++] = b;
+	/* unused for the longest first */
+	qsort(v, n, sizeof(*v), sym_binary_lru_cmp);
+	for (i = 0; i < n && total > s->table_budget; i++) {
+		bytes = elfsym_bytes(v[i]->t);
+		if (sym_binary_evict(s, v[i]) == 0)
+			total -= bytes;
+	}
+	free(v);
+	if (total > s->table_budget)
+		(void)sym_jit_evict(s, total - s->table_budget);
+said:
+	if (s->evictions > before && !s->evict_said) {
+		s->evict_said = 1;
+		sym_log(s, GP_LOG_INFO, "symbolizer: symbol tables and perf "
+		    "maps over their budget of %zu KiB: those no sample used "
+		    "this cycle or the last are evicted, the least recently "
+		    "used tables first, and read again when a sample needs "
+		    "them (counted in the debug log's \"symbol tables\" line)",
+		    s->table_budget >> 10);
+	}
 }

@@ -56,6 +56,7 @@ symbolizer_new(void (*log)(void *, int, const char *), void *arg)
 		return (NULL);
 	}
 	s->clk_tck = sysconf(_SC_CLK_TCK);
+	s->table_budget = SYM_TABLE_BUDGET;
 	return (s);
 }
 
@@ -198,6 +199,12 @@ sym_with_dso(struct symbolizer *s, struct sym_snap *sn, long i,
 }
 
 void
+symbolizer_set_table_budget(struct symbolizer *s, size_t bytes)
+{
+	s->table_budget = bytes;
+}
+
+void
 symbolizer_set_insert_dso(struct symbolizer *s, int on)
 {
 	s->insert_dso = on;
@@ -224,6 +231,7 @@ sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 		return (path != NULL && path[0] == '/' ?
 		    sym_dso_name(sn, i) : NULL);
 	}
+	sym_binary_user(sn->bins[i], p);
 	t = sym_binary_table(s, sn->bins[i]);
 	if (t != NULL && elfsym_file_to_vaddr(t, addr - e->start + e->pgoff,
 	    &vaddr) == 0 && (k = elfsym_find(t, vaddr)) >= 0 &&
@@ -307,6 +315,7 @@ symbolizer_cover_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 			continue;
 		/* Its binary's table loads from now on, in steps on the
 		 * work timer, rather than all in the snapshot's callback. */
+		sym_binary_user(p->snap->bins[k], p);
 		sym_binary_touch(s, p->snap->bins[k]);
 		if (jit && sym_anon_path(procmaps_path(&p->snap->maps,
 		    &p->snap->maps.v[k]))) {
@@ -446,6 +455,7 @@ symbolizer_cycle_end(struct symbolizer *s)
 	}
 	s->cycle++;
 	sym_binaries_expire(s, 0);
+	sym_binaries_budget(s);
 	if (s->log_suppressed > 0 && s->log != NULL) {
 		char	 msg[128];
 
@@ -466,11 +476,11 @@ symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out)
 	out->perfmap_retired_bytes = s->jit_retired_bytes;
 	out->binaries = 0;
 	out->table_bytes = s->ksyms.n * (sizeof(uint64_t) + sizeof(uint32_t)) +
-	    s->ksyms.names_len;
-	for (b = s->bins; b != NULL; b = b->next) {
-		if (b->t == NULL || b->alias != NULL)
-			continue;
-		out->binaries++;
-		out->table_bytes += elfsym_bytes(b->t);
-	}
+	    s->ksyms.names_len + sym_binaries_bytes(s);
+	for (b = s->bins; b != NULL; b = b->next)
+		if (b->t != NULL && b->alias == NULL)
+			out->binaries++;
+	out->perfmap_bytes = sym_jit_bytes(s);
+	out->table_budget = s->table_budget;
+	out->table_evictions = s->evictions;
 }

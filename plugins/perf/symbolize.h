@@ -16,6 +16,7 @@
 #ifndef PERF_SYMBOLIZE_H
 #define PERF_SYMBOLIZE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct symbolizer;
@@ -50,6 +51,11 @@ struct symbolizer_stats {
 	/* Mappings taken from the kernel's records (images /proc had
 	 * lost, or had not shown yet). */
 	uint64_t	 logged_maps;
+	/* The tables' byte budget (tables, perf maps, kallsyms) and how
+	 * many tables it evicted, in all. */
+	uint64_t	 perfmap_bytes;		/* every process's perf map */
+	uint64_t	 table_budget;
+	uint64_t	 table_evictions;
 };
 
 /* log(arg, GP_LOG_*, msg); log may be NULL. */
@@ -186,6 +192,8 @@ void		 symbolizer_kernel_prefetch(struct symbolizer *,
 		    const uint64_t *, size_t);
 /* Read kernel symbols from this file instead of /proc/kallsyms; copied. */
 int		 symbolizer_set_kallsyms_path(struct symbolizer *, const char *);
+/* The symbol tables' byte budget (default SYM_TABLE_BUDGET, 24 MiB). */
+void		 symbolizer_set_table_budget(struct symbolizer *, size_t);
 /* gProfiler's --insert-dso-name: "sym (dso)" for resolved user frames. */
 void		 symbolizer_set_insert_dso(struct symbolizer *, int);
 

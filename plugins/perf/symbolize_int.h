@@ -22,6 +22,20 @@
 
 #define SYM_PROC_BUCKETS	1024
 #define SYM_BIN_KEEP_CYCLES	3	/* unused tables live this long */
+/*
+ * The symbol tables' byte budget: elfsym_bytes of every parsed table,
+ * counted once per file identity (aliases by build-id share one), and the
+ * JIT perf maps' entries and names.  Over it, the tables no sample used
+ * in this cycle or the last are evicted, least recently used first, and
+ * reloaded (in steps, as at first) when a sample lands in them again;
+ * then the perf maps no sample looked at, read again when one does.
+ * 24 MiB: the agent's bound is 64 MiB of peak RSS, and the rest of it
+ * (code and libraries, BPF maps, stack tables, one cycle's strings, a
+ * table being loaded, heap slack) came to 25-30 MiB on a busy 2-CPU host
+ * (docs/PERFORMANCE.md); a cycle's working set is kept whatever it costs.
+ */
+#define SYM_TABLE_BUDGET	(24u << 20)
+#define SYM_HOT_CYCLES		2	/* used this recently: kept */
 #define SYM_PROC_IDLE_CYCLES	10	/* unused live processes too */
 #define SYM_RECHECK_NS		1000000000ull	/* maps, exe, perf map */
 /* A young image maps its libraries after its first sample (ld.so): its
@@ -67,6 +81,11 @@ struct sym_binary {
 	int64_t			 reader;	/* euid of pid: reads them */
 	unsigned		 refs;		/* live snapshots using it */
 	uint64_t		 unused_since;	/* cycle refs dropped to 0 */
+	uint64_t		 used_cycle;	/* a lookup or sample's last */
+	/* A table without an fd of its own (names copied: Go, or too many
+	 * fds): the file kept to reload it after an eviction; -1. */
+	int			 rfd;
+	int			 evicted;	/* its table was, and not reloaded */
 	int			 permanent;	/* the vdso */
 	struct sym_binary	*next;
 };
@@ -102,6 +121,7 @@ struct sym_jit {
 	uint64_t		 turn;		/* last refreshed in this turn */
 	int			 refused;	/* -errno said once */
 	int			 lent;		/* a name returned this cycle */
+	uint64_t		 used_cycle;	/* looked at for a sample */
 };
 
 /* One image of a process: a PID and an exec generation (sampler.h). */
@@ -200,6 +220,10 @@ struct symbolizer {
 	size_t			 nderived;
 	size_t			 derived_cap;
 
+	size_t			 table_budget;	/* SYM_TABLE_BUDGET */
+	uint64_t		 evictions;	/* tables evicted, in all */
+	int			 evict_said;	/* the first eviction logged */
+
 	uint64_t		 cycle;
 	uint64_t		 btime;		/* boot time, epoch seconds */
 	long			 clk_tck;
@@ -255,6 +279,16 @@ void		 sym_binary_unref(struct symbolizer *, struct sym_binary *);
 const struct elfsym_table *sym_binary_table(struct symbolizer *,
 		    struct sym_binary *);
 void		 sym_binaries_expire(struct symbolizer *, int);
+/* Heap bytes of the parsed tables, each counted once. */
+size_t		 sym_binaries_bytes(const struct symbolizer *);
+/* Evict tables not used in SYM_HOT_CYCLES, the least recently used
+ * first, until the symbolizer is within SYM_TABLE_BUDGET. */
+void		 sym_binaries_budget(struct symbolizer *);
+/* Whether its table (or the one it shares) is parsed: not evicted. */
+int		 sym_binary_ready(const struct sym_binary *);
+/* A live process maps it: its evicted table is reloaded as that one
+ * sees its debug files (the process that mapped it first may be gone). */
+void		 sym_binary_user(struct sym_binary *, const struct sym_proc *);
 /* A sample landed in it: its table starts loading, in steps. */
 void		 sym_binary_touch(struct symbolizer *, struct sym_binary *);
 /* Loads stepped until the turn's time is up; 1 while some remain. */
@@ -268,5 +302,10 @@ void		 sym_jit_reset(struct symbolizer *, struct sym_jit *);
 int		 sym_jit_work(struct symbolizer *, struct sym_proc *);
 int		 sym_jit_due(struct symbolizer *, const struct sym_proc *);
 void		 sym_jit_touch(struct symbolizer *, struct sym_proc *);
+/* Heap bytes of every process's perf map. */
+size_t		 sym_jit_bytes(const struct symbolizer *);
+/* Free the perf maps no sample looked at in SYM_HOT_CYCLES (read again
+ * from the start when one does) until `over` bytes are; those freed. */
+size_t		 sym_jit_evict(struct symbolizer *, size_t);
 
 #endif

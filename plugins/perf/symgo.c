@@ -66,7 +66,7 @@ symbolizer_go_meta_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 		return (-ESRCH);
 	/* Only a table a sample already needed: metadata never parses a
 	 * binary (a Go process's user frames all lie in its executable). */
-	if ((b = sym_go_exe(s, p)) == NULL || !b->loaded ||
+	if ((b = sym_go_exe(s, p)) == NULL || !sym_binary_ready(b) ||
 	    (t = sym_binary_table(s, b)) == NULL || t->go_buildinfo != 0)
 		return (-ENOENT);
 	memcpy(m->version, t->go_buildver, sizeof(m->version));

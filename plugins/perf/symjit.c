@@ -297,6 +297,7 @@ sym_jit_due(struct symbolizer *s, const struct sym_proc *p)
 void
 sym_jit_touch(struct symbolizer *s, struct sym_proc *p)
 {
+	p->jit.used_cycle = s->cycle;
 	if (!sym_jit_due(s, p))
 		return;
 	p->jit.checked_ns = sym_now_ns() | 1;
@@ -317,6 +318,49 @@ sym_jit_lookup(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	if ((name = perfmap_lookup(&p->jit.pm, addr)) != NULL)
 		p->jit.lent = 1;
 	return (name);
+}
+
+size_t
+sym_jit_bytes(const struct symbolizer *s)
+{
+	const struct perfmap	*pm;
+	const struct sym_proc	*p;
+	size_t			 i, n = s->jit_retired_bytes;
+
+	for (i = 0; i < SYM_PROC_BUCKETS; i++)
+		for (p = s->procs[i]; p != NULL; p = p->hnext) {
+			pm = &p->jit.pm;
+			n += (pm->cap + pm->ig_tmp_cap + pm->ig_new_cap +
+			    pm->ig_spare_cap) * sizeof(struct perfmap_entry) +
+			    pm->names_len;
+		}
+	return (n);
+}
+
+size_t
+sym_jit_evict(struct symbolizer *s, size_t over)
+{
+	struct sym_proc	*p;
+	struct perfmap	*pm;
+	size_t		 i, n, freed = 0;
+
+	for (i = 0; i < SYM_PROC_BUCKETS && freed < over; i++)
+		for (p = s->procs[i]; p != NULL && freed < over;
+		    p = p->hnext) {
+			pm = &p->jit.pm;
+			n = (pm->cap + pm->ig_tmp_cap + pm->ig_new_cap +
+			    pm->ig_spare_cap) * sizeof(struct perfmap_entry) +
+			    pm->names_len;
+			if (pm->cap == 0 || p->jit.lent ||
+			    s->cycle - p->jit.used_cycle < SYM_HOT_CYCLES)
+				continue;
+			sym_jit_reset(s, &p->jit);
+			/* read again from the start at the next look */
+			p->jit.checked_ns = 0;
+			s->evictions++;
+			freed += n;
+		}
+	return (freed);
 }
 
 /* Perf maps left half read by a turn's budget: continue them. */

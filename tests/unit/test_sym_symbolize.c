@@ -242,6 +242,111 @@ test_self(struct symbolizer *s)
 	    st1.table_bytes);
 }
 
+static int	nbudget;
+
+static void
+test_budget_log(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	nbudget += strstr(msg, "over their budget") != NULL;
+	printf("# log %d: %s\n", level, msg);
+}
+
+/*
+ * The tables' byte budget (here 1 byte: every table over it): a table a
+ * lookup used this cycle or the last stays; older ones are evicted, said
+ * once, and reloaded when looked up again, naming the same functions:
+ * our own, libc's, and a stripped copy's from the debug file its
+ * .gnu_debuglink names, read again for a second process after the first
+ * one, whose root named it, is gone.
+ */
+static void
+test_budget(void)
+{
+	struct symbolizer	*s;
+	struct symbolizer_stats	 st;
+	struct child		 c1, c2;
+	char			 bin[256], dbg[256], addlink[320];
+	char			*argv[] = { bin, "child", NULL };
+	char			*keep[] = { "objcopy", "--only-keep-debug",
+	    self_exe, dbg, NULL };
+	char			*strip[] = { "strip", "--strip-all", bin, NULL };
+	char			*link[] = { "objcopy", addlink, bin, NULL };
+	const char		*name;
+	uint64_t		 n0, ev;
+	int			 i;
+
+	s = test_sym_new(test_budget_log, NULL);
+	symbolizer_set_table_budget(s, 1);
+	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
+	for (i = 0; i < 4; i++) {
+		CHECK_STREQ(symbolizer_user_frame(s, getpid(),
+		    (uintptr_t)sym_test_marker + 2), "sym_test_marker",
+		    "budget: own function (reloaded after the first round)");
+		name = symbolizer_user_frame(s, getpid(), (uintptr_t)getpid);
+		CHECK(strcmp(name, "getpid") == 0 ||
+		    strcmp(name, "__getpid") == 0, "budget: libc getpid");
+		symbolizer_stats(s, &st);
+		n0 = st.binaries;
+		ev = st.table_evictions;
+		CHECK(n0 >= 2, "budget: the tables looked up are loaded");
+		symbolizer_cycle_end(s);
+		symbolizer_stats(s, &st);
+		CHECK(st.binaries == n0 && st.table_evictions == ev,
+		    "budget: tables used in the last cycle are kept");
+		symbolizer_cycle_end(s);
+		symbolizer_stats(s, &st);
+		CHECK(st.binaries <= n0 - 2 && st.table_evictions >= ev + 2,
+		    "budget: tables unused for two cycles are evicted");
+		printf("# round %d: %" PRIu64 " tables, then %" PRIu64 "; %"
+		    PRIu64 " evictions, %" PRIu64 " bytes left\n", i, n0,
+		    st.binaries, st.table_evictions, st.table_bytes);
+	}
+	CHECK_EQ(nbudget, 1);
+	symbolizer_free(s);
+
+	/* A stripped copy named from the debug file beside it. */
+	snprintf(bin, sizeof(bin), "%s/budget_linked", tmp);
+	snprintf(dbg, sizeof(dbg), "%s/budget_linked.debug", tmp);
+	snprintf(addlink, sizeof(addlink), "--add-gnu-debuglink=%s", dbg);
+	tsu_copy(self_exe, bin, -1);
+	if (tsu_run(keep) != 0 || tsu_run(strip) != 0 || tsu_run(link) != 0) {
+		CHECK(0, "objcopy and strip ran");
+		return;
+	}
+	s = test_sym_new(test_budget_log, NULL);
+	symbolizer_set_debug_root(s, bin);	/* nothing there */
+	symbolizer_set_table_budget(s, 1);
+	if (child_start(&c1, argv) != 0) {
+		CHECK(0, "start the debuglinked child");
+		goto out;
+	}
+	CHECK_EQ(symbolizer_process_seen(s, c1.pid), 0);
+	CHECK_STREQ(symbolizer_user_frame(s, c1.pid, c1.addr),
+	    "sym_test_marker", "budget: stripped, named from its debug file");
+	if (child_start(&c2, argv) != 0) {
+		CHECK(0, "start a second debuglinked child");
+		child_stop(&c1);
+		goto out;
+	}
+	CHECK_EQ(symbolizer_process_seen(s, c2.pid), 0);
+	child_stop(&c1);
+	symbolizer_stats(s, &st);
+	ev = st.table_evictions;
+	symbolizer_cycle_end(s);
+	symbolizer_cycle_end(s);
+	symbolizer_stats(s, &st);
+	CHECK(st.table_evictions > ev, "budget: the copy's table evicted");
+	CHECK_STREQ(symbolizer_user_frame(s, c2.pid, c2.addr),
+	    "sym_test_marker", "budget: reloaded with its debug file, seen "
+	    "from the process alive");
+	child_stop(&c2);
+out:
+	symbolizer_free(s);
+	unlink(bin);
+	unlink(dbg);
+}
+
 /* A copy of this program, deleted while it runs; stops and is forgotten. */
 static void
 test_deleted(struct symbolizer *s)
@@ -566,6 +671,21 @@ test_perfmap(void)
 	    "LazyCompile:*hot app.js:1_[j]", "old entry kept");
 	symbolizer_stats(s, &st);
 	CHECK_EQ(st.perfmap_bad_lines, 2);
+
+	/* Over the byte budget, a map no sample looked at this cycle or the
+	 * last is freed, and read again from the start at the next look. */
+	symbolizer_set_table_budget(s, 1);
+	symbolizer_cycle_end(s);
+	symbolizer_stats(s, &st);
+	CHECK(st.perfmap_bytes > 0, "budget: a perf map used last cycle kept");
+	symbolizer_cycle_end(s);
+	symbolizer_stats(s, &st);
+	CHECK(st.perfmap_bytes == 0 && st.table_evictions > 0,
+	    "budget: an idle perf map freed");
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 0x204),
+	    "grown_[j]", "budget: the perf map read again");
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), base + 8),
+	    "LazyCompile:*hot app.js:1_[j]", "budget: from its start");
 	symbolizer_free(s);
 	unlink(path);
 	munmap(code, 8192);
@@ -768,6 +888,7 @@ main(int argc, char **argv)
 	test_perfmap();
 	test_perfmap_reread();
 	test_bad_kallsyms();
+	test_budget();
 	test_demangle();
 	tsu_rmtree(tmp);
 	return (testing_done());
