@@ -62,7 +62,8 @@ edges=$(cd "$core" && find . -name '*.[ch]' ! -name '*.pb-c.*' | sort |
 		core/*/*.pb-c.h) t=${inc#core/}; t=${t%%/*} ;;
 		*/*) t=${inc%%/*}
 		     [ -f "$inc" ] || t="?$inc" ;;
-		*) t="?$inc" ;;
+		# lib/: pure parsers shared with the plugins, below every room
+		*) [ -f "$top/lib/$inc" ] && t=- || t="?$inc" ;;
 		esac
 		echo "$room $f $t"
 	done

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../lib/fsguard.h"
+#include "fsguard.h"
 #include "base/safefs.h"
 
 #define SAFEFS_CACHE		8

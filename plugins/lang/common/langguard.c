@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../../lib/fsguard.h"
+#include "fsguard.h"
 #include "langguard.h"
 
 static langguard_open_fn	 langguard_opener;

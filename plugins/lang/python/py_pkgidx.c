@@ -48,7 +48,7 @@
 
 #include <linux/openat2.h>
 
-#include "../../../lib/fsguard.h"
+#include "fsguard.h"
 #include "py_discover.h"
 #include "py_pkgtab.h"
 #include "py_pkgver.h"
