@@ -10,6 +10,7 @@
 #include <sys/uio.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,8 +171,14 @@ py_mem_proc_readv(void *arg, const struct py_iov *iov, uint32_t n)
 
 	/* Every element, before any is read: the batch is one syscall. */
 	for (i = 0; i < n; i++)
-		if ((rc = langguard_check(g, iov[i].addr, iov[i].len)) != 0)
+		if ((rc = langguard_check(g, iov[i].addr, iov[i].len)) != 0) {
+			/* a guard that found no /proc entry: the process is
+			 * gone, which callers know as -ESRCH */
+			if (rc != -EREMOTE && kill(g->pid, 0) != 0 &&
+			    errno == ESRCH)
+				return (-ESRCH);
 			return (rc);
+		}
 	for (i = 0; i < n; i += k) {
 		want = 0;
 		for (k = 0; k < PY_MEM_BATCH && i + k < n; k++) {
