@@ -81,5 +81,10 @@ bad=$(grep -c '^bash;.*short_\(mid\|leaf\)' "$TMP/out")
 check "bash charged no short_exec frame ($bad stacks)" test "$bad" = 0
 bad=$(grep -c '^short_exec;.*\(_Fork\|make_child\|execute_command\)' \
     "$TMP/out")
-check "short_exec charged no bash frame ($bad stacks)" test "$bad" = 0
+# Through perf events without tracefs, exec is seen at its COMM record (see
+# the named-leaves check): a stack or two at the boundary may go either way.
+allow=0
+[ "${PERF_TEST_BACKEND:-}" = perf-events ] && allow=2
+check "short_exec charged no bash frame ($bad stacks, $allow allowed)" \
+    test "$bad" -le "$allow"
 done_testing
