@@ -79,6 +79,14 @@ pyp_attach(struct pyp *p, struct pyp_proc *pr, const char *maps, size_t len,
 		return;
 	}
 	py_target_release(&pr->t);
+	if (rc == -EINPROGRESS) {
+		/* the ELF reader's turn was spent: tried again at the next
+		 * retry, whatever the process's age (elfread.h) */
+		pr->lp.state = LANGTAB_NEW;
+		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: %s", (int)pr->lp.pid,
+		    pr->reason);
+		return;
+	}
 	/* Mid-execve: the new maps but the old comm (a gprofiler child
 	 * becoming perfspect's Python), or the interpreter not set up. */
 	pr->lp.state = langtab_settle(rc == -ENOTSUP || rc == -ENOENT ?
