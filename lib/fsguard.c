@@ -57,7 +57,7 @@ fsguard_num(const char *s, size_t len, size_t *i, uint32_t *out)
 }
 
 /* Past one field and the spaces after it: 0, or -EINVAL at the end. */
-static int
+int
 fsguard_skip_field(const char *s, size_t len, size_t *i)
 {
 	while (*i < len && s[*i] != ' ')

@@ -57,4 +57,8 @@ int	 fsguard_path_check(const char *text, const struct fsguard_mount *,
 /* The "mnt_id:" of a /proc/self/fdinfo/N text: 0, or -EINVAL. */
 int	 fsguard_fdinfo_mnt_id(const char *buf, size_t len, uint32_t *id);
 
+/* Past one space-separated field of a /proc text and the spaces after it:
+ * 0, or -EINVAL at the end of s[0..len). */
+int	fsguard_skip_field(const char *s, size_t len, size_t *i);
+
 #endif

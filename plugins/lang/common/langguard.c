@@ -95,19 +95,6 @@ langguard_dev(const char *s, size_t len, size_t *i, int base, uint32_t *dev)
 	return (0);
 }
 
-/* Past one field and the spaces after it: 0, or -EINVAL at the end. */
-static int
-langguard_skip_field(const char *s, size_t len, size_t *i)
-{
-	while (*i < len && s[*i] != ' ')
-		(*i)++;
-	if (*i >= len)
-		return (-EINVAL);
-	while (*i < len && s[*i] == ' ')
-		(*i)++;
-	return (*i < len ? 0 : -EINVAL);
-}
-
 /* The mount table's classification is fsguard's (shared with the core's
  * file opens); a copy is parsed, since fsguard unescapes in place. */
 uint32_t
@@ -159,8 +146,8 @@ langguard_parse_map_line(const char *s, size_t len, uint64_t *start,
 	while (i < len && s[i] == ' ')
 		i++;
 	/* perms, offset */
-	if (langguard_skip_field(s, len, &i) != 0 ||
-	    langguard_skip_field(s, len, &i) != 0)
+	if (fsguard_skip_field(s, len, &i) != 0 ||
+	    fsguard_skip_field(s, len, &i) != 0)
 		return (-EINVAL);
 	if (langguard_dev(s, len, &i, 16, dev) != 0 || i >= len ||
 	    s[i] != ' ')
