@@ -14,11 +14,13 @@
  * Filesystems whose pages come from memory or a local block device.
  * Anything else is refused, unknown types included: a wrong refusal
  * costs a process's profile (logged), a wrong allowance a hung agent.
- * proc, sysfs and the like are local too (the kernel answers).
+ * proc, sysfs and the like are local too (the kernel answers); rootfs
+ * is the initramfs's root, memory, where a system that never switches
+ * root (a VM booted from its initramfs) keeps every file.
  */
 static const char *const fsguard_local[] = {
-	"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "overlay",
-	"squashfs", "erofs", "vfat", "msdos", "exfat", "f2fs", "zfs",
+	"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "rootfs",
+	"overlay", "squashfs", "erofs", "vfat", "msdos", "exfat", "f2fs", "zfs",
 	"hugetlbfs", "iso9660", "udf", "jfs", "nilfs2", "bcachefs", "ntfs3",
 	"reiserfs", "devtmpfs", "shm", "proc", "sysfs", "cgroup", "cgroup2",
 	"devpts", "mqueue", "debugfs", "tracefs", "securityfs", "pstore",

@@ -223,6 +223,7 @@ struct symbolizer {
 	size_t			 table_budget;	/* SYM_TABLE_BUDGET */
 	uint64_t		 evictions;	/* tables evicted, in all */
 	int			 evict_said;	/* the first eviction logged */
+	int			 remote_said;	/* a /proc read refused, logged */
 
 	uint64_t		 cycle;
 	uint64_t		 btime;		/* boot time, epoch seconds */

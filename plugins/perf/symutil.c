@@ -175,8 +175,20 @@ sym_read_file(struct symbolizer *s, const char *path, size_t max,
 {
 	int	 fd, r;
 
-	if ((fd = sym_open(s, NULL, path, 0, 0, -1, NULL)) < 0)
+	if ((fd = sym_open(s, NULL, path, 0, 0, -1, NULL)) < 0) {
+		/* Not one process's trouble: the path to /proc itself crosses
+		 * a filesystem the guard refuses, and no frame can be named;
+		 * said once, where an operator looks for why. */
+		if (fd == -EREMOTE && !s->remote_said) {
+			s->remote_said = 1;
+			sym_log(s, GP_LOG_ERR, "symbolizer: %s refused: the "
+			    "path crosses a filesystem whose reads can block "
+			    "(FUSE or network): no process's mappings can be "
+			    "read, so user frames stay unnamed; run the agent "
+			    "where / and /proc are local mounts", path);
+		}
 		return (fd);
+	}
 	r = sym_read_fd(fd, max, out, outlen);
 	close(fd);
 	return (r);

@@ -40,6 +40,9 @@ main(void)
 	int				 fd, f, i, local;
 
 	CHECK(fsguard_fs_local("ext4", 4) == 1, "ext4 is local");
+	/* an initramfs-only system's root (a VM, an installer, a
+	 * diskless node before its switch_root): memory */
+	CHECK(fsguard_fs_local("rootfs", 6) == 1, "rootfs is local");
 	CHECK(fsguard_fs_local("fuse", 4) == 0, "fuse is not");
 	CHECK(fsguard_fs_local("fuse.sshfs", 10) == 0, "fuse.sshfs is not");
 	CHECK(fsguard_fs_local("nfs4", 4) == 0, "nfs4 is not");

@@ -206,6 +206,10 @@ profile_checks() {
 		    grep -q 'vm_py_outer ([^)]*)_\[p\];vm_py_hot ([^)]*)_\[p\]'
 		ok $? "$c: Python frames (vm_py_outer;vm_py_hot, _[p])" "$todo"
 	fi
+	# an ERROR is a capability lost on this kernel (an initramfs's
+	# rootfs once made every mapping unreadable, and said so only here)
+	! section "$con" LOG | grep '^ERROR' | sed 's/^/# /' | grep .
+	ok $? "$c: the agent's log has no ERROR line" "$todo"
 }
 
 echo "# the VM tier: mirror ${mirror:-none}, cache $cache"
