@@ -121,7 +121,7 @@ while [ $i -lt 60 ]; do
 	[ $i -lt 18 ] && continue
 	n=0
 	for p in $f6; do
-		grep -q "pid $p .*\(left it alone\|node now writes\)" "$log" &&
+		grep -q "pid $p .*\(left it alone\|node now writes\|attach-maps failed\)" "$log" &&
 		    n=$((n + 1))
 	done
 	[ "$n" -eq "$(echo $f6 | wc -w)" ] && break
@@ -134,7 +134,7 @@ ok $? "F6: no request of the agent's helper reached the attacker's port ($req)"
 ! grep -q 'this reply came from uid' "$log"
 ok $? "F6: the agent never took the attacker's reply for node's"
 took=$(cat "$NB"/race-*.log 2>/dev/null | grep -c 'took 127.0.0.1:9229')
-refused=0; attached=0; bad=
+refused=0; attached=0; failed=0; bad=
 for p in $f6; do
 	if grep -q "pid $p .*left it alone.*refused: .*9229.*\(uid 65534\|already in use\)" "$log" &&
 	    [ ! -e "/tmp/perf-$p.map" ]; then
@@ -142,13 +142,20 @@ for p in $f6; do
 	elif grep -q "pid $p .*node now writes" "$log" &&
 	    grep -q hotAttachWork "/tmp/perf-$p.map" 2>/dev/null; then
 		attached=$((attached + 1))
+	elif grep -q "pid $p .*attach-maps failed (attempt 1 of" "$log" &&
+	    [ ! -e "/tmp/perf-$p.map" ]; then
+		# a helper past its deadline on a loaded host: tried again
+		# a minute later, which this test does not wait for
+		failed=$((failed + 1))
 	else
 		bad="$bad $p"
 	fi
 done
-diag "the attacker took port 9229 $took times; $refused nodes refused, $attached attached to node itself"
-[ -z "$bad" ]
-ok $? "F6: each node either refused (the port was not its own) or attached to itself${bad:+ (not:$bad)}"
+diag "the attacker took port 9229 $took times; $refused nodes refused, $attached attached to node itself, $failed failed (to be tried again)"
+[ "$failed" -gt 0 ] && grep "attach-maps failed" "$log" | sed 's/^/# /'
+for p in $bad; do grep "pid $p " "$log" | sed 's/^/# /'; done
+[ -z "$bad" ] && [ $((refused + attached)) -gt 0 ]
+ok $? "F6: each node refused (the port was not its own), attached to itself, or failed and waits for its next attempt; at least one settled${bad:+ (not:$bad)}"
 if [ $frozen = yes ]; then
 	grep -q "pid $slow .*left it alone.*refused: the listener on 127.0.0.1:9229 .* of uid 65534, not one of the process's own descriptors" "$log"
 	ok $? "F6: the port taken between the helper's look and node's listen: refused, naming the socket's uid"
