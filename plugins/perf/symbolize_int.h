@@ -295,6 +295,10 @@ void		 sym_binary_touch(struct symbolizer *, struct sym_binary *);
 /* Loads stepped until the turn's time is up; 1 while some remain. */
 int		 sym_binaries_work(struct symbolizer *);
 
+/* symdebug.c: merges b's separate debug info into t, if any is found */
+void		 sym_debug_find(struct symbolizer *, struct sym_binary *,
+		    struct elfsym_table *);
+
 /* symjit.c */
 const char	*sym_jit_lookup(struct symbolizer *, struct sym_proc *,
 		    uint64_t);
