@@ -100,7 +100,15 @@ struct nj {
 };
 
 /* nodejs.c */
+/* nj_proc.c */
 int64_t	nj_read_proc(struct nj *, int32_t, const char *);
+uint64_t nj_starttime(struct nj *, int32_t);
+int	nj_is_node(int32_t);
+void	nj_comm(struct nj *, int32_t, char *, size_t);
+/* Why pid must be left alone (a line), or NULL to attach. */
+const char *nj_reason(struct nj *, int32_t, int *);
+/* The target's /tmp in its root, O_PATH: an fd or -errno. */
+int	nj_open_tmp(int32_t);
 
 /* nj_netns.c */
 int	nj_proc_ns_uid(struct nj *, int32_t, uint64_t *, uint32_t *, int *);

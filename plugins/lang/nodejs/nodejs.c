@@ -31,12 +31,8 @@
 #include "config.h"
 
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 
-#include <linux/openat2.h>
-
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -76,125 +72,6 @@ nj_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
-}
-
-/* A /proc file of pid through the host's safe open, NUL-terminated:
- * its length or -errno. */
-int64_t
-nj_read_proc(struct nj *n, int32_t pid, const char *what)
-{
-	struct gp_open_spec	 spec;
-	char			 path[64];
-	int64_t			 got;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.path = path;
-	spec.owner = -1;
-	got = n->api->file_read(n->ctx, &spec, n->rbuf, NJ_READ_MAX - 1);
-	if (got >= 0)
-		n->rbuf[got] = '\0';
-	return (got);
-}
-
-static uint64_t
-nj_starttime(struct nj *n, int32_t pid)
-{
-	char	*p;
-	int	 i;
-
-	if (nj_read_proc(n, pid, "stat") <= 0 ||
-	    (p = strrchr(n->rbuf, ')')) == NULL)
-		return (0);
-	for (i = 2; i < 22 && p != NULL; i++)
-		p = strchr(p + 1, ' ');
-	return (p == NULL ? 0 : strtoull(p + 1, NULL, 10));
-}
-
-/* Whether pid runs a node binary (the comm may be a process.title). */
-static int
-nj_is_node(int32_t pid)
-{
-	char	 path[64], exe[PATH_MAX];
-	ssize_t	 len;
-	char	*b;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if ((len = readlink(path, exe, sizeof(exe) - 1)) <= 0)
-		return (0);
-	exe[len] = '\0';
-	if ((b = strstr(exe, " (deleted)")) != NULL)
-		*b = '\0';
-	b = strrchr(exe, '/');
-	b = b == NULL ? exe : b + 1;
-	return (strcmp(b, "node") == 0 || strcmp(b, "nodejs") == 0);
-}
-
-static void
-nj_comm(struct nj *n, int32_t pid, char *out, size_t len)
-{
-	snprintf(out, len, "?");
-	if (nj_read_proc(n, pid, "comm") > 0) {
-		n->rbuf[strcspn(n->rbuf, "\n")] = '\0';
-		snprintf(out, len, "%s", n->rbuf);
-	}
-}
-
-/* Why pid must be left alone (a line), or NULL to attach. */
-static const char *
-nj_reason(struct nj *n, int32_t pid, int *quiet)
-{
-	int64_t	 got;
-	int	 r;
-
-	*quiet = 0;
-	if ((got = nj_read_proc(n, pid, "cmdline")) < 0)
-		return ("its command line cannot be read");
-	r = nj_args_check(n->rbuf, (size_t)got, 0);
-	if (r == NJ_ARGS_PLAIN && (got = nj_read_proc(n, pid, "environ")) >= 0)
-		r = nj_args_check(n->rbuf, (size_t)got, 1);
-	if (r == NJ_ARGS_PERFMAP) {
-		*quiet = 1;
-		return ("it writes its perf map itself (--perf-basic-prof)");
-	}
-	if (r == NJ_ARGS_INSPECT)
-		return ("its user enabled the inspector (--inspect or "
-		    "--debug-port in its command line or NODE_OPTIONS), "
-		    "which this agent does not take over");
-	if (((got = nj_read_proc(n, pid, "net/tcp")) > 0 &&
-	    nj_tcp_listening(n->rbuf, (size_t)got, NJ_INSPECT_PORT)) ||
-	    ((got = nj_read_proc(n, pid, "net/tcp6")) > 0 &&
-	    nj_tcp_listening(n->rbuf, (size_t)got, NJ_INSPECT_PORT)))
-		return ("port 9229 is already in use in its network "
-		    "namespace");
-	return (NULL);
-}
-
-/* The target's /tmp as it resolves it (inside its root), held while its
- * helper runs: what the helper copies there is removed through it even
- * if the helper was killed and the target died.  O_PATH: nothing is
- * opened, no FIFO or device is touched. */
-static int
-nj_open_tmp(int32_t pid)
-{
-	struct open_how	 how;
-	char		 path[64];
-	int		 rootfd, fd, e;
-
-	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-	if ((rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return (-errno);
-	memset(&how, 0, sizeof(how));
-	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-	fd = (int)syscall(SYS_openat2, rootfd, "tmp", &how, sizeof(how));
-	if (fd == -1 && errno == ENOSYS)
-		fd = openat(rootfd, "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-	e = errno;
-	close(rootfd);
-	return (fd == -1 ? -e : fd);
 }
 
 /* What the helper left in the target's /tmp, if it was stopped before it
