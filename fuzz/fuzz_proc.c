@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the /proc, os-release, auxv and ELF parsers.
+ * libFuzzer target for the /proc, os-release, auxv, maps and ELF parsers.
  * FUZZ_SOURCES: core/base/procfs.c core/base/safeopen.c core/base/safefs.c lib/fsguard.c core/base/xmalloc.c core/base/log.c core/base/textesc.c
  * FUZZ_LIBS: -ljson-c
  */
@@ -27,5 +27,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	procfs_cpuinfo(s, size, &ci);
 	procfs_auxv_execfn(data, size, &a);
 	procfs_elf_arch(data, size);
+	procfs_maps_anon_range(s, size, 0x7ffd00001000, 4096);
 	return (0);
 }

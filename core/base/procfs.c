@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -330,5 +331,43 @@ procfs_read(const char *path, char **bufp, size_t *lenp, size_t max)
 	buf[len] = '\0';
 	*bufp = buf;
 	*lenp = len;
+	return (0);
+}
+
+/*
+ * Whether [addr, addr + len) touches only anonymous mappings (the stack,
+ * where AT_EXECFN's string lives) in a /proc/PID/maps text: 0 or
+ * -EREMOTE.  A process may map a file over its stack's top; a remote read
+ * of a page of a file on FUSE waits for its server, uninterruptibly.
+ */
+int
+procfs_maps_anon_range(const char *maps, size_t mlen, uint64_t addr,
+    uint64_t len)
+{
+	const char		*s = maps, *end = maps + mlen, *nl;
+	char			 line[256];
+	unsigned long long	 lo, hi, ino;
+	unsigned int		 ma, mi;
+	uint64_t		 stop = addr + len;
+	size_t			 l;
+
+	if (stop < addr)
+		stop = UINT64_MAX;	/* a range to the top */
+	while (s < end) {
+		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			nl = end;
+		l = (size_t)(nl - s) < sizeof(line) - 1 ? (size_t)(nl - s) :
+		    sizeof(line) - 1;
+		memcpy(line, s, l);
+		line[l] = '\0';
+		s = nl + 1;
+		if (sscanf(line, "%llx-%llx %*s %*s %x:%x %llu", &lo, &hi, &ma,
+		    &mi, &ino) != 5)
+			continue;
+		if (hi <= addr || lo >= stop)
+			continue;
+		if (ino != 0 || ma != 0 || mi != 0)
+			return (-EREMOTE);
+	}
 	return (0);
 }

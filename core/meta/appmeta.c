@@ -17,44 +17,10 @@
 
 #include <json-c/json.h>
 
+#include "base/log.h"
 #include "base/procfs.h"
 #include "base/safeopen.h"
 #include "meta/meta.h"
-
-/*
- * Whether [addr, addr + len) touches only anonymous mappings (the stack,
- * where AT_EXECFN's string lives) in a /proc/PID/maps text: 0 or
- * -EREMOTE.  A process may map a file over its stack's top; a remote read
- * of a page of a file on FUSE waits for its server, uninterruptibly.
- */
-static int
-appmeta_anon_range(const char *maps, size_t mlen, uint64_t addr,
-    uint64_t len)
-{
-	const char		*s = maps, *end = maps + mlen, *nl;
-	char			 line[256];
-	unsigned long long	 lo, hi, ino;
-	unsigned int		 ma, mi;
-	size_t			 l;
-
-	while (s < end) {
-		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
-			nl = end;
-		l = (size_t)(nl - s) < sizeof(line) - 1 ? (size_t)(nl - s) :
-		    sizeof(line) - 1;
-		memcpy(line, s, l);
-		line[l] = '\0';
-		s = nl + 1;
-		if (sscanf(line, "%llx-%llx %*s %*s %x:%x %llu", &lo, &hi, &ma,
-		    &mi, &ino) != 5)
-			continue;
-		if (hi <= addr || lo >= addr + len)
-			continue;
-		if (ino != 0 || ma != 0 || mi != 0)
-			return (-EREMOTE);
-	}
-	return (0);
-}
 
 /* AT_EXECFN's string in the process (at most PATH_MAX bytes). */
 static int
@@ -77,7 +43,7 @@ appmeta_execfn(int32_t pid, char *out, size_t outsz)
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	if ((rc = procfs_read(path, &aux, &len, 4u << 20)) != 0)
 		return (rc);
-	rc = appmeta_anon_range(aux, len, addr, outsz);
+	rc = procfs_maps_anon_range(aux, len, addr, outsz);
 	free(aux);
 	if (rc != 0)
 		return (rc);
@@ -125,10 +91,12 @@ appmeta_arch(int32_t pid)
 struct json_object *
 appmeta_base(int32_t pid)
 {
+	static struct complain	 remote;
 	struct json_object	*o;
 	char			 path[64], exe[PATH_MAX], fn[PATH_MAX];
 	const char		*arch;
 	ssize_t			 n;
+	int			 rc;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if ((n = readlink(path, exe, sizeof(exe) - 1)) <= 0)
@@ -136,8 +104,14 @@ appmeta_base(int32_t pid)
 	exe[n] = '\0';
 	o = json_object_new_object();
 	json_object_object_add(o, "exe", json_object_new_string(exe));
-	json_object_object_add(o, "execfn", appmeta_execfn(pid, fn,
-	    sizeof(fn)) == 0 ? json_object_new_string(fn) : NULL);
+	rc = appmeta_execfn(pid, fn, sizeof(fn));
+	if (rc == -EREMOTE)
+		log_complain(&remote, LOG_LEVEL_WARN, "metadata", "pid %d: "
+		    "its AT_EXECFN string is in a page mapped from a file "
+		    "(one on FUSE would hold the reader): not read, execfn "
+		    "left null", (int)pid);
+	json_object_object_add(o, "execfn", rc == 0 ?
+	    json_object_new_string(fn) : NULL);
 	arch = appmeta_arch(pid);
 	json_object_object_add(o, "arch", arch != NULL ?
 	    json_object_new_string(arch) : NULL);

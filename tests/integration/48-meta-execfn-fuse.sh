@@ -1,0 +1,62 @@
+#!/bin/sh
+# A local user (nobody) serves a FUSE file whose reads never answer and
+# maps a page of it over the top of a process's stack, where the kernel
+# put the AT_EXECFN string (tests/workloads/execfn_fuse.c); the process
+# burns CPU, so it is sampled.  The application metadata of a profile
+# ({exe, execfn, arch} per process) reads that string from the process's
+# memory: a process_vm_readv of the page leaves the agent in an
+# uninterruptible sleep until the FUSE server gives up, deaf to SIGTERM
+# and with no cycle.  The agent must leave execfn out (the page is a file
+# mapping, not the stack), say so once, and keep its cycles, CPU, memory
+# and SIGTERM (tests/attack_lib.sh).
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/attack_lib.sh"
+. "$top_srcdir/tests/fuse_lib.sh"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+[ -x "$GP_BIN" ] || skip_all "no daemon"
+WL=$PWD/tests/workloads/execfn_fuse
+[ -x "$WL" ] || skip_all "no tests/workloads/execfn_fuse (make check)"
+tap_tmpdir
+chmod 0711 "$TMP"
+cleanup() {
+	[ -n "${victim:-}" ] && kill -KILL "$victim" 2>/dev/null
+	# The server's death lets a reader stuck on its page go.
+	fuse_stall_stop
+	[ -n "${AGENT_PID:-}" ] && kill -KILL "$AGENT_PID" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+fuse_stall_start "$TMP/fz"
+mkdir "$TMP/v" && chown 65534:65534 "$TMP/v"
+cp "$WL" "$TMP/v/execfn_fuse" && chmod 0755 "$TMP/v/execfn_fuse"
+ok 0 "nobody mounted a FUSE filesystem whose reads never answer"
+
+D=3
+attack_start "$TMP/out" $D
+# 32 KiB of environment: the stack's frames lie pages below its top.
+pad=$(head -c 24576 /dev/zero | tr '\0' x)
+env -i PAD="$pad" setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$TMP/v/execfn_fuse" "$FUSE_MNT/stall" "$TMP/v/ready" 12 \
+    >"$TMP/victim.log" 2>&1 &
+victim=$!
+i=0
+while [ ! -s "$TMP/v/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -s "$TMP/v/ready" ]
+ok $? "the victim mapped a FUSE page over its AT_EXECFN string ($(cat "$TMP/v/ready" 2>/dev/null))"
+sed 's/^/# /' "$TMP/victim.log"
+grep -q " $FUSE_MNT/stall\$" "/proc/$victim/maps" 2>/dev/null
+ok $? "its maps show the FUSE file at the stack's top"
+wait "$victim"
+victim_pid=$victim
+victim=
+
+attack_checks "$TMP/out" $D
+grep -n "AT_EXECFN" "$TMP/out/log" | head -3 | sed 's/^/# /'
+n=$(grep -c "pid $victim_pid: its AT_EXECFN string is in a page mapped from a file" "$TMP/out/log")
+[ "$n" -eq 1 ]
+ok $? "the log says once that the victim's execfn was not read ($n lines)"
+# The victim is in a profile, its execfn left null.
+grep -h -o "{ \"exe\": \"[^\"]*execfn_fuse\", \"execfn\": null" "$TMP/out"/*.col \
+    2>/dev/null | head -1 | grep -q .
+ok $? "its application metadata is in a profile, execfn null"
+done_testing
