@@ -2,8 +2,8 @@
 # PHP plugin on a real PHP CLI (php-cli, Debian 12's 8.2): a script whose
 # CPU goes 70/30 to two functions (tests/workloads/php_hot.php: equal
 # chunks of work, given to hotPhpA with probability 0.7), profiled for one
-# 5 s cycle at 250 Hz (800-1200 samples on a loaded host: an SD of ~1.5
-# points).  Frames must be phpspy's lines with gProfiler's suffix,
+# 5 s cycle at 250 Hz (400-1200 samples on a loaded host; the share's
+# tolerance is below).  Frames must be phpspy's lines with gProfiler's suffix,
 # "hotPhpA /path/php_hot.php:7_[php]" (the line is the function's first
 # line, as phpspy reports it) under "<main> ..._[php]" and the comm; a
 # namespaced method through array_map and a closure names all three.  A
@@ -24,7 +24,7 @@ lineB=$(grep -n '^function hotPhpB' "$wl" | cut -d: -f1)
 profile() {
 	out=$1; secs=$2; shift 2
 	mkdir -p "$out"
-	GPROFILER_LOCK_NAME="gptest-php-$$" "$GP_BIN" --plugin-dir \
+	GPROFILER_LOCK_NAME="gptest-php-$$" nice -n -10 "$GP_BIN" --plugin-dir \
 	    "$GP_PLUGIN_DIR" -o "$out" -d "$secs" --no-flamegraph "$@" \
 	    >"$out/log" 2>&1
 }
@@ -35,7 +35,16 @@ wait_ready() {
 	[ -s "$1" ]
 }
 
-php "$wl" 30 "$TMP/ready" >/dev/null 2>&1 &
+# The workload and the agent above the host's other work (nice -10): the
+# plugin samples the wall clock, as phpspy does, and a process kept off
+# its CPU gives the same stack to every sample until it runs again, while
+# an agent kept off its CPU reads at the moments the scheduler lets it,
+# not at random ones: beside a busy suite the share strayed 59-77% over
+# ~1000 samples, and 62-74% with both niced beside three helpers' builds
+# (an SD of ~4 points: the samples are far fewer independent ones than
+# they count), hence 10 points here; a swapped or lost attribution is
+# still far outside (30%, 0%, 100%).
+nice -n -10 php "$wl" 30 "$TMP/ready" >/dev/null 2>&1 &
 hot=$!
 trap 'kill $hot $short $agent $clspid 2>/dev/null; rm -rf "$TMP"' EXIT
 wait_ready "$TMP/ready"
@@ -72,8 +81,8 @@ for line in sys.stdin:
         b += int(n)
 got = 100.0 * a / max(a + b, 1)
 print("# hotPhpA %d, hotPhpB %d samples: %.1f%% (truth 70%%)" % (a, b, got))
-print("%s hotPhpA share %.1f%% within 5 points of 70%% (%d samples)"
-      % ("ok" if abs(got - 70) <= 5 and a + b >= 150 else "not ok", got,
+print("%s hotPhpA share %.1f%% within 10 points of 70%% (%d samples)"
+      % ("ok" if abs(got - 70) <= 10 and a + b >= 150 else "not ok", got,
          a + b))
 ' >"$TMP/res"
 grep '^#' "$TMP/res"
