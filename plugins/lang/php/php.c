@@ -27,6 +27,7 @@
 #include "elfread.h"
 
 #include "langagg.h"
+#include "langdrv.h"
 #include "langtab.h"
 #include "php_target.h"
 
@@ -47,16 +48,9 @@ struct phpp {
 	struct gp_plugin_ctx *ctx;
 	const struct gp_host_api *api;
 	int		 enabled;
-	uint32_t	 freq;
-	double		 min_duration;
 	regex_t		 filter;
 	int		 have_filter;
-	struct gp_timer	*sample_timer;
-	struct gp_timer	*scan_timer;
-	struct gp_timer	*first_timer;	/* once all plugins started */
-	int		 discover;	/* processes from the host's reports */
-	int		 walk_once;	/* reports began: what came before */
-	struct langtab	 tab;		/* of struct phpp_proc */
+	struct langdrv	 drv;		/* its table: of struct phpp_proc */
 	struct langagg	*agg;
 	uint64_t	 nsamples, nfailed;
 	/* one stack being collected, root last */
@@ -76,12 +70,12 @@ static const struct gp_option phpp_options[] = {
 };
 
 #define PHPP(lp)	((struct phpp_proc *)(lp))
-#define PHPP_AT(p, i)	PHPP((p)->tab.procs[i])
+#define PHPP_AT(p, i)	PHPP((p)->drv.tab.procs[i])
 
 static struct phpp_proc *
 phpp_find(struct phpp *p, pid_t pid)
 {
-	return (PHPP(langtab_find(&p->tab, pid)));
+	return (PHPP(langtab_find(&p->drv.tab, pid)));
 }
 
 static void
@@ -123,159 +117,9 @@ phpp_examine(struct phpp *p, struct phpp_proc *pr, double age)
 }
 
 static void
-phpp_reexamine(void *arg, struct langtab_proc *lp, double age)
+phpp_examine_cb(void *arg, struct langtab_proc *lp, double age)
 {
 	phpp_examine(arg, PHPP(lp), age);
-}
-
-/* Consider one process: new, re-exec'd (new identity) or known. */
-static void
-phpp_scan_pid(void *arg, pid_t pid, double uptime)
-{
-	struct phpp *p = arg;
-	struct langtab_proc *lp = langtab_find(&p->tab, pid);
-	uint64_t start, exe_id;
-	double age;
-
-	if (langproc_stat(pid, &start, &exe_id) != 0)
-		return;
-	age = langtab_age(start, uptime);
-	if (langtab_same(&p->tab, &lp, start, exe_id)) {
-		if (lp->state == LANGTAB_NEW)
-			phpp_examine(p, PHPP(lp), age);
-		return;
-	}
-	/* --min-duration: too young now, considered again next scan. */
-	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
-	    (p->min_duration > 0 && (age < 0 || age < p->min_duration)))
-		return;
-	if ((lp = langtab_new(&p->tab, sizeof(struct phpp_proc), pid, start,
-	    exe_id)) != NULL)
-		phpp_examine(p, PHPP(lp), age);
-}
-
-/* The known processes checked (langtab_refresh). */
-static void
-phpp_refresh(struct phpp *p, int young_only)
-{
-	langtab_refresh(&p->tab, young_only, langproc_stat, phpp_reexamine, p);
-}
-
-static void
-phpp_scan(struct phpp *p)
-{
-	if (p->discover && !p->walk_once)
-		phpp_refresh(p, 0);
-	else {
-		p->walk_once = 0;
-		langtab_unsee(&p->tab);
-		(void)langtab_walk_proc(phpp_scan_pid, p);
-	}
-	/* Forget vanished processes, unless their stacks await a snapshot. */
-	langtab_prune(&p->tab);
-}
-
-static void	phpp_sample_cb(void *);
-static void	phpp_retry_cb(void *);
-
-/* The -f Hz timer runs only while there is a PHP process to sample. */
-static void
-phpp_timer_sync(struct phpp *p)
-{
-	uint32_t i;
-	int any = 0;
-
-	for (i = 0; i < p->tab.n && !any; i++)
-		any = p->tab.procs[i]->state == LANGTAB_ACTIVE;
-	if (!any && p->sample_timer != NULL) {
-		p->api->timer_del(p->sample_timer);
-		p->sample_timer = NULL;
-	} else if (any && p->sample_timer == NULL && (p->scan_timer != NULL ||
-	    p->discover))
-		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
-		    phpp_sample_cb, p);
-	langtab_retry_sync(&p->tab, p->api, p->ctx, phpp_retry_cb, p);
-}
-
-/* Young processes whose attach failed, tried again (langtab.h). */
-static void
-phpp_retry_cb(void *arg)
-{
-	phpp_refresh(arg, 1);
-	phpp_timer_sync(arg);
-}
-
-static void	phpp_scan_cb(void *);
-static void	phpp_discover_sync(struct phpp *);
-
-/*
- * The system profiler sampled pid (its first sample of the cycle, or of a
- * new image): examine it if new or re-exec'd; a known one costs a lookup.
- */
-static void
-phpp_process_cb(void *arg, int32_t pid)
-{
-	struct phpp *p = arg;
-	struct phpp_proc *pr = phpp_find(p, (pid_t)pid);
-	uint32_t n = p->tab.n;
-
-	if (!p->enabled)
-		return;
-	if (!p->discover)	/* a source that started after us */
-		phpp_discover_sync(p);
-	if (pr == NULL && p->tab.n >= LANGTAB_MAX)
-		phpp_scan(p);	/* make room: the dead go */
-	phpp_scan_pid(p, (pid_t)pid, langtab_uptime());
-	if (p->tab.n != n || phpp_find(p, (pid_t)pid) != pr)
-		phpp_timer_sync(p);
-}
-
-/* Whether a system profiler reports processes now (it may start after
- * us): then no scan timer wakes the loop each second. */
-static void
-phpp_discover_sync(struct phpp *p)
-{
-	int was;
-
-	if (!GP_API_HAS(p->api, process_subscribe))
-		return;
-	was = p->discover;
-	p->discover = p->api->process_subscribe(p->ctx, phpp_process_cb,
-	    p) == 0;
-	/* Processes the source reported before we listened: one walk. */
-	if (p->discover && !was && p->scan_timer != NULL)
-		p->walk_once = 1;
-	if (p->discover) {
-		p->api->timer_del(p->scan_timer);
-		p->scan_timer = NULL;
-	} else if (p->scan_timer == NULL)
-		p->scan_timer = p->api->timer_add(p->ctx, PHPP_RESCAN_MS, 1,
-		    phpp_scan_cb, p);
-}
-
-/*
- * The first loop turn, every plugin started: a system profiler that
- * started after us has reported nothing yet, so listening now misses
- * nothing and no walk of /proc is needed.
- */
-static void
-phpp_first_cb(void *arg)
-{
-	struct phpp *p = arg;
-
-	p->api->timer_del(p->first_timer);
-	p->first_timer = NULL;
-	phpp_discover_sync(p);
-	p->walk_once = 0;
-	phpp_timer_sync(p);
-}
-
-static void
-phpp_scan_cb(void *arg)
-{
-	phpp_discover_sync(arg);
-	phpp_scan(arg);
-	phpp_timer_sync(arg);
 }
 
 static int
@@ -336,15 +180,19 @@ phpp_sample_proc(struct phpp *p, struct phpp_proc *pr)
 }
 
 static void
-phpp_sample_cb(void *arg)
+phpp_sample_cb(void *arg, struct langtab_proc *lp)
 {
-	struct phpp *p = arg;
-	uint32_t i;
-
-	for (i = 0; i < p->tab.n; i++)
-		if (p->tab.procs[i]->state == LANGTAB_ACTIVE)
-			phpp_sample_proc(p, PHPP_AT(p, i));
+	phpp_sample_proc(arg, PHPP(lp));
 }
+
+/* PHP processes are found by their comm: the first walk at start. */
+static const struct langdrv_ops phpp_ops = {
+	.proc_size = sizeof(struct phpp_proc),
+	.examine = phpp_examine_cb,
+	.sample = phpp_sample_cb,
+	.scan_at_start = 1,
+	.rescan_ms = PHPP_RESCAN_MS,
+};
 
 struct phpp_deliver {
 	struct phpp	*p;
@@ -374,10 +222,10 @@ phpp_snapshot(void *priv, struct gp_snapshot *snap)
 		p->api->snapshot_done(snap, 0, NULL);
 		return (0);
 	}
-	phpp_scan(p);
-	phpp_timer_sync(p);
+	langdrv_scan(&p->drv);
+	langdrv_timer_sync(&p->drv);
 	langagg_foreach(p->agg, phpp_deliver_stack, &d);
-	for (i = 0; i < p->tab.n; i++) {
+	for (i = 0; i < p->drv.tab.n; i++) {
 		pr = PHPP_AT(p, i);
 		/* A process that cannot be read is named once, not each
 		 * cycle. */
@@ -397,10 +245,10 @@ phpp_snapshot(void *priv, struct gp_snapshot *snap)
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u PHP stacks, %llu "
 	    "samples (%llu failed), %u processes tracked",
 	    langagg_count(p->agg), (unsigned long long)p->nsamples,
-	    (unsigned long long)p->nfailed, p->tab.n);
+	    (unsigned long long)p->nfailed, p->drv.tab.n);
 	langagg_clear(p->agg);
 	p->nsamples = p->nfailed = 0;
-	langtab_prune(&p->tab);	/* the gone: their stacks went out */
+	langtab_prune(&p->drv.tab);	/* the gone: their stacks went out */
 	p->api->snapshot_done(snap, 0, NULL);
 	return (0);
 }
@@ -413,23 +261,14 @@ phpp_abandon(void *priv, struct gp_snapshot *snap)
 
 	(void)snap;
 	langagg_clear(p->agg);
-	for (i = 0; i < p->tab.n; i++)
-		p->tab.procs[i]->samples = 0;
+	for (i = 0; i < p->drv.tab.n; i++)
+		p->drv.tab.procs[i]->samples = 0;
 }
 
 static void
 phpp_reset(struct phpp *p)
 {
-	p->api->timer_del(p->sample_timer);
-	p->api->timer_del(p->scan_timer);
-	p->api->timer_del(p->first_timer);
-	p->sample_timer = p->scan_timer = p->first_timer = NULL;
-	langtab_retry_stop(&p->tab, p->api);
-	if (GP_API_HAS(p->api, process_subscribe))
-		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
-	p->discover = 0;
-	while (p->tab.n > 0)
-		langtab_remove(&p->tab, p->tab.procs[p->tab.n - 1]);
+	langdrv_reset(&p->drv);
 	langagg_clear(p->agg);
 	if (p->have_filter)
 		regfree(&p->filter);
@@ -462,23 +301,15 @@ phpp_start(void *priv)
 		p->have_filter = 1;
 	}
 	f = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
-	p->freq = f < 1 ? 1 : f > PHPP_MAX_FREQ ? PHPP_MAX_FREQ : (uint32_t)f;
-	p->min_duration = (double)p->api->option_get_int(p->ctx,
-	    "min-duration", 0);
-	/* No scan when a system profiler reports processes. */
-	phpp_discover_sync(p);
-	phpp_scan(p);
-	if (!p->discover)	/* one that starts after us: phpp_first_cb */
-		p->first_timer = p->api->timer_add(p->ctx, 0, 0,
-		    phpp_first_cb, p);
-	if (p->scan_timer == NULL && !p->discover) {
+	f = f < 1 ? 1 : f > PHPP_MAX_FREQ ? PHPP_MAX_FREQ : f;
+	if (langdrv_start(&p->drv, (uint32_t)f, (double)p->api->option_get_int(
+	    p->ctx, "min-duration", 0)) != 0) {
 		phpp_reset(p);
 		return (-ENOMEM);
 	}
-	phpp_timer_sync(p);
 	p->api->log(p->ctx, GP_LOG_INFO, "sampling PHP at %u Hz in "
-	    "processes whose comm matches \"%s\"", p->freq, filter != NULL ?
-	    filter : "");
+	    "processes whose comm matches \"%s\"", p->drv.freq,
+	    filter != NULL ? filter : "");
 	return (0);
 }
 
@@ -527,9 +358,9 @@ phpp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	p->api = api;
 	p->texts = calloc(PHP_MAX_FRAMES, sizeof(*p->texts));
 	p->agg = langagg_new(PHP_MAX_FRAMES + 1);
-	if (langtab_init(&p->tab, phpp_release, p) != 0 ||
+	if (langdrv_init(&p->drv, ctx, api, &phpp_ops, p, phpp_release) != 0 ||
 	    p->texts == NULL || p->agg == NULL) {
-		langtab_free(&p->tab);
+		langdrv_free(&p->drv);
 		free(p->texts);
 		langagg_free(p->agg);
 		free(p);
@@ -551,7 +382,7 @@ phpp_destroy(void *priv)
 	elfread_set_log(NULL, NULL);
 	phpp_reset(p);
 	langagg_free(p->agg);
-	langtab_free(&p->tab);
+	langdrv_free(&p->drv);
 	free(p->texts);
 	free(p);
 }

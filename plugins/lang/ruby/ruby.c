@@ -26,6 +26,7 @@
 #include "elfread.h"
 
 #include "langagg.h"
+#include "langdrv.h"
 #include "langtab.h"
 #include "ruby_target.h"
 
@@ -47,14 +48,7 @@ struct rubyp {
 	struct gp_plugin_ctx *ctx;
 	const struct gp_host_api *api;
 	int		 enabled;
-	uint32_t	 freq;
-	double		 min_duration;
-	struct gp_timer	*sample_timer;
-	struct gp_timer	*scan_timer;
-	struct gp_timer	*first_timer;	/* once all plugins started */
-	int		 discover;	/* processes from the host's reports */
-	int		 walk_once;	/* reports began: what came before */
-	struct langtab	 tab;		/* of struct rubyp_proc */
+	struct langdrv	 drv;		/* its table: of struct rubyp_proc */
 	struct langagg	*agg;
 	uint64_t	 nsamples, nfailed;
 	/* one stack being collected, root last */
@@ -70,12 +64,12 @@ static const struct gp_option rubyp_options[] = {
 };
 
 #define RUBYP(lp)	((struct rubyp_proc *)(lp))
-#define RUBYP_AT(p, i)	RUBYP((p)->tab.procs[i])
+#define RUBYP_AT(p, i)	RUBYP((p)->drv.tab.procs[i])
 
 static struct rubyp_proc *
 rubyp_find(struct rubyp *p, pid_t pid)
 {
-	return (RUBYP(langtab_find(&p->tab, pid)));
+	return (RUBYP(langtab_find(&p->drv.tab, pid)));
 }
 
 static void
@@ -146,169 +140,20 @@ rubyp_examine(struct rubyp *p, struct rubyp_proc *pr, double age)
 }
 
 static void
-rubyp_reexamine(void *arg, struct langtab_proc *lp, double age)
+rubyp_examine_cb(void *arg, struct langtab_proc *lp, double age)
 {
 	rubyp_examine(arg, RUBYP(lp), age);
 }
 
-/* Consider one process: new, re-exec'd (new identity) or known. */
+/* How processes are found, said once it is known (langdrv). */
 static void
-rubyp_scan_pid(void *arg, pid_t pid, double uptime)
+rubyp_say_started(void *arg)
 {
 	struct rubyp *p = arg;
-	struct langtab_proc *lp = langtab_find(&p->tab, pid);
-	uint64_t start, exe_id;
-	double age;
 
-	if (langproc_stat(pid, &start, &exe_id) != 0)
-		return;
-	age = langtab_age(start, uptime);
-	if (langtab_same(&p->tab, &lp, start, exe_id)) {
-		if (lp->state == LANGTAB_NEW)
-			rubyp_examine(p, RUBYP(lp), age);
-		return;
-	}
-	/* --min-duration: too young now, considered again next scan. */
-	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
-	    (p->min_duration > 0 && (age < 0 || age < p->min_duration)))
-		return;
-	if ((lp = langtab_new(&p->tab, sizeof(struct rubyp_proc), pid, start,
-	    exe_id)) != NULL)
-		rubyp_examine(p, RUBYP(lp), age);
-}
-
-/* The known processes checked (langtab_refresh). */
-static void
-rubyp_refresh(struct rubyp *p, int young_only)
-{
-	langtab_refresh(&p->tab, young_only, langproc_stat, rubyp_reexamine, p);
-}
-
-static void
-rubyp_scan(struct rubyp *p)
-{
-	if (p->discover && !p->walk_once)
-		rubyp_refresh(p, 0);
-	else {
-		p->walk_once = 0;
-		langtab_unsee(&p->tab);
-		(void)langtab_walk_proc(rubyp_scan_pid, p);
-	}
-	/* Forget vanished processes, unless their stacks await a snapshot. */
-	langtab_prune(&p->tab);
-}
-
-static void	rubyp_sample_cb(void *);
-static void	rubyp_retry_cb(void *);
-
-/* The -f Hz timer runs only while there is a Ruby process to sample. */
-static void
-rubyp_timer_sync(struct rubyp *p)
-{
-	uint32_t i;
-	int any = 0;
-
-	for (i = 0; i < p->tab.n && !any; i++)
-		any = p->tab.procs[i]->state == LANGTAB_ACTIVE;
-	if (!any && p->sample_timer != NULL) {
-		p->api->timer_del(p->sample_timer);
-		p->sample_timer = NULL;
-	} else if (any && p->sample_timer == NULL && (p->scan_timer != NULL ||
-	    p->discover))
-		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
-		    rubyp_sample_cb, p);
-	langtab_retry_sync(&p->tab, p->api, p->ctx, rubyp_retry_cb, p);
-}
-
-/* Young processes whose attach failed, tried again (langtab.h). */
-static void
-rubyp_retry_cb(void *arg)
-{
-	rubyp_refresh(arg, 1);
-	rubyp_timer_sync(arg);
-}
-
-static void	rubyp_scan_cb(void *);
-static void	rubyp_discover_sync(struct rubyp *);
-
-/*
- * The system profiler sampled pid (its first sample of the cycle, or of a
- * new image): examine it if new or re-exec'd; a known one costs a lookup.
- */
-static void
-rubyp_process_cb(void *arg, int32_t pid)
-{
-	struct rubyp *p = arg;
-	struct rubyp_proc *pr = rubyp_find(p, (pid_t)pid);
-	uint32_t n = p->tab.n;
-
-	if (!p->enabled)
-		return;
-	if (!p->discover)	/* a source that started after us */
-		rubyp_discover_sync(p);
-	if (pr == NULL && p->tab.n >= LANGTAB_MAX)
-		rubyp_scan(p);	/* make room: the dead go */
-	rubyp_scan_pid(p, (pid_t)pid, langtab_uptime());
-	if (p->tab.n != n || rubyp_find(p, (pid_t)pid) != pr)
-		rubyp_timer_sync(p);
-}
-
-/* Whether a system profiler reports processes now (it may start after
- * us): then no scan timer wakes the loop each second. */
-static void
-rubyp_discover_sync(struct rubyp *p)
-{
-	int was;
-
-	if (!GP_API_HAS(p->api, process_subscribe))
-		return;
-	was = p->discover;
-	p->discover = p->api->process_subscribe(p->ctx, rubyp_process_cb,
-	    p) == 0;
-	/* Processes the source reported before we listened: one walk. */
-	if (p->discover && !was && p->scan_timer != NULL)
-		p->walk_once = 1;
-	if (p->discover) {
-		p->api->timer_del(p->scan_timer);
-		p->scan_timer = NULL;
-	} else if (p->scan_timer == NULL)
-		p->scan_timer = p->api->timer_add(p->ctx, RUBYP_RESCAN_MS, 1,
-		    rubyp_scan_cb, p);
-}
-
-/*
- * The first loop turn, every plugin started: a system profiler that
- * started after us has reported nothing yet, so listening now misses
- * nothing and no walk of /proc is needed.
- */
-/* How processes are found, said once it is known. */
-static void
-rubyp_say_started(struct rubyp *p)
-{
 	p->api->log(p->ctx, GP_LOG_INFO, "sampling Ruby at %u Hz; processes "
-	    "found %s", p->freq, p->discover ? "from the system profiler's "
-	    "samples" : "by scanning /proc each second");
-}
-
-static void
-rubyp_first_cb(void *arg)
-{
-	struct rubyp *p = arg;
-
-	p->api->timer_del(p->first_timer);
-	p->first_timer = NULL;
-	rubyp_discover_sync(p);
-	p->walk_once = 0;
-	rubyp_timer_sync(p);
-	rubyp_say_started(p);
-}
-
-static void
-rubyp_scan_cb(void *arg)
-{
-	rubyp_discover_sync(arg);
-	rubyp_scan(arg);
-	rubyp_timer_sync(arg);
+	    "found %s", p->drv.freq, p->drv.discover ? "from the system "
+	    "profiler's samples" : "by scanning /proc each second");
 }
 
 static int
@@ -370,15 +215,22 @@ rubyp_sample_proc(struct rubyp *p, struct rubyp_proc *pr)
 }
 
 static void
-rubyp_sample_cb(void *arg)
+rubyp_sample_cb(void *arg, struct langtab_proc *lp)
 {
-	struct rubyp *p = arg;
-	uint32_t i;
-
-	for (i = 0; i < p->tab.n; i++)
-		if (p->tab.procs[i]->state == LANGTAB_ACTIVE)
-			rubyp_sample_proc(p, RUBYP_AT(p, i));
+	rubyp_sample_proc(arg, RUBYP(lp));
 }
+
+/*
+ * Ruby processes are found by what they map: the first walk of /proc
+ * waits a second (a system profiler that starts after us spares it).
+ */
+static const struct langdrv_ops rubyp_ops = {
+	.proc_size = sizeof(struct rubyp_proc),
+	.examine = rubyp_examine_cb,
+	.sample = rubyp_sample_cb,
+	.started = rubyp_say_started,
+	.rescan_ms = RUBYP_RESCAN_MS,
+};
 
 struct rubyp_deliver {
 	struct rubyp	*p;
@@ -441,10 +293,10 @@ rubyp_snapshot(void *priv, struct gp_snapshot *snap)
 		p->api->snapshot_done(snap, 0, NULL);
 		return (0);
 	}
-	rubyp_scan(p);
-	rubyp_timer_sync(p);
+	langdrv_scan(&p->drv);
+	langdrv_timer_sync(&p->drv);
 	langagg_foreach(p->agg, rubyp_deliver_stack, &d);
-	for (i = 0; i < p->tab.n; i++) {
+	for (i = 0; i < p->drv.tab.n; i++) {
 		pr = RUBYP_AT(p, i);
 		/* A process that cannot be read is named once, not each
 		 * cycle. */
@@ -466,10 +318,10 @@ rubyp_snapshot(void *priv, struct gp_snapshot *snap)
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u Ruby stacks, %llu "
 	    "samples (%llu failed), %u processes tracked",
 	    langagg_count(p->agg), (unsigned long long)p->nsamples,
-	    (unsigned long long)p->nfailed, p->tab.n);
+	    (unsigned long long)p->nfailed, p->drv.tab.n);
 	langagg_clear(p->agg);
 	p->nsamples = p->nfailed = 0;
-	langtab_prune(&p->tab);	/* the gone: their stacks went out */
+	langtab_prune(&p->drv.tab);	/* the gone: their stacks went out */
 	p->api->snapshot_done(snap, 0, NULL);
 	return (0);
 }
@@ -482,23 +334,14 @@ rubyp_abandon(void *priv, struct gp_snapshot *snap)
 
 	(void)snap;
 	langagg_clear(p->agg);
-	for (i = 0; i < p->tab.n; i++)
-		p->tab.procs[i]->samples = 0;
+	for (i = 0; i < p->drv.tab.n; i++)
+		p->drv.tab.procs[i]->samples = 0;
 }
 
 static void
 rubyp_reset(struct rubyp *p)
 {
-	p->api->timer_del(p->sample_timer);
-	p->api->timer_del(p->scan_timer);
-	p->api->timer_del(p->first_timer);
-	p->sample_timer = p->scan_timer = p->first_timer = NULL;
-	langtab_retry_stop(&p->tab, p->api);
-	if (GP_API_HAS(p->api, process_subscribe))
-		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
-	p->discover = 0;
-	while (p->tab.n > 0)
-		langtab_remove(&p->tab, p->tab.procs[p->tab.n - 1]);
+	langdrv_reset(&p->drv);
 	langagg_clear(p->agg);
 }
 
@@ -514,30 +357,12 @@ rubyp_start(void *priv)
 	if (!p->enabled)
 		return (0);
 	f = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
-	p->freq = f < 1 ? 1 : f > RUBYP_MAX_FREQ ? RUBYP_MAX_FREQ : (uint32_t)f;
-	p->min_duration = (double)p->api->option_get_int(p->ctx,
-	    "min-duration", 0);
-	/*
-	 * No scan when a system profiler reports processes.  Without one
-	 * yet, the first walk of /proc is the scan timer's, a second from
-	 * now: plugins start in turn, and one that starts after us (perf
-	 * did, here) is found at the first loop turn (rubyp_first_cb) and
-	 * spares the walk, which examined every process on the host and
-	 * was a fifth of the default agent's CPU in bench/plugin_cost.sh's
-	 * case b.
-	 */
-	rubyp_discover_sync(p);
-	if (!p->discover)
-		p->first_timer = p->api->timer_add(p->ctx, 0, 0,
-		    rubyp_first_cb, p);
-	if (p->scan_timer == NULL && !p->discover) {
+	f = f < 1 ? 1 : f > RUBYP_MAX_FREQ ? RUBYP_MAX_FREQ : f;
+	if (langdrv_start(&p->drv, (uint32_t)f, (double)p->api->option_get_int(
+	    p->ctx, "min-duration", 0)) != 0) {
 		rubyp_reset(p);
 		return (-ENOMEM);
 	}
-	rubyp_timer_sync(p);
-	/* otherwise at the first loop turn, once every plugin has started */
-	if (p->first_timer == NULL)
-		rubyp_say_started(p);
 	return (0);
 }
 
@@ -586,9 +411,9 @@ rubyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	p->api = api;
 	p->texts = calloc(RUBY_MAX_FRAMES, sizeof(*p->texts));
 	p->agg = langagg_new(RUBY_MAX_FRAMES + 1);
-	if (langtab_init(&p->tab, rubyp_release, p) != 0 ||
+	if (langdrv_init(&p->drv, ctx, api, &rubyp_ops, p, rubyp_release) != 0 ||
 	    p->texts == NULL || p->agg == NULL) {
-		langtab_free(&p->tab);
+		langdrv_free(&p->drv);
 		free(p->texts);
 		langagg_free(p->agg);
 		free(p);
@@ -610,7 +435,7 @@ rubyp_destroy(void *priv)
 	elfread_set_log(NULL, NULL);
 	rubyp_reset(p);
 	langagg_free(p->agg);
-	langtab_free(&p->tab);
+	langdrv_free(&p->drv);
 	free(p->texts);
 	free(p);
 }
