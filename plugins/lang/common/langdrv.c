@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "elfread.h"
 #include "langdrv.h"
 #include "langproc.h"
 
@@ -181,6 +182,25 @@ langdrv_scan_cb(void *arg)
 	langdrv_timer_sync(arg);
 }
 
+/* Every file of the reader, through the host's safe open. */
+static int
+langdrv_file_open(void *arg, const struct gp_open_spec *spec,
+    struct gp_file_info *info)
+{
+	struct langdrv *d = arg;
+
+	return (d->api->file_open(d->ctx, spec, info));
+}
+
+/* The ELF reader's one line about a file it gave up on. */
+static void
+langdrv_elf_log(void *arg, const char *msg)
+{
+	struct langdrv *d = arg;
+
+	d->api->log(d->ctx, GP_LOG_WARN, "%s", msg);
+}
+
 int
 langdrv_init(struct langdrv *d, struct gp_plugin_ctx *ctx,
     const struct gp_host_api *api, const struct langdrv_ops *ops, void *arg,
@@ -191,12 +211,17 @@ langdrv_init(struct langdrv *d, struct gp_plugin_ctx *ctx,
 	d->api = api;
 	d->ops = ops;
 	d->arg = arg;
-	return (langtab_init(&d->tab, release, arg));
+	if (langtab_init(&d->tab, release, arg) != 0)
+		return (-ENOMEM);
+	langproc_set_opener(langdrv_file_open, d);
+	elfread_set_log(langdrv_elf_log, d);
+	return (0);
 }
 
 void
 langdrv_free(struct langdrv *d)
 {
+	elfread_set_log(NULL, NULL);
 	langtab_free(&d->tab);
 }
 

@@ -48,6 +48,8 @@ struct langdrv {
 	struct langtab		 tab;
 };
 
+/* The table, and the readers' files opened and their ELF complaints
+ * logged through the host (langproc, elfread). */
 int	langdrv_init(struct langdrv *, struct gp_plugin_ctx *,
 	    const struct gp_host_api *, const struct langdrv_ops *, void *arg,
 	    void (*release)(void *, struct langtab_proc *));

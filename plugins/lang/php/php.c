@@ -323,25 +323,6 @@ phpp_stop(void *priv)
 	return (0);
 }
 
-/* Every file of the reader, through the host's safe open. */
-static int
-phpp_file_open(void *arg, const struct gp_open_spec *spec,
-    struct gp_file_info *info)
-{
-	struct phpp *p = arg;
-
-	return (p->api->file_open(p->ctx, spec, info));
-}
-
-/* The ELF reader's one line about a file it gave up on. */
-static void
-phpp_elf_log(void *arg, const char *msg)
-{
-	struct phpp *p = arg;
-
-	p->api->log(p->ctx, GP_LOG_WARN, "%s", msg);
-}
-
 static int
 phpp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
@@ -366,8 +347,6 @@ phpp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		free(p);
 		return (-ENOMEM);
 	}
-	langproc_set_opener(phpp_file_open, p);
-	elfread_set_log(phpp_elf_log, p);
 	*privp = p;
 	return (0);
 }
@@ -379,7 +358,6 @@ phpp_destroy(void *priv)
 
 	if (p == NULL)
 		return;
-	elfread_set_log(NULL, NULL);
 	phpp_reset(p);
 	langagg_free(p->agg);
 	langdrv_free(&p->drv);

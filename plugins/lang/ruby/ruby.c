@@ -376,25 +376,6 @@ rubyp_stop(void *priv)
 	return (0);
 }
 
-/* Every file of the reader, through the host's safe open. */
-static int
-rubyp_file_open(void *arg, const struct gp_open_spec *spec,
-    struct gp_file_info *info)
-{
-	struct rubyp *p = arg;
-
-	return (p->api->file_open(p->ctx, spec, info));
-}
-
-/* The ELF reader's one line about a file it gave up on. */
-static void
-rubyp_elf_log(void *arg, const char *msg)
-{
-	struct rubyp *p = arg;
-
-	p->api->log(p->ctx, GP_LOG_WARN, "%s", msg);
-}
-
 static int
 rubyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
@@ -419,8 +400,6 @@ rubyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		free(p);
 		return (-ENOMEM);
 	}
-	langproc_set_opener(rubyp_file_open, p);
-	elfread_set_log(rubyp_elf_log, p);
 	*privp = p;
 	return (0);
 }
@@ -432,7 +411,6 @@ rubyp_destroy(void *priv)
 
 	if (p == NULL)
 		return;
-	elfread_set_log(NULL, NULL);
 	rubyp_reset(p);
 	langagg_free(p->agg);
 	langdrv_free(&p->drv);
