@@ -100,8 +100,10 @@ initramfs_amd64() {
 	rm -rf "$r"
 	mkdir -p "$r"/{bin,dev,proc,sys,tmp,out,wl,etc,agent,var/run}
 	cp /bin/busybox "$r/bin/busybox"
+	# a copy, not a link to the build tree's path: a tree under /tmp
+	# would be hidden by the guest's tmpfs (exit 127, "not found")
 	copy_with_libs "$r" "$build/gprofiler"
-	ln -s "$build/gprofiler" "$r/agent/gprofiler"
+	cp "$build/gprofiler" "$r/agent/gprofiler"
 	cp -rL "$build/tests/plugindir" "$r/agent/plugins"
 	copy_with_libs "$r" "$r"/agent/plugins/*.so
 	for w in perf_busy perf_syscalls; do
