@@ -34,8 +34,11 @@ test="$test php-cli php-fpm ruby"
 # (tests/integration/36, 37 and 46, tests/fuse_lib.sh).
 test="$test fuse3 libfuse3-dev"
 # The VM tier (tests/vm/run.sh): Debian's kernels booted in qemu without
-# KVM, with busybox and the agent in an initramfs.
-test="$test qemu-system-x86 qemu-system-arm busybox-static cpio"
+# KVM, with busybox and the agent in an initramfs; its arm64 case boots an
+# arm64 build (tests/vm/arm64-build.sh: a cross compiler; the arm64
+# libraries come from Debian's mirror into the tier's cache, not from dpkg).
+test="$test qemu-system-x86 qemu-system-arm busybox-static cpio
+	gcc-aarch64-linux-gnu"
 pkgs="$build $run"
 [ "${1:-}" = "--test" ] && pkgs="$build $run $test"
 apt-get update -qq
