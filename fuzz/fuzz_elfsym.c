@@ -1,6 +1,7 @@
 /*
- * Fuzz the ELF symbol-table loader (libelf from memory), then look up
- * addresses around every symbol and segment, and a stripped Go binary's
+ * Fuzz the ELF symbol-table loader (plugins/common/elf's reader, from
+ * memory; 64- and 32-bit), then look up addresses around every symbol
+ * and segment, and a stripped Go binary's
  * inlined frames (each function's ranges built on its first look-up);
  * the Go part also read in slices from a file (elfsym_go_step), and the
  * whole table loaded from a file in steps (elfsym_load_step) compared
@@ -10,7 +11,6 @@
  * FUZZ_SOURCES: plugins/perf/elfsym_goinl.c plugins/perf/elfsym_load.c
  * FUZZ_SOURCES: plugins/perf/elfsym_sort.c
  * FUZZ_SOURCES: plugins/common/elf/elfread.c plugins/common/elf/elfbad.c
- * FUZZ_LIBS: -lelf
  */
 #include <sys/mman.h>
 
