@@ -5,7 +5,8 @@
  * names copied, and again loaded lazily in small steps with names read
  * from the file, the symbol count, and the load time.  Run before and
  * after a change of the loader and diff the lines: the same tables give
- * the same lines (less the times).
+ * the same lines (less the times and, where the reader is
+ * plugins/common/elf's, what it read: bytes/read calls of the first load).
  *   bench/elfsym_compare FILE... > out
  */
 #include "config.h"
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "elfread.h"
 #include "elfsym.h"
 
 static uint64_t
@@ -83,14 +85,17 @@ main(int argc, char **argv)
 	struct elfsym_table	*t, *u;
 	struct elfsym_load	*l;
 	double			 t0, ms;
+	uint64_t		 b0, n0, b1, n1;
 	int			 i, fd, r, r2, steps;
 
 	for (i = 1; i < argc; i++) {
 		if ((fd = open(argv[i], O_RDONLY | O_CLOEXEC)) < 0)
 			continue;
+		elfread_spent(&b0, &n0);
 		t0 = now_ms();
 		r = elfsym_load_fd(fd, &t);
 		ms = now_ms() - t0;
+		elfread_spent(&b1, &n1);
 		u = NULL;
 		steps = 0;
 		if ((r2 = elfsym_load_begin(fd, 1, &l)) == 0) {
@@ -99,10 +104,11 @@ main(int argc, char **argv)
 			elfsym_load_free(l);
 		}
 		printf("%s r=%d n=%zu h=%016llx lazy=%d h=%016llx ms=%.2f "
-		    "steps=%d\n", argv[i], r, r == 0 ? t->nsyms : 0,
+		    "steps=%d read=%llu/%llu\n", argv[i], r, r == 0 ? t->nsyms : 0,
 		    r == 0 ? (unsigned long long)table_hash(t) : 0ULL, r2,
 		    r2 == 0 ? (unsigned long long)table_hash(u) : 0ULL, ms,
-		    steps);
+		    steps, (unsigned long long)(b1 - b0),
+		    (unsigned long long)(n1 - n0));
 		if (r == 0)
 			elfsym_free(t);
 		if (r2 == 0)

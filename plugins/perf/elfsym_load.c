@@ -271,6 +271,10 @@ elfsym_load_open_syms(struct elfsym_load *l, size_t *budget)
 	}
 	l->n = (size_t)elfread_nsyms(l->le, scn);
 	l->chunk_first = l->chunk_n = 0;
+	if (l->sh.sh_type == SHT_DYNSYM && l->rela_plt != 0 &&
+	    l->plt_addr != 0 && l->le->sh[l->rela_plt].sh_link == scn &&
+	    l->n <= ELFSYM_PLT_NAMES)
+		l->dyn_name = calloc(l->n + 1, sizeof(*l->dyn_name));
 	l->i = 1;
 	l->before = t->nsyms;
 	l->open = 1;
@@ -291,6 +295,8 @@ elfsym_load_close_syms(struct elfsym_load *l)
 		l->str_own = 0;
 	}
 	elfsym_load_str_free(l);
+	free(l->dyn_name);
+	l->dyn_name = NULL;
 	l->open = 0;
 	l->chunk_n = 0;
 }
@@ -304,6 +310,7 @@ static const Elf64_Sym *
 elfsym_load_sym(struct elfsym_load *l, size_t k, size_t *budget)
 {
 	int64_t	 got;
+	size_t	 i;
 
 	if (k < l->chunk_first || k - l->chunk_first >= l->chunk_n) {
 		l->chunk_n = 0;
@@ -313,6 +320,9 @@ elfsym_load_sym(struct elfsym_load *l, size_t k, size_t *budget)
 			return (NULL);
 		l->chunk_first = k;
 		l->chunk_n = (size_t)got;
+		for (i = 0; l->dyn_name != NULL && i < l->chunk_n; i++)
+			if (k + i < l->n)
+				l->dyn_name[k + i] = l->chunk[i].st_name;
 		elfsym_load_charge_entry(budget, (uint64_t)got *
 		    sizeof(Elf64_Sym));
 	}
@@ -363,6 +373,11 @@ elfsym_load_plt_sym(struct elfsym_load *l, size_t k, Elf64_Sym *s)
 {
 	if (k >= l->chunk_first && k - l->chunk_first < l->chunk_n) {
 		*s = l->chunk[k - l->chunk_first];
+		return (0);
+	}
+	if (l->dyn_name != NULL) {
+		memset(s, 0, sizeof(*s));
+		s->st_name = l->dyn_name[k];
 		return (0);
 	}
 	return (elfread_read_syms(l->le, l->syms[l->cur], k, s, 1) == 1 ?
@@ -586,6 +601,8 @@ elfsym_load_fini(struct elfsym_load *l)
 	}
 	free(l->chunk);
 	free(l->rchunk);
+	free(l->dyn_name);
+	l->dyn_name = NULL;
 	l->chunk = NULL;
 	l->rchunk = NULL;
 	elfsym_go_free(&l->gr);

@@ -176,9 +176,9 @@ test_lying(const char *dir)
 }
 
 /*
- * Section names without their final NUL: libelf's elf_strptr scans such
- * a table at every call; the load checks it once and leaves the
- * sections unnamed, its symbols still read.
+ * Section names without their final NUL: libelf's elf_strptr scanned
+ * such a table at every call; the reader compares a name within the
+ * table (the last one, cut, names nothing), its symbols still read.
  */
 static void
 test_shstr_unterminated(const char *dir)
