@@ -45,7 +45,7 @@ go_load_sliced(const char *path, size_t budget)
 	struct elfsym_build	 b;
 	struct elfsym_goread	 r;
 	struct elfsym_go	 go;
-	Elf			*e;
+	struct elfread		*e;
 	double			 t0, d, max = 0, tot = 0;
 	size_t			 steps = 0;
 	int			 fd, rc, ph, maxph = 0;
@@ -54,22 +54,22 @@ go_load_sliced(const char *path, size_t budget)
 		perror(path);
 		return (1);
 	}
-	(void)elf_version(EV_CURRENT);
-	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL) {
+	if (elfread_open_fd(fd, ELFSYM_READ_BYTES, ELFSYM_READ_CALLS,
+	    &e) != 0) {
 		close(fd);
 		return (1);
 	}
 	elfsym_go_probe(e, &go);
 	memset(&b, 0, sizeof(b));
-	if (go.scn == NULL || go.symtab ||
+	if (go.scn == 0 || go.symtab ||
 	    (b.t = calloc(1, sizeof(*b.t))) == NULL) {
 		fprintf(stderr, "%s: not a stripped Go binary\n", path);
-		elf_end(e);
+		(void)elfread_free(e);
 		close(fd);
 		return (1);
 	}
 	b.t->fd = -1;
-	elfsym_go_begin(&r, &go, fd);
+	elfsym_go_begin(&r, &go);
 	do {
 		ph = r.phase;
 		t0 = now_ms();
@@ -87,7 +87,7 @@ go_load_sliced(const char *path, size_t budget)
 	    "code%s\n", path, budget, steps, max, maxph, tot, b.t->go_funcs,
 	    b.t->go_ninl, rc < 0 ? " (failed)" : "");
 	elfsym_free(b.t);
-	elf_end(e);
+	(void)elfread_free(e);
 	close(fd);
 	return (rc < 0);
 }

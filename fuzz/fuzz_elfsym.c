@@ -1,6 +1,7 @@
 /*
- * Fuzz the ELF symbol-table loader (libelf from memory), then look up
- * addresses around every symbol and segment, and a stripped Go binary's
+ * Fuzz the ELF symbol-table loader (plugins/common/elf's reader, from
+ * memory; 64- and 32-bit), then look up addresses around every symbol
+ * and segment, and a stripped Go binary's
  * inlined frames (each function's ranges built on its first look-up);
  * the Go part also read in slices from a file (elfsym_go_step), and the
  * whole table loaded from a file in steps (elfsym_load_step) compared
@@ -10,7 +11,6 @@
  * FUZZ_SOURCES: plugins/perf/elfsym_goinl.c plugins/perf/elfsym_load.c
  * FUZZ_SOURCES: plugins/perf/elfsym_sort.c
  * FUZZ_SOURCES: plugins/common/elf/elfread.c plugins/common/elf/elfbad.c
- * FUZZ_LIBS: -lelf
  */
 #include <sys/mman.h>
 
@@ -34,23 +34,24 @@ fuzz_go_sliced(const uint8_t *data, size_t size)
 	struct elfsym_goread	 r;
 	struct elfsym_go	 go;
 	const char		*names[4];
-	Elf			*e;
+	struct elfread		*e;
 	size_t			 i;
 	int			 fd;
 
 	if ((fd = memfd_create("fuzz", MFD_CLOEXEC)) < 0)
 		return;
 	if (write(fd, data, size) != (ssize_t)size ||
-	    (e = elf_begin(fd, ELF_C_READ, NULL)) == NULL) {
+	    elfread_open_fd(fd, ELFSYM_READ_BYTES, ELFSYM_READ_CALLS,
+	    &e) != 0) {
 		close(fd);
 		return;
 	}
 	elfsym_go_probe(e, &go);
 	memset(&b, 0, sizeof(b));
-	if (go.scn != NULL && !go.symtab &&
+	if (go.scn != 0 && !go.symtab &&
 	    (b.t = calloc(1, sizeof(*b.t))) != NULL) {
 		b.t->fd = -1;
-		elfsym_go_begin(&r, &go, fd);
+		elfsym_go_begin(&r, &go);
 		while (elfsym_go_step(&r, &b, 7) == 1)
 			;
 		elfsym_go_free(&r);
@@ -59,7 +60,7 @@ fuzz_go_sliced(const uint8_t *data, size_t size)
 			    b.t->go_inl[i].size / 2, names, 4);
 		elfsym_free(b.t);
 	}
-	elf_end(e);
+	(void)elfread_free(e);
 	close(fd);
 }
 
@@ -113,7 +114,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char		*names[GOPCLNTAB_INL_DEPTH];
 	size_t			 i;
 
-	(void)elf_version(EV_CURRENT);
 	fuzz_go_sliced(data, size);
 	fuzz_load_steps(data, size);
 	if (elfsym_load_mem(data, size, &t) != 0)

@@ -1,9 +1,9 @@
 /*
- * ELF symbol tables through libelf.  The ELF is untrusted (a binary may be
- * truncated, corrupt or hostile): libelf bounds-checks section data against
- * the file, and every index and string here is checked before use.
- * ELF_C_READ (not mmap) so a file truncated under us reads short instead
- * of raising SIGBUS.
+ * ELF symbol tables.  The ELF is untrusted (a binary may be truncated,
+ * corrupt or hostile): it is read through plugins/common/elf's bounded
+ * reader (pread within the file, never mmap, so a file truncated under
+ * us reads short instead of raising SIGBUS; a budget per file), and
+ * every index and string here is checked before use.
  */
 #include "config.h"
 
@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,27 +79,27 @@ elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
 }
 
 void
-elfsym_read_note(struct elfsym_table *t, Elf_Data *d)
+elfsym_read_note(struct elfsym_table *t, const uint8_t *p, size_t len)
 {
 	size_t	 n;
 
 	/* the plugins' one note parser (plugins/common/elf) */
-	if (d->d_buf != NULL && (n = elfread_note_build_id(d->d_buf,
-	    d->d_size, t->build_id, ELFSYM_BUILD_ID_MAX)) > 0)
+	if ((n = elfread_note_build_id(p, len, t->build_id,
+	    ELFSYM_BUILD_ID_MAX)) > 0)
 		t->build_id_len = n;
 }
 
 void
-elfsym_read_debuglink(struct elfsym_table *t, Elf_Data *d)
+elfsym_read_debuglink(struct elfsym_table *t, const char *p, size_t size)
 {
 	size_t	 len;
 
-	if (d->d_buf == NULL || d->d_size < 2 || t->debuglink != NULL)
+	if (size < 2 || t->debuglink != NULL)
 		return;
-	len = strnlen(d->d_buf, d->d_size);
-	if (len == 0 || len == d->d_size || memchr(d->d_buf, '/', len))
+	len = strnlen(p, size);
+	if (len == 0 || len == size || memchr(p, '/', len))
 		return;
-	t->debuglink = strndup(d->d_buf, len);
+	t->debuglink = strndup(p, len);
 }
 
 /*
@@ -109,72 +108,49 @@ elfsym_read_debuglink(struct elfsym_table *t, Elf_Data *d)
  * distribution that links the loader to its libc.so does not show).
  */
 static void
-elfsym_read_interp(struct elfsym_table *t, Elf *e, const GElf_Phdr *ph)
+elfsym_read_interp(struct elfsym_table *t, struct elfread *le,
+    const Elf64_Phdr *ph)
 {
-	Elf_Data	*d;
+	char	 buf[4096];
 
-	if (ph->p_filesz == 0 || ph->p_filesz > 4096 ||
-	    (d = elf_getdata_rawchunk(e, (int64_t)ph->p_offset,
-	    (size_t)ph->p_filesz, ELF_T_BYTE)) == NULL || d->d_buf == NULL)
+	if (ph->p_filesz == 0 || ph->p_filesz > sizeof(buf) ||
+	    elfread_read_at(le, ph->p_offset, buf, (size_t)ph->p_filesz) != 0)
 		return;
-	t->interp_musl = memmem(d->d_buf, d->d_size, "ld-musl", 7) != NULL;
+	t->interp_musl = memmem(buf, (size_t)ph->p_filesz, "ld-musl", 7) !=
+	    NULL;
 }
 
 void
-elfsym_read_segments(struct elfsym_table *t, Elf *e)
+elfsym_read_segments(struct elfsym_table *t, struct elfread *le)
 {
-	GElf_Phdr	 ph;
-	size_t		 i, n;
+	const Elf64_Phdr	*ph;
+	size_t			 i;
 
-	if (elf_getphdrnum(e, &n) != 0)
-		return;
-	for (i = 0; i < n; i++) {
-		if (gelf_getphdr(e, (int)i, &ph) == NULL)
-			break;
-		if (ph.p_type == PT_DYNAMIC)
+	for (i = 0; i < le->nph; i++) {
+		ph = &le->ph[i];
+		if (ph->p_type == PT_DYNAMIC)
 			t->dynamic = 1;	/* gProfiler's "link": dynamic */
-		if (ph.p_type == PT_INTERP)
-			elfsym_read_interp(t, e, &ph);
-		if (ph.p_type != PT_LOAD || t->nsegs == ELFSYM_MAX_SEGS)
+		if (ph->p_type == PT_INTERP)
+			elfsym_read_interp(t, le, ph);
+		if (ph->p_type != PT_LOAD || t->nsegs == ELFSYM_MAX_SEGS)
 			continue;
-		t->segs[t->nsegs].vaddr = ph.p_vaddr;
-		t->segs[t->nsegs].off = ph.p_offset;
-		t->segs[t->nsegs].filesz = ph.p_filesz;
+		t->segs[t->nsegs].vaddr = ph->p_vaddr;
+		t->segs[t->nsegs].off = ph->p_offset;
+		t->segs[t->nsegs].filesz = ph->p_filesz;
 		t->nsegs++;
 	}
 }
 
-/*
- * Whether the section names can be looked up with elf_strptr: a table
- * that ends in NUL (checked once here) is constant work per name; one
- * that does not made libelf scan it whole at every call (names x size).
- */
-int
-elfsym_shstr_ok(Elf *e, size_t shstrndx)
-{
-	Elf_Scn		*scn;
-	GElf_Shdr	 sh;
-	Elf_Data	*d;
-
-	if (shstrndx == 0 || (scn = elf_getscn(e, shstrndx)) == NULL ||
-	    gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_STRTAB ||
-	    sh.sh_size == 0 || sh.sh_size > ELFSYM_SHSTR_MAX ||
-	    (d = elf_getdata(scn, NULL)) == NULL || d->d_buf == NULL ||
-	    d->d_size == 0 || d->d_size != sh.sh_size)
-		return (0);
-	return (((const char *)d->d_buf)[d->d_size - 1] == '\0');
-}
-
 /* A load in one step. */
 static int
-elfsym_load_all(Elf *e, int fd, uint64_t size, int lazy,
+elfsym_load_all(struct elfread *le, int fd, uint64_t size, int lazy,
     struct elfsym_table **out)
 {
 	struct elfsym_load	 l;
 	int			 r;
 
 	*out = NULL;
-	if ((r = elfsym_load_init(&l, e, 0, fd, size, lazy, NULL)) == 0)
+	if ((r = elfsym_load_init(&l, le, 0, fd, size, lazy, NULL)) == 0)
 		while ((r = elfsym_load_run(&l, SIZE_MAX)) == 1)
 			;
 	if (r == 0 && l.b.lazy &&
@@ -284,17 +260,27 @@ out:
 int
 elfsym_load_mem(const void *buf, size_t len, struct elfsym_table **out)
 {
-	Elf	*e;
-	int	 r;
+	struct elfread	*le;
+	int		 r;
 
 	*out = NULL;
-	(void)elf_version(EV_CURRENT);
-	/* libelf does not write to a read-only image. */
-	if ((e = elf_memory((char *)(uintptr_t)buf, len)) == NULL)
-		return (-ENOEXEC);
-	r = elfsym_load_all(e, -1, len, 0, out);
-	elf_end(e);
+	if ((r = elfread_open_mem(buf, len, ELFSYM_READ_BYTES,
+	    ELFSYM_READ_CALLS, &le)) != 0)
+		return (r == -EBADMSG ? -ENOEXEC : r);
+	r = elfsym_load_all(le, -1, len, 0, out);
+	(void)elfread_free(le);
 	return (r);
+}
+
+/* The build-id of a file about to be merged (its notes). */
+static void
+elfsym_probe_build_id(struct elfread *le, struct elfsym_table *probe)
+{
+	size_t	 n;
+
+	if ((n = elfread_build_id(le, probe->build_id,
+	    ELFSYM_BUILD_ID_MAX)) > 0)
+		probe->build_id_len = n;
 }
 
 int
@@ -302,43 +288,26 @@ elfsym_add_debug_fd(struct elfsym_table *t, int fd)
 {
 	struct elfsym_table	 probe;
 	struct elfsym_load	 l;
-	struct stat		 sb;
-	Elf			*e;
+	struct elfread		*le;
 	int			 r;
 
-	(void)elf_version(EV_CURRENT);
 	if ((r = elfsym_materialize(t)) != 0)
 		return (r);
-	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
-		return (-ENOEXEC);
+	if ((r = elfread_open_fd(fd, ELFSYM_READ_BYTES, ELFSYM_READ_CALLS,
+	    &le)) != 0)
+		return (r == -EBADMSG ? -ENOEXEC : r);
 	/* Check the build-id before merging anything. */
 	memset(&probe, 0, sizeof(probe));
-	if (elf_kind(e) == ELF_K_ELF) {
-		Elf_Scn		*scn = NULL;
-		GElf_Shdr	 sh;
-		Elf_Data	*d;
-
-		while ((scn = elf_nextscn(e, scn)) != NULL &&
-		    probe.build_id_len == 0)
-			if (gelf_getshdr(scn, &sh) != NULL &&
-			    sh.sh_type == SHT_NOTE &&
-			    (d = elf_getdata(scn, NULL)) != NULL)
-				elfsym_read_note(&probe, d);
-	}
+	elfsym_probe_build_id(le, &probe);
 	if (t->build_id_len != 0 && probe.build_id_len != 0 &&
 	    (t->build_id_len != probe.build_id_len ||
 	    memcmp(t->build_id, probe.build_id, t->build_id_len) != 0)) {
-		elf_end(e);
+		(void)elfread_free(le);
 		return (-ESTALE);
-	}
-	if (fstat(fd, &sb) != 0 || sb.st_size <= 0) {
-		elf_end(e);
-		return (-EIO);
 	}
 	/* Its symbols merged, and the whole table sorted again; after a
 	 * failure, what was merged (the table stays usable). */
-	if ((r = elfsym_load_init(&l, e, 0, fd, (uint64_t)sb.st_size, 0,
-	    t)) == 0)
+	if ((r = elfsym_load_init(&l, le, 0, fd, le->size, 0, t)) == 0)
 		while ((r = elfsym_load_run(&l, SIZE_MAX)) == 1)
 			;
 	if (r != 0) {
@@ -347,7 +316,7 @@ elfsym_add_debug_fd(struct elfsym_table *t, int fd)
 		(void)elfsym_sort_step(&l.sort, &l.b, SIZE_MAX);
 	}
 	elfsym_load_fini(&l);
-	elf_end(e);
+	(void)elfread_free(le);
 	return (r);
 }
 

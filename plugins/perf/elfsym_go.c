@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,43 +15,37 @@
 #include "gopclntab.h"
 
 void
-elfsym_go_probe(Elf *e, struct elfsym_go *go)
+elfsym_go_probe(struct elfread *le, struct elfsym_go *go)
 {
-	Elf_Scn		*scn = NULL;
-	GElf_Shdr	 sh;
-	const char	*n;
-	size_t		 shstrndx;
+	const Elf64_Shdr	*sh;
+	size_t			 i;
 
 	memset(go, 0, sizeof(*go));
-	go->e = e;
-	if (elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0)
-		return;
-	if (!elfsym_shstr_ok(e, shstrndx))
-		shstrndx = 0;	/* unnamed, but .symtab still counts */
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL)
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
+	go->le = le;
+	for (i = 1; i < le->nsh; i++) {
+		sh = &le->sh[i];
+		if (sh->sh_type == SHT_SYMTAB)
 			go->symtab = 1;
-		if (sh.sh_type != SHT_PROGBITS || shstrndx == 0 ||
-		    (n = elf_strptr(e, shstrndx, sh.sh_name)) == NULL)
+		if (sh->sh_type != SHT_PROGBITS)
 			continue;
 		/* -buildmode=pie puts it in relro (it holds textStart). */
-		if ((strcmp(n, ".gopclntab") == 0 ||
-		    strcmp(n, ".data.rel.ro.gopclntab") == 0) && go->scn == NULL)
-			go->scn = scn;
-		else if (strcmp(n, ".text") == 0 && go->text == 0)
-			go->text = sh.sh_addr;
-		else if (strcmp(n, ".noptrdata") == 0 && go->noptrdata == NULL)
-			go->noptrdata = scn;
-		else if (strcmp(n, ".go.buildinfo") == 0 &&
-		    go->buildinfo == NULL)
-			go->buildinfo = scn;
+		if ((elfread_section_is(le, i, ".gopclntab") ||
+		    elfread_section_is(le, i, ".data.rel.ro.gopclntab")) &&
+		    go->scn == 0)
+			go->scn = i;
+		else if (elfread_section_is(le, i, ".text") && go->text == 0)
+			go->text = sh->sh_addr;
+		else if (elfread_section_is(le, i, ".noptrdata") &&
+		    go->noptrdata == 0)
+			go->noptrdata = i;
+		else if (elfread_section_is(le, i, ".go.buildinfo") &&
+		    go->buildinfo == 0)
+			go->buildinfo = i;
 	}
 }
 
 struct elfsym_va {
-	Elf				*e;
+	struct elfread			*le;
 	const struct elfsym_table	*t;
 };
 
@@ -62,7 +55,6 @@ elfsym_read_va(void *arg, uint64_t addr, void *buf, size_t n)
 {
 	const struct elfsym_va	*va = arg;
 	const struct elfsym_seg	*sg;
-	Elf_Data		*d;
 	size_t			 i;
 
 	for (i = 0; i < va->t->nsegs; i++) {
@@ -70,12 +62,8 @@ elfsym_read_va(void *arg, uint64_t addr, void *buf, size_t n)
 		if (addr < sg->vaddr || addr - sg->vaddr > sg->filesz ||
 		    n > sg->filesz - (addr - sg->vaddr))
 			continue;
-		if ((d = elf_getdata_rawchunk(va->e, (int64_t)(sg->off +
-		    (addr - sg->vaddr)), n, ELF_T_BYTE)) == NULL ||
-		    d->d_buf == NULL || d->d_size != n)
-			return (-1);
-		memcpy(buf, d->d_buf, n);
-		return (0);
+		return (elfread_read_at(va->le, sg->off + (addr - sg->vaddr),
+		    buf, n));
 	}
 	return (-1);
 }
@@ -86,31 +74,30 @@ elfsym_read_va(void *arg, uint64_t addr, void *buf, size_t n)
  * its pointers lead to), not the module info.
  */
 void
-elfsym_go_buildinfo(Elf *e, struct elfsym_table *t,
-    const struct elfsym_go *go)
+elfsym_go_buildinfo(struct elfsym_table *t, const struct elfsym_go *go)
 {
 	struct elfsym_va va;
-	GElf_Shdr	 sh;
-	Elf_Data	*d;
+	uint8_t		 buf[GOBUILDINFO_HDR + 2 + GOBUILDINFO_VER_MAX];
+	const Elf64_Shdr *sh;
 	size_t		 n;
 
 	t->go_buildinfo = -ENOENT;
-	if (go->buildinfo == NULL)
+	if (go->buildinfo == 0)
 		return;
 	t->go_buildinfo = -EINVAL;
-	if (gelf_getshdr(go->buildinfo, &sh) == NULL || sh.sh_size == 0)
+	sh = &go->le->sh[go->buildinfo];
+	if (sh->sh_size == 0)
 		return;
 	/* header, a uvarint length (<= 2 bytes here), the string */
-	n = GOBUILDINFO_HDR + 2 + GOBUILDINFO_VER_MAX;
-	if (sh.sh_size < n)
-		n = (size_t)sh.sh_size;
-	if ((d = elf_getdata_rawchunk(e, (int64_t)sh.sh_offset, n,
-	    ELF_T_BYTE)) == NULL || d->d_buf == NULL)
+	n = sizeof(buf);
+	if (sh->sh_size < n)
+		n = (size_t)sh->sh_size;
+	if (elfread_read_at(go->le, sh->sh_offset, buf, n) != 0)
 		return;
-	va.e = e;
+	va.le = go->le;
 	va.t = t;
-	t->go_buildinfo = gobuildinfo_version_at(d->d_buf, d->d_size,
-	    elfsym_read_va, &va, t->go_buildver, sizeof(t->go_buildver));
+	t->go_buildinfo = gobuildinfo_version_at(buf, n, elfsym_read_va, &va,
+	    t->go_buildver, sizeof(t->go_buildver));
 }
 
 /*
@@ -125,19 +112,24 @@ static uint64_t
 elfsym_go_gofunc(const struct elfsym_go *go, const struct gopclntab *g,
     uint64_t pcaddr)
 {
-	GElf_Shdr	 sh;
-	Elf_Data	*d;
-	const uint8_t	*p;
-	size_t		 ps = g->ptrsize, at, k, i, n;
-	uint64_t	 w, f;
+	const Elf64_Shdr *sh;
+	uint8_t		*p;
+	size_t		 ps = g->ptrsize, at, k, i, n, size;
+	uint64_t	 w, f, r = 0;
 
-	if (go->noptrdata == NULL || gelf_getshdr(go->noptrdata, &sh) == NULL ||
-	    sh.sh_type != SHT_PROGBITS ||
-	    (d = elf_getdata(go->noptrdata, NULL)) == NULL || d->d_buf == NULL)
+	if (go->noptrdata == 0)
 		return (0);
-	p = d->d_buf;
+	sh = &go->le->sh[go->noptrdata];
+	if (sh->sh_type != SHT_PROGBITS || sh->sh_size == 0 ||
+	    sh->sh_size > ELFSYM_GO_MAX)
+		return (0);
+	size = (size_t)sh->sh_size;
+	if ((p = malloc(size)) == NULL)
+		return (0);
+	if (elfread_read_section(go->le, go->noptrdata, 0, p, size) != 0)
+		goto out;
 	at = (g->version >= 120 ? 40 : 38) * ps;
-	for (k = 0; k + at + ps <= d->d_size; k += ps) {
+	for (k = 0; k + at + ps <= size; k += ps) {
 		for (i = 0, w = 0, f = 0; i < ps; i++) {
 			w |= (uint64_t)p[k + i] << (8 * i);
 			f |= (uint64_t)p[k + ps + i] << (8 * i);
@@ -146,9 +138,12 @@ elfsym_go_gofunc(const struct elfsym_go *go, const struct gopclntab *g,
 			continue;
 		for (i = 0, w = 0, n = k + at; i < ps; i++)
 			w |= (uint64_t)p[n + i] << (8 * i);
-		return (w);
+		r = w;
+		break;
 	}
-	return (0);
+out:
+	free(p);
+	return (r);
 }
 
 /*
@@ -176,11 +171,10 @@ enum {
 };
 
 void
-elfsym_go_begin(struct elfsym_goread *r, const struct elfsym_go *go, int fd)
+elfsym_go_begin(struct elfsym_goread *r, const struct elfsym_go *go)
 {
 	memset(r, 0, sizeof(*r));
 	r->go = go;
-	r->fd = fd;
 	r->phase = GR_READ;
 }
 
@@ -195,24 +189,20 @@ elfsym_go_free(struct elfsym_goread *r)
 
 /* Read up to *budget units of [got, len) of a file range into own. */
 static int
-elfsym_go_pread(int fd, uint8_t *own, uint64_t off, size_t len, size_t *got,
-    size_t *budget)
+elfsym_go_pread(struct elfread *le, uint8_t *own, uint64_t off, size_t len,
+    size_t *got, size_t *budget)
 {
 	size_t	 want;
-	ssize_t	 n;
 
 	while (*got < len && *budget > 0) {
 		want = len - *got;
 		if (want / ELFSYM_GO_UNIT_BYTES > *budget)
 			want = *budget * ELFSYM_GO_UNIT_BYTES;
-		if ((n = pread(fd, own + *got, want, (off_t)(off + *got))) < 0 &&
-		    errno == EINTR)
-			continue;
-		if (n <= 0)
+		if (elfread_read_at(le, off + *got, own + *got, want) != 0)
 			return (-1);	/* an error, or the file shrank */
-		*got += (size_t)n;
-		*budget -= (size_t)n / ELFSYM_GO_UNIT_BYTES < *budget ?
-		    (size_t)n / ELFSYM_GO_UNIT_BYTES + 1 : *budget;
+		*got += want;
+		*budget -= want / ELFSYM_GO_UNIT_BYTES < *budget ?
+		    want / ELFSYM_GO_UNIT_BYTES + 1 : *budget;
 	}
 	return (0);
 }
@@ -345,9 +335,9 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 	const struct elfsym_go	*go = r->go;
 	struct elfsym_golazy	*L;
 	const struct gopclntab	*g = &r->g;
-	GElf_Shdr		 sh;
-	Elf_Scn			*scn;
-	Elf_Data		*d;
+	const Elf64_Shdr	*sh;
+	struct elfread		*le = go->le;
+	size_t			 scn;
 	const char		*name;
 	uint64_t		 entry, end, at;
 	size_t			 len, i, u, off;
@@ -356,30 +346,22 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 	while (budget > 0) {
 		switch (r->phase) {
 		case GR_READ:
-			if (gelf_getshdr(go->scn, &sh) == NULL ||
-			    sh.sh_size == 0 || sh.sh_size > ELFSYM_GO_MAX ||
-			    sh.sh_type != SHT_PROGBITS)
+			if (go->scn == 0 || go->scn >= le->nsh)
 				goto done;
-			r->pcaddr = sh.sh_addr;
-			if (r->fd < 0) {
-				if ((d = elf_getdata(go->scn, NULL)) == NULL ||
-				    d->d_buf == NULL)
-					goto done;
-				r->buf = d->d_buf;
-				r->len = d->d_size;
-				budget -= budget > d->d_size /
-				    ELFSYM_GO_UNIT_BYTES ? d->d_size /
-				    ELFSYM_GO_UNIT_BYTES : budget;
-				r->phase = GR_OPEN;
-				break;
-			}
+			sh = &le->sh[go->scn];
+			if (sh->sh_size == 0 || sh->sh_size > ELFSYM_GO_MAX ||
+			    sh->sh_type != SHT_PROGBITS ||
+			    sh->sh_offset > le->size ||
+			    sh->sh_size > le->size - sh->sh_offset)
+				goto done;
+			r->pcaddr = sh->sh_addr;
 			if (r->own == NULL) {
-				r->len = (size_t)sh.sh_size;
-				r->off = sh.sh_offset;
+				r->len = (size_t)sh->sh_size;
+				r->off = sh->sh_offset;
 				if ((r->own = malloc(r->len)) == NULL)
 					return (-ENOMEM);
 			}
-			if (elfsym_go_pread(r->fd, r->own, r->off, r->len,
+			if (elfsym_go_pread(le, r->own, r->off, r->len,
 			    &r->got, &budget) != 0)
 				goto done;
 			if (r->got == r->len) {
@@ -445,41 +427,30 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 				goto done;
 			}
 			/* The section holding the trees: their bytes. */
-			for (scn = NULL; (scn = elf_nextscn(go->e, scn)) !=
-			    NULL; ) {
-				if (gelf_getshdr(scn, &sh) != NULL &&
-				    sh.sh_type == SHT_PROGBITS &&
-				    (sh.sh_flags & SHF_ALLOC) != 0 &&
-				    r->lo >= sh.sh_addr &&
-				    r->lo - sh.sh_addr < sh.sh_size)
+			for (sh = NULL, scn = 1; scn < le->nsh; scn++) {
+				sh = &le->sh[scn];
+				if (sh->sh_type == SHT_PROGBITS &&
+				    (sh->sh_flags & SHF_ALLOC) != 0 &&
+				    r->lo >= sh->sh_addr &&
+				    r->lo - sh->sh_addr < sh->sh_size)
 					break;
 			}
-			if (scn == NULL)
+			if (scn >= le->nsh)
 				goto none;
-			if (r->hi > sh.sh_addr + sh.sh_size)
-				r->hi = sh.sh_addr + sh.sh_size;
+			if (r->hi > sh->sh_addr + sh->sh_size)
+				r->hi = sh->sh_addr + sh->sh_size;
 			if (r->hi - r->lo > ELFSYM_GO_MAX)
 				goto none;
 			r->saddr = r->lo;
 			r->slen = (size_t)(r->hi - r->lo);
-			r->off = sh.sh_offset + (r->lo - sh.sh_addr);
+			r->off = sh->sh_offset + (r->lo - sh->sh_addr);
 			r->got = 0;
-			if (r->fd < 0) {
-				if ((d = elf_getdata_rawchunk(go->e,
-				    (int64_t)r->off, r->slen,
-				    ELF_T_BYTE)) == NULL || d->d_buf == NULL ||
-				    d->d_size != r->slen)
-					goto none;
-				r->sp = d->d_buf;
-				r->phase = GR_ALLOC;
-				break;
-			}
 			if ((r->span = malloc(r->slen)) == NULL)
 				return (-ENOMEM);
 			r->phase = GR_SPAN;
 			break;
 		case GR_SPAN:
-			if (elfsym_go_pread(r->fd, r->span, r->off, r->slen,
+			if (elfsym_go_pread(le, r->span, r->off, r->slen,
 			    &r->got, &budget) != 0)
 				goto none;
 			if (r->got == r->slen) {
@@ -578,7 +549,7 @@ elfsym_go_read(struct elfsym_build *b, const struct elfsym_go *go)
 	struct elfsym_goread	 r;
 	int			 e;
 
-	elfsym_go_begin(&r, go, -1);
+	elfsym_go_begin(&r, go);
 	while ((e = elfsym_go_step(&r, b, SIZE_MAX)) == 1)
 		;
 	elfsym_go_free(&r);

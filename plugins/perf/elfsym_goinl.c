@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 

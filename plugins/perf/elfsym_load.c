@@ -7,9 +7,13 @@
  * the sort (elfsym_sort_step).  The caller keeps the file open until the
  * end: an fd read at first sight stays readable after its process exits.
  *
- * Every section read lies within the file (its offset and size checked
- * against the file's size, and libelf checks again): a lying header
- * costs that section, not a read past the end.
+ * The file is read through plugins/common/elf's reader (bounded pread,
+ * never mmap; a budget per file, ELFSYM_READ_BYTES; a file given up on
+ * remembered by identity): every section read lies within the file (its
+ * offset and size checked against the file's size, and the reader checks
+ * again), so a lying header costs that section, not a read past the end.
+ * Symbols and relocations are read ELFSYM_SYM_CHUNK at a time, in the
+ * 64-bit forms whatever the file's class (i386 and armhf binaries too).
  */
 #include "config.h"
 
@@ -17,7 +21,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,23 +46,17 @@ elfsym_load_within(uint64_t off, uint64_t size, uint64_t fsize)
 }
 
 static int
-elfsym_section_exec(Elf *e, size_t shndx)
+elfsym_section_exec(const struct elfread *le, size_t shndx)
 {
-	Elf_Scn		*scn;
-	GElf_Shdr	 sh;
-
-	if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+	if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE || shndx >= le->nsh)
 		return (0);
-	if ((scn = elf_getscn(e, shndx)) == NULL || gelf_getshdr(scn, &sh) ==
-	    NULL)
-		return (0);
-	return ((sh.sh_flags & SHF_EXECINSTR) != 0);
+	return ((le->sh[shndx].sh_flags & SHF_EXECINSTR) != 0);
 }
 
 static uint8_t
-elfsym_attr(const GElf_Sym *s, uint32_t sh_type)
+elfsym_attr(const Elf64_Sym *s, uint32_t sh_type)
 {
-	int	 bind = GELF_ST_BIND(s->st_info);
+	int	 bind = ELF64_ST_BIND(s->st_info);
 
 	return ((bind == STB_WEAK ? ELFSYM_A_WEAK : 0) |
 	    (bind != STB_GLOBAL ? ELFSYM_A_NONGLOBAL : 0) |
@@ -71,61 +68,83 @@ elfsym_attr(const GElf_Sym *s, uint32_t sh_type)
  * in the file.
  */
 static void
-elfsym_load_note_syms(struct elfsym_load *l, Elf_Scn *scn,
-    const GElf_Shdr *sh)
+elfsym_load_note_syms(struct elfsym_load *l, size_t i, const Elf64_Shdr *sh)
 {
-	Elf_Scn		*ss;
-	GElf_Shdr	 ssh;
+	const Elf64_Shdr	*ssh;
 
 	if (l->nsyms == ELFSYM_LOAD_SCNS || sh->sh_entsize == 0 ||
 	    !elfsym_load_within(sh->sh_offset, sh->sh_size, l->file_size))
 		return;
-	if ((ss = elf_getscn(l->e, sh->sh_link)) == NULL ||
-	    gelf_getshdr(ss, &ssh) == NULL || ssh.sh_type != SHT_STRTAB ||
-	    !elfsym_load_within(ssh.sh_offset, ssh.sh_size, l->file_size))
+	if (sh->sh_link == 0 || sh->sh_link >= l->le->nsh)
 		return;
-	l->syms[l->nsyms++] = scn;
+	ssh = &l->le->sh[sh->sh_link];
+	if (ssh->sh_type != SHT_STRTAB ||
+	    !elfsym_load_within(ssh->sh_offset, ssh->sh_size, l->file_size))
+		return;
+	l->syms[l->nsyms++] = i;
+}
+
+/* A section's bytes in a copy (at most max), for fn; nothing if not. */
+static void
+elfsym_load_small(struct elfread *le, size_t i, uint64_t max,
+    struct elfsym_table *t,
+    void (*fn)(struct elfsym_table *, const uint8_t *, size_t))
+{
+	const Elf64_Shdr	*sh = &le->sh[i];
+	uint8_t			*buf;
+
+	if (sh->sh_size == 0 || sh->sh_size > max || sh->sh_type == SHT_NOBITS)
+		return;
+	if ((buf = malloc((size_t)sh->sh_size)) == NULL)
+		return;
+	if (elfread_read_section(le, i, 0, buf, (size_t)sh->sh_size) == 0)
+		fn(t, buf, (size_t)sh->sh_size);
+	free(buf);
+}
+
+static void
+elfsym_load_debuglink(struct elfsym_table *t, const uint8_t *p, size_t n)
+{
+	elfsym_read_debuglink(t, (const char *)p, n);
 }
 
 /* A section of the walk: symbols, the build-id note, .gnu_debuglink. */
 static void
-elfsym_load_section(struct elfsym_load *l, Elf_Scn *scn)
+elfsym_load_section(struct elfsym_load *l, size_t i)
 {
 	struct elfsym_table	*t = l->b.t;
-	GElf_Shdr		 sh;
-	Elf_Data		*d;
-	const char		*sname;
+	struct elfread		*le = l->le;
+	const Elf64_Shdr	*sh = &le->sh[i];
+	int			 sec;
 
-	if (gelf_getshdr(scn, &sh) == NULL)
-		return;
-	if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-		elfsym_load_note_syms(l, scn, &sh);
-	else if (sh.sh_type == SHT_NOTE && t->build_id_len == 0 &&
+	if (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM)
+		elfsym_load_note_syms(l, i, sh);
+	else if (sh->sh_type == SHT_NOTE && t->build_id_len == 0 &&
 	    !l->debug_file) {
-		if (elfsym_load_within(sh.sh_offset, sh.sh_size, l->file_size) &&
-		    (d = elf_getdata(scn, NULL)) != NULL)
-			elfsym_read_note(t, d);
-	} else if (sh.sh_type == SHT_PROGBITS && l->shstrndx != 0 &&
-	    !l->debug_file) {
-		sname = elf_strptr(l->e, l->shstrndx, sh.sh_name);
-		if (sname != NULL && strcmp(sname, ".gnu_debuglink") == 0 &&
-		    elfsym_load_within(sh.sh_offset, sh.sh_size,
-		    l->file_size) && (d = elf_getdata(scn, NULL)) != NULL)
-			elfsym_read_debuglink(t, d);
-		else if (sname != NULL && (sh.sh_flags & SHF_EXECINSTR) &&
-		    ((strcmp(sname, ".plt") == 0 && !l->plt_sec) ||
-		    strcmp(sname, ".plt.sec") == 0)) {
-			l->plt_sec = sname[4] != '\0';
-			l->plt_addr = sh.sh_addr;
-			l->plt_ent = sh.sh_entsize != 0 ? sh.sh_entsize : 16;
-			l->plt_skip = l->plt_sec ? 0 : 1;
+		if (elfsym_load_within(sh->sh_offset, sh->sh_size,
+		    l->file_size))
+			elfsym_load_small(le, i, ELFREAD_NOTE_MAX, t,
+			    elfsym_read_note);
+	} else if (sh->sh_type == SHT_PROGBITS && !l->debug_file) {
+		if (elfread_section_is(le, i, ".gnu_debuglink") &&
+		    elfsym_load_within(sh->sh_offset, sh->sh_size,
+		    l->file_size))
+			elfsym_load_small(le, i, 4096, t,
+			    elfsym_load_debuglink);
+		else if ((sh->sh_flags & SHF_EXECINSTR) &&
+		    ((elfread_section_is(le, i, ".plt") && !l->plt_sec) ||
+		    elfread_section_is(le, i, ".plt.sec"))) {
+			sec = elfread_section_is(le, i, ".plt.sec");
+			l->plt_sec = sec;
+			l->plt_addr = sh->sh_addr;
+			l->plt_ent = sh->sh_entsize != 0 ? sh->sh_entsize : 16;
+			l->plt_skip = sec ? 0 : 1;
 		}
-	} else if (sh.sh_type == SHT_RELA && l->shstrndx != 0 &&
-	    !l->debug_file && sh.sh_entsize != 0 &&
-	    elfsym_load_within(sh.sh_offset, sh.sh_size, l->file_size)) {
-		sname = elf_strptr(l->e, l->shstrndx, sh.sh_name);
-		if (sname != NULL && strcmp(sname, ".rela.plt") == 0)
-			l->rela_plt = scn;
+	} else if (sh->sh_type == SHT_RELA && !l->debug_file &&
+	    sh->sh_entsize != 0 &&
+	    elfsym_load_within(sh->sh_offset, sh->sh_size, l->file_size)) {
+		if (elfread_section_is(le, i, ".rela.plt"))
+			l->rela_plt = i;
 	}
 }
 
@@ -136,6 +155,22 @@ elfsym_load_charge(size_t *budget, uint64_t size)
 	uint64_t	 u = size / ELFSYM_LOAD_UNIT_BYTES;
 
 	*budget -= u < *budget ? (size_t)u : *budget;
+}
+
+/*
+ * The same inside a loop that takes a unit for the entry itself: one
+ * unit left for it (the loop ends when the budget is spent).
+ */
+static void
+elfsym_load_charge_entry(size_t *budget, uint64_t size)
+{
+	size_t	 keep;
+
+	if (*budget <= 1)
+		return;
+	keep = *budget - 1;
+	elfsym_load_charge(&keep, size);
+	*budget = keep + 1;
 }
 
 static void
@@ -152,15 +187,13 @@ elfsym_load_str_free(struct elfsym_load *l)
 /*
  * The current section's strings, a slice at a time (a large library's
  * 3 MB took 1.7 ms in one read): 1 while more remain, 0 read, -1 not
- * readable.  From memory (no fd), libelf's copy at once.
+ * readable.
  */
 static int
-elfsym_load_strings(struct elfsym_load *l, const GElf_Shdr *ssh,
-    Elf_Scn *ss, size_t *budget)
+elfsym_load_strings(struct elfsym_load *l, size_t ss, size_t *budget)
 {
-	Elf_Data	*d;
-	uint64_t	 want;
-	ssize_t		 n;
+	const Elf64_Shdr	*ssh = &l->le->sh[ss];
+	uint64_t		 want;
 
 	if (l->str == NULL) {
 		if (ssh->sh_type != SHT_STRTAB || ssh->sh_size == 0 ||
@@ -174,19 +207,10 @@ elfsym_load_strings(struct elfsym_load *l, const GElf_Shdr *ssh,
 		    ssh->sh_size > l->sh.sh_size / l->sh.sh_entsize *
 		    ELFSYM_STR_PER_SYM + ELFSYM_STR_SLACK))
 			return (-1);
-		if (l->fd < 0) {
-			if ((d = elf_getdata(ss, NULL)) == NULL ||
-			    d->d_buf == NULL || d->d_size == 0 ||
-			    ((char *)d->d_buf)[d->d_size - 1] != '\0')
-				return (-1);
-			l->str = d->d_buf;
-			l->str_len = l->str_got = d->d_size - 1;
-			return (0);
-		}
 		if ((l->str = malloc((size_t)ssh->sh_size + 1)) == NULL)
 			return (-1);
 		l->str_own = 1;
-		l->str_off = ssh->sh_offset;
+		l->str_scn = ss;
 		l->str_len = ssh->sh_size;
 		l->str_got = 0;
 	}
@@ -194,63 +218,66 @@ elfsym_load_strings(struct elfsym_load *l, const GElf_Shdr *ssh,
 		want = l->str_len - l->str_got;
 		if (want / ELFSYM_LOAD_UNIT_BYTES >= *budget)
 			want = (uint64_t)*budget * ELFSYM_LOAD_UNIT_BYTES;
-		n = pread(l->fd, l->str + l->str_got, (size_t)want,
-		    (off_t)(l->str_off + l->str_got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
+		if (elfread_read_section(l->le, l->str_scn, l->str_got,
+		    l->str + l->str_got, (size_t)want) != 0)
 			return (-1);	/* an error, or the file shrank */
-		l->str_got += (uint64_t)n;
-		elfsym_load_charge(budget, (uint64_t)n);
+		l->str_got += want;
+		elfsym_load_charge(budget, want);
 	}
 	if (l->str_got < l->str_len)
 		return (1);
-	/* a name at any offset ends inside the copy */
+	/* a name at any offset ends inside the copy (a table without
+	 * its final NUL costs nothing more) */
 	l->str[l->str_len] = '\0';
 	return (0);
 }
 
 /*
  * Start the next symbol section: its strings read (1: call again, they
- * take several steps), then its symbols (0: read them; libelf reads the
- * section at once, a large library's 1 MB in well under a millisecond);
- * -1 to skip it.  Lazily, one of each kind, whose names are read at the
- * recorded offset much later.
+ * take several steps), then its symbols (0: read them a chunk at a
+ * time); -1 to skip it.  Lazily, one of each kind, whose names are read
+ * at the recorded offset much later.
  */
 static int
 elfsym_load_open_syms(struct elfsym_load *l, size_t *budget)
 {
 	struct elfsym_build	*b = &l->b;
 	struct elfsym_table	*t = b->t;
-	Elf_Scn			*scn = l->syms[l->cur], *ss;
-	GElf_Shdr		 ssh;
+	const Elf64_Shdr	*ssh;
+	size_t			 scn = l->syms[l->cur];
 	int			 r, src;
 
-	if (gelf_getshdr(scn, &l->sh) == NULL ||
-	    (ss = elf_getscn(l->e, l->sh.sh_link)) == NULL ||
-	    gelf_getshdr(ss, &ssh) == NULL)
+	l->sh = l->le->sh[scn];
+	if (l->sh.sh_link >= l->le->nsh)
 		return (-1);
+	ssh = &l->le->sh[l->sh.sh_link];
 	src = l->sh.sh_type == SHT_DYNSYM;
 	if (b->lazy && t->str_size[src] != 0)
 		return (-1);
 	if (!l->str_read) {
-		if ((r = elfsym_load_strings(l, &ssh, ss, budget)) != 0)
+		if ((r = elfsym_load_strings(l, l->sh.sh_link, budget)) != 0)
 			return (r);
 		l->str_read = 1;
 		if (*budget == 0)
 			return (1);
 	}
-	if ((l->d = elf_getdata(scn, NULL)) == NULL)
+	if (l->chunk == NULL && (l->chunk = calloc(ELFSYM_SYM_CHUNK,
+	    sizeof(*l->chunk))) == NULL)
 		return (-1);
-	elfsym_load_charge(budget, l->sh.sh_size);
 	if (b->lazy) {
 		b->src = src;
-		t->str_off[src] = ssh.sh_offset;
-		t->str_size[src] = ssh.sh_size;
+		t->str_off[src] = ssh->sh_offset;
+		t->str_size[src] = ssh->sh_size;
 	}
-	l->n = l->d->d_size / l->sh.sh_entsize;
+	l->n = (size_t)elfread_nsyms(l->le, scn);
+	l->chunk_first = l->chunk_n = 0;
+	if (l->sh.sh_type == SHT_DYNSYM && l->rela_plt != 0 &&
+	    l->plt_addr != 0 && l->le->sh[l->rela_plt].sh_link == scn &&
+	    l->n <= ELFSYM_PLT_NAMES)
+		l->dyn_name = calloc(l->n + 1, sizeof(*l->dyn_name));
 	l->i = 1;
 	l->before = t->nsyms;
+	l->open = 1;
 	return (0);
 }
 
@@ -268,7 +295,38 @@ elfsym_load_close_syms(struct elfsym_load *l)
 		l->str_own = 0;
 	}
 	elfsym_load_str_free(l);
-	l->d = NULL;
+	free(l->dyn_name);
+	l->dyn_name = NULL;
+	l->open = 0;
+	l->chunk_n = 0;
+}
+
+/*
+ * Symbol k of the section being read, from its chunk (read when k is
+ * outside it, ELFSYM_SYM_CHUNK from k, its bytes charged); NULL when it
+ * cannot be read.
+ */
+static const Elf64_Sym *
+elfsym_load_sym(struct elfsym_load *l, size_t k, size_t *budget)
+{
+	int64_t	 got;
+	size_t	 i;
+
+	if (k < l->chunk_first || k - l->chunk_first >= l->chunk_n) {
+		l->chunk_n = 0;
+		got = elfread_read_syms(l->le, l->syms[l->cur], k, l->chunk,
+		    ELFSYM_SYM_CHUNK);
+		if (got <= 0)
+			return (NULL);
+		l->chunk_first = k;
+		l->chunk_n = (size_t)got;
+		for (i = 0; l->dyn_name != NULL && i < l->chunk_n; i++)
+			if (k + i < l->n)
+				l->dyn_name[k + i] = l->chunk[i].st_name;
+		elfsym_load_charge_entry(budget, (uint64_t)got *
+		    sizeof(Elf64_Sym));
+	}
+	return (&l->chunk[k - l->chunk_first]);
 }
 
 /* Function symbols of the current section, about budget of them. */
@@ -276,33 +334,54 @@ static int
 elfsym_load_read_syms(struct elfsym_load *l, size_t *budget)
 {
 	struct elfsym_build	*b = &l->b;
-	GElf_Sym		 s;
+	const Elf64_Sym		*s;
 	const char		*name;
 	int			 type, r;
 
 	for (; l->i < l->n && *budget > 0; l->i++, (*budget)--) {
-		if (gelf_getsym(l->d, (int)l->i, &s) == NULL) {
+		if ((s = elfsym_load_sym(l, l->i, budget)) == NULL) {
 			l->i = l->n;
 			break;
 		}
-		type = GELF_ST_TYPE(s.st_info);
-		if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
+		type = ELF64_ST_TYPE(s->st_info);
+		if (s->st_shndx == SHN_UNDEF || s->st_value == 0)
 			continue;
 		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
-		    !(type == STT_NOTYPE && elfsym_section_exec(l->e,
-		    s.st_shndx)))
+		    !(type == STT_NOTYPE && elfsym_section_exec(l->le,
+		    s->st_shndx)))
 			continue;
-		if (s.st_name >= l->str_len)
+		if (s->st_name >= l->str_len)
 			continue;
-		name = l->str + s.st_name;
+		name = l->str + s->st_name;
 		if (name[0] == '\0' || name[0] == '$' ||
 		    strncmp(name, ".L", 2) == 0)
 			continue;
-		if ((r = elfsym_push(b, s.st_value, s.st_size, name,
-		    s.st_name, elfsym_attr(&s, l->sh.sh_type))) != 0)
+		if ((r = elfsym_push(b, s->st_value, s->st_size, name,
+		    s->st_name, elfsym_attr(s, l->sh.sh_type))) != 0)
 			return (r);
 	}
 	return (0);
+}
+
+/*
+ * The name of .dynsym's symbol k for a PLT stub: from the chunk read
+ * when it holds k, else that one symbol read (a stub's symbols are in
+ * no order).
+ */
+static int
+elfsym_load_plt_sym(struct elfsym_load *l, size_t k, Elf64_Sym *s)
+{
+	if (k >= l->chunk_first && k - l->chunk_first < l->chunk_n) {
+		*s = l->chunk[k - l->chunk_first];
+		return (0);
+	}
+	if (l->dyn_name != NULL) {
+		memset(s, 0, sizeof(*s));
+		s->st_name = l->dyn_name[k];
+		return (0);
+	}
+	return (elfread_read_syms(l->le, l->syms[l->cur], k, s, 1) == 1 ?
+	    0 : -1);
 }
 
 /*
@@ -315,34 +394,43 @@ elfsym_load_read_syms(struct elfsym_load *l, size_t *budget)
 static int
 elfsym_load_plt(struct elfsym_load *l, size_t *budget)
 {
-	GElf_Rela	 rel;
-	GElf_Sym	 s;
-	const char	*name;
-	char		 buf[512];
-	size_t		 symi, st_name;
-	int		 r;
+	const Elf64_Rela	*rel;
+	Elf64_Sym		 s;
+	const char		*name;
+	char			 buf[512];
+	size_t			 symi, st_name;
+	int64_t			 got;
+	int			 r;
 
-	if (l->plt_d == NULL) {
-		GElf_Shdr rsh;
-
-		if (gelf_getshdr(l->rela_plt, &rsh) == NULL ||
-		    elf_ndxscn(l->syms[l->cur]) != rsh.sh_link ||
-		    (l->plt_d = elf_getdata(l->rela_plt, NULL)) == NULL) {
+	if (!l->plt_open) {
+		if (l->le->sh[l->rela_plt].sh_link != l->syms[l->cur] ||
+		    (l->rchunk == NULL && (l->rchunk = calloc(
+		    ELFSYM_SYM_CHUNK, sizeof(*l->rchunk))) == NULL)) {
 			l->plt_done = 1;
 			return (0);
 		}
-		elfsym_load_charge(budget, rsh.sh_size);
-		l->plt_n = l->plt_d->d_size / rsh.sh_entsize;
+		l->plt_open = 1;
+		l->plt_n = (size_t)elfread_nrelas(l->le, l->rela_plt);
 		l->plt_i = 0;
+		l->rchunk_first = l->rchunk_n = 0;
 	}
 	for (; l->plt_i < l->plt_n && *budget > 0; l->plt_i++, (*budget)--) {
-		if (gelf_getrela(l->plt_d, (int)l->plt_i, &rel) == NULL)
-			break;
-		symi = GELF_R_SYM(rel.r_info);
+		if (l->plt_i - l->rchunk_first >= l->rchunk_n) {
+			got = elfread_read_relas(l->le, l->rela_plt, l->plt_i,
+			    l->rchunk, ELFSYM_SYM_CHUNK);
+			if (got <= 0)
+				break;
+			l->rchunk_first = l->plt_i;
+			l->rchunk_n = (size_t)got;
+			elfsym_load_charge_entry(budget, (uint64_t)got *
+			    sizeof(Elf64_Rela));
+		}
+		rel = &l->rchunk[l->plt_i - l->rchunk_first];
+		symi = ELF64_R_SYM(rel->r_info);
 		name = "";
 		st_name = 0;
 		if (symi != 0 && symi < l->n &&
-		    gelf_getsym(l->d, (int)symi, &s) != NULL &&
+		    elfsym_load_plt_sym(l, symi, &s) == 0 &&
 		    s.st_name < l->str_len) {
 			name = l->str + s.st_name;
 			st_name = s.st_name;
@@ -364,45 +452,40 @@ elfsym_load_plt(struct elfsym_load *l, size_t *budget)
 }
 
 int
-elfsym_load_init(struct elfsym_load *l, Elf *e, int own_e, int fd,
-    uint64_t size, int lazy, struct elfsym_table *t)
+elfsym_load_init(struct elfsym_load *l, struct elfread *le, int own_le,
+    int fd, uint64_t size, int lazy, struct elfsym_table *t)
 {
 	memset(l, 0, sizeof(*l));
-	l->e = e;
-	l->own_e = own_e;
+	l->le = le;
+	l->own_le = own_le;
 	l->fd = fd;
 	l->file_size = size;
 	l->debug_file = t != NULL;
 	l->phase = LOAD_SCNS;
-	l->go.e = e;
+	l->go.le = le;
 	elfsym_sort_begin(&l->sort);
-	/* .gopclntab from the fd in slices (libelf would read it at once) */
-	elfsym_go_begin(&l->gr, &l->go, fd);
+	/* .gopclntab read in slices */
+	elfsym_go_begin(&l->gr, &l->go);
 	if (t != NULL) {
 		lazy = 0;
 		l->b.t = t;
 		l->b.cap = t->nsyms;
 		l->b.names_cap = t->names_len;
 	}
-	if (elf_kind(e) != ELF_K_ELF)
-		return (l->error = -ENOEXEC);
 	if (t == NULL) {
-		elfsym_go_probe(e, &l->go);
-		if (l->go.scn != NULL && !l->go.symtab)
+		elfsym_go_probe(le, &l->go);
+		if (l->go.scn != 0 && !l->go.symtab)
 			lazy = 0;	/* Go's names are copied */
 		if ((t = calloc(1, sizeof(*t))) == NULL)
 			return (l->error = -ENOMEM);
 		t->fd = -1;
-		elfsym_read_segments(t, e);
+		elfsym_read_segments(t, le);
 		l->b.t = t;
 	}
 	if (lazy && fd >= 0) {
 		l->b.lazy = 1;
 		l->b.file_size = size;
 	}
-	if (elf_getshdrstrndx(e, &l->shstrndx) != 0 ||
-	    !elfsym_shstr_ok(e, l->shstrndx))
-		l->shstrndx = 0;	/* sections unnamed */
 	return (0);
 }
 
@@ -422,14 +505,13 @@ elfsym_load_run(struct elfsym_load *l, size_t budget)
 		switch (l->phase) {
 		case LOAD_SCNS:
 			/* a unit a section header */
-			while (budget > 0 &&
-			    (l->scn = elf_nextscn(l->e, l->scn)) != NULL) {
+			while (budget > 0 && ++l->scn < l->le->nsh) {
 				elfsym_load_section(l, l->scn);
 				budget--;
 			}
-			if (l->scn == NULL) {
+			if (l->scn >= l->le->nsh) {
 				l->cur = 0;
-				l->d = NULL;
+				l->open = 0;
 				l->phase = LOAD_SYMS;
 			}
 			break;
@@ -438,7 +520,7 @@ elfsym_load_run(struct elfsym_load *l, size_t budget)
 				l->phase = LOAD_GO;
 				break;
 			}
-			if (l->d == NULL) {
+			if (!l->open) {
 				if ((r = elfsym_load_open_syms(l,
 				    &budget)) == 1)
 					break;
@@ -454,7 +536,7 @@ elfsym_load_run(struct elfsym_load *l, size_t budget)
 				return (l->error = r);
 			if (l->i < l->n)
 				break;
-			if (l->sh.sh_type == SHT_DYNSYM && l->rela_plt != NULL &&
+			if (l->sh.sh_type == SHT_DYNSYM && l->rela_plt != 0 &&
 			    l->plt_addr != 0 && !l->plt_done) {
 				if ((r = elfsym_load_plt(l, &budget)) != 0)
 					return (l->error = r);
@@ -467,7 +549,7 @@ elfsym_load_run(struct elfsym_load *l, size_t budget)
 			l->cur++;
 			break;
 		case LOAD_GO:
-			if (l->debug_file || l->go.scn == NULL ||
+			if (l->debug_file || l->go.scn == 0 ||
 			    t->has_symtab || l->b.lazy) {
 				l->phase = LOAD_SORT;
 				break;
@@ -489,8 +571,12 @@ elfsym_load_run(struct elfsym_load *l, size_t budget)
 			}
 			if (!l->debug_file) {
 				t->symtab_sect = l->go.symtab;
-				elfsym_go_buildinfo(l->e, t, &l->go);
+				elfsym_go_buildinfo(t, &l->go);
 			}
+			/* A file that could not be read to its end (over its
+			 * budget, truncated while read) gives no table. */
+			if (l->le->error != 0)
+				return (l->error = l->le->error);
 			l->phase = LOAD_DONE;
 			break;
 		case LOAD_DONE:
@@ -513,14 +599,20 @@ elfsym_load_fini(struct elfsym_load *l)
 		l->lazy_str[i] = NULL;
 		l->b.str[i] = NULL;
 	}
+	free(l->chunk);
+	free(l->rchunk);
+	free(l->dyn_name);
+	l->dyn_name = NULL;
+	l->chunk = NULL;
+	l->rchunk = NULL;
 	elfsym_go_free(&l->gr);
 	elfsym_sort_free(&l->sort);
 	if (!l->debug_file)
 		elfsym_free(l->b.t);
 	l->b.t = NULL;
-	if (l->own_e && l->e != NULL)
-		elf_end(l->e);
-	l->e = NULL;
+	if (l->own_le)
+		(void)elfread_free(l->le);
+	l->le = NULL;
 }
 
 /* The public, heap-allocated load (symbin.c's, across loop turns). */
@@ -528,27 +620,18 @@ int
 elfsym_load_begin(int fd, int lazy, struct elfsym_load **out)
 {
 	struct elfsym_load	*l;
-	struct stat		 sb;
-	Elf			*e;
+	struct elfread		*le;
 	int			 r;
 
 	*out = NULL;
-	(void)elf_version(EV_CURRENT);
-	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
-		return (-ENOEXEC);
-	if (elf_kind(e) != ELF_K_ELF) {
-		elf_end(e);
-		return (-ENOEXEC);
-	}
-	if (fstat(fd, &sb) != 0 || sb.st_size <= 0) {
-		elf_end(e);
-		return (-EIO);
-	}
+	if ((r = elfread_open_fd(fd, ELFSYM_READ_BYTES, ELFSYM_READ_CALLS,
+	    &le)) != 0)
+		return (r);
 	if ((l = calloc(1, sizeof(*l))) == NULL) {
-		elf_end(e);
+		(void)elfread_free(le);
 		return (-ENOMEM);
 	}
-	if ((r = elfsym_load_init(l, e, 1, fd, (uint64_t)sb.st_size, lazy,
+	if ((r = elfsym_load_init(l, le, 1, fd, le->size, lazy,
 	    NULL)) != 0) {
 		elfsym_load_fini(l);
 		free(l);

@@ -12,6 +12,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -498,6 +499,142 @@ test_memo(void)
 	elfbad_clear();
 }
 
+/*
+ * A reader held across loop turns (perf's symbol loader): symbols read a
+ * chunk at a time as they are in the file; a 32-bit file's headers and
+ * symbols in the 64-bit forms (the runtime readers' calls still refuse
+ * it); a file over the budget its caller gave answers that, is marked
+ * bad by identity with one line, and is not read again until it changes.
+ */
+static void
+test_held(void)
+{
+	char		 path[] = "/tmp/test_elfread.XXXXXX";
+	struct {
+		Elf32_Ehdr	 eh;
+		Elf32_Shdr	 sh[4];
+		Elf32_Sym	 sym[3];
+		char		 str[16];
+		char		 shstr[32];
+	} e32;
+	struct elfread	*le;
+	struct img	 im;
+	struct found	 f;
+	Elf64_Sym	 got[64];
+	const Elf64_Sym	*want;
+	uint64_t	 b0, r0, b1, r1;
+	size_t		 i, ok;
+	int		 fd, rc, logs;
+
+	img_build(&im, 3000, 65536, NULL, 0, NULL, 0);
+	CHECK_INTEQ(elfread_open_mem(im.buf, im.len, 1u << 20, 1u << 10,
+	    &le), 0, "held: an image opens");
+	CHECK(le != NULL && elfread_nsyms(le, 2) == 3000,
+	    "held: its .dynsym's count");
+	want = (const Elf64_Sym *)(im.buf + TEXT_OFF + TEXT_SZ);
+	ok = le != NULL && elfread_read_syms(le, 2, 2950, got, 64) == 50;
+	for (i = 0; ok && i < 50; i++)
+		ok = memcmp(&got[i], &want[2950 + i], sizeof(got[i])) == 0;
+	CHECK(ok, "held: a chunk of symbols as in the file, cut at the end");
+	CHECK_INTEQ(elfread_free(le), 0, "held: freed, nothing wrong");
+
+	/* a 32-bit relocatable file: .symtab, .strtab, .shstrtab */
+	memset(&e32, 0, sizeof(e32));
+	memcpy(e32.eh.e_ident, ELFMAG, SELFMAG);
+	e32.eh.e_ident[EI_CLASS] = ELFCLASS32;
+	e32.eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	e32.eh.e_ident[EI_VERSION] = EV_CURRENT;
+	e32.eh.e_type = ET_EXEC;
+	e32.eh.e_machine = EM_386;
+	e32.eh.e_shoff = offsetof(__typeof__(e32), sh);
+	e32.eh.e_shentsize = sizeof(Elf32_Shdr);
+	e32.eh.e_shnum = 4;
+	e32.eh.e_shstrndx = 3;
+	e32.eh.e_ehsize = sizeof(Elf32_Ehdr);
+	memcpy(e32.str, "\0alpha\0beta", 12);
+	memcpy(e32.shstr, "\0.symtab\0.strtab\0.shstrtab", 27);
+	e32.sh[1].sh_name = 1;
+	e32.sh[1].sh_type = SHT_SYMTAB;
+	e32.sh[1].sh_offset = offsetof(__typeof__(e32), sym);
+	e32.sh[1].sh_size = sizeof(e32.sym);
+	e32.sh[1].sh_entsize = sizeof(Elf32_Sym);
+	e32.sh[1].sh_link = 2;
+	e32.sh[2].sh_name = 9;
+	e32.sh[2].sh_type = SHT_STRTAB;
+	e32.sh[2].sh_offset = offsetof(__typeof__(e32), str);
+	e32.sh[2].sh_size = 12;
+	e32.sh[3].sh_name = 17;
+	e32.sh[3].sh_type = SHT_STRTAB;
+	e32.sh[3].sh_offset = offsetof(__typeof__(e32), shstr);
+	e32.sh[3].sh_size = 27;
+	e32.sym[1].st_name = 1;
+	e32.sym[1].st_value = 0x8049000;
+	e32.sym[1].st_size = 16;
+	e32.sym[1].st_info = ELF32_ST_INFO(STB_GLOBAL, STT_FUNC);
+	e32.sym[1].st_shndx = 1;
+	e32.sym[2].st_name = 7;
+	e32.sym[2].st_value = 0xfffffff0;
+	e32.sym[2].st_size = 8;
+	e32.sym[2].st_info = ELF32_ST_INFO(STB_WEAK, STT_FUNC);
+	e32.sym[2].st_shndx = 1;
+	CHECK_INTEQ(elfread_read_mem(&e32, sizeof(e32), walk, &f), -ENOEXEC,
+	    "32-bit: the runtime readers' calls refuse it");
+	CHECK_INTEQ(elfread_open_mem(&e32, sizeof(e32), 1u << 20, 64, &le),
+	    0, "32-bit: held, it opens");
+	ok = le != NULL && le->nsh == 4 && le->sh[1].sh_type == SHT_SYMTAB &&
+	    le->sh[1].sh_entsize == sizeof(Elf64_Sym) &&
+	    le->sh[1].sh_offset == e32.sh[1].sh_offset &&
+	    elfread_section_is(le, 2, ".strtab") &&
+	    elfread_nsyms(le, 1) == 3 &&
+	    elfread_read_syms(le, 1, 0, got, 8) == 3 &&
+	    got[1].st_name == 1 && got[1].st_value == 0x8049000 &&
+	    got[1].st_size == 16 && got[1].st_shndx == 1 &&
+	    ELF64_ST_TYPE(got[1].st_info) == STT_FUNC &&
+	    got[2].st_name == 7 && got[2].st_value == 0xfffffff0 &&
+	    ELF64_ST_BIND(got[2].st_info) == STB_WEAK;
+	CHECK(ok, "32-bit: its section headers and symbols, widened");
+	(void)elfread_free(le);
+
+	/* over the budget the caller gave */
+	if ((fd = mkstemp(path)) < 0) {
+		CHECK(0, "a temporary file");
+		free(im.buf);
+		return;
+	}
+	close(fd);
+	elfbad_clear();
+	elfread_set_log(on_log, NULL);
+	if ((fd = write_file(path, &im)) < 0) {
+		CHECK(0, "the image written");
+		goto out;
+	}
+	CHECK_INTEQ(elfread_open_fd(fd, 8192, 64, &le), 0,
+	    "held: a file opens within a budget of 8 KB");
+	logs = nlogs;
+	rc = -1;
+	for (i = 0; le != NULL && i < 3000; i += 64)
+		if (elfread_read_syms(le, 2, i, got, 64) < 0)
+			break;
+	CHECK(le != NULL && le->error == -E2BIG,
+	    "held: its symbols spend the budget");
+	if (le != NULL)
+		rc = elfread_free(le);
+	CHECK_INTEQ(rc, -E2BIG, "held: freed, it says so");
+	CHECK(nlogs == logs + 1 && strstr(lastlog, "over its read budget"),
+	    "held: one line says so");
+	elfread_spent(&b0, &r0);
+	CHECK_INTEQ(elfread_open_fd(fd, 8192, 64, &le), -E2BIG,
+	    "held: asked again, the same answer");
+	elfread_spent(&b1, &r1);
+	CHECK(b1 == b0 && r1 == r0 && nlogs == logs + 1,
+	    "held: without reading it, nor another line");
+	close(fd);
+out:
+	unlink(path);
+	free(im.buf);
+	elfread_set_log(NULL, NULL);
+}
+
 int
 main(void)
 {
@@ -507,5 +644,6 @@ main(void)
 	test_memo();
 	test_fd();
 	test_turn();
+	test_held();
 	return (testing_done());
 }

@@ -5,7 +5,9 @@
  * lazy, for this program, its libc and any big library at hand; and a
  * file whose section headers lie (a symbol section past the end of the
  * file) loads without it instead of reading past the end; one whose
- * section names lack their final NUL loads with its sections unnamed.
+ * section names lack their final NUL loads with its sections unnamed;
+ * 32-bit binaries (i386, armhf: processes of another ABI on a 64-bit
+ * host) load with the names and addresses nm gives.
  */
 #include "config.h"
 
@@ -174,9 +176,9 @@ test_lying(const char *dir)
 }
 
 /*
- * Section names without their final NUL: libelf's elf_strptr scans such
- * a table at every call; the load checks it once and leaves the
- * sections unnamed, its symbols still read.
+ * Section names without their final NUL: libelf's elf_strptr scanned
+ * such a table at every call; the reader compares a name within the
+ * table (the last one, cut, names nothing), its symbols still read.
  */
 static void
 test_shstr_unterminated(const char *dir)
@@ -210,6 +212,86 @@ test_shstr_unterminated(const char *dir)
 	close(fd);
 }
 
+/*
+ * A 32-bit build (as a 64-bit host runs i386 and armhf processes): its
+ * functions at the addresses nm gives, its build-id, and the same table
+ * in steps.  Built here with the compilers at hand, skipped without.
+ */
+static void
+test_32bit(const char *dir)
+{
+	static const char *const src = "int gp32_alpha(int x) { return x * 3; }\n"
+	    "int gp32_beta(int x) { return gp32_alpha(x) + 1; }\n"
+	    "void _start(void) { for (;;); }\n";
+	static const struct {
+		const char	*what, *cc;
+	} b[] = {
+		{ "i386", "gcc -m32 -O1 -nostdlib -static -Wl,--build-id=sha1" },
+		{ "i386 shared", "gcc -m32 -O1 -nostdlib -shared -fPIC "
+		    "-Wl,--build-id=sha1" },
+		{ "armhf", "clang --target=armv7-linux-gnueabihf -O1 "
+		    "-nostdlib -static -fuse-ld=lld -Wl,--build-id=sha1" },
+	};
+	struct elfsym_table	*t;
+	char			 path[512], csrc[512], cmd[2048], line[512];
+	char			 name[256], nb[256], what[64], msg[256];
+	unsigned long long	 addr;
+	FILE			*fp;
+	size_t			 i, found, asked;
+	long			 k;
+	int			 fd;
+
+	snprintf(csrc, sizeof(csrc), "%s/gp32.c", dir);
+	if ((fp = fopen(csrc, "w")) == NULL)
+		return;
+	fputs(src, fp);
+	fclose(fp);
+	for (i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+		snprintf(path, sizeof(path), "%s/gp32.%zu", dir, i);
+		snprintf(cmd, sizeof(cmd), "%s -o %s %s 2>/dev/null", b[i].cc,
+		    path, csrc);
+		if (tsu_run((char *[]){ "sh", "-c", cmd, NULL }) != 0) {
+			printf("# skip: no %s compiler\n", b[i].what);
+			continue;
+		}
+		t = NULL;
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		snprintf(msg, sizeof(msg), "%s: a 32-bit file loads",
+		    b[i].what);
+		CHECK(elfsym_load_fd(fd, &t) == 0 && t != NULL, msg);
+		close(fd);
+		if (t == NULL)
+			continue;
+		snprintf(cmd, sizeof(cmd), "nm --defined-only %s", path);
+		found = asked = 0;
+		if ((fp = popen(cmd, "r")) != NULL) {
+			while (fgets(line, sizeof(line), fp) != NULL) {
+				if (sscanf(line, "%llx %*s %255s", &addr,
+				    name) != 2 || strncmp(name, "gp32_", 5) != 0)
+					continue;
+				asked++;
+				if (b[i].what[0] == 'a')
+					addr &= ~1ull;	/* Thumb bit */
+				if ((k = elfsym_find(t, addr)) >= 0 &&
+				    elfsym_name(t, (size_t)k, nb, sizeof(nb)) !=
+				    NULL && strcmp(nb, name) == 0)
+					found++;
+			}
+			pclose(fp);
+		}
+		snprintf(msg, sizeof(msg), "%s: gp32_alpha and gp32_beta at "
+		    "nm's addresses (%zu of %zu)", b[i].what, found, asked);
+		CHECK(asked == 2 && found == asked, msg);
+		snprintf(msg, sizeof(msg), "%s: its build-id and segments",
+		    b[i].what);
+		CHECK(t->build_id_len == 20 && t->nsegs > 0, msg);
+		elfsym_free(t);
+		snprintf(what, sizeof(what), "%s build", b[i].what);
+		test_same(path, what);
+	}
+}
+
 int
 main(void)
 {
@@ -232,6 +314,7 @@ main(void)
 			test_same(big[i], strrchr(big[i], '/') + 1);
 	test_lying(dir);
 	test_shstr_unterminated(dir);
+	test_32bit(dir);
 	tsu_rmtree(dir);
 	return (testing_done());
 }

@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -314,14 +313,14 @@ sliced_same(const char *path, const struct elfsym_table *t, size_t budget)
 	struct elfsym_goread	 r;
 	struct elfsym_go	 go;
 	struct elfsym_table	*u;
-	Elf			*e;
+	struct elfread		*e;
 	size_t			 steps = 0;
 	int			 fd, rc, same = 0;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return (0);
-	(void)elf_version(EV_CURRENT);
-	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL) {
+	if (elfread_open_fd(fd, ELFSYM_READ_BYTES, ELFSYM_READ_CALLS,
+	    &e) != 0) {
 		close(fd);
 		return (0);
 	}
@@ -330,7 +329,7 @@ sliced_same(const char *path, const struct elfsym_table *t, size_t budget)
 	if ((u = b.t = calloc(1, sizeof(*b.t))) == NULL)
 		goto out;
 	u->fd = -1;
-	elfsym_go_begin(&r, &go, fd);
+	elfsym_go_begin(&r, &go);
 	while ((rc = elfsym_go_step(&r, &b, budget)) == 1)
 		steps++;
 	elfsym_go_free(&r);
@@ -349,7 +348,7 @@ sliced_same(const char *path, const struct elfsym_table *t, size_t budget)
 	printf("# sliced by %zu units: %zu steps\n", budget, steps + 1);
 	elfsym_free(u);
 out:
-	elf_end(e);
+	(void)elfread_free(e);
 	close(fd);
 	return (same);
 }

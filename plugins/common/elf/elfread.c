@@ -122,8 +122,8 @@ elfread_pread(struct elfread *le, uint64_t off, void *buf, size_t len)
 		return (-1);
 	if (off > le->size || len > le->size - off)
 		return (-1);		/* a lying header: that read only */
-	if (le->bytes + len > ELFREAD_BUDGET_BYTES ||
-	    le->reads + 1 > ELFREAD_BUDGET_READS) {
+	if (len > le->max_bytes - le->bytes ||
+	    le->reads + 1 > le->max_reads) {
 		le->error = -E2BIG;
 		return (-1);
 	}
@@ -151,21 +151,121 @@ elfread_pread(struct elfread *le, uint64_t off, void *buf, size_t len)
 	return (0);
 }
 
+/* The 32-bit headers in the 64-bit forms (the fields widened). */
+static void
+elfread_ehdr32(Elf64_Ehdr *eh, const Elf32_Ehdr *e)
+{
+	Elf64_Ehdr	 o;
+
+	memset(&o, 0, sizeof(o));
+	memcpy(o.e_ident, e->e_ident, EI_NIDENT);
+	o.e_type = e->e_type;
+	o.e_machine = e->e_machine;
+	o.e_version = e->e_version;
+	o.e_entry = e->e_entry;
+	o.e_phoff = e->e_phoff;
+	o.e_shoff = e->e_shoff;
+	o.e_flags = e->e_flags;
+	o.e_ehsize = e->e_ehsize;
+	o.e_phentsize = e->e_phentsize == sizeof(Elf32_Phdr) ?
+	    sizeof(Elf64_Phdr) : 0;
+	o.e_phnum = e->e_phnum;
+	o.e_shentsize = e->e_shentsize == sizeof(Elf32_Shdr) ?
+	    sizeof(Elf64_Shdr) : 0;
+	o.e_shnum = e->e_shnum;
+	o.e_shstrndx = e->e_shstrndx;
+	*eh = o;
+}
+
+static void
+elfread_shdr32(Elf64_Shdr *o, const Elf32_Shdr *s)
+{
+	Elf32_Shdr	 c = *s;	/* o and s may overlap */
+
+	o->sh_name = c.sh_name;
+	o->sh_type = c.sh_type;
+	o->sh_flags = c.sh_flags;
+	o->sh_addr = c.sh_addr;
+	o->sh_offset = c.sh_offset;
+	o->sh_size = c.sh_size;
+	o->sh_link = c.sh_link;
+	o->sh_info = c.sh_info;
+	o->sh_addralign = c.sh_addralign;
+	/* the entries' own size: symbols and relocations are given in
+	 * the 64-bit forms, whose sizes stand for the 32-bit ones */
+	o->sh_entsize = c.sh_entsize == sizeof(Elf32_Sym) ?
+	    sizeof(Elf64_Sym) : c.sh_entsize == sizeof(Elf32_Rela) ?
+	    sizeof(Elf64_Rela) : c.sh_entsize == 0 ? 0 : 1;
+}
+
+static void
+elfread_phdr32(Elf64_Phdr *o, const Elf32_Phdr *p)
+{
+	Elf32_Phdr	 c = *p;
+
+	o->p_type = c.p_type;
+	o->p_flags = c.p_flags;
+	o->p_offset = c.p_offset;
+	o->p_vaddr = c.p_vaddr;
+	o->p_paddr = c.p_paddr;
+	o->p_filesz = c.p_filesz;
+	o->p_memsz = c.p_memsz;
+	o->p_align = c.p_align;
+}
+
+/*
+ * n headers of esz bytes each (the file's class) at off into out, an
+ * array of n 64-bit ones: read in place and widened from the last
+ * (a 32-bit one is smaller, so none is overwritten before it is read).
+ */
+static int
+elfread_headers(struct elfread *le, uint64_t off, void *out, size_t n,
+    size_t esz64, int ph)
+{
+	size_t		 i, esz = le->class32 ? (ph ? sizeof(Elf32_Phdr) :
+			    sizeof(Elf32_Shdr)) : esz64;
+	Elf32_Phdr	 p;
+	Elf32_Shdr	 s;
+
+	if (elfread_pread(le, off, out, n * esz) != 0)
+		return (-1);
+	if (!le->class32)
+		return (0);
+	for (i = n; i-- > 0; ) {
+		if (ph) {
+			memcpy(&p, (uint8_t *)out + i * esz, sizeof(p));
+			elfread_phdr32((Elf64_Phdr *)out + i, &p);
+		} else {
+			memcpy(&s, (uint8_t *)out + i * esz, sizeof(s));
+			elfread_shdr32((Elf64_Shdr *)out + i, &s);
+		}
+	}
+	return (0);
+}
+
 static int
 elfread_open(struct elfread *le)
 {
 	const Elf64_Ehdr	*eh = &le->eh;
+	Elf32_Ehdr		 e32;
 	Elf64_Shdr		 s0;
 	const Elf64_Shdr	*ss;
 	size_t			 shnum, shstrndx;
 
-	if (le->size < sizeof(le->eh) ||
+	if (le->size < sizeof(e32) ||
+	    elfread_pread(le, 0, &e32, sizeof(e32)) != 0)
+		return (le->error != 0 ? le->error : -ENOEXEC);
+	if (memcmp(e32.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    e32.e_ident[EI_DATA] != ELFDATA2LSB)
+		return (-ENOEXEC);
+	if (e32.e_ident[EI_CLASS] == ELFCLASS32 && le->held) {
+		le->class32 = 1;
+		elfread_ehdr32(&le->eh, &e32);
+	} else if (e32.e_ident[EI_CLASS] != ELFCLASS64)
+		return (-ENOEXEC);
+	else if (le->size < sizeof(le->eh) ||
 	    elfread_pread(le, 0, &le->eh, sizeof(le->eh)) != 0)
 		return (le->error != 0 ? le->error : -ENOEXEC);
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_ident[EI_DATA] != ELFDATA2LSB)
-		return (-ENOEXEC);
 	if (eh->e_phnum != 0) {
 		if (eh->e_phentsize != sizeof(Elf64_Phdr) ||
 		    eh->e_phnum > ELFREAD_MAX_PHDRS)
@@ -173,8 +273,8 @@ elfread_open(struct elfread *le)
 		le->nph = eh->e_phnum;
 		if ((le->ph = calloc(le->nph, sizeof(*le->ph))) == NULL)
 			return (-ENOMEM);
-		if (elfread_pread(le, eh->e_phoff, le->ph,
-		    le->nph * sizeof(*le->ph)) != 0)
+		if (elfread_headers(le, eh->e_phoff, le->ph, le->nph,
+		    sizeof(*le->ph), 1) != 0)
 			return (le->error != 0 ? le->error : -EBADMSG);
 	}
 	if (eh->e_shoff == 0)
@@ -185,7 +285,8 @@ elfread_open(struct elfread *le)
 	shstrndx = eh->e_shstrndx;
 	if (shnum == 0 || shstrndx == SHN_XINDEX) {
 		/* extended numbering: the counts in section 0 */
-		if (elfread_pread(le, eh->e_shoff, &s0, sizeof(s0)) != 0)
+		if (elfread_headers(le, eh->e_shoff, &s0, 1, sizeof(s0),
+		    0) != 0)
 			return (le->error != 0 ? le->error : -EBADMSG);
 		if (shnum == 0)
 			shnum = (size_t)s0.sh_size;
@@ -199,8 +300,8 @@ elfread_open(struct elfread *le)
 		return (0);
 	if ((le->sh = calloc(shnum, sizeof(*le->sh))) == NULL)
 		return (-ENOMEM);
-	if (elfread_pread(le, eh->e_shoff, le->sh, shnum * sizeof(*le->sh)) !=
-	    0)
+	if (elfread_headers(le, eh->e_shoff, le->sh, shnum, sizeof(*le->sh),
+	    0) != 0)
 		return (le->error != 0 ? le->error : -EBADMSG);
 	/* Section names, read once; a table too large or outside the file
 	 * leaves sections nameless, not the file unread. */
@@ -290,6 +391,8 @@ elfread_read_fd(int fd, elfread_fn fn, void *arg)
 	memset(&le, 0, sizeof(le));
 	le.fd = fd;
 	le.size = (uint64_t)st.st_size;
+	le.max_bytes = ELFREAD_BUDGET_BYTES;
+	le.max_reads = ELFREAD_BUDGET_READS;
 	rc = elfread_run(&le, fn, arg);
 	/* What was read must be one file: the same size and mtime after. */
 	if (fstat(fd, &st2) != 0)
@@ -312,7 +415,210 @@ elfread_read_mem(const void *buf, size_t len, elfread_fn fn, void *arg)
 	le.fd = -1;
 	le.mem = buf;
 	le.size = len;
+	le.max_bytes = ELFREAD_BUDGET_BYTES;
+	le.max_reads = ELFREAD_BUDGET_READS;
 	return (elfread_run(&le, fn, arg));
+}
+
+/* The held reader: see elfread.h. */
+static int
+elfread_held(struct elfread *le, uint64_t max_bytes, uint64_t max_reads,
+    struct elfread **out)
+{
+	struct elfread	*h;
+	int		 rc;
+
+	le->held = 1;
+	le->max_bytes = max_bytes;
+	le->max_reads = max_reads;
+	if ((rc = elfread_open(le)) == 0 && le->error != 0)
+		rc = le->error;
+	if (rc == 0 && (h = malloc(sizeof(*h))) == NULL)
+		rc = -ENOMEM;
+	if (rc != 0) {
+		elfread_close(le);
+		return (rc);
+	}
+	*h = *le;
+	*out = h;
+	return (0);
+}
+
+/* What was read was one file: the same size and mtime as at open. */
+static int
+elfread_same(int fd, const struct stat *st, struct stat *st2)
+{
+	if (fstat(fd, st2) != 0) {
+		*st2 = *st;
+		return (1);
+	}
+	return (st2->st_size == st->st_size &&
+	    st2->st_mtim.tv_sec == st->st_mtim.tv_sec &&
+	    st2->st_mtim.tv_nsec == st->st_mtim.tv_nsec);
+}
+
+int
+elfread_open_fd(int fd, uint64_t max_bytes, uint64_t max_reads,
+    struct elfread **out)
+{
+	struct elfread	 le;
+	struct stat	 st2;
+	int		 rc;
+
+	*out = NULL;
+	memset(&le, 0, sizeof(le));
+	if (fstat(fd, &le.st) != 0)
+		return (-errno);
+	if (!S_ISREG(le.st.st_mode) || le.st.st_size <= 0)
+		return (-ENOEXEC);
+	if ((rc = elfbad_find(&le.st)) != 0)
+		return (rc);
+	le.fd = fd;
+	le.size = (uint64_t)le.st.st_size;
+	if ((rc = elfread_held(&le, max_bytes, max_reads, out)) == 0)
+		return (0);
+	if (rc != -EIO && !elfread_same(fd, &le.st, &st2))
+		rc = -ESTALE;
+	if (elfread_is_bad(rc) && elfbad_mark(&st2, rc))
+		elfread_log_bad(fd, &st2, rc);
+	return (rc);
+}
+
+int
+elfread_open_mem(const void *buf, size_t len, uint64_t max_bytes,
+    uint64_t max_reads, struct elfread **out)
+{
+	struct elfread	 le;
+
+	*out = NULL;
+	memset(&le, 0, sizeof(le));
+	le.fd = -1;
+	le.mem = buf;
+	le.size = len;
+	return (elfread_held(&le, max_bytes, max_reads, out));
+}
+
+int
+elfread_free(struct elfread *le)
+{
+	struct stat	 st2;
+	int		 rc;
+
+	if (le == NULL)
+		return (0);
+	rc = le->error;
+	if (le->fd >= 0) {
+		if (rc != -EIO && !elfread_same(le->fd, &le->st, &st2))
+			rc = -ESTALE;
+		if (elfread_is_bad(rc) && elfbad_mark(&st2, rc))
+			elfread_log_bad(le->fd, &st2, rc);
+	}
+	elfread_close(le);
+	free(le);
+	return (rc);
+}
+
+int
+elfread_read_at(struct elfread *le, uint64_t off, void *buf, size_t len)
+{
+	return (elfread_pread(le, off, buf, len));
+}
+
+uint64_t
+elfread_nsyms(const struct elfread *le, size_t i)
+{
+	const Elf64_Shdr	*sh;
+
+	if (i >= le->nsh)
+		return (0);
+	sh = &le->sh[i];
+	if ((sh->sh_type != SHT_SYMTAB && sh->sh_type != SHT_DYNSYM) ||
+	    sh->sh_entsize != sizeof(Elf64_Sym))
+		return (0);
+	return (sh->sh_size / (le->class32 ? sizeof(Elf32_Sym) :
+	    sizeof(Elf64_Sym)));
+}
+
+uint64_t
+elfread_nrelas(const struct elfread *le, size_t i)
+{
+	const Elf64_Shdr	*sh;
+
+	if (i >= le->nsh)
+		return (0);
+	sh = &le->sh[i];
+	if (sh->sh_type != SHT_RELA || sh->sh_entsize != sizeof(Elf64_Rela))
+		return (0);
+	return (sh->sh_size / (le->class32 ? sizeof(Elf32_Rela) :
+	    sizeof(Elf64_Rela)));
+}
+
+/*
+ * Entries [first, first + n) of an array section of total entries,
+ * each esz bytes in the file, read in place into out (n of osz bytes;
+ * esz <= osz): the count read, or -1.
+ */
+static int64_t
+elfread_entries(struct elfread *le, size_t i, uint64_t total, size_t esz,
+    uint64_t first, void *out, size_t n)
+{
+	if (first >= total)
+		return (0);
+	if (n > total - first)
+		n = (size_t)(total - first);
+	if (n == 0)
+		return (0);
+	if (elfread_read_section(le, i, first * esz, out, n * esz) != 0)
+		return (-1);
+	return ((int64_t)n);
+}
+
+int64_t
+elfread_read_syms(struct elfread *le, size_t i, uint64_t first,
+    Elf64_Sym *out, size_t n)
+{
+	Elf32_Sym	 s;
+	int64_t		 got;
+	size_t		 k;
+
+	got = elfread_entries(le, i, elfread_nsyms(le, i), le->class32 ?
+	    sizeof(Elf32_Sym) : sizeof(Elf64_Sym), first, out, n);
+	if (got <= 0 || !le->class32)
+		return (got);
+	/* widened from the last: each 32-bit entry read before its place
+	 * is written */
+	for (k = (size_t)got; k-- > 0; ) {
+		memcpy(&s, (uint8_t *)out + k * sizeof(s), sizeof(s));
+		out[k].st_name = s.st_name;
+		out[k].st_info = s.st_info;
+		out[k].st_other = s.st_other;
+		out[k].st_shndx = s.st_shndx;
+		out[k].st_value = s.st_value;
+		out[k].st_size = s.st_size;
+	}
+	return (got);
+}
+
+int64_t
+elfread_read_relas(struct elfread *le, size_t i, uint64_t first,
+    Elf64_Rela *out, size_t n)
+{
+	Elf32_Rela	 r;
+	int64_t		 got;
+	size_t		 k;
+
+	got = elfread_entries(le, i, elfread_nrelas(le, i), le->class32 ?
+	    sizeof(Elf32_Rela) : sizeof(Elf64_Rela), first, out, n);
+	if (got <= 0 || !le->class32)
+		return (got);
+	for (k = (size_t)got; k-- > 0; ) {
+		memcpy(&r, (uint8_t *)out + k * sizeof(r), sizeof(r));
+		out[k].r_offset = r.r_offset;
+		out[k].r_info = ELF64_R_INFO(ELF32_R_SYM(r.r_info),
+		    ELF32_R_TYPE(r.r_info));
+		out[k].r_addend = r.r_addend;
+	}
+	return (got);
 }
 
 int

@@ -6,8 +6,13 @@
  * headers, section names, named symbols, the build-id note, and a few
  * bytes at a virtual address.  The runtime plugins (Ruby, PHP, Python)
  * read an interpreter's image with it; the perf plugin's symbol tables
- * (plugins/perf/elfsym*.c) share its note parser and are to be built on
- * it (their load is still libelf's, ELF_C_READ: see below).
+ * (plugins/perf/elfsym*.c) are loaded through it too, a step at a time
+ * across loop turns, from a file held open (elfread_open_fd): one ELF
+ * loader for symbols.  Only DWARF unwinding (perf's unwind_dwarf.c) still
+ * reads ELF through libdw.  The held-open reader also takes 32-bit
+ * little-endian files (i386, armhf processes on a 64-bit host), their
+ * headers and symbols given in the 64-bit forms; the runtime readers'
+ * calls (elfread_read_fd, _mem) still take only 64-bit ones.
  *
  * Every read is charged to a budget per file (bytes and read calls): a
  * hostile file costs at most that, however large its tables.  Names are
@@ -18,18 +23,11 @@
  * remembered by identity (dev, inode, size, mtime) and not read again
  * until it changes; one log line says so.
  *
- * What moving perf's loader here takes (elfsym_load.c keeps its steps):
- * its section walk over this reader's headers (struct elfread's sh, read
- * once) instead of elf_nextscn; symbols read in chunks by pread as
- * elfread_symbols does, a step a chunk, instead of elf_getdata's whole
- * section; the string table copied in slices as now; .gnu_debuglink,
- * .rela.plt and Go's sections (.gopclntab, .noptrdata, .go.buildinfo) by
- * elfread_read_section; the per-file budget sized for the symbolizer (its
- * tables: up to ELFSYM_MAX_SYMS symbols), and a file given up on marked
- * in elfbad by identity, next to the symbolizer's own cache.
  */
 #ifndef GP_ELFREAD_H
 #define GP_ELFREAD_H
+
+#include <sys/stat.h>
 
 #include <elf.h>
 #include <stddef.h>
@@ -73,7 +71,11 @@ struct elfread {
 	char			*shstr;		/* section names; NULL: none */
 	size_t			 shstr_len;
 	uint64_t		 bytes, reads;	/* spent */
+	uint64_t		 max_bytes, max_reads;	/* the budget */
 	int			 error;		/* first fatal error, -errno */
+	int			 class32;	/* ELFCLASS32: converted */
+	int			 held;		/* elfread_open_fd's */
+	struct stat		 st;		/* held: the file at open */
 };
 
 typedef int	(*elfread_fn)(struct elfread *, void *);
@@ -125,6 +127,40 @@ int64_t	elfread_read_vaddr(struct elfread *, uint64_t vaddr, void *,
 /* len bytes at off of section i's data; 0 or -1. */
 int	elfread_read_section(struct elfread *, size_t i, uint64_t off,
 	    void *, size_t len);
+
+/*
+ * A reader held across loop turns (perf's symbol loader, which reads a
+ * file in steps): the headers read and checked at open, then the
+ * calls above and below at any time, all charged to the budget given
+ * (bytes, read calls).  Takes ELFCLASS32 too.  0 with *out, or an
+ * error of elfread_read_fd's (-EINPROGRESS never: the caller paces
+ * itself); a file marked bad answers its mark without being read.
+ * elfread_free says whether what was read was one file (the same size
+ * and mtime) and, when the reader failed for a cause of
+ * elfread_is_bad, marks the file in elfbad (one log line): its result
+ * is the reader's error, or -ESTALE, or 0.
+ */
+int	elfread_open_fd(int fd, uint64_t max_bytes, uint64_t max_reads,
+	    struct elfread **out);
+int	elfread_open_mem(const void *, size_t, uint64_t max_bytes,
+	    uint64_t max_reads, struct elfread **out);
+int	elfread_free(struct elfread *);
+/* len bytes at file offset off: 0 or -1 (outside the file, or failed). */
+int	elfread_read_at(struct elfread *, uint64_t off, void *, size_t len);
+/*
+ * Symbols [first, first + n) of symbol section i, in the 64-bit form;
+ * the count read (cut at the section's end), -1 on failure.  Its
+ * entries must be Elf32_Sym or Elf64_Sym as the class says.
+ */
+int64_t	elfread_read_syms(struct elfread *, size_t i, uint64_t first,
+	    Elf64_Sym *, size_t n);
+/* Its number of symbols (0: not a symbol section of this class). */
+uint64_t elfread_nsyms(const struct elfread *, size_t i);
+/* The same for the entries of a SHT_RELA section (r_info in ELF64's
+ * form: ELF64_R_SYM gives the symbol). */
+int64_t	elfread_read_relas(struct elfread *, size_t i, uint64_t first,
+	    Elf64_Rela *, size_t n);
+uint64_t elfread_nrelas(const struct elfread *, size_t i);
 
 /* Pure parsers, tested and fuzzed on their own. */
 size_t	elfread_note_build_id(const uint8_t *, size_t, uint8_t *, size_t);
