@@ -28,6 +28,7 @@
 
 #include <gprofiler/plugin.h>
 
+#include "elfread.h"
 #include "symbolize_int.h"
 
 static struct sym_binary *
@@ -207,12 +208,12 @@ sym_binary_loaded(struct symbolizer *s, struct sym_binary *b, int r,
 			sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: %s: its "
 			    "evicted table did not reload (%s); its frames "
 			    "show as the dso", (int)b->pid, b->path,
-			    strerror(-r));
+			    elfread_strerror(r));
 		b->evicted = 0;
 		s->st.elf_failures++;
 		sym_log(s, GP_LOG_WARN, "symbolizer: pid %d: %s: not a "
 		    "readable ELF (%s); its frames show as the dso",
-		    (int)b->pid, b->path, strerror(-r));
+		    (int)b->pid, b->path, elfread_strerror(r));
 		return;
 	}
 	if (!t->has_symtab)

@@ -300,7 +300,7 @@ symbolizer_cover_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
 	for (i = 0; i < n; i++) {
 		k = p->snap != NULL ? procmaps_find(&p->snap->maps, addrs[i]) :
 		    -1;
-		if (k < 0 && addrs[i] >= 4096 && addrs[i] < (1ull << 47)) {
+		if (k < 0 && addrs[i] >= 4096 && addrs[i] < SYM_USER_TOP) {
 			/* maps read again (at most once a second), else the
 			 * kernel's records, kept only for seconds: now, not
 			 * at the emit */

@@ -6,6 +6,14 @@
 #ifndef PERF_SYMBOLIZE_INT_H
 #define PERF_SYMBOLIZE_INT_H
 
+/* The top of user space: x86-64's 47 bits, arm64's 48 (52 with large
+ * virtual addresses). */
+#if defined(__aarch64__)
+#define SYM_USER_TOP	(1ull << 52)
+#else
+#define SYM_USER_TOP	(1ull << 47)
+#endif
+
 #include <sys/types.h>
 
 #include <stdarg.h>

@@ -90,7 +90,7 @@ elfread_strerror(int rc)
 {
 	switch (rc) {
 	case -ENOEXEC:
-		return ("not a 64-bit little-endian ELF");
+		return ("not a little-endian ELF this reader takes");
 	case -EBADMSG:
 		return ("malformed ELF headers");
 	case -E2BIG:

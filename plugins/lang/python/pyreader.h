@@ -79,11 +79,19 @@ py_u32(const uint8_t *b, size_t off)
 	    (uint32_t)b[off + 2] << 16 | (uint32_t)b[off + 3] << 24);
 }
 
+/* The top of user space: x86-64's 47 bits (4-level page tables), arm64's
+ * 48, or 52 with large virtual addresses (glibc maps near the top). */
+#if defined(__aarch64__)
+#define PY_USER_TOP	(1ull << 52)
+#else
+#define PY_USER_TOP	(1ull << 47)
+#endif
+
 /* A plausible user-space object pointer: non-NULL, 8-aligned, canonical. */
 static inline int
 py_ptr_ok(uint64_t p)
 {
-	return (p >= 4096 && (p & 7) == 0 && p < 0x0000800000000000ull);
+	return (p >= 4096 && (p & 7) == 0 && p < PY_USER_TOP);
 }
 
 /* --- py_offsets.c: per-version layouts --------------------------------- */
