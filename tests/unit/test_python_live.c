@@ -124,12 +124,14 @@ static void
 test_tid_cache(struct py_target *t, pid_t pid, const char *want)
 {
 	struct stacks st = { 0 };
-	uint64_t hits, walks;
+	uint64_t hits, walks, pf, reads;
 	uint32_t i;
 	int k, fails = 0;
 
 	hits = t->ts_hits;
 	walks = t->ts_walks;
+	pf = t->mem.prefetched;
+	reads = t->mem.nreads;
 	for (k = 0; k < 100; k++) {
 		if (py_target_sample_tid(t, (int32_t)pid, collect, &st) != 0)
 			fails++;
@@ -141,9 +143,14 @@ test_tid_cache(struct py_target *t, pid_t pid, const char *want)
 	    "only the sampled thread");
 	CHECK(t->ts_hits - hits >= 80 && t->ts_walks - walks <= 20,
 	    "the thread state is read from its slot, the list walked rarely");
-	printf("# %llu samples from the slot, %llu walks\n",
-	    (unsigned long long)(t->ts_hits - hits),
-	    (unsigned long long)(t->ts_walks - walks));
+	/* A busy thread's pages are mostly those of its last sample. */
+	CHECK(t->mem.prefetched - pf >= 80,
+	    "the last sample's pages are read together");
+	printf("# %llu samples from the slot, %llu walks, %llu prefetched, "
+	    "%.2f reads a sample\n", (unsigned long long)(t->ts_hits - hits),
+	    (unsigned long long)(t->ts_walks - walks),
+	    (unsigned long long)(t->mem.prefetched - pf),
+	    (double)(t->mem.nreads - reads) / 100);
 	stacks_free(&st);
 	/* A slot whose thread state no longer names its pthread. */
 	for (i = 0; i < PY_TS_SLOTS; i++)

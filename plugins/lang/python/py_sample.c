@@ -157,6 +157,7 @@ py_target_sample(struct py_target *t, py_emit_fn emit, void *arg,
 	if ((rc = py_target_caches(t)) != 0)
 		return (rc);
 	py_mem_cache_begin(&t->mem);
+	py_mem_cache_prefetch(&t->mem);
 	if ((rc = py_walk_first_tstate(&t->mem, &t->off, t->runtime, &interp,
 	    &cur)) != 0)
 		return (rc);
@@ -294,6 +295,7 @@ py_target_sample_tid(struct py_target *t, int32_t tid, py_emit_fn emit,
 	if ((rc = py_target_caches(t)) != 0)
 		return (rc);
 	py_mem_cache_begin(&t->mem);
+	py_mem_cache_prefetch(&t->mem);
 	if ((rc = py_sample_cached(t, tid, &ts)) < 0)
 		return (rc);
 	if (rc == 1) {
