@@ -153,7 +153,8 @@ measure() {
 	case $rt in
 	py*)	on=""; off="--python-mode disabled"; tag="_[p]" ;;
 	ruby)	on=""; off="--ruby-mode disabled"; tag="_[rb]" ;;
-	php)	on="--php-mode phpspy"; off="--php-mode disabled"; tag="_[php]" ;;
+	php)	on="--php-mode phpspy --php-proc-filter ^php$"
+		off="--php-mode disabled"; tag="_[php]" ;;
 	java)	on=""; off="--java-mode disabled"; tag="_[j]" ;;
 	node)	on="--nodejs-mode attach-maps"; off="--nodejs-mode disabled"
 		tag="_[j]" ;;
