@@ -40,6 +40,34 @@ static struct {
 } langguard_pm[LANGGUARD_PM_FDS];
 static uint64_t			 langguard_pm_clock;
 
+/*
+ * Checks made together right before one read of them all (a batch of
+ * pages, langguard_batch) share their pagemap reads: a window of entries
+ * around each page looked up serves the batch's other pages near it.
+ * Kept only while the batch is checked, so a page's residency is as
+ * fresh at the read as when each was looked up alone.
+ */
+#define LANGGUARD_WIN		64u	/* entries: 256 KiB of address space */
+#define LANGGUARD_WINS		4
+static struct {
+	uint64_t	 first;		/* page number of ent[0] */
+	uint64_t	 ent[LANGGUARD_WIN];
+	pid_t		 pid;
+	int		 valid;
+} langguard_win[LANGGUARD_WINS];
+static int			 langguard_in_batch;
+static uint32_t			 langguard_win_next;
+
+void
+langguard_batch(int on)
+{
+	uint32_t i;
+
+	langguard_in_batch = on;
+	for (i = 0; i < LANGGUARD_WINS; i++)
+		langguard_win[i].valid = 0;
+}
+
 /* The cached slot for pid, or the one to reuse (its fd closed). */
 static int
 langguard_pm_slot(pid_t pid, int *found)
@@ -517,9 +545,10 @@ static int
 langguard_resident(struct langguard *g, uint64_t addr, uint64_t len)
 {
 	struct gp_open_spec spec;
-	uint64_t ent[LANGGUARD_PAGEMAP_MAX], first, n, i;
+	uint64_t ent[LANGGUARD_PAGEMAP_MAX], first, n, i, wfirst;
 	char path[64];
 	long ps;
+	uint32_t w;
 	int fd, k, found;
 
 	if (len == 0)
@@ -547,6 +576,36 @@ langguard_resident(struct langguard *g, uint64_t addr, uint64_t len)
 		langguard_pm[k].pid = g->pid;
 	}
 	langguard_pm[k].used = ++langguard_pm_clock;
+	if (langguard_in_batch) {
+		wfirst = first & ~(uint64_t)(LANGGUARD_WIN - 1);
+		for (w = 0; w < LANGGUARD_WINS; w++)
+			if (langguard_win[w].valid &&
+			    langguard_win[w].pid == g->pid &&
+			    langguard_win[w].first == wfirst)
+				break;
+		if (w == LANGGUARD_WINS && first + n <= wfirst +
+		    LANGGUARD_WIN) {
+			w = langguard_win_next++ % LANGGUARD_WINS;
+			langguard_win[w].valid = 0;
+			if (pread(langguard_pm[k].fd, langguard_win[w].ent,
+			    sizeof(langguard_win[w].ent), (off_t)(wfirst *
+			    8)) != (ssize_t)sizeof(langguard_win[w].ent)) {
+				langguard_pm_close(g->pid);
+				return (0);
+			}
+			langguard_win[w].first = wfirst;
+			langguard_win[w].pid = g->pid;
+			langguard_win[w].valid = 1;
+		}
+		if (w < LANGGUARD_WINS && first + n <= wfirst +
+		    LANGGUARD_WIN) {
+			for (i = 0; i < n; i++)
+				if ((langguard_win[w].ent[first - wfirst + i] >>
+				    62 & 3) == 0)
+					return (0);
+			return (1);
+		}
+	}
 	/* A process gone (its PID perhaps reused) reads short: judged by
 	 * maps read again, and the pagemap of whichever process has the PID
 	 * opened at the next look. */

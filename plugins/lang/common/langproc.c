@@ -284,9 +284,10 @@ langproc_pages_begin(struct langproc_pages *c)
 	}
 	n = c->nseen;
 	c->nseen = 0;
+	langguard_batch(1);
 	for (i = 0; i < n; i++) {
 		if (langguard_check(&c->guard, c->seen[i], LANGPROC_PAGE) != 0)
-			return;
+			break;
 		p[k] = &c->pages[c->next++ % LANGPROC_PAGES];
 		local[k].iov_base = p[k]->data;
 		local[k].iov_len = LANGPROC_PAGE;
@@ -295,7 +296,8 @@ langproc_pages_begin(struct langproc_pages *c)
 		want += LANGPROC_PAGE;
 		k++;
 	}
-	if (k == 0)
+	langguard_batch(0);
+	if (k == 0 || i < n)
 		return;
 	c->nreads++;
 	got = process_vm_readv(c->pid, local, k, remote, k, 0);

@@ -224,8 +224,10 @@ py_mem_proc_readv(void *arg, const struct py_iov *iov, uint32_t n)
 	int rc;
 
 	/* Every element, before any is read: the batch is one syscall. */
+	langguard_batch(n > 1);
 	for (i = 0; i < n; i++)
 		if ((rc = langguard_check(g, iov[i].addr, iov[i].len)) != 0) {
+			langguard_batch(0);
 			/* a guard that found no /proc entry: the process is
 			 * gone, which callers know as -ESRCH */
 			if (rc != -EREMOTE && kill(g->pid, 0) != 0 &&
@@ -233,6 +235,7 @@ py_mem_proc_readv(void *arg, const struct py_iov *iov, uint32_t n)
 				return (-ESRCH);
 			return (rc);
 		}
+	langguard_batch(0);
 	for (i = 0; i < n; i += k) {
 		want = 0;
 		for (k = 0; k < PY_MEM_BATCH && i + k < n; k++) {
