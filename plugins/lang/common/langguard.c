@@ -47,7 +47,9 @@ static uint64_t			 langguard_pm_clock;
  * Kept only while the batch is checked, so a page's residency is as
  * fresh at the read as when each was looked up alone.
  */
-#define LANGGUARD_WIN		64u	/* entries: 256 KiB of address space */
+#define LANGGUARD_WIN		16u	/* entries: 64 KiB of address space (a wider
+					 * window costs the kernel more walking
+					 * than it saves in calls) */
 #define LANGGUARD_WINS		4
 static struct {
 	uint64_t	 first;		/* page number of ent[0] */
