@@ -45,7 +45,16 @@ struct perf_maps {
 	size_t			 nrecs;
 	size_t			 recs_cap;
 	int			 nomem;		/* this drain lost some */
+	uint64_t		 expired;	/* last execmaps_expire */
 };
+
+/*
+ * Images are kept EXECMAPS_KEEP_NS (seconds): a walk of the table once a
+ * second is as good as one per drain.  Per drain it was a fifth of the
+ * agent's CPU with a Python process watched, whose every sample wakes the
+ * loop (1024 buckets a wake-up).
+ */
+#define PERF_MAPS_EXPIRE_NS	(1000ull * 1000 * 1000)
 
 static uint64_t
 perf_maps_now(void)
@@ -304,7 +313,10 @@ perf_maps_drain(struct perf *p)
 		if (execrec_parse(m->buf + m->recs[i].off, m->recs[i].len,
 		    &er) == 0 && execmaps_feed(m->em, &er, now) != 0)
 			m->nomem = 1;
-	execmaps_expire(m->em, now);
+	if (now - m->expired >= PERF_MAPS_EXPIRE_NS) {
+		execmaps_expire(m->em, now);
+		m->expired = now;
+	}
 	execmaps_stats(m->em, &st);
 	if (m->nomem)
 		perf_complain(p, "out of memory keeping the kernel's mapping "

@@ -114,6 +114,59 @@ frame_text(char *out, size_t len, const char *name, const char *file,
 	snprintf(out, len, "%s (%s:%d)_[p]", name, file, line);
 }
 
+/*
+ * The sampled thread's state is remembered (py_ts_slot): later samples of
+ * that TID read it directly and give the same stack; a slot that no longer
+ * names the thread (a thread state freed and reused) is dropped and the
+ * list walked again, never read as the thread's.
+ */
+static void
+test_tid_cache(struct py_target *t, pid_t pid, const char *want)
+{
+	struct stacks st = { 0 };
+	uint64_t hits, walks, pf, reads;
+	uint32_t i;
+	int k, fails = 0;
+
+	hits = t->ts_hits;
+	walks = t->ts_walks;
+	pf = t->mem.prefetched;
+	reads = t->mem.nreads;
+	for (k = 0; k < 100; k++) {
+		if (py_target_sample_tid(t, (int32_t)pid, collect, &st) != 0)
+			fails++;
+		msleep(2);
+	}
+	CHECK(fails < 10, "few torn samples by TID");
+	CHECK(stacks_find(&st, want), "the main thread's stack by TID");
+	CHECK(!stacks_find(&st, "sleeping_thread_body"),
+	    "only the sampled thread");
+	CHECK(t->ts_hits - hits >= 80 && t->ts_walks - walks <= 20,
+	    "the thread state is read from its slot, the list walked rarely");
+	/* A busy thread's pages are mostly those of its last sample. */
+	CHECK(t->mem.prefetched - pf >= 80,
+	    "the last sample's pages are read together");
+	printf("# %llu samples from the slot, %llu walks, %llu prefetched, "
+	    "%.2f reads a sample\n", (unsigned long long)(t->ts_hits - hits),
+	    (unsigned long long)(t->ts_walks - walks),
+	    (unsigned long long)(t->mem.prefetched - pf),
+	    (double)(t->mem.nreads - reads) / 100);
+	stacks_free(&st);
+	/* A slot whose thread state no longer names its pthread. */
+	for (i = 0; i < PY_TS_SLOTS; i++)
+		if (t->ts_slots[i].tid == (int32_t)pid)
+			t->ts_slots[i].thread_id ^= 0x1000;
+	walks = t->ts_walks;
+	for (k = 0; k < 20; k++) {
+		(void)py_target_sample_tid(t, (int32_t)pid, collect, &st);
+		msleep(2);
+	}
+	CHECK(t->ts_walks - walks >= 1 && stacks_find(&st, want) &&
+	    !stacks_find(&st, "sleeping_thread_body"),
+	    "a stale slot is dropped: the list is walked, the stack right");
+	stacks_free(&st);
+}
+
 static void
 test_nested(const struct py_interp *pi, const char *srcdir)
 {
@@ -167,6 +220,8 @@ test_nested(const struct py_interp *pi, const char *srcdir)
 			printf("# got: %s\n", st.s[k]);
 	}
 	stacks_free(&st);
+
+	test_tid_cache(&t, pid, want);
 
 	/* Current-line mode: the busy line of step(). */
 	t.line_mode = PY_LINE_CURRENT;

@@ -786,6 +786,39 @@ test_captured(void)
 	    strncmp(live.f[1], "recurse (", 9) == 0,
 	    "live ruby: spin under recurse, from ruby_deep.rb");
 	printf("# %s; %s; %u frames\n", live.f[0], live.f[1], live.n);
+	/* The next samples read the pages the last one used in one call
+	 * (langproc_pages_begin): one read a sample, the same frames. */
+	{
+		uint64_t r0 = t.pg.nreads, p0 = t.pg.prefetched;
+		int k, same = 0;
+
+		/* straight reads: the capture stays the first walk's */
+		m.read = ruby_mem_proc_read;
+		m.arg = &t;
+		for (k = 0; k < 20; k++) {
+			memset(&again, 0, sizeof(again));
+			ruby_target_begin(&t);
+			if (ruby_walk_stack(&m, &t.off, t.root,
+			    RUBY_MAX_FRAMES, NULL, collect, &again, &n) == 0 &&
+			    again.n == live.n &&
+			    strncmp(again.f[1], "recurse (", 9) == 0)
+				same++;
+			if (k == 19)
+				printf("# pages used by a sample: %u\n",
+				    t.pg.nseen);
+			usleep(2000);
+		}
+		/* a sample uses 16 pages or more (the cache's size): one
+		 * read each before, a batch and a few misses now */
+		CHECK(same >= 15 && t.pg.prefetched - p0 >= 15 &&
+		    t.pg.nreads - r0 <= 20 * 6, "the last sample's pages are "
+		    "read together: the same stack, a few reads a sample");
+		printf("# 20 samples: %llu reads, %llu batches, %d the same\n",
+		    (unsigned long long)(t.pg.nreads - r0),
+		    (unsigned long long)(t.pg.prefetched - p0), same);
+		m.read = cap_read;
+		m.arg = &cp;
+	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	pid = -1;

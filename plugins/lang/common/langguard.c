@@ -26,12 +26,83 @@ static langguard_open_fn	 langguard_opener;
 static void			*langguard_opener_arg;
 
 /*
- * The pagemap of the process last looked at: one descriptor, not one per
- * process (a reader may follow thousands), reopened when the reader moves
- * to another process; a sample reads one process.
+ * The pagemaps of the processes last looked at: a few descriptors, not
+ * one per process (a reader may follow thousands).  One was too few: two
+ * busy processes sampled in turn reopened it at every sample (a safe open
+ * is six system calls).  The least recently used is reopened.
  */
-static int			 langguard_pm_fd = -1;
-static pid_t			 langguard_pm_pid;
+#define LANGGUARD_PM_FDS	8
+static struct {
+	int		 open;
+	int		 fd;
+	pid_t		 pid;
+	uint64_t	 used;
+} langguard_pm[LANGGUARD_PM_FDS];
+static uint64_t			 langguard_pm_clock;
+
+/*
+ * Checks made together right before one read of them all (a batch of
+ * pages, langguard_batch) share their pagemap reads: a window of entries
+ * around each page looked up serves the batch's other pages near it.
+ * Kept only while the batch is checked, so a page's residency is as
+ * fresh at the read as when each was looked up alone.
+ */
+#define LANGGUARD_WIN		16u	/* entries: 64 KiB of address space (a wider
+					 * window costs the kernel more walking
+					 * than it saves in calls) */
+#define LANGGUARD_WINS		4
+static struct {
+	uint64_t	 first;		/* page number of ent[0] */
+	uint64_t	 ent[LANGGUARD_WIN];
+	pid_t		 pid;
+	int		 valid;
+} langguard_win[LANGGUARD_WINS];
+static int			 langguard_in_batch;
+static uint32_t			 langguard_win_next;
+
+void
+langguard_batch(int on)
+{
+	uint32_t i;
+
+	langguard_in_batch = on;
+	for (i = 0; i < LANGGUARD_WINS; i++)
+		langguard_win[i].valid = 0;
+}
+
+/* The cached slot for pid, or the one to reuse (its fd closed). */
+static int
+langguard_pm_slot(pid_t pid, int *found)
+{
+	int i, lru = 0;
+
+	for (i = 0; i < LANGGUARD_PM_FDS; i++) {
+		if (langguard_pm[i].open && langguard_pm[i].pid == pid) {
+			*found = 1;
+			return (i);
+		}
+		if (langguard_pm[i].used < langguard_pm[lru].used)
+			lru = i;
+	}
+	*found = 0;
+	if (langguard_pm[lru].open)
+		close(langguard_pm[lru].fd);
+	langguard_pm[lru].open = 0;
+	return (lru);
+}
+
+static void
+langguard_pm_close(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < LANGGUARD_PM_FDS; i++)
+		if (langguard_pm[i].open && langguard_pm[i].pid == pid) {
+			close(langguard_pm[i].fd);
+			langguard_pm[i].open = 0;
+			langguard_pm[i].used = 0;
+		}
+}
 
 /* All processes' refreshes: bytes read in the current second. */
 static uint64_t			 langguard_budget_sec;
@@ -430,10 +501,7 @@ langguard_free(struct langguard *g)
 {
 	if (g == NULL)
 		return;
-	if (langguard_pm_fd >= 0 && langguard_pm_pid == g->pid) {
-		close(langguard_pm_fd);
-		langguard_pm_fd = -1;
-	}
+	langguard_pm_close(g->pid);
 	free(g->r);
 	free(g->bad);
 	g->r = NULL;
@@ -479,10 +547,11 @@ static int
 langguard_resident(struct langguard *g, uint64_t addr, uint64_t len)
 {
 	struct gp_open_spec spec;
-	uint64_t ent[LANGGUARD_PAGEMAP_MAX], first, n, i;
+	uint64_t ent[LANGGUARD_PAGEMAP_MAX], first, n, i, wfirst;
 	char path[64];
 	long ps;
-	int fd;
+	uint32_t w;
+	int fd, k, found;
 
 	if (len == 0)
 		return (1);
@@ -492,10 +561,8 @@ langguard_resident(struct langguard *g, uint64_t addr, uint64_t len)
 	n = (addr + len - 1) / (uint64_t)ps - first + 1;
 	if (n > LANGGUARD_PAGEMAP_MAX || first > INT64_MAX / 8)
 		return (0);
-	if (langguard_pm_fd < 0 || langguard_pm_pid != g->pid) {
-		if (langguard_pm_fd >= 0)
-			close(langguard_pm_fd);
-		langguard_pm_fd = -1;
+	k = langguard_pm_slot(g->pid, &found);
+	if (!found) {
 		if (langguard_opener == NULL)
 			return (0);
 		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)g->pid);
@@ -506,16 +573,47 @@ langguard_resident(struct langguard *g, uint64_t addr, uint64_t len)
 		if ((fd = langguard_opener(langguard_opener_arg, &spec,
 		    NULL)) < 0)
 			return (0);
-		langguard_pm_fd = fd;
-		langguard_pm_pid = g->pid;
+		langguard_pm[k].open = 1;
+		langguard_pm[k].fd = fd;
+		langguard_pm[k].pid = g->pid;
+	}
+	langguard_pm[k].used = ++langguard_pm_clock;
+	if (langguard_in_batch) {
+		wfirst = first & ~(uint64_t)(LANGGUARD_WIN - 1);
+		for (w = 0; w < LANGGUARD_WINS; w++)
+			if (langguard_win[w].valid &&
+			    langguard_win[w].pid == g->pid &&
+			    langguard_win[w].first == wfirst)
+				break;
+		if (w == LANGGUARD_WINS && first + n <= wfirst +
+		    LANGGUARD_WIN) {
+			w = langguard_win_next++ % LANGGUARD_WINS;
+			langguard_win[w].valid = 0;
+			if (pread(langguard_pm[k].fd, langguard_win[w].ent,
+			    sizeof(langguard_win[w].ent), (off_t)(wfirst *
+			    8)) != (ssize_t)sizeof(langguard_win[w].ent)) {
+				langguard_pm_close(g->pid);
+				return (0);
+			}
+			langguard_win[w].first = wfirst;
+			langguard_win[w].pid = g->pid;
+			langguard_win[w].valid = 1;
+		}
+		if (w < LANGGUARD_WINS && first + n <= wfirst +
+		    LANGGUARD_WIN) {
+			for (i = 0; i < n; i++)
+				if ((langguard_win[w].ent[first - wfirst + i] >>
+				    62 & 3) == 0)
+					return (0);
+			return (1);
+		}
 	}
 	/* A process gone (its PID perhaps reused) reads short: judged by
 	 * maps read again, and the pagemap of whichever process has the PID
 	 * opened at the next look. */
-	if (pread(langguard_pm_fd, ent, (size_t)n * 8, (off_t)(first * 8)) !=
-	    (ssize_t)(n * 8)) {
-		close(langguard_pm_fd);
-		langguard_pm_fd = -1;
+	if (pread(langguard_pm[k].fd, ent, (size_t)n * 8,
+	    (off_t)(first * 8)) != (ssize_t)(n * 8)) {
+		langguard_pm_close(g->pid);
 		return (0);
 	}
 	for (i = 0; i < n; i++)

@@ -141,5 +141,11 @@ void	 langguard_free(struct langguard *);
  * were read again for another less than LANGGUARD_NONRES_NS ago).
  */
 int	 langguard_check(struct langguard *, uint64_t addr, uint64_t len);
+/*
+ * langguard_batch(1) before the checks of pages read together right
+ * after (one process_vm_readv), langguard_batch(0) after them: their
+ * pagemap lookups share reads of nearby entries.
+ */
+void	 langguard_batch(int on);
 
 #endif

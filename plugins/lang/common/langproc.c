@@ -259,12 +259,58 @@ langproc_pages_free(struct langproc_pages *c)
 	langguard_free(&c->guard);
 }
 
+/*
+ * A new sample: what was cached may have changed.  The pages the last
+ * sample used are read again at once, in one process_vm_readv: a busy
+ * thread's next sample mostly walks the same stack, frames and code
+ * objects (one system call instead of one a page; the guard still checks
+ * each page).  A batch that fails is dropped whole: the sample then
+ * reads page by page, as it would have.
+ */
 void
 langproc_pages_begin(struct langproc_pages *c)
 {
-	if (c->pages != NULL && ++c->gen == 0) {
+	struct iovec local[LANGPROC_PAGES], remote[LANGPROC_PAGES];
+	struct langproc_page *p[LANGPROC_PAGES];
+	uint32_t i, k = 0, n;
+	size_t want = 0;
+	ssize_t got;
+
+	if (c->pages == NULL)
+		return;
+	if (++c->gen == 0) {
 		memset(c->pages, 0, LANGPROC_PAGES * sizeof(*c->pages));
 		c->gen = 1;
+	}
+	n = c->nseen;
+	c->nseen = 0;
+	langguard_batch(1);
+	for (i = 0; i < n; i++) {
+		if (langguard_check(&c->guard, c->seen[i], LANGPROC_PAGE) != 0)
+			break;
+		p[k] = &c->pages[c->next++ % LANGPROC_PAGES];
+		local[k].iov_base = p[k]->data;
+		local[k].iov_len = LANGPROC_PAGE;
+		remote[k].iov_base = (void *)(uintptr_t)c->seen[i];
+		remote[k].iov_len = LANGPROC_PAGE;
+		want += LANGPROC_PAGE;
+		k++;
+	}
+	langguard_batch(0);
+	if (k == 0 || i < n)
+		return;
+	c->nreads++;
+	got = process_vm_readv(c->pid, local, k, remote, k, 0);
+	if (got < 0 || (size_t)got != want) {
+		for (i = 0; i < k; i++)
+			p[i]->gen = 0;	/* partly overwritten */
+		return;
+	}
+	c->prefetched++;
+	for (i = 0; i < k; i++) {
+		p[i]->addr = (uint64_t)(uintptr_t)remote[i].iov_base;
+		p[i]->gen = c->gen;
+		p[i]->bad = 0;
 	}
 }
 
@@ -300,6 +346,7 @@ langproc_pages_read(struct langproc_pages *c, uint64_t addr, void *buf,
 			p = &c->pages[c->next++ % LANGPROC_PAGES];
 			p->addr = page;
 			p->gen = c->gen;
+			p->used = 0;
 			/* A refusal is cached for the sample like a fault. */
 			if ((p->bad = langguard_check(&c->guard, page,
 			    LANGPROC_PAGE)) == 0) {
@@ -310,6 +357,10 @@ langproc_pages_read(struct langproc_pages *c, uint64_t addr, void *buf,
 		}
 		if (p->bad != 0)
 			return (p->bad);
+		if (p->used != c->gen && c->nseen < LANGPROC_PAGES) {
+			c->seen[c->nseen++] = page;
+			p->used = c->gen;
+		}
 		memcpy(dst, p->data + off, n);
 		dst += n;
 		addr += n;

@@ -64,6 +64,7 @@ int	 langproc_read(pid_t, uint64_t addr, void *buf, size_t len);
 struct langproc_page {
 	uint64_t	 addr;
 	uint32_t	 gen;	/* valid when equal to the cache's gen */
+	uint32_t	 used;	/* the gen that last used it (the hints) */
 	int		 bad;	/* -errno: the page could not be read */
 	uint8_t		 data[LANGPROC_PAGE];
 };
@@ -80,6 +81,11 @@ struct langproc_pages {
 	uint32_t		 next;	/* the slot to replace next */
 	uint64_t		 nreads;	/* process_vm_readv calls */
 	struct langguard	 guard;	/* where reads may go */
+	/* The pages the last sample used, read together by the next
+	 * (langproc_pages_begin): one call instead of one a page. */
+	uint64_t		 seen[LANGPROC_PAGES];
+	uint32_t		 nseen;
+	uint64_t		 prefetched;	/* batches read, for the tests */
 };
 
 /* 0, -ENOMEM, or -ESRCH when the process's maps cannot be read. */

@@ -32,6 +32,7 @@
 struct py_page {
 	uint64_t	 addr;
 	uint32_t	 gen;	/* valid when equal to the mem's gen */
+	uint32_t	 used;	/* the gen that last used it (the hints) */
 	int		 bad;	/* the page could not be read */
 	uint8_t		*data;	/* PY_PAGE bytes, NULL until the slot is used */
 };
@@ -59,6 +60,53 @@ py_mem_cache_begin(struct py_mem *m)
 	}
 }
 
+/*
+ * Read the pages the previous sample read, in one call: a busy thread's
+ * next sample mostly needs the same thread state, C stack and frame pages
+ * (a stack that moved costs the pages it reaches, one read each, as
+ * before).  Every page still passes the reader's checks (the guard, page
+ * by page); a batch that fails is dropped whole and the sample reads as
+ * it would have.  Call right after py_mem_cache_begin.
+ */
+void
+py_mem_cache_prefetch(struct py_mem *m)
+{
+	struct py_iov iov[PY_MEM_HINTS];
+	struct py_page *p;
+	uint32_t i, j, k = 0;
+
+	if (m->pages == NULL)
+		return;
+	m->nhint = m->nseen;
+	memcpy(m->hint, m->seen, m->nseen * sizeof(m->hint[0]));
+	m->nseen = 0;
+	for (i = 0; i < m->nhint; i++) {
+		p = &m->pages[(m->hint[i] / PY_PAGE) % PY_PAGES];
+		for (j = 0; j < k; j++)	/* two hints, one slot: the first */
+			if (iov[j].buf == p->data)
+				break;
+		if (j < k)
+			continue;
+		if (p->data == NULL && (p->data = malloc(PY_PAGE)) == NULL)
+			return;
+		iov[k++] = (struct py_iov){ m->hint[i], p->data, PY_PAGE };
+	}
+	if (k == 0)
+		return;
+	m->nreads++;
+	if (m->readv(m->arg, iov, k) != 0) {
+		m->prefetch_failed++;
+		return;
+	}
+	m->prefetched++;
+	for (j = 0; j < k; j++) {
+		p = &m->pages[(iov[j].addr / PY_PAGE) % PY_PAGES];
+		p->addr = iov[j].addr;
+		p->gen = m->gen;
+		p->bad = 0;
+	}
+}
+
 void
 py_mem_cache_free(struct py_mem *m)
 {
@@ -79,6 +127,10 @@ py_mem_page(struct py_mem *m, uint64_t page, struct py_page **out)
 	int rc;
 
 	if (p->gen == m->gen && p->addr == page) {
+		if (p->used != m->gen && p->bad == 0 &&
+		    m->nseen < PY_MEM_HINTS)
+			m->seen[m->nseen++] = page;
+		p->used = m->gen;
 		*out = p;
 		return (p->bad);
 	}
@@ -86,10 +138,12 @@ py_mem_page(struct py_mem *m, uint64_t page, struct py_page **out)
 		return (-ENOMEM);
 	iov = (struct py_iov){ page, p->data, PY_PAGE };
 	p->addr = page;
-	p->gen = m->gen;
+	p->gen = p->used = m->gen;
 	m->nreads++;
 	rc = m->readv(m->arg, &iov, 1);
 	p->bad = rc;
+	if (rc == 0 && m->nseen < PY_MEM_HINTS)
+		m->seen[m->nseen++] = page;
 	*out = p;
 	return (rc);
 }
@@ -170,8 +224,10 @@ py_mem_proc_readv(void *arg, const struct py_iov *iov, uint32_t n)
 	int rc;
 
 	/* Every element, before any is read: the batch is one syscall. */
+	langguard_batch(n > 1);
 	for (i = 0; i < n; i++)
 		if ((rc = langguard_check(g, iov[i].addr, iov[i].len)) != 0) {
+			langguard_batch(0);
 			/* a guard that found no /proc entry: the process is
 			 * gone, which callers know as -ESRCH */
 			if (rc != -EREMOTE && kill(g->pid, 0) != 0 &&
@@ -179,6 +235,7 @@ py_mem_proc_readv(void *arg, const struct py_iov *iov, uint32_t n)
 				return (-ESRCH);
 			return (rc);
 		}
+	langguard_batch(0);
 	for (i = 0; i < n; i += k) {
 		want = 0;
 		for (k = 0; k < PY_MEM_BATCH && i + k < n; k++) {

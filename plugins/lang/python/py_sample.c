@@ -157,6 +157,7 @@ py_target_sample(struct py_target *t, py_emit_fn emit, void *arg,
 	if ((rc = py_target_caches(t)) != 0)
 		return (rc);
 	py_mem_cache_begin(&t->mem);
+	py_mem_cache_prefetch(&t->mem);
 	if ((rc = py_walk_first_tstate(&t->mem, &t->off, t->runtime, &interp,
 	    &cur)) != 0)
 		return (rc);
@@ -191,6 +192,87 @@ py_target_sample(struct py_target *t, py_emit_fn emit, void *arg,
 }
 
 /*
+ * The thread state cached for tid (py_ts_slot), read and checked: 1 with
+ * *ts filled, 0 when none is cached or it no longer is tid's (the slot is
+ * dropped and the caller walks the list), -ESRCH when the process is gone.
+ * A busy thread's samples then cost the thread state and its frames: the
+ * two reads of _PyRuntime's and the interpreter's pages (and their
+ * residency checks) are left out, about 40% of a sample's syscalls.
+ */
+static int
+py_sample_cached(struct py_target *t, int32_t tid, struct py_tstate *ts)
+{
+	struct py_ts_slot *s = NULL;
+	uint64_t next;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < PY_TS_SLOTS; i++)
+		if (t->ts_slots[i].tid == tid) {
+			s = &t->ts_slots[i];
+			break;
+		}
+	if (s == NULL)
+		return (0);
+	rc = py_walk_tstate(&t->mem, &t->off, s->tstate, ts, &next);
+	/* Freed and reused by another thread, or another interpreter: a
+	 * thread state names its interpreter, pthread and (3.11+) TID. */
+	if (rc == 0 && ts->interp == t->ts_interp &&
+	    ts->thread_id == s->thread_id &&
+	    (ts->native_tid <= 0 || ts->native_tid == tid))
+		return (1);
+	s->tid = 0;
+	return (rc == -ESRCH ? rc : 0);
+}
+
+static int
+py_sample_cached_drop(struct py_target *t, int32_t tid)
+{
+	uint32_t i;
+
+	for (i = 0; i < PY_TS_SLOTS; i++)
+		if (t->ts_slots[i].tid == tid)
+			t->ts_slots[i].tid = 0;
+	return (0);
+}
+
+static void
+py_sample_remember(struct py_target *t, int32_t tid, uint64_t interp,
+    const struct py_tstate *ts)
+{
+	struct py_ts_slot *s;
+
+	if (interp != t->ts_interp) {
+		memset(t->ts_slots, 0, sizeof(t->ts_slots));
+		t->ts_interp = interp;
+	}
+	s = &t->ts_slots[t->ts_next++ % PY_TS_SLOTS];
+	s->tid = tid;
+	s->tstate = ts->addr;
+	s->thread_id = ts->thread_id;
+}
+
+/* The frames of one thread state, formatted and emitted. */
+static int
+py_sample_emit(struct py_target *t, int32_t tid, const struct py_tstate *ts,
+    py_emit_fn emit, void *arg)
+{
+	uint32_t n, k;
+	int rc;
+
+	if (ts->top == 0)
+		return (0);
+	if ((rc = py_walk_frames(&t->mem, &t->off, ts, t->frames,
+	    PY_MAX_FRAMES, &n)) != 0)
+		return (rc);
+	if (n == 0 || (rc = py_sample_format(t, n, &k)) != 0)
+		return (rc);
+	if (k > 0)
+		emit(arg, t, tid, t->ptrs, k);
+	return (0);
+}
+
+/*
  * Sample the thread tid, which the BPF sampler found on CPU: its stack is
  * read right after the sample (the ring buffer wakes us for watched
  * processes), so only threads that ran are charged, each once per sample.
@@ -204,7 +286,7 @@ py_target_sample_tid(struct py_target *t, int32_t tid, py_emit_fn emit,
 {
 	struct py_tstate ts;
 	uint64_t interp, cur, next;
-	uint32_t n, k, guard;
+	uint32_t guard;
 	int32_t ttid;
 	int rc;
 
@@ -213,6 +295,17 @@ py_target_sample_tid(struct py_target *t, int32_t tid, py_emit_fn emit,
 	if ((rc = py_target_caches(t)) != 0)
 		return (rc);
 	py_mem_cache_begin(&t->mem);
+	py_mem_cache_prefetch(&t->mem);
+	if ((rc = py_sample_cached(t, tid, &ts)) < 0)
+		return (rc);
+	if (rc == 1) {
+		t->ts_hits++;
+		/* a failed read walks the list next time */
+		if ((rc = py_sample_emit(t, tid, &ts, emit, arg)) != 0)
+			(void)py_sample_cached_drop(t, tid);
+		return (rc);
+	}
+	t->ts_walks++;
 	if ((rc = py_walk_first_tstate(&t->mem, &t->off, t->runtime, &interp,
 	    &cur)) != 0)
 		return (rc);
@@ -229,16 +322,8 @@ py_target_sample_tid(struct py_target *t, int32_t tid, py_emit_fn emit,
 		}
 		if (ttid != tid)
 			continue;
-		if (ts.top == 0)
-			return (0);
-		if ((rc = py_walk_frames(&t->mem, &t->off, &ts, t->frames,
-		    PY_MAX_FRAMES, &n)) != 0)
-			return (rc);
-		if (n == 0 || (rc = py_sample_format(t, n, &k)) != 0)
-			return (rc);
-		if (k > 0)
-			emit(arg, t, tid, t->ptrs, k);
-		return (0);
+		py_sample_remember(t, tid, interp, &ts);
+		return (py_sample_emit(t, tid, &ts, emit, arg));
 	}
 	return (0);
 }

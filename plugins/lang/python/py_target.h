@@ -21,6 +21,19 @@ struct py_tid_cache {
 	int32_t		 tid;
 };
 
+/*
+ * The thread state last found for a kernel thread: a sample of that
+ * thread reads it directly, checked by its interpreter, pthread id and
+ * native TID, instead of walking _PyRuntime -> interpreter -> the list.
+ */
+struct py_ts_slot {
+	uint64_t	 tstate;
+	uint64_t	 thread_id;
+	int32_t		 tid;
+};
+
+#define PY_TS_SLOTS	16
+
 struct py_target {
 	pid_t		 pid;
 	uint64_t	 starttime;
@@ -38,6 +51,10 @@ struct py_target {
 	struct py_code_cache *codes;
 	struct py_tid_cache tids[64];
 	uint32_t	 ntids;
+	struct py_ts_slot ts_slots[PY_TS_SLOTS];
+	uint64_t	 ts_interp;	/* the interpreter of ts_slots */
+	uint32_t	 ts_next;	/* the slot replaced next */
+	uint64_t	 ts_hits, ts_walks;	/* samples served each way */
 	/* Sample scratch: frame texts and pointers, root first. */
 	struct py_frame	*frames;
 	char		*text;

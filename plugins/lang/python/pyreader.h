@@ -32,6 +32,8 @@ struct py_iov {
  */
 struct py_page;
 
+#define PY_MEM_HINTS	16
+
 struct py_mem {
 	int		(*readv)(void *arg, const struct py_iov *iov,
 			    uint32_t n);
@@ -45,6 +47,13 @@ struct py_mem {
 	 */
 	struct py_page	*pages;
 	uint32_t	 gen;
+	/* The pages the last sample read, fetched together by the next
+	 * (py_mem_cache_prefetch): one call instead of one a page. */
+	uint64_t	 hint[PY_MEM_HINTS];
+	uint32_t	 nhint;
+	uint64_t	 seen[PY_MEM_HINTS];
+	uint32_t	 nseen;
+	uint64_t	 prefetched, prefetch_failed;	/* for the tests */
 };
 
 int	py_mem_read(struct py_mem *, uint64_t, void *, size_t);
@@ -52,6 +61,7 @@ int	py_mem_readv(struct py_mem *, const struct py_iov *, uint32_t);
 int	py_mem_read_ptr(struct py_mem *, uint64_t, uint64_t *);
 int	py_mem_cache_init(struct py_mem *);
 void	py_mem_cache_begin(struct py_mem *);
+void	py_mem_cache_prefetch(struct py_mem *);
 void	py_mem_cache_free(struct py_mem *);
 /*
  * The process_vm_readv implementation; arg is the target's struct langguard
