@@ -18,17 +18,17 @@ test="python3 openssl procps psmisc util-linux iproute2 linux-perf bpftrace
 	binutils elfutils time"
 # bench/perf_hostile.sh: a large shared library to symbolize (libLLVM).
 test="$test libllvm14"
-# The manual pages' lint and rendering (tests/integration/15-manpages.sh).
+# The manual pages' lint and rendering (tests/integration/151-manpages.sh).
 test="$test mandoc man-db"
 # Container runtimes the container-name tests run against (and curl, which
 # checks podman's socket).
 test="$test containerd runc docker.io podman curl"
-# Stripped Go binaries built at test time (test_sym_gopclntab, 27-perf-go).
+# Stripped Go binaries built at test time (test_sym_gopclntab, 271-perf-go).
 test="$test golang-go"
 # A Go binary linked against musl (test_sym_gobuildinfo's libc check).
 test="$test musl-tools"
 # PHP 8.2 CLI and FPM for the PHP reader (tests/integration/76-php-*.sh);
-# Ruby 3.1 for the Ruby reader (tests/integration/77-ruby-frames.sh).
+# Ruby 3.1 for the Ruby reader (tests/integration/772-ruby-frames.sh).
 test="$test php-cli php-fpm ruby"
 # A FUSE server that never answers, mounted by an unprivileged user
 # (tests/integration/36, 37 and 46, tests/fuse_lib.sh).

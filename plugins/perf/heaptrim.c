@@ -6,7 +6,7 @@
  * in a turn of its own, and only when the memory resident beyond what
  * malloc has in use grew by more than HEAPTRIM_SLACK since the last trim:
  * a small cycle's pages are kept for the next, and the agent's memory
- * still levels off (13-soak).  Free bytes alone cannot tell: pages given
+ * still levels off (130-soak).  Free bytes alone cannot tell: pages given
  * back stay counted as free.
  */
 #include "config.h"

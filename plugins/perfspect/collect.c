@@ -689,7 +689,7 @@ ps_collector_free(struct ps_collector *c)
 		return;
 	/* The host reaps a child still running at destroy time, but only
 	 * after this: killed now, it cannot write its perfspect.log into
-	 * the directory after the removal below (seen in test 61). */
+	 * the directory after the removal below (seen in test 610). */
 	if (c->child != NULL)
 		c->api->child_stop(c->child, SIGKILL, 0);
 	collector_clean(c);

@@ -1,7 +1,7 @@
 """Every heartbeat command the Studio UI can send, in sequence on one agent.
 
-Driven by 55-studio-command-table.sh (compressed time) and
-55-studio-command-realtime.sh (the reference agent's timing).  Each row is
+Driven by 551-studio-command-table.sh (compressed time) and
+550-studio-command-realtime.sh (the reference agent's timing).  Each row is
 sent as the UI does (POST /api/metrics/profile_request to the fake
 Studio); then: the agent is still running, exactly one completion for the
 command with the expected status (and a message naming key and value for

@@ -1,5 +1,5 @@
 # What a local user (nobody) does against --nodejs-mode attach-maps, for
-# 38-node-attach-hijack.sh and 39-node-attach-fakes.sh; run as nobody.
+# 380-node-attach-hijack.sh and 390-node-attach-fakes.sh; run as nobody.
 #
 #   poll MARK LOG   connect to 127.0.0.1:9229 every half millisecond; on
 #                   the first inspector found, evaluate JS that writes

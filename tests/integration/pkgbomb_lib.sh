@@ -1,5 +1,5 @@
-# A local user's attack on the package-version index (34-python-pkg-egg-
-# bomb, 35-python-pkg-record-bomb): as nobody, a site-packages on the
+# A local user's attack on the package-version index (340-python-pkg-egg-
+# bomb, 350-python-pkg-record-bomb): as nobody, a site-packages on the
 # sys.path of a real CPython holding 120 distributions whose file list
 # (installed-files.txt of *.egg-info, or RECORD of *.dist-info) is a
 # symlink to one 16 MiB list of long distinct *.py names, the process busy

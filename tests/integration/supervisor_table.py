@@ -1,7 +1,7 @@
 """One run owner for every entry point: each command is compared with a
 fresh command-line start.
 
-Driven by 49-studio-supervisor.sh.  For each row, a heartbeat command is
+Driven by 490-studio-supervisor.sh.  For each row, a heartbeat command is
 sent to the running agent (H) and, at the same time, a fresh agent is
 started with the command line a user would write for the same settings
 (one flag per combined_config key).  Both upload to the fake Studio; the

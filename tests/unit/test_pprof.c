@@ -2,7 +2,7 @@
  * pprof.c: the cycle as a gzip'd perftools.profiles.Profile, read back
  * with zlib and protobuf-c.  `test_pprof --dump DIR` writes the same
  * cycle's .col and .pb.gz for the independent decoder test
- * (tests/integration/81-pprof-decode.py, protoc --decode).
+ * (tests/integration/810-pprof-decode.py, protoc --decode).
  */
 #include "config.h"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """One FastCGI GET request to php-fpm over a unix socket, without a web
-server (tests/integration/76-php-fpm.sh).
+server (tests/integration/760-php-fpm.sh).
 Usage: fcgi_get.py SOCKET SCRIPT_FILENAME QUERY_STRING"""
 import socket
 import struct

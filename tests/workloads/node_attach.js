@@ -1,5 +1,5 @@
 // Node.js workload for --nodejs-mode attach-maps
-// (tests/integration/77-node-attach.sh): a server-like process started
+// (tests/integration/770-node-attach.sh): a server-like process started
 // without --perf-basic-prof whose event loop runs hotAttachWork (called
 // from hotAttachOuter) every millisecond for process.argv[2] seconds
 // (default 30).  Both are compiled long before the agent attaches.

@@ -1,5 +1,5 @@
 // Node.js workload with a known hot function for the perf-map test
-// (tests/integration/72-node-perfmap.sh): hotNodeWork runs for
+// (tests/integration/720-node-perfmap.sh): hotNodeWork runs for
 // process.argv[2] seconds (default 20), called from hotNodeOuter.
 'use strict';
 let sink = 0;

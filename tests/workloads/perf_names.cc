@@ -1,5 +1,5 @@
 /*
- * Names as perf script shows them (tests/integration/24-perf-names.sh):
+ * Names as perf script shows them (tests/integration/241-perf-names.sh):
  * C++ template members and GCC clones (".constprop.0", ".isra.0"; built at
  * -O2 so GCC makes them), clock_gettime through the vDSO, clock_nanosleep
  * through glibc's versioned aliases, and threads named with

@@ -1,6 +1,6 @@
 <?php
 // A method called through an internal function (array_map), in a
-// namespace (tests/integration/76-php-frames.sh): frames
+// namespace (tests/integration/761-php-frames.sh): frames
 // "App\Work\Hasher::spin ...", "array_map <internal>:-1", "{closure} ...".
 // Usage: php php_class.php SECONDS READYFILE
 

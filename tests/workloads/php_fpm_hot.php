@@ -1,6 +1,6 @@
 <?php
 // A php-fpm request busy for ?s= seconds in one function
-// (tests/integration/76-php-fpm.sh).
+// (tests/integration/760-php-fpm.sh).
 
 function fpmHot($secs)
 {

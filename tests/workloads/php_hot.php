@@ -1,5 +1,5 @@
 <?php
-// Two hot functions with a known split (tests/integration/76-php-frames.sh):
+// Two hot functions with a known split (tests/integration/761-php-frames.sh):
 // each chunk of work is the same loop, given to hotPhpA with probability
 // 0.7 and to hotPhpB otherwise, so the truth is 70/30 of the CPU time.
 // Usage: php php_hot.php SECONDS READYFILE

@@ -1,6 +1,6 @@
 # A Ruby method whose time goes to a C function: sort_hot sorts a
 # shuffled Array (Array#sort, rb_ary_sort_bang in C), so nearly all of its
-# samples end in "sort [c function]" (tests/integration/77-ruby-frames.sh).
+# samples end in "sort [c function]" (tests/integration/772-ruby-frames.sh).
 # Usage: ruby ruby_cfunc.rb SECONDS READYFILE
 
 def sort_hot(a)

@@ -1,4 +1,4 @@
-# Two hot methods with a known split (tests/integration/77-ruby-frames.sh):
+# Two hot methods with a known split (tests/integration/772-ruby-frames.sh):
 # each chunk of work is the same loop, given to hot_a with probability 2/3
 # and to hot_b otherwise, so the truth is 2/3 of the CPU time in hot_a
 # (drawn at random, not in turn: a fixed a-a-b pattern could alias with

@@ -1,5 +1,5 @@
 # Three threads busy in worker_spin while the main thread sleeps
-# (tests/integration/77-ruby-frames.sh): only the thread holding the GVL
+# (tests/integration/772-ruby-frames.sh): only the thread holding the GVL
 # runs Ruby, and that is the one sampled.
 # Usage: ruby ruby_threads.rb SECONDS READYFILE
 

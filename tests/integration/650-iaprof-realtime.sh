@@ -1,7 +1,7 @@
 #!/bin/sh
 # Slow tier (make check-slow): iaprof's start-up, snapshot and stop at the
 # agent's real default timeouts (10 s for the first interval line, 5 s for
-# a snapshot, 5 s after SIGINT), beside 42-iaprof-failures.sh, which
+# a snapshot, 5 s after SIGINT), beside 420-iaprof-failures.sh, which
 # compresses them with GP_IAPROF_*_TIMEOUT_MS.
 . "$top_srcdir/tests/tap.sh"
 tap_tmpdir

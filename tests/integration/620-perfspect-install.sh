@@ -10,7 +10,7 @@ tap_tmpdir
 [ "$(uname -m)" = x86_64 ] || skip_all "PerfSpect options are x86_64 only"
 command -v openssl >/dev/null 2>&1 || skip_all "no openssl"
 unset SSL_CERT_FILE SSL_CERT_DIR CURL_CA_BUNDLE
-# The fake at a fifth of PerfSpect's timing; 66-perfspect-install-realtime.sh
+# The fake at a fifth of PerfSpect's timing; 660-perfspect-install-realtime.sh
 # runs this at real timing (7 s of set-up), the good install for longer.
 export FAKE_PERFSPECT_SCALE=${FAKE_PERFSPECT_SCALE:-0.2}
 PS_GOOD_SECS=${PS_GOOD_SECS:-19} PS_GOOD_CYCLE=${PS_GOOD_CYCLE:-5}

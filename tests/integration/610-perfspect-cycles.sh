@@ -7,7 +7,7 @@ tap_tmpdir; [ -n "$KEEP" ] && trap - EXIT
 [ "$(uname -m)" = x86_64 ] || skip_all "PerfSpect options are x86_64 only"
 # A fifth of PerfSpect's timing, so 5 s cycles hold rows.  At real timing
 # (7 s of set-up) they hold none: the real-speed sibling is
-# 64-perfspect-realtime.sh, with 20 s and 60 s cycles (and -d 5 for the
+# 640-perfspect-realtime.sh, with 20 s and 60 s cycles (and -d 5 for the
 # warning that says so); the failure modes below are 69-perfspect-
 # failures-realtime.sh's at real timing.
 export FAKE_PERFSPECT_SCALE=0.2

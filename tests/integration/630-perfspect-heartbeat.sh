@@ -9,7 +9,7 @@
 studio_init
 studio_server srv
 # The fake at a fifth of PerfSpect's timing (7 s of set-up in 1.4 s);
-# 67-perfspect-heartbeat-realtime.sh runs this at real timing, with 20 s
+# 670-perfspect-heartbeat-realtime.sh runs this at real timing, with 20 s
 # cycles (PS_DURATION) and waits to match (PS_WAIT).
 export FAKE_PERFSPECT_SCALE=${FAKE_PERFSPECT_SCALE:-0.2}
 PS_DURATION=${PS_DURATION:-5} PS_WAIT=${PS_WAIT:-40}

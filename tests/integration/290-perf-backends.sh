@@ -2,7 +2,7 @@
 # perf plugin, its two samplers: the perf-events backend (no BPF, what
 # `perf record` does) must give what the BPF one gives, so the fidelity
 # tests of fp and dwarf stacks and of exec tracking are run again through
-# it (20, 23, 25-perf-exec with PERF_TEST_BACKEND); with BPF denied (no
+# it (20, 23, 250-perf-exec with PERF_TEST_BACKEND); with BPF denied (no
 # CAP_BPF, no CAP_SYS_ADMIN: as on a locked-down host) the default, auto,
 # falls back to it and says so, while --perf-backend bpf fails and says why.
 . "$top_srcdir/tests/tap.sh"
@@ -11,7 +11,7 @@ perf_require
 tap_tmpdir
 
 # The tests again, through perf events: each of their checks is one here.
-for t in 20-perf-shares 23-perf-dwarf 25-perf-exec; do
+for t in 200-perf-shares 230-perf-dwarf 250-perf-exec; do
 	PERF_TEST_BACKEND=perf-events sh "$top_srcdir/tests/integration/$t.sh" \
 	    >"$TMP/$t.tap" 2>&1
 	rc=$?

@@ -60,7 +60,7 @@ ok(a['samples'] >= 0.9 * p['samples'],
 # read is named from the kernel's mapping records, as perf names it.
 # What may stay unnamed: a PLT stub (perf says "@plt").  The old per-PID
 # symbolization named 85%, /proc alone 97.9-100% under load.
-# Through perf events (29-perf-backends) exec is seen at its COMM record,
+# Through perf events (290-perf-backends) exec is seen at its COMM record,
 # before the kernel is done with it, when tracefs is not mounted: a known
 # gap of 1.5-2.5 points on this exec storm, allowed there and no more.
 slack = 0.03 if os.environ.get('PERF_TEST_BACKEND') == 'perf-events' else 0.01

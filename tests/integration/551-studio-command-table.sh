@@ -6,7 +6,7 @@
 # completion with the right status, and the next cycle's profile shows the
 # new settings (issue 11).  Time is compressed (1 s heartbeats, 2 s
 # cycles); the fake Studio keeps its realistic latency.  The same table at
-# the reference agent's timing: 55-studio-command-realtime.sh.
+# the reference agent's timing: 550-studio-command-realtime.sh.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/studio_lib.sh"
 studio_init

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Slow tier (make check-slow): 61-perfspect-cycles.sh's failure modes with
+# Slow tier (make check-slow): 610-perfspect-cycles.sh's failure modes with
 # the fake at PerfSpect's real timing (7 s of set-up, 5 s rows) and 20 s
 # cycles, as a user meets them: a metric with no value, a PerfSpect that
 # fails, one that hangs in its set-up, one whose set-up outlasts the

@@ -5,7 +5,7 @@
 tap_tmpdir
 F="$top_srcdir/tests/fakes/fake_perfspect"
 H=$(hostname)
-# A tenth of PerfSpect's timing; 68-perfspect-fake-realtime.sh runs this
+# A tenth of PerfSpect's timing; 680-perfspect-fake-realtime.sh runs this
 # at real timing (FAKE_PERFSPECT_SCALE=1), the waits stretched to match.
 export FAKE_PERFSPECT_SCALE=${FAKE_PERFSPECT_SCALE:-0.1}
 # fsleep N: N seconds at a tenth of the timing, stretched at real timing

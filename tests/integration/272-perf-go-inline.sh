@@ -36,7 +36,7 @@ func spin(n int) uint64 {
 
 func mid(n int) uint64 { return spin(n) ^ 1 }
 
-// A call after the loop gives hotA/hotB a frame (see 27-perf-go.sh).
+// A call after the loop gives hotA/hotB a frame (see 271-perf-go.sh).
 //
 //go:noinline
 func record(x uint64) { sink = x }

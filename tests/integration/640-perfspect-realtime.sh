@@ -1,7 +1,7 @@
 #!/bin/sh
 # Slow tier (make check-slow): the perfspect plugin against the fake at its
 # realistic default timing (FAKE_PERFSPECT_SCALE=1, 7 s of set-up before
-# collection, 5 s rows), as a user runs it.  61-perfspect-cycles.sh covers
+# collection, 5 s rows), as a user runs it.  610-perfspect-cycles.sh covers
 # the same paths with compressed time; this one is the real-time check
 # beside it.  At -d 20 every cycle after the first carries hwmetrics and
 # htmlblob computed from rows of its own window; at the default -d 60 every
