@@ -99,7 +99,8 @@ img_build(struct img *im, size_t nsyms, size_t strsz, const char *str,
 	for (i = 0; i < 20; i++)
 		im->buf[note_off + sizeof(*nh) + 4 + i] = (uint8_t)(0xa0 + i);
 	memset(im->buf + dynstr_off, 'A', strsz);
-	memcpy(im->buf + dynstr_off, str, strlen_);
+	if (strlen_ > 0)	/* str may be NULL for an empty table */
+		memcpy(im->buf + dynstr_off, str, strlen_);
 	sh = (Elf64_Shdr *)(im->buf + shoff);
 	sh[1].sh_name = 27;
 	sh[1].sh_type = SHT_PROGBITS;
