@@ -6,10 +6,11 @@
 tap_tmpdir; [ -n "$KEEP" ] && trap - EXIT
 [ "$(uname -m)" = x86_64 ] || skip_all "PerfSpect options are x86_64 only"
 # A fifth of PerfSpect's timing, so 5 s cycles hold rows.  At real timing
-# (7 s of set-up) they hold none: the real-speed sibling is
-# 640-perfspect-realtime.sh, with 20 s and 60 s cycles (and -d 5 for the
-# warning that says so); the failure modes below are 69-perfspect-
-# failures-realtime.sh's at real timing.
+# (7 s of set-up) they hold none.  The real-speed siblings:
+#   tests/integration/640-perfspect-realtime.sh: 20 s and 60 s cycles (and
+#     -d 5 for the warning that says so);
+#   tests/integration/690-perfspect-failures-realtime.sh: the failure
+#     modes below at real timing.
 export FAKE_PERFSPECT_SCALE=0.2
 PS_CYCLE=5
 . "$top_srcdir/tests/perfspect_lib.sh"

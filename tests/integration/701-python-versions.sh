@@ -71,9 +71,9 @@ while read -r label py; do
 	! grep -aF "sleeping_thread_body ($f:" "$col" >/dev/null
 	ok $? "$label: sleeping thread absent"
 done <"$TMP/interps"
-# Only the agent's own lines: tests run side by side, and 75-python-
-# unsupported's Python 2.7-3.7 (no _PyRuntime) are rightly skipped frames
-# of this whole-host profile when they run at the same time.
+# Only the agent's own lines: tests run side by side, and
+# 752-python-unsupported's Python 2.7-3.7 (no _PyRuntime) are rightly
+# skipped frames of this whole-host profile when they run at the same time.
 grep -a "^[0-9]*;[^;]*;gprofiler;.*\(\[Profiling\|no _PyRuntime\)" \
     "$col" >"$TMP/agent-skips"
 [ ! -s "$TMP/agent-skips" ]
