@@ -1,7 +1,7 @@
 /*
  * Fuzz the ELF reader that finds _PyRuntime, Py_Version, PyCode_Type, the
  * .PyRuntime section, the first PT_LOAD and the build id.
- * FUZZ_SOURCES: plugins/lang/python/py_elf.c plugins/common/elf/elfread.c plugins/common/elf/elfbad.c
+ * FUZZ_SOURCES: plugins/lang/python/py_elf.c plugins/common/elf/elfread.c plugins/common/elf/elfread_held.c plugins/common/elf/elfbad.c
  * FUZZ_LIBS: -lelf
  */
 #include <stdint.h>

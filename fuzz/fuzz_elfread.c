@@ -3,7 +3,7 @@
  * symbols, notes and bytes at an address, over any bytes; and the reader
  * held across loop turns (perf's), 64- or 32-bit, its symbols and
  * relocations read in chunks within a small budget.
- * FUZZ_SOURCES: plugins/common/elf/elfread.c plugins/common/elf/elfbad.c
+ * FUZZ_SOURCES: plugins/common/elf/elfread.c plugins/common/elf/elfread_held.c plugins/common/elf/elfbad.c
  */
 #include <stdint.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  * FUZZ_SOURCES: plugins/perf/gobuildinfo.c plugins/perf/elfsym_go.c
  * FUZZ_SOURCES: plugins/perf/elfsym_goinl.c plugins/perf/elfsym_load.c
  * FUZZ_SOURCES: plugins/perf/elfsym_sort.c
- * FUZZ_SOURCES: plugins/common/elf/elfread.c plugins/common/elf/elfbad.c
+ * FUZZ_SOURCES: plugins/common/elf/elfread.c plugins/common/elf/elfread_held.c plugins/common/elf/elfbad.c
  */
 #include <sys/mman.h>
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "elfread.h"
+#include "elfread_int.h"
 #include "elfbad.h"
 
 #define ELFREAD_SYM_CHUNK	1024	/* symbols read at once */
@@ -112,7 +113,7 @@ elfread_strerror(int rc)
  * len bytes at off, within the file and the budget: 0, or -1 (le->error
  * set when the file can no longer be trusted: over budget, short).
  */
-static int
+int
 elfread_pread(struct elfread *le, uint64_t off, void *buf, size_t len)
 {
 	size_t	 got = 0;
@@ -243,7 +244,7 @@ elfread_headers(struct elfread *le, uint64_t off, void *out, size_t n,
 	return (0);
 }
 
-static int
+int
 elfread_open(struct elfread *le)
 {
 	const Elf64_Ehdr	*eh = &le->eh;
@@ -323,7 +324,7 @@ elfread_open(struct elfread *le)
 	return (0);
 }
 
-static void
+void
 elfread_close(struct elfread *le)
 {
 	free(le->ph);
@@ -346,7 +347,7 @@ elfread_run(struct elfread *le, elfread_fn fn, void *arg)
 }
 
 /* The descriptor's path, for the one line about a bad file. */
-static void
+void
 elfread_log_bad(int fd, const struct stat *st, int rc)
 {
 	char	 link[64], path[512], msg[768];
@@ -418,207 +419,6 @@ elfread_read_mem(const void *buf, size_t len, elfread_fn fn, void *arg)
 	le.max_bytes = ELFREAD_BUDGET_BYTES;
 	le.max_reads = ELFREAD_BUDGET_READS;
 	return (elfread_run(&le, fn, arg));
-}
-
-/* The held reader: see elfread.h. */
-static int
-elfread_held(struct elfread *le, uint64_t max_bytes, uint64_t max_reads,
-    struct elfread **out)
-{
-	struct elfread	*h;
-	int		 rc;
-
-	le->held = 1;
-	le->max_bytes = max_bytes;
-	le->max_reads = max_reads;
-	if ((rc = elfread_open(le)) == 0 && le->error != 0)
-		rc = le->error;
-	if (rc == 0 && (h = malloc(sizeof(*h))) == NULL)
-		rc = -ENOMEM;
-	if (rc != 0) {
-		elfread_close(le);
-		return (rc);
-	}
-	*h = *le;
-	*out = h;
-	return (0);
-}
-
-/* What was read was one file: the same size and mtime as at open. */
-static int
-elfread_same(int fd, const struct stat *st, struct stat *st2)
-{
-	if (fstat(fd, st2) != 0) {
-		*st2 = *st;
-		return (1);
-	}
-	return (st2->st_size == st->st_size &&
-	    st2->st_mtim.tv_sec == st->st_mtim.tv_sec &&
-	    st2->st_mtim.tv_nsec == st->st_mtim.tv_nsec);
-}
-
-int
-elfread_open_fd(int fd, uint64_t max_bytes, uint64_t max_reads,
-    struct elfread **out)
-{
-	struct elfread	 le;
-	struct stat	 st2;
-	int		 rc;
-
-	*out = NULL;
-	memset(&le, 0, sizeof(le));
-	if (fstat(fd, &le.st) != 0)
-		return (-errno);
-	if (!S_ISREG(le.st.st_mode) || le.st.st_size <= 0)
-		return (-ENOEXEC);
-	if ((rc = elfbad_find(&le.st)) != 0)
-		return (rc);
-	le.fd = fd;
-	le.size = (uint64_t)le.st.st_size;
-	if ((rc = elfread_held(&le, max_bytes, max_reads, out)) == 0)
-		return (0);
-	if (rc != -EIO && !elfread_same(fd, &le.st, &st2))
-		rc = -ESTALE;
-	if (elfread_is_bad(rc) && elfbad_mark(&st2, rc))
-		elfread_log_bad(fd, &st2, rc);
-	return (rc);
-}
-
-int
-elfread_open_mem(const void *buf, size_t len, uint64_t max_bytes,
-    uint64_t max_reads, struct elfread **out)
-{
-	struct elfread	 le;
-
-	*out = NULL;
-	memset(&le, 0, sizeof(le));
-	le.fd = -1;
-	le.mem = buf;
-	le.size = len;
-	return (elfread_held(&le, max_bytes, max_reads, out));
-}
-
-int
-elfread_free(struct elfread *le)
-{
-	struct stat	 st2;
-	int		 rc;
-
-	if (le == NULL)
-		return (0);
-	rc = le->error;
-	if (le->fd >= 0) {
-		if (rc != -EIO && !elfread_same(le->fd, &le->st, &st2))
-			rc = -ESTALE;
-		if (elfread_is_bad(rc) && elfbad_mark(&st2, rc))
-			elfread_log_bad(le->fd, &st2, rc);
-	}
-	elfread_close(le);
-	free(le);
-	return (rc);
-}
-
-int
-elfread_read_at(struct elfread *le, uint64_t off, void *buf, size_t len)
-{
-	return (elfread_pread(le, off, buf, len));
-}
-
-uint64_t
-elfread_nsyms(const struct elfread *le, size_t i)
-{
-	const Elf64_Shdr	*sh;
-
-	if (i >= le->nsh)
-		return (0);
-	sh = &le->sh[i];
-	if ((sh->sh_type != SHT_SYMTAB && sh->sh_type != SHT_DYNSYM) ||
-	    sh->sh_entsize != sizeof(Elf64_Sym))
-		return (0);
-	return (sh->sh_size / (le->class32 ? sizeof(Elf32_Sym) :
-	    sizeof(Elf64_Sym)));
-}
-
-uint64_t
-elfread_nrelas(const struct elfread *le, size_t i)
-{
-	const Elf64_Shdr	*sh;
-
-	if (i >= le->nsh)
-		return (0);
-	sh = &le->sh[i];
-	if (sh->sh_type != SHT_RELA || sh->sh_entsize != sizeof(Elf64_Rela))
-		return (0);
-	return (sh->sh_size / (le->class32 ? sizeof(Elf32_Rela) :
-	    sizeof(Elf64_Rela)));
-}
-
-/*
- * Entries [first, first + n) of an array section of total entries,
- * each esz bytes in the file, read in place into out (n of osz bytes;
- * esz <= osz): the count read, or -1.
- */
-static int64_t
-elfread_entries(struct elfread *le, size_t i, uint64_t total, size_t esz,
-    uint64_t first, void *out, size_t n)
-{
-	if (first >= total)
-		return (0);
-	if (n > total - first)
-		n = (size_t)(total - first);
-	if (n == 0)
-		return (0);
-	if (elfread_read_section(le, i, first * esz, out, n * esz) != 0)
-		return (-1);
-	return ((int64_t)n);
-}
-
-int64_t
-elfread_read_syms(struct elfread *le, size_t i, uint64_t first,
-    Elf64_Sym *out, size_t n)
-{
-	Elf32_Sym	 s;
-	int64_t		 got;
-	size_t		 k;
-
-	got = elfread_entries(le, i, elfread_nsyms(le, i), le->class32 ?
-	    sizeof(Elf32_Sym) : sizeof(Elf64_Sym), first, out, n);
-	if (got <= 0 || !le->class32)
-		return (got);
-	/* widened from the last: each 32-bit entry read before its place
-	 * is written */
-	for (k = (size_t)got; k-- > 0; ) {
-		memcpy(&s, (uint8_t *)out + k * sizeof(s), sizeof(s));
-		out[k].st_name = s.st_name;
-		out[k].st_info = s.st_info;
-		out[k].st_other = s.st_other;
-		out[k].st_shndx = s.st_shndx;
-		out[k].st_value = s.st_value;
-		out[k].st_size = s.st_size;
-	}
-	return (got);
-}
-
-int64_t
-elfread_read_relas(struct elfread *le, size_t i, uint64_t first,
-    Elf64_Rela *out, size_t n)
-{
-	Elf32_Rela	 r;
-	int64_t		 got;
-	size_t		 k;
-
-	got = elfread_entries(le, i, elfread_nrelas(le, i), le->class32 ?
-	    sizeof(Elf32_Rela) : sizeof(Elf64_Rela), first, out, n);
-	if (got <= 0 || !le->class32)
-		return (got);
-	for (k = (size_t)got; k-- > 0; ) {
-		memcpy(&r, (uint8_t *)out + k * sizeof(r), sizeof(r));
-		out[k].r_offset = r.r_offset;
-		out[k].r_info = ELF64_R_INFO(ELF32_R_SYM(r.r_info),
-		    ELF32_R_TYPE(r.r_info));
-		out[k].r_addend = r.r_addend;
-	}
-	return (got);
 }
 
 int
