@@ -551,7 +551,7 @@ perf_start(void *priv)
 	o.freq = (uint32_t)p->freq;
 	o.period = (uint64_t)p->period;
 	if (p->period > 0)
-		o.max_rate = PERF_PERIOD_MAX_RATE;
+		o.max_rate = PERF_PERIOD_CAP_RATE;
 	if (p->have_ev) {
 		o.ev_name = p->ev.name;
 		o.ev_type = p->ev.type;

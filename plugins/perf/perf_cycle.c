@@ -24,7 +24,7 @@
 #include "unwind.h"
 
 /*
- * The event gave more than PERF_PERIOD_MAX_RATE samples a second on some
+ * The event gave more than PERF_PERIOD_CAP_RATE samples a second on some
  * CPU this cycle (the BPF program dropped the rest): raise a perf event's
  * period by the ratio of what came to what was taken, so that the kernel
  * stops interrupting at the old rate; a tracepoint's program runs at

@@ -36,6 +36,10 @@
  * is refused at start.
  */
 #define PERF_PERIOD_MAX_RATE	1000
+/* What the kernel side enforces: the rate with an eighth of headroom, so
+ * that a clock exactly at the limit (cpu-clock every 1 ms) is not capped
+ * for its timer's jitter against a window that starts at a sample. */
+#define PERF_PERIOD_CAP_RATE	(PERF_PERIOD_MAX_RATE + PERF_PERIOD_MAX_RATE / 8)
 #define PERF_PERIOD_MIN_CLOCK	1000000
 
 #define PERF_DRAIN_MS		10000
