@@ -37,15 +37,26 @@ PY
 cp /usr/bin/yes "$TMP/python2.7"
 "$TMP/python2.7" >/dev/null &
 fake=$!
-trap 'kill $ns $fake 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'kill $ns $fake $agent 2>/dev/null; rm -rf "$TMP"' EXIT
 py_wait_ready "$TMP/ready.ns"
 ok $? "namespaced workload started"
 [ ! -e "$TMP/ns/ns_app.py" ]
 ok $? "its script is invisible from the host"
 
-( sleep 1; exec "$py" "$TMP/short_lived.py" >/dev/null ) &
+# The short-lived process starts once the cycle has begun (the agent's
+# "profiling run" line: sampling is on): a loaded host can take seconds
+# to load the BPF program, and a process started at a fixed delay after
+# the agent could live and die before anything samples.
+py_profile "$TMP/out" 5 -f 49 -v &
+agent=$!
+i=0
+while ! grep -q '^INFO profiling run:' "$TMP/out/log" 2>/dev/null &&
+    [ $i -lt 300 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+"$py" "$TMP/short_lived.py" >/dev/null &
 short=$!
-py_profile "$TMP/out" 5 -f 49
+wait $agent
 ok $? "one cycle with perf and python"
 wait $short
 col="$TMP/out/last_profile.col"
@@ -54,7 +65,8 @@ ok $? "namespaced process: frames from its private script"
 grep -aF "appid: python: $TMP/ns/ns_app.py" "$col" >/dev/null
 ok $? "namespaced process: appid"
 # The line executing: the loop's (4 or 5), not the def's.
-grep -a "short_lived_busy ($TMP/short_lived.py:[45])_\\[p\\]" "$col" >/dev/null
+grep -a "short_lived_busy ($TMP/short_lived.py:[45])_\\[p\\]" "$col" >/dev/null ||
+    { diag "$(grep -a "pid $short\b" "$TMP/out/log" | head -5)"; false; }
 ok $? "process that exited mid-cycle: its samples kept"
 # Named like Python 2.7: skipped as an unsupported version (from the name).
 grep -a '^[0-9]*;[^;]*;python2.7;' "$col" | grep -Eq \
