@@ -636,6 +636,61 @@ out:
 	elfread_set_log(NULL, NULL);
 }
 
+/*
+ * A user who plants many bad files: each is marked, but the log has at most
+ * ten lines a minute about them; the next line counts the rest.
+ */
+static void
+test_log_burst(void)
+{
+	char path[] = "/tmp/test_elfread.XXXXXX";
+	struct timespec ts[2];
+	struct found f;
+	struct img im;
+	int fd, i, logs, marked = 0;
+
+	if ((fd = mkstemp(path)) < 0) {
+		CHECK(0, "a temporary file");
+		return;
+	}
+	close(fd);
+	/* its section headers past its end: malformed */
+	img_build(&im, 10, 4096, "", 0, NULL, 0);
+	fd = write_file(path, &im);
+	free(im.buf);
+	CHECK(fd >= 0 && ftruncate(fd, 4096) == 0, "a file cut short");
+	elfbad_clear();
+	elfread_log_clear();
+	elfread_set_log(on_log, NULL);
+	logs = nlogs;
+	/* each mtime a new identity: a new bad file */
+	for (i = 0; i < 14; i++) {
+		ts[0].tv_sec = ts[1].tv_sec = 1000000000 + i;
+		ts[0].tv_nsec = ts[1].tv_nsec = 0;
+		if (futimens(fd, ts) != 0)
+			break;
+		memset(&f, 0, sizeof(f));
+		f.truncate_fd = -1;
+		marked += elfread_is_bad(read_fd(fd, &f));
+	}
+	CHECK_INTEQ(marked, 14, "14 bad files, each given up on");
+	CHECK_INTEQ(nlogs - logs, 10, "ten lines in the minute");
+	elfread_log_clear();	/* the next minute */
+	ts[0].tv_sec = ts[1].tv_sec = 2000000000;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	(void)futimens(fd, ts);
+	memset(&f, 0, sizeof(f));
+	f.truncate_fd = -1;
+	(void)read_fd(fd, &f);
+	CHECK(nlogs - logs == 11 &&
+	    strstr(lastlog, "and 4 more files given up on before") != NULL,
+	    "the next line counts the four not named");
+	elfread_set_log(NULL, NULL);
+	elfread_log_clear();
+	close(fd);
+	unlink(path);
+}
+
 int
 main(void)
 {
@@ -646,5 +701,6 @@ main(void)
 	test_fd();
 	test_turn();
 	test_held();
+	test_log_burst();
 	return (testing_done());
 }

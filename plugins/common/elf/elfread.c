@@ -28,6 +28,11 @@
 #include "elfbad.h"
 
 #define ELFREAD_SYM_CHUNK	1024	/* symbols read at once */
+/* Lines about bad files, at most this many a minute: a user who plants a
+ * thousand bad files gets them all marked, not a thousand lines in the
+ * daemon's log.  The next line counts those not named. */
+#define ELFREAD_LOG_BURST	10
+#define ELFREAD_LOG_WINDOW_MS	60000
 
 static void	(*elfread_log_fn)(void *, const char *);
 static uint64_t	 elfread_total_bytes, elfread_total_reads;
@@ -35,12 +40,21 @@ static uint64_t	 elfread_total_bytes, elfread_total_reads;
  * (0: none yet). */
 static uint64_t	 elfread_turn_ms, elfread_turn_bytes, elfread_turn_reads;
 static void	*elfread_log_arg;
+static uint64_t	 elfread_log_start;
+static unsigned	 elfread_log_n, elfread_log_unnamed;
 
 void
 elfread_set_log(void (*fn)(void *, const char *), void *arg)
 {
 	elfread_log_fn = fn;
 	elfread_log_arg = arg;
+}
+
+void
+elfread_log_clear(void)
+{
+	elfread_log_start = 0;
+	elfread_log_n = 0;
 }
 
 void
@@ -350,20 +364,36 @@ elfread_run(struct elfread *le, elfread_fn fn, void *arg)
 void
 elfread_log_bad(int fd, const struct stat *st, int rc)
 {
-	char	 link[64], path[512], msg[768];
+	char	 link[64], path[512], msg[1024], more[96];
+	uint64_t now = elfread_now_ms();
 	ssize_t	 n;
 
 	if (elfread_log_fn == NULL)
 		return;
+	if (elfread_log_start == 0 ||
+	    now - elfread_log_start >= ELFREAD_LOG_WINDOW_MS) {
+		elfread_log_start = now != 0 ? now : 1;
+		elfread_log_n = 0;
+	}
+	if (++elfread_log_n > ELFREAD_LOG_BURST) {
+		elfread_log_unnamed++;
+		return;
+	}
+	more[0] = '\0';
+	if (elfread_log_unnamed > 0)
+		snprintf(more, sizeof(more), " (and %u more files given up "
+		    "on before, not named: over %d lines a minute)",
+		    elfread_log_unnamed, ELFREAD_LOG_BURST);
+	elfread_log_unnamed = 0;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	if ((n = readlink(link, path, sizeof(path) - 1)) <= 0)
 		n = snprintf(path, sizeof(path), "(fd %d)", fd);
 	path[n] = '\0';
 	snprintf(msg, sizeof(msg), "ELF reader: %s (device %u:%u, inode "
-	    "%llu, %lld bytes): %s; not read again until it changes", path,
-	    major(st->st_dev), minor(st->st_dev),
+	    "%llu, %lld bytes): %s; not read again until it changes%s",
+	    path, major(st->st_dev), minor(st->st_dev),
 	    (unsigned long long)st->st_ino, (long long)st->st_size,
-	    elfread_strerror(rc));
+	    elfread_strerror(rc), more);
 	elfread_log_fn(elfread_log_arg, msg);
 }
 

@@ -101,8 +101,11 @@ const char *elfread_strerror(int);
 void	elfread_spent(uint64_t *bytes, uint64_t *reads);
 /* A new loop turn now, whatever the clock says (tests, benchmarks). */
 void	elfread_turn_clear(void);
-/* Where the one line about a bad file goes (the plugin's log). */
+/* Where the one line about a bad file goes (the plugin's log); at most
+ * ten such lines a minute, the next one counting those not named. */
 void	elfread_set_log(void (*)(void *, const char *), void *);
+/* A new minute for those lines, whatever the clock says (tests). */
+void	elfread_log_clear(void);
 
 /* Link-time address of the first PT_LOAD, aligned down; -ENOEXEC. */
 int	elfread_first_load(struct elfread *, uint64_t *);
