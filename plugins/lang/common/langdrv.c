@@ -8,9 +8,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elfread.h"
+#include "langagg.h"
 #include "langdrv.h"
 #include "langproc.h"
 
@@ -213,6 +215,13 @@ langdrv_init(struct langdrv *d, struct gp_plugin_ctx *ctx,
 	d->arg = arg;
 	if (langtab_init(&d->tab, release, arg) != 0)
 		return (-ENOMEM);
+	d->texts = calloc(ops->max_frames, ops->text_size);
+	d->frames = calloc(ops->max_frames, sizeof(*d->frames));
+	d->agg = langagg_new(ops->max_frames + 1);
+	if (d->texts == NULL || d->frames == NULL || d->agg == NULL) {
+		langdrv_free(d);
+		return (-ENOMEM);
+	}
 	langproc_set_opener(langdrv_file_open, d);
 	elfread_set_log(langdrv_elf_log, d);
 	return (0);
@@ -223,6 +232,12 @@ langdrv_free(struct langdrv *d)
 {
 	elfread_set_log(NULL, NULL);
 	langtab_free(&d->tab);
+	langagg_free(d->agg);
+	free(d->texts);
+	free(d->frames);
+	d->agg = NULL;
+	d->texts = NULL;
+	d->frames = NULL;
 }
 
 void
@@ -238,13 +253,21 @@ langdrv_reset(struct langdrv *d)
 	d->discover = 0;
 	while (d->tab.n > 0)
 		langtab_remove(&d->tab, d->tab.procs[d->tab.n - 1]);
+	langagg_clear(d->agg);
+	d->ntexts = 0;
+	d->nsamples = d->nfailed = 0;
 }
 
 int
-langdrv_start(struct langdrv *d, uint32_t freq, double min_duration)
+langdrv_start(struct langdrv *d)
 {
-	d->freq = freq;
-	d->min_duration = min_duration;
+	int64_t f;
+
+	f = d->api->option_get_int(d->ctx, "profiling-frequency", 11);
+	d->freq = f < 1 ? 1 : f > d->ops->max_freq ? d->ops->max_freq :
+	    (uint32_t)f;
+	d->min_duration = (double)d->api->option_get_int(d->ctx,
+	    "min-duration", 0);
 	/*
 	 * No walk when a system profiler reports processes.  Without one
 	 * yet, plugins start in turn, and one that starts after us (perf

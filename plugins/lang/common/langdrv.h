@@ -2,9 +2,10 @@
  * The driver of a sampling runtime plugin (PHP, Ruby): which processes it
  * knows (a langtab), how it finds them (the system profiler's reports, or
  * a walk of /proc each second without one), and the -f Hz timer that
- * samples the attached ones, running only while there is one.  The
- * plugin says what examining a process and sampling it mean; everything
- * about when is here, once.
+ * samples the attached ones, running only while there is one; and their
+ * stacks until the snapshot (langdrv_stack.c).  The plugin says what
+ * examining a process and reading its frames mean; everything about when,
+ * and what becomes of the frames, is here, once.
  */
 #ifndef GP_LANGDRV_H
 #define GP_LANGDRV_H
@@ -18,8 +19,23 @@
 
 #include "langtab.h"
 
+struct langagg;
+
+/*
+ * What every sampled process carries, first in the plugin's entry (whose
+ * size is ops->proc_size): the table's part, and what the driver says
+ * of it.
+ */
+struct langdrv_proc {
+	struct langtab_proc lp;
+	int		 reported;	/* its skip/error went out once */
+	uint32_t	 fails;		/* failed samples in a row */
+	char		 comm[64];
+	char		 reason[256];	/* why skipped, or the error */
+};
+
 struct langdrv_ops {
-	size_t	 proc_size;	/* the plugin's entry, a langtab_proc first */
+	size_t	 proc_size;	/* the plugin's entry, a langdrv_proc first */
 	/* A new or re-exec'd process, or one whose attach is due again:
 	 * sets lp->state (langtab_attach_state). */
 	void	 (*examine)(void *, struct langtab_proc *, double age);
@@ -31,6 +47,20 @@ struct langdrv_ops {
 	 * yet, rather than a second later. */
 	int	 scan_at_start;
 	uint32_t rescan_ms;	/* the walk's period without reports */
+	/* A snapshot is taken: the process's own metadata, its caches
+	 * reset (optional; lp->samples says whether it gave stacks). */
+	void	 (*cycle_end)(void *, struct langdrv_proc *,
+		    struct gp_snapshot *);
+	/* Its stacks (langdrv_stack.c): frames a sample, each frame's
+	 * text size and gProfiler's suffix ("_[php]"); the language as
+	 * logs name it and the comm of a process already forgotten. */
+	uint32_t max_frames;
+	size_t	 text_size;
+	const char *suffix;
+	const char *lang;
+	const char *comm;
+	uint32_t max_freq;	/* -f is capped here */
+	uint32_t fail_limit;	/* failed samples in a row: an error */
 };
 
 struct langdrv {
@@ -46,6 +76,13 @@ struct langdrv {
 	int			 discover;	/* from the host's reports */
 	int			 walk_once;	/* reports began: what came before */
 	struct langtab		 tab;
+	/* the stacks since the last snapshot, and the one being read
+	 * (root last) */
+	struct langagg		*agg;
+	char			*texts;
+	const char		**frames;	/* the texts, root first */
+	uint32_t		 ntexts;
+	uint64_t		 nsamples, nfailed;
 };
 
 /* The table, and the readers' files opened and their ELF complaints
@@ -54,8 +91,9 @@ int	langdrv_init(struct langdrv *, struct gp_plugin_ctx *,
 	    const struct gp_host_api *, const struct langdrv_ops *, void *arg,
 	    void (*release)(void *, struct langtab_proc *));
 void	langdrv_free(struct langdrv *);
-/* Sampling at freq Hz from now: 0, or -ENOMEM (everything reset). */
-int	langdrv_start(struct langdrv *, uint32_t freq, double min_duration);
+/* Sampling at -f Hz (capped) from now, processes younger than
+ * --min-duration left for later: 0, or -ENOMEM (everything reset). */
+int	langdrv_start(struct langdrv *);
 /* Timers off, reports unsubscribed, every process forgotten. */
 void	langdrv_reset(struct langdrv *);
 /* The known processes checked, or /proc walked; the vanished pruned. */
@@ -63,5 +101,19 @@ void	langdrv_scan(struct langdrv *);
 /* The sample timer on while a process is attached, the retry timer while
  * one waits to be. */
 void	langdrv_timer_sync(struct langdrv *);
+
+/* (langdrv_stack.c) A sample begins; each frame from the leaf, a reader's
+ * callback (arg: the driver): 0, or -E2BIG past max_frames. */
+void	langdrv_sample_begin(struct langdrv *);
+int	langdrv_frame(void *, const char *text);
+/* The sample ended with the reader's rc: its stack counted, or its
+ * failure (an error after fail_limit in a row, at once for a refused
+ * read, -EREMOTE, whose reason is refused_why). */
+void	langdrv_sample_end(struct langdrv *, struct langdrv_proc *, int rc,
+	    const char *refused_why);
+/* The snapshot: the processes checked, the stacks delivered, each
+ * process that could not be read named once. */
+int	langdrv_snapshot(struct langdrv *, struct gp_snapshot *);
+void	langdrv_abandon(struct langdrv *);
 
 #endif

@@ -25,7 +25,6 @@
 
 #include "elfread.h"
 
-#include "langagg.h"
 #include "langdrv.h"
 #include "langtab.h"
 #include "ruby_target.h"
@@ -35,12 +34,8 @@
 #define RUBYP_FAIL_LIMIT 20	/* failed samples in a row: an error */
 
 struct rubyp_proc {
-	struct langtab_proc lp;		/* first: the table's entry */
-	int		 reported;	/* its skip/error went out once */
-	uint32_t	 fails;
-	char		 comm[64];
+	struct langdrv_proc dp;		/* first: the driver's part */
 	char		 appid[1024];
-	char		 reason[256];
 	struct ruby_target t;
 };
 
@@ -49,11 +44,6 @@ struct rubyp {
 	const struct gp_host_api *api;
 	int		 enabled;
 	struct langdrv	 drv;		/* its table: of struct rubyp_proc */
-	struct langagg	*agg;
-	uint64_t	 nsamples, nfailed;
-	/* one stack being collected, root last */
-	char		(*texts)[RUBY_MAX_FRAME_TEXT + 8];
-	uint32_t	 ntexts;
 };
 
 static const struct gp_option rubyp_options[] = {
@@ -64,13 +54,6 @@ static const struct gp_option rubyp_options[] = {
 };
 
 #define RUBYP(lp)	((struct rubyp_proc *)(lp))
-#define RUBYP_AT(p, i)	RUBYP((p)->drv.tab.procs[i])
-
-static struct rubyp_proc *
-rubyp_find(struct rubyp *p, pid_t pid)
-{
-	return (RUBYP(langtab_find(&p->drv.tab, pid)));
-}
 
 static void
 rubyp_release(void *arg, struct langtab_proc *lp)
@@ -92,13 +75,13 @@ rubyp_appid(struct rubyp_proc *pr)
 	int argc = 0;
 
 	pr->appid[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)pr->lp.pid);
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)pr->dp.lp.pid);
 	if ((n = readlink(path, cwd, sizeof(cwd) - 1)) <= 0)
 		n = 0;
 	cwd[n] = '\0';
 	if ((cmd = malloc(RUBYP_CMDLINE_MAX)) == NULL)
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pr->lp.pid);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pr->dp.lp.pid);
 	if ((n = langproc_read_small_file(path, cmd, RUBYP_CMDLINE_MAX)) > 0) {
 		for (i = 0; i < n && argc < RUBYP_ARGV_MAX; i++) {
 			argv[argc++] = cmd + i;
@@ -115,26 +98,26 @@ rubyp_attach(struct rubyp *p, struct rubyp_proc *pr, double age)
 {
 	int rc;
 
-	rc = ruby_target_attach(pr->lp.pid, &pr->t, pr->reason,
-	    sizeof(pr->reason));
-	pr->lp.state = langtab_attach_state(rc, age);
+	rc = ruby_target_attach(pr->dp.lp.pid, &pr->t, pr->dp.reason,
+	    sizeof(pr->dp.reason));
+	pr->dp.lp.state = langtab_attach_state(rc, age);
 	if (rc != 0) {
 		ruby_target_release(&pr->t);
-		langtab_attach_log(p->api, p->ctx, &pr->lp, age, pr->comm,
-		    pr->reason);
+		langtab_attach_log(p->api, p->ctx, &pr->dp.lp, age, pr->dp.comm,
+		    pr->dp.reason);
 		return;
 	}
 	rubyp_appid(pr);
 	p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: Ruby %d.%d.%d in %s",
-	    (int)pr->lp.pid, pr->t.ver.major, pr->t.ver.minor,
+	    (int)pr->dp.lp.pid, pr->t.ver.major, pr->t.ver.minor,
 	    pr->t.ver.patch, pr->t.object);
 }
 
 static void
 rubyp_examine(struct rubyp *p, struct rubyp_proc *pr, double age)
 {
-	if (langproc_comm(pr->lp.pid, pr->comm, sizeof(pr->comm)) != 0)
-		pr->lp.state = LANGTAB_GONE;
+	if (langproc_comm(pr->dp.lp.pid, pr->dp.comm, sizeof(pr->dp.comm)) != 0)
+		pr->dp.lp.state = LANGTAB_GONE;
 	else
 		rubyp_attach(p, pr, age);
 }
@@ -156,62 +139,17 @@ rubyp_say_started(void *arg)
 	    "profiler's samples" : "by scanning /proc each second");
 }
 
-static int
-rubyp_frame(void *arg, const char *text)
-{
-	struct rubyp *p = arg;
-
-	if (p->ntexts >= RUBY_MAX_FRAMES)
-		return (-E2BIG);
-	/* gProfiler appends "_[rb]" to each of rbspy's frames. */
-	snprintf(p->texts[p->ntexts++], sizeof(p->texts[0]), "%s_[rb]",
-	    text);
-	return (0);
-}
-
 static void
 rubyp_sample_proc(struct rubyp *p, struct rubyp_proc *pr)
 {
-	const char *frames[RUBY_MAX_FRAMES];
-	uint32_t i, nseen;
+	uint32_t nseen;
 	int rc;
 
-	p->ntexts = 0;
+	langdrv_sample_begin(&p->drv);
 	ruby_target_begin(&pr->t);
 	rc = ruby_walk_stack(&pr->t.mem, &pr->t.off, pr->t.root,
-	    RUBY_MAX_FRAMES,
-	    pr->t.fcache, rubyp_frame, p, &nseen);
-	p->nsamples++;
-	if (rc == 0 || rc == -E2BIG) {
-		pr->fails = 0;
-		if (p->ntexts == 0)	/* idle: no thread runs Ruby */
-			return;
-		for (i = 0; i < p->ntexts; i++)	/* root first */
-			frames[i] = p->texts[p->ntexts - 1 - i];
-		if (langagg_add(p->agg, (int32_t)pr->lp.pid, frames,
-		    p->ntexts, 1) == 0)
-			pr->lp.samples++;
-		return;
-	}
-	p->nfailed++;
-	if (rc == -ESRCH) {
-		pr->lp.state = LANGTAB_GONE;
-		return;
-	}
-	/* Torn reads while the stack changes are normal; a run is not.
-	 * A read the guard refused would be refused again. */
-	if (++pr->fails >= RUBYP_FAIL_LIMIT || rc == -EPERM ||
-	    rc == -EREMOTE) {
-		if (rc == -EREMOTE)
-			snprintf(pr->reason, sizeof(pr->reason), "%s",
-			    pr->t.pg.guard.why);
-		else
-			snprintf(pr->reason, sizeof(pr->reason), "cannot "
-			    "read process memory: %s", strerror(-rc));
-		pr->lp.state = LANGTAB_ERROR;
-		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->lp.pid,
-		    pr->reason);
-	}
+	    RUBY_MAX_FRAMES, pr->t.fcache, langdrv_frame, &p->drv, &nseen);
+	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why);
 }
 
 static void
@@ -220,33 +158,6 @@ rubyp_sample_cb(void *arg, struct langtab_proc *lp)
 	rubyp_sample_proc(arg, RUBYP(lp));
 }
 
-/*
- * Ruby processes are found by what they map: the first walk of /proc
- * waits a second (a system profiler that starts after us spares it).
- */
-static const struct langdrv_ops rubyp_ops = {
-	.proc_size = sizeof(struct rubyp_proc),
-	.examine = rubyp_examine_cb,
-	.sample = rubyp_sample_cb,
-	.started = rubyp_say_started,
-	.rescan_ms = RUBYP_RESCAN_MS,
-};
-
-struct rubyp_deliver {
-	struct rubyp	*p;
-	struct gp_snapshot *snap;
-};
-
-static void
-rubyp_deliver_stack(void *arg, int32_t pid, const char *const *frames,
-    uint32_t n, uint64_t count)
-{
-	struct rubyp_deliver *d = arg;
-	struct rubyp_proc *pr = rubyp_find(d->p, pid);
-
-	d->p->api->snapshot_add_stack(d->snap, pid, pr != NULL ? pr->comm :
-	    "ruby", frames, n, count);
-}
 
 /* The appid, and gProfiler's Ruby application metadata keys. */
 static void
@@ -258,7 +169,7 @@ rubyp_deliver_meta(struct rubyp *p, struct gp_snapshot *snap,
 	char ver[160];
 
 	if (pr->appid[0] != '\0' && GP_API_HAS(api, snapshot_set_appid))
-		api->snapshot_set_appid(snap, pr->lp.pid, pr->appid);
+		api->snapshot_set_appid(snap, pr->dp.lp.pid, pr->appid);
 	if (!GP_API_HAS(api, snapshot_set_app_metadata) ||
 	    (md = api->json_new()) == NULL)
 		return;
@@ -278,71 +189,66 @@ rubyp_deliver_meta(struct rubyp *p, struct gp_snapshot *snap,
 		api->json_set_string(md, "libruby_elfid", pr->t.lib_elfid);
 	else
 		api->json_set_null(md, "libruby_elfid");
-	api->snapshot_set_app_metadata(snap, pr->lp.pid, md);
+	api->snapshot_set_app_metadata(snap, pr->dp.lp.pid, md);
 }
+
+static void
+rubyp_cycle_end(void *arg, struct langdrv_proc *dp, struct gp_snapshot *snap)
+{
+	struct rubyp_proc *pr = RUBYP(dp);
+
+	if (pr->dp.lp.samples > 0)
+		rubyp_deliver_meta(arg, snap, pr);
+	/* Code is freed and recompiled between requests: start over. */
+	if (pr->t.fcache != NULL)
+		memset(pr->t.fcache, 0, sizeof(*pr->t.fcache));
+}
+
+/*
+ * Ruby processes are found by what they map: the first walk of /proc
+ * waits a second (a system profiler that starts after us spares it).
+ */
+static const struct langdrv_ops rubyp_ops = {
+	.proc_size = sizeof(struct rubyp_proc),
+	.examine = rubyp_examine_cb,
+	.sample = rubyp_sample_cb,
+	.started = rubyp_say_started,
+	.cycle_end = rubyp_cycle_end,
+	.rescan_ms = RUBYP_RESCAN_MS,
+	.max_frames = RUBY_MAX_FRAMES,
+	.text_size = RUBY_MAX_FRAME_TEXT + 8,
+	.suffix = "_[rb]",	/* gProfiler's, after each of rbspy's frames */
+	.lang = "Ruby",
+	.comm = "ruby",
+	.max_freq = RUBYP_MAX_FREQ,
+	.fail_limit = RUBYP_FAIL_LIMIT,
+};
 
 static int
 rubyp_snapshot(void *priv, struct gp_snapshot *snap)
 {
 	struct rubyp *p = priv;
-	struct rubyp_deliver d = { p, snap };
-	struct rubyp_proc *pr;
-	uint32_t i;
 
 	if (!p->enabled) {
 		p->api->snapshot_done(snap, 0, NULL);
 		return (0);
 	}
-	langdrv_scan(&p->drv);
-	langdrv_timer_sync(&p->drv);
-	langagg_foreach(p->agg, rubyp_deliver_stack, &d);
-	for (i = 0; i < p->drv.tab.n; i++) {
-		pr = RUBYP_AT(p, i);
-		/* A process that cannot be read is named once, not each
-		 * cycle. */
-		if (pr->lp.samples == 0 && !pr->reported &&
-		    (pr->lp.state == LANGTAB_SKIPPED ||
-		    pr->lp.state == LANGTAB_ERROR)) {
-			p->api->snapshot_pid_error(snap, pr->lp.pid, pr->comm,
-			    pr->lp.state == LANGTAB_SKIPPED ? GP_PID_SKIPPED :
-			    GP_PID_ERROR, pr->reason);
-			pr->reported = 1;
-		}
-		if (pr->lp.samples > 0)
-			rubyp_deliver_meta(p, snap, pr);
-		pr->lp.samples = 0;
-		/* Code is freed and recompiled between requests: start over. */
-		if (pr->t.fcache != NULL)
-			memset(pr->t.fcache, 0, sizeof(*pr->t.fcache));
-	}
-	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u Ruby stacks, %llu "
-	    "samples (%llu failed), %u processes tracked",
-	    langagg_count(p->agg), (unsigned long long)p->nsamples,
-	    (unsigned long long)p->nfailed, p->drv.tab.n);
-	langagg_clear(p->agg);
-	p->nsamples = p->nfailed = 0;
-	langtab_prune(&p->drv.tab);	/* the gone: their stacks went out */
-	p->api->snapshot_done(snap, 0, NULL);
-	return (0);
+	return (langdrv_snapshot(&p->drv, snap));
 }
 
 static void
 rubyp_abandon(void *priv, struct gp_snapshot *snap)
 {
 	struct rubyp *p = priv;
-	uint32_t i;
 
 	(void)snap;
-	langagg_clear(p->agg);
-	for (i = 0; i < p->drv.tab.n; i++)
-		p->drv.tab.procs[i]->samples = 0;
+	langdrv_abandon(&p->drv);
 }
 
 static void
 rubyp_reset(struct rubyp *p)
 {
 	langdrv_reset(&p->drv);
-	langagg_clear(p->agg);
 }
 
 static int
@@ -350,16 +256,12 @@ rubyp_start(void *priv)
 {
 	struct rubyp *p = priv;
 	const char *mode = p->api->option_get(p->ctx, "ruby-mode");
-	int64_t f;
 
 	rubyp_reset(p);
 	p->enabled = mode != NULL && strcmp(mode, "rbspy") == 0;
 	if (!p->enabled)
 		return (0);
-	f = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
-	f = f < 1 ? 1 : f > RUBYP_MAX_FREQ ? RUBYP_MAX_FREQ : f;
-	if (langdrv_start(&p->drv, (uint32_t)f, (double)p->api->option_get_int(
-	    p->ctx, "min-duration", 0)) != 0) {
+	if (langdrv_start(&p->drv) != 0) {
 		rubyp_reset(p);
 		return (-ENOMEM);
 	}
@@ -390,13 +292,8 @@ rubyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		return (-ENOMEM);
 	p->ctx = ctx;
 	p->api = api;
-	p->texts = calloc(RUBY_MAX_FRAMES, sizeof(*p->texts));
-	p->agg = langagg_new(RUBY_MAX_FRAMES + 1);
-	if (langdrv_init(&p->drv, ctx, api, &rubyp_ops, p, rubyp_release) != 0 ||
-	    p->texts == NULL || p->agg == NULL) {
-		langdrv_free(&p->drv);
-		free(p->texts);
-		langagg_free(p->agg);
+	if (langdrv_init(&p->drv, ctx, api, &rubyp_ops, p,
+	    rubyp_release) != 0) {
 		free(p);
 		return (-ENOMEM);
 	}
@@ -412,9 +309,7 @@ rubyp_destroy(void *priv)
 	if (p == NULL)
 		return;
 	rubyp_reset(p);
-	langagg_free(p->agg);
 	langdrv_free(&p->drv);
-	free(p->texts);
 	free(p);
 }
 

@@ -1,0 +1,140 @@
+/*
+ * A sampling runtime plugin's stacks (langdrv.h): the frames of the sample
+ * being read, what a sample's outcome means (a stack counted, a failure
+ * tolerated or an error), and the snapshot that hands the stacks to the
+ * host and names, once, each process that could not be read.  The
+ * plugins differ only in how a frame is read, not in any of this.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "langagg.h"
+#include "langdrv.h"
+
+#define LANGDRV_PROC(lp)	((struct langdrv_proc *)(lp))
+
+void
+langdrv_sample_begin(struct langdrv *d)
+{
+	d->ntexts = 0;
+}
+
+int
+langdrv_frame(void *arg, const char *text)
+{
+	struct langdrv *d = arg;
+
+	if (d->ntexts >= d->ops->max_frames)
+		return (-E2BIG);
+	/* gProfiler appends the runtime's suffix to each of the reader's
+	 * frames (phpspy's lines, rbspy's frames). */
+	snprintf(d->texts + (size_t)d->ntexts++ * d->ops->text_size,
+	    d->ops->text_size, "%s%s", text, d->ops->suffix);
+	return (0);
+}
+
+void
+langdrv_sample_end(struct langdrv *d, struct langdrv_proc *pr, int rc,
+    const char *refused_why)
+{
+	uint32_t i;
+
+	d->nsamples++;
+	if (rc == 0 || rc == -E2BIG) {
+		pr->fails = 0;
+		if (d->ntexts == 0)	/* idle: no code of the runtime runs */
+			return;
+		for (i = 0; i < d->ntexts; i++)	/* root first */
+			d->frames[i] = d->texts + (size_t)(d->ntexts - 1 - i) *
+			    d->ops->text_size;
+		if (langagg_add(d->agg, (int32_t)pr->lp.pid, d->frames,
+		    d->ntexts, 1) == 0)
+			pr->lp.samples++;
+		return;
+	}
+	d->nfailed++;
+	if (rc == -ESRCH) {
+		pr->lp.state = LANGTAB_GONE;
+		return;
+	}
+	/* Torn reads while the stack changes are normal; a run is not.
+	 * A read the guard refused would be refused again. */
+	if (++pr->fails < d->ops->fail_limit && rc != -EPERM &&
+	    rc != -EREMOTE)
+		return;
+	if (rc == -EREMOTE && refused_why != NULL)
+		snprintf(pr->reason, sizeof(pr->reason), "%s", refused_why);
+	else
+		snprintf(pr->reason, sizeof(pr->reason), "cannot read process "
+		    "memory: %s", strerror(-rc));
+	pr->lp.state = LANGTAB_ERROR;
+	d->api->log(d->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->lp.pid,
+	    pr->reason);
+}
+
+struct langdrv_deliver {
+	struct langdrv		*d;
+	struct gp_snapshot	*snap;
+};
+
+static void
+langdrv_deliver_stack(void *arg, int32_t pid, const char *const *frames,
+    uint32_t n, uint64_t count)
+{
+	struct langdrv_deliver *dl = arg;
+	struct langtab_proc *lp = langtab_find(&dl->d->tab, pid);
+
+	dl->d->api->snapshot_add_stack(dl->snap, pid, lp != NULL ?
+	    LANGDRV_PROC(lp)->comm : dl->d->ops->comm, frames, n, count);
+}
+
+int
+langdrv_snapshot(struct langdrv *d, struct gp_snapshot *snap)
+{
+	struct langdrv_deliver dl = { d, snap };
+	struct langdrv_proc *pr;
+	uint32_t i;
+
+	langdrv_scan(d);
+	langdrv_timer_sync(d);
+	langagg_foreach(d->agg, langdrv_deliver_stack, &dl);
+	for (i = 0; i < d->tab.n; i++) {
+		pr = LANGDRV_PROC(d->tab.procs[i]);
+		/* A process that cannot be read is named once, not each
+		 * cycle. */
+		if (pr->lp.samples == 0 && !pr->reported &&
+		    (pr->lp.state == LANGTAB_SKIPPED ||
+		    pr->lp.state == LANGTAB_ERROR)) {
+			d->api->snapshot_pid_error(snap, pr->lp.pid, pr->comm,
+			    pr->lp.state == LANGTAB_SKIPPED ? GP_PID_SKIPPED :
+			    GP_PID_ERROR, pr->reason);
+			pr->reported = 1;
+		}
+		if (d->ops->cycle_end != NULL)
+			d->ops->cycle_end(d->arg, pr, snap);
+		pr->lp.samples = 0;
+	}
+	d->api->log(d->ctx, GP_LOG_DEBUG, "snapshot: %u %s stacks, %llu "
+	    "samples (%llu failed), %u processes tracked",
+	    langagg_count(d->agg), d->ops->lang,
+	    (unsigned long long)d->nsamples, (unsigned long long)d->nfailed,
+	    d->tab.n);
+	langagg_clear(d->agg);
+	d->nsamples = d->nfailed = 0;
+	langtab_prune(&d->tab);	/* the gone: their stacks went out */
+	d->api->snapshot_done(snap, 0, NULL);
+	return (0);
+}
+
+void
+langdrv_abandon(struct langdrv *d)
+{
+	uint32_t i;
+
+	langagg_clear(d->agg);
+	for (i = 0; i < d->tab.n; i++)
+		d->tab.procs[i]->samples = 0;
+}
