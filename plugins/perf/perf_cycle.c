@@ -111,13 +111,22 @@ perf_stats_delta(struct perf *p)
 static void
 perf_cycle_reset(struct perf *p)
 {
+	uint64_t over;
+
 	p->last = p->cur;
 	memset(&p->cur, 0, sizeof(p->cur));
 	p->cur.cpus = p->last.cpus;
 	stackagg_clear(p->fp);
 	stackagg_clear(p->dw);
 	pidtab_clear(p->seen);
-	unwinder_cycle_end(p->uw);
+	if (p->uw != NULL && (over = unwinder_cycle_end(p->uw)) > 0) {
+		p->api->log(p->ctx, p->cfi_said ? GP_LOG_DEBUG : GP_LOG_WARN,
+		    "DWARF unwinding: %llu modules not read this cycle: "
+		    "their call frame information would pass the %u MiB "
+		    "held at once; stacks through them end there",
+		    (unsigned long long)over, UNWIND_BUDGET_BYTES >> 20);
+		p->cfi_said = 1;
+	}
 	symbolizer_cycle_end(p->sym);
 }
 

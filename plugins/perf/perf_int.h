@@ -91,6 +91,7 @@ struct perf {
 	int64_t			 period;	/* --perf-event-period, 0;
 						 * raised over the rate cap */
 	int			 rate_said;	/* the rate cap warned of */
+	int			 cfi_said;	/* the unwinder's budget, too */
 	int			 have_ev;	/* --perf-event given */
 	struct perfevent	 ev;
 	uint32_t		 dwarf_size;

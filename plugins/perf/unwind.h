@@ -23,7 +23,10 @@ void		 unwinder_free(struct unwinder *);
 int		 unwinder_unwind(struct unwinder *, int32_t pid, int32_t tid,
 		    const uint64_t *regs, const uint8_t *stack, uint32_t len,
 		    uint64_t *ips, int max);
-/* Forget per-process state (module lists go stale as processes dlopen). */
-void		 unwinder_cycle_end(struct unwinder *);
+/* Forget per-process state (module lists go stale as processes dlopen):
+ * the number of modules not read this cycle for the CFI budget. */
+uint64_t	 unwinder_cycle_end(struct unwinder *);
+/* That budget, in bytes of call frame information held at once. */
+#define UNWIND_BUDGET_BYTES	(16u << 20)
 
 #endif

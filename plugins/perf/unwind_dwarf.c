@@ -2,8 +2,15 @@
  * DWARF unwinding with libdw's dwfl: one Dwfl per process (its modules
  * reported from /proc/PID/maps, their ELF files opened through the
  * symbolizer's safe open of /proc/PID/map_files paths so deleted binaries
- * and other mount namespaces work, read, never mapped), attached to a fake "process" whose only thread
- * has the sample's registers and whose memory is the copied stack.
+ * and other mount namespaces work, read, never mapped), attached to a fake
+ * "process" whose only thread has the sample's registers and whose memory
+ * is the copied stack.
+ *
+ * What libdw holds is bounded by the call frame information it may read:
+ * the handles are cached for the cycle until their modules' CFI sections
+ * add up to UNWIND_BUDGET_BYTES, then all let go (the next samples read
+ * theirs again); a process whose own modules exceed it is unwound as far
+ * as those that fit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +19,7 @@
 #include <unistd.h>
 
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <libelf.h>
 
 #include "sampler.h"
@@ -19,6 +27,7 @@
 #include "unwind.h"
 
 #define UNWIND_MAX_PROCS	128	/* cached Dwfl handles per cycle */
+#define UNWIND_MAX_SECTIONS	4096	/* a module's headers looked at */
 
 struct unwind_proc {
 	struct unwind_proc	*next;
@@ -41,11 +50,53 @@ struct unwinder {
 	unsigned		 nprocs;
 	struct unwind_sample	 cur;		/* the sample being unwound */
 	int32_t			 cur_pid;
+	uint64_t		 cfi_bytes;	/* of the cached handles */
+	uint64_t		 over_budget;	/* modules refused, this cycle */
+	int			 budget_said;
 };
+
+static void	unwind_release(struct unwinder *);
 
 /* libdw's find_elf has no argument of ours: the loop is single-threaded,
  * so the unwinder at work is a static. */
 static struct unwinder *unwind_active;
+
+/*
+ * The bytes of a module's call frame information (.eh_frame, its header,
+ * .debug_frame): what libdw reads of it to unwind.  Section names are
+ * compared within the names section as read (elf_strptr rescans a table
+ * without a final NUL at each call).
+ */
+static uint64_t
+unwind_cfi_bytes(Elf *elf)
+{
+	static const char *const names[] = { ".eh_frame", ".eh_frame_hdr",
+	    ".debug_frame" };
+	Elf_Scn *scn = NULL;
+	Elf_Data *str;
+	GElf_Shdr sh;
+	size_t shstrndx, i, n = 0, len;
+	uint64_t bytes = 0;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0 ||
+	    (scn = elf_getscn(elf, shstrndx)) == NULL ||
+	    (str = elf_getdata(scn, NULL)) == NULL || str->d_buf == NULL)
+		return (0);
+	scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL &&
+	    n++ < UNWIND_MAX_SECTIONS) {
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_name >= str->d_size)
+			continue;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			len = strlen(names[i]) + 1;	/* with its NUL */
+			if (len <= str->d_size - sh.sh_name &&
+			    memcmp((const char *)str->d_buf + sh.sh_name,
+			    names[i], len) == 0)
+				bytes += sh.sh_size;
+		}
+	}
+	return (bytes);
+}
 
 /*
  * The module's ELF: the symbolizer's safe open of the mapping (its
@@ -62,6 +113,7 @@ unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 {
 	struct sym_mapping m;
 	Dwarf_Addr low = 0;
+	uint64_t cfi;
 	Elf *elf;
 	int fd = -1;
 
@@ -87,6 +139,14 @@ unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 		close(fd);
 		return (-1);
 	}
+	cfi = unwind_cfi_bytes(elf);
+	if (cfi > UNWIND_BUDGET_BYTES - unwind_active->cfi_bytes) {
+		unwind_active->over_budget++;
+		elf_end(elf);
+		close(fd);
+		return (-1);
+	}
+	unwind_active->cfi_bytes += cfi;
 	*file_name = strdup(m.path);
 	*elfp = elf;
 	return (fd);
@@ -218,8 +278,11 @@ unwind_proc_get(struct unwinder *u, int32_t pid)
 	for (p = u->procs; p != NULL; p = p->next)
 		if (p->pid == pid)
 			return (p);
-	if (u->nprocs >= UNWIND_MAX_PROCS)
-		unwinder_cycle_end(u);
+	/* The cached handles let go, all at once, when there are too many
+	 * or their modules' CFI has spent the budget. */
+	if (u->nprocs >= UNWIND_MAX_PROCS ||
+	    u->cfi_bytes >= UNWIND_BUDGET_BYTES / 4 * 3)
+		unwind_release(u);
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return (NULL);
 	p->pid = pid;
@@ -260,8 +323,8 @@ unwinder_unwind(struct unwinder *u, int32_t pid, int32_t tid,
 	return (u->cur.n);
 }
 
-void
-unwinder_cycle_end(struct unwinder *u)
+static void
+unwind_release(struct unwinder *u)
 {
 	struct unwind_proc *p, *next;
 
@@ -273,6 +336,17 @@ unwinder_cycle_end(struct unwinder *u)
 	}
 	u->procs = NULL;
 	u->nprocs = 0;
+	u->cfi_bytes = 0;
+}
+
+uint64_t
+unwinder_cycle_end(struct unwinder *u)
+{
+	uint64_t over = u->over_budget;
+
+	unwind_release(u);
+	u->over_budget = 0;
+	return (over);
 }
 
 void

@@ -101,10 +101,9 @@ kill -0 "$AGENT_PID" 2>/dev/null
 ok $? "dwarf: the agent is alive after 12 s of files cut under it"
 # DWARF mode also holds what libdw reads of each sampled process's
 # modules (their CFI, read, not mapped: a mapping of a cut file raises
-# SIGBUS), per process and outside the symbolizer's budget: 60-70 MiB of
-# peak RSS for the whole of a busy 2-CPU host (docs/PERFORMANCE.md), so
-# its bound stays 96 MiB until the unwinder has a budget of its own.
-attack_checks "$out" 3 2 96
+# SIGBUS): its own budget (UNWIND_BUDGET_BYTES) keeps it, with the
+# symbolizer's, to the bound of every attack.
+attack_checks "$out" 3 2 64
 
 kill $attacker $jit 2>/dev/null
 wait 2>/dev/null
