@@ -31,8 +31,9 @@ test="$test musl-tools"
 # Ruby 3.1 for the Ruby reader (tests/integration/772-ruby-frames.sh).
 test="$test php-cli php-fpm ruby"
 # A FUSE server that never answers, mounted by an unprivileged user
-# (tests/integration/36, 37 and 46, tests/fuse_lib.sh).
-test="$test fuse3 libfuse3-dev"
+# (tests/integration/36, 37 and 46, tests/fuse_lib.sh); a FUSE mirror of
+# "/" standing in for a diskless host's NFS root (470-root-remote-fs).
+test="$test fuse3 libfuse3-dev bindfs"
 # The VM tier (tests/vm/run.sh): Debian's kernels booted in qemu without
 # KVM, with busybox and the agent in an initramfs; its arm64 case boots an
 # arm64 build (tests/vm/arm64-build.sh: a cross compiler; the arm64

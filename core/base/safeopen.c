@@ -76,6 +76,22 @@ safeopen_replace(int *cur, int fd)
 	*cur = fd;
 }
 
+/* One step of the walk: cur/name as an O_PATH descriptor its file
+ * system lets us use; -errno otherwise. */
+static int
+safeopen_step(int cur, const char *name, int flags, struct safefs_ctx *fc)
+{
+	int	 fd, rc;
+
+	if ((fd = openat(cur, name, O_PATH | O_CLOEXEC | flags)) < 0)
+		return (-errno);
+	if ((rc = safefs_check_fd(fc, fd)) != 0) {
+		close(fd);
+		return (rc);
+	}
+	return (fd);
+}
+
 /*
  * Without openat2: one component at a time with O_NOFOLLOW, symlinks
  * resolved by us inside rootfd (an absolute target restarts at rootfd,
@@ -121,25 +137,14 @@ safeopen_walk(int rootfd, const char *path, int nosymlinks,
 		if (strcmp(comp, "..") == 0) {
 			if (safeopen_same(cur, rootfd))
 				continue;
-			fd = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-			if (fd < 0)
-				goto fail;
-			if ((n = safefs_check_fd(fc, fd)) != 0) {
-				close(fd);
-				close(cur);
-				return ((int)n);
-			}
+			if ((fd = safeopen_step(cur, "..", O_DIRECTORY,
+			    fc)) < 0)
+				goto out;
 			safeopen_replace(&cur, fd);
 			continue;
 		}
-		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			goto fail;
-		if ((n = safefs_check_fd(fc, fd)) != 0) {
-			close(fd);
-			close(cur);
-			return ((int)n);
-		}
+		if ((fd = safeopen_step(cur, comp, O_NOFOLLOW, fc)) < 0)
+			goto out;
 		if (fstat(fd, &sb) != 0) {
 			close(fd);
 			goto fail;
@@ -179,6 +184,7 @@ safeopen_walk(int rootfd, const char *path, int nosymlinks,
 	}
 fail:
 	fd = -errno;
+out:
 	close(cur);
 	return (fd);
 }
@@ -188,7 +194,8 @@ static int
 safeopen_resolve(const struct gp_open_spec *sp, struct safefs_ctx *fc)
 {
 	uint64_t	 resolve = RESOLVE_NO_MAGICLINKS;
-	int		 rootfd, fd, nosym, stepwise;
+	const char	*path;
+	int		 rootfd, fd, nosym, stepwise, hostproc;
 
 	if (sp->flags & GP_OPEN_PROC_LINK) {
 		/* The kernel's own link to a mapped file or the executable:
@@ -200,12 +207,19 @@ safeopen_resolve(const struct gp_open_spec *sp, struct safefs_ctx *fc)
 	}
 	if (sp->root == NULL && sp->path[0] != '/')
 		return (-EINVAL);
-	if ((fd = safefs_check_path(fc, sp->path)) != 0)
+	/*
+	 * The host's /proc is resolved from /proc itself, never through
+	 * "/": a host whose root is on NFS (diskless) or 9p keeps every
+	 * /proc read, and the lookup meets no mount but procfs's own.
+	 */
+	hostproc = sp->root == NULL && strncmp(sp->path, "/proc/", 6) == 0;
+	path = hostproc ? sp->path + 5 : sp->path;
+	if (!hostproc && (fd = safefs_check_path(fc, sp->path)) != 0)
 		return (fd);
 	/* The root itself may be a magic link (/proc/PID/root): trusted,
 	 * it is the caller's choice, not the monitored process's. */
-	rootfd = open(sp->root != NULL ? sp->root : "/", O_PATH | O_DIRECTORY |
-	    O_CLOEXEC);
+	rootfd = open(hostproc ? "/proc" : sp->root != NULL ? sp->root : "/",
+	    O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return (-errno);
 	if ((fd = safefs_check_fd(fc, rootfd)) != 0) {
@@ -219,16 +233,15 @@ safeopen_resolve(const struct gp_open_spec *sp, struct safefs_ctx *fc)
 	/* A path with symlinks may lead anywhere (into a FUSE directory):
 	 * it is walked a step at a time, each step's mount checked.  The
 	 * host's /proc is procfs, whose own links ("self") stay in it. */
-	stepwise = !nosym && !(sp->root == NULL &&
-	    strncmp(sp->path, "/proc/", 6) == 0);
+	stepwise = !nosym && !hostproc;
 	fd = -ENOSYS;
 	if (!safeopen_no_openat2 && !stepwise)
-		fd = safeopen_openat2(rootfd, sp->path, resolve);
+		fd = safeopen_openat2(rootfd, path, resolve);
 	if (stepwise || fd == -ENOSYS || fd == -E2BIG || (fd == -EINVAL &&
 	    !safeopen_no_openat2)) {
 		if (!stepwise && (fd == -ENOSYS || fd == -E2BIG))
 			safeopen_no_openat2 = 1;
-		fd = safeopen_walk(rootfd, sp->path, nosym, fc);
+		fd = safeopen_walk(rootfd, path, nosym, fc);
 	}
 	close(rootfd);
 	return (fd);

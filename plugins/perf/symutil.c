@@ -185,7 +185,7 @@ sym_read_file(struct symbolizer *s, const char *path, size_t max,
 			    "path crosses a filesystem whose reads can block "
 			    "(FUSE or network): no process's mappings can be "
 			    "read, so user frames stay unnamed; run the agent "
-			    "where / and /proc are local mounts", path);
+			    "where /proc is the kernel's procfs", path);
 		}
 		return (fd);
 	}
