@@ -58,12 +58,8 @@ agent_hook_start(struct event_base *base, const struct config *cfg,
 
 	memset(&hooks, 0, sizeof(hooks));
 	hooks.base = base;
-	if ((rc = http_init(base)) != 0)
+	if ((rc = studio_http_init(base, cfg)) != 0)
 		return (rc);
-	host_set_http_download(http_download);
-	http_set_tls(!config_get_bool(cfg, "no-verify"),
-	    config_get(cfg, "tls-ca-bundle"), config_get(cfg,
-	    "tls-client-cert"), config_get(cfg, "tls-client-key"));
 	if ((rc = compat_usage_start(base, cfg)) != 0)
 		return (rc);
 	if (!config_get_bool(cfg, "disable-container-names") &&

@@ -212,48 +212,25 @@ log_msg(int level, const char *component, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Like log_warnx, with ": strerror(errno)" appended. */
-void
-log_warn(const char *fmt, ...)
+/* A line at level with ": strerror(errno)" appended; errno kept. */
+static void
+log_verr(int level, const char *fmt, va_list ap)
 {
 	char	 buf[2048];
 	int	 saved = errno;
-	va_list	 ap;
 
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	log_msg(LOG_LEVEL_WARN, NULL, "%s: %s", buf, strerror(saved));
+	log_msg(level, NULL, "%s: %s", buf, strerror(saved));
 	errno = saved;
 }
 
 void
-log_warnx(const char *fmt, ...)
+log_warn(const char *fmt, ...)
 {
 	va_list	 ap;
 
 	va_start(ap, fmt);
-	log_vmsg(LOG_LEVEL_WARN, NULL, fmt, ap);
-	va_end(ap);
-}
-
-void
-log_info(const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	log_vmsg(LOG_LEVEL_INFO, NULL, fmt, ap);
-	va_end(ap);
-}
-
-void
-log_debug(const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	log_vmsg(LOG_LEVEL_DEBUG, NULL, fmt, ap);
+	log_verr(LOG_LEVEL_WARN, fmt, ap);
 	va_end(ap);
 }
 
@@ -261,14 +238,11 @@ log_debug(const char *fmt, ...)
 void
 fatal(const char *fmt, ...)
 {
-	char	 buf[2048];
-	int	 saved = errno;
 	va_list	 ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	log_verr(LOG_LEVEL_ERR, fmt, ap);
 	va_end(ap);
-	log_msg(LOG_LEVEL_ERR, NULL, "%s: %s", buf, strerror(saved));
 	exit(1);
 }
 

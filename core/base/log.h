@@ -25,9 +25,10 @@ void	log_msg(int level, const char *component, const char *fmt, ...)
 void	log_set_sink(void (*)(int level, const char *component,
 	    const char *msg, void *arg), void *arg);
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
-void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
-void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
-void	log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
+/* The daemon's own lines at a level (no component): log_msg's checks. */
+#define log_warnx(...)	log_msg(LOG_LEVEL_WARN, NULL, __VA_ARGS__)
+#define log_info(...)	log_msg(LOG_LEVEL_INFO, NULL, __VA_ARGS__)
+#define log_debug(...)	log_msg(LOG_LEVEL_DEBUG, NULL, __VA_ARGS__)
 void	fatal(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));
 void	fatalx(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));
 

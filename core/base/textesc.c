@@ -119,31 +119,11 @@ textesc_clean(const char *s, size_t n, int flags)
 	return (1);
 }
 
-/* Length of the rule's output for s[0..n) (no NUL counted). */
-size_t
-textesc_len(const char *s, size_t n, int flags)
-{
-	const unsigned char	*p = (const unsigned char *)s;
-	uint32_t		 c;
-	size_t			 i, l, r, out = 0;
-
-	for (i = 0; i < n; i += l) {
-		c = textesc_decode(p + i, n - i, &l);
-		if (l == 0) {
-			c = p[i];
-			l = 1;
-			out += textesc_subst(c, 1, flags, NULL);
-		} else if ((r = textesc_subst(c, 0, flags, NULL)) != 0)
-			out += r;
-		else
-			out += l;
-	}
-	return (out);
-}
-
 /*
  * Write the rule's output for s[0..n) to dst, which has room for
  * textesc_len() + 1 bytes; NUL-terminated.  Returns the length written.
+ * With dst NULL only the length is counted (one walk for both, so they
+ * cannot disagree).
  */
 size_t
 textesc_write(char *dst, const char *s, size_t n, int flags)
@@ -151,21 +131,32 @@ textesc_write(char *dst, const char *s, size_t n, int flags)
 	const unsigned char	*p = (const unsigned char *)s;
 	uint32_t		 c;
 	size_t			 i, l, r, o = 0;
+	char			*at;
 
 	for (i = 0; i < n; i += l) {
+		at = dst != NULL ? dst + o : NULL;
 		c = textesc_decode(p + i, n - i, &l);
 		if (l == 0) {
-			o += textesc_subst(p[i], 1, flags, dst + o);
+			o += textesc_subst(p[i], 1, flags, at);
 			l = 1;
-		} else if ((r = textesc_subst(c, 0, flags, dst + o)) != 0)
+		} else if ((r = textesc_subst(c, 0, flags, at)) != 0)
 			o += r;
 		else {
-			memcpy(dst + o, s + i, l);
+			if (at != NULL)
+				memcpy(at, s + i, l);
 			o += l;
 		}
 	}
-	dst[o] = '\0';
+	if (dst != NULL)
+		dst[o] = '\0';
 	return (o);
+}
+
+/* Length of the rule's output for s[0..n) (no NUL counted). */
+size_t
+textesc_len(const char *s, size_t n, int flags)
+{
+	return (textesc_write(NULL, s, n, flags));
 }
 
 /* The rule's output as a new NUL-terminated string (length in *lenp if

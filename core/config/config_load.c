@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/safeopen.h"
 #include "base/xmalloc.h"
 #include "config/configuration.h"
 #include "config/manifest.h"
@@ -355,14 +356,8 @@ config_read_file(const char *path, int explicit, struct settings *s,
 	}
 	*has_secret_perms_issue = (sb.st_mode & 004) != 0;
 	buf = xmalloc(sb.st_size + 1);
-	while (len < (size_t)sb.st_size) {
-		n = read(fd, buf + len, sb.st_size - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-	}
+	n = safeopen_pread(fd, buf, sb.st_size, 0);
+	len = n > 0 ? (size_t)n : 0;	/* a short file is parsed as it is */
 	st.s = s;
 	rc = config_parse_buf(buf, len, path, config_file_line, &st, err,
 	    errlen);

@@ -19,6 +19,7 @@
 
 #include <json-c/json.h>
 
+#include "base/safeopen.h"
 #include "base/xmalloc.h"
 #include "config/configuration.h"
 
@@ -105,14 +106,8 @@ extmeta_load(const char *path, char *err, size_t errlen)
 		return (-ESTALE);
 	}
 	buf = xmalloc(sb.st_size + 1);
-	while (len < (size_t)sb.st_size) {
-		n = read(fd, buf + len, sb.st_size - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-	}
+	n = safeopen_pread(fd, buf, sb.st_size, 0);
+	len = n > 0 ? (size_t)n : 0;	/* a short file is parsed as it is */
 	close(fd);
 	json_object_put(extmeta_static);
 	extmeta_static = NULL;

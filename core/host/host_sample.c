@@ -31,7 +31,7 @@ static struct {
 } host_sample_src;
 
 /* A subscriber takes either kind of callback. */
-static struct {
+static struct host_sample_sub {
 	struct gp_plugin_ctx	*ctx;
 	void			(*cb)(void *, int32_t, int32_t, uint64_t);
 	void			(*stack_cb)(void *, int32_t, int32_t, uint64_t,
@@ -90,34 +90,42 @@ host_sample_watch(struct gp_plugin_ctx *ctx, int32_t pid, int32_t on)
 	return (host_sample_src.watch != NULL ? 0 : -ENOTSUP);
 }
 
-/* The context's subscription slot (its own, else a free one); -1: full. */
-static int
-host_sample_slot(struct gp_plugin_ctx *ctx)
+/*
+ * The context's subscription (its own, else a free one), emptied and
+ * held for the context while "take"; NULL: all are taken.
+ */
+static struct host_sample_sub *
+host_sample_slot(struct gp_plugin_ctx *ctx, int take, void *arg)
 {
-	int	 i, freei = -1;
+	struct host_sample_sub	*sub = NULL;
+	int			 i;
 
+	host_ctx_check(ctx);
 	for (i = 0; i < HOST_SAMPLE_SUBS; i++) {
-		if (host_sample_subs[i].ctx == ctx)
-			return (i);
-		if (host_sample_subs[i].ctx == NULL && freei < 0)
-			freei = i;
+		if (host_sample_subs[i].ctx == ctx) {
+			sub = &host_sample_subs[i];
+			break;
+		}
+		if (host_sample_subs[i].ctx == NULL && sub == NULL)
+			sub = &host_sample_subs[i];
 	}
-	return (freei);
+	if (sub != NULL) {
+		memset(sub, 0, sizeof(*sub));
+		sub->ctx = take ? ctx : NULL;
+		sub->arg = arg;
+	}
+	return (sub);
 }
 
 int32_t
 host_sample_subscribe(struct gp_plugin_ctx *ctx,
     void (*cb)(void *, int32_t, int32_t, uint64_t), void *arg)
 {
-	int	 i;
+	struct host_sample_sub	*sub;
 
-	host_ctx_check(ctx);
-	if ((i = host_sample_slot(ctx)) < 0)
+	if ((sub = host_sample_slot(ctx, cb != NULL, arg)) == NULL)
 		return (-ENOSPC);
-	memset(&host_sample_subs[i], 0, sizeof(host_sample_subs[i]));
-	host_sample_subs[i].ctx = cb != NULL ? ctx : NULL;
-	host_sample_subs[i].cb = cb;
-	host_sample_subs[i].arg = arg;
+	sub->cb = cb;
 	return (0);
 }
 
@@ -126,15 +134,11 @@ host_sample_subscribe_stack(struct gp_plugin_ctx *ctx,
     void (*cb)(void *, int32_t, int32_t, uint64_t,
     const struct gp_sample_stack *), void *arg)
 {
-	int	 i;
+	struct host_sample_sub	*sub;
 
-	host_ctx_check(ctx);
-	if ((i = host_sample_slot(ctx)) < 0)
+	if ((sub = host_sample_slot(ctx, cb != NULL, arg)) == NULL)
 		return (-ENOSPC);
-	memset(&host_sample_subs[i], 0, sizeof(host_sample_subs[i]));
-	host_sample_subs[i].ctx = cb != NULL ? ctx : NULL;
-	host_sample_subs[i].stack_cb = cb;
-	host_sample_subs[i].arg = arg;
+	sub->stack_cb = cb;
 	return (0);
 }
 

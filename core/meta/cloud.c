@@ -180,28 +180,106 @@ cloud_parse(const char *body, size_t len)
 	return (o);
 }
 
-/* Copy src[from] as a string to dst[to]; "last" keeps the part after
- * the last '/' (GCP's "projects/1/zones/us-central1-a"). */
+/*
+ * One field of a provider's answer kept in the metadata: src[from] copied
+ * as a string (or a boolean) to dst[to]; "sub" names an object of the
+ * answer the field is in; "last" keeps the part after the last '/'
+ * (GCP's "projects/1/zones/us-central1-a").
+ */
+struct cloud_field {
+	const char	*to;
+	const char	*sub;
+	const char	*from;
+	int		 last;
+};
+
 static void
-cloud_copy(struct json_object *dst, const char *to, struct json_object *src,
-    const char *from, int last)
+cloud_copy(struct json_object *dst, struct json_object *src,
+    const struct cloud_field *f)
 {
 	struct json_object	*v;
 	const char		*s, *p;
 
-	if (src == NULL || !json_object_object_get_ex(src, from, &v) ||
+	if (f->sub != NULL && (src == NULL ||
+	    !json_object_object_get_ex(src, f->sub, &src)))
+		return;
+	if (src == NULL || !json_object_object_get_ex(src, f->from, &v) ||
 	    v == NULL)
 		return;
 	if (json_object_is_type(v, json_type_boolean)) {
-		json_object_object_add(dst, to,
+		json_object_object_add(dst, f->to,
 		    json_object_new_boolean(json_object_get_boolean(v)));
 		return;
 	}
 	s = json_object_get_string(v);
-	if (last && (p = strrchr(s, '/')) != NULL)
+	if (f->last && (p = strrchr(s, '/')) != NULL)
 		s = p + 1;
-	json_object_object_add(dst, to, json_object_new_string(s));
+	json_object_object_add(dst, f->to, json_object_new_string(s));
 }
+
+/* Copy each field of a table that ends with a NULL "to". */
+static void
+cloud_copy_all(struct json_object *dst, struct json_object *src,
+    const struct cloud_field *f)
+{
+	for (; f->to != NULL; f++)
+		cloud_copy(dst, src, f);
+}
+
+/* The answer is used only when it names the instance. */
+static struct json_object *
+cloud_checked(struct json_object *answer, struct json_object *o)
+{
+	json_object_put(answer);
+	if (!json_object_object_get_ex(o, "instance_id", NULL)) {
+		json_object_put(o);
+		return (NULL);
+	}
+	return (o);
+}
+
+/* The order of each table is the order of gProfiler's metadata keys. */
+static const struct cloud_field cloud_aws_head_fields[] = {
+	{ "region", NULL, "region", 0 },
+	{ "zone", NULL, "availabilityZone", 0 },
+	{ "instance_type", NULL, "instanceType", 0 },
+	{ NULL, NULL, NULL, 0 },
+};
+static const struct cloud_field cloud_aws_tail_fields[] = {
+	{ "account_id", NULL, "accountId", 0 },
+	{ "image_id", NULL, "imageId", 0 },
+	{ "instance_id", NULL, "instanceId", 0 },
+	{ NULL, NULL, NULL, 0 },
+};
+static const struct cloud_field cloud_gcp_fields[] = {
+	{ "zone", NULL, "zone", 1 },
+	{ "instance_type", NULL, "machineType", 1 },
+	{ "preemptible", "scheduling", "preemptible", 0 },
+	{ "preempted", NULL, "preempted", 0 },
+	{ "instance_id", NULL, "id", 0 },
+	{ "image_id", NULL, "image", 0 },
+	{ "name", NULL, "name", 0 },
+	{ NULL, NULL, NULL, 0 },
+};
+static const struct cloud_field cloud_azure_fields[] = {
+	{ "instance_type", NULL, "vmSize", 0 },
+	{ "zone", NULL, "zone", 0 },
+	{ "region", NULL, "location", 0 },
+	{ "subscription_id", NULL, "subscriptionId", 0 },
+	{ "resource_group_name", NULL, "resourceGroupName", 0 },
+	{ "resource_id", NULL, "resourceId", 0 },
+	{ "instance_id", NULL, "vmId", 0 },
+	{ "name", NULL, "name", 0 },
+	{ NULL, NULL, NULL, 0 },
+};
+static const struct cloud_field cloud_azure_image_fields[] = {
+	{ "image_id", NULL, "id", 0 },
+	{ "image_offer", NULL, "offer", 0 },
+	{ "image_publisher", NULL, "publisher", 0 },
+	{ "image_sku", NULL, "sku", 0 },
+	{ "image_version", NULL, "version", 0 },
+	{ NULL, NULL, NULL, 0 },
+};
 
 struct json_object *
 cloud_parse_aws(const char *identity, size_t len, const char *life_cycle)
@@ -211,44 +289,23 @@ cloud_parse_aws(const char *identity, size_t len, const char *life_cycle)
 	if ((d = cloud_parse(identity, len)) == NULL)
 		return (NULL);
 	o = json_object_new_object();
-	cloud_copy(o, "region", d, "region", 0);
-	cloud_copy(o, "zone", d, "availabilityZone", 0);
-	cloud_copy(o, "instance_type", d, "instanceType", 0);
+	cloud_copy_all(o, d, cloud_aws_head_fields);
 	json_object_object_add(o, "life_cycle", json_object_new_string(
 	    life_cycle != NULL ? life_cycle : "unknown"));
-	cloud_copy(o, "account_id", d, "accountId", 0);
-	cloud_copy(o, "image_id", d, "imageId", 0);
-	cloud_copy(o, "instance_id", d, "instanceId", 0);
-	json_object_put(d);
-	if (!json_object_object_get_ex(o, "instance_id", NULL)) {
-		json_object_put(o);
-		return (NULL);
-	}
-	return (o);
+	cloud_copy_all(o, d, cloud_aws_tail_fields);
+	return (cloud_checked(d, o));
 }
 
 struct json_object *
 cloud_parse_gcp(const char *body, size_t len)
 {
-	struct json_object	*d, *o, *sch = NULL;
+	struct json_object	*d, *o;
 
 	if ((d = cloud_parse(body, len)) == NULL)
 		return (NULL);
 	o = json_object_new_object();
-	cloud_copy(o, "zone", d, "zone", 1);
-	cloud_copy(o, "instance_type", d, "machineType", 1);
-	json_object_object_get_ex(d, "scheduling", &sch);
-	cloud_copy(o, "preemptible", sch, "preemptible", 0);
-	cloud_copy(o, "preempted", d, "preempted", 0);
-	cloud_copy(o, "instance_id", d, "id", 0);
-	cloud_copy(o, "image_id", d, "image", 0);
-	cloud_copy(o, "name", d, "name", 0);
-	json_object_put(d);
-	if (!json_object_object_get_ex(o, "instance_id", NULL)) {
-		json_object_put(o);
-		return (NULL);
-	}
-	return (o);
+	cloud_copy_all(o, d, cloud_gcp_fields);
+	return (cloud_checked(d, o));
 }
 
 struct json_object *
@@ -259,29 +316,13 @@ cloud_parse_azure(const char *body, size_t len)
 	if ((d = cloud_parse(body, len)) == NULL)
 		return (NULL);
 	o = json_object_new_object();
-	cloud_copy(o, "instance_type", d, "vmSize", 0);
-	cloud_copy(o, "zone", d, "zone", 0);
-	cloud_copy(o, "region", d, "location", 0);
-	cloud_copy(o, "subscription_id", d, "subscriptionId", 0);
-	cloud_copy(o, "resource_group_name", d, "resourceGroupName", 0);
-	cloud_copy(o, "resource_id", d, "resourceId", 0);
-	cloud_copy(o, "instance_id", d, "vmId", 0);
-	cloud_copy(o, "name", d, "name", 0);
+	cloud_copy_all(o, d, cloud_azure_fields);
 	if (json_object_object_get_ex(d, "storageProfile", &sp) && sp != NULL)
 		json_object_object_get_ex(sp, "imageReference", &ir);
 	img = json_object_new_object();
-	cloud_copy(img, "image_id", ir, "id", 0);
-	cloud_copy(img, "image_offer", ir, "offer", 0);
-	cloud_copy(img, "image_publisher", ir, "publisher", 0);
-	cloud_copy(img, "image_sku", ir, "sku", 0);
-	cloud_copy(img, "image_version", ir, "version", 0);
+	cloud_copy_all(img, ir, cloud_azure_image_fields);
 	json_object_object_add(o, "image_info", img);
-	json_object_put(d);
-	if (!json_object_object_get_ex(o, "instance_id", NULL)) {
-		json_object_put(o);
-		return (NULL);
-	}
-	return (o);
+	return (cloud_checked(d, o));
 }
 
 static void

@@ -562,18 +562,25 @@ cmd_stopall_one(void *arg)
 	free(sa);
 }
 
+/* Forget the continuous command: no run of it comes back. */
+static void
+cmd_forget_continuous(void)
+{
+	json_object_put(cmd.cont_cc_prev);
+	cmd.cont_cc_prev = NULL;
+	config_free(cmd.cont_paused);
+	cmd.cont_paused = NULL;
+	json_object_put(cmd.cont_cc);
+	cmd.cont_cc = NULL;
+	cmd.rebase = 0;
+}
+
 static void
 cmd_stop_everything(const char *id)
 {
 	struct cmd_stopall	*sa;
 
-	config_free(cmd.cont_paused);
-	cmd.cont_paused = NULL;
-	json_object_put(cmd.cont_cc);
-	cmd.cont_cc = NULL;
-	json_object_put(cmd.cont_cc_prev);
-	cmd.cont_cc_prev = NULL;
-	cmd.rebase = 0;
+	cmd_forget_continuous();
 	sa = xcalloc(1, sizeof(*sa));
 	sa->id = id != NULL ? xstrdup(id) : NULL;
 	sa->left = 3;	/* the two slots and this call */
@@ -680,13 +687,7 @@ command_stop_all(void (*done)(void *), void *arg)
 	if (cmd.drain_ev != NULL)
 		event_free(cmd.drain_ev);
 	cmd.drain_ev = NULL;
-	json_object_put(cmd.cont_cc_prev);
-	cmd.cont_cc_prev = NULL;
-	config_free(cmd.cont_paused);
-	cmd.cont_paused = NULL;
-	json_object_put(cmd.cont_cc);
-	cmd.cont_cc = NULL;
-	cmd.rebase = 0;
+	cmd_forget_continuous();
 	cmd_slot_replace(&cmd.adhoc, NULL, 0, 0, NULL, NULL, NULL);
 	cmd_slot_replace(&cmd.cont, NULL, 0, 0, NULL, NULL, NULL);
 	cmd_maybe_stop_done();

@@ -111,6 +111,24 @@ studio_strip_slash(const char *url)
 }
 
 /*
+ * HTTP with the TLS options, for the Studio and for everyone else
+ * (plugins download through it, cloud probes and Docker use it).
+ */
+int
+studio_http_init(struct event_base *base, const struct config *cfg)
+{
+	int	 rc;
+
+	if ((rc = http_init(base)) != 0)
+		return (rc);
+	host_set_http_download(http_download);
+	http_set_tls(!config_get_bool(cfg, "no-verify"),
+	    config_get(cfg, "tls-ca-bundle"), config_get(cfg,
+	    "tls-client-cert"), config_get(cfg, "tls-client-key"));
+	return (0);
+}
+
+/*
  * Set up the backend connection: HTTP with the TLS options, the token,
  * the headers; with -u also the upload queue and the health check.
  * -EINVAL with one line logged for a usage error (exit 2).
@@ -127,12 +145,8 @@ studio_init(struct event_base *base, const struct config *cfg)
 	sh = config_get(cfg, "server-host");
 	studio.server_host = studio_strip_slash(sh != NULL ? sh :
 	    "https://profiler.granulate.io");
-	if ((rc = http_init(base)) != 0)
+	if ((rc = studio_http_init(base, cfg)) != 0)
 		return (rc);
-	host_set_http_download(http_download);
-	http_set_tls(!config_get_bool(cfg, "no-verify"),
-	    config_get(cfg, "tls-ca-bundle"), config_get(cfg,
-	    "tls-client-cert"), config_get(cfg, "tls-client-key"));
 	if (!config_get_bool(cfg, "upload-results"))
 		return (0);
 	studio.uploading = 1;

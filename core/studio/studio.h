@@ -37,6 +37,7 @@ void		 logship_stats(size_t *queued, uint64_t *lost);
  * spool keeps what was not sent).
  */
 int		 studio_init(struct event_base *, const struct config *);
+int		 studio_http_init(struct event_base *, const struct config *);
 void		 studio_upload_hook(const struct cycle_output *,
 		    const char *col, size_t collen, void *arg);
 void		 studio_shutdown(void (*done)(void *), void *arg);
