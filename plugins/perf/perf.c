@@ -550,8 +550,11 @@ perf_start(void *priv)
 	o.self_pid = getpid();
 	o.freq = (uint32_t)p->freq;
 	o.period = (uint64_t)p->period;
+	/* A tracepoint's program counts its hits itself, with no clock's
+	 * jitter: its cap is the rate exactly. */
 	if (p->period > 0)
-		o.max_rate = PERF_PERIOD_CAP_RATE;
+		o.max_rate = p->have_ev && p->ev.type == PERF_TYPE_TRACEPOINT ?
+		    PERF_PERIOD_MAX_RATE : PERF_PERIOD_CAP_RATE;
 	if (p->have_ev) {
 		o.ev_name = p->ev.name;
 		o.ev_type = p->ev.type;
