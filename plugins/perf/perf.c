@@ -20,8 +20,8 @@
 
 #include "cgroups.h"
 #include "perf_int.h"
-#include "perfevent.h"
 #include "pidtab.h"
+#include "sampler/perfevent.h"
 #include "stackagg.h"
 #include "symbolize.h"
 #include "unwind.h"

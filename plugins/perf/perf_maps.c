@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "perf_int.h"
-#include "execmaps.h"
-#include "mmapfollow.h"
 #include "procmaps.h"
+#include "sampler/execmaps.h"
+#include "sampler/mmapfollow.h"
 #include "symbolize.h"
 
 /* A drain's records, put back in time order before they are applied. */

@@ -22,7 +22,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
-#include "sampler.h"
+#include "sampler/sampler.h"
 #include "symbolize.h"
 #include "unwind.h"
 
