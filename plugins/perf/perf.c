@@ -23,7 +23,7 @@
 #include "pidtab.h"
 #include "sampler/perfevent.h"
 #include "stackagg.h"
-#include "symbolize.h"
+#include "sym/symbolize.h"
 #include "unwind.h"
 
 /* docs/specs/gprofiler-compat.md §1.4 #4 */

@@ -23,7 +23,7 @@
 #include <libelf.h>
 
 #include "sampler/sampler.h"
-#include "symbolize.h"
+#include "sym/symbolize.h"
 #include "unwind.h"
 
 #define UNWIND_MAX_PROCS	128	/* cached Dwfl handles per cycle */
