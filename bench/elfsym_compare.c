@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "elfread.h"
-#include "elfsym.h"
+#include "sym/elfsym.h"
 
 static uint64_t
 fnv(uint64_t h, const void *p, size_t n)

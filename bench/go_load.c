@@ -25,9 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elfsym.h"
-#include "elfsym_int.h"
-#include "gopclntab.h"
+#include "sym/elfsym.h"
+#include "sym/elfsym_int.h"
+#include "sym/gopclntab.h"
 
 static double
 now_ms(void)

@@ -6,10 +6,10 @@
  * the Go part also read in slices from a file (elfsym_go_step), and the
  * whole table loaded from a file in steps (elfsym_load_step) compared
  * with the load in one go.
- * FUZZ_SOURCES: plugins/perf/elfsym.c plugins/perf/gopclntab.c
- * FUZZ_SOURCES: plugins/perf/gobuildinfo.c plugins/perf/elfsym_go.c
- * FUZZ_SOURCES: plugins/perf/elfsym_goinl.c plugins/perf/elfsym_load.c
- * FUZZ_SOURCES: plugins/perf/elfsym_sort.c
+ * FUZZ_SOURCES: plugins/perf/sym/elfsym.c plugins/perf/sym/gopclntab.c
+ * FUZZ_SOURCES: plugins/perf/sym/gobuildinfo.c plugins/perf/sym/elfsym_go.c
+ * FUZZ_SOURCES: plugins/perf/sym/elfsym_goinl.c plugins/perf/sym/elfsym_load.c
+ * FUZZ_SOURCES: plugins/perf/sym/elfsym_sort.c
  * FUZZ_SOURCES: plugins/common/elf/elfread.c plugins/common/elf/elfread_held.c plugins/common/elf/elfbad.c
  */
 #include <sys/mman.h>

@@ -3,7 +3,7 @@
  * function, look up around each entry and end; read each _func record,
  * walk its inline-index table, and ask the inline chain (the input's own
  * bytes standing in for the inline tree) and file:line at a few pcs.
- * FUZZ_SOURCES: plugins/perf/gopclntab.c
+ * FUZZ_SOURCES: plugins/perf/sym/gopclntab.c
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /*
  * Fuzz the /proc/kallsyms parser and lookups.
- * FUZZ_SOURCES: plugins/perf/kallsyms.c
+ * FUZZ_SOURCES: plugins/perf/sym/kallsyms.c
  */
 #include <stddef.h>
 #include <stdint.h>

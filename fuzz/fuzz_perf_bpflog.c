@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: libbpf's messages and verifier logs, cut into log
- * lines and searched for the refused helper (plugins/perf/bpflog.c).
- * FUZZ_SOURCES: plugins/perf/bpflog.c
+ * lines and searched for the refused helper (plugins/perf/sampler/bpflog.c).
+ * FUZZ_SOURCES: plugins/perf/sampler/bpflog.c
  */
 #include <stdint.h>
 #include <stdlib.h>

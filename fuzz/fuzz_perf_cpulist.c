@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: CPU lists as in /sys/devices/system/cpu/online
- * (plugins/perf/cpulist.c).
- * FUZZ_SOURCES: plugins/perf/cpulist.c
+ * (plugins/perf/sampler/cpulist.c).
+ * FUZZ_SOURCES: plugins/perf/sampler/cpulist.c
  */
 #include <stdint.h>
 #include <stdlib.h>

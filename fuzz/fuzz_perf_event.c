@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: --perf-event names and tracefs tracepoint ids
- * (plugins/perf/perfevent.c).
- * FUZZ_SOURCES: plugins/perf/perfevent.c
+ * (plugins/perf/sampler/perfevent.c).
+ * FUZZ_SOURCES: plugins/perf/sampler/perfevent.c
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /*
  * libFuzzer target: the kernel's side-band records (MMAP2, COMM, FORK,
  * EXIT, LOST) as mmapfollow.c hands them over, parsed and fed to the
- * per-image log (plugins/perf/execmaps.c), then looked up.
- * FUZZ_SOURCES: plugins/perf/execmaps.c
+ * per-image log (plugins/perf/sampler/execmaps.c), then looked up.
+ * FUZZ_SOURCES: plugins/perf/sampler/execmaps.c
  */
 #include <linux/perf_event.h>
 

@@ -2,7 +2,7 @@
  * Fuzz the .go.buildinfo version reader, into a buffer of the size the
  * symbolizer uses and into a tiny one, and the pre-1.18 layout with the
  * input as the image its pointers lead into.
- * FUZZ_SOURCES: plugins/perf/gobuildinfo.c
+ * FUZZ_SOURCES: plugins/perf/sym/gobuildinfo.c
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,7 @@
 /*
- * libFuzzer target: sampler ring-buffer records (plugins/perf/record.c).
- * FUZZ_SOURCES: plugins/perf/record.c
+ * libFuzzer target: sampler ring-buffer records
+ * (plugins/perf/sampler/record.c).
+ * FUZZ_SOURCES: plugins/perf/sampler/record.c
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * Fuzz the perf map parser: fed whole, then in two pieces (the split
  * taken from the first byte), then looked up around every entry.
- * FUZZ_SOURCES: plugins/perf/perfmap.c plugins/perf/perfmap_sort.c
+ * FUZZ_SOURCES: plugins/perf/sym/perfmap.c plugins/perf/sym/perfmap_sort.c
  */
 #include <stddef.h>
 #include <stdint.h>

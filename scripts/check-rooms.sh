@@ -11,6 +11,14 @@
 #     root folder) at the top;
 #   - base/ includes another room, or a room includes the agent's header;
 #   - a plugin includes a core header (plugins see include/gprofiler/ only).
+# The perf plugin has rooms of its own (plugins/perf/sampler/, .../sym/;
+# each subfolder of plugins/perf/ is one) around its glue (the files of
+# plugins/perf/ itself).  This check also fails when
+#   - a perf room includes a header of another perf room or of the glue
+#     (its own headers, config.h and the headers outside plugins/perf/
+#     only);
+#   - the glue includes a perf room's header other than by the room's name
+#     ("sym/symbolize.h"; the glue's only -I of the plugin is plugins/perf).
 # Output is TAP; run by `make check`, or by hand: sh scripts/check-rooms.sh
 set -u
 
@@ -153,6 +161,77 @@ if [ -z "$bad" ]; then
 	ok "no plugin includes a core header"
 else
 	notok "no plugin includes a core header" "$bad"
+fi
+
+# Every quoted include of a file of plugins/perf/ as "ROOM FILE INCLUDE"
+# (ROOM "." for the glue, the files of plugins/perf/ itself).
+perf=$top/plugins/perf
+perfrooms=$(cd "$perf" && for d in */; do
+	[ -d "$d" ] && echo "${d%/}"
+done)
+perfedges=$(cd "$perf" && find . -name '*.[ch]' | sort | while read -r f; do
+	f=${f#./}
+	case $f in
+	*/*) room=${f%%/*} ;;
+	*) room=. ;;
+	esac
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' \
+	    "$f" | while read -r inc; do
+		echo "$room $f $inc"
+	done
+done)
+
+# inperf NAME: whether the glue or a perf room has a header NAME.
+inperf() {
+	[ -f "$perf/$1" ] && return 0
+	for r in $perfrooms; do
+		[ -f "$perf/$r/$1" ] && return 0
+	done
+	return 1
+}
+
+# 7. A perf room includes its own headers (and its generated skeletons,
+# NAME.skel.h beside NAME.bpf.c), config.h and headers from outside
+# plugins/perf/: never another room's nor the glue's, by any name.
+bad=$(echo "$perfedges" | while read -r room f inc; do
+	[ -n "$room" ] && [ "$room" != . ] || continue
+	case $inc in
+	config.h) continue ;;
+	*.skel.h) [ -f "$perf/$room/${inc%.skel.h}.bpf.c" ] && continue ;;
+	../* | plugins/perf/*) ;;
+	*/*) [ -d "$perf/${inc%%/*}" ] || continue ;;
+	*) [ -f "$perf/$room/$inc" ] && continue
+	   inperf "$inc" || continue ;;
+	esac
+	echo "plugins/perf/$f: \"$inc\""
+done)
+if [ -z "$bad" ]; then
+	ok "no perf room includes another perf room or the glue ($(echo $perfrooms | tr ' ' ','))"
+else
+	notok "no perf room includes another perf room or the glue" \
+	    "a room includes its own headers only, as \"file.h\":" "$bad"
+fi
+
+# 8. The glue includes a perf room's header by the room's name only.
+bad=$(echo "$perfedges" | while read -r room f inc; do
+	[ "$room" = . ] || continue
+	case $inc in
+	../* | plugins/perf/*) ;;
+	*/*.skel.h) [ -d "$perf/${inc%%/*}" ] || continue
+	   [ -f "$perf/${inc%.skel.h}.bpf.c" ] && continue ;;
+	*/*) [ -d "$perf/${inc%%/*}" ] || continue
+	   [ -f "$perf/$inc" ] && continue ;;
+	*) [ -f "$perf/$inc" ] && continue
+	   inperf "$inc" || continue ;;
+	esac
+	echo "plugins/perf/$f: \"$inc\""
+done)
+if [ -z "$bad" ]; then
+	ok "the perf glue includes its rooms' headers by the room's name"
+else
+	notok "the perf glue includes its rooms' headers by the room's name" \
+	    "not a room's header (\"room/file.h\" with -I plugins/perf only):" \
+	    "$bad"
 fi
 
 echo "1..$n"

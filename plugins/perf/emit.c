@@ -14,7 +14,7 @@
 #include "perf_int.h"
 #include "pidtab.h"
 #include "stackagg.h"
-#include "symbolize.h"
+#include "sym/symbolize.h"
 
 #define EMIT_INLINE_MAX	32	/* inlined frames per sampled one */
 

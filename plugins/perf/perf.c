@@ -20,10 +20,10 @@
 
 #include "cgroups.h"
 #include "perf_int.h"
-#include "perfevent.h"
 #include "pidtab.h"
+#include "sampler/perfevent.h"
 #include "stackagg.h"
-#include "symbolize.h"
+#include "sym/symbolize.h"
 #include "unwind.h"
 
 /* docs/specs/gprofiler-compat.md §1.4 #4 */

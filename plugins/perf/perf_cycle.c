@@ -20,7 +20,7 @@
 #include "perf_int.h"
 #include "pidtab.h"
 #include "stackagg.h"
-#include "symbolize.h"
+#include "sym/symbolize.h"
 #include "unwind.h"
 
 /*

@@ -12,8 +12,8 @@
 #include <gprofiler/plugin.h>
 
 #include "heaptrim.h"
-#include "perfevent.h"
-#include "sampler.h"
+#include "sampler/perfevent.h"
+#include "sampler/sampler.h"
 
 #define PERF_MAGIC		0x50455246u	/* "PERF" */
 

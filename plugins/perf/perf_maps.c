@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "perf_int.h"
-#include "execmaps.h"
-#include "mmapfollow.h"
-#include "procmaps.h"
-#include "symbolize.h"
+#include "sampler/execmaps.h"
+#include "sampler/mmapfollow.h"
+#include "sym/procmaps.h"
+#include "sym/symbolize.h"
 
 /* A drain's records, put back in time order before they are applied. */
 struct perf_maps_rec {

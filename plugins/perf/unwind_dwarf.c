@@ -22,8 +22,8 @@
 #include <gelf.h>
 #include <libelf.h>
 
-#include "sampler.h"
-#include "symbolize.h"
+#include "sampler/sampler.h"
+#include "sym/symbolize.h"
 #include "unwind.h"
 
 #define UNWIND_MAX_PROCS	128	/* cached Dwfl handles per cycle */

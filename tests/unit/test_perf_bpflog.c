@@ -1,5 +1,5 @@
 /*
- * Unit tests for plugins/perf/bpflog.c: libbpf's messages cut into log
+ * Unit tests for plugins/perf/sampler/bpflog.c: libbpf's messages cut into log
  * lines (the verifier log's last lines kept, long lines split) and the
  * refused helper read out of a verifier log, as Linux 5.10 and later
  * kernels word it.
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "testing.h"
-#include "bpflog.h"
+#include "sampler/bpflog.h"
 
 struct lines {
 	char	 out[64][512];

@@ -1,9 +1,12 @@
-/* Unit tests for plugins/perf/cpulist.c: the kernel's CPU list format. */
+/*
+ * Unit tests for plugins/perf/sampler/cpulist.c: the kernel's CPU list
+ * format.
+ */
 #include <errno.h>
 #include <stdint.h>
 
 #include "testing.h"
-#include "sampler.h"
+#include "sampler/sampler.h"
 
 static int
 parse(const char *s, uint8_t *set, size_t n)

@@ -1,6 +1,6 @@
 /*
- * Unit tests for plugins/perf/perfevent.c: --perf-event names as perf(1)
- * spells them, and tracefs tracepoint ids.
+ * Unit tests for plugins/perf/sampler/perfevent.c: --perf-event names as
+ * perf(1) spells them, and tracefs tracepoint ids.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -8,7 +8,7 @@
 #include <linux/perf_event.h>
 
 #include "testing.h"
-#include "perfevent.h"
+#include "sampler/perfevent.h"
 
 static struct perfevent ev;
 static char err[512];

@@ -1,5 +1,5 @@
 /*
- * plugins/perf/execmaps.c: the kernel's mapping records (perf's MMAP2,
+ * plugins/perf/sampler/execmaps.c: the kernel's mapping records (perf's MMAP2,
  * COMM with COMM_EXEC, FORK, EXIT and LOST, each with a sample_id time
  * last), parsed from literal bytes, and the per-image log they feed.
  */
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "execmaps.h"
+#include "sampler/execmaps.h"
 #include "testing.h"
 
 #define CHECK_EQ(a, b)	CHECK_INTEQ(a, b, #a " == " #b)

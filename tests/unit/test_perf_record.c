@@ -1,9 +1,12 @@
-/* Unit tests for plugins/perf/record.c: checking ring-buffer records. */
+/*
+ * Unit tests for plugins/perf/sampler/record.c: checking ring-buffer
+ * records.
+ */
 #include <errno.h>
 #include <stdint.h>
 
 #include "testing.h"
-#include "sampler.h"
+#include "sampler/sampler.h"
 
 static uint64_t buf[(sizeof(struct sample_hdr) + 8 * 300 + 8 * SAMPLE_NREGS +
     65536) / 8];

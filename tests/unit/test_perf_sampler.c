@@ -1,5 +1,5 @@
 /*
- * plugins/perf/sampler.c against the real kernel: load the BPF sampler,
+ * plugins/perf/sampler/sampler.c against the real kernel: load the BPF sampler,
  * profile the perf_busy workload (frame pointers) and check what the ring
  * buffer delivers: its pid and comm, user stacks inside its own text, the
  * --pids filter, the agent's own pid left out, DWARF registers and stack.
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "testing.h"
-#include "sampler.h"
+#include "sampler/sampler.h"
 
 #ifndef WORKLOAD_DIR
 #define WORKLOAD_DIR "tests/workloads"

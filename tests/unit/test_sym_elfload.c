@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfsym.h"
+#include "sym/elfsym.h"
 #include "testing.h"
 #include "test_sym_util.h"
 

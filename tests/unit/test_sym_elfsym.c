@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elfsym.h"
-#include "procmaps.h"
+#include "sym/elfsym.h"
+#include "sym/procmaps.h"
 #include "testing.h"
 #include "test_sym_util.h"
 

@@ -23,8 +23,8 @@
 #include <gelf.h>
 #include <libelf.h>
 
-#include "elfsym.h"
-#include "gobuildinfo.h"
+#include "sym/elfsym.h"
+#include "sym/gobuildinfo.h"
 #include "testing.h"
 #include "test_sym_util.h"
 

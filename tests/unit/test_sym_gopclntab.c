@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elfsym.h"
-#include "gopclntab.h"
+#include "sym/elfsym.h"
+#include "sym/gopclntab.h"
 #include "testing.h"
 #include "test_sym_util.h"
 

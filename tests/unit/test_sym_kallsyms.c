@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kallsyms.h"
+#include "sym/kallsyms.h"
 #include "testing.h"
 
 #define CHECK_EQ(a, b)	CHECK_INTEQ(a, b, #a " == " #b)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfmap.h"
+#include "sym/perfmap.h"
 #include "testing.h"
 
 #define CHECK_EQ(a, b)	CHECK_INTEQ(a, b, #a " == " #b)

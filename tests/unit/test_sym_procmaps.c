@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "procmaps.h"
+#include "sym/procmaps.h"
 #include "testing.h"
 
 #define CHECK_EQ(a, b)	CHECK_INTEQ(a, b, #a " == " #b)

@@ -26,8 +26,8 @@
 
 #include <gprofiler/plugin.h>
 
-#include "symbolize.h"
-#include "symbolize_int.h"
+#include "sym/symbolize.h"
+#include "sym/symbolize_int.h"
 #include "testing.h"
 #include "test_sym_util.h"
 #include "base/safeopen.h"

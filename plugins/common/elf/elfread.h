@@ -6,7 +6,7 @@
  * headers, section names, named symbols, the build-id note, and a few
  * bytes at a virtual address.  The runtime plugins (Ruby, PHP, Python)
  * read an interpreter's image with it; the perf plugin's symbol tables
- * (plugins/perf/elfsym*.c) are loaded through it too, a step at a time
+ * (plugins/perf/sym/elfsym*.c) are loaded through it too, a step at a time
  * across loop turns, from a file held open (elfread_open_fd): one ELF
  * loader for symbols.  Only DWARF unwinding (perf's unwind_dwarf.c) still
  * reads ELF through libdw.  The held-open reader also takes 32-bit

@@ -132,7 +132,7 @@ struct sym_jit {
 	uint64_t		 used_cycle;	/* looked at for a sample */
 };
 
-/* One image of a process: a PID and an exec generation (sampler.h). */
+/* One image of a process: a PID and an exec generation (sampler/sampler.h). */
 struct sym_proc {
 	int32_t			 pid;
 	uint32_t		 gen;

@@ -1,4 +1,12 @@
 /*
+ * The symbolizer room (plugins/perf/sym/): this header and the files
+ * behind it (symbolize.c, sym*.c; symbolize_int.h their shared state),
+ * over the parsers they stand on: /proc files (procmaps.h), ELF symbol
+ * tables (elfsym*.c), Go's tables (gopclntab.c, gobuildinfo.c), JIT perf
+ * maps (perfmap*.c) and the kernel's (kallsyms.c).  It includes no header
+ * of the sampler (plugins/perf/sampler/) nor of the plugin glue, which
+ * includes this header as "sym/symbolize.h".
+ *
  * The perf plugin's symbolizer: turns sampled instruction pointers into
  * gProfiler frame names (docs/specs/gprofiler-compat.md §4.3).
  *
@@ -112,12 +120,12 @@ void		 symbolizer_set_gen_resolver(struct symbolizer *,
 int		 symbolizer_process_seen_gen(struct symbolizer *, int32_t,
 		    uint32_t);
 /*
- * The kernel's own record of an image's mappings (execmaps.h), asked when
- * /proc cannot tell: the image exec'ed or exited before its maps were
- * read, or mapped code after they were.  map_log(arg, pid, gen, addr, &e,
- * &path, &parent) fills the mapping holding addr (e's path fields
- * unused): 0, or -ENOENT; and, found or not, the parent the image was
- * forked from (0: none known).
+ * The kernel's own record of an image's mappings (sampler/execmaps.h),
+ * asked when /proc cannot tell: the image exec'ed or exited before its
+ * maps were read, or mapped code after they were.  map_log(arg, pid, gen,
+ * addr, &e, &path, &parent) fills the mapping holding addr (e's path
+ * fields unused): 0, or -ENOENT; and, found or not, the parent the image
+ * was forked from (0: none known).
  */
 struct procmaps_entry;
 void		 symbolizer_set_map_log(struct symbolizer *,
