@@ -25,6 +25,7 @@
 #include <gprofiler/plugin.h>
 
 #include "jv_plugin.h"
+#include "langplug.h"
 
 static const struct gp_option jv_options[] = {
 	{ "java-mode", GP_OPT_ENUM, 0, "perfmap", 0, 0,
@@ -284,28 +285,15 @@ jv_stop(void *priv)
 	return (0);
 }
 
-/* /proc reads of jv_proc.c, through the host's safe open. */
-static int
-jv_file_open(void *arg, const struct gp_open_spec *spec,
-    struct gp_file_info *info)
-{
-	struct jv *p = arg;
-
-	return (p->api->file_open(p->ctx, spec, info));
-}
-
 static int
 jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
 {
 	struct jv *p;
+	int rc;
 
-	if (api->abi_major != GP_ABI_MAJOR)
-		return (-EINVAL);
-	if (!GP_API_HAS(api, file_open))
-		return (-ENOTSUP);	/* never an unsafe open instead */
-	if ((p = calloc(1, sizeof(*p))) == NULL)
-		return (-ENOMEM);
+	if ((p = langplug_new(api, sizeof(*p), &rc)) == NULL)
+		return (rc);
 	if ((p->jvms = calloc(JV_MAX_JVMS, sizeof(*p->jvms))) == NULL) {
 		free(p);
 		return (-ENOMEM);
@@ -314,7 +302,8 @@ jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	p->pending = calloc(JV_PENDING_MAX, sizeof(*p->pending));
 	p->ctx = ctx;
 	p->api = api;
-	jv_proc_set_opener(jv_file_open, p);
+	/* /proc reads of jv_proc.c, through the host's safe open */
+	jv_proc_set_opener(langplug_open, ctx);
 	*privp = p;
 	return (0);
 }

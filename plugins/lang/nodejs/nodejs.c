@@ -46,6 +46,7 @@
 
 #include <gprofiler/plugin.h>
 
+#include "langplug.h"
 #include "nj_proto.h"
 #include "nj_int.h"
 
@@ -614,14 +615,10 @@ nj_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
 {
 	struct nj	*n;
-	int		 i;
+	int		 i, rc;
 
-	if (api->abi_major != GP_ABI_MAJOR)
-		return (-EINVAL);
-	if (!GP_API_HAS(api, file_open))
-		return (-ENOTSUP);
-	if ((n = calloc(1, sizeof(*n))) == NULL)
-		return (-ENOMEM);
+	if ((n = langplug_new(api, sizeof(*n), &rc)) == NULL)
+		return (rc);
 	n->ctx = ctx;
 	n->api = api;
 	for (i = 0; i < NJ_SLOTS; i++)
