@@ -104,7 +104,7 @@ php_elf_read_cached(int fd, struct php_elf *pe)
 static int
 php_open_object(pid_t pid, const struct php_object *ob)
 {
-	return (langproc_open_object(pid, ob->start, ob->end, ob->path));
+	return (langproc_open_object(pid, ob->start, ob->end, ob->path, 0));
 }
 
 static int

@@ -52,7 +52,7 @@ ruby_target_release(struct ruby_target *t)
 static int
 ruby_open_object(pid_t pid, const struct ruby_object *ob)
 {
-	return (langproc_open_object(pid, ob->start, ob->end, ob->path));
+	return (langproc_open_object(pid, ob->start, ob->end, ob->path, 0));
 }
 
 static int
