@@ -17,62 +17,25 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfread.h"
+#include "langattach.h"
 #include "langproc.h"
 #include "py_target.h"
 
-/*
- * What py_elf_read_fd found in a file, by the file's identity: the
- * processes of one host mostly run one or two interpreters, and the
- * symbol tables of libpython (tens of thousands of symbols) were parsed
- * again for each of them.  Found from samples, 78 of 100 idle Python
- * processes were attached in a minute (bench/plugin_cost.sh, case b).
- */
-#define PY_ELF_CACHE	8
-
-static struct py_elf_cached {
-	int		 used;
-	dev_t		 dev;
-	ino_t		 ino;
-	off_t		 size;
-	struct timespec	 mtim;
-	int		 rc;
-	struct py_elf	 pe;
-} py_elf_cache[PY_ELF_CACHE];
-static unsigned int	 py_elf_cache_next;
-
 static int
-py_elf_read_cached(int fd, struct py_elf *pe)
+py_elf_read_any(int fd, void *pe)
 {
-	struct py_elf_cached *c;
-	struct stat st;
-	unsigned int i;
-	int rc;
-
-	if (fstat(fd, &st) != 0)
-		return (py_elf_read_fd(fd, pe));
-	for (i = 0; i < PY_ELF_CACHE; i++) {
-		c = &py_elf_cache[i];
-		if (c->used && c->dev == st.st_dev && c->ino == st.st_ino &&
-		    c->size == st.st_size && c->mtim.tv_sec ==
-		    st.st_mtim.tv_sec && c->mtim.tv_nsec == st.st_mtim.tv_nsec) {
-			*pe = c->pe;
-			return (c->rc);
-		}
-	}
-	rc = py_elf_read_fd(fd, pe);
-	if (rc == -EINPROGRESS)
-		return (rc);	/* not read: nothing to remember */
-	c = &py_elf_cache[py_elf_cache_next++ % PY_ELF_CACHE];
-	c->used = 1;
-	c->dev = st.st_dev;
-	c->ino = st.st_ino;
-	c->size = st.st_size;
-	c->mtim = st.st_mtim;
-	c->rc = rc;
-	c->pe = *pe;
-	return (rc);
+	return (py_elf_read_fd(fd, pe));
 }
+
+/* The symbol tables of libpython hold tens of thousands of symbols: found
+ * from samples, 78 of 100 idle Python processes were attached in a minute
+ * (bench/plugin_cost.sh, case b), each file read once (langattach.h). */
+static struct py_elf py_elf_facts[LANGATTACH_CACHE];
+static struct langattach_elf py_elf_files = {
+	.read = py_elf_read_any,
+	.size = sizeof(struct py_elf),
+	.facts = py_elf_facts,
+};
 
 void
 py_set_opener(langproc_open_fn fn, void *arg)
@@ -278,11 +241,8 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	t->pid = pid;
 	t->mem.readv = py_mem_proc_readv;
 	t->mem.arg = &t->guard;
-	if ((rc = langguard_init(&t->guard, pid, maps, len)) != 0) {
-		snprintf(why, whylen, "cannot read its maps and mounts: %s",
-		    strerror(-rc));
-		return (rc == -ENOMEM ? rc : -ESRCH);
-	}
+	if ((rc = langguard_init(&t->guard, pid, maps, len)) != 0)
+		return (langattach_guard_failed(rc, why, whylen));
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if (stat(path, &st) != 0)
 		st.st_ino = 0;
@@ -296,25 +256,12 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	t->code_lo = ob->lo;
 	t->code_hi = ob->hi;
 	snprintf(t->object, sizeof(t->object), "%s", ob->path);
-	if ((fd = langproc_open_object(pid, ob->start, ob->end, ob->path,
-	    !lib.found)) < 0) {
-		snprintf(why, whylen, "cannot open %s: %s", ob->path,
-		    fd == -EINVAL ? "not a regular file" : fd == -EREMOTE ?
-		    LANGGUARD_FILE_REFUSED : strerror(-fd));
+	if ((fd = langattach_open(pid, ob->start, ob->end, ob->path,
+	    !lib.found, why, whylen)) < 0)
 		return (fd);
-	}
-	rc = py_elf_read_cached(fd, &pe);
-	close(fd);
-	if (rc == -EINPROGRESS) {
-		snprintf(why, whylen, "%s: %s", ob->path,
-		    elfread_strerror(rc));
+	if ((rc = langattach_read(&py_elf_files, fd, ob->path, &pe, why,
+	    whylen)) < 0)
 		return (rc);
-	}
-	if (elfread_is_bad(rc)) {
-		snprintf(why, whylen, "%s skipped: %s", ob->path,
-		    elfread_strerror(rc));
-		return (-ENOENT);
-	}
 	if (rc != 0) {
 		/* Python 2 and 3 before 3.7 have no _PyRuntime: say which
 		 * version is not supported, from the file's name, rather
@@ -330,7 +277,7 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	    sizeof(t->exe_buildid));
 	if (lib.found && exe.found && (fd = langproc_open_object(pid,
 	    exe.start, exe.end, exe.path, 1)) >= 0) {
-		if (py_elf_read_cached(fd, &exe_pe) != -ENOEXEC)
+		if (langattach_elf_read(&py_elf_files, fd, &exe_pe) != -ENOEXEC)
 			py_buildid_text(&exe_pe, t->exe_buildid,
 			    sizeof(t->exe_buildid));
 		close(fd);
