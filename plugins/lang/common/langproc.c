@@ -14,42 +14,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "langfile.h"
 #include "langproc.h"
-
-static langproc_open_fn	 langproc_opener;
-static void		*langproc_opener_arg;
 
 void
 langproc_set_opener(langproc_open_fn fn, void *arg)
 {
-	langproc_opener = fn;
-	langproc_opener_arg = arg;
-	langguard_set_opener(fn, arg);
+	langfile_set_opener(fn, arg);
 }
 
 int
 langproc_open(const char *root, const char *path, uint32_t flags,
     uint64_t max_size)
 {
-	return (langproc_open_as(root, path, flags, max_size, -1, NULL));
-}
-
-int
-langproc_open_as(const char *root, const char *path, uint32_t flags,
-    uint64_t max_size, int64_t owner, struct gp_file_info *info)
-{
-	struct gp_open_spec spec;
-
-	if (langproc_opener == NULL)
-		return (-ENOSYS);
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.flags = flags;
-	spec.root = root;
-	spec.path = path;
-	spec.max_size = max_size;
-	spec.owner = owner;
-	return (langproc_opener(langproc_opener_arg, &spec, info));
+	return (langfile_open(root, path, flags, max_size, -1, NULL));
 }
 
 ssize_t

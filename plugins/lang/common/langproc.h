@@ -25,15 +25,12 @@
 typedef int	(*langproc_open_fn)(void *, const struct gp_open_spec *,
 		    struct gp_file_info *);
 
-/* The host's file_open (gp_host_api), or a test's: -ENOSYS until set. */
+/* The host's file_open (gp_host_api), or a test's: -ENOSYS until set
+ * (langfile.h's, which the guard's reads go through too). */
 void	 langproc_set_opener(langproc_open_fn, void *);
-/* fd or -errno; root NULL for the host's "/". */
+/* fd or -errno; root NULL for the host's "/" (langfile_open). */
 int	 langproc_open(const char *root, const char *path, uint32_t flags,
 	    uint64_t max_size);
-/* The same for a file owner (or, with GP_OPEN_READABLE_BY, the user who
- * must be able to read it; -1: anyone), what was opened in *info. */
-int	 langproc_open_as(const char *root, const char *path, uint32_t flags,
-	    uint64_t max_size, int64_t owner, struct gp_file_info *info);
 /* A /proc file, at most len - 1 bytes, NUL-terminated: the count. */
 ssize_t	 langproc_read_small_file(const char *path, char *buf, size_t len);
 /* The same of an open file, which it closes: the count (>= 0). */

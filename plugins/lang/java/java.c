@@ -25,6 +25,7 @@
 #include <gprofiler/plugin.h>
 
 #include "jv_plugin.h"
+#include "langfile.h"
 #include "langplug.h"
 
 static const struct gp_option jv_options[] = {
@@ -303,7 +304,7 @@ jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	p->ctx = ctx;
 	p->api = api;
 	/* /proc reads of jv_proc.c, through the host's safe open */
-	jv_proc_set_opener(langplug_open, ctx);
+	langfile_set_opener(langplug_open, ctx);
 	*privp = p;
 	return (0);
 }

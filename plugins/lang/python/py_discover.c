@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "langfile.h"
 #include "py_discover.h"
 #include "py_target.h"
 
@@ -239,7 +240,7 @@ py_discover_read_file(void *arg, const char *p, size_t *lenp)
 	if ((euid = py_discover_euid(pid)) < 0)
 		return (NULL);
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	if ((fd = langproc_open_as(root, p, GP_OPEN_READABLE_BY,
+	if ((fd = langfile_open(root, p, GP_OPEN_READABLE_BY,
 	    PY_CONFIG_MAX, euid, NULL)) < 0)
 		return (NULL);
 	if ((buf = malloc(PY_CONFIG_READ)) == NULL) {

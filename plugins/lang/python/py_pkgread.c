@@ -25,6 +25,7 @@
 #include <linux/openat2.h>
 
 #include "py_pkgidx_int.h"
+#include "langfile.h"
 #include "fsguard.h"
 #include "py_discover.h"
 #include "py_target.h"
@@ -57,7 +58,7 @@ pkg_read(struct pkg_dir *d, const char *ent, const char *name, size_t cap,
 	if (snprintf(path, sizeof(path), "%s%s/%s", d->path, ent, name) >=
 	    (int)sizeof(path))
 		return (NULL);
-	if ((fd = langproc_open_as(root, path, GP_OPEN_READABLE_BY, 0, d->euid,
+	if ((fd = langfile_open(root, path, GP_OPEN_READABLE_BY, 0, d->euid,
 	    NULL)) < 0)
 		return (NULL);
 	/* Sized by the file (it may grow while read: cap still holds). */
@@ -84,7 +85,7 @@ pkg_open_list(struct pkg_dir *d, const char *ent, const char *name,
 	    (int)sizeof(path))
 		return (-ENAMETOOLONG);
 	memset(info, 0, sizeof(*info));
-	return (langproc_open_as(root, path, GP_OPEN_READABLE_BY, PKG_LIST_MAX,
+	return (langfile_open(root, path, GP_OPEN_READABLE_BY, PKG_LIST_MAX,
 	    d->euid, info));
 }
 
