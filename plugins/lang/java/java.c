@@ -198,16 +198,23 @@ jv_find_jattach(struct jv *p)
 		}
 }
 
+/* No round ahead, and the reported processes not yet examined dropped. */
 static void
-jv_reset(struct jv *p)
+jv_timers_off(struct jv *p)
 {
-	uint32_t i;
-
 	p->api->timer_del(p->round_timer);
 	p->round_timer = NULL;
 	p->api->timer_del(p->pending_timer);
 	p->pending_timer = NULL;
 	p->npending = 0;
+}
+
+static void
+jv_reset(struct jv *p)
+{
+	uint32_t i;
+
+	jv_timers_off(p);
 	if (GP_API_HAS(p->api, process_subscribe))
 		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
 	p->discover = 0;
@@ -271,11 +278,7 @@ jv_stop(void *priv)
 	struct jv *p = priv;
 	uint32_t i;
 
-	p->api->timer_del(p->round_timer);
-	p->round_timer = NULL;
-	p->api->timer_del(p->pending_timer);
-	p->pending_timer = NULL;
-	p->npending = 0;
+	jv_timers_off(p);
 	p->stopping = 1;
 	for (i = 0; i < p->njvms; i++) {
 		p->jvms[i]->ops = 0;
