@@ -273,13 +273,11 @@ nj_spawn(struct nj *n, struct nj_slot *sl, struct nj_proc *pr)
 	argv[2] = startstr;
 	argv[3] = n->writer;
 	argv[4] = NULL;
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.argv = argv;
-	spec.on_stdout_line = nj_child_line;
-	spec.on_exit = nj_child_exit;
-	spec.arg = sl;
-	spec.max_line = 1024;
+	spec = (struct gp_child_spec){
+		.size = sizeof(spec), .argv = argv,
+		.on_stdout_line = nj_child_line, .on_exit = nj_child_exit,
+		.arg = sl, .max_line = 1024,
+	};
 	if ((sl->child = n->api->child_spawn(n->ctx, &spec)) == NULL) {
 		fd = -errno;
 		n->api->log(n->ctx, GP_LOG_WARN, "pid %d: cannot run %s: %s",
