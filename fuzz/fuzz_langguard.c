@@ -2,7 +2,7 @@
  * libFuzzer target: /proc/PID/mountinfo and /proc/PID/maps texts, whose
  * paths and mount points a user names (plugins/lang/common/langguard.c,
  * which says where the runtime readers may read a process's memory).
- * FUZZ_SOURCES: plugins/lang/common/langguard.c lib/fsguard.c
+ * FUZZ_SOURCES: plugins/lang/common/langguard.c plugins/lang/common/langfile.c lib/fsguard.c
  */
 #include <errno.h>
 #include <stdint.h>

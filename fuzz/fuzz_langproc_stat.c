@@ -4,7 +4,7 @@
  * (plugins/lang/common/langproc.c and langmaps.c, the runtime plugins'
  * process view).
  * FUZZ_SOURCES: plugins/lang/common/langproc.c plugins/lang/common/langmaps.c
- * FUZZ_SOURCES: plugins/lang/common/langguard.c lib/fsguard.c
+ * FUZZ_SOURCES: plugins/lang/common/langguard.c plugins/lang/common/langfile.c lib/fsguard.c
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -14,6 +14,7 @@
 #include "elfread.h"
 #include "langagg.h"
 #include "langdrv.h"
+#include "langplug.h"
 #include "langproc.h"
 
 static void	langdrv_sample_cb(void *);
@@ -184,36 +185,16 @@ langdrv_scan_cb(void *arg)
 	langdrv_timer_sync(arg);
 }
 
-/* Every file of the reader, through the host's safe open. */
-static int
-langdrv_file_open(void *arg, const struct gp_open_spec *spec,
-    struct gp_file_info *info)
-{
-	struct langdrv *d = arg;
-
-	return (d->api->file_open(d->ctx, spec, info));
-}
-
-/* The ELF reader's one line about a file it gave up on. */
-static void
-langdrv_elf_log(void *arg, const char *msg)
-{
-	struct langdrv *d = arg;
-
-	d->api->log(d->ctx, GP_LOG_WARN, "%s", msg);
-}
-
 int
 langdrv_init(struct langdrv *d, struct gp_plugin_ctx *ctx,
-    const struct gp_host_api *api, const struct langdrv_ops *ops, void *arg,
-    void (*release)(void *, struct langtab_proc *))
+    const struct gp_host_api *api, const struct langdrv_ops *ops, void *arg)
 {
 	memset(d, 0, sizeof(*d));
 	d->ctx = ctx;
 	d->api = api;
 	d->ops = ops;
 	d->arg = arg;
-	if (langtab_init(&d->tab, release, arg) != 0)
+	if (langtab_init(&d->tab, ops->release, arg) != 0)
 		return (-ENOMEM);
 	d->texts = calloc(ops->max_frames, ops->text_size);
 	d->frames = calloc(ops->max_frames, sizeof(*d->frames));
@@ -222,8 +203,8 @@ langdrv_init(struct langdrv *d, struct gp_plugin_ctx *ctx,
 		langdrv_free(d);
 		return (-ENOMEM);
 	}
-	langproc_set_opener(langdrv_file_open, d);
-	elfread_set_log(langdrv_elf_log, d);
+	langproc_set_opener(langplug_open, ctx);
+	elfread_set_log(langplug_warn, ctx);
 	return (0);
 }
 
@@ -256,6 +237,8 @@ langdrv_reset(struct langdrv *d)
 	langagg_clear(d->agg);
 	d->ntexts = 0;
 	d->nsamples = d->nfailed = 0;
+	if (d->ops->reset != NULL)
+		d->ops->reset(d->arg);
 }
 
 int

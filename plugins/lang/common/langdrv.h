@@ -2,10 +2,11 @@
  * The driver of a sampling runtime plugin (PHP, Ruby): which processes it
  * knows (a langtab), how it finds them (the system profiler's reports, or
  * a walk of /proc each second without one), and the -f Hz timer that
- * samples the attached ones, running only while there is one; and their
- * stacks until the snapshot (langdrv_stack.c).  The plugin says what
- * examining a process and reading its frames mean; everything about when,
- * and what becomes of the frames, is here, once.
+ * samples the attached ones, running only while there is one; their
+ * stacks until the snapshot (langdrv_stack.c); and the plugin's entry
+ * points but start (langdrv_plugin.c).  The plugin says what examining a
+ * process and reading its frames mean; everything about when, and what
+ * becomes of the frames, is here, once.
  */
 #ifndef GP_LANGDRV_H
 #define GP_LANGDRV_H
@@ -36,6 +37,11 @@ struct langdrv_proc {
 
 struct langdrv_ops {
 	size_t	 proc_size;	/* the plugin's entry, a langdrv_proc first */
+	/* A process forgotten: its entry freed. */
+	void	 (*release)(void *, struct langtab_proc *);
+	/* The plugin's own state dropped with the driver's (optional):
+	 * at each start, at stop and at destroy (langdrv_reset). */
+	void	 (*reset)(void *);
 	/* A new or re-exec'd process, or one whose attach is due again:
 	 * sets lp->state (langtab_attach_state). */
 	void	 (*examine)(void *, struct langtab_proc *, double age);
@@ -68,6 +74,7 @@ struct langdrv {
 	const struct gp_host_api *api;
 	const struct langdrv_ops *ops;
 	void			*arg;	/* the plugin's, for its ops */
+	int			 enabled;	/* its mode option says so */
 	uint32_t		 freq;
 	double			 min_duration;
 	struct gp_timer		*sample_timer;
@@ -88,8 +95,7 @@ struct langdrv {
 /* The table, and the readers' files opened and their ELF complaints
  * logged through the host (langproc, elfread). */
 int	langdrv_init(struct langdrv *, struct gp_plugin_ctx *,
-	    const struct gp_host_api *, const struct langdrv_ops *, void *arg,
-	    void (*release)(void *, struct langtab_proc *));
+	    const struct gp_host_api *, const struct langdrv_ops *, void *arg);
 void	langdrv_free(struct langdrv *);
 /* Sampling at -f Hz (capped) from now, processes younger than
  * --min-duration left for later: 0, or -ENOMEM (everything reset). */
@@ -115,5 +121,22 @@ void	langdrv_sample_end(struct langdrv *, struct langdrv_proc *, int rc,
  * process that could not be read named once. */
 int	langdrv_snapshot(struct langdrv *, struct gp_snapshot *);
 void	langdrv_abandon(struct langdrv *);
+
+/*
+ * (langdrv_plugin.c) The gp_plugin entry points of a plugin whose state,
+ * size bytes, begins with its struct langdrv (the state is then its ops'
+ * arg).  init: the host checked (langplug_new), the state allocated and
+ * its driver set up; 0 or -errno.
+ */
+int	langdrv_plugin_init(struct gp_plugin_ctx *, const struct gp_host_api *,
+	    size_t size, const struct langdrv_ops *, void **privp);
+void	langdrv_plugin_destroy(void *);
+int	langdrv_plugin_stop(void *);
+int	langdrv_plugin_snapshot(void *, struct gp_snapshot *);
+void	langdrv_plugin_abandon(void *, struct gp_snapshot *);
+/* The plugin's start begins here: everything reset, then enabled when
+ * --option is value; whether it is. */
+int	langdrv_plugin_enable(struct langdrv *, const char *option,
+	    const char *value);
 
 #endif

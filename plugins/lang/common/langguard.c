@@ -20,10 +20,8 @@
 #include <unistd.h>
 
 #include "fsguard.h"
+#include "langfile.h"
 #include "langguard.h"
-
-static langguard_open_fn	 langguard_opener;
-static void			*langguard_opener_arg;
 
 /*
  * The pagemaps of the processes last looked at: a few descriptors, not
@@ -111,8 +109,7 @@ static uint64_t			 langguard_budget_used;
 void
 langguard_set_opener(langguard_open_fn fn, void *arg)
 {
-	langguard_opener = fn;
-	langguard_opener_arg = arg;
+	langfile_set_opener(fn, arg);
 }
 
 int
@@ -372,44 +369,6 @@ langguard_shm_dev(void)
 	return (dev);
 }
 
-/* A /proc file of at most cap bytes (*more when longer): malloc'ed. */
-static char *
-langguard_read(const char *path, size_t cap, size_t *lenp, int *more)
-{
-	struct gp_open_spec spec;
-	char *buf;
-	size_t len = 0;
-	ssize_t n;
-	int fd;
-
-	*more = 0;
-	if (langguard_opener == NULL)
-		return (NULL);
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.path = path;
-	spec.owner = -1;
-	if ((fd = langguard_opener(langguard_opener_arg, &spec, NULL)) < 0)
-		return (NULL);
-	if ((buf = malloc(cap + 1)) == NULL)
-		goto out;
-	while (len < cap) {
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len == cap)
-		*more = 1;
-	buf[len] = '\0';
-	*lenp = len;
-out:
-	close(fd);
-	return (buf);
-}
-
 /* Read the target's mounts and maps again (the maps given, when the
  * caller has just read them): 0 or -errno. */
 static int
@@ -435,14 +394,14 @@ langguard_refresh(struct langguard *g, int budgeted, const char *given,
 		return (-EAGAIN);
 	g->refreshed = t0;
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)g->pid);
-	if ((mi = langguard_read(path, LANGGUARD_MOUNTS_MAX, &mlen,
+	if ((mi = langfile_read(path, LANGGUARD_MOUNTS_MAX, &mlen,
 	    &mmore)) == NULL)
 		goto out;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)g->pid);
 	if (given != NULL) {
 		more = givenlen > LANGGUARD_MAPS_MAX;
 		len = more ? LANGGUARD_MAPS_MAX : givenlen;
-	} else if ((maps = langguard_read(path, LANGGUARD_MAPS_MAX, &len,
+	} else if ((maps = langfile_read(path, LANGGUARD_MAPS_MAX, &len,
 	    &more)) == NULL)
 		goto out;
 	langguard_budget_used += mlen + len;
@@ -546,7 +505,6 @@ langguard_refuse(struct langguard *g, uint64_t addr,
 static int
 langguard_resident(struct langguard *g, uint64_t addr, uint64_t len)
 {
-	struct gp_open_spec spec;
 	uint64_t ent[LANGGUARD_PAGEMAP_MAX], first, n, i, wfirst;
 	char path[64];
 	long ps;
@@ -563,15 +521,8 @@ langguard_resident(struct langguard *g, uint64_t addr, uint64_t len)
 		return (0);
 	k = langguard_pm_slot(g->pid, &found);
 	if (!found) {
-		if (langguard_opener == NULL)
-			return (0);
 		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)g->pid);
-		memset(&spec, 0, sizeof(spec));
-		spec.size = sizeof(spec);
-		spec.path = path;
-		spec.owner = -1;
-		if ((fd = langguard_opener(langguard_opener_arg, &spec,
-		    NULL)) < 0)
+		if ((fd = langfile_open(NULL, path, 0, 0, -1, NULL)) < 0)
 			return (0);
 		langguard_pm[k].open = 1;
 		langguard_pm[k].fd = fd;

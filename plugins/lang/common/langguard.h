@@ -93,7 +93,8 @@ struct langguard {
 typedef int	(*langguard_open_fn)(void *, const struct gp_open_spec *,
 		    struct gp_file_info *);
 
-/* The host's file_open (or a test's): -ENOSYS until set. */
+/* The host's file_open (or a test's): -ENOSYS until set.  It is
+ * langfile_set_opener's, every file of the plugin's. */
 void	 langguard_set_opener(langguard_open_fn, void *);
 
 /* Whether a filesystem type is one whose pages come from local memory or

@@ -1,6 +1,7 @@
 /*
- * What a process's /proc/PID/maps says about its loading, for the runtime
- * readers: compiled into each (Python, Ruby, PHP), pure over bytes.
+ * What a process's /proc/PID/maps says about its loading, and the files
+ * it maps, for the runtime readers: compiled into each (Python, Ruby,
+ * PHP), pure over bytes.
  */
 #include "config.h"
 
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "langmaps.h"
+#include "langproc.h"
 
 /* Whether the line's path (after the fifth field) names a file whose
  * base name begins with prefix. */
@@ -44,3 +46,50 @@ langmaps_linking(const char *maps, size_t len)
 	return (ldso && !libc);
 }
 
+
+int
+langmaps_next_file(const char *maps, size_t len, size_t *pos,
+    struct langmaps_file *f)
+{
+	const char *line, *nl;
+	uint64_t off;
+
+	while (*pos < len) {
+		line = maps + *pos;
+		if ((nl = memchr(line, '\n', len - *pos)) == NULL)
+			nl = maps + len;
+		*pos = (size_t)(nl - maps) + 1;
+		if (langproc_parse_map_line(line, (size_t)(nl - line),
+		    &f->start, &f->end, &off, &f->ino, &f->path,
+		    &f->plen) != 0 || f->path == NULL || off != 0 ||
+		    f->path[0] != '/')
+			continue;
+		f->base = f->path + f->plen;
+		while (f->base > f->path && f->base[-1] != '/')
+			f->base--;
+		f->blen = (size_t)(f->path + f->plen - f->base);
+		return (1);
+	}
+	return (0);
+}
+
+int
+langmaps_is_lib(const struct langmaps_file *f, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return (f->blen > n && memcmp(f->base, prefix, n) == 0 &&
+	    memmem(f->base, f->blen, ".so", 3) != NULL);
+}
+
+void
+langmaps_keep(const struct langmaps_file *f, uint64_t *start, uint64_t *end,
+    char *path, size_t size)
+{
+	size_t n = f->plen < size - 1 ? f->plen : size - 1;
+
+	*start = f->start;
+	*end = f->end;
+	memcpy(path, f->path, n);
+	path[n] = '\0';
+}

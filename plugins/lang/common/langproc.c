@@ -14,52 +14,45 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "langfile.h"
 #include "langproc.h"
-
-static langproc_open_fn	 langproc_opener;
-static void		*langproc_opener_arg;
 
 void
 langproc_set_opener(langproc_open_fn fn, void *arg)
 {
-	langproc_opener = fn;
-	langproc_opener_arg = arg;
-	langguard_set_opener(fn, arg);
+	langfile_set_opener(fn, arg);
 }
 
 int
 langproc_open(const char *root, const char *path, uint32_t flags,
     uint64_t max_size)
 {
-	struct gp_open_spec spec;
-
-	if (langproc_opener == NULL)
-		return (-ENOSYS);
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.flags = flags;
-	spec.root = root;
-	spec.path = path;
-	spec.max_size = max_size;
-	spec.owner = -1;
-	return (langproc_opener(langproc_opener_arg, &spec, NULL));
+	return (langfile_open(root, path, flags, max_size, -1, NULL));
 }
 
 ssize_t
 langproc_read_small_file(const char *path, char *buf, size_t len)
 {
-	ssize_t n, total = 0;
 	int fd;
 
 	if ((fd = langproc_open(NULL, path, 0, 0)) < 0)
 		return (fd);
-	while ((size_t)total + 1 < len) {
-		n = read(fd, buf + total, len - 1 - (size_t)total);
+	return ((ssize_t)langproc_read_fd(fd, buf, len));
+}
+
+size_t
+langproc_read_fd(int fd, char *buf, size_t len)
+{
+	size_t total = 0;
+	ssize_t n;
+
+	while (total + 1 < len) {
+		n = read(fd, buf + total, len - 1 - total);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		total += n;
+		total += (size_t)n;
 	}
 	close(fd);
 	buf[total] = '\0';
@@ -103,7 +96,7 @@ langproc_read_maps(pid_t pid, size_t *lenp)
 
 int
 langproc_open_object(pid_t pid, uint64_t start, uint64_t end,
-    const char *objpath)
+    const char *objpath, int is_exe)
 {
 	char path[96];
 	int fd;
@@ -113,6 +106,13 @@ langproc_open_object(pid_t pid, uint64_t start, uint64_t end,
 	if ((fd = langproc_open(NULL, path, GP_OPEN_PROC_LINK,
 	    LANGPROC_MAX_OBJECT)) >= 0 || fd == -EINVAL || fd == -EFBIG)
 		return (fd);
+	if (is_exe) {
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		if ((fd = langproc_open(NULL, path, GP_OPEN_PROC_LINK,
+		    LANGPROC_MAX_OBJECT)) >= 0 || fd == -EINVAL ||
+		    fd == -EFBIG)
+			return (fd);
+	}
 	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
 	return (langproc_open(path, objpath, GP_OPEN_NO_SYMLINKS,
 	    LANGPROC_MAX_OBJECT));
@@ -186,18 +186,26 @@ langproc_parse_map_line(const char *s, size_t len, uint64_t *start,
 	return (0);
 }
 
-int
-langproc_stat(pid_t pid, uint64_t *start, uint64_t *exe_id)
+ssize_t
+langproc_read_stat(pid_t pid, char *buf, size_t len, uint64_t *exe_id)
 {
-	char path[64], buf[1024];
+	char path[64];
 	struct stat st;
-	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	*exe_id = stat(path, &st) == 0 ? (uint64_t)st.st_dev << 40 ^
 	    (uint64_t)st.st_ino : 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((n = langproc_read_small_file(path, buf, sizeof(buf))) <= 0)
+	return (langproc_read_small_file(path, buf, len));
+}
+
+int
+langproc_stat(pid_t pid, uint64_t *start, uint64_t *exe_id)
+{
+	char buf[1024];
+	ssize_t n;
+
+	if ((n = langproc_read_stat(pid, buf, sizeof(buf), exe_id)) <= 0)
 		return (-ESRCH);
 	return (langproc_parse_starttime(buf, (size_t)n, start) == 0 ? 0 :
 	    -ESRCH);

@@ -25,25 +25,33 @@
 typedef int	(*langproc_open_fn)(void *, const struct gp_open_spec *,
 		    struct gp_file_info *);
 
-/* The host's file_open (gp_host_api), or a test's: -ENOSYS until set. */
+/* The host's file_open (gp_host_api), or a test's: -ENOSYS until set
+ * (langfile.h's, which the guard's reads go through too). */
 void	 langproc_set_opener(langproc_open_fn, void *);
+/* fd or -errno; root NULL for the host's "/" (langfile_open). */
 int	 langproc_open(const char *root, const char *path, uint32_t flags,
 	    uint64_t max_size);
 /* A /proc file, at most len - 1 bytes, NUL-terminated: the count. */
 ssize_t	 langproc_read_small_file(const char *path, char *buf, size_t len);
+/* The same of an open file, which it closes: the count (>= 0). */
+size_t	 langproc_read_fd(int fd, char *buf, size_t len);
 /* The whole of /proc/PID/maps (at most LANGPROC_MAPS_MAX), NUL-terminated;
  * the caller frees it.  NULL when unreadable. */
 char	*langproc_read_maps(pid_t, size_t *lenp);
 /* The object mapped at [start, end) with this path: through the kernel's
- * map_files link, else the path in the process's root without links. */
+ * map_files link (or, for the executable, its exe link), else the path
+ * in the process's root without links. */
 int	 langproc_open_object(pid_t, uint64_t start, uint64_t end,
-	    const char *path);
+	    const char *path, int is_exe);
 /*
  * A process's identity across scans: its start time (ticks since boot)
  * and its executable's (dev, inode) mixed into one number (a wrapper
  * exec'ing the interpreter keeps its PID and start time).  0 or -ESRCH.
  */
 int	 langproc_stat(pid_t, uint64_t *start, uint64_t *exe_id);
+/* The text of /proc/PID/stat (as langproc_read_small_file: the count),
+ * and *exe_id as langproc_stat's, for a caller parsing more of it. */
+ssize_t	 langproc_read_stat(pid_t, char *buf, size_t len, uint64_t *exe_id);
 /* The start time (field 22) of a /proc/PID/stat text: 0 or -EINVAL. */
 int	 langproc_parse_starttime(const char *buf, size_t len,
 	    uint64_t *start);

@@ -25,6 +25,8 @@
 #include <gprofiler/plugin.h>
 
 #include "jv_plugin.h"
+#include "langfile.h"
+#include "langplug.h"
 
 static const struct gp_option jv_options[] = {
 	{ "java-mode", GP_OPT_ENUM, 0, "perfmap", 0, 0,
@@ -196,16 +198,23 @@ jv_find_jattach(struct jv *p)
 		}
 }
 
+/* No round ahead, and the reported processes not yet examined dropped. */
 static void
-jv_reset(struct jv *p)
+jv_timers_off(struct jv *p)
 {
-	uint32_t i;
-
 	p->api->timer_del(p->round_timer);
 	p->round_timer = NULL;
 	p->api->timer_del(p->pending_timer);
 	p->pending_timer = NULL;
 	p->npending = 0;
+}
+
+static void
+jv_reset(struct jv *p)
+{
+	uint32_t i;
+
+	jv_timers_off(p);
 	if (GP_API_HAS(p->api, process_subscribe))
 		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
 	p->discover = 0;
@@ -269,11 +278,7 @@ jv_stop(void *priv)
 	struct jv *p = priv;
 	uint32_t i;
 
-	p->api->timer_del(p->round_timer);
-	p->round_timer = NULL;
-	p->api->timer_del(p->pending_timer);
-	p->pending_timer = NULL;
-	p->npending = 0;
+	jv_timers_off(p);
 	p->stopping = 1;
 	for (i = 0; i < p->njvms; i++) {
 		p->jvms[i]->ops = 0;
@@ -284,28 +289,15 @@ jv_stop(void *priv)
 	return (0);
 }
 
-/* /proc reads of jv_proc.c, through the host's safe open. */
-static int
-jv_file_open(void *arg, const struct gp_open_spec *spec,
-    struct gp_file_info *info)
-{
-	struct jv *p = arg;
-
-	return (p->api->file_open(p->ctx, spec, info));
-}
-
 static int
 jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
 {
 	struct jv *p;
+	int rc;
 
-	if (api->abi_major != GP_ABI_MAJOR)
-		return (-EINVAL);
-	if (!GP_API_HAS(api, file_open))
-		return (-ENOTSUP);	/* never an unsafe open instead */
-	if ((p = calloc(1, sizeof(*p))) == NULL)
-		return (-ENOMEM);
+	if ((p = langplug_new(api, sizeof(*p), &rc)) == NULL)
+		return (rc);
 	if ((p->jvms = calloc(JV_MAX_JVMS, sizeof(*p->jvms))) == NULL) {
 		free(p);
 		return (-ENOMEM);
@@ -314,7 +306,8 @@ jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	p->pending = calloc(JV_PENDING_MAX, sizeof(*p->pending));
 	p->ctx = ctx;
 	p->api = api;
-	jv_proc_set_opener(jv_file_open, p);
+	/* /proc reads of jv_proc.c, through the host's safe open */
+	langfile_set_opener(langplug_open, ctx);
 	*privp = p;
 	return (0);
 }

@@ -168,13 +168,11 @@ jv_job_start(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	for (i = 0; cmd[i] != NULL && i < JV_ARGV_MAX; i++)
 		argv[2 + i] = cmd[i];
 	argv[2 + i] = NULL;
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.argv = argv;
-	spec.on_stdout_data = jv_job_stdout;
-	spec.on_exit = jv_job_exit;
-	spec.arg = j;
-	spec.stderr_keep = 8;
+	spec = (struct gp_child_spec){
+		.size = sizeof(spec), .argv = argv,
+		.on_stdout_data = jv_job_stdout, .on_exit = jv_job_exit,
+		.arg = j, .stderr_keep = 8,
+	};
 	if ((j->timer = api->timer_add(ctx, timeout_ms, 0, jv_job_timeout,
 	    j)) == NULL) {
 		free(j);

@@ -18,66 +18,11 @@
 #include <unistd.h>
 
 #include "jv_proc.h"
+#include "langfile.h"
 
 #define JV_SMALL_MAX	(256 * 1024)
 #define JV_MAPS_MAX	(16u << 20)
 #define JV_SIGQUIT_BIT	(1ull << (3 - 1))
-
-static jv_open_fn	 jv_opener;
-static void		*jv_opener_arg;
-
-void
-jv_proc_set_opener(jv_open_fn fn, void *arg)
-{
-	jv_opener = fn;
-	jv_opener_arg = arg;
-}
-
-/*
- * Read up to max bytes of a /proc file (NUL-terminated; caller frees),
- * opened through the host's safe open (no FIFO, device or magic link).
- */
-static char *
-jv_read(const char *path, size_t max, size_t *lenp)
-{
-	struct gp_open_spec spec;
-	size_t len = 0, cap = 4096;
-	char *buf, *nb;
-	ssize_t n;
-	int fd;
-
-	if (jv_opener == NULL)
-		return (NULL);
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.path = path;
-	spec.owner = -1;
-	if ((fd = jv_opener(jv_opener_arg, &spec, NULL)) < 0)
-		return (NULL);
-	if ((buf = malloc(cap + 1)) == NULL)
-		goto out_close;
-	for (;;) {
-		if (len == cap) {
-			if (cap >= max)
-				break;
-			cap = cap * 2 > max ? max : cap * 2;
-			if ((nb = realloc(buf, cap + 1)) == NULL)
-				break;
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*lenp = len;
-out_close:
-	close(fd);
-	return (buf);
-}
 
 int
 jv_proc_starttime(pid_t pid, uint64_t *start, uint64_t *cpu)
@@ -87,7 +32,7 @@ jv_proc_starttime(pid_t pid, uint64_t *start, uint64_t *cpu)
 	int rc;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((b = jv_read(path, 4096, &len)) == NULL)
+	if ((b = langfile_read(path, 4096, &len, NULL)) == NULL)
 		return (-ESRCH);
 	rc = jv_parse_stat_starttime(b, len, start);
 	if (rc == 0 && cpu != NULL)
@@ -104,7 +49,7 @@ jv_proc_is_jvm(pid_t pid)
 	int hit;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((b = jv_read(path, JV_MAPS_MAX, &len)) == NULL)
+	if ((b = langfile_read(path, JV_MAPS_MAX, &len, NULL)) == NULL)
 		return (0);
 	hit = jv_maps_has_libjvm(b, len);
 	free(b);
@@ -119,7 +64,7 @@ jv_proc_comm(pid_t pid, char *out, size_t len)
 
 	snprintf(out, len, "java");
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if ((b = jv_read(path, 256, &n)) == NULL)
+	if ((b = langfile_read(path, 256, &n, NULL)) == NULL)
 		return;
 	while (n > 0 && b[n - 1] == '\n')
 		b[--n] = '\0';
@@ -140,12 +85,12 @@ jv_proc_opts(pid_t pid, struct jv_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	env = jv_read(path, JV_SMALL_MAX, &elen);
+	env = langfile_read(path, JV_SMALL_MAX, &elen, NULL);
 	for (i = 0; env != NULL && i < 2; i++)
 		if (jv_environ_get(env, elen, before[i], &v, &vl) == 0)
 			jv_opts_scan(v, vl, ' ', o);
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	if ((cmd = jv_read(path, JV_SMALL_MAX, &clen)) != NULL)
+	if ((cmd = langfile_read(path, JV_SMALL_MAX, &clen, NULL)) != NULL)
 		jv_opts_scan(cmd, clen, '\0', o);
 	if (env != NULL && jv_environ_get(env, elen, "_JAVA_OPTIONS", &v,
 	    &vl) == 0)
@@ -190,7 +135,7 @@ jv_proc_attach_safe(pid_t pid, char *why, size_t whylen, int *permanent)
 		return (-EPERM);
 	}
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((st = jv_read(path, 64 * 1024, &len)) == NULL) {
+	if ((st = langfile_read(path, 64 * 1024, &len, NULL)) == NULL) {
 		snprintf(why, whylen, "process exited");
 		return (-ESRCH);
 	}
@@ -217,7 +162,8 @@ jv_proc_age(uint64_t start)
 	size_t len;
 	double up;
 
-	if (hz <= 0 || (b = jv_read("/proc/uptime", 128, &len)) == NULL)
+	if (hz <= 0 || (b = langfile_read("/proc/uptime", 128, &len,
+	    NULL)) == NULL)
 		return (0);
 	up = strtod(b, NULL);
 	free(b);

@@ -14,11 +14,8 @@
 
 #include "jv_parse.h"
 
-/* Files are opened through this (gp_host_api.file_open); until it is set
- * nothing opens. */
-typedef int	(*jv_open_fn)(void *, const struct gp_open_spec *,
-		    struct gp_file_info *);
-void	jv_proc_set_opener(jv_open_fn, void *);
+/* Files are opened through langfile_set_opener's (gp_host_api.file_open);
+ * until it is set nothing opens. */
 /* Start time (ticks since boot) and, if cpu, utime + stime (ticks). */
 int	jv_proc_starttime(pid_t pid, uint64_t *start, uint64_t *cpu);
 int	jv_proc_is_jvm(pid_t pid);

@@ -46,6 +46,7 @@
 
 #include <gprofiler/plugin.h>
 
+#include "langplug.h"
 #include "nj_proto.h"
 #include "nj_int.h"
 
@@ -272,13 +273,11 @@ nj_spawn(struct nj *n, struct nj_slot *sl, struct nj_proc *pr)
 	argv[2] = startstr;
 	argv[3] = n->writer;
 	argv[4] = NULL;
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.argv = argv;
-	spec.on_stdout_line = nj_child_line;
-	spec.on_exit = nj_child_exit;
-	spec.arg = sl;
-	spec.max_line = 1024;
+	spec = (struct gp_child_spec){
+		.size = sizeof(spec), .argv = argv,
+		.on_stdout_line = nj_child_line, .on_exit = nj_child_exit,
+		.arg = sl, .max_line = 1024,
+	};
 	if ((sl->child = n->api->child_spawn(n->ctx, &spec)) == NULL) {
 		fd = -errno;
 		n->api->log(n->ctx, GP_LOG_WARN, "pid %d: cannot run %s: %s",
@@ -614,14 +613,10 @@ nj_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
 {
 	struct nj	*n;
-	int		 i;
+	int		 i, rc;
 
-	if (api->abi_major != GP_ABI_MAJOR)
-		return (-EINVAL);
-	if (!GP_API_HAS(api, file_open))
-		return (-ENOTSUP);
-	if ((n = calloc(1, sizeof(*n))) == NULL)
-		return (-ENOMEM);
+	if ((n = langplug_new(api, sizeof(*n), &rc)) == NULL)
+		return (rc);
 	n->ctx = ctx;
 	n->api = api;
 	for (i = 0; i < NJ_SLOTS; i++)

@@ -40,12 +40,9 @@ struct phpp_proc {
 };
 
 struct phpp {
-	struct gp_plugin_ctx *ctx;
-	const struct gp_host_api *api;
-	int		 enabled;
+	struct langdrv	 drv;		/* first; its table: phpp_proc */
 	regex_t		 filter;
 	int		 have_filter;
-	struct langdrv	 drv;		/* its table: of struct phpp_proc */
 };
 
 static const struct gp_option phpp_options[] = {
@@ -78,11 +75,11 @@ phpp_attach(struct phpp *p, struct phpp_proc *pr, double age)
 	pr->dp.lp.state = langtab_attach_state(rc, age);
 	if (rc != 0) {
 		php_target_release(&pr->t);
-		langtab_attach_log(p->api, p->ctx, &pr->dp.lp, age, pr->dp.comm,
-		    pr->dp.reason);
+		langtab_attach_log(p->drv.api, p->drv.ctx, &pr->dp.lp, age,
+		    pr->dp.comm, pr->dp.reason);
 		return;
 	}
-	p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: PHP %d.%d.%d in %s",
+	p->drv.api->log(p->drv.ctx, GP_LOG_DEBUG, "pid %d: PHP %d.%d.%d in %s",
 	    (int)pr->dp.lp.pid, pr->t.ver.major, pr->t.ver.minor,
 	    pr->t.ver.patch, pr->t.object);
 }
@@ -137,8 +134,21 @@ phpp_cycle_end(void *arg, struct langdrv_proc *dp, struct gp_snapshot *snap)
 		memset(pr->t.fcache, 0, sizeof(*pr->t.fcache));
 }
 
+/* The filter goes with the driver's state (langdrv_reset). */
+static void
+phpp_reset(void *arg)
+{
+	struct phpp *p = arg;
+
+	if (p->have_filter)
+		regfree(&p->filter);
+	p->have_filter = 0;
+}
+
 static const struct langdrv_ops phpp_ops = {
 	.proc_size = sizeof(struct phpp_proc),
+	.release = phpp_release,
+	.reset = phpp_reset,
 	.examine = phpp_examine_cb,
 	.sample = phpp_sample_cb,
 	.cycle_end = phpp_cycle_end,
@@ -154,76 +164,32 @@ static const struct langdrv_ops phpp_ops = {
 };
 
 static int
-phpp_snapshot(void *priv, struct gp_snapshot *snap)
-{
-	struct phpp *p = priv;
-
-	if (!p->enabled) {
-		p->api->snapshot_done(snap, 0, NULL);
-		return (0);
-	}
-	return (langdrv_snapshot(&p->drv, snap));
-}
-
-static void
-phpp_abandon(void *priv, struct gp_snapshot *snap)
-{
-	struct phpp *p = priv;
-
-	(void)snap;
-	langdrv_abandon(&p->drv);
-}
-
-static void
-phpp_reset(struct phpp *p)
-{
-	langdrv_reset(&p->drv);
-	if (p->have_filter)
-		regfree(&p->filter);
-	p->have_filter = 0;
-}
-
-static int
 phpp_start(void *priv)
 {
 	struct phpp *p = priv;
-	const char *mode = p->api->option_get(p->ctx, "php-mode");
-	const char *filter = p->api->option_get(p->ctx, "php-proc-filter");
+	const struct gp_host_api *api = p->drv.api;
+	const char *filter = api->option_get(p->drv.ctx, "php-proc-filter");
 	char err[128];
 	int rc;
 
-	phpp_reset(p);
-	p->enabled = mode != NULL && strcmp(mode, "phpspy") == 0;
-	if (!p->enabled)
+	if (!langdrv_plugin_enable(&p->drv, "php-mode", "phpspy"))
 		return (0);
 	if (filter != NULL && filter[0] != '\0') {
 		if ((rc = regcomp(&p->filter, filter, REG_EXTENDED |
 		    REG_NOSUB)) != 0) {
 			regerror(rc, &p->filter, err, sizeof(err));
-			p->api->log(p->ctx, GP_LOG_ERR, "--php-proc-filter "
+			api->log(p->drv.ctx, GP_LOG_ERR, "--php-proc-filter "
 			    "\"%s\": %s; PHP profiling is off", filter, err);
-			p->enabled = 0;
+			p->drv.enabled = 0;
 			return (0);
 		}
 		p->have_filter = 1;
 	}
-	if (langdrv_start(&p->drv) != 0) {
-		phpp_reset(p);
-		return (-ENOMEM);
-	}
-	p->api->log(p->ctx, GP_LOG_INFO, "sampling PHP at %u Hz in "
+	if ((rc = langdrv_start(&p->drv)) != 0)
+		return (rc);
+	api->log(p->drv.ctx, GP_LOG_INFO, "sampling PHP at %u Hz in "
 	    "processes whose comm matches \"%s\"", p->drv.freq,
 	    filter != NULL ? filter : "");
-	return (0);
-}
-
-static int
-phpp_stop(void *priv)
-{
-	struct phpp *p = priv;
-
-	phpp_reset(p);
-	p->api->stop_done(p->ctx);
 	return (0);
 }
 
@@ -231,34 +197,8 @@ static int
 phpp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
 {
-	struct phpp *p;
-
-	if (api->abi_major != GP_ABI_MAJOR)
-		return (-EINVAL);
-	if (!GP_API_HAS(api, file_open))
-		return (-ENOTSUP);	/* never an unsafe open instead */
-	if ((p = calloc(1, sizeof(*p))) == NULL)
-		return (-ENOMEM);
-	p->ctx = ctx;
-	p->api = api;
-	if (langdrv_init(&p->drv, ctx, api, &phpp_ops, p, phpp_release) != 0) {
-		free(p);
-		return (-ENOMEM);
-	}
-	*privp = p;
-	return (0);
-}
-
-static void
-phpp_destroy(void *priv)
-{
-	struct phpp *p = priv;
-
-	if (p == NULL)
-		return;
-	phpp_reset(p);
-	langdrv_free(&p->drv);
-	free(p);
+	return (langdrv_plugin_init(ctx, api, sizeof(struct phpp), &phpp_ops,
+	    privp));
 }
 
 GP_PLUGIN_EXPORT const struct gp_plugin gprofiler_plugin = {
@@ -274,8 +214,8 @@ GP_PLUGIN_EXPORT const struct gp_plugin gprofiler_plugin = {
 	.option_count = sizeof(phpp_options) / sizeof(phpp_options[0]),
 	.init = phpp_init,
 	.start = phpp_start,
-	.snapshot = phpp_snapshot,
-	.abandon = phpp_abandon,
-	.stop = phpp_stop,
-	.destroy = phpp_destroy,
+	.snapshot = langdrv_plugin_snapshot,
+	.abandon = langdrv_plugin_abandon,
+	.stop = langdrv_plugin_stop,
+	.destroy = langdrv_plugin_destroy,
 };

@@ -10,19 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "langproc.h"
+#include "langmaps.h"
 #include "phpreader.h"
 
 static void
-php_maps_set(struct php_object *ob, uint64_t start, uint64_t end,
-    const char *path, size_t plen)
+php_maps_set(struct php_object *ob, const struct langmaps_file *f)
 {
-	size_t n = plen < sizeof(ob->path) - 1 ? plen : sizeof(ob->path) - 1;
-
-	ob->start = start;
-	ob->end = end;
-	memcpy(ob->path, path, n);
-	ob->path[n] = '\0';
+	langmaps_keep(f, &ob->start, &ob->end, ob->path, sizeof(ob->path));
 	ob->found = 1;
 }
 
@@ -32,32 +26,17 @@ php_maps_find(const char *maps, size_t len, uint64_t exe_ino,
     struct php_object *ob)
 {
 	struct php_object exe = { 0 };
-	const char *line = maps, *nl, *path, *base;
-	uint64_t start, end, off, ino;
-	size_t plen;
+	struct langmaps_file f;
+	size_t pos = 0;
 
 	memset(ob, 0, sizeof(*ob));
-	while (line < maps + len) {
-		nl = memchr(line, '\n', (size_t)(maps + len - line));
-		if (nl == NULL)
-			nl = maps + len;
-		if (langproc_parse_map_line(line, (size_t)(nl - line), &start, &end,
-		    &off, &ino, &path, &plen) == 0 && path != NULL &&
-		    off == 0 && path[0] == '/') {
-			base = path + plen;
-			while (base > path && base[-1] != '/')
-				base--;
-			if ((size_t)(path + plen - base) > 6 &&
-			    memcmp(base, "libphp", 6) == 0 &&
-			    memmem(base, (size_t)(path + plen - base), ".so",
-			    3) != NULL) {
-				php_maps_set(ob, start, end, path, plen);
-				return (0);
-			}
-			if (!exe.found && exe_ino != 0 && ino == exe_ino)
-				php_maps_set(&exe, start, end, path, plen);
+	while (langmaps_next_file(maps, len, &pos, &f)) {
+		if (langmaps_is_lib(&f, "libphp")) {
+			php_maps_set(ob, &f);
+			return (0);
 		}
-		line = nl + 1;
+		if (!exe.found && exe_ino != 0 && f.ino == exe_ino)
+			php_maps_set(&exe, &f);
 	}
 	if (!exe.found)
 		return (-ENOENT);

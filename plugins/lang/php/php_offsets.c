@@ -15,50 +15,32 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "langver.h"
 #include "phpreader.h"
 
 static const struct {
-	int		 major, minor;
+	struct langver_key v;
 	uint32_t	 filename, line_start;
 } php_offsets_table[] = {
-	{ 7, 4, 136, 144 },
-	{ 8, 0, 144, 152 },
-	{ 8, 1, 144, 152 },
-	{ 8, 2, 152, 160 },
-	{ 8, 3, 144, 152 },
-	{ 8, 4, 168, 176 },
+	{ { 7, 4 }, 136, 144 },
+	{ { 8, 0 }, 144, 152 },
+	{ { 8, 1 }, 144, 152 },
+	{ { 8, 2 }, 152, 160 },
+	{ { 8, 3 }, 144, 152 },
+	{ { 8, 4 }, 168, 176 },
 };
 
-#define PHP_NOFFSETS							\
-	(sizeof(php_offsets_table) / sizeof(php_offsets_table[0]))
+static const struct langver_table php_versions = {
+	"PHP", "7.4-8.4", php_offsets_table,
+	sizeof(php_offsets_table) / sizeof(php_offsets_table[0]),
+	sizeof(php_offsets_table[0]),
+};
 
-/* "8.2.36" (digits, dots; anything after the third number ignored). */
+/* "8.2.36" (langver_parse). */
 int
 php_version_parse(const char *s, size_t len, struct php_version *v)
 {
-	int part[3] = { 0, 0, 0 };
-	size_t i = 0;
-	int k, digits;
-
-	for (k = 0; k < 3; k++) {
-		digits = 0;
-		while (i < len && s[i] >= '0' && s[i] <= '9' && digits < 4) {
-			part[k] = part[k] * 10 + (s[i] - '0');
-			i++;
-			digits++;
-		}
-		if (digits == 0)
-			return (-EINVAL);
-		if (k < 2) {
-			if (i >= len || s[i] != '.')
-				return (-EINVAL);
-			i++;
-		}
-	}
-	v->major = part[0];
-	v->minor = part[1];
-	v->patch = part[2];
-	return (0);
+	return (langver_parse(s, len, &v->major, &v->minor, &v->patch));
 }
 
 /*
@@ -90,17 +72,11 @@ int
 php_offsets_for(const struct php_version *v, struct php_offsets *o,
     char *why, size_t whylen)
 {
-	size_t i;
+	int i;
 
-	for (i = 0; i < PHP_NOFFSETS; i++)
-		if (php_offsets_table[i].major == v->major &&
-		    php_offsets_table[i].minor == v->minor)
-			break;
-	if (i == PHP_NOFFSETS) {
-		snprintf(why, whylen, "PHP %d.%d.%d is not supported (PHP "
-		    "7.4-8.4 are)", v->major, v->minor, v->patch);
-		return (-ENOTSUP);
-	}
+	if ((i = langver_row(&php_versions, v->major, v->minor, v->patch, why,
+	    whylen)) < 0)
+		return (i);
 	memset(o, 0, sizeof(*o));
 	/* The same from 7.4 to 8.4 (phpspy's bindings). */
 	o->eg_current_execute_data = 488;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "langmem.h"
 #include "phpreader.h"
 
 #define ZEND_USER_FUNCTION	2
@@ -19,32 +20,7 @@
 static int
 php_read_u64(const struct php_mem *m, uint64_t addr, uint64_t *out)
 {
-	uint8_t b[8];
-	int rc, i;
-
-	if (addr == 0 || addr + 8 < addr)
-		return (-EFAULT);
-	if ((rc = m->read(m->arg, addr, b, sizeof(b))) != 0)
-		return (rc);
-	*out = 0;
-	for (i = 7; i >= 0; i--)
-		*out = *out << 8 | b[i];
-	return (0);
-}
-
-static int
-php_read_u32(const struct php_mem *m, uint64_t addr, uint32_t *out)
-{
-	uint8_t b[4];
-	int rc;
-
-	if (addr == 0 || addr + 4 < addr)
-		return (-EFAULT);
-	if ((rc = m->read(m->arg, addr, b, sizeof(b))) != 0)
-		return (rc);
-	*out = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-	    (uint32_t)b[3] << 24;
-	return (0);
+	return (langmem_read_u64(m->read, m->arg, addr, out));
 }
 
 /*
@@ -57,7 +33,6 @@ php_read_zstring(const struct php_mem *m, const struct php_offsets *o,
     uint64_t zs, char *buf, size_t len)
 {
 	uint64_t n;
-	size_t i;
 	int rc;
 
 	buf[0] = '\0';
@@ -65,19 +40,8 @@ php_read_zstring(const struct php_mem *m, const struct php_offsets *o,
 		return (-EINVAL);
 	if ((rc = php_read_u64(m, zs + o->zs_len, &n)) != 0)
 		return (rc);
-	if (n > len - 1)
-		n = len - 1;
-	if (n > 0 && (rc = m->read(m->arg, zs + o->zs_val, buf,
-	    (size_t)n)) != 0) {
-		buf[0] = '\0';
-		return (rc);
-	}
-	buf[n] = '\0';
-	for (i = 0; i < n; i++)
-		if ((unsigned char)buf[i] < 0x20 || buf[i] == ';' ||
-		    buf[i] == 0x7f)
-			buf[i] = '?';
-	return (0);
+	return (langmem_read_text(m->read, m->arg, zs + o->zs_val, n, buf,
+	    len));
 }
 
 static int
@@ -97,7 +61,8 @@ php_walk_frame(const struct php_mem *m, const struct php_offsets *o,
 		return (rc);
 	if (type == ZEND_USER_FUNCTION &&
 	    ((rc = php_read_u64(m, func + o->op_filename, &zfile)) != 0 ||
-	    (rc = php_read_u32(m, func + o->op_line_start, &line)) != 0))
+	    (rc = langmem_read_u32(m->read, m->arg, func + o->op_line_start,
+	    &line)) != 0))
 		return (rc);
 	/* Fibonacci hashing: functions lie at multiples of 8 and often of
 	 * a larger power of two apart, which a plain modulo would collide. */

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "langfile.h"
 #include "py_discover.h"
 #include "py_target.h"
 
@@ -59,7 +60,7 @@ py_discover_candidate(pid_t pid)
 	size_t len;
 	int hit;
 
-	if ((maps = py_read_maps(pid, &len)) == NULL)
+	if ((maps = langproc_read_maps(pid, &len)) == NULL)
 		return (0);
 	hit = py_discover_candidate_maps(pid, maps, len);
 	free(maps);
@@ -99,7 +100,7 @@ py_discover_candidate_maps(pid_t pid, const char *maps, size_t len)
 	if ((cmd = malloc(PY_CMDLINE_MAX)) == NULL)
 		return (0);
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	n = py_read_small_file(path, cmd, PY_CMDLINE_MAX);
+	n = langproc_read_small_file(path, cmd, PY_CMDLINE_MAX);
 	hit = n > 0 && !py_proc_cmdline_excluded(cmd, (size_t)n);
 	free(cmd);
 	return (hit);
@@ -116,17 +117,11 @@ int
 py_discover_stat(pid_t pid, double uptime, uint64_t *starttime,
     uint64_t *exe_id, double *age, uint64_t *cpu_ticks)
 {
-	char path[64], buf[1024], state;
-	struct stat st;
+	char buf[1024], state;
 	ssize_t n;
 	long hz = sysconf(_SC_CLK_TCK);
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	*exe_id = stat(path, &st) == 0 ? (uint64_t)st.st_dev << 40 ^
-	    (uint64_t)st.st_ino : 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((n = py_read_small_file(path, buf, sizeof(buf))) <= 0)
+	if ((n = langproc_read_stat(pid, buf, sizeof(buf), exe_id)) <= 0)
 		return (-ESRCH);
 	if (py_proc_stat_state(buf, (size_t)n, &state, starttime) != 0 ||
 	    py_proc_stat_cpu(buf, (size_t)n, cpu_ticks) != 0)
@@ -144,7 +139,7 @@ py_discover_comm(pid_t pid, char *out, size_t len)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((n = py_read_small_file(path, buf, sizeof(buf))) <= 0)
+	if ((n = langproc_read_small_file(path, buf, sizeof(buf))) <= 0)
 		return (-ESRCH);
 	return (py_proc_status_name(buf, (size_t)n, out, len));
 }
@@ -222,7 +217,7 @@ py_discover_euid(pid_t pid)
 	unsigned long r, e;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (py_read_small_file(path, buf, sizeof(buf)) <= 0 ||
+	if (langproc_read_small_file(path, buf, sizeof(buf)) <= 0 ||
 	    (p = strstr(buf, "\nUid:")) == NULL ||
 	    sscanf(p + 5, "%lu %lu", &r, &e) != 2 || e > UINT32_MAX)
 		return (-1);
@@ -239,31 +234,20 @@ py_discover_read_file(void *arg, const char *p, size_t *lenp)
 {
 	pid_t pid = (pid_t)(intptr_t)arg;
 	char root[64], *buf;
-	ssize_t n, total = 0;
 	int64_t euid;
 	int fd;
 
 	if ((euid = py_discover_euid(pid)) < 0)
 		return (NULL);
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	if ((fd = py_open(root, p, GP_OPEN_READABLE_BY, PY_CONFIG_MAX,
-	    euid)) < 0)
+	if ((fd = langfile_open(root, p, GP_OPEN_READABLE_BY,
+	    PY_CONFIG_MAX, euid, NULL)) < 0)
 		return (NULL);
 	if ((buf = malloc(PY_CONFIG_READ)) == NULL) {
 		close(fd);
 		return (NULL);
 	}
-	while ((size_t)total + 1 < PY_CONFIG_READ) {
-		n = read(fd, buf + total, PY_CONFIG_READ - 1 - (size_t)total);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		total += n;
-	}
-	close(fd);
-	buf[total] = '\0';
-	*lenp = (size_t)total;
+	*lenp = langproc_read_fd(fd, buf, PY_CONFIG_READ);
 	return (buf);
 }
 
@@ -285,7 +269,7 @@ py_discover_appid(pid_t pid, char *out, size_t len)
 	if ((cmd = malloc(PY_CMDLINE_MAX)) == NULL)
 		return (-ENOMEM);
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	if ((n = py_read_small_file(path, cmd, PY_CMDLINE_MAX)) <= 0) {
+	if ((n = langproc_read_small_file(path, cmd, PY_CMDLINE_MAX)) <= 0) {
 		free(cmd);
 		return (-ESRCH);
 	}

@@ -25,6 +25,7 @@
 #include <linux/openat2.h>
 
 #include "py_pkgidx_int.h"
+#include "langfile.h"
 #include "fsguard.h"
 #include "py_discover.h"
 #include "py_target.h"
@@ -51,15 +52,14 @@ pkg_read(struct pkg_dir *d, const char *ent, const char *name, size_t cap,
 {
 	char root[64], path[PKG_PATH_MAX], *buf;
 	struct stat st;
-	ssize_t n;
-	size_t total = 0;
 	int fd;
 
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)d->pid);
 	if (snprintf(path, sizeof(path), "%s%s/%s", d->path, ent, name) >=
 	    (int)sizeof(path))
 		return (NULL);
-	if ((fd = py_open(root, path, GP_OPEN_READABLE_BY, 0, d->euid)) < 0)
+	if ((fd = langfile_open(root, path, GP_OPEN_READABLE_BY, 0, d->euid,
+	    NULL)) < 0)
 		return (NULL);
 	/* Sized by the file (it may grow while read: cap still holds). */
 	if (fstat(fd, &st) == 0 && st.st_size >= 0 &&
@@ -69,17 +69,7 @@ pkg_read(struct pkg_dir *d, const char *ent, const char *name, size_t cap,
 		close(fd);
 		return (NULL);
 	}
-	while (total < cap) {
-		n = read(fd, buf + total, cap - total);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		total += (size_t)n;
-	}
-	close(fd);
-	buf[total] = '\0';
-	*lenp = total;
+	*lenp = langproc_read_fd(fd, buf, cap + 1);
 	return (buf);
 }
 
@@ -95,7 +85,7 @@ pkg_open_list(struct pkg_dir *d, const char *ent, const char *name,
 	    (int)sizeof(path))
 		return (-ENAMETOOLONG);
 	memset(info, 0, sizeof(*info));
-	return (py_open_info(root, path, GP_OPEN_READABLE_BY, PKG_LIST_MAX,
+	return (langfile_open(root, path, GP_OPEN_READABLE_BY, PKG_LIST_MAX,
 	    d->euid, info));
 }
 

@@ -108,7 +108,7 @@ pyp_examine(struct pyp *p, struct pyp_proc *pr, double age)
 	char *maps;
 	size_t len;
 
-	if ((maps = py_read_maps(pr->lp.pid, &len)) == NULL)
+	if ((maps = langproc_read_maps(pr->lp.pid, &len)) == NULL)
 		pr->lp.state = LANGTAB_IGNORED;
 	else if (!py_discover_candidate_maps(pr->lp.pid, maps, len))
 		/* libpython may be mapped in a moment, just after an

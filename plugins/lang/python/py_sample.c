@@ -131,43 +131,98 @@ py_sample_format(struct py_target *t, uint32_t n, uint32_t *out)
 }
 
 /*
+ * A new sample: the caches made with the first one (most processes
+ * attached are idle ones, never read again), the pages the last one
+ * used read again.
+ */
+static int
+py_sample_begin(struct py_target *t)
+{
+	int rc;
+
+	if (t->codes == NULL && (t->codes = py_code_cache_new()) == NULL)
+		return (-ENOMEM);
+	/* once: py_mem_cache_init starts the generations over */
+	if (t->mem.pages == NULL && (rc = py_mem_cache_init(&t->mem)) != 0)
+		return (rc);
+	py_mem_cache_begin(&t->mem);
+	py_mem_cache_prefetch(&t->mem);
+	return (0);
+}
+
+/* A walk of the interpreter's thread states, at most PY_MAX_THREADS. */
+struct py_tswalk {
+	uint64_t	 interp, cur;
+	uint32_t	 n;
+};
+
+static int
+py_tswalk_first(struct py_target *t, struct py_tswalk *w)
+{
+	w->n = 0;
+	return (py_walk_first_tstate(&t->mem, &t->off, t->runtime, &w->interp,
+	    &w->cur));
+}
+
+/* The next thread state: 1 with *ts, 0 after the last, or -errno
+ * (-EINVAL: the list changed while walked). */
+static int
+py_tswalk_next(struct py_target *t, struct py_tswalk *w, struct py_tstate *ts)
+{
+	uint64_t next;
+	int rc;
+
+	if (w->cur == 0 || w->n >= PY_MAX_THREADS)
+		return (0);
+	if ((rc = py_walk_tstate(&t->mem, &t->off, w->cur, ts, &next)) != 0)
+		return (rc);
+	if (ts->interp != w->interp)
+		return (-EINVAL);	/* torn: list changed */
+	w->n++;
+	w->cur = next;
+	return (1);
+}
+
+/* The frames of one thread state, formatted and emitted: 1, or 0 when
+ * it has none, or -errno. */
+static int
+py_sample_emit(struct py_target *t, int32_t tid, const struct py_tstate *ts,
+    py_emit_fn emit, void *arg)
+{
+	uint32_t n, k;
+	int rc;
+
+	if (ts->top == 0)
+		return (0);
+	if ((rc = py_walk_frames(&t->mem, &t->off, ts, t->frames,
+	    PY_MAX_FRAMES, &n)) != 0)
+		return (rc);
+	if (n == 0 || (rc = py_sample_format(t, n, &k)) != 0)
+		return (rc);
+	if (k == 0)
+		return (0);
+	emit(arg, t, tid, t->ptrs, k);
+	return (1);
+}
+
+/*
  * Sample every running thread once; emit() gets each non-empty stack.
  * *nthreads counts the stacks emitted.  0, -ESRCH (gone) or -errno of a
  * failed read (the sample is dropped, the process kept).
  */
-static int
-py_target_caches(struct py_target *t)
-{
-	if (t->codes == NULL && (t->codes = py_code_cache_new()) == NULL)
-		return (-ENOMEM);
-	/* once: py_mem_cache_init starts the generations over */
-	return (t->mem.pages == NULL ? py_mem_cache_init(&t->mem) : 0);
-}
-
 int
 py_target_sample(struct py_target *t, py_emit_fn emit, void *arg,
     uint32_t *nthreads)
 {
+	struct py_tswalk w;
 	struct py_tstate ts;
-	uint64_t interp, cur, next;
-	uint32_t n, k, guard;
 	int rc, want;
 
 	*nthreads = 0;
-	if ((rc = py_target_caches(t)) != 0)
+	if ((rc = py_sample_begin(t)) != 0 || (rc = py_tswalk_first(t,
+	    &w)) != 0)
 		return (rc);
-	py_mem_cache_begin(&t->mem);
-	py_mem_cache_prefetch(&t->mem);
-	if ((rc = py_walk_first_tstate(&t->mem, &t->off, t->runtime, &interp,
-	    &cur)) != 0)
-		return (rc);
-	for (guard = 0; cur != 0 && guard < PY_MAX_THREADS; guard++,
-	    cur = next) {
-		if ((rc = py_walk_tstate(&t->mem, &t->off, cur, &ts,
-		    &next)) != 0)
-			return (rc);
-		if (ts.interp != interp)
-			return (-EINVAL);	/* torn: list changed */
+	while ((rc = py_tswalk_next(t, &w, &ts)) > 0) {
 		if (ts.top == 0)
 			continue;
 		want = py_sample_wanted(t, py_sample_tid(t, &ts));
@@ -175,20 +230,12 @@ py_target_sample(struct py_target *t, py_emit_fn emit, void *arg,
 			return (want);
 		if (want == 0)
 			continue;
-		if ((rc = py_walk_frames(&t->mem, &t->off, &ts, t->frames,
-		    PY_MAX_FRAMES, &n)) != 0)
+		if ((rc = py_sample_emit(t, ts.native_tid > 0 ? ts.native_tid :
+		    -1, &ts, emit, arg)) < 0)
 			return (rc);
-		if (n == 0)
-			continue;
-		if ((rc = py_sample_format(t, n, &k)) != 0)
-			return (rc);
-		if (k == 0)
-			continue;
-		emit(arg, t, ts.native_tid > 0 ? ts.native_tid : -1,
-		    t->ptrs, k);
-		(*nthreads)++;
+		*nthreads += (uint32_t)rc;
 	}
-	return (0);
+	return (rc);
 }
 
 /*
@@ -252,26 +299,6 @@ py_sample_remember(struct py_target *t, int32_t tid, uint64_t interp,
 	s->thread_id = ts->thread_id;
 }
 
-/* The frames of one thread state, formatted and emitted. */
-static int
-py_sample_emit(struct py_target *t, int32_t tid, const struct py_tstate *ts,
-    py_emit_fn emit, void *arg)
-{
-	uint32_t n, k;
-	int rc;
-
-	if (ts->top == 0)
-		return (0);
-	if ((rc = py_walk_frames(&t->mem, &t->off, ts, t->frames,
-	    PY_MAX_FRAMES, &n)) != 0)
-		return (rc);
-	if (n == 0 || (rc = py_sample_format(t, n, &k)) != 0)
-		return (rc);
-	if (k > 0)
-		emit(arg, t, tid, t->ptrs, k);
-	return (0);
-}
-
 /*
  * Sample the thread tid, which the BPF sampler found on CPU: its stack is
  * read right after the sample (the ring buffer wakes us for watched
@@ -284,46 +311,37 @@ int
 py_target_sample_tid(struct py_target *t, int32_t tid, py_emit_fn emit,
     void *arg)
 {
+	struct py_tswalk w;
 	struct py_tstate ts;
-	uint64_t interp, cur, next;
-	uint32_t guard;
 	int32_t ttid;
 	int rc;
 
 	if (t->tid_fallback)
 		return (-ENOENT);
-	if ((rc = py_target_caches(t)) != 0)
+	if ((rc = py_sample_begin(t)) != 0)
 		return (rc);
-	py_mem_cache_begin(&t->mem);
-	py_mem_cache_prefetch(&t->mem);
 	if ((rc = py_sample_cached(t, tid, &ts)) < 0)
 		return (rc);
 	if (rc == 1) {
 		t->ts_hits++;
 		/* a failed read walks the list next time */
-		if ((rc = py_sample_emit(t, tid, &ts, emit, arg)) != 0)
+		if ((rc = py_sample_emit(t, tid, &ts, emit, arg)) < 0)
 			(void)py_sample_cached_drop(t, tid);
-		return (rc);
+		return (rc < 0 ? rc : 0);
 	}
 	t->ts_walks++;
-	if ((rc = py_walk_first_tstate(&t->mem, &t->off, t->runtime, &interp,
-	    &cur)) != 0)
+	if ((rc = py_tswalk_first(t, &w)) != 0)
 		return (rc);
-	for (guard = 0; cur != 0 && guard < PY_MAX_THREADS; guard++,
-	    cur = next) {
-		if ((rc = py_walk_tstate(&t->mem, &t->off, cur, &ts,
-		    &next)) != 0)
-			return (rc);
-		if (ts.interp != interp)
-			return (-EINVAL);	/* torn: list changed */
+	while ((rc = py_tswalk_next(t, &w, &ts)) > 0) {
 		if ((ttid = py_sample_tid(t, &ts)) <= 0) {
 			t->tid_fallback = 1;
 			return (-ENOENT);
 		}
 		if (ttid != tid)
 			continue;
-		py_sample_remember(t, tid, interp, &ts);
-		return (py_sample_emit(t, tid, &ts, emit, arg));
+		py_sample_remember(t, tid, w.interp, &ts);
+		rc = py_sample_emit(t, tid, &ts, emit, arg);
+		return (rc < 0 ? rc : 0);
 	}
-	return (0);
+	return (rc);
 }

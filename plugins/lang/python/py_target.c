@@ -17,157 +17,30 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfread.h"
+#include "langattach.h"
+#include "langproc.h"
 #include "py_target.h"
 
-#define PY_MAPS_MAX	(16u << 20)
-
-static py_open_fn	 py_opener;
-static void		*py_opener_arg;
-
-/*
- * What py_elf_read_fd found in a file, by the file's identity: the
- * processes of one host mostly run one or two interpreters, and the
- * symbol tables of libpython (tens of thousands of symbols) were parsed
- * again for each of them.  Found from samples, 78 of 100 idle Python
- * processes were attached in a minute (bench/plugin_cost.sh, case b).
- */
-#define PY_ELF_CACHE	8
-
-static struct py_elf_cached {
-	int		 used;
-	dev_t		 dev;
-	ino_t		 ino;
-	off_t		 size;
-	struct timespec	 mtim;
-	int		 rc;
-	struct py_elf	 pe;
-} py_elf_cache[PY_ELF_CACHE];
-static unsigned int	 py_elf_cache_next;
-
 static int
-py_elf_read_cached(int fd, struct py_elf *pe)
+py_elf_read_any(int fd, void *pe)
 {
-	struct py_elf_cached *c;
-	struct stat st;
-	unsigned int i;
-	int rc;
-
-	if (fstat(fd, &st) != 0)
-		return (py_elf_read_fd(fd, pe));
-	for (i = 0; i < PY_ELF_CACHE; i++) {
-		c = &py_elf_cache[i];
-		if (c->used && c->dev == st.st_dev && c->ino == st.st_ino &&
-		    c->size == st.st_size && c->mtim.tv_sec ==
-		    st.st_mtim.tv_sec && c->mtim.tv_nsec == st.st_mtim.tv_nsec) {
-			*pe = c->pe;
-			return (c->rc);
-		}
-	}
-	rc = py_elf_read_fd(fd, pe);
-	if (rc == -EINPROGRESS)
-		return (rc);	/* not read: nothing to remember */
-	c = &py_elf_cache[py_elf_cache_next++ % PY_ELF_CACHE];
-	c->used = 1;
-	c->dev = st.st_dev;
-	c->ino = st.st_ino;
-	c->size = st.st_size;
-	c->mtim = st.st_mtim;
-	c->rc = rc;
-	c->pe = *pe;
-	return (rc);
+	return (py_elf_read_fd(fd, pe));
 }
+
+/* The symbol tables of libpython hold tens of thousands of symbols: found
+ * from samples, 78 of 100 idle Python processes were attached in a minute
+ * (bench/plugin_cost.sh, case b), each file read once (langattach.h). */
+static struct py_elf py_elf_facts[LANGATTACH_CACHE];
+static struct langattach_elf py_elf_files = {
+	.read = py_elf_read_any,
+	.size = sizeof(struct py_elf),
+	.facts = py_elf_facts,
+};
 
 void
-py_set_opener(py_open_fn fn, void *arg)
+py_set_opener(langproc_open_fn fn, void *arg)
 {
-	py_opener = fn;
-	py_opener_arg = arg;
-	langguard_set_opener(fn, arg);
-}
-
-int
-py_open(const char *root, const char *path, uint32_t flags,
-    uint64_t max_size, int64_t owner)
-{
-	return (py_open_info(root, path, flags, max_size, owner, NULL));
-}
-
-int
-py_open_info(const char *root, const char *path, uint32_t flags,
-    uint64_t max_size, int64_t owner, struct gp_file_info *info)
-{
-	struct gp_open_spec spec;
-
-	if (py_opener == NULL)
-		return (-ENOSYS);
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.flags = flags;
-	spec.root = root;
-	spec.path = path;
-	spec.max_size = max_size;
-	spec.owner = owner;
-	return (py_opener(py_opener_arg, &spec, info));
-}
-
-/* A /proc file (or one under a root the caller opened: see
- * py_discover.c), at most len - 1 bytes, NUL-terminated. */
-ssize_t
-py_read_small_file(const char *path, char *buf, size_t len)
-{
-	ssize_t n, total = 0;
-	int fd;
-
-	if ((fd = py_open(NULL, path, 0, 0, -1)) < 0)
-		return (fd);
-	while ((size_t)total + 1 < len) {
-		n = read(fd, buf + total, len - 1 - (size_t)total);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		total += n;
-	}
-	close(fd);
-	buf[total] = '\0';
-	return (total);
-}
-
-/* The whole of /proc/PID/maps (at most PY_MAPS_MAX), NUL-terminated;
- * caller frees. */
-char *
-py_read_maps(pid_t pid, size_t *lenp)
-{
-	char path[64], *buf = NULL, *nb;
-	size_t cap = 64 * 1024, len = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((fd = py_open(NULL, path, 0, 0, -1)) < 0)
-		return (NULL);
-	for (;;) {
-		if (len + 4096 > cap) {
-			if (cap >= PY_MAPS_MAX ||
-			    (nb = realloc(buf, cap * 2)) == NULL)
-				break;
-			buf = nb;
-			cap *= 2;
-		} else if (buf == NULL && (buf = malloc(cap)) == NULL)
-			break;
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (buf != NULL)
-		buf[len] = '\0';
-	*lenp = len;
-	return (buf);
+	langproc_set_opener(fn, arg);
 }
 
 struct py_object {
@@ -237,32 +110,6 @@ py_find_objects(const char *maps, size_t len, uint64_t exe_ino,
 		}
 		line = nl + 1;
 	}
-}
-
-#define PY_MAX_OBJECT	(4ull << 30)
-
-/* The interpreter's file: the kernel's links first (map_files, exe),
- * else the path in the process's root, without links; -errno. */
-static int
-py_open_object(pid_t pid, const struct py_object *ob, int is_exe)
-{
-	char path[96];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-	    (int)pid, ob->start, ob->end);
-	if ((fd = py_open(NULL, path, GP_OPEN_PROC_LINK, PY_MAX_OBJECT,
-	    -1)) >= 0 || fd == -EINVAL || fd == -EFBIG)
-		return (fd);
-	if (is_exe) {
-		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-		if ((fd = py_open(NULL, path, GP_OPEN_PROC_LINK,
-		    PY_MAX_OBJECT, -1)) >= 0 || fd == -EINVAL || fd == -EFBIG)
-			return (fd);
-	}
-	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-	return (py_open(path, ob->path, GP_OPEN_NO_SYMLINKS, PY_MAX_OBJECT,
-	    -1));
 }
 
 static void
@@ -368,7 +215,7 @@ py_target_attach(pid_t pid, struct py_target *t, char *why, size_t whylen)
 	size_t len;
 	int rc;
 
-	if ((maps = py_read_maps(pid, &len)) == NULL) {
+	if ((maps = langproc_read_maps(pid, &len)) == NULL) {
 		memset(t, 0, sizeof(*t));
 		snprintf(why, whylen, "cannot read maps");
 		return (-ESRCH);
@@ -394,11 +241,8 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	t->pid = pid;
 	t->mem.readv = py_mem_proc_readv;
 	t->mem.arg = &t->guard;
-	if ((rc = langguard_init(&t->guard, pid, maps, len)) != 0) {
-		snprintf(why, whylen, "cannot read its maps and mounts: %s",
-		    strerror(-rc));
-		return (rc == -ENOMEM ? rc : -ESRCH);
-	}
+	if ((rc = langguard_init(&t->guard, pid, maps, len)) != 0)
+		return (langattach_guard_failed(rc, why, whylen));
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if (stat(path, &st) != 0)
 		st.st_ino = 0;
@@ -412,24 +256,12 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	t->code_lo = ob->lo;
 	t->code_hi = ob->hi;
 	snprintf(t->object, sizeof(t->object), "%s", ob->path);
-	if ((fd = py_open_object(pid, ob, !lib.found)) < 0) {
-		snprintf(why, whylen, "cannot open %s: %s", ob->path,
-		    fd == -EINVAL ? "not a regular file" : fd == -EREMOTE ?
-		    LANGGUARD_FILE_REFUSED : strerror(-fd));
+	if ((fd = langattach_open(pid, ob->start, ob->end, ob->path,
+	    !lib.found, why, whylen)) < 0)
 		return (fd);
-	}
-	rc = py_elf_read_cached(fd, &pe);
-	close(fd);
-	if (rc == -EINPROGRESS) {
-		snprintf(why, whylen, "%s: %s", ob->path,
-		    elfread_strerror(rc));
+	if ((rc = langattach_read(&py_elf_files, fd, ob->path, &pe, why,
+	    whylen)) < 0)
 		return (rc);
-	}
-	if (elfread_is_bad(rc)) {
-		snprintf(why, whylen, "%s skipped: %s", ob->path,
-		    elfread_strerror(rc));
-		return (-ENOENT);
-	}
 	if (rc != 0) {
 		/* Python 2 and 3 before 3.7 have no _PyRuntime: say which
 		 * version is not supported, from the file's name, rather
@@ -443,9 +275,9 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	}
 	py_buildid_text(&pe, lib.found ? t->lib_buildid : t->exe_buildid,
 	    sizeof(t->exe_buildid));
-	if (lib.found && exe.found && (fd = py_open_object(pid, &exe, 1)) >=
-	    0) {
-		if (py_elf_read_cached(fd, &exe_pe) != -ENOEXEC)
+	if (lib.found && exe.found && (fd = langproc_open_object(pid,
+	    exe.start, exe.end, exe.path, 1)) >= 0) {
+		if (langattach_elf_read(&py_elf_files, fd, &exe_pe) != -ENOEXEC)
 			py_buildid_text(&exe_pe, t->exe_buildid,
 			    sizeof(t->exe_buildid));
 		close(fd);
@@ -496,7 +328,7 @@ py_task_state(pid_t pid, int32_t tid, char *state)
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
 	    (int)tid);
-	if ((n = py_read_small_file(path, buf, sizeof(buf))) < 0)
+	if ((n = langproc_read_small_file(path, buf, sizeof(buf))) < 0)
 		return ((int)n);
 	return (py_proc_stat_state(buf, (size_t)n, state, NULL));
 }

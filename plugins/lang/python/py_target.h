@@ -11,6 +11,7 @@
 #include <gprofiler/plugin.h>
 
 #include "langguard.h"
+#include "langproc.h"
 #include "pyreader.h"
 
 #define PY_LINE_FIRST	0	/* co_firstlineno, as gProfiler (py-spy -F) */
@@ -75,22 +76,12 @@ void	py_target_release(struct py_target *);
 int	py_target_sample(struct py_target *, py_emit_fn, void *, uint32_t *);
 int	py_target_sample_tid(struct py_target *, int32_t, py_emit_fn, void *);
 int	py_task_state(pid_t, int32_t, char *);
-ssize_t	py_read_small_file(const char *, char *, size_t);
-char	*py_read_maps(pid_t, size_t *);
 
 /*
  * Every file is opened through the host's safe open (gp_host_api
- * file_open, or safeopen_open_cb in tests): set once before anything
- * else; until then nothing opens (-ENOSYS).
+ * file_open, or safeopen_open_cb in tests), langproc's: set once before
+ * anything else; until then nothing opens (-ENOSYS).
  */
-typedef int	(*py_open_fn)(void *, const struct gp_open_spec *,
-		    struct gp_file_info *);
-void	py_set_opener(py_open_fn, void *);
-/* fd or -errno; root NULL for the host's "/"; owner -1 for any. */
-int	py_open(const char *root, const char *path, uint32_t flags,
-	    uint64_t max_size, int64_t owner);
-/* The same, with what was found (device, inode, size) in *info. */
-int	py_open_info(const char *root, const char *path, uint32_t flags,
-	    uint64_t max_size, int64_t owner, struct gp_file_info *info);
+void	py_set_opener(langproc_open_fn, void *);
 
 #endif

@@ -39,6 +39,7 @@
 
 #include "elfread.h"
 
+#include "langplug.h"
 #include "py_plugin.h"
 
 static const struct gp_option pyp_options[] = {
@@ -395,23 +396,15 @@ pyp_stop(void *priv)
 	return (0);
 }
 
-/* Every file of the reader, through the host's safe open. */
-static int
-pyp_file_open(void *arg, const struct gp_open_spec *spec,
-    struct gp_file_info *info)
-{
-	struct pyp *p = arg;
-
-	return (p->api->file_open(p->ctx, spec, info));
-}
-
-/* The ELF reader's one line about a file it gave up on. */
 static void
-pyp_elf_log(void *arg, const char *msg)
+pyp_free(struct pyp *p)
 {
-	struct pyp *p = arg;
-
-	p->api->log(p->ctx, GP_LOG_WARN, "%s", msg);
+	langagg_free(p->agg);
+	free(p->mixed);
+	free(p->deco);
+	free(p->decop);
+	langtab_free(&p->tab);
+	free(p);
 }
 
 static int
@@ -419,13 +412,10 @@ pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
 {
 	struct pyp *p;
+	int rc;
 
-	if (api->abi_major != GP_ABI_MAJOR)
-		return (-EINVAL);
-	if (!GP_API_HAS(api, file_open))
-		return (-ENOTSUP);	/* never an unsafe open instead */
-	if ((p = calloc(1, sizeof(*p))) == NULL)
-		return (-ENOMEM);
+	if ((p = langplug_new(api, sizeof(*p), &rc)) == NULL)
+		return (rc);
 	p->ctx = ctx;
 	p->api = api;
 	p->agg = langagg_new(PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA);
@@ -436,16 +426,12 @@ pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	    sizeof(*p->decop));
 	if (langtab_init(&p->tab, pyp_release, p) != 0 || p->agg == NULL ||
 	    p->mixed == NULL || p->deco == NULL || p->decop == NULL) {
-		langtab_free(&p->tab);
-		free(p->mixed);
-		free(p->deco);
-		free(p->decop);
-		langagg_free(p->agg);
-		free(p);
+		pyp_free(p);
 		return (-ENOMEM);
 	}
-	py_set_opener(pyp_file_open, p);
-	elfread_set_log(pyp_elf_log, p);
+	/* every file of the reader through the host's safe open */
+	py_set_opener(langplug_open, ctx);
+	elfread_set_log(langplug_warn, ctx);
 	*privp = p;
 	return (0);
 }
@@ -459,12 +445,7 @@ pyp_destroy(void *priv)
 		return;
 	elfread_set_log(NULL, NULL);
 	pyp_reset(p);
-	langagg_free(p->agg);
-	free(p->mixed);
-	free(p->deco);
-	free(p->decop);
-	langtab_free(&p->tab);
-	free(p);
+	pyp_free(p);
 }
 
 GP_PLUGIN_EXPORT const struct gp_plugin gprofiler_plugin = {

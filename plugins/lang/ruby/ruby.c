@@ -40,10 +40,7 @@ struct rubyp_proc {
 };
 
 struct rubyp {
-	struct gp_plugin_ctx *ctx;
-	const struct gp_host_api *api;
-	int		 enabled;
-	struct langdrv	 drv;		/* its table: of struct rubyp_proc */
+	struct langdrv	 drv;		/* first; its table: rubyp_proc */
 };
 
 static const struct gp_option rubyp_options[] = {
@@ -103,12 +100,12 @@ rubyp_attach(struct rubyp *p, struct rubyp_proc *pr, double age)
 	pr->dp.lp.state = langtab_attach_state(rc, age);
 	if (rc != 0) {
 		ruby_target_release(&pr->t);
-		langtab_attach_log(p->api, p->ctx, &pr->dp.lp, age, pr->dp.comm,
-		    pr->dp.reason);
+		langtab_attach_log(p->drv.api, p->drv.ctx, &pr->dp.lp, age,
+		    pr->dp.comm, pr->dp.reason);
 		return;
 	}
 	rubyp_appid(pr);
-	p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: Ruby %d.%d.%d in %s",
+	p->drv.api->log(p->drv.ctx, GP_LOG_DEBUG, "pid %d: Ruby %d.%d.%d in %s",
 	    (int)pr->dp.lp.pid, pr->t.ver.major, pr->t.ver.minor,
 	    pr->t.ver.patch, pr->t.object);
 }
@@ -132,11 +129,11 @@ rubyp_examine_cb(void *arg, struct langtab_proc *lp, double age)
 static void
 rubyp_say_started(void *arg)
 {
-	struct rubyp *p = arg;
+	struct langdrv *d = &((struct rubyp *)arg)->drv;
 
-	p->api->log(p->ctx, GP_LOG_INFO, "sampling Ruby at %u Hz; processes "
-	    "found %s", p->drv.freq, p->drv.discover ? "from the system "
-	    "profiler's samples" : "by scanning /proc each second");
+	d->api->log(d->ctx, GP_LOG_INFO, "sampling Ruby at %u Hz; processes "
+	    "found %s", d->freq, d->discover ? "from the system profiler's "
+	    "samples" : "by scanning /proc each second");
 }
 
 static void
@@ -164,7 +161,7 @@ static void
 rubyp_deliver_meta(struct rubyp *p, struct gp_snapshot *snap,
     struct rubyp_proc *pr)
 {
-	const struct gp_host_api *api = p->api;
+	const struct gp_host_api *api = p->drv.api;
 	struct gp_json *md;
 	char ver[160];
 
@@ -210,6 +207,7 @@ rubyp_cycle_end(void *arg, struct langdrv_proc *dp, struct gp_snapshot *snap)
  */
 static const struct langdrv_ops rubyp_ops = {
 	.proc_size = sizeof(struct rubyp_proc),
+	.release = rubyp_release,
 	.examine = rubyp_examine_cb,
 	.sample = rubyp_sample_cb,
 	.started = rubyp_say_started,
@@ -225,92 +223,21 @@ static const struct langdrv_ops rubyp_ops = {
 };
 
 static int
-rubyp_snapshot(void *priv, struct gp_snapshot *snap)
-{
-	struct rubyp *p = priv;
-
-	if (!p->enabled) {
-		p->api->snapshot_done(snap, 0, NULL);
-		return (0);
-	}
-	return (langdrv_snapshot(&p->drv, snap));
-}
-
-static void
-rubyp_abandon(void *priv, struct gp_snapshot *snap)
-{
-	struct rubyp *p = priv;
-
-	(void)snap;
-	langdrv_abandon(&p->drv);
-}
-
-static void
-rubyp_reset(struct rubyp *p)
-{
-	langdrv_reset(&p->drv);
-}
-
-static int
 rubyp_start(void *priv)
 {
 	struct rubyp *p = priv;
-	const char *mode = p->api->option_get(p->ctx, "ruby-mode");
 
-	rubyp_reset(p);
-	p->enabled = mode != NULL && strcmp(mode, "rbspy") == 0;
-	if (!p->enabled)
+	if (!langdrv_plugin_enable(&p->drv, "ruby-mode", "rbspy"))
 		return (0);
-	if (langdrv_start(&p->drv) != 0) {
-		rubyp_reset(p);
-		return (-ENOMEM);
-	}
-	return (0);
-}
-
-static int
-rubyp_stop(void *priv)
-{
-	struct rubyp *p = priv;
-
-	rubyp_reset(p);
-	p->api->stop_done(p->ctx);
-	return (0);
+	return (langdrv_start(&p->drv));
 }
 
 static int
 rubyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
 {
-	struct rubyp *p;
-
-	if (api->abi_major != GP_ABI_MAJOR)
-		return (-EINVAL);
-	if (!GP_API_HAS(api, file_open))
-		return (-ENOTSUP);	/* never an unsafe open instead */
-	if ((p = calloc(1, sizeof(*p))) == NULL)
-		return (-ENOMEM);
-	p->ctx = ctx;
-	p->api = api;
-	if (langdrv_init(&p->drv, ctx, api, &rubyp_ops, p,
-	    rubyp_release) != 0) {
-		free(p);
-		return (-ENOMEM);
-	}
-	*privp = p;
-	return (0);
-}
-
-static void
-rubyp_destroy(void *priv)
-{
-	struct rubyp *p = priv;
-
-	if (p == NULL)
-		return;
-	rubyp_reset(p);
-	langdrv_free(&p->drv);
-	free(p);
+	return (langdrv_plugin_init(ctx, api, sizeof(struct rubyp),
+	    &rubyp_ops, privp));
 }
 
 GP_PLUGIN_EXPORT const struct gp_plugin gprofiler_plugin = {
@@ -326,8 +253,8 @@ GP_PLUGIN_EXPORT const struct gp_plugin gprofiler_plugin = {
 	.option_count = sizeof(rubyp_options) / sizeof(rubyp_options[0]),
 	.init = rubyp_init,
 	.start = rubyp_start,
-	.snapshot = rubyp_snapshot,
-	.abandon = rubyp_abandon,
-	.stop = rubyp_stop,
-	.destroy = rubyp_destroy,
+	.snapshot = langdrv_plugin_snapshot,
+	.abandon = langdrv_plugin_abandon,
+	.stop = langdrv_plugin_stop,
+	.destroy = langdrv_plugin_destroy,
 };

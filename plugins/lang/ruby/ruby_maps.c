@@ -12,19 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "langproc.h"
+#include "langmaps.h"
 #include "rubyreader.h"
 
 static void
-ruby_maps_set(struct ruby_object *ob, uint64_t start, uint64_t end,
-    const char *path, size_t plen)
+ruby_maps_set(struct ruby_object *ob, const struct langmaps_file *f)
 {
-	size_t n = plen < sizeof(ob->path) - 1 ? plen : sizeof(ob->path) - 1;
-
-	ob->start = start;
-	ob->end = end;
-	memcpy(ob->path, path, n);
-	ob->path[n] = '\0';
+	langmaps_keep(f, &ob->start, &ob->end, ob->path, sizeof(ob->path));
 	ob->found = 1;
 }
 
@@ -37,34 +31,18 @@ ruby_maps_find(const char *maps, size_t len, uint64_t exe_ino,
     struct ruby_object *ob, struct ruby_object *exe_out)
 {
 	struct ruby_object exe = { 0 }, any = { 0 };
-	const char *line = maps, *nl, *path, *base;
-	uint64_t start, end, off, ino;
-	size_t plen;
+	struct langmaps_file f;
+	size_t pos = 0;
 
 	memset(ob, 0, sizeof(*ob));
-	while (line < maps + len) {
-		nl = memchr(line, '\n', (size_t)(maps + len - line));
-		if (nl == NULL)
-			nl = maps + len;
-		if (langproc_parse_map_line(line, (size_t)(nl - line), &start, &end,
-		    &off, &ino, &path, &plen) == 0 && path != NULL &&
-		    off == 0 && path[0] == '/') {
-			base = path + plen;
-			while (base > path && base[-1] != '/')
-				base--;
-			if (!any.found && exe_ino != 0 && ino == exe_ino)
-				ruby_maps_set(&any, start, end, path, plen);
-			if (!ob->found && (size_t)(path + plen - base) > 7 &&
-			    memcmp(base, "libruby", 7) == 0 &&
-			    memmem(base, (size_t)(path + plen - base), ".so",
-			    3) != NULL)
-				ruby_maps_set(ob, start, end, path, plen);
-			if (!exe.found && exe_ino != 0 && ino == exe_ino &&
-			    (size_t)(path + plen - base) >= 4 &&
-			    memcmp(base, "ruby", 4) == 0)
-				ruby_maps_set(&exe, start, end, path, plen);
-		}
-		line = nl + 1;
+	while (langmaps_next_file(maps, len, &pos, &f)) {
+		if (!any.found && exe_ino != 0 && f.ino == exe_ino)
+			ruby_maps_set(&any, &f);
+		if (!ob->found && langmaps_is_lib(&f, "libruby"))
+			ruby_maps_set(ob, &f);
+		if (!exe.found && exe_ino != 0 && f.ino == exe_ino &&
+		    f.blen >= 4 && memcmp(f.base, "ruby", 4) == 0)
+			ruby_maps_set(&exe, &f);
 	}
 	if (exe_out != NULL)
 		*exe_out = any;

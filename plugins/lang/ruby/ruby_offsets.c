@@ -37,53 +37,35 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "langver.h"
 #include "rubyreader.h"
 
 static const struct {
-	int		 major, minor;
+	struct langver_key v;
 	uint32_t	 cfp_size;
 	uint32_t	 running_ec;	/* 0: the ec symbol (2.x) */
 	uint32_t	 insn_body, insn_size, succ_table, entry_size;
 	int		 v32;		/* 3.2+ String, location */
 } ruby_offsets_table[] = {
-	{ 2, 7, 56, 0, 120, 136, 144, 8, 0 },
-	{ 3, 0, 56, 520, 120, 136, 144, 8, 0 },
-	{ 3, 1, 64, 520, 120, 136, 144, 12, 0 },
-	{ 3, 2, 64, 520, 112, 128, 136, 12, 1 },
-	{ 3, 3, 56, 384, 112, 128, 136, 12, 1 },
-	{ 3, 4, 56, 384, 112, 128, 136, 12, 1 },
+	{ { 2, 7 }, 56, 0, 120, 136, 144, 8, 0 },
+	{ { 3, 0 }, 56, 520, 120, 136, 144, 8, 0 },
+	{ { 3, 1 }, 64, 520, 120, 136, 144, 12, 0 },
+	{ { 3, 2 }, 64, 520, 112, 128, 136, 12, 1 },
+	{ { 3, 3 }, 56, 384, 112, 128, 136, 12, 1 },
+	{ { 3, 4 }, 56, 384, 112, 128, 136, 12, 1 },
 };
 
-#define RUBY_NOFFSETS							\
-	(sizeof(ruby_offsets_table) / sizeof(ruby_offsets_table[0]))
+static const struct langver_table ruby_versions = {
+	"Ruby", "2.7-3.4", ruby_offsets_table,
+	sizeof(ruby_offsets_table) / sizeof(ruby_offsets_table[0]),
+	sizeof(ruby_offsets_table[0]),
+};
 
-/* "3.1.2" (digits, dots; anything after the third number ignored). */
+/* "3.1.2" (langver_parse). */
 int
 ruby_version_parse(const char *s, size_t len, struct ruby_version *v)
 {
-	int part[3] = { 0, 0, 0 };
-	size_t i = 0;
-	int k, digits;
-
-	for (k = 0; k < 3; k++) {
-		digits = 0;
-		while (i < len && s[i] >= '0' && s[i] <= '9' && digits < 4) {
-			part[k] = part[k] * 10 + (s[i] - '0');
-			i++;
-			digits++;
-		}
-		if (digits == 0)
-			return (-EINVAL);
-		if (k < 2) {
-			if (i >= len || s[i] != '.')
-				return (-EINVAL);
-			i++;
-		}
-	}
-	v->major = part[0];
-	v->minor = part[1];
-	v->patch = part[2];
-	return (0);
+	return (langver_parse(s, len, &v->major, &v->minor, &v->patch));
 }
 
 /* 0, or -ENOTSUP with the reason in why. */
@@ -91,17 +73,11 @@ int
 ruby_offsets_for(const struct ruby_version *v, struct ruby_offsets *o,
     char *why, size_t whylen)
 {
-	size_t i;
+	int i;
 
-	for (i = 0; i < RUBY_NOFFSETS; i++)
-		if (ruby_offsets_table[i].major == v->major &&
-		    ruby_offsets_table[i].minor == v->minor)
-			break;
-	if (i == RUBY_NOFFSETS) {
-		snprintf(why, whylen, "Ruby %d.%d.%d is not supported (Ruby "
-		    "2.7-3.4 are)", v->major, v->minor, v->patch);
-		return (-ENOTSUP);
-	}
+	if ((i = langver_row(&ruby_versions, v->major, v->minor, v->patch,
+	    why, whylen)) < 0)
+		return (i);
 	memset(o, 0, sizeof(*o));
 	o->ec_direct = ruby_offsets_table[i].running_ec == 0;
 	o->vm_main_ractor = 32;

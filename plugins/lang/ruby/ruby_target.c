@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include <errno.h>
@@ -19,7 +18,7 @@
 #include <unistd.h>
 
 #include "elfread.h"
-#include "langmaps.h"
+#include "langattach.h"
 #include "langproc.h"
 #include "ruby_target.h"
 
@@ -50,17 +49,27 @@ ruby_target_release(struct ruby_target *t)
 }
 
 static int
-ruby_open_object(pid_t pid, const struct ruby_object *ob)
+ruby_elf_read_any(int fd, void *pe)
 {
-	return (langproc_open_object(pid, ob->start, ob->end, ob->path));
+	return (ruby_elf_read_fd(fd, pe));
 }
 
+/* Each process's file read again (no facts kept). */
+static struct langattach_elf ruby_elf_files = {
+	.read = ruby_elf_read_any,
+	.size = sizeof(struct ruby_elf),
+};
+
+struct ruby_found {
+	struct ruby_object ob, exe;
+};
+
 static int
-ruby_count_frame(void *arg, const char *text)
+ruby_find(void *arg, const char *maps, size_t len, uint64_t exe_ino)
 {
-	(void)text;
-	(*(uint32_t *)arg)++;
-	return (0);
+	struct ruby_found *f = arg;
+
+	return (ruby_maps_find(maps, len, exe_ino, &f->ob, &f->exe));
 }
 
 /*
@@ -71,11 +80,9 @@ ruby_count_frame(void *arg, const char *text)
 int
 ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 {
-	struct ruby_object ob, exe;
+	struct ruby_found f;
+	struct ruby_object *ob = &f.ob, *exe = &f.exe;
 	struct ruby_elf pe, exe_pe;
-	struct stat st;
-	char path[64], *maps;
-	size_t len;
 	uint32_t nframes = 0, nseen;
 	int fd, rc, linking;
 
@@ -83,64 +90,40 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 	t->pid = pid;
 	t->mem.read = ruby_mem_proc_read;
 	t->mem.arg = t;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if (stat(path, &st) != 0)
-		st.st_ino = 0;
-	if ((maps = langproc_read_maps(pid, &len)) == NULL) {
-		snprintf(why, whylen, "cannot read maps");
-		return (-ESRCH);
-	}
-	rc = ruby_maps_find(maps, len, (uint64_t)st.st_ino, &ob, &exe);
-	/* Just after its execve, libruby may not be mapped yet. */
-	linking = langmaps_linking(maps, len);
-	free(maps);
-	if (rc != 0) {
-		snprintf(why, whylen, "no Ruby VM found%s", linking ?
-		    " yet (the dynamic linker is at work)" : "");
-		return (linking ? -EAGAIN : -ENOENT);
-	}
-	snprintf(t->object, sizeof(t->object), "%s", ob.path);
-	if ((fd = ruby_open_object(pid, &ob)) < 0) {
-		snprintf(why, whylen, "cannot open %s: %s", ob.path,
-		    fd == -EINVAL ? "not a regular file" : fd == -EREMOTE ?
-		    LANGGUARD_FILE_REFUSED : strerror(-fd));
-		return (fd == -ENOENT ? -ESRCH : fd);
-	}
-	rc = ruby_elf_read_fd(fd, &pe);
-	close(fd);
-	if (rc == -EINPROGRESS) {
-		snprintf(why, whylen, "%s: %s", ob.path,
-		    elfread_strerror(rc));
+	if ((rc = langattach_find(pid, ruby_find, &f, "Ruby VM", &linking,
+	    why, whylen)) != 0)
 		return (rc);
-	}
-	if (elfread_is_bad(rc)) {
-		snprintf(why, whylen, "%s skipped: %s", ob.path,
-		    elfread_strerror(rc));
-		return (-ENOENT);
-	}
+	snprintf(t->object, sizeof(t->object), "%s", ob->path);
+	if ((fd = langattach_open(pid, ob->start, ob->end, ob->path, 0, why,
+	    whylen)) < 0)
+		return (fd == -ENOENT ? -ESRCH : fd);
+	if ((rc = langattach_read(&ruby_elf_files, fd, ob->path, &pe, why,
+	    whylen)) < 0)
+		return (rc);
 	if (rc != 0) {
 		snprintf(why, whylen, "no Ruby VM found (%s has neither "
 		    "ruby_current_vm_ptr nor "
-		    "ruby_current_execution_context_ptr)", ob.path);
+		    "ruby_current_execution_context_ptr)", ob->path);
 		return (linking ? -EAGAIN : -ENOENT);
 	}
 	if (!pe.has_ver) {
-		snprintf(why, whylen, "unknown Ruby version in %s", ob.path);
+		snprintf(why, whylen, "unknown Ruby version in %s", ob->path);
 		return (-ENOTSUP);
 	}
 	t->ver = pe.ver;
 	snprintf(t->description, sizeof(t->description), "%s",
 	    pe.description);
-	if (exe.found && exe.start == ob.start)	/* a static ruby */
+	if (exe->found && exe->start == ob->start)	/* a static ruby */
 		ruby_elf_buildid_text(&pe, t->exe_elfid, sizeof(t->exe_elfid));
 	else {
 		ruby_elf_buildid_text(&pe, t->lib_elfid, sizeof(t->lib_elfid));
 		/* The executable's build id: its symbols are not needed. */
-		if (exe.found && (fd = ruby_open_object(pid, &exe)) >= 0) {
+		if (exe->found && (fd = langproc_open_object(pid,
+		    exe->start, exe->end, exe->path, 0)) >= 0) {
 			rc = ruby_elf_read_fd(fd, &exe_pe);
 			close(fd);
 			if (rc == -EINPROGRESS) {
-				snprintf(why, whylen, "%s: %s", exe.path,
+				snprintf(why, whylen, "%s: %s", exe->path,
 				    elfread_strerror(rc));
 				return (rc);
 			}
@@ -154,42 +137,29 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 	if (t->off.ec_direct ? pe.current_ec_ptr == 0 :
 	    pe.current_vm_ptr == 0) {
 		snprintf(why, whylen, "Ruby %d.%d.%d in %s without the %s "
-		    "symbol", t->ver.major, t->ver.minor, t->ver.patch, ob.path,
-		    t->off.ec_direct ? "ruby_current_execution_context_ptr" :
+		    "symbol", t->ver.major, t->ver.minor, t->ver.patch,
+		    ob->path, t->off.ec_direct ?
+		    "ruby_current_execution_context_ptr" :
 		    "ruby_current_vm_ptr");
 		return (-ENOTSUP);
 	}
-	t->root = ob.start - pe.first_load_vaddr + (t->off.ec_direct ?
+	t->root = ob->start - pe.first_load_vaddr + (t->off.ec_direct ?
 	    pe.current_ec_ptr : pe.current_vm_ptr);
 	if (pe.global_symbols != 0) {
-		t->off.global_symbols = ob.start - pe.first_load_vaddr +
+		t->off.global_symbols = ob->start - pe.first_load_vaddr +
 		    pe.global_symbols;
 		t->off.last_op_id = pe.last_op_id;
 	}
 	/* Trial read: the chain must be walkable now (often empty). */
-	if ((rc = langproc_pages_init(&t->pg, pid)) != 0) {
-		snprintf(why, whylen, "cannot read its maps and mounts: %s",
-		    strerror(-rc));
-		return (rc == -ENOMEM ? rc : -ESRCH);
-	}
-	if ((t->fcache = calloc(1, sizeof(*t->fcache))) == NULL) {
-		ruby_target_release(t);
-		snprintf(why, whylen, "out of memory");
-		return (-ENOMEM);
-	}
-	ruby_target_begin(t);
-	rc = ruby_walk_stack(&t->mem, &t->off, t->root, RUBY_MAX_FRAMES,
-	    t->fcache, ruby_count_frame, &nframes, &nseen);
-	if (rc != 0)
-		ruby_target_release(t);
-	if (rc == -ESRCH)
+	if ((t->fcache = langattach_memory(&t->pg, pid, sizeof(*t->fcache),
+	    &rc, why, whylen)) == NULL)
 		return (rc);
-	if (rc != 0) {
-		snprintf(why, whylen, "Ruby %d.%d.%d: cannot read the running "
-		    "thread's frames: %s", t->ver.major, t->ver.minor,
-		    t->ver.patch, rc == -EREMOTE ? t->pg.guard.why :
-		    strerror(-rc));
-		return (rc == -EPERM ? rc : -EIO);
+	if ((rc = ruby_walk_stack(&t->mem, &t->off, t->root, RUBY_MAX_FRAMES,
+	    t->fcache, langattach_count_frame, &nframes, &nseen)) != 0) {
+		rc = langattach_trial_failed(rc, &t->pg.guard, why, whylen,
+		    "Ruby %d.%d.%d: cannot read the running thread's frames",
+		    t->ver.major, t->ver.minor, t->ver.patch);
+		ruby_target_release(t);
 	}
-	return (0);
+	return (rc);
 }

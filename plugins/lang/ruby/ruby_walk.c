@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "langmem.h"
 #include "rubyreader.h"
 
 #define RUBY_T_MASK		0x1f
@@ -33,32 +34,13 @@
 int
 ruby_read_u64(const struct ruby_mem *m, uint64_t addr, uint64_t *out)
 {
-	uint8_t b[8];
-	int rc, i;
-
-	if (addr == 0 || addr + 8 < addr)
-		return (-EFAULT);
-	if ((rc = m->read(m->arg, addr, b, sizeof(b))) != 0)
-		return (rc);
-	*out = 0;
-	for (i = 7; i >= 0; i--)
-		*out = *out << 8 | b[i];
-	return (0);
+	return (langmem_read_u64(m->read, m->arg, addr, out));
 }
 
 static int
 ruby_read_u32(const struct ruby_mem *m, uint64_t addr, uint32_t *out)
 {
-	uint8_t b[4];
-	int rc;
-
-	if (addr == 0 || addr + 4 < addr)
-		return (-EFAULT);
-	if ((rc = m->read(m->arg, addr, b, sizeof(b))) != 0)
-		return (rc);
-	*out = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-	    (uint32_t)b[3] << 24;
-	return (0);
+	return (langmem_read_u32(m->read, m->arg, addr, out));
 }
 
 static uint64_t
@@ -89,7 +71,6 @@ ruby_read_string(const struct ruby_mem *m, const struct ruby_offsets *o,
     uint64_t s, char *buf, size_t len)
 {
 	uint64_t flags, n, ptr;
-	size_t i;
 	int rc;
 
 	if (len == 0)
@@ -114,18 +95,7 @@ ruby_read_string(const struct ruby_mem *m, const struct ruby_offsets *o,
 			return (rc);
 		ptr = s + o->rstring_embed;
 	}
-	if (n > len - 1)
-		n = len - 1;
-	if (n > 0 && (rc = m->read(m->arg, ptr, buf, (size_t)n)) != 0) {
-		buf[0] = '\0';
-		return (rc);
-	}
-	buf[n] = '\0';
-	for (i = 0; i < n; i++)
-		if ((unsigned char)buf[i] < 0x20 || buf[i] == ';' ||
-		    buf[i] == 0x7f)
-			buf[i] = '?';
-	return (0);
+	return (langmem_read_text(m->read, m->arg, ptr, n, buf, len));
 }
 
 /*
