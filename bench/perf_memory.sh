@@ -57,9 +57,9 @@ heap=$(awk '/\[heap\]/ { h = 1; next } h && /^Rss:/ { print $2; exit }' \
     /proc/$agent/smaps 2>/dev/null)
 kill -TERM $agent 2>/dev/null
 wait $agent 2>/dev/null
-printf '  peak RSS %.1f MiB, RSS at %d s %.1f MiB, heap %.1f MiB\n' \
-    "$(echo "$peak / 1024" | bc -l)" "$i" "$(echo "${rss:-0} / 1024" | bc -l)" \
-    "$(echo "${heap:-0} / 1024" | bc -l)"
+awk -v p="$peak" -v i="$i" -v r="${rss:-0}" -v h="${heap:-0}" 'BEGIN {
+	printf "  peak RSS %.1f MiB, RSS at %d s %.1f MiB, heap %.1f MiB\n",
+	    p / 1024, i, r / 1024, h / 1024 }'
 echo "  profiles: $(ls "$tmp/out"/profile_*.col 2>/dev/null | wc -l)"
 grep -E "call frame|unwind" "$tmp/log" | sort | uniq -c | sort -rn | head -5 |
     sed 's/^/  /'
