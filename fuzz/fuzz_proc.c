@@ -1,12 +1,13 @@
 /*
  * libFuzzer target for the /proc, os-release, auxv, maps and ELF parsers.
- * FUZZ_SOURCES: core/base/procfs.c core/base/safeopen.c core/base/safefs.c lib/fsguard.c core/base/xmalloc.c core/base/log.c core/base/textesc.c
+ * FUZZ_SOURCES: core/base/procfs.c core/base/safeopen.c core/base/procstr.c core/base/safefs.c lib/fsguard.c core/base/xmalloc.c core/base/log.c core/base/textesc.c
  * FUZZ_LIBS: -ljson-c
  */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/procfs.h"
+#include "base/procstr.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -19,6 +20,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cpu_info	 ci;
 	uint64_t	 a, b;
 	int32_t		 pp;
+	struct procstr_ranges r;
 
 	procfs_stat_ppid(s, size, &pp);
 	procfs_cpu_times(s, size, &ct);
@@ -27,6 +29,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	procfs_cpuinfo(s, size, &ci);
 	procfs_auxv_execfn(data, size, &a);
 	procfs_elf_arch(data, size);
-	procfs_maps_anon_range(s, size, 0x7ffd00001000, 4096);
+	procstr_maps_anon(s, size, 0x7ffd00001000, 4096);
+	procstr_parse_stat(s, size, &r);
 	return (0);
 }

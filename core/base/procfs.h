@@ -32,10 +32,6 @@ int		 procfs_cpuinfo(const char *, size_t, struct cpu_info *);
 int		 procfs_auxv_execfn(const unsigned char *, size_t,
 		    uint64_t *addr);
 const char	*procfs_elf_arch(const unsigned char *, size_t);
-/* Whether [addr, addr + len) touches only anonymous mappings in a
- * /proc/PID/maps text: 0, or -EREMOTE if a file mapping is there. */
-int		 procfs_maps_anon_range(const char *, size_t, uint64_t addr,
-		    uint64_t len);
 /* Read a small file whole (NUL-terminated); caller frees.  -errno. */
 int		 procfs_read(const char *path, char **bufp, size_t *lenp,
 		    size_t max);

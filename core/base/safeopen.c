@@ -26,6 +26,7 @@
 
 #include <linux/openat2.h>
 
+#include "base/procstr.h"
 #include "base/safefs.h"
 #include "base/safeopen.h"
 
@@ -347,6 +348,9 @@ safeopen_open(const struct gp_open_spec *sp, struct gp_file_info *info)
 		goto out_close;
 	}
 	if ((r = safeopen_owner_ok(sp, reader, &sb)) != 0)
+		goto out_close;
+	/* A process's cmdline or environ is read from its memory. */
+	if ((r = procstr_guard_fd(pfd, &sb)) != 0)
 		goto out_close;
 	/* Reopen the inode we checked, not the path. */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);

@@ -19,6 +19,7 @@
 #include "base/http.h"
 #include "base/log.h"
 #include "base/procfs.h"
+#include "base/procstr.h"
 #include "base/safeopen.h"
 #include "base/tick.h"
 #include "base/xmalloc.h"
@@ -376,13 +377,32 @@ host_http_download(struct gp_plugin_ctx *ctx, const char *url, int32_t fd,
 	return (-ENOSYS);
 }
 
+/*
+ * A process's cmdline or environ refused (core/base/procstr.c): a plugin
+ * takes it for any file it could not open, so the host says why, naming
+ * the process, once a burst.
+ */
+static int64_t
+host_file_refused(struct gp_plugin_ctx *ctx, int64_t rc)
+{
+	static struct complain	 strings;
+	int			 pid;
+
+	if (rc == -EREMOTE && (pid = procstr_refused()) != 0)
+		log_complain(&strings, LOG_LEVEL_WARN, ctx->name, "pid %d: "
+		    "its arguments or environment lie in a page mapped from "
+		    "a file (one on FUSE would hold the reader): its cmdline "
+		    "and environ not read", pid);
+	return (rc);
+}
+
 /* Untrusted files: core/base/safeopen.c, the same rules as the core's. */
 static int32_t
 host_file_open(struct gp_plugin_ctx *ctx, const struct gp_open_spec *spec,
     struct gp_file_info *info)
 {
 	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
-	return (safeopen_open(spec, info));
+	return ((int32_t)host_file_refused(ctx, safeopen_open(spec, info)));
 }
 
 static int64_t
@@ -392,7 +412,8 @@ host_file_read(struct gp_plugin_ctx *ctx, const struct gp_open_spec *spec,
 	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
 	if (buf == NULL || bufsz > SSIZE_MAX)
 		return (-EINVAL);
-	return (safeopen_read(spec, buf, (size_t)bufsz));
+	return (host_file_refused(ctx, safeopen_read(spec, buf,
+	    (size_t)bufsz)));
 }
 
 void

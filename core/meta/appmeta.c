@@ -19,6 +19,7 @@
 
 #include "base/log.h"
 #include "base/procfs.h"
+#include "base/procstr.h"
 #include "base/safeopen.h"
 #include "meta/meta.h"
 
@@ -40,12 +41,7 @@ appmeta_execfn(int32_t pid, char *out, size_t outsz)
 	free(aux);
 	if (rc != 0)
 		return (rc);
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((rc = procfs_read(path, &aux, &len, 4u << 20)) != 0)
-		return (rc);
-	rc = procfs_maps_anon_range(aux, len, addr, outsz);
-	free(aux);
-	if (rc != 0)
+	if ((rc = procstr_range_anon(pid, addr, outsz)) != 0)
 		return (rc);
 	local.iov_base = out;
 	local.iov_len = outsz - 1;

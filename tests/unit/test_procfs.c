@@ -104,37 +104,6 @@ test_auxv_elf(void)
 	free(buf);
 }
 
-/* The AT_EXECFN guard: the string is read only from anonymous memory. */
-static void
-test_maps_anon_range(void)
-{
-	static const char maps[] =
-	    "00400000-00401000 r-xp 00000000 08:01 1234 /usr/bin/x\n"
-	    "7ffd00000000-7ffd00020000 rw-p 00000000 00:00 0 [stack]\n"
-	    "7ffd00020000-7ffd00021000 r--p 00000000 00:2f 77 /mnt/fuse/f\n"
-	    "7ffd00021000-7ffd00022000 rw-p 00000000 00:00 0 [stack]\n";
-	size_t	 n = sizeof(maps) - 1;
-
-	CHECK_INTEQ(procfs_maps_anon_range(maps, n, 0x7ffd00001000, 4096), 0,
-	    "inside the stack");
-	CHECK_INTEQ(procfs_maps_anon_range(maps, n, 0x7ffd0001f800, 4096),
-	    -EREMOTE, "running into a file mapping");
-	CHECK_INTEQ(procfs_maps_anon_range(maps, n, 0x7ffd00020010, 16),
-	    -EREMOTE, "inside a file mapping (a FUSE file over the stack)");
-	CHECK_INTEQ(procfs_maps_anon_range(maps, n, 0x7ffd00021000, 4096), 0,
-	    "the stack above it");
-	CHECK_INTEQ(procfs_maps_anon_range(maps, n, 0x400800, 16), -EREMOTE,
-	    "a binary's mapping");
-	CHECK_INTEQ(procfs_maps_anon_range(maps, n, UINT64_MAX - 8, 4096), 0,
-	    "a range wrapping past the top is clamped, not misread");
-	CHECK_INTEQ(procfs_maps_anon_range(maps, n, 0x7ffd00020000 - 8,
-	    UINT64_MAX), -EREMOTE, "a huge length still sees the file");
-	CHECK_INTEQ(procfs_maps_anon_range("garbage\nno-maps", 16, 0x1000, 8),
-	    0, "lines that do not parse are skipped");
-	CHECK_INTEQ(procfs_maps_anon_range(maps, 0, 0x7ffd00020010, 16), 0,
-	    "an empty text");
-}
-
 int
 main(void)
 {
@@ -143,6 +112,5 @@ main(void)
 	test_cpu_mem();
 	test_osrel_cpuinfo();
 	test_auxv_elf();
-	test_maps_anon_range();
 	return (testing_done());
 }
