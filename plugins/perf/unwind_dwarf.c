@@ -6,11 +6,12 @@
  * "process" whose only thread has the sample's registers and whose memory
  * is the copied stack.
  *
- * What libdw holds is bounded by the call frame information it may read:
- * the handles are cached for the cycle until their modules' CFI sections
- * add up to UNWIND_BUDGET_BYTES, then all let go (the next samples read
- * theirs again); a process whose own modules exceed it is unwound as far
- * as those that fit.
+ * What libdw holds is bounded by the call frame information it may read
+ * and the DWARF it did read: the handles are cached for the cycle until
+ * their modules' CFI sections, and the debug sections of those whose
+ * DWARF libdwfl loaded, add up to UNWIND_BUDGET_BYTES, then all let go
+ * (the next samples read theirs again); a process whose own modules
+ * exceed it is unwound as far as those that fit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +51,8 @@ struct unwinder {
 	unsigned		 nprocs;
 	struct unwind_sample	 cur;		/* the sample being unwound */
 	int32_t			 cur_pid;
-	uint64_t		 cfi_bytes;	/* of the cached handles */
+	uint64_t		 held;	/* CFI and DWARF bytes of the
+						 * cached handles */
 	uint64_t		 over_budget;	/* modules refused, this cycle */
 	int			 budget_said;
 };
@@ -62,16 +64,20 @@ static void	unwind_release(struct unwinder *);
 static struct unwinder *unwind_active;
 
 /*
- * The bytes of a module's call frame information (.eh_frame, its header,
- * .debug_frame): what libdw reads of it to unwind.  Section names are
- * compared within the names section as read (elf_strptr rescans a table
- * without a final NUL at each call).
+ * The bytes of a module's sections named in names (a name ending in '_'
+ * is a prefix): its call frame information (.eh_frame, its header,
+ * .debug_frame), what libdw reads of it to unwind, or its DWARF.  Section
+ * names are compared within the names section as read (elf_strptr
+ * rescans a table without a final NUL at each call).
  */
+static const char *const unwind_cfi_names[] = { ".eh_frame",
+    ".eh_frame_hdr", ".debug_frame", NULL };
+static const char *const unwind_dwarf_names[] = { ".debug_", ".zdebug_",
+    NULL };
+
 static uint64_t
-unwind_cfi_bytes(Elf *elf)
+unwind_section_bytes(Elf *elf, const char *const *names)
 {
-	static const char *const names[] = { ".eh_frame", ".eh_frame_hdr",
-	    ".debug_frame" };
 	Elf_Scn *scn = NULL;
 	Elf_Data *str;
 	GElf_Shdr sh;
@@ -87,8 +93,10 @@ unwind_cfi_bytes(Elf *elf)
 	    n++ < UNWIND_MAX_SECTIONS) {
 		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_name >= str->d_size)
 			continue;
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			len = strlen(names[i]) + 1;	/* with its NUL */
+		for (i = 0; names[i] != NULL; i++) {
+			len = strlen(names[i]);
+			if (names[i][len - 1] != '_')
+				len++;		/* a whole name: its NUL too */
 			if (len <= str->d_size - sh.sh_name &&
 			    memcmp((const char *)str->d_buf + sh.sh_name,
 			    names[i], len) == 0)
@@ -139,14 +147,15 @@ unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 		close(fd);
 		return (-1);
 	}
-	cfi = unwind_cfi_bytes(elf);
-	if (cfi > UNWIND_BUDGET_BYTES - unwind_active->cfi_bytes) {
+	cfi = unwind_section_bytes(elf, unwind_cfi_names);
+	if (unwind_active->held > UNWIND_BUDGET_BYTES ||
+	    cfi > UNWIND_BUDGET_BYTES - unwind_active->held) {
 		unwind_active->over_budget++;
 		elf_end(elf);
 		close(fd);
 		return (-1);
 	}
-	unwind_active->cfi_bytes += cfi;
+	unwind_active->held += cfi;
 	*file_name = strdup(m.path);
 	*elfp = elf;
 	return (fd);
@@ -270,6 +279,36 @@ unwind_proc_open(struct unwinder *u, int32_t pid)
 	return (dwfl);
 }
 
+/*
+ * Where .eh_frame does not unwind a frame, libdwfl tries .debug_frame and
+ * for that reads the module's whole DWARF (a binary built with -g: every
+ * .debug_ section, read into memory), which no budget check precedes: it
+ * is counted once it is there (the module's userdata marks it), so that
+ * the handles let go before more accumulates.
+ */
+static int
+unwind_count_dwarf(Dwfl_Module *mod, void **userdata, const char *name,
+    Dwarf_Addr start, void *arg)
+{
+	struct unwinder *u = arg;
+	Dwarf_Addr dwbias = (Dwarf_Addr)-1, bias;
+	Dwarf *dw;
+	Elf *elf;
+
+	(void)name;
+	(void)start;
+	if (*userdata != NULL)
+		return (DWARF_CB_OK);
+	dwfl_module_info(mod, NULL, NULL, NULL, &dwbias, NULL, NULL, NULL);
+	if (dwbias == (Dwarf_Addr)-1)
+		return (DWARF_CB_OK);	/* not read (or not there) */
+	*userdata = u;
+	if ((dw = dwfl_module_getdwarf(mod, &bias)) != NULL &&
+	    (elf = dwarf_getelf(dw)) != NULL)
+		u->held += unwind_section_bytes(elf, unwind_dwarf_names);
+	return (DWARF_CB_OK);
+}
+
 static struct unwind_proc *
 unwind_proc_get(struct unwinder *u, int32_t pid)
 {
@@ -281,7 +320,7 @@ unwind_proc_get(struct unwinder *u, int32_t pid)
 	/* The cached handles let go, all at once, when there are too many
 	 * or their modules' CFI has spent the budget. */
 	if (u->nprocs >= UNWIND_MAX_PROCS ||
-	    u->cfi_bytes >= UNWIND_BUDGET_BYTES / 4 * 3)
+	    u->held >= UNWIND_BUDGET_BYTES / 4 * 3)
 		unwind_release(u);
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return (NULL);
@@ -312,8 +351,10 @@ unwinder_unwind(struct unwinder *u, int32_t pid, int32_t tid,
 	u->cur.max = max;
 	unwind_active = u;
 	p = unwind_proc_get(u, pid);
-	if (p != NULL && p->dwfl != NULL)
+	if (p != NULL && p->dwfl != NULL) {
 		dwfl_getthread_frames(p->dwfl, tid, unwind_frame_cb, u);
+		dwfl_getmodules(p->dwfl, unwind_count_dwarf, u, 0);
+	}
 	unwind_active = NULL;
 	if (u->cur.n == 0) {
 		/* at least the sampled pc, as perf does */
@@ -336,7 +377,7 @@ unwind_release(struct unwinder *u)
 	}
 	u->procs = NULL;
 	u->nprocs = 0;
-	u->cfi_bytes = 0;
+	u->held = 0;
 }
 
 uint64_t
