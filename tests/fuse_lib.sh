@@ -58,3 +58,26 @@ fuse_stall_stop() {
 	[ -n "${FUSE_DEV_MODE:-}" ] && chmod "$FUSE_DEV_MODE" /dev/fuse
 	FUSE_PID= FUSE_MNT= FUSE_DEV_MODE=
 }
+
+# For a hostile-input test (tests/attack_lib.sh) around the server:
+#   fuse_attack_begin      $TMP opened to nobody, an EXIT trap
+#                          (fuse_attack_end), the server started and
+#                          $TMP/v made nobody's, for the victims
+#   fuse_attack_end        kill FUSE_VICTIMS (the test's pids, cleared
+#                          once they are reaped) and the agent, stop the
+#                          server, remove $TMP
+fuse_attack_begin() {
+	chmod 0711 "$TMP"
+	trap fuse_attack_end EXIT
+	fuse_stall_start "$TMP/fz"
+	mkdir "$TMP/v" && chown 65534:65534 "$TMP/v"
+}
+
+fuse_attack_end() {
+	# shellcheck disable=SC2086
+	[ -n "${FUSE_VICTIMS:-}" ] && kill -KILL $FUSE_VICTIMS 2>/dev/null
+	# The server's death lets a reader stuck on its page go.
+	fuse_stall_stop
+	[ -n "${AGENT_PID:-}" ] && kill -KILL "$AGENT_PID" 2>/dev/null
+	rm -rf "$TMP"
+}

@@ -21,18 +21,7 @@ ruby -e 'require "fiddle"' 2>/dev/null || skip_all "no Fiddle in this ruby"
 ruby -e 'exit(RUBY_VERSION < "3.2" ? 0 : 1)' ||
     skip_all "the workload knows RString of Ruby <= 3.1 only"
 tap_tmpdir
-chmod 0711 "$TMP"
-cleanup() {
-	# shellcheck disable=SC2086
-	[ -n "${rb:-}" ] && kill -KILL $rb 2>/dev/null
-	# The server's death lets a reader stuck on its page go.
-	fuse_stall_stop
-	[ -n "${AGENT_PID:-}" ] && kill -KILL "$AGENT_PID" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-fuse_stall_start "$TMP/fz"
-mkdir "$TMP/v" && chown 65534:65534 "$TMP/v"
+fuse_attack_begin
 ok 0 "nobody mounted a FUSE filesystem whose reads never answer"
 
 D=3
@@ -52,7 +41,7 @@ for v in early late; do
 	    "$TMP/v/$v" 12 $args >"$TMP/$v.log" 2>&1 &
 	eval "rb_$v=\$!"
 done
-rb="$rb_early $rb_late"
+FUSE_VICTIMS="$rb_early $rb_late"
 for v in early late; do
 	i=0
 	while [ ! -s "$TMP/v/$v" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -63,7 +52,7 @@ done
 early=$(cat "$TMP/v/early" 2>/dev/null)
 late=$(cat "$TMP/v/late" 2>/dev/null)
 wait $rb_early $rb_late
-rb=
+FUSE_VICTIMS=
 
 attack_checks "$TMP/out" $D
 grep -i "fuse\|refused" "$TMP/out/log" | head -8 | sed "s/^/# /"

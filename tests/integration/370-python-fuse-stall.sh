@@ -18,17 +18,7 @@ py=/usr/bin/python3.11
 [ -x "$py" ] || py=$(py_interps | awk 'NR == 1 { print $2 }')
 [ -n "$py" ] || skip_all "no CPython 3.8-3.13"
 tap_tmpdir
-chmod 0711 "$TMP"
-cleanup() {
-	[ -n "${vp:-}" ] && kill -KILL "$vp" 2>/dev/null
-	# The server's death lets a reader stuck on its page go.
-	fuse_stall_stop
-	[ -n "${AGENT_PID:-}" ] && kill -KILL "$AGENT_PID" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-fuse_stall_start "$TMP/fz"
-mkdir "$TMP/v" && chown 65534:65534 "$TMP/v"
+fuse_attack_begin
 ok 0 "nobody mounted a FUSE filesystem whose reads never answer"
 
 D=3
@@ -43,6 +33,7 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$py" \
     "$top_srcdir/tests/workloads/py_fuse_name.py" "$FUSE_MNT/stall" \
     "$TMP/v/ready" 12 >"$TMP/py.log" 2>&1 &
 vp=$!
+FUSE_VICTIMS=$vp
 i=0
 while [ ! -s "$TMP/v/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 [ -s "$TMP/v/ready" ]
@@ -50,7 +41,7 @@ ok $? "the victim put a FUSE page behind its function's name"
 sed 's/^/# /' "$TMP/py.log"
 page=$(cat "$TMP/v/ready" 2>/dev/null)
 wait $vp
-vp=
+FUSE_VICTIMS=
 
 attack_checks "$TMP/out" $D
 grep -i "fuse\|refused" "$TMP/out/log" | head -8 | sed "s/^/# /"

@@ -24,17 +24,7 @@
 WL=$PWD/tests/workloads/execfn_fuse
 [ -x "$WL" ] || skip_all "no tests/workloads/execfn_fuse (make check)"
 tap_tmpdir
-chmod 0711 "$TMP"
-cleanup() {
-	[ -n "${victim:-}" ] && kill -KILL "$victim" 2>/dev/null
-	# The server's death lets a reader stuck on its page go.
-	fuse_stall_stop
-	[ -n "${AGENT_PID:-}" ] && kill -KILL "$AGENT_PID" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-fuse_stall_start "$TMP/fz"
-mkdir "$TMP/v" && chown 65534:65534 "$TMP/v"
+fuse_attack_begin
 cp "$WL" "$TMP/v/python3" && chmod 0755 "$TMP/v/python3"
 ok 0 "nobody mounted a FUSE filesystem whose reads never answer"
 
@@ -48,6 +38,7 @@ env -i PAD="$pad" ASAN_OPTIONS=detect_leaks=0 setpriv --reuid=65534 --regid=6553
     "$TMP/v/python3" "$FUSE_MNT/stall" "$TMP/v/ready" 12 \
     >"$TMP/victim.log" 2>&1 &
 victim=$!
+FUSE_VICTIMS=$victim
 i=0
 while [ ! -s "$TMP/v/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 [ -s "$TMP/v/ready" ]
@@ -63,7 +54,7 @@ awk -v lo="$((0x${page:-0}))" \
 ok $? "its environment's strings run through the FUSE page"
 wait "$victim"
 victim_pid=$victim
-victim=
+FUSE_VICTIMS=
 
 attack_checks "$TMP/out" $D
 grep -n "AT_EXECFN" "$TMP/out/log" | head -3 | sed 's/^/# /'
