@@ -144,18 +144,23 @@ perf_mode_name(int mode)
 void
 perf_complain(struct perf *p, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[512], more[80];
 	va_list ap;
-	time_t now = time(NULL);
+	struct timespec ts;
+	unsigned held;
 
-	if (p->complained != 0 && now - p->complained < 60)
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	if (!ratelim_admit(&p->complain_limit, (uint64_t)ts.tv_sec * 1000 +
+	    (uint64_t)ts.tv_nsec / 1000000, &held))
 		return;
-	p->complained = now;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	more[0] = '\0';
+	if (held > 0)
+		snprintf(more, sizeof(more), "; %u held back before it", held);
 	p->api->log(p->ctx, GP_LOG_WARN, "%s (further such warnings "
-	    "suppressed for a minute)", buf);
+	    "suppressed for a minute%s)", buf, more);
 }
 
 static void
@@ -222,6 +227,7 @@ perf_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	p->magic = PERF_MAGIC;
 	p->ctx = ctx;
 	p->api = api;
+	p->complain_limit = (struct ratelim)RATELIM_INIT(1, 60000);
 	*privp = p;
 	return (0);
 }

@@ -12,6 +12,7 @@
 #include <gprofiler/plugin.h>
 
 #include "heaptrim.h"
+#include "ratelim.h"
 #include "sampler/perfevent.h"
 #include "sampler/sampler.h"
 
@@ -131,7 +132,8 @@ struct perf {
 	uint64_t		 logged_prev;
 	struct perf_cycle_stats	 cur;		/* being collected */
 	struct perf_cycle_stats	 last;		/* the last snapshot's */
-	time_t			 complained;	/* rate limit of bad input */
+	struct ratelim		 complain_limit; /* of bad input: a line a
+						 * minute (perf_complain) */
 };
 
 /* perf.c */

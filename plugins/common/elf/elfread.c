@@ -26,6 +26,7 @@
 #include "elfread.h"
 #include "elfread_int.h"
 #include "elfbad.h"
+#include "ratelim.h"
 
 #define ELFREAD_SYM_CHUNK	1024	/* symbols read at once */
 /* Lines about bad files, at most this many a minute: a user who plants a
@@ -40,8 +41,8 @@ static uint64_t	 elfread_total_bytes, elfread_total_reads;
  * (0: none yet). */
 static uint64_t	 elfread_turn_ms, elfread_turn_bytes, elfread_turn_reads;
 static void	*elfread_log_arg;
-static uint64_t	 elfread_log_start;
-static unsigned	 elfread_log_n, elfread_log_unnamed;
+static struct ratelim elfread_log_limit = RATELIM_INIT(ELFREAD_LOG_BURST,
+    ELFREAD_LOG_WINDOW_MS);
 
 void
 elfread_set_log(void (*fn)(void *, const char *), void *arg)
@@ -53,8 +54,7 @@ elfread_set_log(void (*fn)(void *, const char *), void *arg)
 void
 elfread_log_clear(void)
 {
-	elfread_log_start = 0;
-	elfread_log_n = 0;
+	ratelim_next(&elfread_log_limit);
 }
 
 void
@@ -366,25 +366,17 @@ elfread_log_bad(int fd, const struct stat *st, int rc)
 {
 	char	 link[64], path[512], msg[1024], more[96];
 	uint64_t now = elfread_now_ms();
+	unsigned unnamed;
 	ssize_t	 n;
 
-	if (elfread_log_fn == NULL)
+	if (elfread_log_fn == NULL ||
+	    !ratelim_admit(&elfread_log_limit, now, &unnamed))
 		return;
-	if (elfread_log_start == 0 ||
-	    now - elfread_log_start >= ELFREAD_LOG_WINDOW_MS) {
-		elfread_log_start = now != 0 ? now : 1;
-		elfread_log_n = 0;
-	}
-	if (++elfread_log_n > ELFREAD_LOG_BURST) {
-		elfread_log_unnamed++;
-		return;
-	}
 	more[0] = '\0';
-	if (elfread_log_unnamed > 0)
+	if (unnamed > 0)
 		snprintf(more, sizeof(more), " (and %u more files given up "
 		    "on before, not named: over %d lines a minute)",
-		    elfread_log_unnamed, ELFREAD_LOG_BURST);
-	elfread_log_unnamed = 0;
+		    unnamed, ELFREAD_LOG_BURST);
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	if ((n = readlink(link, path, sizeof(path) - 1)) <= 0)
 		n = snprintf(path, sizeof(path), "(fd %d)", fd);

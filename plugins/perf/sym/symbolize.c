@@ -49,6 +49,7 @@ symbolizer_new(void (*log)(void *, int, const char *), void *arg)
 		return (NULL);
 	s->log = log;
 	s->log_arg = arg;
+	s->log_limit = (struct ratelim)RATELIM_INIT(SYM_LOG_BURST, 0);
 	s->debug_root = strdup("/usr/lib/debug");
 	s->kallsyms_path = strdup("/proc/kallsyms");
 	if (s->debug_root == NULL || s->kallsyms_path == NULL) {
@@ -431,6 +432,7 @@ symbolizer_cycle_end(struct symbolizer *s)
 	struct sym_proc	*p, *next;
 	struct sym_snap	*sn;
 	size_t		 i;
+	unsigned	 held;
 
 	for (i = 0; i < SYM_PROC_BUCKETS; i++) {
 		for (p = s->procs[i]; p != NULL; p = next) {
@@ -456,14 +458,13 @@ symbolizer_cycle_end(struct symbolizer *s)
 	s->cycle++;
 	sym_binaries_expire(s, 0);
 	sym_binaries_budget(s);
-	if (s->log_suppressed > 0 && s->log != NULL) {
+	if ((held = ratelim_end(&s->log_limit)) > 0 && s->log != NULL) {
 		char	 msg[128];
 
 		snprintf(msg, sizeof(msg), "symbolizer: %u more warnings "
-		    "suppressed this cycle", s->log_suppressed);
+		    "suppressed this cycle", held);
 		s->log(s->log_arg, GP_LOG_INFO, msg);
 	}
-	s->log_count = s->log_suppressed = 0;
 }
 
 void

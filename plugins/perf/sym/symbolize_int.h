@@ -24,6 +24,7 @@
 #include "kallsyms.h"
 #include "perfmap.h"
 #include "procmaps.h"
+#include "ratelim.h"
 #include "symbolize.h"
 
 #include <gprofiler/plugin.h>
@@ -236,8 +237,7 @@ struct symbolizer {
 	uint64_t		 cycle;
 	uint64_t		 btime;		/* boot time, epoch seconds */
 	long			 clk_tck;
-	unsigned		 log_count;
-	unsigned		 log_suppressed;
+	struct ratelim		 log_limit;	/* SYM_LOG_BURST a cycle */
 	struct symbolizer_stats	 st;
 };
 

@@ -29,13 +29,15 @@ sym_log(struct symbolizer *s, int level, const char *fmt, ...)
 {
 	char	 msg[512];
 	va_list	 ap;
+	unsigned held;
 
 	if (s->log == NULL)
 		return;
-	if (level <= GP_LOG_WARN && s->log_count++ >= SYM_LOG_BURST) {
-		s->log_suppressed++;
+	/* Warnings and errors: SYM_LOG_BURST a cycle, the rest counted for
+	 * the cycle's end (symbolizer_cycle_end). */
+	if (level <= GP_LOG_WARN && !ratelim_admit(&s->log_limit,
+	    sym_now_ns() / 1000000, &held))
 		return;
-	}
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
