@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/meta/container_cri.pb-c.h"
@@ -64,20 +65,18 @@ container_k8s_split(const char *name, char *pod, size_t podsz, char *ns,
 	return (0);
 }
 
+/* Labels and annotations are the same protobuf map entry, {key, value},
+ * under two generated names: one lookup for both. */
+_Static_assert(sizeof(Runtime__V1__Container__LabelsEntry) ==
+    sizeof(Runtime__V1__Container__AnnotationsEntry) &&
+    offsetof(Runtime__V1__Container__LabelsEntry, key) ==
+    offsetof(Runtime__V1__Container__AnnotationsEntry, key) &&
+    offsetof(Runtime__V1__Container__LabelsEntry, value) ==
+    offsetof(Runtime__V1__Container__AnnotationsEntry, value),
+    "CRI labels and annotations entries differ");
+
 static const char *
 container_cri_map(Runtime__V1__Container__LabelsEntry **v, size_t n,
-    const char *key)
-{
-	size_t	 i;
-
-	for (i = 0; i < n; i++)
-		if (v[i]->key != NULL && strcmp(v[i]->key, key) == 0)
-			return (v[i]->value != NULL ? v[i]->value : "");
-	return (NULL);
-}
-
-static const char *
-container_cri_ann(Runtime__V1__Container__AnnotationsEntry **v, size_t n,
     const char *key)
 {
 	size_t	 i;
@@ -99,7 +98,8 @@ container_cri_one(const Runtime__V1__Container *c,
 	pod = container_cri_map(c->labels, c->n_labels, K8S_POD);
 	ns = container_cri_map(c->labels, c->n_labels, K8S_NAMESPACE);
 	uid = container_cri_map(c->labels, c->n_labels, K8S_UID);
-	rc = container_cri_ann(c->annotations, c->n_annotations, K8S_RESTART);
+	rc = container_cri_map((Runtime__V1__Container__LabelsEntry **)
+	    c->annotations, c->n_annotations, K8S_RESTART);
 	if (cn != NULL && pod != NULL && ns != NULL && uid != NULL &&
 	    container_k8s_name(name, sizeof(name), cn, pod, ns, uid,
 	    rc != NULL && *rc != '\0' ? rc : "0") == 0) {
