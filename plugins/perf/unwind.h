@@ -26,8 +26,7 @@ int		 unwinder_unwind(struct unwinder *, int32_t pid, int32_t tid,
 /* Forget per-process state (module lists go stale as processes dlopen):
  * the number of modules not read this cycle for the CFI budget. */
 uint64_t	 unwinder_cycle_end(struct unwinder *);
-/* That budget, in bytes of call frame information (and of DWARF libdwfl
- * read for .debug_frame) held at once. */
+/* That budget, in bytes of call frame information held at once. */
 #define UNWIND_BUDGET_BYTES	(16u << 20)
 
 #endif

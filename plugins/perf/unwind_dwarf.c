@@ -7,11 +7,11 @@
  * is the copied stack.
  *
  * What libdw holds is bounded by the call frame information it may read
- * and the DWARF it did read: the handles are cached for the cycle until
- * their modules' CFI sections, and the debug sections of those whose
- * DWARF libdwfl loaded, add up to UNWIND_BUDGET_BYTES, then all let go
- * (the next samples read theirs again); a process whose own modules
- * exceed it is unwound as far as those that fit.
+ * (the rest of a module's DWARF is hidden from it: unwind_sections): the
+ * handles are cached for the cycle until their modules' CFI sections add
+ * up to UNWIND_BUDGET_BYTES, then all let go (the next samples read
+ * theirs again); a process whose own modules exceed it is unwound as far
+ * as those that fit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,8 +51,8 @@ struct unwinder {
 	unsigned		 nprocs;
 	struct unwind_sample	 cur;		/* the sample being unwound */
 	int32_t			 cur_pid;
-	uint64_t		 held;	/* CFI and DWARF bytes of the
-						 * cached handles */
+	uint64_t		 held;	/* CFI bytes of the cached
+						 * handles */
 	uint64_t		 over_budget;	/* modules refused, this cycle */
 	int			 budget_said;
 };
@@ -64,43 +64,62 @@ static void	unwind_release(struct unwinder *);
 static struct unwinder *unwind_active;
 
 /*
- * The bytes of a module's sections named in names (a name ending in '_'
- * is a prefix): its call frame information (.eh_frame, its header,
- * .debug_frame), what libdw reads of it to unwind, or its DWARF.  Section
- * names are compared within the names section as read (elf_strptr
- * rescans a table without a final NUL at each call).
+ * Ready a module's ELF for libdw: the bytes of its call frame information
+ * (.eh_frame, its header, .debug_frame), what libdw reads of it to unwind,
+ * or -1 if it has more sections than are looked at.  Where .eh_frame does
+ * not unwind a frame (its return address past the copied stack, which
+ * ends every deep stack, or a pc without an FDE), libdwfl tries
+ * .debug_frame, and to find it would read the module's whole DWARF: every
+ * .debug_ section of a binary built with -g, into memory, whatever its
+ * size (a local user's binary can carry a gigabyte).  Those sections
+ * other than .debug_frame are made SHT_NOBITS in this handle's headers
+ * (libelf keeps them in memory; nothing is written), so libdw sees a
+ * module whose DWARF is its frame table only.  Section names are compared
+ * within the names section as read (elf_strptr rescans a table without a
+ * final NUL at each call).
  */
-static const char *const unwind_cfi_names[] = { ".eh_frame",
-    ".eh_frame_hdr", ".debug_frame", NULL };
-static const char *const unwind_dwarf_names[] = { ".debug_", ".zdebug_",
-    NULL };
-
-static uint64_t
-unwind_section_bytes(Elf *elf, const char *const *names)
+static int64_t
+unwind_sections(Elf *elf)
 {
+	static const char *const cfi[] = { ".eh_frame", ".eh_frame_hdr",
+	    ".debug_frame" };
+	static const char *const dwarf[] = { ".debug_", ".zdebug_" };
 	Elf_Scn *scn = NULL;
 	Elf_Data *str;
 	GElf_Shdr sh;
-	size_t shstrndx, i, n = 0, len;
-	uint64_t bytes = 0;
+	size_t shstrndx, i, n = 0, len, room;
+	int64_t bytes = 0;
+	const char *name;
+	int hit;
 
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0 ||
 	    (scn = elf_getscn(elf, shstrndx)) == NULL ||
 	    (str = elf_getdata(scn, NULL)) == NULL || str->d_buf == NULL)
 		return (0);
 	scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL &&
-	    n++ < UNWIND_MAX_SECTIONS) {
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (n++ >= UNWIND_MAX_SECTIONS)
+			return (-1);
 		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_name >= str->d_size)
 			continue;
-		for (i = 0; names[i] != NULL; i++) {
-			len = strlen(names[i]);
-			if (names[i][len - 1] != '_')
-				len++;		/* a whole name: its NUL too */
-			if (len <= str->d_size - sh.sh_name &&
-			    memcmp((const char *)str->d_buf + sh.sh_name,
-			    names[i], len) == 0)
-				bytes += sh.sh_size;
+		name = (const char *)str->d_buf + sh.sh_name;
+		room = str->d_size - sh.sh_name;
+		for (hit = 0, i = 0; i < sizeof(cfi) / sizeof(cfi[0]); i++) {
+			len = strlen(cfi[i]) + 1;	/* with its NUL */
+			if (len <= room && memcmp(name, cfi[i], len) == 0) {
+				bytes += (int64_t)sh.sh_size;
+				hit = 1;
+			}
+		}
+		for (i = 0; !hit && i < sizeof(dwarf) / sizeof(dwarf[0]); i++) {
+			len = strlen(dwarf[i]);
+			if (len <= room && memcmp(name, dwarf[i], len) == 0 &&
+			    sh.sh_type != SHT_NOBITS) {
+				sh.sh_type = SHT_NOBITS;
+				if (gelf_update_shdr(scn, &sh) == 0)
+					return (-1);
+				break;
+			}
 		}
 	}
 	return (bytes);
@@ -121,7 +140,7 @@ unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 {
 	struct sym_mapping m;
 	Dwarf_Addr low = 0;
-	uint64_t cfi;
+	int64_t cfi;
 	Elf *elf;
 	int fd = -1;
 
@@ -147,15 +166,14 @@ unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 		close(fd);
 		return (-1);
 	}
-	cfi = unwind_section_bytes(elf, unwind_cfi_names);
-	if (unwind_active->held > UNWIND_BUDGET_BYTES ||
-	    cfi > UNWIND_BUDGET_BYTES - unwind_active->held) {
+	if ((cfi = unwind_sections(elf)) < 0 ||
+	    (uint64_t)cfi > UNWIND_BUDGET_BYTES - unwind_active->held) {
 		unwind_active->over_budget++;
 		elf_end(elf);
 		close(fd);
 		return (-1);
 	}
-	unwind_active->held += cfi;
+	unwind_active->held += (uint64_t)cfi;
 	*file_name = strdup(m.path);
 	*elfp = elf;
 	return (fd);
@@ -279,36 +297,6 @@ unwind_proc_open(struct unwinder *u, int32_t pid)
 	return (dwfl);
 }
 
-/*
- * Where .eh_frame does not unwind a frame, libdwfl tries .debug_frame and
- * for that reads the module's whole DWARF (a binary built with -g: every
- * .debug_ section, read into memory), which no budget check precedes: it
- * is counted once it is there (the module's userdata marks it), so that
- * the handles let go before more accumulates.
- */
-static int
-unwind_count_dwarf(Dwfl_Module *mod, void **userdata, const char *name,
-    Dwarf_Addr start, void *arg)
-{
-	struct unwinder *u = arg;
-	Dwarf_Addr dwbias = (Dwarf_Addr)-1, bias;
-	Dwarf *dw;
-	Elf *elf;
-
-	(void)name;
-	(void)start;
-	if (*userdata != NULL)
-		return (DWARF_CB_OK);
-	dwfl_module_info(mod, NULL, NULL, NULL, &dwbias, NULL, NULL, NULL);
-	if (dwbias == (Dwarf_Addr)-1)
-		return (DWARF_CB_OK);	/* not read (or not there) */
-	*userdata = u;
-	if ((dw = dwfl_module_getdwarf(mod, &bias)) != NULL &&
-	    (elf = dwarf_getelf(dw)) != NULL)
-		u->held += unwind_section_bytes(elf, unwind_dwarf_names);
-	return (DWARF_CB_OK);
-}
-
 static struct unwind_proc *
 unwind_proc_get(struct unwinder *u, int32_t pid)
 {
@@ -351,10 +339,8 @@ unwinder_unwind(struct unwinder *u, int32_t pid, int32_t tid,
 	u->cur.max = max;
 	unwind_active = u;
 	p = unwind_proc_get(u, pid);
-	if (p != NULL && p->dwfl != NULL) {
+	if (p != NULL && p->dwfl != NULL)
 		dwfl_getthread_frames(p->dwfl, tid, unwind_frame_cb, u);
-		dwfl_getmodules(p->dwfl, unwind_count_dwarf, u, 0);
-	}
 	unwind_active = NULL;
 	if (u->cur.n == 0) {
 		/* at least the sampled pc, as perf does */
