@@ -55,7 +55,7 @@ ok $? "a -g program with 256 MiB of .debug_info"
 chown -R 65534:65534 "$TMP/u"
 
 out=$TMP/out
-attack_start "$out" 3 -f 49 --perf-mode ${MODE:-dwarf} $ONLY_PERF
+attack_start "$out" 3 -f 49 --perf-mode dwarf $ONLY_PERF
 setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/u/deep_bomb" 12 &
 bomb=$!
 sleep 12
