@@ -66,10 +66,10 @@ static struct unwinder *unwind_active;
 /*
  * Ready a module's ELF for libdw: the bytes of its call frame information
  * (.eh_frame, its header, .debug_frame), what libdw reads of it to unwind,
- * or -1 if it has more sections than are looked at.  Where .eh_frame does
- * not unwind a frame (its return address past the copied stack, which
- * ends every deep stack, or a pc without an FDE), libdwfl tries
- * .debug_frame, and to find it would read the module's whole DWARF: every
+ * or -1 if it has more sections than are looked at or one larger than
+ * the budget.  Where .eh_frame has no FDE for a pc (code built without
+ * unwind tables, hand-written assembly), libdwfl tries .debug_frame, and
+ * to find it would read the module's whole DWARF: every
  * .debug_ section of a binary built with -g, into memory, whatever its
  * size (a local user's binary can carry a gigabyte).  Those sections
  * other than .debug_frame are made SHT_NOBITS in this handle's headers
@@ -107,6 +107,9 @@ unwind_sections(Elf *elf)
 		for (hit = 0, i = 0; i < sizeof(cfi) / sizeof(cfi[0]); i++) {
 			len = strlen(cfi[i]) + 1;	/* with its NUL */
 			if (len <= room && memcmp(name, cfi[i], len) == 0) {
+				/* sizes a file gives: none may wrap the sum */
+				if (sh.sh_size > UNWIND_BUDGET_BYTES)
+					return (-1);
 				bytes += (int64_t)sh.sh_size;
 				hit = 1;
 			}
