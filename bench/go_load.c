@@ -17,6 +17,8 @@
  */
 #include "config.h"
 
+#include <sys/resource.h>
+
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -101,6 +103,8 @@ go_load_one(const char *path, int runs)
 	uint64_t		 a, h = 1469598103934665603ull;
 	size_t			 i, k, nn, inl = 0, frames = 0;
 	const char		*c;
+	struct rusage		 ru;
+	long			 peak = 0;
 	int			 fd, run;
 
 	for (run = 0; run < runs; run++) {
@@ -120,11 +124,15 @@ go_load_one(const char *path, int runs)
 		close(fd);
 		lmin = d < lmin ? d : lmin;
 		lfirst = run == 0 ? d : lfirst;
+		if (run == 0 && getrusage(RUSAGE_SELF, &ru) == 0)
+			peak = ru.ru_maxrss;
 	}
 	printf("%s: %zu functions from .gopclntab (%zu symbols)\n", path,
 	    t->go_funcs, t->nsyms);
 	printf("  load in one call: first %.2f ms, shortest of %d %.2f ms; "
-	    "%zu bytes\n", lfirst, runs, lmin, elfsym_bytes(t));
+	    "%zu bytes; peak RSS after the first %ld KiB (the process's "
+	    "own ~2 MiB with it)\n", lfirst, runs, lmin, elfsym_bytes(t),
+	    peak);
 	/* The first look-up in each function: what a sample landing there
 	 * first pays. */
 	for (i = 0; i < t->nsyms; i++) {

@@ -354,6 +354,58 @@ out:
 }
 
 /*
+ * The binary cut by its owner after the reader found the inline trees and
+ * before it read them (they are read from the file per function, not
+ * held whole): the functions stay, the inline data is given up and freed,
+ * nothing is read past the end.
+ */
+static int
+cut_before_trees(const char *path, const struct elfsym_table *t)
+{
+	struct elfsym_build	 b;
+	struct elfsym_goread	 r;
+	struct elfsym_go	 go;
+	struct elfsym_table	*u;
+	struct elfread		*e;
+	char			 cut[600];
+	int			 fd, rc, cutdone = 0, ok = 0;
+
+	snprintf(cut, sizeof(cut), "%s.cut", path);
+	if (tsu_copy(path, cut, -1) != 0 ||
+	    (fd = open(cut, O_RDWR | O_CLOEXEC)) < 0)
+		return (0);
+	if (elfread_open_fd(fd, ELFSYM_READ_BYTES, ELFSYM_READ_CALLS,
+	    &e) != 0) {
+		close(fd);
+		return (0);
+	}
+	elfsym_go_probe(e, &go);
+	memset(&b, 0, sizeof(b));
+	if ((u = b.t = calloc(1, sizeof(*b.t))) == NULL)
+		goto out;
+	u->fd = -1;
+	elfsym_go_begin(&r, &go);
+	while ((rc = elfsym_go_step(&r, &b, 64)) == 1)
+		if (!cutdone && u->go_names != NULL) {
+			/* the copies are allocated, the trees not read */
+			cutdone = ftruncate(fd, (off_t)r.off) == 0;
+		}
+	elfsym_go_free(&r);
+	ok = rc == 0 && cutdone && u->go_funcs == t->go_funcs &&
+	    u->go_inl_state != 0 && u->go_ninl == 0 && u->go_names == NULL &&
+	    u->go_inl == NULL;
+	printf("# cut at the trees' offset %llu: %zu functions, inline "
+	    "state %d\n", (unsigned long long)r.off, u->go_funcs,
+	    u->go_inl_state);
+	elfsym_free(u);
+out:
+	(void)elfread_free(e);
+	close(fd);
+	(void)unlink(cut);
+	return (ok);
+}
+
+/*
  * Every inline range of main.caller, and every 7th range elsewhere (the
  * runtime inlines much): the chain elfsym gives (innermost first, then
  * the function holding the code) must be llvm-addr2line -i's on the
@@ -422,6 +474,8 @@ test_real(void)
 	    3 * nfn + 1, "stripped: loaded with no inline range built");
 	CHECK(t != NULL && sliced_same(path, t, 1) &&
 	    sliced_same(path, t, 4096), "read in slices: the same table");
+	CHECK(t != NULL && cut_before_trees(path, t), "cut before its inline "
+	    "trees are read: its functions kept, no inline data");
 	if (t != NULL && (nrng = elfsym_go_inl_ranges(t, NULL, 0)) > 0 &&
 	    (rng = calloc(nrng, sizeof(*rng))) != NULL)
 		(void)elfsym_go_inl_ranges(t, rng, nrng);

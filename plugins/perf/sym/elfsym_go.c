@@ -162,7 +162,6 @@ enum {
 	GR_FUNCS,	/* its functions added */
 	GR_GOFUNC,	/* moduledata.gofunc found */
 	GR_INL1,	/* those with inlined code, their tables' lengths */
-	GR_SPAN,	/* the span of their trees read */
 	GR_ALLOC,
 	GR_NAMES,	/* funcnametab copied */
 	GR_INL2,	/* tables and trees copied */
@@ -182,8 +181,7 @@ void
 elfsym_go_free(struct elfsym_goread *r)
 {
 	free(r->own);
-	free(r->span);
-	r->own = r->span = NULL;
+	r->own = NULL;
 	r->phase = GR_DONE;
 }
 
@@ -291,10 +289,13 @@ elfsym_go_tree_len(const struct elfsym_goread *r,
 }
 
 /*
- * Pass 2 for function i: copy its table and tree entries; its go_chain
- * triple becomes (table offset in the copy, tree offset, tree length)
- * and its chain ELFSYM_GOINL_LAZY | k (k kept through the sort).  A
- * triple is written where pass 1's quads have been read.
+ * Pass 2 for function i: copy its table and read its tree entries from
+ * the file (the span holding all trees is as large as .gopclntab in a big
+ * binary, 8.5 MB for containerd: read whole, it doubled the load's
+ * peak); its go_chain triple becomes (table offset in the copy, tree
+ * offset, tree length) and its chain ELFSYM_GOINL_LAZY | k (k kept
+ * through the sort).  A triple is written where pass 1's quads have been
+ * read.  The units it took, 0 when the file no longer holds the tree.
  */
 static size_t
 elfsym_go_inl2(struct elfsym_goread *r, struct elfsym_table *t, size_t i)
@@ -310,9 +311,11 @@ elfsym_go_inl2(struct elfsym_goread *r, struct elfsym_table *t, size_t i)
 	tblen = c[1];
 	if ((tl = elfsym_go_tree_len(r, t, i, &at)) == 0)
 		return (1);
+	if (elfread_read_at(r->go->le, r->off + (at - r->saddr),
+	    (uint8_t *)L->tree + r->tp, tl) != 0)
+		return (0);	/* an error, or the file shrank */
 	memcpy(tabs + r->pp, r->g.p + r->g.pctab + pcinl, tblen);
 	tabs[r->pp + tblen] = 0;
-	memcpy((uint8_t *)L->tree + r->tp, r->sp + (at - r->saddr), tl);
 	f = &t->go_inl[r->k];
 	*f = t->go_inl[i];
 	f->chain = ELFSYM_GOINL_LAZY | (uint32_t)r->k;
@@ -444,19 +447,7 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 			r->saddr = r->lo;
 			r->slen = (size_t)(r->hi - r->lo);
 			r->off = sh->sh_offset + (r->lo - sh->sh_addr);
-			r->got = 0;
-			if ((r->span = malloc(r->slen)) == NULL)
-				return (-ENOMEM);
-			r->phase = GR_SPAN;
-			break;
-		case GR_SPAN:
-			if (elfsym_go_pread(le, r->span, r->off, r->slen,
-			    &r->got, &budget) != 0)
-				goto none;
-			if (r->got == r->slen) {
-				r->sp = r->span;
-				r->phase = GR_ALLOC;
-			}
+			r->phase = GR_ALLOC;
 			break;
 		case GR_ALLOC:
 			for (i = 0, r->ttot = 0; i < r->n; i++)
@@ -500,7 +491,8 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 			break;
 		case GR_INL2:
 			for (; r->i < r->n && budget > 0; r->i++) {
-				u = elfsym_go_inl2(r, t, r->i);
+				if ((u = elfsym_go_inl2(r, t, r->i)) == 0)
+					goto none;
 				budget -= budget > u ? u : budget;
 			}
 			if (r->i < r->n)

@@ -223,9 +223,12 @@ elfsym_go_inl_none(struct elfsym_table *t)
 {
 	free(t->go_inl);
 	free(t->go_chain);
+	free(t->go_names);	/* go_lazy lies inside it */
 	t->go_inl = NULL;
 	t->go_chain = NULL;
-	t->go_ninl = t->go_nchain = 0;
+	t->go_names = NULL;
+	t->go_lazy = NULL;
+	t->go_ninl = t->go_nchain = t->go_names_len = 0;
 }
 
 /* The function with inline ranges holding vaddr, built; NULL if none. */

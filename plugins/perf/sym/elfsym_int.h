@@ -84,10 +84,8 @@ struct elfsym_goread {
 	size_t		 ptot, pp;	/* their tables' bytes */
 	size_t		 ttot, tp;	/* their trees' bytes */
 	size_t		 nlen;		/* funcnametab's */
-	uint8_t		*span;		/* the trees' span (owned) */
-	const uint8_t	*sp;
-	size_t		 slen;
-	uint64_t	 saddr;
+	uint64_t	 saddr;		/* the trees' span, at file */
+	size_t		 slen;		/* offset off */
 	int		 sorted;
 };
 
