@@ -229,6 +229,7 @@ main(int argc, char **argv)
 	struct config		*cfg;
 	int			 rc;
 
+	xmalloc_policy();
 	log_init(0, "gprofiler");
 	memset(&m, 0, sizeof(m));
 	TAILQ_INIT(&m.plugins);

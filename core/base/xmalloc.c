@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,15 @@ xmalloc_die(size_t n)
 {
 	fprintf(stderr, "ERROR out of memory allocating %zu bytes\n", n);
 	abort();
+}
+
+void
+xmalloc_policy(void)
+{
+	/* A fixed threshold also stops glibc from moving it (and with it
+	 * the heap's trim threshold) up to the largest block freed;
+	 * realloc grows a mapped block with mremap, without a copy. */
+	(void)mallopt(M_MMAP_THRESHOLD, XMALLOC_MMAP_THRESHOLD);
 }
 
 void *
