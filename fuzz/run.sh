@@ -26,7 +26,7 @@ for f in "$src"/fuzz/fuzz_*.c; do
 	# shellcheck disable=SC2086
 	if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -DFUZZING \
-	    -I"$src/include" -I"$src/core" -I"$build" -I"$src" -I"$build/core" \
+	    -I"$src/include" -I"$src/core" -I"$src/lib" -I"$build" -I"$src" -I"$build/core" \
 	    $(for s in $srcs; do printf -- '-I%s ' "$src/$(dirname "$s")" "$build/$(dirname "$s")"; done) \
 	    -o "$out/$name" "$f" "${paths[@]}" $libs >"$out/$name.build.log" 2>&1; then
 		echo "not ok - $name: build failed"; sed 's/^/# /' "$out/$name.build.log" | tail -20
