@@ -22,25 +22,23 @@
 
 #define NAME_MAX_LEN	4096
 
-
+/*
+ * A symbol whose name is already placed: name is its offset in names, or
+ * for a lazy table (string section << 31 | offset in the file).
+ */
 int
-elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
-    const char *name, size_t st_name, uint8_t attr)
+elfsym_push_at(struct elfsym_build *b, uint64_t addr, uint64_t size,
+    uint32_t name, uint8_t attr)
 {
 	struct elfsym_table	*t = b->t;
 	struct elfsym_sym	*v;
-	size_t			 len, ncap;
+	size_t			 ncap;
 	uint8_t			*a;
-	char			*p;
 
 	if (t->nsyms >= ELFSYM_MAX_SYMS) {
 		t->dropped++;
 		return (0);
 	}
-	if (b->lazy && (st_name > 0x7fffffffu ||
-	    st_name >= t->str_size[b->src]))
-		return (0);		/* not addressable in the file */
-	len = strnlen(name, NAME_MAX_LEN);
 	if (t->nsyms == b->cap) {
 		ncap = b->cap ? b->cap * 2 : 256;
 		if ((v = reallocarray(t->syms, ncap, sizeof(*v))) == NULL)
@@ -52,13 +50,33 @@ elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
 		b->cap = ncap;
 	}
 	t->attr[t->nsyms] = attr;
-	if (b->lazy) {
-		v = &t->syms[t->nsyms++];
-		v->addr = addr;
-		v->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
-		v->name = (uint32_t)((size_t)b->src << 31 | st_name);
+	v = &t->syms[t->nsyms++];
+	v->addr = addr;
+	v->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+	v->name = name;
+	return (0);
+}
+
+/* A symbol and its name: copied, or when lazy st_name in the file. */
+int
+elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
+    const char *name, size_t st_name, uint8_t attr)
+{
+	struct elfsym_table	*t = b->t;
+	size_t			 len, ncap, off;
+	char			*p;
+
+	if (t->nsyms >= ELFSYM_MAX_SYMS) {
+		t->dropped++;
 		return (0);
 	}
+	if (b->lazy) {
+		if (st_name > 0x7fffffffu || st_name >= t->str_size[b->src])
+			return (0);	/* not addressable in the file */
+		return (elfsym_push_at(b, addr, size,
+		    (uint32_t)((size_t)b->src << 31 | st_name), attr));
+	}
+	len = strnlen(name, NAME_MAX_LEN);
 	if (t->names_len + len + 1 > b->names_cap) {
 		ncap = b->names_cap ? b->names_cap * 2 : 4096;
 		while (ncap < t->names_len + len + 1)
@@ -70,12 +88,9 @@ elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
 	}
 	memcpy(t->names + t->names_len, name, len);
 	t->names[t->names_len + len] = '\0';
-	v = &t->syms[t->nsyms++];
-	v->addr = addr;
-	v->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
-	v->name = (uint32_t)t->names_len;
+	off = t->names_len;
 	t->names_len += len + 1;
-	return (0);
+	return (elfsym_push_at(b, addr, size, (uint32_t)off, attr));
 }
 
 void

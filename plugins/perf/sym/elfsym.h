@@ -82,24 +82,26 @@ struct elfsym_table {
 	int			 has_symtab;	/* had a non-empty .symtab */
 	size_t			 dropped;	/* symbols over ELFSYM_MAX_SYMS */
 	/* Without a .symtab, Go's functions come from .gopclntab (their
-	 * names are then copied, not lazy). */
+	 * names are then in memory, not lazy: funcnametab copied whole into
+	 * names at go_nbase, each function's name an offset there). */
 	size_t			 go_funcs;	/* functions read from it */
 	int			 go_version;	/* its format: 116, 118, 120 */
 	/* What gProfiler's Go application metadata says of the binary;
 	 * the version as `go version` prints it ("go1.19.8"). */
 	char			 go_buildver[GOBUILDINFO_VER_MAX];
 	/* Inlined frames from .gopclntab (FUNCDATA_InlTree): the sorted
-	 * functions that have some, their ranges and chains (go_chain),
-	 * and one allocation (go_names, go_names_len bytes) holding a copy
-	 * of funcnametab the chains name, then what building a function's
-	 * ranges reads (go_lazy, inside it: pctab's and the trees' copies,
-	 * freed with it). */
+	 * functions that have some, their ranges and chains (go_chain; the
+	 * names they give are funcnametab's, in names at go_nbase), and
+	 * one allocation (go_names, go_names_len bytes) holding what
+	 * building a function's ranges reads (go_lazy at its start: pctab's
+	 * and the trees' copies, freed with it). */
 	struct elfsym_goinl	*go_inl;
 	size_t			 go_ninl;
 	uint32_t		*go_chain;
 	size_t			 go_nchain;
 	char			*go_names;
 	size_t			 go_names_len;
+	size_t			 go_nbase;
 	struct elfsym_golazy	*go_lazy;
 	int			 go_inl_state;	/* 0 read, -errno: none */
 	int			 go_buildinfo;	/* 0: read; -ENOENT: none */

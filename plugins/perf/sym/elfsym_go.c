@@ -159,11 +159,11 @@ out:
 enum {
 	GR_READ,	/* .gopclntab's bytes */
 	GR_OPEN,
+	GR_FNAMES,	/* funcnametab copied into the table's names */
 	GR_FUNCS,	/* its functions added */
 	GR_GOFUNC,	/* moduledata.gofunc found */
 	GR_INL1,	/* those with inlined code, their tables' lengths */
 	GR_ALLOC,
-	GR_NAMES,	/* funcnametab copied */
 	GR_INL2,	/* tables and trees copied */
 	GR_FIN,
 	GR_DONE
@@ -342,6 +342,7 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 	struct elfread		*le = go->le;
 	size_t			 scn;
 	const char		*name;
+	char			*p;
 	uint64_t		 entry, end, at;
 	size_t			 len, i, u, off;
 	int			 e;
@@ -379,11 +380,41 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 				goto done;
 			t->go_version = g->version;
 			t->go_inl_state = -ENOENT;
+			/* funcnametab runs up to cutab, the next table:
+			 * copied after the names the table has, with a NUL
+			 * that ends a name cut at its end. */
+			r->nlen = (g->cutab > g->funcname ? g->cutab :
+			    g->len) - g->funcname;
+			if (b->lazy || t->names_len + r->nlen + 1 > UINT32_MAX)
+				goto done;	/* names in the file: none */
+			if ((p = realloc(t->names, t->names_len + r->nlen +
+			    1)) == NULL)
+				return (-ENOMEM);
+			t->names = p;
+			b->names_cap = t->names_len + r->nlen + 1;
+			r->nbase = (uint32_t)t->names_len;
+			t->names[r->nbase + r->nlen] = '\0';
+			r->phase = GR_FNAMES;
+			r->i = 0;
+			break;
+		case GR_FNAMES:
+			u = r->nlen - r->i;
+			if (u / ELFSYM_GO_UNIT_BYTES > budget)
+				u = budget * ELFSYM_GO_UNIT_BYTES;
+			memcpy(t->names + r->nbase + r->i, g->p + g->funcname +
+			    r->i, u);
+			r->i += u;
+			budget -= budget > u / ELFSYM_GO_UNIT_BYTES + 1 ?
+			    u / ELFSYM_GO_UNIT_BYTES + 1 : budget;
+			if (r->i < r->nlen)
+				break;
+			t->names_len += r->nlen + 1;
+			t->go_nbase = r->nbase;
 			r->phase = GR_FUNCS;
 			r->i = 0;
 			break;
 		case GR_FUNCS:
-			/* two units a function: its name copied, its
+			/* two units a function: its name found, its
 			 * symbol's room (fresh pages) */
 			for (; r->i < g->nfunc && budget > 0; r->i++) {
 				budget -= budget > 2 ? 2 : budget;
@@ -391,8 +422,16 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 				    &len) != 0 || len == 0 || entry == 0 ||
 				    end <= entry)
 					continue;
-				if ((e = elfsym_push(b, entry, end - entry,
-				    name, 0, 0)) != 0)
+				/* in the copy, or (a hostile offset past
+				 * funcnametab) copied on its own */
+				off = (size_t)(name - (const char *)g->p) -
+				    g->funcname;
+				e = off < r->nlen && len < r->nlen - off ?
+				    elfsym_push_at(b, entry, end - entry,
+				    r->nbase + (uint32_t)off, 0) :
+				    elfsym_push(b, entry, end - entry, name, 0,
+				    0);
+				if (e != 0)
 					return (e);
 				t->go_funcs++;
 			}
@@ -453,36 +492,17 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 			for (i = 0, r->ttot = 0; i < r->n; i++)
 				r->ttot += elfsym_go_tree_len(r, t, i, &at);
 			budget -= budget > r->n / 64 ? r->n / 64 : budget;
-			/* funcnametab runs up to cutab, the next table. */
-			r->nlen = (g->cutab > g->funcname ? g->cutab :
-			    g->len) - g->funcname;
-			off = (r->nlen + 1 + 15) & ~(size_t)15;
-			if ((t->go_names = malloc(off + sizeof(*L) + r->ptot +
+			if ((t->go_names = malloc(sizeof(*L) + r->ptot +
 			    r->ttot)) == NULL)
 				return (-ENOMEM);
-			t->go_names[r->nlen] = '\0';
-			t->go_names_len = off + sizeof(*L) + r->ptot + r->ttot;
+			t->go_names_len = sizeof(*L) + r->ptot + r->ttot;
 			L = t->go_lazy = (struct elfsym_golazy *)(void *)
-			    (t->go_names + off);
+			    t->go_names;
 			memset(L, 0, sizeof(*L));
 			L->tree = (const uint8_t *)(L + 1) + r->ptot;
 			L->tlen = r->ttot;
 			L->names_len = r->nlen;
 			((uint8_t *)(L + 1))[0] = 0;
-			r->phase = GR_NAMES;
-			r->i = 0;
-			break;
-		case GR_NAMES:
-			u = r->nlen - r->i;
-			if (u / ELFSYM_GO_UNIT_BYTES > budget)
-				u = budget * ELFSYM_GO_UNIT_BYTES;
-			memcpy(t->go_names + r->i, g->p + g->funcname + r->i,
-			    u);
-			r->i += u;
-			budget -= budget > u / ELFSYM_GO_UNIT_BYTES + 1 ?
-			    u / ELFSYM_GO_UNIT_BYTES + 1 : budget;
-			if (r->i < r->nlen)
-				break;
 			r->phase = GR_INL2;
 			r->i = r->k = 0;
 			r->pp = 1;

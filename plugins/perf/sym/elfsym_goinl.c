@@ -223,7 +223,7 @@ elfsym_go_inl_none(struct elfsym_table *t)
 {
 	free(t->go_inl);
 	free(t->go_chain);
-	free(t->go_names);	/* go_lazy lies inside it */
+	free(t->go_names);	/* go_lazy is at its start */
 	t->go_inl = NULL;
 	t->go_chain = NULL;
 	t->go_names = NULL;
@@ -282,7 +282,7 @@ elfsym_go_inlined(const struct elfsym_table *t, uint64_t vaddr,
 	if (n > max)
 		n = max;
 	for (k = 0; k < n; k++)
-		names[k] = t->go_names + t->go_chain[c + 1 + k];
+		names[k] = t->names + t->go_nbase + t->go_chain[c + 1 + k];
 	return (n);
 }
 

@@ -43,10 +43,13 @@ struct elfsym_go {
 /* Add one symbol (name copied, or st_name in the lazy string table). */
 int	elfsym_push(struct elfsym_build *, uint64_t addr, uint64_t size,
 	    const char *name, size_t st_name, uint8_t attr);
+int	elfsym_push_at(struct elfsym_build *, uint64_t addr, uint64_t size,
+	    uint32_t name, uint8_t attr);
 
 /*
- * What building a function's inline ranges reads, kept from the load:
- * inside go_names' allocation, after funcnametab's copy.
+ * What building a function's inline ranges reads, kept from the load: at
+ * the start of go_names' allocation (funcnametab's copy is in names, at
+ * go_nbase: the functions' and the inlined frames' names are one copy).
  */
 struct elfsym_golazy {
 	struct gopclntab g;		/* over the tables' copy (pctab 0) */
@@ -84,6 +87,7 @@ struct elfsym_goread {
 	size_t		 ptot, pp;	/* their tables' bytes */
 	size_t		 ttot, tp;	/* their trees' bytes */
 	size_t		 nlen;		/* funcnametab's */
+	uint32_t	 nbase;		/* its copy's offset in names */
 	uint64_t	 saddr;		/* the trees' span, at file */
 	size_t		 slen;		/* offset off */
 	int		 sorted;
