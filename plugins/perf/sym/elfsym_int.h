@@ -143,6 +143,9 @@ struct elfsym_sort {
 	size_t		 w, lo, i, j, k;	/* merge: width, pair, cursors */
 	int		 inpair;
 	size_t		 o;		/* kept so far */
+	char		*nn;		/* the kept names' copy */
+	size_t		 nlen;		/* its length */
+	size_t		 blo, blen;	/* funcnametab's copy in names */
 };
 /* Begin (the build's symbols are all pushed), step (1 while work
  * remains, 0 done), free (at any point). */

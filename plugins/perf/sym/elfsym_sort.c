@@ -19,6 +19,8 @@ enum {
 	SORT_MERGE,	/* merged pairwise, wider each pass */
 	SORT_KEEP,	/* the preferred symbol per address */
 	SORT_GAPS,	/* unsized symbols sized to the next */
+	SORT_NAMES,	/* the kept symbols' names measured */
+	SORT_COPY,	/* and copied, when that saves enough */
 	SORT_TRIM,
 	SORT_DONE
 };
@@ -96,10 +98,19 @@ elfsym_sort_free(struct elfsym_sort *s)
 	free(s->tmp);
 	free(s->ns);
 	free(s->na);
+	free(s->nn);
+	s->nn = NULL;
 	s->ix = s->tmp = NULL;
 	s->ns = NULL;
 	s->na = NULL;
 	s->phase = SORT_DONE;
+}
+
+/* Whether a names offset lies in funcnametab's copy. */
+static int
+elfsym_in_block(const struct elfsym_sort *s, uint32_t off)
+{
+	return (off >= s->blo && off - s->blo < s->blen);
 }
 
 /* Without memory for the order the table is unusable unsorted: empty. */
@@ -237,8 +248,61 @@ elfsym_sort_step(struct elfsym_sort *s, struct elfsym_build *b,
 				t->syms[s->i].size = gap > UINT32_MAX ?
 				    UINT32_MAX : (uint32_t)gap;
 			}
-			if (s->i + 1 >= t->nsyms)
+			if (s->i + 1 < t->nsyms)
+				break;
+			s->i = 0;
+			s->nlen = 0;
+			/* Chains name funcnametab's entries by offset: its
+			 * copy is kept whole. */
+			s->blo = t->go_nbase;
+			s->blen = t->go_lazy != NULL ? t->go_lazy->names_len +
+			    1 : 0;
+			s->phase = t->names != NULL ? SORT_NAMES : SORT_TRIM;
+			break;
+		case SORT_NAMES:
+			/* The names of the symbols the keep dropped
+			 * (aliases; a PIE Go binary's .dynsym, named again
+			 * by .gopclntab: 3.3 MB of containerd's) stay in
+			 * names until copied out. */
+			for (; s->i < t->nsyms && budget > 0; s->i++, budget--)
+				if (!elfsym_in_block(s, t->syms[s->i].name))
+					s->nlen += strlen(t->names +
+					    t->syms[s->i].name) + 1;
+			if (s->i < t->nsyms)
+				break;
+			s->nlen += s->blen;
+			if (s->nlen > t->names_len / 4 * 3 ||
+			    (s->nn = malloc(s->nlen ? s->nlen : 1)) == NULL) {
 				s->phase = SORT_TRIM;
+				break;
+			}
+			memcpy(s->nn, t->names + s->blo, s->blen);
+			u = s->blen / 4096;
+			budget -= u < budget ? u : budget;
+			s->i = 0;
+			s->k = s->blen;
+			s->phase = SORT_COPY;
+			break;
+		case SORT_COPY:
+			for (; s->i < t->nsyms && budget > 0; s->i++, budget--) {
+				v = &t->syms[s->i];
+				if (elfsym_in_block(s, v->name)) {
+					v->name -= (uint32_t)s->blo;
+					continue;
+				}
+				len = strlen(t->names + v->name) + 1;
+				memcpy(s->nn + s->k, t->names + v->name, len);
+				v->name = (uint32_t)s->k;
+				s->k += len;
+			}
+			if (s->i < t->nsyms)
+				break;
+			free(t->names);
+			t->names = s->nn;
+			t->names_len = s->nlen;
+			t->go_nbase = 0;
+			s->nn = NULL;
+			s->phase = SORT_TRIM;
 			break;
 		case SORT_TRIM:
 			if ((v = reallocarray(t->syms, t->nsyms,
