@@ -301,6 +301,37 @@ load(const char *path)
 	return (t);
 }
 
+/* The Go reader over fd, into an empty table (b->t); NULL on failure. */
+static struct elfsym_table *
+go_open(int fd, struct elfread **e, struct elfsym_go *go,
+    struct elfsym_build *b)
+{
+	if (elfread_open_fd(fd, ELFSYM_READ_BYTES, ELFSYM_READ_CALLS, e) != 0)
+		return (NULL);
+	elfsym_go_probe(*e, go);
+	memset(b, 0, sizeof(*b));
+	if ((b->t = calloc(1, sizeof(*b->t))) == NULL) {
+		(void)elfread_free(*e);
+		return (NULL);
+	}
+	b->t->fd = -1;
+	return (b->t);
+}
+
+/* funcnametab's copies in two tables, NUL included, are the same. */
+static int
+go_names_same(const struct elfsym_table *u, const struct elfsym_table *t)
+{
+	size_t	 n;
+
+	if (u->go_lazy == NULL || t->go_lazy == NULL)
+		return (0);
+	n = t->go_lazy->names_len + 1;
+	return (u->go_lazy->names_len + 1 == n &&
+	    u->go_nbase + n <= u->names_len && t->go_nbase + n <= t->names_len &&
+	    memcmp(u->names + u->go_nbase, t->names + t->go_nbase, n) == 0);
+}
+
 /*
  * The Go part read in slices (elfsym_go_step from an fd, budget units a
  * step) gives the one-shot load's functions and inline data, byte for
@@ -319,16 +350,10 @@ sliced_same(const char *path, const struct elfsym_table *t, size_t budget)
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return (0);
-	if (elfread_open_fd(fd, ELFSYM_READ_BYTES, ELFSYM_READ_CALLS,
-	    &e) != 0) {
+	if ((u = go_open(fd, &e, &go, &b)) == NULL) {
 		close(fd);
 		return (0);
 	}
-	elfsym_go_probe(e, &go);
-	memset(&b, 0, sizeof(b));
-	if ((u = b.t = calloc(1, sizeof(*b.t))) == NULL)
-		goto out;
-	u->fd = -1;
 	elfsym_go_begin(&r, &go);
 	while ((rc = elfsym_go_step(&r, &b, budget)) == 1)
 		steps++;
@@ -341,13 +366,11 @@ sliced_same(const char *path, const struct elfsym_table *t, size_t budget)
 	    sizeof(*t->go_inl)) == 0 &&
 	    memcmp(u->go_chain, t->go_chain, (3 * t->go_ninl + 1) *
 	    sizeof(*t->go_chain)) == 0 &&
-	    memcmp(u->go_names, t->go_names, (size_t)((const char *)
-	    t->go_lazy - t->go_names)) == 0 &&
+	    go_names_same(u, t) &&
 	    memcmp(u->go_lazy + 1, t->go_lazy + 1, t->go_names_len -
 	    (size_t)((const char *)(t->go_lazy + 1) - t->go_names)) == 0;
 	printf("# sliced by %zu units: %zu steps\n", budget, steps + 1);
 	elfsym_free(u);
-out:
 	(void)elfread_free(e);
 	close(fd);
 	return (same);
@@ -374,16 +397,8 @@ cut_before_trees(const char *path, const struct elfsym_table *t)
 	if (tsu_copy(path, cut, -1) != 0 ||
 	    (fd = open(cut, O_RDWR | O_CLOEXEC)) < 0)
 		return (0);
-	if (elfread_open_fd(fd, ELFSYM_READ_BYTES, ELFSYM_READ_CALLS,
-	    &e) != 0) {
-		close(fd);
-		return (0);
-	}
-	elfsym_go_probe(e, &go);
-	memset(&b, 0, sizeof(b));
-	if ((u = b.t = calloc(1, sizeof(*b.t))) == NULL)
+	if ((u = go_open(fd, &e, &go, &b)) == NULL)
 		goto out;
-	u->fd = -1;
 	elfsym_go_begin(&r, &go);
 	while ((rc = elfsym_go_step(&r, &b, 64)) == 1)
 		if (!cutdone && u->go_names != NULL) {
@@ -398,8 +413,8 @@ cut_before_trees(const char *path, const struct elfsym_table *t)
 	    "state %d\n", (unsigned long long)r.off, u->go_funcs,
 	    u->go_inl_state);
 	elfsym_free(u);
-out:
 	(void)elfread_free(e);
+out:
 	close(fd);
 	(void)unlink(cut);
 	return (ok);
