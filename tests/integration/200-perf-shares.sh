@@ -7,9 +7,9 @@
 perf_require
 tap_tmpdir
 
-"$WL/perf_busy" -t 10 -j 2 &
+"$WL/perf_busy" -t 60 -j 2 &
 busy=$!
-"$WL/perf_busy" -t 10 &
+"$WL/perf_busy" -t 60 &
 other=$!
 perf_wait_exec $busy perf_busy
 perf_profile "$TMP/out" 8 profiling-frequency=997 pids=$busy

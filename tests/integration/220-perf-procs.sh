@@ -10,17 +10,18 @@ command -v unshare >/dev/null || skip_all "unshare(1) missing"
 
 # deleted while running
 cp "$WL/perf_busy" "$TMP/perf_busy_del"
-"$TMP/perf_busy_del" -t 6 & del=$!
+"$TMP/perf_busy_del" -t 60 & del=$!
 perf_wait_exec $del perf_busy_del
 rm -f "$TMP/perf_busy_del"
 
 # own mount namespace, binary on a private tmpfs
 mkdir -p "$TMP/ns"
 unshare -m sh -c 'mount -t tmpfs none "$1" && cp "$2" "$1/perf_busy_ns" &&
-    exec "$1/perf_busy_ns" -t 6' sh "$TMP/ns" "$WL/perf_busy" & ns=$!
+    exec "$1/perf_busy_ns" -t 60' sh "$TMP/ns" "$WL/perf_busy" & ns=$!
 
-# short-lived: 8 runs of 0.3 s, one after the other, during the cycle
-( i=0; while [ $i -lt 8 ]; do "$WL/perf_busy" -t 0.3; i=$((i + 1)); done ) &
+# short-lived: runs of 0.3 s, one after the other, until the cycle is over
+# (however long the agent takes to start)
+( while [ ! -e "$TMP/stop" ]; do "$WL/perf_busy" -t 0.3; done ) &
 short=$!
 
 sleep 0.3
@@ -28,6 +29,8 @@ sleep 0.3
 ok $? "the namespaced binary is not visible from the host"
 perf_profile "$TMP/out" 4 profiling-frequency=99
 ok $? "plugin ran one cycle"
+touch "$TMP/stop"
+kill $del $ns 2>/dev/null
 wait
 
 cat >"$TMP/check.py" <<'PY'

@@ -75,13 +75,13 @@ diag "go env GOVERSION: $gover"
 readelf -S "$TMP/go/gohot" | grep -q '\.symtab'
 ok $((!$?)) "the binary has no .symtab"
 
-"$TMP/go/gohot" 12 &
+"$TMP/go/gohot" 60 &
 hot=$!
 # niced: the shares measured are gohot's own, its samples stay many
-nice -n 10 "$WL/perf_busy" -t 12 &
+nice -n 10 "$WL/perf_busy" -t 60 &
 busy=$!
 pie=$busy	# no PIE process when its build failed
-if [ -x "$TMP/go/gohotpie" ]; then nice -n 10 "$TMP/go/gohotpie" 12 & pie=$!; fi
+if [ -x "$TMP/go/gohotpie" ]; then nice -n 10 "$TMP/go/gohotpie" 60 & pie=$!; fi
 perf_wait_exec $hot gohot
 perf_wait_exec $busy perf_busy
 perf_profile "$TMP/out" 8 profiling-frequency=997 pids=$hot,$busy,$pie
