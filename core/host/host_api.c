@@ -466,6 +466,9 @@ static const struct gp_host_api host_api_table = {
 	.process_source = host_process_source,
 	.process_report = host_process_report,
 	.process_subscribe = host_process_subscribe,
+	.sample_walk = host_sample_walk,
+	.sample_walk_thread = host_sample_walk_thread,
+	.sample_walker = host_sample_walker,
 };
 
 const struct gp_host_api *

@@ -6,6 +6,9 @@
  * Processes found from samples (1.4) go the same way: the source reports
  * a process at its first sample of a cycle to every process profiler
  * subscribed, which examines that one process instead of scanning /proc.
+ * Frame walks (1.6) are passed straight to the source that walks: it
+ * keeps them (in its BPF maps), and a process profiler that finds them
+ * gone (-ENOENT: the source restarted) says them again.
  */
 #include "config.h"
 
@@ -38,6 +41,16 @@ static struct host_sample_sub {
 				    const struct gp_sample_stack *);
 	void			*arg;
 } host_sample_subs[HOST_SAMPLE_SUBS];
+
+/* The source that walks interpreter frames in the sample (1.6). */
+static struct {
+	struct gp_plugin_ctx	*ctx;
+	int32_t			(*walk)(void *, int32_t,
+				    const struct gp_frame_walk *);
+	int32_t			(*thread)(void *, int32_t, int32_t, uint64_t,
+				    uint64_t);
+	void			*arg;
+} host_walker;
 
 /* Processes found from samples (1.4). */
 static struct gp_plugin_ctx	*host_process_src;
@@ -173,8 +186,8 @@ host_sample_report_stack(struct gp_plugin_ctx *ctx, int32_t pid,
 	host_ctx_check(ctx);
 	if (ctx != host_sample_src.ctx)
 		return;
-	/* a stack from a newer plugin than this host: its 1.3 fields only */
-	if (st != NULL && st->size < sizeof(*st))
+	/* a stack of an older source: subscribers read what size covers */
+	if (st != NULL && st->size < GP_SAMPLE_STACK_SIZE_1_3)
 		st = NULL;
 	for (i = 0; i < HOST_SAMPLE_SUBS; i++) {
 		if (host_sample_subs[i].stack_cb != NULL)
@@ -191,6 +204,51 @@ host_sample_report(struct gp_plugin_ctx *ctx, int32_t pid, int32_t tid,
     uint64_t count)
 {
 	host_sample_report_stack(ctx, pid, tid, count, NULL);
+}
+
+int32_t
+host_sample_walk(struct gp_plugin_ctx *ctx, int32_t pid,
+    const struct gp_frame_walk *w)
+{
+	host_ctx_check(ctx);
+	if (host_walker.walk == NULL)
+		return (-ENOTSUP);
+	if (pid <= 0 || (w != NULL && w->size < sizeof(*w)))
+		return (-EINVAL);
+	return (host_walker.walk(host_walker.arg, pid, w));
+}
+
+int32_t
+host_sample_walk_thread(struct gp_plugin_ctx *ctx, int32_t pid, int32_t tid,
+    uint64_t root, uint64_t check)
+{
+	host_ctx_check(ctx);
+	if (host_walker.thread == NULL)
+		return (-ENOTSUP);
+	if (pid <= 0 || tid <= 0)
+		return (-EINVAL);
+	return (host_walker.thread(host_walker.arg, pid, tid, root, check));
+}
+
+int32_t
+host_sample_walker(struct gp_plugin_ctx *ctx,
+    int32_t (*walk)(void *, int32_t, const struct gp_frame_walk *),
+    int32_t (*thread)(void *, int32_t, int32_t, uint64_t, uint64_t),
+    void *arg)
+{
+	host_ctx_check(ctx);
+	if (walk == NULL || thread == NULL) {
+		if (host_walker.ctx == ctx)
+			memset(&host_walker, 0, sizeof(host_walker));
+		return (0);
+	}
+	if (host_walker.ctx != NULL && host_walker.ctx != ctx)
+		return (-EBUSY);
+	host_walker.ctx = ctx;
+	host_walker.walk = walk;
+	host_walker.thread = thread;
+	host_walker.arg = arg;
+	return (0);
 }
 
 int32_t
@@ -261,6 +319,8 @@ host_sample_forget(struct gp_plugin_ctx *ctx)
 			    sizeof(host_sample_subs[k]));
 	if (host_sample_src.ctx == ctx)
 		memset(&host_sample_src, 0, sizeof(host_sample_src));
+	if (host_walker.ctx == ctx)
+		memset(&host_walker, 0, sizeof(host_walker));
 	for (i = 0; i < host_nwatches;)
 		if (host_watches[i].ctx == ctx)
 			(void)host_sample_watch(ctx, host_watches[i].pid, 0);

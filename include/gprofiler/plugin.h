@@ -34,6 +34,10 @@
  *                     process_subscribe (processes found from samples).
  *   1.5 (2026-12-03)  gp_open_spec.reader (a file read on a process's
  *                     behalf must be one its user could read).
+ *   1.6 (2026-12-04)  gp_host_api.sample_walk, sample_walk_thread,
+ *                     sample_walker, struct gp_frame_walk and
+ *                     gp_sample_stack's walk fields (interpreter frames
+ *                     walked in the sample).
  *
  * Types: fixed-width integers, double, const char *, pointers to ABI structs
  * and function pointers only; no bool, enum, long, time_t or structs by value.
@@ -59,7 +63,7 @@ extern "C" {
 
 #define GP_PLUGIN_MAGIC		0x47504c47u	/* "GPLG" */
 #define GP_ABI_MAJOR		1
-#define GP_ABI_MINOR		5
+#define GP_ABI_MINOR		6
 #define GP_PLUGIN_SYMBOL	"gprofiler_plugin"
 
 /*
@@ -73,6 +77,7 @@ extern "C" {
 #define GP_HOST_API_SIZE_1_0	240u	/* struct gp_host_api */
 #define GP_CHILD_SPEC_SIZE_1_0	80u	/* struct gp_child_spec */
 #define GP_OPEN_SPEC_SIZE_1_1	40u	/* struct gp_open_spec, as in 1.1 */
+#define GP_SAMPLE_STACK_SIZE_1_3 40u	/* struct gp_sample_stack, as in 1.3 */
 
 /* Put on the descriptor; plugins are built with -fvisibility=hidden. */
 #define GP_PLUGIN_EXPORT	__attribute__((visibility("default")))
@@ -144,6 +149,43 @@ struct gp_sample_stack {
 	uint32_t		 pad;
 	const char *const	*user;
 	const uint64_t		*user_ips;
+	/*
+	 * 1.6 (read only when size covers them): the interpreter frames the
+	 * sampler walked in this very sample (sample_walk), root first,
+	 * two words each: walk[2i] the frame's code word, walk[2i + 1] its
+	 * position.  walked 0: no walk was made or it did not complete
+	 * (then read the thread's stack yourself, as before).
+	 */
+	uint32_t		 walked;
+	uint32_t		 nwalk;
+	const uint64_t		*walk;
+};
+
+/*
+ * How an interpreter links its frames (1.6), for a system profiler that
+ * follows the chain in the sample itself: from a thread's root (the
+ * address sample_walk_thread names, CPython's thread state), the top
+ * frame is *(root + root_frame), or with holder_frame >= 0 *(*(root +
+ * root_frame) + holder_frame) (CPython 3.11-3.12's cframe); each frame
+ * gives its code word (8 bytes at frame_code), its position (pos_size
+ * bytes at frame_pos, zero-extended) and its caller (*(frame +
+ * frame_next), 0 at the bottom).  A frame whose byte at frame_owner
+ * (>= 0) equals owner_skip is passed over (CPython 3.12's C-stack shims).
+ * The 8 bytes at root + root_check must equal the thread's check value,
+ * else the root is stale (freed, or another thread's) and not walked.
+ * All offsets are below 256.
+ */
+struct gp_frame_walk {
+	uint32_t	 size;		/* sizeof(struct gp_frame_walk) */
+	uint32_t	 root_check;
+	uint32_t	 root_frame;
+	int32_t		 holder_frame;	/* -1: none */
+	uint32_t	 frame_next;
+	uint32_t	 frame_code;
+	uint32_t	 frame_pos;
+	uint32_t	 pos_size;	/* 4 or 8 */
+	int32_t		 frame_owner;	/* -1: none */
+	int32_t		 owner_skip;
 };
 
 struct gp_open_spec {
@@ -508,6 +550,37 @@ struct gp_host_api {
 			    int32_t pid);
 	int32_t		(*process_subscribe)(struct gp_plugin_ctx *ctx,
 			    void (*cb)(void *arg, int32_t pid), void *arg);
+
+	/*
+	 * Interpreter frames walked in the sample (1.6): a watched process's
+	 * frames are followed by the system profiler at each sample of a
+	 * thread whose root it was told, and arrive with the report
+	 * (gp_sample_stack.walked): no wake-up and no read of the process
+	 * per sample.  A sample of a thread without a valid root, or whose
+	 * walk faulted or ran past the sampler's depth, is reported at once
+	 * without walk frames, as before.
+	 *   sample_walk         walk pid's frames as w says (NULL: no more).
+	 *                       0, -ENOTSUP (no system profiler walks: read
+	 *                       stacks yourself) or -errno.
+	 *   sample_walk_thread  tid's root and check value (root 0: forget
+	 *                       it).  0, -ENOENT when pid has no walk (the
+	 *                       system profiler restarted: sample_walk
+	 *                       again), -ENOTSUP or -errno.
+	 *   sample_walker       the system profiler walks: walk(arg, pid, w)
+	 *                       and thread(arg, pid, tid, root, check) get
+	 *                       the calls above (NULL walk: no more).
+	 */
+	int32_t		(*sample_walk)(struct gp_plugin_ctx *ctx, int32_t pid,
+			    const struct gp_frame_walk *w);
+	int32_t		(*sample_walk_thread)(struct gp_plugin_ctx *ctx,
+			    int32_t pid, int32_t tid, uint64_t root,
+			    uint64_t check);
+	int32_t		(*sample_walker)(struct gp_plugin_ctx *ctx,
+			    int32_t (*walk)(void *arg, int32_t pid,
+			    const struct gp_frame_walk *w),
+			    int32_t (*thread)(void *arg, int32_t pid,
+			    int32_t tid, uint64_t root, uint64_t check),
+			    void *arg);
 };
 
 /* Whether the host's table has `member` (added after ABI 1.0). */

@@ -69,8 +69,16 @@ AT(gp_host_api, sample_subscribe_stack, 296);
 AT(gp_host_api, process_source, 304);
 AT(gp_host_api, process_report, 312);
 AT(gp_host_api, process_subscribe, 320);
-_Static_assert(sizeof(struct gp_host_api) == 328, "gp_host_api 1.4 size");
-_Static_assert(sizeof(struct gp_sample_stack) == 40, "gp_sample_stack 1.3");
+AT(gp_host_api, sample_walk, 328);
+AT(gp_host_api, sample_walk_thread, 336);
+AT(gp_host_api, sample_walker, 344);
+_Static_assert(sizeof(struct gp_host_api) == 352, "gp_host_api 1.6 size");
+AT(gp_sample_stack, walked, 40);
+AT(gp_sample_stack, nwalk, 44);
+AT(gp_sample_stack, walk, 48);
+_Static_assert(sizeof(struct gp_sample_stack) == 56, "gp_sample_stack 1.6");
+_Static_assert(GP_SAMPLE_STACK_SIZE_1_3 == 40, "gp_sample_stack 1.3");
+_Static_assert(sizeof(struct gp_frame_walk) == 40, "gp_frame_walk 1.6");
 
 AT(gp_open_spec, size, 0);
 AT(gp_open_spec, flags, 4);
