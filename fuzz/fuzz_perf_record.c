@@ -29,6 +29,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sum += v.kips[i];
 		for (i = 0; i < v.hdr.nuser; i++)
 			sum += v.uips[i];
+		for (i = 0; i < 2 * (size_t)v.hdr.nwalk; i++)
+			sum += v.walk[i];
 		if (v.regs != NULL)
 			sum += v.regs[SAMPLE_NREGS - 1] +
 			    (v.hdr.stack_len ? v.stack[v.hdr.stack_len - 1] : 0);

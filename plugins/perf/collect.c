@@ -47,7 +47,7 @@ collect_report(struct perf *p, const struct sample_view *v,
     const uint64_t *uips, uint16_t nuser)
 {
 	const char *kern[SAMPLE_MAX_DEPTH], *user[SAMPLE_MAX_DEPTH];
-	uint64_t ips[SAMPLE_MAX_DEPTH];
+	uint64_t ips[SAMPLE_MAX_DEPTH], walk[2 * SAMPLE_MAX_WALK];
 	struct gp_sample_stack st;
 	uint32_t i, nk = v->hdr.nkern, nu = nuser;
 	const char *f;
@@ -79,6 +79,17 @@ collect_report(struct perf *p, const struct sample_view *v,
 	st.nuser = nu;
 	st.user = user;
 	st.user_ips = ips;
+	/* the walk's frames, root first as well */
+	if (v->hdr.flags & SAMPLE_F_WALKED) {
+		for (i = 0; i < v->hdr.nwalk; i++) {
+			walk[2 * i] = v->walk[2 * (v->hdr.nwalk - 1 - i)];
+			walk[2 * i + 1] =
+			    v->walk[2 * (v->hdr.nwalk - 1 - i) + 1];
+		}
+		st.walked = 1;
+		st.nwalk = v->hdr.nwalk;
+		st.walk = walk;
+	}
 	p->api->sample_report_stack(p->ctx, (int32_t)v->hdr.pid,
 	    (int32_t)v->hdr.tid, 1, &st);
 }

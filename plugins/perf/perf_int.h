@@ -123,6 +123,7 @@ struct perf {
 	struct pidtab		*seen;		/* this cycle's PIDs */
 	int			 reports;	/* the host's sample source */
 	int			 proc_reports;	/* and its process source */
+	int			 walker;	/* and its frame walker (1.6) */
 	int			 java_threads;	/* --java-collect-thread-names */
 
 	uint64_t		 drain_deadline;	/* CLOCK_MONOTONIC ns */

@@ -8,28 +8,33 @@
 #include "testing.h"
 #include "sampler/sampler.h"
 
-static uint64_t buf[(sizeof(struct sample_hdr) + 8 * 300 + 8 * SAMPLE_NREGS +
+static uint64_t buf[(sizeof(struct sample_hdr) + 8 * 600 + 8 * SAMPLE_NREGS +
     65536) / 8];
 
+/* nk kernel and nu user ips, nw walked frames (flagged when nw > 0), then
+ * stack_len bytes of DWARF stack. */
 static size_t
-make(uint16_t nk, uint16_t nu, uint32_t stack_len)
+make_walk(uint16_t nk, uint16_t nu, uint32_t nw, uint32_t stack_len)
 {
 	struct sample_hdr h;
 	uint64_t *ips = buf + sizeof(h) / 8;
 	size_t off;
-	int i;
+	uint32_t i;
 
 	memset(&h, 0, sizeof(h));
 	h.pid = 42;
 	h.tid = 43;
 	h.nkern = nk;
 	h.nuser = nu;
+	h.nwalk = nw;
+	if (nw > 0)
+		h.flags = SAMPLE_F_WALKED;
 	memcpy(h.comm, "busy", 5);
-	for (i = 0; i < nk + nu; i++)
+	for (i = 0; i < nk + nu + 2u * nw; i++)
 		ips[i] = 0x1000 + i;
-	off = sizeof(h) + 8 * (size_t)(nk + nu);
+	off = sizeof(h) + 8 * (size_t)(nk + nu + 2u * nw);
 	if (stack_len > 0) {
-		h.flags = SAMPLE_F_DWARF;
+		h.flags |= SAMPLE_F_DWARF;
 		h.stack_off = (uint32_t)off;
 		h.stack_len = stack_len;
 		buf[off / 8 + SAMPLE_REG_SP] = 0x7ffc0000;
@@ -37,6 +42,12 @@ make(uint16_t nk, uint16_t nu, uint32_t stack_len)
 	}
 	memcpy(buf, &h, sizeof(h));
 	return (off);
+}
+
+static size_t
+make(uint16_t nk, uint16_t nu, uint32_t stack_len)
+{
+	return (make_walk(nk, nu, 0, stack_len));
 }
 
 int
@@ -71,5 +82,28 @@ main(void)
 	len = make(2, 0, 4096);
 	h->stack_len = SAMPLE_MAX_STACK + 1;
 	CHECK_INTEQ(sample_record_parse(buf, sizeof(buf), &v), -EINVAL, "stack too big");
+
+	/* interpreter frames walked in the sample follow the user ips */
+	len = make_walk(2, 3, 4, 0);
+	CHECK_INTEQ(sample_record_parse(buf, len, &v), 0, "walked record");
+	CHECK_INTEQ(v.hdr.nwalk, 4, "walked frames");
+	CHECK(v.walk == v.uips + 3 && v.walk[0] == 0x1005 &&
+	    v.walk[7] == 0x100c, "walk pairs after the user ips");
+	CHECK_INTEQ(sample_record_parse(buf, len - 8, &v), -EINVAL,
+	    "truncated walk");
+	len = make_walk(2, 3, SAMPLE_MAX_WALK + 1, 0);
+	CHECK_INTEQ(sample_record_parse(buf, len, &v), -EINVAL,
+	    "walk deeper than the program writes");
+	len = make_walk(2, 3, 4, 0);
+	h->flags = 0;
+	CHECK_INTEQ(sample_record_parse(buf, len, &v), 0, "unflagged walk");
+	CHECK_INTEQ(v.hdr.nwalk, 0, "an unflagged count is not believed");
+	len = make_walk(1, 1, 2, 4096);
+	CHECK_INTEQ(sample_record_parse(buf, len, &v), 0, "walk and dwarf");
+	CHECK(v.regs != NULL && v.regs[SAMPLE_REG_SP] == 0x7ffc0000,
+	    "regs after the walk");
+	h->stack_off -= 8;
+	CHECK_INTEQ(sample_record_parse(buf, len, &v), -EINVAL,
+	    "regs overlap the walk");
 	return (testing_done());
 }

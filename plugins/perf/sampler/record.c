@@ -20,12 +20,18 @@ sample_record_parse(const void *rec, size_t len, struct sample_view *v)
 	memcpy(&v->hdr, p, sizeof(v->hdr));
 	if (v->hdr.nkern > SAMPLE_MAX_DEPTH || v->hdr.nuser > SAMPLE_MAX_DEPTH)
 		return (-EINVAL);
-	ipsz = ((size_t)v->hdr.nkern + v->hdr.nuser) * sizeof(uint64_t);
+	if (!(v->hdr.flags & SAMPLE_F_WALKED))
+		v->hdr.nwalk = 0;
+	else if (v->hdr.nwalk > SAMPLE_MAX_WALK)
+		return (-EINVAL);
+	ipsz = ((size_t)v->hdr.nkern + v->hdr.nuser + 2 * v->hdr.nwalk) *
+	    sizeof(uint64_t);
 	if (len < sizeof(v->hdr) + ipsz)
 		return (-EINVAL);
 	/* ips follow the header; the header is 8-byte aligned in size */
 	v->kips = (const uint64_t *)(const void *)(p + sizeof(v->hdr));
 	v->uips = v->kips + v->hdr.nkern;
+	v->walk = v->uips + v->hdr.nuser;
 	v->regs = NULL;
 	v->stack = NULL;
 	if (!(v->hdr.flags & SAMPLE_F_DWARF))

@@ -83,6 +83,40 @@ struct {
 } watch SEC(".maps");
 
 /*
+ * Interpreter frame walks (sampler_walk_set): a watched tgid's frame
+ * layout, and each of its threads' roots by TID (LRU: a thread whose exit
+ * was missed ages out; an evicted root only costs a wake-up).  A sample
+ * of a thread whose walk completes does not wake user space: the frames
+ * travel in the record, read at the sample.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct walk_cfg);
+} walk_cfgs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct walk_root);
+} walk_roots SEC(".maps");
+
+/* One frame's bytes (a map value: fields are read at offsets the
+ * verifier bounds, which a stack buffer would not allow on old kernels). */
+struct walk_frame {
+	__u8	b[WALK_FRAME_BUF];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct walk_frame);
+} walk_buf SEC(".maps");
+
+/*
  * User tgids user space has been woken for, with the generation (+1) it
  * was woken for (LRU: exited ones age out).
  * Only on_sample touches it, and a sampling interrupt (an NMI with the
@@ -268,11 +302,11 @@ copy_user_stack(struct sample_buf *s)
  * sample, nor per fixed period.
  */
 static __always_inline __u64
-wakeup_flags(__u32 tgid, __u32 gen, int is_user, int watched)
+wakeup_flags(__u32 tgid, __u32 gen, int is_user, int urgent)
 {
 	__u32 *seen, want = gen + 1;
 
-	if (watched)
+	if (urgent)
 		return BPF_RB_FORCE_WAKEUP;
 	if (is_user && ((seen = bpf_map_lookup_elem(&announced, &tgid)) ==
 	    NULL || *seen != want)) {
@@ -285,6 +319,99 @@ wakeup_flags(__u32 tgid, __u32 gen, int is_user, int watched)
 	return BPF_RB_NO_WAKEUP;
 }
 
+/* A field of the frame just read, at an offset below WALK_FRAME_BUF. */
+static __always_inline __u64
+walk_u64(const struct walk_frame *b, __u32 off)
+{
+	return *(const __u64 *)&b->b[off & (WALK_FRAME_BUF - 8)];
+}
+
+static __always_inline __u64
+walk_u32(const struct walk_frame *b, __u32 off)
+{
+	return *(const __u32 *)&b->b[off & (WALK_FRAME_BUF - 4)];
+}
+
+/*
+ * Follow the thread's interpreter frames from its root, leaf first, into
+ * the record after its user ips: (code word, position) per frame.  One
+ * read per frame (bpf_probe_read_user never faults a page in: a frame on
+ * a page that is not resident ends the walk, and user space reads it).
+ * Returns the STAT_WALK_* outcome; hdr.nwalk counts the frames written.
+ * The count lives in the record, not in a register, so the verifier sees
+ * every iteration end in the same state whichever branch it took.
+ */
+static __always_inline __u32
+walk_frames(struct sample_buf *s, const struct walk_cfg *c, __u32 tgid,
+    __u32 tid)
+{
+	struct walk_root *r = bpf_map_lookup_elem(&walk_roots, &tid);
+	struct walk_frame *b;
+	__u32 k = 0, i, n, idx, base, slot;
+	__u64 f, v;
+
+	if (r == NULL || r->tgid != tgid)
+		return STAT_WALK_NOROOT;
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)(r->root +
+	    (c->root_check & (WALK_FRAME_BUF - 8)))) != 0 || v != r->check)
+		return STAT_WALK_STALE;
+	if (bpf_probe_read_user(&f, sizeof(f), (void *)(r->root +
+	    (c->root_frame & (WALK_FRAME_BUF - 8)))) != 0)
+		return STAT_WALK_FAULT;
+	if (c->holder_frame >= 0 && f != 0 &&
+	    bpf_probe_read_user(&f, sizeof(f), (void *)(f +
+	    (c->holder_frame & (WALK_FRAME_BUF - 8)))) != 0)
+		return STAT_WALK_FAULT;
+	b = bpf_map_lookup_elem(&walk_buf, &k);
+	if (b == NULL)
+		return STAT_WALK_FAULT;
+	n = c->frame_read;
+	base = s->hdr.nkern + s->hdr.nuser;
+	if (n == 0 || n > WALK_FRAME_BUF || base > 2 * SAMPLE_MAX_DEPTH)
+		return STAT_WALK_FAULT;
+	s->hdr.nwalk = 0;
+	/* shim frames are passed over: a few more reads than frames */
+	for (i = 0; i < SAMPLE_MAX_WALK + 32; i++) {
+		if (f == 0)
+			return STAT_WALK_OK;
+		barrier_var(n);
+		if (n == 0 || n > WALK_FRAME_BUF)
+			return STAT_WALK_FAULT;
+		if (bpf_probe_read_user(b->b, n, (void *)f) != 0)
+			return STAT_WALK_FAULT;
+		if (c->frame_owner < 0 || b->b[c->frame_owner &
+		    (WALK_FRAME_BUF - 1)] != (__u8)c->owner_skip) {
+			idx = s->hdr.nwalk;
+			if (idx >= SAMPLE_MAX_WALK)
+				return STAT_WALK_DEEP;
+			barrier_var(base);
+			if (base > 2 * SAMPLE_MAX_DEPTH)
+				return STAT_WALK_FAULT;
+			slot = base + 2 * idx;
+			s->ips[slot] = walk_u64(b, c->frame_code);
+			s->ips[slot + 1] = c->pos_size == 8 ?
+			    walk_u64(b, c->frame_pos) :
+			    walk_u32(b, c->frame_pos);
+			s->hdr.nwalk = idx + 1;
+		}
+		f = walk_u64(b, c->frame_next);
+	}
+	return f == 0 ? STAT_WALK_OK : STAT_WALK_DEEP;
+}
+
+/* Whether this walked sample wakes user space (WALK_WAKE_NS); CPUs
+ * racing on woken_ns at worst wake it twice. */
+static __always_inline int
+walk_wake_due(struct walk_cfg *c)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	if (now - c->woken_ns < WALK_WAKE_NS)
+		return 0;
+	c->woken_ns = now;
+	return 1;
+}
+
 /*
  * One sample; ctx is what bpf_get_stack takes in both program types (the
  * perf event's, or the tracepoint's whose first word points at its regs).
@@ -295,10 +422,11 @@ sample_take(void *ctx, __u64 period)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, cpu = bpf_get_smp_processor_id();
 	struct sample_buf *s;
-	__u32 *genp;
+	struct walk_cfg *wc;
+	__u32 *genp, walk;
 	__u64 size;
 	long kn, un = 0;
-	int is_user, watched;
+	int is_user, watched, urgent;
 
 	if (paused || (tgid != 0 && tgid == self_tgid))
 		return 0;
@@ -349,6 +477,7 @@ sample_take(void *ctx, __u64 period)
 	s->hdr.flags = 0;
 	s->hdr.stack_off = 0;
 	s->hdr.stack_len = 0;
+	s->hdr.nwalk = 0;
 	genp = bpf_map_lookup_elem(&exec_gen, &tgid);
 	s->hdr.gen = genp != NULL ? *genp : 0;
 	bpf_get_current_comm(s->hdr.comm, sizeof(s->hdr.comm));
@@ -379,7 +508,22 @@ sample_take(void *ctx, __u64 period)
 	}
 	s->hdr.nkern = kn;
 	s->hdr.nuser = un;
-	size = sizeof(s->hdr) + (kn + un) * 8;
+	watched = tgid != 0 && bpf_map_lookup_elem(&watch, &tgid) != NULL;
+	/* A process profiler reads a watched thread's stack at once, unless
+	 * its frames were walked here. */
+	urgent = watched;
+	if (watched && is_user &&
+	    (wc = bpf_map_lookup_elem(&walk_cfgs, &tgid)) != NULL) {
+		walk = walk_frames(s, wc, tgid, (__u32)id);
+		stat_inc(walk);
+		if (walk == STAT_WALK_OK) {
+			s->hdr.flags |= SAMPLE_F_WALKED;
+			urgent = walk_wake_due(wc);
+		} else
+			s->hdr.nwalk = 0;
+	}
+	size = sizeof(s->hdr) + (kn + un + 2 * (__u64)(s->hdr.nwalk &
+	    0xff)) * 8;
 
 	if (want_dwarf && is_user && copy_user_regs(s) == 0) {
 		s->hdr.flags |= SAMPLE_F_DWARF;
@@ -393,11 +537,10 @@ sample_take(void *ctx, __u64 period)
 		stat_inc(STAT_TOO_LARGE);
 		return 0;
 	}
-	watched = tgid != 0 && bpf_map_lookup_elem(&watch, &tgid) != NULL;
 	if (watched)
 		s->hdr.flags |= SAMPLE_F_WATCHED;
 	if (bpf_ringbuf_output(&events, s, size, wakeup_flags(tgid,
-	    s->hdr.gen, is_user, watched)) != 0)
+	    s->hdr.gen, is_user, urgent)) != 0)
 		stat_inc(STAT_RB_FULL);
 	return 0;
 }
@@ -448,10 +591,13 @@ int
 on_exit(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
+	__u32 tgid = id >> 32, tid = (__u32)id;
 
-	if ((__u32)id != tgid)
+	/* every thread: its walk root dies with it */
+	bpf_map_delete_elem(&walk_roots, &tid);
+	if (tid != tgid)
 		return 0;
+	bpf_map_delete_elem(&walk_cfgs, &tgid);
 	bpf_map_delete_elem(&exec_gen, &tgid);
 	bpf_map_delete_elem(&announced, &tgid);
 	return 0;

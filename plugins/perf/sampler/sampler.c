@@ -130,6 +130,79 @@ sampler_watch(struct sampler *s, int32_t pid, int on)
 	return (s->ops->watch(s, pid, on));
 }
 
+/*
+ * What the BPF program can read of a frame: every field inside its
+ * WALK_FRAME_BUF bytes, at its alignment (the program masks offsets).
+ * frame_read is set: the bytes up to the end of the last field, so a
+ * frame at the end of a mapping is read whole.
+ */
+static int
+sampler_walk_ok(struct walk_cfg *c)
+{
+	uint32_t end = 0;
+
+	if (c->pos_size != 4 && c->pos_size != 8)
+		return (0);
+	if (c->root_check > WALK_FRAME_BUF - 8 ||
+	    c->root_frame > WALK_FRAME_BUF - 8 ||
+	    c->holder_frame > (int32_t)WALK_FRAME_BUF - 8 ||
+	    c->frame_next > WALK_FRAME_BUF - 8 ||
+	    c->frame_code > WALK_FRAME_BUF - 8 ||
+	    c->frame_pos > WALK_FRAME_BUF - c->pos_size ||
+	    c->frame_owner > (int32_t)WALK_FRAME_BUF - 1 ||
+	    c->owner_skip > 255)
+		return (0);
+	/* the program masks offsets to their alignment */
+	if ((c->root_check | c->root_frame | c->frame_next | c->frame_code) &
+	    7 || (c->holder_frame >= 0 && (c->holder_frame & 7)) ||
+	    (c->frame_pos & (c->pos_size - 1)))
+		return (0);
+	end = c->frame_next + 8;
+	if (c->frame_code + 8 > end)
+		end = c->frame_code + 8;
+	if (c->frame_pos + c->pos_size > end)
+		end = c->frame_pos + c->pos_size;
+	if (c->frame_owner >= 0 && (uint32_t)c->frame_owner + 1 > end)
+		end = (uint32_t)c->frame_owner + 1;
+	c->frame_read = end;
+	c->woken_ns = 0;
+	return (1);
+}
+
+int
+sampler_walks(const struct sampler *s)
+{
+	return (s->ops->walk_set != NULL);
+}
+
+int
+sampler_walk_set(struct sampler *s, int32_t pid, const struct walk_cfg *c)
+{
+	struct walk_cfg w;
+
+	if (s->ops->walk_set == NULL)
+		return (-ENOTSUP);
+	if (pid <= 0)
+		return (-EINVAL);
+	if (c == NULL)
+		return (s->ops->walk_set(s, pid, NULL));
+	w = *c;
+	if (!sampler_walk_ok(&w))
+		return (-EINVAL);
+	return (s->ops->walk_set(s, pid, &w));
+}
+
+int
+sampler_walk_root(struct sampler *s, int32_t pid, int32_t tid,
+    uint64_t root, uint64_t check)
+{
+	if (s->ops->walk_root == NULL)
+		return (-ENOTSUP);
+	if (pid <= 0 || tid <= 0)
+		return (-EINVAL);
+	return (s->ops->walk_root(s, pid, tid, root, check));
+}
+
 int
 sampler_cgroups_set(struct sampler *s, const uint64_t *ids, size_t n)
 {

@@ -12,7 +12,9 @@
  * fixed-width types and no pointers.
  *
  * A record is a struct sample_hdr, then nkern kernel and nuser user
- * instruction pointers (leaf first, as bpf_get_stack returns them), then,
+ * instruction pointers (leaf first, as bpf_get_stack returns them), then
+ * nwalk interpreter frames of two words each (code, position; leaf first)
+ * when SAMPLE_F_WALKED, then,
  * when stack_len > 0 at offset stack_off, SAMPLE_NREGS user registers and
  * stack_len bytes of user stack copied from regs[SAMPLE_REG_SP] upwards
  * (for DWARF unwinding).
@@ -26,9 +28,21 @@
 #define __u16	uint16_t
 #define __u32	uint32_t
 #define __u64	uint64_t
+#define __s32	int32_t
 #endif
 
 #define SAMPLE_MAX_DEPTH	127	/* kernel.perf_event_max_stack default */
+/* Interpreter frames walked in a sample: deeper stacks are read from
+ * user space after a wake-up, as without a walk. */
+#define SAMPLE_MAX_WALK		96
+#define WALK_FRAME_BUF		256	/* bytes of one frame read: offsets < 256 */
+/*
+ * A walked sample needs no wake-up, but its frames name code objects
+ * user space reads once, and only while the process lives: a walked
+ * process wakes user space at most every WALK_WAKE_NS, so one that exits
+ * loses at most that much of new code (a function seen before is cached).
+ */
+#define WALK_WAKE_NS		250000000ull
 #define SAMPLE_MAX_STACK	65528	/* --perf-dwarf-stack-size maximum */
 #define SAMPLE_PAGE		4096
 #define SAMPLE_COMM_LEN		16
@@ -49,6 +63,7 @@
 #define SAMPLE_F_FP		0x4	/* nuser holds a frame-pointer stack */
 #define SAMPLE_F_DWARF		0x8	/* registers and stack bytes follow */
 #define SAMPLE_F_WATCHED	0x10	/* the tgid is watched (sampler_watch) */
+#define SAMPLE_F_WALKED		0x20	/* nwalk interpreter frames follow */
 
 /* Per-CPU counters in the "stats" map, summed by user space. */
 #define STAT_SAMPLES		0	/* program runs that passed the filter */
@@ -58,7 +73,15 @@
 #define STAT_DWARF_ERR		4	/* user stack bytes unreadable */
 #define STAT_TOO_LARGE		5	/* record over the scratch buffer: lost */
 #define STAT_RATE_CAPPED	6	/* over max_rate a second on its CPU */
-#define STAT_NSTATS		7
+/* Interpreter frame walks (sampler_walk_set) and why one did not finish:
+ * no root for the thread, a stale root, a read that faulted, a stack
+ * deeper than SAMPLE_MAX_WALK.  Each of those wakes user space. */
+#define STAT_WALK_OK		7
+#define STAT_WALK_NOROOT	8
+#define STAT_WALK_STALE		9
+#define STAT_WALK_FAULT		10
+#define STAT_WALK_DEEP		11
+#define STAT_NSTATS		12
 
 struct sample_hdr {
 	__u32	pid;		/* tgid; 0 = idle */
@@ -71,6 +94,37 @@ struct sample_hdr {
 	__u32	stack_len;	/* bytes of stack after regs[] */
 	__u32	gen;		/* the tgid's exec generation (0: none seen) */
 	char	comm[SAMPLE_COMM_LEN];	/* the thread's comm */
+	__u32	nwalk;		/* interpreter frames, when SAMPLE_F_WALKED */
+	__u32	walk_pad;
+};
+
+/*
+ * An interpreter's frame layout for the walk (plugin.h's gp_frame_walk,
+ * checked: every offset below WALK_FRAME_BUF), keyed by tgid, and a
+ * thread's root, keyed by TID.  frame_read: the bytes read of each frame,
+ * up to the end of its last field used (set by sampler_walk_set).
+ */
+struct walk_cfg {
+	__u32	root_check;
+	__u32	root_frame;
+	__s32	holder_frame;	/* -1: none */
+	__u32	frame_next;
+	__u32	frame_code;
+	__u32	frame_pos;
+	__u32	pos_size;	/* 4 or 8 */
+	__s32	frame_owner;	/* -1: none */
+	__u32	owner_skip;
+	__u32	frame_read;
+	/* The program's: when a walked sample of the process last woke
+	 * user space (WALK_WAKE_NS). */
+	__u64	woken_ns;
+};
+
+struct walk_root {
+	__u64	root;
+	__u64	check;
+	__u32	tgid;
+	__u32	pad;
 };
 
 /*
@@ -79,7 +133,7 @@ struct sample_hdr {
  */
 struct sample_buf {
 	struct sample_hdr hdr;
-	__u64	ips[2 * SAMPLE_MAX_DEPTH];
+	__u64	ips[2 * SAMPLE_MAX_DEPTH + 2 * SAMPLE_MAX_WALK];
 	__u64	regs[SAMPLE_NREGS];
 	/* one extra page so a page-sized read at any offset stays inside */
 	__u8	stack[SAMPLE_MAX_STACK + 8 + SAMPLE_PAGE];
@@ -173,6 +227,21 @@ int		 sampler_exec_gen(struct sampler *, int32_t pid,
  * stack right after; or no more (!on).  0 or -errno.
  */
 int		 sampler_watch(struct sampler *, int32_t pid, int on);
+/* Whether the backend can walk interpreter frames (BPF). */
+int		 sampler_walks(const struct sampler *);
+/*
+ * Walk pid's interpreter frames in each of its samples as c says (NULL:
+ * no more; frame_read and woken_ns are set here); the walk of a thread
+ * starts from the root sampler_walk_root gave it.  0, -EINVAL (an offset
+ * out of bounds or misaligned), -ENOTSUP (the perf-events backend cannot
+ * walk) or -errno.
+ */
+int		 sampler_walk_set(struct sampler *, int32_t pid,
+		    const struct walk_cfg *c);
+/* tid's root and check value (root 0: forget it): 0, -ENOENT (pid has
+ * no walk), -ENOTSUP or -errno. */
+int		 sampler_walk_root(struct sampler *, int32_t pid, int32_t tid,
+		    uint64_t root, uint64_t check);
 /*
  * With filter_cgroups: sample the tasks of these cgroup v2 ids (at most
  * SAMPLER_MAX_CGROUPS) and no others from now on.  0 or -errno.
@@ -191,6 +260,7 @@ struct sample_view {
 	struct sample_hdr	 hdr;
 	const uint64_t		*kips;	/* hdr.nkern, leaf first */
 	const uint64_t		*uips;	/* hdr.nuser, leaf first */
+	const uint64_t		*walk;	/* 2 * hdr.nwalk words, leaf first */
 	const uint64_t		*regs;	/* SAMPLE_NREGS, or NULL */
 	const uint8_t		*stack;	/* hdr.stack_len bytes, or NULL */
 };

@@ -343,10 +343,57 @@ sbpf_watch(struct sampler *base, int32_t pid, int on)
 	if (on)
 		rc = bpf_map__update_elem(s->skel->maps.watch, &key,
 		    sizeof(key), &one, sizeof(one), BPF_ANY);
-	else
+	else {
 		rc = bpf_map__delete_elem(s->skel->maps.watch, &key,
 		    sizeof(key), 0);
+		(void)bpf_map__delete_elem(s->skel->maps.walk_cfgs, &key,
+		    sizeof(key), 0);
+	}
 	return (rc != 0 && !(rc == -ENOENT && !on) ? rc : 0);
+}
+
+static int
+sbpf_walk_set(struct sampler *base, int32_t pid, const struct walk_cfg *c)
+{
+	struct sbpf *s = (struct sbpf *)base;
+	uint32_t key = (uint32_t)pid;
+	int rc;
+
+	if (c == NULL) {
+		rc = bpf_map__delete_elem(s->skel->maps.walk_cfgs, &key,
+		    sizeof(key), 0);
+		return (rc == -ENOENT ? 0 : rc);
+	}
+	return (bpf_map__update_elem(s->skel->maps.walk_cfgs, &key,
+	    sizeof(key), c, sizeof(*c), BPF_ANY));
+}
+
+/* Roots are keyed by TID; the tgid in the value keeps one process's
+ * profiler from walking another's thread. */
+static int
+sbpf_walk_root(struct sampler *base, int32_t pid, int32_t tid, uint64_t root,
+    uint64_t check)
+{
+	struct sbpf *s = (struct sbpf *)base;
+	uint32_t key = (uint32_t)pid, tkey = (uint32_t)tid;
+	struct walk_cfg c;
+	struct walk_root r;
+	int rc;
+
+	if (root == 0) {
+		rc = bpf_map__delete_elem(s->skel->maps.walk_roots, &tkey,
+		    sizeof(tkey), 0);
+		return (rc == -ENOENT ? 0 : rc);
+	}
+	if (bpf_map__lookup_elem(s->skel->maps.walk_cfgs, &key, sizeof(key),
+	    &c, sizeof(c), 0) != 0)
+		return (-ENOENT);
+	memset(&r, 0, sizeof(r));
+	r.root = root;
+	r.check = check;
+	r.tgid = (uint32_t)pid;
+	return (bpf_map__update_elem(s->skel->maps.walk_roots, &tkey,
+	    sizeof(tkey), &r, sizeof(r), BPF_ANY));
 }
 
 /* Is id among ids[0..n)?  n is at most a few thousand, once a cycle. */
@@ -633,6 +680,8 @@ const struct sampler_ops sampler_bpf_ops = {
 	.ksym_resolve = sbpf_ksym_resolve,
 	.exec_gen = sbpf_exec_gen,
 	.watch = sbpf_watch,
+	.walk_set = sbpf_walk_set,
+	.walk_root = sbpf_walk_root,
 	.cgroups_set = sbpf_cgroups_set,
 	.follows_exec = sbpf_follows_exec,
 	.event_name = sbpf_event_name,

@@ -32,6 +32,11 @@ struct sampler_ops {
 			    size_t, char *, size_t);
 	int		 (*exec_gen)(struct sampler *, int32_t, uint32_t *);
 	int		 (*watch)(struct sampler *, int32_t, int);
+	/* NULL: the backend cannot walk frames (-ENOTSUP) */
+	int		 (*walk_set)(struct sampler *, int32_t,
+			    const struct walk_cfg *);
+	int		 (*walk_root)(struct sampler *, int32_t, int32_t,
+			    uint64_t, uint64_t);
 	int		 (*cgroups_set)(struct sampler *, const uint64_t *,
 			    size_t);
 	int		 (*follows_exec)(const struct sampler *);
