@@ -77,8 +77,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t.ptrs = calloc(PY_MAX_FRAMES, sizeof(*t.ptrs));
 	if (data[1] & 2)
 		(void)py_mem_cache_init(&t.mem);
-	if (t.codes != NULL && t.frames != NULL && t.ptrs != NULL)
-		(void)py_target_sample(&t, emit, &total, &nth);
+	if (t.codes != NULL && t.frames != NULL && t.ptrs != NULL) {
+		if (data[1] & 4) {
+			/* frames as a BPF walk would hand them: pairs of
+			 * (code word, position) taken from the image */
+			uint64_t walk[2 * 64];
+			uint32_t n = (uint32_t)(size / 16 < 64 ? size / 16 : 64);
+
+			memcpy(walk, data, 16 * (size_t)n);
+			(void)py_target_sample_walked(&t, 7, walk, n, emit,
+			    &total);
+		} else
+			(void)py_target_sample(&t, emit, &total, &nth);
+	}
 	py_target_release(&t);
 	return (0);
 }

@@ -108,6 +108,13 @@ sample_many(struct py_target *t, struct stacks *st, int count)
 }
 
 static void
+no_emit(void *arg, struct py_target *t, int32_t tid,
+    const char *const *frames, uint32_t n)
+{
+}
+#define NULL_EMIT	no_emit
+
+static void
 frame_text(char *out, size_t len, const char *name, const char *file,
     int line)
 {
@@ -167,6 +174,97 @@ test_tid_cache(struct py_target *t, pid_t pid, const char *want)
 	stacks_free(&st);
 }
 
+/*
+ * The perf plugin's BPF program walks frames as py_target_walk_layout
+ * says (sampler.bpf.c, walk_frames): the same walk here, over the live
+ * process, must give what the reader gives.  Leaf first while walking,
+ * root first as gp_sample_stack.walk hands them over.
+ */
+static int
+walk_like_bpf(struct py_target *t, const struct gp_frame_walk *w,
+    uint64_t *out, uint32_t *n)
+{
+	uint64_t v, f, leaf[2 * 96], word;
+	uint8_t b[256];
+	uint32_t i, k = 0, end;
+
+	*n = 0;
+	if (py_mem_read_ptr(&t->mem, t->walk_root + w->root_check, &v) != 0 ||
+	    v != t->walk_check)
+		return (-1);
+	if (py_mem_read_ptr(&t->mem, t->walk_root + w->root_frame, &f) != 0)
+		return (-1);
+	if (w->holder_frame >= 0 && f != 0 && py_mem_read_ptr(&t->mem,
+	    f + (uint32_t)w->holder_frame, &f) != 0)
+		return (-1);
+	end = w->frame_next + 8;
+	if (w->frame_code + 8 > end)
+		end = w->frame_code + 8;
+	if (w->frame_pos + w->pos_size > end)
+		end = w->frame_pos + w->pos_size;
+	if (w->frame_owner >= 0 && (uint32_t)w->frame_owner + 1 > end)
+		end = (uint32_t)w->frame_owner + 1;
+	for (i = 0; f != 0 && i < 128; i++) {
+		if (py_mem_read(&t->mem, f, b, end) != 0)
+			return (-1);
+		if (w->frame_owner < 0 ||
+		    b[w->frame_owner] != (uint8_t)w->owner_skip) {
+			if (k == 96)
+				return (-1);
+			memcpy(&leaf[2 * k], b + w->frame_code, 8);
+			word = 0;
+			memcpy(&word, b + w->frame_pos, w->pos_size);
+			leaf[2 * k + 1] = word;
+			k++;
+		}
+		memcpy(&f, b + w->frame_next, 8);
+	}
+	for (i = 0; i < k; i++) {
+		out[2 * i] = leaf[2 * (k - 1 - i)];
+		out[2 * i + 1] = leaf[2 * (k - 1 - i) + 1];
+	}
+	*n = k;
+	return (f == 0 ? 0 : -1);
+}
+
+static void
+test_walked(struct py_target *t, pid_t pid, const char *want,
+    const char *what)
+{
+	struct stacks st = { 0 };
+	struct gp_frame_walk w;
+	uint64_t walk[2 * 96];
+	uint32_t n;
+	int k, ok = 0;
+
+	CHECK_INTEQ(py_target_walk_layout(t, &w), 0, "a walk layout");
+	/* what the sampler accepts (sampler.c, sampler_walk_ok) */
+	CHECK(w.root_check <= 248 && w.root_frame <= 248 &&
+	    w.holder_frame <= 248 && w.frame_next <= 248 &&
+	    w.frame_code <= 248 && w.frame_pos <= 256 - w.pos_size &&
+	    w.frame_owner <= 255 && ((w.root_check | w.root_frame |
+	    w.frame_next | w.frame_code) & 7) == 0 &&
+	    (w.frame_pos & (w.pos_size - 1)) == 0 && (w.holder_frame < 0 ||
+	    (w.holder_frame & 7) == 0) && w.owner_skip >= 0 &&
+	    w.owner_skip <= 255, "the layout fits the BPF program's bounds");
+	for (k = 0; k < 100; k++) {
+		t->walk_tid = 0;
+		if (py_target_sample_tid(t, (int32_t)pid, NULL_EMIT, NULL) !=
+		    0 || t->walk_tid != (int32_t)pid ||
+		    walk_like_bpf(t, &w, walk, &n) != 0)
+			continue;
+		if (py_target_sample_walked(t, (int32_t)pid, walk, n, collect,
+		    &st) == 0)
+			ok++;
+		msleep(2);
+	}
+	CHECK(ok >= 80, what);
+	CHECK(stacks_find(&st, want), "walked frames give the reader's stack");
+	if (!stacks_find(&st, want) && st.n > 0)
+		printf("# walked: %s\n# want: %s\n", st.s[0], want);
+	stacks_free(&st);
+}
+
 static void
 test_nested(const struct py_interp *pi, const char *srcdir)
 {
@@ -222,6 +320,7 @@ test_nested(const struct py_interp *pi, const char *srcdir)
 	stacks_free(&st);
 
 	test_tid_cache(&t, pid, want);
+	test_walked(&t, pid, want, "frames walked as the BPF program does");
 
 	/* Current-line mode: the busy line of step(). */
 	t.line_mode = PY_LINE_CURRENT;
@@ -236,6 +335,7 @@ test_nested(const struct py_interp *pi, const char *srcdir)
 	if (!stacks_find(&st, want) && st.n > 0)
 		printf("# got: %s\n", st.s[0]);
 	stacks_free(&st);
+	test_walked(&t, pid, want, "walked positions give the current lines");
 
 	/* The process exits: the sample fails cleanly, now and reaped. */
 	kill(pid, SIGKILL);

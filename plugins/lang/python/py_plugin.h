@@ -33,6 +33,7 @@ struct pyp_proc {
 	struct langcpu	 cpu;
 	int		 chosen;	/* among the top N by CPU (sampled) */
 	int		 watched;	/* host sample_watch on */
+	int		 walking;	/* and sample_walk: frames come walked */
 	char		 comm[64];
 	char		 reason[256];
 	char		 appid[1024];
@@ -51,7 +52,7 @@ struct pyp {
 	struct gp_timer	*scan_timer;
 	struct langtab	 tab;		/* of struct pyp_proc */
 	struct langagg	*agg;
-	uint64_t	 nsamples, nfailed;
+	uint64_t	 nsamples, nfailed, nwalked;
 	int		 subscribed;	/* sample reports from the host */
 	int		 discover;	/* processes from the host's reports */
 	int		 walk_once;	/* reports began: what came before */
@@ -76,5 +77,6 @@ void		 pyp_timer_sync(struct pyp *);
 
 /* python.c */
 void		 pyp_sample_cb(void *);
+void		 pyp_walk_set(struct pyp *, struct pyp_proc *, int);
 
 #endif /* PY_PLUGIN_H */

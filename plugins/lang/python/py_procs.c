@@ -38,6 +38,7 @@ pyp_release(void *arg, struct langtab_proc *lp)
 
 	if (pr->watched)
 		(void)p->api->sample_watch(p->ctx, lp->pid, 0);
+	pyp_walk_set(p, pr, 0);
 	py_target_release(&pr->t);
 	free(pr);
 }
@@ -213,6 +214,7 @@ pyp_watch_sync(struct pyp *p)
 			continue;
 		rc = p->api->sample_watch(p->ctx, pr->lp.pid, want);
 		pr->watched = want;
+		pyp_walk_set(p, pr, want && rc == 0);
 		if (want)
 			src = rc == 0;
 	}

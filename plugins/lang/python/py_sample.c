@@ -299,6 +299,66 @@ py_sample_remember(struct py_target *t, int32_t tid, uint64_t interp,
 	s->thread_id = ts->thread_id;
 }
 
+/* The thread state read for tid: the system profiler may walk from it. */
+static void
+py_sample_walk_note(struct py_target *t, int32_t tid,
+    const struct py_tstate *ts)
+{
+	t->walk_tid = tid;
+	t->walk_root = ts->addr;
+	t->walk_check = ts->thread_id;
+}
+
+int
+py_target_walk_layout(const struct py_target *t, struct gp_frame_walk *w)
+{
+	const struct py_offsets *o = &t->off;
+
+	memset(w, 0, sizeof(*w));
+	w->size = sizeof(*w);
+	/* a stale root is told by its pthread id, as py_sample_cached does */
+	w->root_check = o->ts_thread_id;
+	w->root_frame = o->ts_frame;
+	w->holder_frame = o->cf_frame;
+	w->frame_next = o->fr_back;
+	w->frame_code = o->fr_code;
+	w->frame_pos = o->fr_pos;
+	w->pos_size = o->pos_kind == PY_POS_PTR ? 8 : 4;
+	w->frame_owner = o->owner_cstack >= 0 ? o->fr_owner : -1;
+	w->owner_skip = o->owner_cstack >= 0 ? o->owner_cstack : 0;
+	if (t->tid_fallback)
+		return (-ENOTSUP);	/* TIDs unknown: no root per thread */
+	return (0);
+}
+
+int
+py_target_sample_walked(struct py_target *t, int32_t tid,
+    const uint64_t *walk, uint32_t n, py_emit_fn emit, void *arg)
+{
+	uint32_t i, k;
+	int rc;
+
+	if (n > PY_MAX_FRAMES)
+		return (-EINVAL);
+	if (t->codes == NULL && (t->codes = py_code_cache_new()) == NULL)
+		return (-ENOMEM);
+	if (t->mem.pages == NULL && (rc = py_mem_cache_init(&t->mem)) != 0)
+		return (rc);
+	py_mem_cache_begin(&t->mem);
+	/* py_sample_format wants them leaf first */
+	for (i = 0; i < n; i++) {
+		t->frames[n - 1 - i].code = walk[2 * i];
+		t->frames[n - 1 - i].pos = t->off.pos_kind == PY_POS_PTR ?
+		    (int64_t)walk[2 * i + 1] : (int32_t)walk[2 * i + 1];
+	}
+	t->walked++;
+	if (n == 0 || (rc = py_sample_format(t, n, &k)) != 0)
+		return (rc);
+	if (k > 0)
+		emit(arg, t, tid, t->ptrs, k);
+	return (0);
+}
+
 /*
  * Sample the thread tid, which the BPF sampler found on CPU: its stack is
  * read right after the sample (the ring buffer wakes us for watched
@@ -324,6 +384,7 @@ py_target_sample_tid(struct py_target *t, int32_t tid, py_emit_fn emit,
 		return (rc);
 	if (rc == 1) {
 		t->ts_hits++;
+		py_sample_walk_note(t, tid, &ts);
 		/* a failed read walks the list next time */
 		if ((rc = py_sample_emit(t, tid, &ts, emit, arg)) < 0)
 			(void)py_sample_cached_drop(t, tid);
@@ -340,6 +401,7 @@ py_target_sample_tid(struct py_target *t, int32_t tid, py_emit_fn emit,
 		if (ttid != tid)
 			continue;
 		py_sample_remember(t, tid, w.interp, &ts);
+		py_sample_walk_note(t, tid, &ts);
 		rc = py_sample_emit(t, tid, &ts, emit, arg);
 		return (rc < 0 ? rc : 0);
 	}

@@ -63,6 +63,11 @@ struct py_target {
 	const char	**ptrs;
 	int		 line_mode;
 	int		 tid_fallback;	/* TIDs not established: all threads */
+	/* The thread state py_target_sample_tid last read, for the system
+	 * profiler's walk (walk_tid 0: none): its address and pthread id. */
+	int32_t		 walk_tid;
+	uint64_t	 walk_root, walk_check;
+	uint64_t	 walked;	/* samples served from walked frames */
 };
 
 /* emit: one thread's stack, root first. */
@@ -75,6 +80,16 @@ int	py_target_attach_maps(pid_t, struct py_target *, const char *, size_t,
 void	py_target_release(struct py_target *);
 int	py_target_sample(struct py_target *, py_emit_fn, void *, uint32_t *);
 int	py_target_sample_tid(struct py_target *, int32_t, py_emit_fn, void *);
+/*
+ * The frame layout for a system profiler that walks frames in the sample
+ * (plugin.h's gp_frame_walk): 0, or -ENOTSUP when it cannot be said in
+ * those terms (then stacks are read here, as before).
+ */
+int	py_target_walk_layout(const struct py_target *, struct gp_frame_walk *);
+/* One sample from frames walked in it (gp_sample_stack.walk: nwalk
+ * pairs, root first): only code objects not yet cached are read. */
+int	py_target_sample_walked(struct py_target *, int32_t, const uint64_t *,
+	    uint32_t, py_emit_fn, void *);
 int	py_task_state(pid_t, int32_t, char *);
 
 /*

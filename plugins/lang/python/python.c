@@ -139,21 +139,86 @@ pyp_sample_cb(void *arg)
 			pyp_sample_proc(p, PYP_AT(p, i));
 }
 
-/* The system profiler caught tid of pid on CPU just now: read its stack. */
+/*
+ * The system profiler walks pr's frames in its samples (on), or no more:
+ * its BPF program follows the frame chain from each thread's state, so a
+ * sample costs no wake-up and no read of the process (ABI 1.6).  Without
+ * it (-ENOTSUP: the perf-events backend, an older host) every sample is
+ * read here, right after it.
+ */
+void
+pyp_walk_set(struct pyp *p, struct pyp_proc *pr, int on)
+{
+	struct gp_frame_walk w;
+	int rc;
+
+	if (!GP_API_HAS(p->api, sample_walk) || on == pr->walking)
+		return;
+	if (!on) {
+		(void)p->api->sample_walk(p->ctx, pr->lp.pid, NULL);
+		pr->walking = 0;
+		return;
+	}
+	if (py_target_walk_layout(&pr->t, &w) != 0)
+		return;
+	rc = p->api->sample_walk(p->ctx, pr->lp.pid, &w);
+	pr->walking = rc == 0;
+	if (rc != 0 && rc != -ENOTSUP)
+		p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: frames not walked "
+		    "in the sample (%s): each sample is read after it",
+		    (int)pr->lp.pid, strerror(-rc));
+}
+
+/* The thread state just read for tid is where the walk starts from; a
+ * system profiler that lost the layout (restarted) is given it again. */
+static void
+pyp_walk_thread(struct pyp *p, struct pyp_proc *pr, int32_t tid)
+{
+	struct py_target *t = &pr->t;
+
+	if (t->walk_tid != tid)
+		return;
+	if (p->api->sample_walk_thread(p->ctx, pr->lp.pid, tid, t->walk_root,
+	    t->walk_check) == -ENOENT) {
+		pr->walking = 0;
+		pyp_walk_set(p, pr, 1);
+		if (pr->walking)
+			(void)p->api->sample_walk_thread(p->ctx, pr->lp.pid,
+			    tid, t->walk_root, t->walk_check);
+	}
+}
+
+/*
+ * The system profiler caught tid of pid on CPU: its frames came walked in
+ * the sample, or its stack is read now (the ring woke us at once).
+ */
 static void
 pyp_report_cb(void *arg, int32_t pid, int32_t tid, uint64_t count)
 {
 	struct pyp *p = arg;
 	struct pyp_proc *pr = pyp_find(p, (pid_t)pid);
+	const struct gp_sample_stack *st = p->st;
 	uint32_t nth;
 	int rc;
 
 	if (pr == NULL || pr->lp.state != LANGTAB_ACTIVE || !pr->watched)
 		return;
 	p->count = count;
+	if (pr->walking && st != NULL && st->size >= sizeof(*st) &&
+	    st->walked) {
+		rc = py_target_sample_walked(&pr->t, tid, st->walk, st->nwalk,
+		    pyp_emit, p);
+		p->nwalked++;
+		pyp_sample_done(p, pr, rc);
+		return;
+	}
+	pr->t.walk_tid = 0;
 	rc = py_target_sample_tid(&pr->t, tid, pyp_emit, p);
-	if (rc == -ENOENT)	/* TIDs unknown here: its running threads */
+	if (rc == -ENOENT) {	/* TIDs unknown here: its running threads */
+		pyp_walk_set(p, pr, 0);
 		rc = py_target_sample(&pr->t, pyp_emit, p, &nth);
+	} else if (pr->walking)
+		pyp_walk_thread(p, pr, tid);
 	pyp_sample_done(p, pr, rc);
 }
 
@@ -282,11 +347,12 @@ pyp_snapshot(void *priv, struct gp_snapshot *snap)
 			py_code_cache_clear(pr->t.codes);
 	}
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u stacks, %llu samples "
-	    "(%llu failed), %u processes tracked", langagg_count(p->agg),
-	    (unsigned long long)p->nsamples, (unsigned long long)p->nfailed,
+	    "(%llu walked in the sample, %llu failed), %u processes tracked",
+	    langagg_count(p->agg), (unsigned long long)p->nsamples,
+	    (unsigned long long)p->nwalked, (unsigned long long)p->nfailed,
 	    p->tab.n);
 	langagg_clear(p->agg);
-	p->nsamples = p->nfailed = 0;
+	p->nsamples = p->nfailed = p->nwalked = 0;
 	langtab_prune(&p->tab);	/* the gone: their stacks went out */
 	pyp_keep_pkgs(p);
 	p->api->snapshot_done(snap, 0, NULL);
