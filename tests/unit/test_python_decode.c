@@ -140,7 +140,7 @@ test_line_tables(const struct py_interp *pi)
 /* --- a synthetic 3.11 memory image ---------------------------------- */
 
 #define IMG_BASE	0x200000ull
-#define IMG_SIZE	0x4000
+#define IMG_SIZE	0x50000	/* room for a 200 KB line table, 64 codes */
 
 struct image {
 	uint8_t		 b[IMG_SIZE];
@@ -259,6 +259,23 @@ collect(void *arg, struct py_target *t, int32_t tid, const char *const *f,
 
 static int image_cached;
 
+static void
+image_target(struct py_target *t, struct image *im, int line_mode)
+{
+	memset(t, 0, sizeof(*t));
+	t->pid = 1;
+	t->mem.readv = image_readv;
+	t->mem.arg = im;
+	t->runtime = RT;
+	t->code_type = CODE_T;
+	t->tid_fallback = 1;
+	t->line_mode = line_mode;
+	py_offsets_for_version(3, 11, &t->off);
+	t->codes = py_code_cache_new();
+	t->frames = calloc(PY_MAX_FRAMES, sizeof(*t->frames));
+	t->ptrs = calloc(PY_MAX_FRAMES, sizeof(*t->ptrs));
+}
+
 static int
 image_sample(struct image *im, int line_mode, struct got *g)
 {
@@ -266,24 +283,86 @@ image_sample(struct image *im, int line_mode, struct got *g)
 	uint32_t nth;
 	int rc;
 
-	memset(&t, 0, sizeof(t));
 	memset(g, 0, sizeof(*g));
-	t.pid = 1;
-	t.mem.readv = image_readv;
-	t.mem.arg = im;
-	t.runtime = RT;
-	t.code_type = CODE_T;
-	t.tid_fallback = 1;
-	t.line_mode = line_mode;
-	py_offsets_for_version(3, 11, &t.off);
-	t.codes = py_code_cache_new();
-	t.frames = calloc(PY_MAX_FRAMES, sizeof(*t.frames));
-	t.ptrs = calloc(PY_MAX_FRAMES, sizeof(*t.ptrs));
+	image_target(&t, im, line_mode);
 	if (image_cached)
 		py_mem_cache_init(&t.mem);
 	rc = py_target_sample(&t, collect, g, &nth);
 	py_target_release(&t);
 	return (rc);
+}
+
+#define BIG_LT		A(0x4000)
+#define BIG_CODE(i)	A(0x40000 + (i) * 0x100)
+
+/*
+ * Frames walked in the sample (the BPF program's pairs, root first): the
+ * same text as the reader's walk, code objects read once, hostile words
+ * refused, and the code cache within its byte budget whatever the line
+ * tables claim.
+ */
+static void
+test_walked(void)
+{
+	static struct image im;
+	struct py_target t;
+	struct got g;
+	uint64_t walk[2 * 3], reads, one[2];
+	size_t most = 0;
+	int i, good = 0;
+
+	image_build(&im, 3);
+	image_target(&t, &im, PY_LINE_CURRENT);
+	for (i = 0; i < 3; i++) {
+		walk[2 * i] = CODE(i);
+		walk[2 * i + 1] = CODE(i) + 184 + 2;
+	}
+	memset(&g, 0, sizeof(g));
+	CHECK_INTEQ(py_target_sample_walked(&t, 4242, walk, 3, collect, &g),
+	    0, "a walked sample");
+	CHECK_STREQ(g.text, "f0 (/srv/app.py:12)_[p];f1 (/srv/app.py:22)_[p];"
+	    "f2 (/srv/app.py:32)_[p]", "root first, current lines from the "
+	    "walked positions");
+	CHECK_INTEQ(g.tid, 4242, "the sampled thread");
+	reads = t.mem.nreads;
+	CHECK_INTEQ(py_target_sample_walked(&t, 4242, walk, 3, collect, &g),
+	    0, "again");
+	CHECK_INTEQ(t.mem.nreads - reads, 0, "cached code objects: no read");
+	/* hostile words: not a code object, not a pointer */
+	memset(&g, 0, sizeof(g));
+	walk[2] = CODE_T;
+	CHECK(py_target_sample_walked(&t, 4242, walk, 3, collect, &g) != 0 &&
+	    g.calls == 0, "a word that is no code object fails the sample");
+	walk[2] = 0x7fff00000003ull;
+	CHECK(py_target_sample_walked(&t, 4242, walk, 3, collect, &g) != 0 &&
+	    g.calls == 0, "a misaligned word fails the sample");
+	CHECK_INTEQ(py_target_sample_walked(&t, 4242, walk, PY_MAX_FRAMES + 1,
+	    collect, &g), -EINVAL, "more frames than a stack holds");
+	/* 64 code objects each with a 200 KB line table: 12.8 MB claimed */
+	put64(&im, BIG_LT + 16, 200000);
+	for (i = 0; i < 64; i++) {
+		put64(&im, BIG_CODE(i) + 8, CODE_T);
+		put64(&im, BIG_CODE(i) + 112, STR(7));
+		put64(&im, BIG_CODE(i) + 128, STR(0));
+		put64(&im, BIG_CODE(i) + 136, BIG_LT);
+		put32(&im, BIG_CODE(i) + 72, 5);
+	}
+	t.line_mode = PY_LINE_FIRST;
+	for (i = 0; i < 64; i++) {
+		one[0] = BIG_CODE(i);
+		one[1] = 0;
+		memset(&g, 0, sizeof(g));
+		if (py_target_sample_walked(&t, 1, one, 1, collect, &g) == 0 &&
+		    strcmp(g.text, "f0 (/srv/app.py:5)_[p]") == 0)
+			good++;
+		if (py_code_cache_bytes(t.codes) > most)
+			most = py_code_cache_bytes(t.codes);
+	}
+	CHECK_INTEQ(good, 64, "every sample of the big code objects");
+	CHECK(most <= 8u << 20 && most >= 4u << 20, "the code cache stays "
+	    "within its 8 MiB");
+	printf("# code cache peak %zu bytes\n", most);
+	py_target_release(&t);
 }
 
 static void
@@ -460,6 +539,7 @@ main(void)
 	int i, n;
 
 	test_image();
+	test_walked();
 	test_strings();
 	test_debug_offsets();
 	test_versions_and_proc();

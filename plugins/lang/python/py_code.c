@@ -13,6 +13,13 @@
 #include "pyreader.h"
 
 #define PY_CODE_SLOTS	4096	/* at most; power of two */
+/*
+ * At most this many bytes of names, files, line tables and frame texts
+ * per process: a process whose 4096 code objects each claim a 256 KiB line
+ * table would otherwise hold 1 GiB of the agent's memory until the cycle
+ * ends.  Over it the cache starts over, as when its slots are full.
+ */
+#define PY_CODE_BYTES	(8u << 20)
 #define PY_CODE_FIRST	64	/* at first; doubled when 3/4 full */
 #define PY_HDR_MAX	128	/* largest str/bytes header read */
 
@@ -26,6 +33,7 @@ struct py_code_cache {
 	struct py_code	*slots;
 	uint32_t	 nslots;	/* power of two */
 	uint32_t	 used;
+	size_t		 bytes;		/* held, against PY_CODE_BYTES */
 	uint64_t	 code_type;	/* learned type pointer, when unknown */
 };
 
@@ -67,6 +75,22 @@ py_code_cache_clear(struct py_code_cache *cc)
 			cc->used--;
 		}
 	cc->used = 0;
+	cc->bytes = 0;
+}
+
+/* What an entry holds, its frame text (made later, about name and file
+ * again) counted in advance. */
+static size_t
+py_code_bytes(const struct py_code *c)
+{
+	return (2 * (strlen(c->name) + strlen(c->file)) + c->linetable_len +
+	    64);
+}
+
+size_t
+py_code_cache_bytes(const struct py_code_cache *cc)
+{
+	return (cc != NULL ? cc->bytes : 0);
 }
 
 void
@@ -236,9 +260,11 @@ py_code_get(struct py_code_cache *cc, struct py_mem *m,
 	}
 	if ((rc = py_code_decode(m, o, addr, code_type, &c)) != 0)
 		return (rc);
-	/* 3/4 full: grow while it may, else start over */
-	if (cc->used + 1 > cc->nslots / 4 * 3 && (cc->nslots >=
-	    PY_CODE_SLOTS || py_code_grow(cc) != 0))
+	/* 3/4 full: grow while it may, else start over; over its bytes,
+	 * start over too */
+	if ((cc->used + 1 > cc->nslots / 4 * 3 && (cc->nslots >=
+	    PY_CODE_SLOTS || py_code_grow(cc) != 0)) ||
+	    cc->bytes + py_code_bytes(&c) > PY_CODE_BYTES)
 		py_code_cache_clear(cc);
 	if ((s = py_code_free_slot(cc->slots, cc->nslots, addr)) == NULL) {
 		py_code_release(&c);
@@ -246,6 +272,7 @@ py_code_get(struct py_code_cache *cc, struct py_mem *m,
 	}
 	*s = c;
 	cc->used++;
+	cc->bytes += py_code_bytes(&c);
 	*out = s;
 	return (0);
 }

@@ -206,6 +206,7 @@ struct py_code_cache;
 struct py_code_cache *py_code_cache_new(void);
 void	py_code_cache_free(struct py_code_cache *);
 void	py_code_cache_clear(struct py_code_cache *);
+size_t	py_code_cache_bytes(const struct py_code_cache *);
 int	py_code_get(struct py_code_cache *, struct py_mem *,
 	    const struct py_offsets *, uint64_t, uint64_t,
 	    struct py_code **);
