@@ -5,12 +5,16 @@
  * snapshot.  The reader itself is in py_*.c.
  *
  * Which threads, and when: with a system profiler that reports samples
- * (host API sample_watch), the thread its BPF sampler caught on CPU, read
- * as the report arrives (the ring buffer wakes the loop for watched
- * processes: typically well under a millisecond after the sample), one
- * stack per sample.  /proc's state R, the fallback at -f Hz without one,
- * also counts threads waiting for a CPU: under contention a thread that
- * runs 2 ms in 20 got 1.4-2.5x its share.
+ * (host API sample_watch), the thread its BPF sampler caught on CPU, one
+ * stack per sample.  Its frames come walked in the sample (sample_walk,
+ * ABI 1.6: the BPF program follows the chain from the thread state we
+ * registered, so the sample costs no wake-up and no read here but of code
+ * objects not seen before); a thread not registered yet, or whose walk
+ * could not finish, is read as the report arrives (the ring buffer wakes
+ * the loop for it: typically well under a millisecond after the sample).
+ * /proc's state R, the fallback at -f Hz without a system profiler, also
+ * counts threads waiting for a CPU: under contention a thread that runs
+ * 2 ms in 20 got 1.4-2.5x its share.
  *
  * Which processes: with a system profiler that reports the processes it
  * samples (host API process_subscribe, ABI 1.4), the one reported, when
