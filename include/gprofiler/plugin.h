@@ -153,13 +153,21 @@ struct gp_sample_stack {
 	 * 1.6 (read only when size covers them): the interpreter frames the
 	 * sampler walked in this very sample (sample_walk), root first,
 	 * two words each: walk[2i] the frame's code word, walk[2i + 1] its
-	 * position.  walked 0: no walk was made or it did not complete
-	 * (then read the thread's stack yourself, as before).
+	 * position, when walk_state is GP_WALK_DONE.  Otherwise read the
+	 * thread's stack yourself, as before; GP_WALK_NO_ROOT says the
+	 * thread's root is unknown or stale (name it: sample_walk_thread).
 	 */
-	uint32_t		 walked;
+	uint32_t		 walk_state;	/* GP_WALK_* */
 	uint32_t		 nwalk;
 	const uint64_t		*walk;
 };
+
+/* gp_sample_stack.walk_state (1.6) */
+#define GP_WALK_NONE		0u	/* no walk asked for this process */
+#define GP_WALK_DONE		1u	/* walk holds the whole chain */
+#define GP_WALK_NO_ROOT		2u	/* no valid root for the thread */
+#define GP_WALK_FAULT		3u	/* a frame's page was not resident */
+#define GP_WALK_DEEP		4u	/* more frames than the sampler walks */
 
 /*
  * How an interpreter links its frames (1.6), for a system profiler that
@@ -555,7 +563,7 @@ struct gp_host_api {
 	 * Interpreter frames walked in the sample (1.6): a watched process's
 	 * frames are followed by the system profiler at each sample of a
 	 * thread whose root it was told, and arrive with the report
-	 * (gp_sample_stack.walked): no wake-up and no read of the process
+	 * (gp_sample_stack.walk_state): no wake-up and no read of the process
 	 * per sample.  A sample of a thread without a valid root, or whose
 	 * walk faulted or ran past the sampler's depth, is reported at once
 	 * without walk frames, as before.

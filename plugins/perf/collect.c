@@ -79,14 +79,29 @@ collect_report(struct perf *p, const struct sample_view *v,
 	st.nuser = nu;
 	st.user = user;
 	st.user_ips = ips;
-	/* the walk's frames, root first as well */
-	if (v->hdr.flags & SAMPLE_F_WALKED) {
+	/* the walk's outcome, its frames root first as well */
+	switch (v->hdr.walk_stat) {
+	case STAT_WALK_OK:
+		st.walk_state = (v->hdr.flags & SAMPLE_F_WALKED) ?
+		    GP_WALK_DONE : GP_WALK_NONE;
+		break;
+	case STAT_WALK_NOROOT:
+	case STAT_WALK_STALE:
+		st.walk_state = GP_WALK_NO_ROOT;
+		break;
+	case STAT_WALK_FAULT:
+		st.walk_state = GP_WALK_FAULT;
+		break;
+	case STAT_WALK_DEEP:
+		st.walk_state = GP_WALK_DEEP;
+		break;
+	}
+	if (st.walk_state == GP_WALK_DONE) {
 		for (i = 0; i < v->hdr.nwalk; i++) {
 			walk[2 * i] = v->walk[2 * (v->hdr.nwalk - 1 - i)];
 			walk[2 * i + 1] =
 			    v->walk[2 * (v->hdr.nwalk - 1 - i) + 1];
 		}
-		st.walked = 1;
 		st.nwalk = v->hdr.nwalk;
 		st.walk = walk;
 	}

@@ -73,7 +73,7 @@ AT(gp_host_api, sample_walk, 328);
 AT(gp_host_api, sample_walk_thread, 336);
 AT(gp_host_api, sample_walker, 344);
 _Static_assert(sizeof(struct gp_host_api) == 352, "gp_host_api 1.6 size");
-AT(gp_sample_stack, walked, 40);
+AT(gp_sample_stack, walk_state, 40);
 AT(gp_sample_stack, nwalk, 44);
 AT(gp_sample_stack, walk, 48);
 _Static_assert(sizeof(struct gp_sample_stack) == 56, "gp_sample_stack 1.6");

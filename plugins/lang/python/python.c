@@ -209,7 +209,7 @@ pyp_report_cb(void *arg, int32_t pid, int32_t tid, uint64_t count)
 		return;
 	p->count = count;
 	if (pr->walking && st != NULL && st->size >= sizeof(*st) &&
-	    st->walked) {
+	    st->walk_state == GP_WALK_DONE) {
 		rc = py_target_sample_walked(&pr->t, tid, st->walk, st->nwalk,
 		    pyp_emit, p);
 		p->nwalked++;
@@ -221,7 +221,8 @@ pyp_report_cb(void *arg, int32_t pid, int32_t tid, uint64_t count)
 	if (rc == -ENOENT) {	/* TIDs unknown here: its running threads */
 		pyp_walk_set(p, pr, 0);
 		rc = py_target_sample(&pr->t, pyp_emit, p, &nth);
-	} else if (pr->walking)
+	} else if (pr->walking && st != NULL && st->size >= sizeof(*st) &&
+	    st->walk_state == GP_WALK_NO_ROOT)
 		pyp_walk_thread(p, pr, tid);
 	pyp_sample_done(p, pr, rc);
 }

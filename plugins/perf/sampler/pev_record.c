@@ -228,6 +228,7 @@ pev_sample(struct spev *s, struct pev_cpu *c, const uint8_t *r, size_t len)
 	o->hdr.nkern = (uint16_t)kn;
 	o->hdr.nuser = (uint16_t)un;
 	o->hdr.stack_off = o->hdr.stack_len = 0;
+	o->hdr.nwalk = o->hdr.walk_stat = 0;	/* nothing walks here */
 	size = sizeof(o->hdr) + (kn + un) * 8;
 	if (have_regs && pid != 0 && s->opts.want_dwarf) {
 		/* perf's order into DWARF's (sampler.h) */

@@ -478,6 +478,7 @@ sample_take(void *ctx, __u64 period)
 	s->hdr.stack_off = 0;
 	s->hdr.stack_len = 0;
 	s->hdr.nwalk = 0;
+	s->hdr.walk_stat = 0;
 	genp = bpf_map_lookup_elem(&exec_gen, &tgid);
 	s->hdr.gen = genp != NULL ? *genp : 0;
 	bpf_get_current_comm(s->hdr.comm, sizeof(s->hdr.comm));
@@ -516,6 +517,7 @@ sample_take(void *ctx, __u64 period)
 	    (wc = bpf_map_lookup_elem(&walk_cfgs, &tgid)) != NULL) {
 		walk = walk_frames(s, wc, tgid, (__u32)id);
 		stat_inc(walk);
+		s->hdr.walk_stat = walk;
 		if (walk == STAT_WALK_OK) {
 			s->hdr.flags |= SAMPLE_F_WALKED;
 			urgent = walk_wake_due(wc);

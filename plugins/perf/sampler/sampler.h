@@ -95,7 +95,7 @@ struct sample_hdr {
 	__u32	gen;		/* the tgid's exec generation (0: none seen) */
 	char	comm[SAMPLE_COMM_LEN];	/* the thread's comm */
 	__u32	nwalk;		/* interpreter frames, when SAMPLE_F_WALKED */
-	__u32	walk_pad;
+	__u32	walk_stat;	/* the walk's STAT_WALK_*, 0: none made */
 };
 
 /*
