@@ -169,6 +169,10 @@ struct gp_sample_stack {
 #define GP_WALK_FAULT		3u	/* a frame's page was not resident */
 #define GP_WALK_DEEP		4u	/* more frames than the sampler walks */
 
+/* sample_walk_thread's root for a thread without interpreter frames (a
+ * C library's worker in a Python process): it needs no wake-up either. */
+#define GP_WALK_ROOT_NONE	1u
+
 /*
  * How an interpreter links its frames (1.6), for a system profiler that
  * follows the chain in the sample itself: from a thread's root (the
@@ -571,8 +575,11 @@ struct gp_host_api {
 	 *                       0, -ENOTSUP (no system profiler walks: read
 	 *                       stacks yourself) or -errno.
 	 *   sample_walk_thread  tid's root and check value (root 0: forget
-	 *                       it).  0, -ENOENT when pid has no walk (the
-	 *                       system profiler restarted: sample_walk
+	 *                       it; GP_WALK_ROOT_NONE: tid runs no
+	 *                       interpreter code, its samples come walked
+	 *                       with no frame until check, a CLOCK_MONOTONIC
+	 *                       time in ns).  0, -ENOENT when pid has no walk
+	 *                       (the system profiler restarted: sample_walk
 	 *                       again), -ENOTSUP or -errno.
 	 *   sample_walker       the system profiler walks: walk(arg, pid, w)
 	 *                       and thread(arg, pid, tid, root, check) get

@@ -12,7 +12,11 @@
 #   - a recursion deeper than the walk (150 frames) falls back to the
 #     reader after a wake-up (perf_walk_too_deep) and keeps every frame;
 #   - with --perf-backend perf-events (no BPF), nothing is walked and the
-#     stacks are the same.
+#     stacks are the same;
+#   - a thread with no Python frames at all (a C library's worker started
+#     through ctypes) stops waking the agent: it is registered as such
+#     for a second at a time (GP_WALK_ROOT_NONE), so its samples come
+#     walked, with nothing to add.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/workloads/py_lib.sh"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
@@ -64,6 +68,21 @@ else:
 PY
 }
 
+cat >"$TMP/worker.c" <<'C'
+#include <pthread.h>
+volatile unsigned long worker_sink;
+static void *spin(void *a) { for (;;) worker_sink++; return a; }
+void start_worker(void) { pthread_t t; pthread_create(&t, 0, spin, 0); }
+C
+cc -O1 -shared -fPIC -o "$TMP/worker.so" "$TMP/worker.c" -lpthread
+ok $? "a C worker library built"
+cat >"$TMP/native.py" <<'PY'
+import ctypes, sys, time
+ctypes.CDLL(sys.argv[1]).start_worker()
+print("ready", flush=True)
+time.sleep(3600)
+PY
+
 for spec in $(echo "$interps" | tr ' ' ':'); do
 	v=${spec%%:*}; py=${spec#*:}
 	"$py" "$wl/py_nested.py" >"$TMP/ready.n" 2>&1 & nested=$!
@@ -94,5 +113,21 @@ for spec in $(echo "$interps" | tr ' ' ':'); do
 	done
 	kill $nested $deep 2>/dev/null
 	wait $nested $deep 2>/dev/null
+	[ "$v" = 3.12 ] || continue
+	"$py" "$TMP/native.py" "$TMP/worker.so" >"$TMP/ready.w" 2>&1 & native=$!
+	py_wait_ready "$TMP/ready.w"
+	ok $? "$v: native worker ready"
+	py_profile "$TMP/$v-native" 6 -f 99 --pids $native
+	ok $? "$v native: daemon ran one cycle"
+	col=$(ls "$TMP/$v-native"/profile_*.col 2>/dev/null | head -1)
+	head -1 "$col" 2>/dev/null | cut -c3- | "$PYTHON3" -c '
+import json, sys
+md = json.load(sys.stdin)["metadata"]
+n, w, r = md["perf_samples"], md["perf_walked_samples"], md["perf_walk_no_root"]
+print("# native worker: %d samples, %d walked, %d without a root" % (n, w, r))
+sys.exit(0 if n >= 100 and w >= 0.8 * n and r <= 0.1 * n else 1)'
+	ok $? "$v native: the worker thread's samples stop waking the agent"
+	kill $native 2>/dev/null
+	wait $native 2>/dev/null
 done
 done_testing

@@ -23,6 +23,9 @@
 #define PYP_RESCAN_MS	1000	/* new processes show up within a second */
 #define PYP_MAX_FREQ	100
 #define PYP_FAIL_LIMIT	20	/* consecutive failed samples: an error */
+/* A thread without a thread state is looked at again after this long:
+ * it may call into Python later (PyGILState_Ensure). */
+#define PYP_NATIVE_NS	1000000000ull
 
 #define PYP(lp)		((struct pyp_proc *)(lp))
 #define PYP_AT(p, i)	PYP((p)->tab.procs[i])

@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gprofiler/plugin.h>
 
@@ -173,22 +174,36 @@ pyp_walk_set(struct pyp *p, struct pyp_proc *pr, int on)
 		    (int)pr->lp.pid, strerror(-rc));
 }
 
-/* The thread state just read for tid is where the walk starts from; a
- * system profiler that lost the layout (restarted) is given it again. */
+/*
+ * The thread state just read for tid is where the walk starts from; a
+ * thread that has none (a C library's worker) is said to run no Python
+ * for PYP_NATIVE_NS, so its samples stop waking us too, and is looked at
+ * again after.  A system profiler that lost the layout (restarted) is
+ * given it again.
+ */
 static void
 pyp_walk_thread(struct pyp *p, struct pyp_proc *pr, int32_t tid)
 {
 	struct py_target *t = &pr->t;
+	struct timespec now;
+	uint64_t root, check;
 
-	if (t->walk_tid != tid)
-		return;
-	if (p->api->sample_walk_thread(p->ctx, pr->lp.pid, tid, t->walk_root,
-	    t->walk_check) == -ENOENT) {
+	if (t->walk_tid == tid) {
+		root = t->walk_root;
+		check = t->walk_check;
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		root = GP_WALK_ROOT_NONE;
+		check = (uint64_t)now.tv_sec * 1000000000ull +
+		    (uint64_t)now.tv_nsec + PYP_NATIVE_NS;
+	}
+	if (p->api->sample_walk_thread(p->ctx, pr->lp.pid, tid, root,
+	    check) == -ENOENT) {
 		pr->walking = 0;
 		pyp_walk_set(p, pr, 1);
 		if (pr->walking)
 			(void)p->api->sample_walk_thread(p->ctx, pr->lp.pid,
-			    tid, t->walk_root, t->walk_check);
+			    tid, root, check);
 	}
 }
 
@@ -221,8 +236,8 @@ pyp_report_cb(void *arg, int32_t pid, int32_t tid, uint64_t count)
 	if (rc == -ENOENT) {	/* TIDs unknown here: its running threads */
 		pyp_walk_set(p, pr, 0);
 		rc = py_target_sample(&pr->t, pyp_emit, p, &nth);
-	} else if (pr->walking && st != NULL && st->size >= sizeof(*st) &&
-	    st->walk_state == GP_WALK_NO_ROOT)
+	} else if (rc == 0 && pr->walking && st != NULL &&
+	    st->size >= sizeof(*st) && st->walk_state == GP_WALK_NO_ROOT)
 		pyp_walk_thread(p, pr, tid);
 	pyp_sample_done(p, pr, rc);
 }

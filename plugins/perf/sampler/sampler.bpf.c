@@ -352,6 +352,11 @@ walk_frames(struct sample_buf *s, const struct walk_cfg *c, __u32 tgid,
 
 	if (r == NULL || r->tgid != tgid)
 		return STAT_WALK_NOROOT;
+	/* a thread without interpreter frames, for a while: nothing to
+	 * walk, nothing to wake for */
+	if (r->root == WALK_ROOT_NONE)
+		return bpf_ktime_get_ns() < r->check ? STAT_WALK_OK :
+		    STAT_WALK_NOROOT;
 	if (bpf_probe_read_user(&v, sizeof(v), (void *)(r->root +
 	    (c->root_check & (WALK_FRAME_BUF - 8)))) != 0 || v != r->check)
 		return STAT_WALK_STALE;

@@ -120,6 +120,9 @@ struct walk_cfg {
 	__u64	woken_ns;
 };
 
+/* root WALK_ROOT_NONE: no interpreter frames until check (ns, the
+ * program's clock, CLOCK_MONOTONIC) */
+#define WALK_ROOT_NONE		1
 struct walk_root {
 	__u64	root;
 	__u64	check;
