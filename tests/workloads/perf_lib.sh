@@ -76,4 +76,13 @@ perf_check_py() {
 		esac
 	done <"$TMP/py.out"
 	ok $rc "checker ran"
+	# a failure says what the agent saw: its counters and complaints
+	# ($2 is the profile perf_profile wrote, beside its .md and .err)
+	if grep -q '^FAIL ' "$TMP/py.out" && [ -n "${2:-}" ]; then
+		[ -f "$2.md" ] && grep -E '^perf_(backend|samples|dropped|cpus|drain|pids)' \
+		    "$2.md" | sed 's/^/agent: /' | while IFS= read -r l; do diag "$l"; done
+		[ -f "$2.err" ] && grep -E 'WARN|ERROR|CRIT' "$2.err" | head -20 |
+		    while IFS= read -r l; do diag "agent: $l"; done
+	fi
+	return 0
 }
