@@ -305,6 +305,9 @@ for c in $cases; do
 		profile_checks "$c" ""
 		section "$con" LOG | grep -q 'through a BPF program'
 		ok $? "$c: auto picked the BPF sampler"
+		# this kernel's verifier took the frame walk, and it walked
+		head -1 "$work/$c.col" | grep -q '"perf_walked_samples": [1-9]'
+		ok $? "$c: Python frames walked in the BPF program"
 		;;
 	6.1-amd64-perf-events)
 		fetch bookworm amd64 linux-image-amd64
@@ -358,6 +361,9 @@ for c in $cases; do
 		profile_checks "$c" ""
 		section "$con" LOG | grep -q 'through a BPF program'
 		ok $? "$c: auto picked the BPF sampler"
+		# this kernel's verifier took the frame walk, and it walked
+		head -1 "$work/$c.col" | grep -q '"perf_walked_samples": [1-9]'
+		ok $? "$c: Python frames walked in the BPF program"
 		rc2=$(sed -n 's/^=== GPVM RC2 \([0-9]*\) ===.*/\1/p' "$con" | tr -d '\r')
 		[ -n "$rc2" ] && [ "$rc2" != 0 ] &&
 		    section "$con" LOG2 | grep -q -- '--perf-mode dwarf: DWARF unwinding is not supported on this architecture yet (x86_64 only); use --perf-mode fp'

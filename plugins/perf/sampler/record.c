@@ -9,6 +9,9 @@
 
 #include "sampler.h"
 
+_Static_assert(2 * (SAMPLE_MAX_DEPTH + SAMPLE_MAX_WALK) <= WALK_SLOT_MASK + 1,
+    "a walk pair's index fits the program's mask");
+
 int
 sample_record_parse(const void *rec, size_t len, struct sample_view *v)
 {

@@ -348,6 +348,7 @@ walk_frames(struct sample_buf *s, const struct walk_cfg *c, __u32 tgid,
 	struct walk_root *r = bpf_map_lookup_elem(&walk_roots, &tid);
 	struct walk_frame *b;
 	__u32 k = 0, i, n, idx, base, slot;
+	__u64 *d;
 	__u64 f, v;
 
 	if (r == NULL || r->tgid != tgid)
@@ -389,13 +390,16 @@ walk_frames(struct sample_buf *s, const struct walk_cfg *c, __u32 tgid,
 			idx = s->hdr.nwalk;
 			if (idx >= SAMPLE_MAX_WALK)
 				return STAT_WALK_DEEP;
-			barrier_var(base);
-			if (base > 2 * SAMPLE_MAX_DEPTH)
-				return STAT_WALK_FAULT;
+			/* Masked where it is used, into one pointer: older
+			 * verifiers (6.1) lose a bound checked on another
+			 * copy of the index.  The mask never cuts a valid
+			 * one (sampler.h). */
 			slot = base + 2 * idx;
-			s->ips[slot] = walk_u64(b, c->frame_code);
-			s->ips[slot + 1] = c->pos_size == 8 ?
-			    walk_u64(b, c->frame_pos) :
+			barrier_var(slot);
+			slot &= WALK_SLOT_MASK;
+			d = &s->ips[slot];
+			d[0] = walk_u64(b, c->frame_code);
+			d[1] = c->pos_size == 8 ? walk_u64(b, c->frame_pos) :
 			    walk_u32(b, c->frame_pos);
 			s->hdr.nwalk = idx + 1;
 		}

@@ -36,6 +36,9 @@
  * user space after a wake-up, as without a walk. */
 #define SAMPLE_MAX_WALK		96
 #define WALK_FRAME_BUF		256	/* bytes of one frame read: offsets < 256 */
+/* The BPF program masks a walk pair's index into ips[] with this (every
+ * valid one, below 2 * (SAMPLE_MAX_DEPTH + SAMPLE_MAX_WALK), is kept). */
+#define WALK_SLOT_MASK		511
 /*
  * A walked sample needs no wake-up, but its frames name code objects
  * user space reads once, and only while the process lives: a walked
@@ -136,7 +139,8 @@ struct walk_root {
  */
 struct sample_buf {
 	struct sample_hdr hdr;
-	__u64	ips[2 * SAMPLE_MAX_DEPTH + 2 * SAMPLE_MAX_WALK];
+	/* kernel, user, then walk pairs; room for a masked pair index */
+	__u64	ips[WALK_SLOT_MASK + 2];
 	__u64	regs[SAMPLE_NREGS];
 	/* one extra page so a page-sized read at any offset stays inside */
 	__u8	stack[SAMPLE_MAX_STACK + 8 + SAMPLE_PAGE];
