@@ -277,6 +277,21 @@ out_close:
 	close(fd);
 }
 
+/*
+ * When the perf map was looked at: never 0 (0 is "never").  Not "now |
+ * 1": with the coarse clock at an even value, now - (now | 1) wrapped
+ * around and every lookup of the same tick was "a second later" (a
+ * missing map probed 35 times a second, 42% of an agent profiling one
+ * Python process).
+ */
+static uint64_t
+sym_jit_stamp(void)
+{
+	uint64_t	 now = sym_now_ns();
+
+	return (now != 0 ? now : 1);
+}
+
 /* Is the perf map to be looked at (first time, once a second, or to go
  * on with what an earlier turn's budget left)? */
 int
@@ -300,7 +315,7 @@ sym_jit_touch(struct symbolizer *s, struct sym_proc *p)
 	p->jit.used_cycle = s->cycle;
 	if (!sym_jit_due(s, p))
 		return;
-	p->jit.checked_ns = sym_now_ns() | 1;
+	p->jit.checked_ns = sym_jit_stamp();
 	sym_jit_refresh(s, p);
 	if (p->jit.more)
 		s->jit_pending = 1;
@@ -370,7 +385,7 @@ sym_jit_work(struct symbolizer *s, struct sym_proc *p)
 	if (!p->jit.more || p->gone)
 		return (0);
 	if (p->jit.turn != s->turn_id) {
-		p->jit.checked_ns = sym_now_ns() | 1;
+		p->jit.checked_ns = sym_jit_stamp();
 		sym_jit_refresh(s, p);
 	}
 	return (p->jit.more);
