@@ -194,44 +194,6 @@ perf_watch(void *arg, int32_t pid, int32_t on)
 		    "profiler: %s", on ? "" : "un", (int)pid, strerror(-rc));
 }
 
-/*
- * A process profiler's interpreter frames, walked in the sample (host
- * API sample_walk, ABI 1.6): its layout, and each thread's root.
- */
-static int32_t
-perf_walk(void *arg, int32_t pid, const struct gp_frame_walk *w)
-{
-	struct perf *p = arg;
-	struct walk_cfg c;
-
-	if (p->sampler == NULL)
-		return (-ENOTSUP);
-	if (w == NULL)
-		return (sampler_walk_set(p->sampler, pid, NULL));
-	memset(&c, 0, sizeof(c));
-	c.root_check = w->root_check;
-	c.root_frame = w->root_frame;
-	c.holder_frame = w->holder_frame < 0 ? -1 : w->holder_frame;
-	c.frame_next = w->frame_next;
-	c.frame_code = w->frame_code;
-	c.frame_pos = w->frame_pos;
-	c.pos_size = w->pos_size;
-	c.frame_owner = w->frame_owner < 0 ? -1 : w->frame_owner;
-	c.owner_skip = w->frame_owner < 0 ? 0 : (uint32_t)w->owner_skip;
-	return (sampler_walk_set(p->sampler, pid, &c));
-}
-
-static int32_t
-perf_walk_thread(void *arg, int32_t pid, int32_t tid, uint64_t root,
-    uint64_t check)
-{
-	struct perf *p = arg;
-
-	if (p->sampler == NULL)
-		return (-ENOTSUP);
-	return (sampler_walk_root(p->sampler, pid, tid, root, check));
-}
-
 /* The symbolizer's kernel names, by the sampler's in-kernel lookup. */
 static int
 perf_ksym_resolve(void *arg, const uint64_t *addrs, size_t n, char *names,
@@ -403,9 +365,7 @@ perf_teardown(struct perf *p)
 	if (p->proc_reports)
 		(void)p->api->process_source(p->ctx, 0);
 	p->proc_reports = 0;
-	if (p->walker)
-		(void)p->api->sample_walker(p->ctx, NULL, NULL, NULL);
-	p->walker = 0;
+	perf_walker_stop(p);
 	p->api->timer_del(p->drain_timer);
 	p->drain_timer = NULL;
 	p->api->timer_del(p->work_timer);
@@ -655,13 +615,8 @@ perf_start(void *priv)
 	    p->api->sample_source != NULL && p->api->sample_report != NULL &&
 	    p->api->sample_source(p->ctx, perf_watch, p) == 0)
 		p->reports = 1;
-	/* And their frames, walked in the sample (BPF only: the other
-	 * backend leaves them to the process profiler, -ENOTSUP). */
-	if (p->reports && GP_API_HAS(p->api, sample_walker) &&
-	    sampler_walks(p->sampler) &&
-	    p->api->sample_walker(p->ctx, perf_walk, perf_walk_thread,
-	    p) == 0)
-		p->walker = 1;
+	/* And their frames, walked in the sample (perf_walk.c). */
+	perf_walker_start(p);
 	/* And which processes run (1.4): the first sample of each image
 	 * wakes us, so they need not scan /proc to find them.  Not with a
 	 * cgroup filter: processes outside the chosen cgroups are never
@@ -731,19 +686,7 @@ perf_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
 		    (int64_t)c->stat[STAT_DWARF_ERR]);
 		a->json_set_int(md, "perf_dwarf_pids", (int64_t)c->dwarf_pids);
 	}
-	/* Interpreter frames walked in the sample, and the samples whose
-	 * walk did not finish (their process profiler read them itself). */
-	if (p->walker) {
-		a->json_set_int(md, "perf_walked_samples",
-		    (int64_t)c->stat[STAT_WALK_OK]);
-		a->json_set_int(md, "perf_walk_no_root",
-		    (int64_t)(c->stat[STAT_WALK_NOROOT] +
-		    c->stat[STAT_WALK_STALE]));
-		a->json_set_int(md, "perf_walk_faults",
-		    (int64_t)c->stat[STAT_WALK_FAULT]);
-		a->json_set_int(md, "perf_walk_too_deep",
-		    (int64_t)c->stat[STAT_WALK_DEEP]);
-	}
+	perf_walker_metadata(p, c, md);
 	a->json_set_int(md, "perf_pids", (int64_t)c->pids);
 	if (p->cgw != NULL)
 		a->json_set_int(md, "perf_cgroups", (int64_t)c->cgroups);

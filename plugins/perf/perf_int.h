@@ -179,6 +179,13 @@ int		 perf_snapshot(void *, struct gp_snapshot *);
 void		 perf_abandon(void *, struct gp_snapshot *);
 void		 perf_work_cb(void *);
 
+/* perf_walk.c: interpreter frames walked in the sample, for process
+ * profilers (host API sample_walk, ABI 1.6) */
+void		 perf_walker_start(struct perf *);
+void		 perf_walker_stop(struct perf *);
+void		 perf_walker_metadata(struct perf *,
+		    const struct perf_cycle_stats *, struct gp_json *);
+
 /* perf_maps.c: what processes mapped, from the kernel's own records */
 /* Follow them (a line says so when the kernel cannot). */
 void		 perf_maps_start(struct perf *);
