@@ -328,6 +328,29 @@ test_walked(void)
 	CHECK_INTEQ(py_target_sample_walked(&t, 4242, walk, 3, collect, &g),
 	    0, "again");
 	CHECK_INTEQ(t.mem.nreads - reads, 0, "cached code objects: no read");
+	/* texts kept per position: a position seen before, one on another
+	 * line, and more positions than a code object keeps */
+	for (i = 0; i < 3 * PY_CODE_TEXTS; i++) {
+		walk[5] = CODE(2) + 184 + 2 * (uint64_t)(i % 2 == 0 ? 0 :
+		    i < PY_CODE_TEXTS ? 1 : 2 + i);
+		memset(&g, 0, sizeof(g));
+		(void)py_target_sample_walked(&t, 4242, walk, 3, collect, &g);
+		if (i == 0)
+			CHECK_STREQ(strrchr(g.text, ';') + 1,
+			    "f2 (/srv/app.py:30)_[p]", "its first unit");
+		if (i == 1)
+			CHECK_STREQ(strrchr(g.text, ';') + 1,
+			    "f2 (/srv/app.py:32)_[p]", "its second unit");
+	}
+	walk[5] = CODE(2) + 184;
+	(void)py_target_sample_walked(&t, 4242, walk, 3, collect, &g);
+	CHECK_STREQ(strrchr(g.text, ';') + 1, "f2 (/srv/app.py:30)_[p]",
+	    "the first unit after the positions went round");
+	walk[5] = CODE(2) + 184 + 2;
+	(void)py_target_sample_walked(&t, 4242, walk, 3, collect, &g);
+	CHECK_STREQ(strrchr(g.text, ';') + 1, "f2 (/srv/app.py:32)_[p]",
+	    "and the second, made again");
+	CHECK_INTEQ(t.mem.nreads - reads, 0, "still no read");
 	/* hostile words: not a code object, not a pointer */
 	memset(&g, 0, sizeof(g));
 	walk[2] = CODE_T;

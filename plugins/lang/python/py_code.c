@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,8 @@ struct py_code_cache {
 	uint32_t	 used;
 	size_t		 bytes;		/* held, against PY_CODE_BYTES */
 	uint64_t	 code_type;	/* learned type pointer, when unknown */
+	char		*scratch;	/* a text over the budget, for a call */
+	size_t		 scratchcap;
 };
 
 struct py_code_cache *
@@ -55,10 +58,14 @@ py_code_cache_new(void)
 static void
 py_code_release(struct py_code *c)
 {
+	uint32_t i;
+
 	free(c->name);
 	free(c->file);
 	free(c->linetable);
-	free(c->text);
+	for (i = 0; i < c->ntexts; i++)
+		free(c->texts[i].text);
+	free(c->texts);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -78,8 +85,8 @@ py_code_cache_clear(struct py_code_cache *cc)
 	cc->bytes = 0;
 }
 
-/* What an entry holds, its frame text (made later, about name and file
- * again) counted in advance. */
+/* What an entry holds, its first frame text (made later, about name and
+ * file again) counted in advance; more texts count as they are made. */
 static size_t
 py_code_bytes(const struct py_code *c)
 {
@@ -100,6 +107,7 @@ py_code_cache_free(struct py_code_cache *cc)
 		return;
 	py_code_cache_clear(cc);
 	free(cc->slots);
+	free(cc->scratch);
 	free(cc);
 }
 
@@ -297,4 +305,75 @@ py_code_line(const struct py_offsets *o, const struct py_code *c, int64_t pos)
 		return (py_line_pep657(c->linetable, c->linetable_len,
 		    c->firstlineno, (pos - base) / 2));
 	}
+}
+
+/* A text kept with c, -ENOMEM when there is no room for another. */
+static int
+py_code_keep(struct py_code_cache *cc, struct py_code *c, int64_t pos,
+    const char *text, size_t len)
+{
+	struct py_code_text *nt, *e;
+	char *dup;
+	uint8_t cap;
+
+	if (cc->bytes + len + 1 + sizeof(*e) > PY_CODE_BYTES)
+		return (-ENOMEM);
+	if (c->ntexts == c->textcap && c->textcap < PY_CODE_TEXTS) {
+		cap = c->textcap ? 2 * c->textcap : 2;
+		if ((nt = realloc(c->texts, cap * sizeof(*nt))) == NULL)
+			return (-ENOMEM);
+		c->texts = nt;
+		c->textcap = cap;
+		cc->bytes += (cap - c->ntexts) * sizeof(*nt);
+	}
+	if ((dup = malloc(len + 1)) == NULL)
+		return (-ENOMEM);
+	memcpy(dup, text, len + 1);
+	if (c->ntexts < c->textcap)
+		e = &c->texts[c->ntexts++];
+	else {	/* full: the oldest goes (a hot loop's many positions) */
+		e = &c->texts[c->textnext];
+		c->textnext = (uint8_t)((c->textnext + 1) % c->textcap);
+		free(e->text);
+	}
+	e->pos = pos;
+	e->text = dup;
+	cc->bytes += len + 1;
+	return (0);
+}
+
+/*
+ * c's frame text at pos ("name (file:line)_[p]"), or at its first line
+ * for PY_TEXT_FIRST: made once per position and kept with c, so a sample
+ * of frames seen before formats nothing (the callers' positions are their
+ * call sites, the same at every sample; a leaf in a loop has a few).  The
+ * text stays valid until the next call or the cache is cleared; NULL
+ * without memory.
+ */
+const char *
+py_code_text(struct py_code_cache *cc, const struct py_offsets *o,
+    struct py_code *c, int64_t pos)
+{
+	size_t need;
+	uint32_t i;
+	char *ns;
+	int len;
+
+	for (i = 0; i < c->ntexts; i++)
+		if (c->texts[i].pos == pos)
+			return (c->texts[i].text);
+	need = strlen(c->name) + strlen(c->file) + 32;
+	if (need > cc->scratchcap) {
+		if ((ns = realloc(cc->scratch, need)) == NULL)
+			return (NULL);
+		cc->scratch = ns;
+		cc->scratchcap = need;
+	}
+	len = snprintf(cc->scratch, need, "%s (%s:%d)_[p]", c->name, c->file,
+	    pos == PY_TEXT_FIRST ? c->firstlineno : py_code_line(o, c, pos));
+	if (len < 0)
+		return (NULL);
+	/* over the budget: the text is made again next time */
+	(void)py_code_keep(cc, c, pos, cc->scratch, (size_t)len);
+	return (cc->scratch);
 }

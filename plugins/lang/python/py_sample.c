@@ -84,15 +84,17 @@ py_sample_reserve(struct py_target *t, size_t need)
 	return (0);
 }
 
-/* Format frames[0..n) (leaf first) into t->ptrs, root first. */
+/* Format frames[0..n) (leaf first) into t->ptrs, root first: each frame's
+ * text comes made from its code object (py_code_text). */
 static int
 py_sample_format(struct py_target *t, uint32_t n, uint32_t *out)
 {
 	struct py_code *c;
+	const char *text;
 	size_t used = 0, need;
 	uint32_t i, k = 0;
 	size_t offs[PY_MAX_FRAMES];
-	int line, rc;
+	int rc;
 
 	for (i = n; i-- > 0;) {
 		rc = py_code_get(t->codes, &t->mem, &t->off, t->code_type,
@@ -101,28 +103,17 @@ py_sample_format(struct py_target *t, uint32_t n, uint32_t *out)
 			continue;	/* 3.13 non-code executable */
 		if (rc != 0)
 			return (rc);
-		if (t->line_mode == PY_LINE_FIRST && c->text != NULL) {
-			/* Most frames: the cached first-line text. */
-			need = strlen(c->text) + 1;
-			if (py_sample_reserve(t, used + need) != 0)
-				return (-ENOMEM);
-			memcpy(t->text + used, c->text, need);
-			offs[k++] = used;
-			used += need;
-			continue;
-		}
-		line = t->line_mode == PY_LINE_CURRENT ?
-		    py_code_line(&t->off, c, t->frames[i].pos) :
-		    c->firstlineno;
-		need = strlen(c->name) + strlen(c->file) + 32;
+		text = py_code_text(t->codes, &t->off, c,
+		    t->line_mode == PY_LINE_CURRENT ? t->frames[i].pos :
+		    PY_TEXT_FIRST);
+		if (text == NULL)
+			return (-ENOMEM);
+		need = strlen(text) + 1;
 		if (py_sample_reserve(t, used + need) != 0)
 			return (-ENOMEM);
+		memcpy(t->text + used, text, need);
 		offs[k++] = used;
-		used += (size_t)snprintf(t->text + used, need,
-		    "%s (%s:%d)_[p]", c->name, c->file, line) + 1;
-		if (t->line_mode == PY_LINE_FIRST)
-			c->text = strdup(t->text +
-			    offs[k - 1]);
+		used += need;
 	}
 	for (i = 0; i < k; i++)
 		t->ptrs[i] = t->text + offs[i];

@@ -198,8 +198,19 @@ struct py_code {
 	int		 firstlineno;
 	uint8_t		*linetable;
 	uint32_t	 linetable_len;
-	char		*text;	/* "name (file:firstlineno)_[p]", lazily */
+	/* The frame texts made so far, by position (py_code_text). */
+	struct py_code_text *texts;
+	uint8_t		 ntexts, textcap, textnext;
 };
+
+/* "name (file:line)_[p]" at one position; PY_TEXT_FIRST: at the first
+ * line, whatever the position. */
+struct py_code_text {
+	int64_t		 pos;
+	char		*text;
+};
+#define PY_CODE_TEXTS	16	/* positions kept per code object */
+#define PY_TEXT_FIRST	INT64_MIN
 
 struct py_code_cache;
 
@@ -212,6 +223,8 @@ int	py_code_get(struct py_code_cache *, struct py_mem *,
 	    struct py_code **);
 int	py_code_line(const struct py_offsets *, const struct py_code *,
 	    int64_t);
+const char *py_code_text(struct py_code_cache *, const struct py_offsets *,
+	    struct py_code *, int64_t);
 
 /* --- py_walk.c: thread states and frames ------------------------------- */
 
