@@ -27,6 +27,38 @@ static const char maps_text[] =
     "10-5 r-xp 00000000 00:00 0 /bad/range\n"
     "7f2000000000-7f2000001000 r-xp 00000000 fd:01 77 /no/newline";
 
+/* A re-read that finds the same mappings keeps its snapshot; any change
+ * in a range, file or name is a new one. */
+static void
+test_maps_same(const struct procmaps *m)
+{
+	struct procmaps	 b;
+	char		*t = strdup(maps_text), *c;
+
+	CHECK_EQ(procmaps_parse(t, strlen(t), &b), 0);
+	CHECK(procmaps_same(m, &b), "the same text: the same mappings");
+	procmaps_free(&b);
+	for (c = t; (c = strstr(c, " 1234 ")) != NULL; c++)
+		c[4] = '5';	/* another inode */
+	CHECK_EQ(procmaps_parse(t, strlen(t), &b), 0);
+	CHECK(!procmaps_same(m, &b), "another file at the same range");
+	procmaps_free(&b);
+	for (c = t; (c = strstr(c, " 1235 ")) != NULL; c++)
+		c[4] = '4';
+	CHECK_EQ(procmaps_parse(t, strlen(t), &b), 0);
+	CHECK(procmaps_same(m, &b), "the same again");
+	procmaps_free(&b);
+	for (c = t; (c = strstr(c, "/usr/bin/cat")) != NULL; c++)
+		c[9] = 'd';	/* /usr/bin/dat */
+	CHECK_EQ(procmaps_parse(t, strlen(t), &b), 0);
+	CHECK(!procmaps_same(m, &b), "another name");
+	procmaps_free(&b);
+	CHECK_EQ(procmaps_parse(t, strstr(t, "\n") + 1 - t, &b), 0);
+	CHECK(!procmaps_same(m, &b), "fewer mappings");
+	procmaps_free(&b);
+	free(t);
+}
+
 static void
 test_maps_literal(void)
 {
@@ -51,6 +83,7 @@ test_maps_literal(void)
 	CHECK_EQ(i, 0);
 	CHECK_EQ(procmaps_find(&m, 0x55d0b7a07000ull), -1);
 	CHECK_EQ(procmaps_find(&m, 0x7f1000000000ull), 2);
+	test_maps_same(&m);
 	procmaps_free(&m);
 	procmaps_free(&m);
 	CHECK_EQ(procmaps_parse("", 0, &m), 0);

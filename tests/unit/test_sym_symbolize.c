@@ -397,7 +397,7 @@ test_stripped(void)
 	FILE			*f;
 	char			 line[512], bid[64] = "";
 	char			*rargv[] = { "readelf", "-n", self_exe, NULL };
-	int			 to, from;
+	int			 to = -1, from = -1;
 	pid_t			 pid;
 
 	snprintf(bin, sizeof(bin), "%s/stripped_copy", tmp);
@@ -755,6 +755,56 @@ test_perfmap_reread(void)
 	munmap(code, 8192);
 }
 
+/*
+ * Addresses no mapping holds (a frame-pointer walk through code built
+ * without them makes some up at every sample): the maps are read again
+ * once a second, the snapshot kept while they are unchanged, each such
+ * read twice as late as the last; a new mapping starts over.
+ */
+static void
+test_reread_backoff(void)
+{
+	struct symbolizer	*s = test_sym_new(test_log, NULL);
+	struct sym_proc		*p;
+	struct sym_snap		*snap;
+	const uint64_t		 nowhere = 0x10000;	/* below any mapping */
+	char			 path[256];
+	void			*m;
+	int			 fd;
+
+	(void)symbolizer_user_frame(s, getpid(), (uintptr_t)test_reread_backoff);
+	p = sym_proc_find(s, getpid(), sym_gen_now(s, getpid()));
+	if (p == NULL || p->snap == NULL) {
+		CHECK(0, "our own image");
+		symbolizer_free(s);
+		return;
+	}
+	p->rereads = SYM_YOUNG_REREADS;	/* not young: once a second */
+	snap = p->snap;
+	usleep(1100000);
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), nowhere), "[unknown]",
+	    "an address nothing maps");
+	CHECK(p->snap == snap && p->stable == 1, "re-read, unchanged: the "
+	    "snapshot kept, the next read later");
+	usleep(1100000);
+	(void)symbolizer_user_frame(s, getpid(), nowhere);
+	CHECK(p->stable == 1, "not again after one second");
+	/* a library mapped now: found at the next read, which starts over */
+	snprintf(path, sizeof(path), "%s/libbackoff.so", tmp);
+	tsu_copy(self_exe, path, -1);
+	fd = open(path, O_RDONLY);
+	m = mmap(NULL, 8192, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	CHECK(m != MAP_FAILED, "map a library");
+	usleep(1200000);
+	CHECK(symbolizer_user_frame(s, getpid(), (uintptr_t)m + 0x100) !=
+	    NULL && p->snap != snap && p->stable == 0, "after two seconds: "
+	    "a new mapping, a new snapshot");
+	if (m != MAP_FAILED)
+		munmap(m, 8192);
+	symbolizer_free(s);
+}
+
 /* A truncated ELF mapped executable: "(dso)", not a crash. */
 static void
 test_truncated(struct symbolizer *s)
@@ -882,6 +932,7 @@ main(int argc, char **argv)
 	symbolizer_cycle_end(s);
 	symbolizer_free(s);
 	test_generations();
+	test_reread_backoff();
 	test_fork_exec();
 	test_stripped();
 	test_debuglink();

@@ -237,6 +237,29 @@ procmaps_find(const struct procmaps *m, uint64_t addr)
 	return (-1);
 }
 
+int
+procmaps_same(const struct procmaps *a, const struct procmaps *b)
+{
+	const struct procmaps_entry *x, *y;
+	size_t i;
+
+	if (a->n != b->n)
+		return (0);
+	for (i = 0; i < a->n; i++) {
+		x = &a->v[i];
+		y = &b->v[i];
+		if (x->start != y->start || x->end != y->end ||
+		    x->pgoff != y->pgoff || x->inode != y->inode ||
+		    x->dev_major != y->dev_major ||
+		    x->dev_minor != y->dev_minor ||
+		    x->deleted != y->deleted || x->path_len != y->path_len ||
+		    (x->path_len > 0 && memcmp(a->paths + x->path_off,
+		    b->paths + y->path_off, x->path_len) != 0))
+			return (0);
+	}
+	return (1);
+}
+
 /*
  * from (NULL: none) with one more mapping, e and its path (NULL: none),
  * into out; entries of from that overlap e are left out (e is newer).

@@ -43,6 +43,8 @@ const char	*procmaps_path(const struct procmaps *,
 		    const struct procmaps_entry *);
 /* Index of the mapping holding addr, or -1. */
 long		 procmaps_find(const struct procmaps *, uint64_t);
+/* Whether two parses list the same mappings of the same files. */
+int		 procmaps_same(const struct procmaps *, const struct procmaps *);
 /*
  * from (NULL: none) with e added (its path, NULL: none) into out; what
  * overlaps e is left out.  src[i] (room for from->n + 1) is out->v[i]'s

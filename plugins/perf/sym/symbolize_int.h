@@ -52,6 +52,9 @@
  * once-a-second pace applies. */
 #define SYM_YOUNG_REREAD_NS	5000000ull
 #define SYM_YOUNG_REREADS	8
+/* Maps re-read on a miss and found unchanged this many times in a row:
+ * the next re-read waits 2^this seconds (16). */
+#define SYM_REREAD_BACKOFF	4
 /* A child forked this recently resolves its image from before its exec
  * in its parent's address space, which it copied at fork. */
 #define SYM_FORK_YOUNG_S	10
@@ -138,6 +141,7 @@ struct sym_proc {
 	int32_t			 pid;
 	uint32_t		 gen;
 	uint32_t		 rereads;	/* maps re-read on a miss */
+	uint32_t		 stable;	/* of them in a row unchanged */
 	int32_t			 nspid;
 	int64_t			 euid;		/* owns its perf map; -1 */
 	uint64_t		 starttime;	/* ticks since boot */

@@ -199,7 +199,7 @@ symbolizer_read_maps(struct symbolizer *s, int32_t pid, struct procmaps *out)
 
 /* Read maps and open every mapped binary. */
 static int
-sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p)
+sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p, int reread)
 {
 	struct sym_snap	*sn;
 	size_t		 i;
@@ -211,6 +211,19 @@ sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p)
 		sym_snap_free(s, sn);
 		return (r);
 	}
+	/* Read again for an address no mapping held, and no executable
+	 * mapping changed: the snapshot stays (its binaries are the same
+	 * files), and the next such read waits longer (sym_proc_mapping).
+	 * A frame-pointer walk through code built without them makes up
+	 * such addresses at every sample. */
+	if (reread && p->snap != NULL && procmaps_same(&p->snap->maps,
+	    &sn->maps)) {
+		sym_snap_free(s, sn);
+		if (p->stable < SYM_REREAD_BACKOFF)
+			p->stable++;
+		return (0);
+	}
+	p->stable = 0;
 	/* Generations only grow: still ours after the read, the maps are
 	 * this image's (an exec racing the read is caught here). */
 	if (!sym_proc_current(s, p)) {
@@ -276,7 +289,7 @@ sym_proc_load(struct symbolizer *s, struct sym_proc *p, uint64_t starttime,
 	p->jit.checked_ns = 0;
 	if ((r = sym_proc_status(s, p)) != 0)
 		return (r);
-	return (sym_proc_snapshot(s, p));
+	return (sym_proc_snapshot(s, p, 0));
 }
 
 static int
@@ -452,8 +465,10 @@ sym_proc_logged(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 }
 
 /*
- * The mapping of addr: re-reading maps (once a second) on a miss while
- * the image is current, then the kernel's records.
+ * The mapping of addr: re-reading maps on a miss while the image is
+ * current (once a second, up to 2^SYM_REREAD_BACKOFF seconds while the
+ * re-reads find nothing new: a library mapped meanwhile is in the
+ * kernel's records), then the kernel's records.
  */
 long
 sym_proc_mapping(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
@@ -467,10 +482,10 @@ sym_proc_mapping(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	now = sym_now_ns();
 	if (!p->gone && (p->reread_ns == 0 || now - p->reread_ns >=
 	    (p->rereads < SYM_YOUNG_REREADS ? SYM_YOUNG_REREAD_NS :
-	    SYM_RECHECK_NS))) {
+	    SYM_RECHECK_NS << p->stable))) {
 		p->reread_ns = now;
 		p->rereads++;
-		r = sym_proc_snapshot(s, p);
+		r = sym_proc_snapshot(s, p, 1);
 		if (r == -ESRCH || r == -ESTALE)
 			p->gone = 1;
 		if (p->snap != NULL &&
