@@ -573,7 +573,12 @@ struct gp_host_api {
 	 * without walk frames, as before.
 	 *   sample_walk         walk pid's frames as w says (NULL: no more).
 	 *                       0, -ENOTSUP (no system profiler walks: read
-	 *                       stacks yourself) or -errno.
+	 *                       stacks yourself) or -errno.  The system
+	 *                       profiler wakes you for a walked sample only
+	 *                       when one of its code words is new to pid
+	 *                       (so you read it while it lives); calling
+	 *                       again makes every word new again: do it when
+	 *                       your cache of them is emptied.
 	 *   sample_walk_thread  tid's root and check value (root 0: forget
 	 *                       it; GP_WALK_ROOT_NONE: tid runs no
 	 *                       interpreter code, its samples come walked

@@ -66,8 +66,9 @@ perf_walker_stop(struct perf *p)
 	p->walker = 0;
 }
 
-/* Frames walked in the sample, and the samples whose walk did not finish
- * (their process profiler read them itself). */
+/* Frames walked in the sample, the samples whose walk did not finish
+ * (their process profiler read them itself), and the walked ones that
+ * woke us for a code word new to their process. */
 void
 perf_walker_metadata(struct perf *p, const struct perf_cycle_stats *c,
     struct gp_json *md)
@@ -84,4 +85,6 @@ perf_walker_metadata(struct perf *p, const struct perf_cycle_stats *c,
 	    (int64_t)c->stat[STAT_WALK_FAULT]);
 	a->json_set_int(md, "perf_walk_too_deep",
 	    (int64_t)c->stat[STAT_WALK_DEEP]);
+	a->json_set_int(md, "perf_walk_wakeups",
+	    (int64_t)c->stat[STAT_WALK_WAKE]);
 }

@@ -8,7 +8,8 @@
 # current_frame), on this kernel:
 #   - a busy nested workload's samples are walked (perf_walked_samples, the
 #     Python plugin's "walked in the sample") and give its stack, with the
-#     qualified names and first lines the reader gives;
+#     qualified names and first lines the reader gives; once its code
+#     objects are known, they wake the agent no more (perf_walk_wakeups);
 #   - a recursion deeper than the walk (150 frames) falls back to the
 #     reader after a wake-up (perf_walk_too_deep) and keeps every frame;
 #   - with --perf-backend perf-events (no BPF), nothing is walked and the
@@ -48,9 +49,11 @@ m = re.findall(r"python: snapshot: \d+ stacks, (\d+) samples \((\d+) walked",
                open(log).read())
 samples, nwalked = (int(m[-1][0]), int(m[-1][1])) if m else (0, 0)
 print("# nested %d, deep %d (deepest %d recurse frames); python %d samples,"
-      " %d walked; perf_walked_samples %s, perf_walk_too_deep %s"
+      " %d walked; perf_walked_samples %s, perf_walk_too_deep %s,"
+      " perf_walk_wakeups %s"
       % (nested, deep, deepest, samples, nwalked,
-         md.get("perf_walked_samples"), md.get("perf_walk_too_deep")))
+         md.get("perf_walked_samples"), md.get("perf_walk_too_deep"),
+         md.get("perf_walk_wakeups")))
 def ok(c, what):
     print(("ok " if c else "not ok ") + what)
 ok(nested >= 50, "the nested stack (outer ... step), %d samples" % nested)
@@ -62,6 +65,11 @@ if walked:
     ok(nwalked >= nested * 0.8, "the Python plugin took them as walked")
     ok(md.get("perf_walk_too_deep", 0) > 0,
        "the recursion deeper than the walk fell back to the reader")
+    # five code objects, known after the first samples: a timer would
+    # have woken the agent 4 times a second
+    ok(md.get("perf_walk_wakeups", 99) <= 10,
+       "walked samples of known code woke nobody (%s wake-ups)"
+       % md.get("perf_walk_wakeups"))
 else:
     ok("perf_walked_samples" not in md and nwalked == 0,
        "nothing walked without BPF")

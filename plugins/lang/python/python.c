@@ -362,9 +362,16 @@ pyp_snapshot(void *priv, struct gp_snapshot *snap)
 			p->api->snapshot_pid_error(snap, pr->lp.pid, pr->comm,
 			    GP_PID_ERROR, pr->reason);
 		pr->lp.samples = 0;
-		/* Code addresses are reused once objects die: start over. */
-		if (pr->t.codes != NULL)
+		/* Code addresses are reused once objects die: start over,
+		 * and so does the sampler's record of the code words that
+		 * woke us (a walked sample wakes us for a new one). */
+		if (pr->t.codes != NULL) {
 			py_code_cache_clear(pr->t.codes);
+			if (pr->walking) {
+				pr->walking = 0;
+				pyp_walk_set(p, pr, 1);
+			}
+		}
 	}
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u stacks, %llu samples "
 	    "(%llu walked in the sample, %llu failed), %u processes tracked",

@@ -341,8 +341,23 @@ walk_u32(const struct walk_frame *b, __u32 off)
  * The count lives in the record, not in a register, so the verifier sees
  * every iteration end in the same state whichever branch it took.
  */
+/* Whether the code word is new to the process (walk_cfg.known), marking
+ * it seen.  CPUs racing on a word at worst wake user space twice. */
+static __always_inline int
+walk_code_new(struct walk_cfg *c, __u64 code)
+{
+	__u32 h = (__u32)(((code >> 4) * 0x9e3779b97f4a7c15ull) >> 40);
+	__u64 bit = 1ull << (h & 63);
+	__u64 *w = &c->known[(h >> 6) & (WALK_KNOWN_BITS / 64 - 1)];
+
+	if (*w & bit)
+		return 0;
+	*w |= bit;
+	return 1;
+}
+
 static __always_inline __u32
-walk_frames(struct sample_buf *s, const struct walk_cfg *c, __u32 tgid,
+walk_frames(struct sample_buf *s, struct walk_cfg *c, __u32 tgid,
     __u32 tid)
 {
 	struct walk_root *r = bpf_map_lookup_elem(&walk_roots, &tid);
@@ -401,6 +416,8 @@ walk_frames(struct sample_buf *s, const struct walk_cfg *c, __u32 tgid,
 			d[0] = walk_u64(b, c->frame_code);
 			d[1] = c->pos_size == 8 ? walk_u64(b, c->frame_pos) :
 			    walk_u32(b, c->frame_pos);
+			if (walk_code_new(c, d[0]))
+				s->hdr.flags |= SAMPLE_F_WALK_NEW;
 			s->hdr.nwalk = idx + 1;
 		}
 		f = walk_u64(b, c->frame_next);
@@ -408,16 +425,22 @@ walk_frames(struct sample_buf *s, const struct walk_cfg *c, __u32 tgid,
 	return f == 0 ? STAT_WALK_OK : STAT_WALK_DEEP;
 }
 
-/* Whether this walked sample wakes user space (WALK_WAKE_NS); CPUs
- * racing on woken_ns at worst wake it twice. */
+/* Whether this walked sample wakes user space: it names a code word new
+ * to the process, and the last wake-up for one was WALK_WAKE_NS ago (a
+ * word marked seen meanwhile is read at the next drain).  CPUs racing on
+ * woken_ns at worst wake it twice. */
 static __always_inline int
-walk_wake_due(struct walk_cfg *c)
+walk_wake_due(struct sample_buf *s, struct walk_cfg *c)
 {
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now;
 
+	if (!(s->hdr.flags & SAMPLE_F_WALK_NEW))
+		return 0;
+	now = bpf_ktime_get_ns();
 	if (now - c->woken_ns < WALK_WAKE_NS)
 		return 0;
 	c->woken_ns = now;
+	stat_inc(STAT_WALK_WAKE);
 	return 1;
 }
 
@@ -529,7 +552,7 @@ sample_take(void *ctx, __u64 period)
 		s->hdr.walk_stat = walk;
 		if (walk == STAT_WALK_OK) {
 			s->hdr.flags |= SAMPLE_F_WALKED;
-			urgent = walk_wake_due(wc);
+			urgent = walk_wake_due(s, wc);
 		} else
 			s->hdr.nwalk = 0;
 	}

@@ -166,6 +166,7 @@ sampler_walk_ok(struct walk_cfg *c)
 		end = (uint32_t)c->frame_owner + 1;
 	c->frame_read = end;
 	c->woken_ns = 0;
+	memset(c->known, 0, sizeof(c->known));
 	return (1);
 }
 

@@ -41,11 +41,14 @@
 #define WALK_SLOT_MASK		511
 /*
  * A walked sample needs no wake-up, but its frames name code objects
- * user space reads once, and only while the process lives: a walked
- * process wakes user space at most every WALK_WAKE_NS, so one that exits
- * loses at most that much of new code (a function seen before is cached).
+ * user space reads once, and only while they live: a walked sample wakes
+ * user space when one of its code words is new to the process (a bit of
+ * walk_cfg.known, hashed from the word, not set yet), at most every
+ * WALK_WAKE_NS per process.  A busy process running code seen before
+ * wakes nobody; a collision only defers a read to the next drain.
  */
-#define WALK_WAKE_NS		250000000ull
+#define WALK_WAKE_NS		5000000ull
+#define WALK_KNOWN_BITS		2048	/* per process: 256 bytes */
 #define SAMPLE_MAX_STACK	65528	/* --perf-dwarf-stack-size maximum */
 #define SAMPLE_PAGE		4096
 #define SAMPLE_COMM_LEN		16
@@ -67,6 +70,7 @@
 #define SAMPLE_F_DWARF		0x8	/* registers and stack bytes follow */
 #define SAMPLE_F_WATCHED	0x10	/* the tgid is watched (sampler_watch) */
 #define SAMPLE_F_WALKED		0x20	/* nwalk interpreter frames follow */
+#define SAMPLE_F_WALK_NEW	0x40	/* one of them new: wake user space */
 
 /* Per-CPU counters in the "stats" map, summed by user space. */
 #define STAT_SAMPLES		0	/* program runs that passed the filter */
@@ -84,7 +88,8 @@
 #define STAT_WALK_STALE		9
 #define STAT_WALK_FAULT		10
 #define STAT_WALK_DEEP		11
-#define STAT_NSTATS		12
+#define STAT_WALK_WAKE		12	/* walked samples that woke user space */
+#define STAT_NSTATS		13
 
 struct sample_hdr {
 	__u32	pid;		/* tgid; 0 = idle */
@@ -119,8 +124,9 @@ struct walk_cfg {
 	__u32	owner_skip;
 	__u32	frame_read;
 	/* The program's: when a walked sample of the process last woke
-	 * user space (WALK_WAKE_NS). */
+	 * user space (WALK_WAKE_NS), and the code words seen (hashed). */
 	__u64	woken_ns;
+	__u64	known[WALK_KNOWN_BITS / 64];
 };
 
 /* root WALK_ROOT_NONE: no interpreter frames until check (ns, the
@@ -238,7 +244,8 @@ int		 sampler_watch(struct sampler *, int32_t pid, int on);
 int		 sampler_walks(const struct sampler *);
 /*
  * Walk pid's interpreter frames in each of its samples as c says (NULL:
- * no more; frame_read and woken_ns are set here); the walk of a thread
+ * no more; frame_read, woken_ns and known are set here: set again, every
+ * code word is new again); the walk of a thread
  * starts from the root sampler_walk_root gave it.  0, -EINVAL (an offset
  * out of bounds or misaligned), -ENOTSUP (the perf-events backend cannot
  * walk) or -errno.
