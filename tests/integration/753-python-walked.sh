@@ -17,7 +17,7 @@
 #   - a thread with no Python frames at all (a C library's worker started
 #     through ctypes) stops waking the agent: it is registered as such
 #     for a second at a time (GP_WALK_ROOT_NONE), so its samples come
-#     walked, with nothing to add.
+#     walked, with nothing to add; they keep the worker's native stack.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/workloads/py_lib.sh"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
@@ -128,13 +128,24 @@ for spec in $(echo "$interps" | tr ' ' ':'); do
 	py_profile "$TMP/$v-native" 6 -f 99 --pids $native
 	ok $? "$v native: daemon ran one cycle"
 	col=$(ls "$TMP/$v-native"/profile_*.col 2>/dev/null | head -1)
-	head -1 "$col" 2>/dev/null | cut -c3- | "$PYTHON3" -c '
+	{ "$PYTHON3" - "$col" <<'PY'
 import json, sys
-md = json.load(sys.stdin)["metadata"]
+lines = open(sys.argv[1]).read().splitlines()
+md = json.loads(lines[0][2:])["metadata"]
 n, w, r = md["perf_samples"], md["perf_walked_samples"], md["perf_walk_no_root"]
-print("# native worker: %d samples, %d walked, %d without a root" % (n, w, r))
-sys.exit(0 if n >= 100 and w >= 0.8 * n and r <= 0.1 * n else 1)'
+spin = sum(int(l.rpartition(" ")[2]) for l in lines[1:]
+           if "spin_[pn]" in l.rpartition(" ")[0])
+print("# native worker: %d samples, %d walked, %d without a root; %d in "
+      "spin_[pn]" % (n, w, r, spin))
+print("ok" if n >= 100 and w >= 0.8 * n and r <= 0.1 * n else "not ok")
+print("ok" if spin >= 0.8 * n else "not ok")
+PY
+	} >"$TMP/res.w" 2>&1
+	grep '^#' "$TMP/res.w"
+	[ "$(sed -n 2p "$TMP/res.w")" = ok ]
 	ok $? "$v native: the worker thread's samples stop waking the agent"
+	[ "$(sed -n 3p "$TMP/res.w")" = ok ]
+	ok $? "$v native: and keep its native stack (spin_[pn])"
 	kill $native 2>/dev/null
 	wait $native 2>/dev/null
 done

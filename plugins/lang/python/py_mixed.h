@@ -5,18 +5,13 @@
  * native frames the interpreter called (C extensions, ctypes targets,
  * libc: "name_[pn]"), then the kernel's ("name_[k]").
  *
- * Why pair a user-space read with the sample rather than read the thread
- * state in BPF (as PyPerf does): the report arrives when the ring wakes the
- * loop, typically well under a millisecond after the sample, so the Python
- * frames read then are the sample's in all but the samples whose thread
- * moved on meanwhile (about 5% on a loaded 2-CPU host).  Measured with
- * bench/fidelity under load average 9-12 (docs/PERFORMANCE.md, 2026-12-03): the
- * ctypes target's share and the os.read loop's kernel share within 1.1 points
- * of perf's in each of three runs, the on-CPU thread's within 1.4 of /proc's
- * truth.  A BPF reader would pair exactly, but would carry per-version CPython
- * layouts and a bounded frame walk into the verified program and run at every
- * sample of every Python process; it stays the next step if a workload shows
- * the pairing's error.
+ * The Python frames are the sample's own: walked in the system profiler's
+ * BPF program at the sample (sample_walk, ABI 1.6), or, where it cannot
+ * walk them (no root yet, a page not resident, deeper than its walk, the
+ * perf-events backend), read right after it, when the ring wakes the loop
+ * (about 5% of those samples' threads moved on meanwhile on a loaded
+ * 2-CPU host).  A sample of a thread without Python frames keeps its
+ * native and kernel frames alone.
  */
 #ifndef GP_PY_MIXED_H
 #define GP_PY_MIXED_H

@@ -63,6 +63,7 @@ struct pyp {
 	uint64_t	 count;		/* samples the stack being emitted is */
 	/* The report being read: its native frames join the Python ones. */
 	const struct gp_sample_stack *st;
+	int		 emitted;	/* a stack of this report went out */
 	const char	**mixed;	/* PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA */
 	char		 mixed_buf[16384];	/* their "name_[pn]" texts */
 	struct py_pkgidx *pkgs;		/* NULL: --no-python-versions */

@@ -327,7 +327,7 @@ py_target_sample_walked(struct py_target *t, int32_t tid,
     const uint64_t *walk, uint32_t n, py_emit_fn emit, void *arg)
 {
 	uint32_t i, k;
-	int rc;
+	int rc = 0;
 
 	if (n > PY_MAX_FRAMES)
 		return (-EINVAL);

@@ -73,6 +73,7 @@ pyp_emit(void *arg, struct py_target *t, int32_t tid,
 
 	uint32_t before = langagg_count(p->agg);
 
+	p->emitted = 1;
 	if (p->st != NULL) {
 		n = py_mixed_merge(frames, n, p->st, t->code_lo, t->code_hi,
 		    p->mixed, PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA, p->mixed_buf,
@@ -223,22 +224,28 @@ pyp_report_cb(void *arg, int32_t pid, int32_t tid, uint64_t count)
 	if (pr == NULL || pr->lp.state != LANGTAB_ACTIVE || !pr->watched)
 		return;
 	p->count = count;
+	p->emitted = 0;
 	if (pr->walking && st != NULL && st->size >= sizeof(*st) &&
 	    st->walk_state == GP_WALK_DONE) {
 		rc = py_target_sample_walked(&pr->t, tid, st->walk, st->nwalk,
 		    pyp_emit, p);
 		p->nwalked++;
-		pyp_sample_done(p, pr, rc);
-		return;
+	} else {
+		pr->t.walk_tid = 0;
+		rc = py_target_sample_tid(&pr->t, tid, pyp_emit, p);
+		if (rc == -ENOENT) {	/* TIDs unknown: its running threads */
+			pyp_walk_set(p, pr, 0);
+			rc = py_target_sample(&pr->t, pyp_emit, p, &nth);
+		} else if (rc == 0 && pr->walking && st != NULL &&
+		    st->size >= sizeof(*st) &&
+		    st->walk_state == GP_WALK_NO_ROOT)
+			pyp_walk_thread(p, pr, tid);
 	}
-	pr->t.walk_tid = 0;
-	rc = py_target_sample_tid(&pr->t, tid, pyp_emit, p);
-	if (rc == -ENOENT) {	/* TIDs unknown here: its running threads */
-		pyp_walk_set(p, pr, 0);
-		rc = py_target_sample(&pr->t, pyp_emit, p, &nth);
-	} else if (rc == 0 && pr->walking && st != NULL &&
-	    st->size >= sizeof(*st) && st->walk_state == GP_WALK_NO_ROOT)
-		pyp_walk_thread(p, pr, tid);
+	/* A thread that runs no Python (a C library's worker, one before
+	 * its first frame) keeps its native stack: its CPU is the
+	 * process's too, and the process's perf stacks are replaced. */
+	if (rc == 0 && !p->emitted && st != NULL)
+		pyp_emit(p, &pr->t, tid, NULL, 0);
 	pyp_sample_done(p, pr, rc);
 }
 
