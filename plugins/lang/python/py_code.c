@@ -85,13 +85,12 @@ py_code_cache_clear(struct py_code_cache *cc)
 	cc->bytes = 0;
 }
 
-/* What an entry holds, its first frame text (made later, about name and
- * file again) counted in advance; more texts count as they are made. */
+/* What an entry holds; its frame texts count as they are made
+ * (py_code_keep). */
 static size_t
 py_code_bytes(const struct py_code *c)
 {
-	return (2 * (strlen(c->name) + strlen(c->file)) + c->linetable_len +
-	    64);
+	return (strlen(c->name) + strlen(c->file) + c->linetable_len + 64);
 }
 
 size_t

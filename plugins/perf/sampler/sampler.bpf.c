@@ -332,15 +332,6 @@ walk_u32(const struct walk_frame *b, __u32 off)
 	return *(const __u32 *)&b->b[off & (WALK_FRAME_BUF - 4)];
 }
 
-/*
- * Follow the thread's interpreter frames from its root, leaf first, into
- * the record after its user ips: (code word, position) per frame.  One
- * read per frame (bpf_probe_read_user never faults a page in: a frame on
- * a page that is not resident ends the walk, and user space reads it).
- * Returns the STAT_WALK_* outcome; hdr.nwalk counts the frames written.
- * The count lives in the record, not in a register, so the verifier sees
- * every iteration end in the same state whichever branch it took.
- */
 /* Whether the code word is new to the process (walk_cfg.known), marking
  * it seen.  CPUs racing on a word at worst wake user space twice. */
 static __always_inline int
@@ -356,6 +347,15 @@ walk_code_new(struct walk_cfg *c, __u64 code)
 	return 1;
 }
 
+/*
+ * Follow the thread's interpreter frames from its root, leaf first, into
+ * the record after its user ips: (code word, position) per frame.  One
+ * read per frame (bpf_probe_read_user never faults a page in: a frame on
+ * a page that is not resident ends the walk, and user space reads it).
+ * Returns the STAT_WALK_* outcome; hdr.nwalk counts the frames written.
+ * The count lives in the record, not in a register, so the verifier sees
+ * every iteration end in the same state whichever branch it took.
+ */
 static __always_inline __u32
 walk_frames(struct sample_buf *s, struct walk_cfg *c, __u32 tgid,
     __u32 tid)

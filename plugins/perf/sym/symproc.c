@@ -211,6 +211,12 @@ sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p, int reread)
 		sym_snap_free(s, sn);
 		return (r);
 	}
+	/* Generations only grow: still ours after the read, the maps are
+	 * this image's (an exec racing the read is caught here). */
+	if (!sym_proc_current(s, p)) {
+		sym_snap_free(s, sn);
+		return (-ESTALE);
+	}
 	/* Read again for an address no mapping held, and no executable
 	 * mapping changed: the snapshot stays (its binaries are the same
 	 * files), and the next such read waits longer (sym_proc_mapping).
@@ -224,12 +230,6 @@ sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p, int reread)
 		return (0);
 	}
 	p->stable = 0;
-	/* Generations only grow: still ours after the read, the maps are
-	 * this image's (an exec racing the read is caught here). */
-	if (!sym_proc_current(s, p)) {
-		sym_snap_free(s, sn);
-		return (-ESTALE);
-	}
 	if ((sn->maps.n > 0 &&
 	    ((sn->bins = calloc(sn->maps.n, sizeof(*sn->bins))) == NULL ||
 	    (sn->dso = calloc(sn->maps.n, sizeof(*sn->dso))) == NULL))) {
