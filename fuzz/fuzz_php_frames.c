@@ -3,7 +3,9 @@
  * memory image: the input is the target's memory mapped at a fixed
  * address (the executor globals at its start), its first byte picks the
  * PHP version's offsets.  Hostile chains (loops, huge lengths, wild
- * pointers) must end within PHP_MAX_FRAMES reads of frames.
+ * pointers) must end within PHP_MAX_FRAMES reads of frames.  Frames
+ * the sampler walked, (function, opline) pairs taken from the image's
+ * first words, are named through the same text cache, at a bounded cost.
  * The same input is also given to the ELF reader as a file image.
  * FUZZ_SOURCES: plugins/lang/php/php_offsets.c plugins/lang/php/php_walk.c plugins/lang/php/php_maps.c plugins/lang/php/php_elf.c plugins/common/elf/elfread.c plugins/common/elf/elfread_held.c plugins/common/elf/elfbad.c plugins/lang/common/langproc.c plugins/lang/common/langmaps.c plugins/lang/common/langmem.c plugins/lang/common/langver.c plugins/lang/common/langguard.c plugins/lang/common/langfile.c lib/fsguard.c
  * FUZZ_LIBS: -lelf
@@ -80,6 +82,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* each frame costs a bounded number of reads */
 	if (n > PHP_MAX_FRAMES || im.reads > 3 * 16u * (PHP_MAX_FRAMES + 1))
 		abort();
+	/* walked frames: pairs of words of the image, each twice */
+	{
+		char text[PHP_MAX_FRAME_TEXT];
+		const char *t;
+		uint64_t w[16];
+		size_t i, nw = im.len / 8 < 16 ? im.len / 8 : 16;
+
+		memcpy(w, im.data, nw * 8);
+		fc.eg = BASE;
+		for (i = 0; i + 1 < nw; i += 2) {
+			im.reads = 0;
+			(void)php_walked_frame(&m, &o, &fc, w[i], w[i + 1],
+			    text, sizeof(text), &t);
+			(void)php_walked_frame(&m, &o, &fc, w[i], w[i + 1],
+			    text, sizeof(text), &t);
+			if (im.reads > 2 * 16u)
+				abort();
+		}
+	}
 	(void)php_maps_find((const char *)data, size, data[0], &ob);
 	(void)php_version_find(data, size, &v);
 	{

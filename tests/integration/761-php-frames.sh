@@ -64,6 +64,8 @@ wait $short
 ok $? "the short PHP process exited during the cycle"
 grep -q "sampling PHP at 250 Hz" "$TMP/on/log"
 ok $? "the PHP plugin sampled"
+grep -q "PHP frames walked in the system profiler's samples" "$TMP/on/log"
+ok $? "PHP frames walked in the BPF sampler's samples"
 
 # Frames exactly as gProfiler writes phpspy's, under the comm.
 grep -q ";php;<main> $wl:[0-9]*_\[php\];hotPhpA $wl:${lineA}_\[php\] " \
@@ -95,6 +97,17 @@ ok $? "$(grep -v '^#' "$TMP/res" | sed 's/^\(not \)*ok //')"
 # A namespaced method called through array_map and a closure, in a
 # process that is a shell when the agent starts and execs php 2 s later
 # (same PID and start time: the plugin must notice the new executable).
+# Without a sampler that walks (the perf-events backend), on the timer,
+# as phpspy samples: the same frames and shares.
+profile "$TMP/timer" 4 -f 250 --php-mode phpspy --php-proc-filter '^php$' \
+    --perf-backend perf-events
+ok $? "daemon ran on the perf-events backend"
+col=$(ls "$TMP"/timer/profile_*.col 2>/dev/null | head -1)
+! grep -q "PHP frames walked" "$TMP/timer/log" &&
+    grep -q ";php;<main> $wl:[0-9]*_\[php\];hotPhpA $wl:${lineA}_\[php\] " \
+    "$col"
+ok $? "perf-events backend: PHP read on the timer, frame hotPhpA"
+
 cls=$(realpath "$top_srcdir/tests/workloads/php_class.php")
 sh -c 'sleep 2; exec php "$1" 30 "$2"' sh "$cls" "$TMP/ready.class" \
     >/dev/null 2>&1 &

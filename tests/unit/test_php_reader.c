@@ -208,6 +208,108 @@ test_walk(void)
 	CHECK(rc == 0 && c.n == 0, "idle interpreter: empty stack");
 }
 
+static int
+counted_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	(*(unsigned *)arg)++;
+	return (img_read(NULL, addr, buf, len));
+}
+
+/*
+ * Frames the sampler walked (function, opline): a known function costs no
+ * read while the opline is one of its opcodes; another function compiled
+ * at its address (other opcodes) is read again; internal functions are
+ * known whatever the opline; the texts' arena, once full, starts over.
+ */
+static void
+test_walked(void)
+{
+	static struct php_fcache fc;
+	struct php_version v = { 8, 2, 36 };
+	struct php_offsets o;
+	unsigned reads = 0;
+	struct php_mem m = { counted_read, &reads };
+	const uint64_t fn_int = 0x12000, fn_bar = 0x12400, ops = 0x15000;
+	char text[PHP_MAX_FRAME_TEXT], why[128], name[201];
+	const char *t = NULL;
+	int rc, i, ok;
+
+	if (php_offsets_for(&v, &o, why, sizeof(why)) != 0)
+		return;
+	build_stack(&o);
+	put64(fn_bar + o.op_opcodes, ops);
+	put32(fn_bar + o.op_last, 10);
+	memset(&fc, 0, sizeof(fc));
+	rc = php_walked_frame(&m, &o, &fc, fn_bar, ops + 3 * PHP_ZEND_OP,
+	    text, sizeof(text), &t);
+	CHECK(rc == 0 && reads > 0 && fc.misses == 1 && t != NULL &&
+	    strcmp(t, "App\\Foo::bar /srv/app/Foo.php:42") == 0,
+	    "walked frame: read once, phpspy's text");
+	reads = 0;
+	rc = php_walked_frame(&m, &o, &fc, fn_bar, ops + 9 * PHP_ZEND_OP,
+	    text, sizeof(text), &t);
+	CHECK(rc == 0 && reads == 0 && fc.hits == 1 &&
+	    strcmp(t, "App\\Foo::bar /srv/app/Foo.php:42") == 0,
+	    "walked frame: known function, opline in its opcodes: no read");
+	rc = php_walked_frame(&m, &o, &fc, fn_bar, ops + 10 * PHP_ZEND_OP,
+	    text, sizeof(text), &t);
+	CHECK(rc == 0 && reads > 0, "walked frame: opline past its opcodes: "
+	    "read again");
+
+	/* freed, and another function compiled at its address */
+	put64(fn_bar + o.fn_name, 0x14500);
+	put_zstr(&o, 0x14500, "baz");
+	put64(fn_bar + o.op_opcodes, 0x16000);
+	rc = php_walked_frame(&m, &o, &fc, fn_bar, 0x16000, text,
+	    sizeof(text), &t);
+	CHECK(rc == 0 && strcmp(t, "App\\Foo::baz /srv/app/Foo.php:42") == 0,
+	    "walked frame: another function at the address: its own text");
+
+	/* __call's trampoline: its opcode lies in the executor globals */
+	fc.eg = BASE;
+	put64(fn_bar + o.op_opcodes, BASE + 0x600);
+	put32(fn_bar + o.op_last, 1);
+	rc = php_walked_frame(&m, &o, &fc, fn_bar, BASE + 0x600, text,
+	    sizeof(text), &t);
+	reads = 0;
+	rc |= php_walked_frame(&m, &o, &fc, fn_bar, BASE + 0x600, text,
+	    sizeof(text), &t);
+	CHECK(rc == 0 && reads > 0, "walked frame: the trampoline (named per "
+	    "call) read each time");
+
+	rc = php_walked_frame(&m, &o, &fc, fn_int, 0xdead, text,
+	    sizeof(text), &t);
+	reads = 0;
+	rc |= php_walked_frame(&m, &o, &fc, fn_int, 0xbeef, text,
+	    sizeof(text), &t);
+	CHECK(rc == 0 && reads == 0 && strcmp(t, "strlen <internal>:-1") == 0,
+	    "walked frame: internal function known whatever its opline");
+
+	/* 600 functions of 200-byte names, 64 addresses reused by ever
+	 * other code: 128 KiB of texts through a 32 KiB arena, each text
+	 * still its own */
+	put_zstr(&o, 0x14600, "/f.php");
+	for (i = 0, ok = 1; i < 600 && ok; i++) {
+		uint64_t fn = 0x17000 + 0x100 * (uint64_t)(i % 64);
+		uint64_t zs = 0x1b000 + 0x200 * (uint64_t)(i % 16);
+		uint64_t code = 0x100000 + 0x1000 * (uint64_t)i;
+
+		snprintf(name, sizeof(name), "%0200d", i);
+		memset(img + (fn - BASE), 0, 0x100);
+		img[fn - BASE + o.fn_type] = 2;
+		put64(fn + o.fn_name, zs);
+		put_zstr(&o, zs, name);
+		put64(fn + o.op_filename, 0x14600);
+		put64(fn + o.op_opcodes, code);
+		put32(fn + o.op_last, 1);
+		rc = php_walked_frame(&m, &o, &fc, fn, code, text,
+		    sizeof(text), &t);
+		ok = rc == 0 && strncmp(t, name, strlen(name)) == 0 &&
+		    fc.used <= PHP_FCACHE_TEXT;
+	}
+	CHECK(ok, "walked frames: the texts' arena starts over when full");
+}
+
 static void
 test_versions(void)
 {
@@ -324,6 +426,7 @@ int
 main(void)
 {
 	test_walk();
+	test_walked();
 	test_versions();
 	test_maps();
 	test_zts();

@@ -22,12 +22,29 @@ static void	langdrv_retry_cb(void *);
 static void	langdrv_scan_cb(void *);
 static void	langdrv_discover_sync(struct langdrv *);
 
+/* The plugin examines; an attached process may then be walked in the
+ * samples (langdrv_walk.c), one that is no longer, no more. */
+static void
+langdrv_examine(struct langdrv *d, struct langtab_proc *lp, double age)
+{
+	d->ops->examine(d->arg, lp, age);
+	langdrv_walk_sync(d, (struct langdrv_proc *)lp);
+}
+
 static void
 langdrv_reexamine(void *arg, struct langtab_proc *lp, double age)
 {
+	langdrv_examine(arg, lp, age);
+}
+
+/* A process forgotten: walked no more, then the plugin's entry freed. */
+static void
+langdrv_release(void *arg, struct langtab_proc *lp)
+{
 	struct langdrv *d = arg;
 
-	d->ops->examine(d->arg, lp, age);
+	langdrv_walk_off(d, (struct langdrv_proc *)lp);
+	d->ops->release(d->arg, lp);
 }
 
 /* Consider one process: new, re-exec'd (new identity) or known. */
@@ -44,7 +61,7 @@ langdrv_scan_pid(void *arg, pid_t pid, double uptime)
 	age = langtab_age(start, uptime);
 	if (langtab_same(&d->tab, &lp, start, exe_id)) {
 		if (lp->state == LANGTAB_NEW)
-			d->ops->examine(d->arg, lp, age);
+			langdrv_examine(d, lp, age);
 		return;
 	}
 	/* --min-duration: too young now, considered again next scan. */
@@ -53,7 +70,7 @@ langdrv_scan_pid(void *arg, pid_t pid, double uptime)
 		return;
 	if ((lp = langtab_new(&d->tab, d->ops->proc_size, pid, start,
 	    exe_id)) != NULL)
-		d->ops->examine(d->arg, lp, age);
+		langdrv_examine(d, lp, age);
 }
 
 /* The known processes checked (langtab_refresh). */
@@ -84,8 +101,10 @@ langdrv_timer_sync(struct langdrv *d)
 	uint32_t i;
 	int any = 0;
 
+	/* a walked process needs no timer */
 	for (i = 0; i < d->tab.n && !any; i++)
-		any = d->tab.procs[i]->state == LANGTAB_ACTIVE;
+		any = d->tab.procs[i]->state == LANGTAB_ACTIVE &&
+		    !((struct langdrv_proc *)d->tab.procs[i])->walking;
 	if (!any && d->sample_timer != NULL) {
 		d->api->timer_del(d->sample_timer);
 		d->sample_timer = NULL;
@@ -103,7 +122,8 @@ langdrv_sample_cb(void *arg)
 	uint32_t i;
 
 	for (i = 0; i < d->tab.n; i++)
-		if (d->tab.procs[i]->state == LANGTAB_ACTIVE)
+		if (d->tab.procs[i]->state == LANGTAB_ACTIVE &&
+		    !((struct langdrv_proc *)d->tab.procs[i])->walking)
 			d->ops->sample(d->arg, d->tab.procs[i]);
 }
 
@@ -172,6 +192,7 @@ langdrv_first_cb(void *arg)
 	d->first_timer = NULL;
 	langdrv_discover_sync(d);
 	d->walk_once = 0;
+	langdrv_walk_cycle(d);	/* a system profiler that walks started */
 	langdrv_timer_sync(d);
 	if (d->ops->started != NULL)
 		d->ops->started(d->arg);
@@ -194,7 +215,7 @@ langdrv_init(struct langdrv *d, struct gp_plugin_ctx *ctx,
 	d->api = api;
 	d->ops = ops;
 	d->arg = arg;
-	if (langtab_init(&d->tab, ops->release, arg) != 0)
+	if (langtab_init(&d->tab, langdrv_release, d) != 0)
 		return (-ENOMEM);
 	d->texts = calloc(ops->max_frames, ops->text_size);
 	d->frames = calloc(ops->max_frames, sizeof(*d->frames));
@@ -232,6 +253,7 @@ langdrv_reset(struct langdrv *d)
 	if (GP_API_HAS(d->api, process_subscribe))
 		(void)d->api->process_subscribe(d->ctx, NULL, NULL);
 	d->discover = 0;
+	langdrv_walk_stop(d);
 	while (d->tab.n > 0)
 		langtab_remove(&d->tab, d->tab.procs[d->tab.n - 1]);
 	langagg_clear(d->agg);
@@ -259,6 +281,8 @@ langdrv_start(struct langdrv *d)
 	 * of the default agent's CPU in bench/plugin_cost.sh's case b).
 	 */
 	langdrv_discover_sync(d);
+	langdrv_walk_start(d);
+	langdrv_walk_cycle(d);
 	if (d->ops->scan_at_start)
 		langdrv_scan(d);
 	if (!d->discover)

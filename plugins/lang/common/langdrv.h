@@ -1,12 +1,14 @@
 /*
  * The driver of a sampling runtime plugin (PHP, Ruby): which processes it
  * knows (a langtab), how it finds them (the system profiler's reports, or
- * a walk of /proc each second without one), and the -f Hz timer that
- * samples the attached ones, running only while there is one; their
- * stacks until the snapshot (langdrv_stack.c); and the plugin's entry
- * points but start (langdrv_plugin.c).  The plugin says what examining a
- * process and reading its frames mean; everything about when, and what
- * becomes of the frames, is here, once.
+ * a walk of /proc each second without one), how their stacks are sampled
+ * (walked in the system profiler's samples when it walks them and the
+ * plugin gives a layout, langdrv_walk.c; else the -f Hz timer, running
+ * only while a process needs it); their stacks until the snapshot
+ * (langdrv_stack.c); and the plugin's entry points but start
+ * (langdrv_plugin.c).  The plugin says what examining a process and
+ * reading its frames mean; everything about when, and what becomes of
+ * the frames, is here, once.
  */
 #ifndef GP_LANGDRV_H
 #define GP_LANGDRV_H
@@ -33,6 +35,11 @@ struct langdrv_proc {
 	uint32_t	 fails;		/* failed samples in a row */
 	char		 comm[64];
 	char		 reason[256];	/* why skipped, or the error */
+	/* walked in the system profiler's samples (langdrv_walk.c): the
+	 * thread that runs the interpreter, its root and check value */
+	int		 walking;
+	int32_t		 walk_tid;
+	uint64_t	 walk_root, walk_check;
 };
 
 struct langdrv_ops {
@@ -67,6 +74,21 @@ struct langdrv_ops {
 	const char *comm;
 	uint32_t max_freq;	/* -f is capped here */
 	uint32_t fail_limit;	/* failed samples in a row: an error */
+	/*
+	 * Frames walked in the system profiler's samples (optional,
+	 * langdrv_walk.c).  walk_layout: an attached process's frame
+	 * layout, the thread that runs its interpreter and that thread's
+	 * root and check value (plugin.h's gp_frame_walk); 0 or -errno (then
+	 * it is sampled on the timer).  walked: one walked sample's frames,
+	 * root first, two words each, counted count times as sample counts
+	 * a stack it reads (langdrv_sample_begin, langdrv_frame from the
+	 * leaf, langdrv_sample_end).
+	 */
+	int	 (*walk_layout)(void *, struct langtab_proc *,
+		    struct gp_frame_walk *, int32_t *tid, uint64_t *root,
+		    uint64_t *check);
+	void	 (*walked)(void *, struct langtab_proc *, const uint64_t *walk,
+		    uint32_t n, uint64_t count);
 };
 
 struct langdrv {
@@ -89,7 +111,9 @@ struct langdrv {
 	char			*texts;
 	const char		**frames;	/* the texts, root first */
 	uint32_t		 ntexts;
-	uint64_t		 nsamples, nfailed;
+	uint64_t		 nsamples, nfailed, nwalked;
+	int			 subscribed;	/* to walked samples' reports */
+	int			 walks;		/* a system profiler walks */
 };
 
 /* The table, and the readers' files opened and their ELF complaints
@@ -112,15 +136,24 @@ void	langdrv_timer_sync(struct langdrv *);
  * callback (arg: the driver): 0, or -E2BIG past max_frames. */
 void	langdrv_sample_begin(struct langdrv *);
 int	langdrv_frame(void *, const char *text);
-/* The sample ended with the reader's rc: its stack counted, or its
- * failure (an error after fail_limit in a row, at once for a refused
- * read, -EREMOTE, whose reason is refused_why). */
+/* The sample ended with the reader's rc: its stack counted count times,
+ * or its failure (an error after fail_limit in a row, at once for a
+ * refused read, -EREMOTE, whose reason is refused_why). */
 void	langdrv_sample_end(struct langdrv *, struct langdrv_proc *, int rc,
-	    const char *refused_why);
+	    const char *refused_why, uint64_t count);
 /* The snapshot: the processes checked, the stacks delivered, each
  * process that could not be read named once. */
 int	langdrv_snapshot(struct langdrv *, struct gp_snapshot *);
 void	langdrv_abandon(struct langdrv *);
+
+/* (langdrv_walk.c) Walked samples' reports subscribed to, or no more;
+ * a process walked or not as it and the system profiler are now; at each
+ * snapshot, every process (the caches emptied: their walks told again). */
+void	langdrv_walk_start(struct langdrv *);
+void	langdrv_walk_stop(struct langdrv *);
+void	langdrv_walk_sync(struct langdrv *, struct langdrv_proc *);
+void	langdrv_walk_off(struct langdrv *, struct langdrv_proc *);
+void	langdrv_walk_cycle(struct langdrv *);
 
 /*
  * (langdrv_plugin.c) The gp_plugin entry points of a plugin whose state,

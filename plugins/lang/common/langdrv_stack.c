@@ -38,7 +38,7 @@ langdrv_frame(void *arg, const char *text)
 
 void
 langdrv_sample_end(struct langdrv *d, struct langdrv_proc *pr, int rc,
-    const char *refused_why)
+    const char *refused_why, uint64_t count)
 {
 	uint32_t i;
 
@@ -51,7 +51,7 @@ langdrv_sample_end(struct langdrv *d, struct langdrv_proc *pr, int rc,
 			d->frames[i] = d->texts + (size_t)(d->ntexts - 1 - i) *
 			    d->ops->text_size;
 		if (langagg_add(d->agg, (int32_t)pr->lp.pid, d->frames,
-		    d->ntexts, 1) == 0)
+		    d->ntexts, count) == 0)
 			pr->lp.samples++;
 		return;
 	}
@@ -99,7 +99,6 @@ langdrv_snapshot(struct langdrv *d, struct gp_snapshot *snap)
 	uint32_t i;
 
 	langdrv_scan(d);
-	langdrv_timer_sync(d);
 	langagg_foreach(d->agg, langdrv_deliver_stack, &dl);
 	for (i = 0; i < d->tab.n; i++) {
 		pr = LANGDRV_PROC(d->tab.procs[i]);
@@ -117,13 +116,15 @@ langdrv_snapshot(struct langdrv *d, struct gp_snapshot *snap)
 			d->ops->cycle_end(d->arg, pr, snap);
 		pr->lp.samples = 0;
 	}
+	langdrv_walk_cycle(d);
+	langdrv_timer_sync(d);
 	d->api->log(d->ctx, GP_LOG_DEBUG, "snapshot: %u %s stacks, %llu "
-	    "samples (%llu failed), %u processes tracked",
+	    "samples (%llu failed, %llu walked), %u processes tracked",
 	    langagg_count(d->agg), d->ops->lang,
 	    (unsigned long long)d->nsamples, (unsigned long long)d->nfailed,
-	    d->tab.n);
+	    (unsigned long long)d->nwalked, d->tab.n);
 	langagg_clear(d->agg);
-	d->nsamples = d->nfailed = 0;
+	d->nsamples = d->nfailed = d->nwalked = 0;
 	langtab_prune(&d->tab);	/* the gone: their stacks went out */
 	d->api->snapshot_done(snap, 0, NULL);
 	return (0);

@@ -2,9 +2,16 @@
  * The PHP process profiler (gProfiler's phpspy mode): finds the
  * processes whose comm matches --php-proc-filter (as phpspy -P, an
  * extended regex, unanchored), reads their PHP stacks from the Zend
- * executor globals at -f Hz without stopping them, and hands the
- * aggregated stacks to the host at each snapshot, each frame with
- * gProfiler's "_[php]" suffix.  The reader itself is in php_*.c.
+ * executor globals without stopping them, and hands the aggregated stacks
+ * to the host at each snapshot, each frame with gProfiler's "_[php]"
+ * suffix.  The reader itself is in php_*.c.
+ *
+ * When: with the perf plugin's BPF sampler, in its samples (ABI 1.6): it
+ * walks the executor's frame chain as the sample is taken and reports
+ * each frame's function and opline, and a function known since the last
+ * snapshot costs no read (php_walked_frame), so a sample costs some 5 us
+ * instead of 150 (bench/runtime_cost.sh) and counts the CPU PHP used, as
+ * perf's samples do.  Without it, at -f Hz on a timer, as phpspy does.
  *
  * Processes are found from the system profiler's samples when it reports
  * them (ABI 1.4, as the Python plugin: an idle process is never
@@ -112,13 +119,78 @@ phpp_sample_proc(struct phpp *p, struct phpp_proc *pr)
 	php_target_begin(&pr->t);
 	rc = php_walk_stack(&pr->t.mem, &pr->t.off, pr->t.eg, PHP_MAX_FRAMES,
 	    pr->t.fcache, langdrv_frame, &p->drv, &nseen);
-	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why);
+	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why, 1);
 }
 
 static void
 phpp_sample_cb(void *arg, struct langtab_proc *lp)
 {
 	phpp_sample_proc(arg, PHPP(lp));
+}
+
+/*
+ * How the system profiler walks a PHP process's frames in its samples:
+ * from EG(current_execute_data) along prev_execute_data, each frame's
+ * func as the code word and its opline as the position.  The executor
+ * globals are a global of the process, so the walk's root is that word
+ * itself (its offset is past the walk's 256 bytes); the check word after
+ * it, EG(fake_scope), is NULL but while an internal function reaches
+ * properties on a class's behalf (that sample is then read here).
+ */
+static int
+phpp_walk_layout(void *arg, struct langtab_proc *lp, struct gp_frame_walk *w,
+    int32_t *tid, uint64_t *root, uint64_t *check)
+{
+	struct php_target *t = &PHPP(lp)->t;
+	const struct php_offsets *o = &t->off;
+	uint64_t v;
+	int rc;
+
+	(void)arg;
+	php_target_begin(t);
+	if ((rc = t->mem.read(t->mem.arg, t->eg + o->eg_fake_scope, &v,
+	    sizeof(v))) != 0)
+		return (rc);
+	if (v != 0)
+		return (-EAGAIN);	/* told again at the next snapshot */
+	w->root_check = o->eg_fake_scope - o->eg_current_execute_data;
+	w->root_frame = 0;
+	w->holder_frame = -1;
+	w->frame_next = o->ed_prev;
+	w->frame_code = o->ed_func;
+	w->frame_pos = o->ed_opline;
+	w->pos_size = 8;
+	w->frame_owner = -1;
+	w->owner_skip = 0;
+	*tid = lp->pid;		/* non-ZTS: the main thread runs PHP */
+	*root = t->eg + o->eg_current_execute_data;
+	*check = 0;
+	return (0);
+}
+
+/* A walked sample: functions known since the last snapshot cost no read. */
+static void
+phpp_walked(void *arg, struct langtab_proc *lp, const uint64_t *walk,
+    uint32_t n, uint64_t count)
+{
+	struct phpp *p = arg;
+	struct phpp_proc *pr = PHPP(lp);
+	char text[PHP_MAX_FRAME_TEXT];
+	const char *t;
+	uint32_t i;
+	int rc = 0;
+
+	langdrv_sample_begin(&p->drv);
+	php_target_begin(&pr->t);
+	for (i = n; i-- > 0 && rc == 0;) {	/* from the leaf */
+		if (walk[2 * i] == 0)	/* a frame being set up */
+			continue;
+		if ((rc = php_walked_frame(&pr->t.mem, &pr->t.off,
+		    pr->t.fcache, walk[2 * i], walk[2 * i + 1], text,
+		    sizeof(text), &t)) == 0)
+			rc = langdrv_frame(&p->drv, t);
+	}
+	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why, count);
 }
 
 /* PHP processes are found by their comm: the first walk at start. */
@@ -130,8 +202,10 @@ phpp_cycle_end(void *arg, struct langdrv_proc *dp, struct gp_snapshot *snap)
 	(void)arg;
 	(void)snap;
 	/* Code is freed and recompiled between requests: start over. */
-	if (pr->t.fcache != NULL)
+	if (pr->t.fcache != NULL) {
 		memset(pr->t.fcache, 0, sizeof(*pr->t.fcache));
+		pr->t.fcache->eg = pr->t.eg;
+	}
 }
 
 /* The filter goes with the driver's state (langdrv_reset). */
@@ -161,6 +235,8 @@ static const struct langdrv_ops phpp_ops = {
 	.comm = "php",
 	.max_freq = PHPP_MAX_FREQ,
 	.fail_limit = PHPP_FAIL_LIMIT,
+	.walk_layout = phpp_walk_layout,
+	.walked = phpp_walked,
 };
 
 static int

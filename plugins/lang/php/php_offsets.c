@@ -7,7 +7,10 @@
  * current_execute_data, zend_execute_data.{func,prev_execute_data},
  * zend_function.{type,common.function_name,common.scope},
  * zend_op_array.{filename,line_start}, zend_class_entry.name and
- * zend_string.{len,val}.  They hold for x86-64 non-ZTS builds only.
+ * zend_string.{len,val}.  zend_op_array.{last,opcodes} follow from the
+ * same dumps' last_var and vars: `last` is the uint32_t after last_var
+ * (after T in 7.4-8.1, whose T comes first), `opcodes` the pointer after
+ * it.  They hold for x86-64 non-ZTS builds only.
  */
 #include "config.h"
 
@@ -20,14 +23,14 @@
 
 static const struct {
 	struct langver_key v;
-	uint32_t	 filename, line_start;
+	uint32_t	 filename, line_start, last, opcodes;
 } php_offsets_table[] = {
-	{ { 7, 4 }, 136, 144 },
-	{ { 8, 0 }, 144, 152 },
-	{ { 8, 1 }, 144, 152 },
-	{ { 8, 2 }, 152, 160 },
-	{ { 8, 3 }, 144, 152 },
-	{ { 8, 4 }, 168, 176 },
+	{ { 7, 4 }, 136, 144, 60, 64 },
+	{ { 8, 0 }, 144, 152, 68, 72 },
+	{ { 8, 1 }, 144, 152, 68, 72 },
+	{ { 8, 2 }, 152, 160, 80, 88 },
+	{ { 8, 3 }, 144, 152, 76, 80 },
+	{ { 8, 4 }, 168, 176, 96, 104 },
 };
 
 static const struct langver_table php_versions = {
@@ -80,6 +83,8 @@ php_offsets_for(const struct php_version *v, struct php_offsets *o,
 	memset(o, 0, sizeof(*o));
 	/* The same from 7.4 to 8.4 (phpspy's bindings). */
 	o->eg_current_execute_data = 488;
+	o->eg_fake_scope = 496;
+	o->ed_opline = 0;
 	o->ed_func = 24;
 	o->ed_prev = 48;
 	o->fn_type = 0;
@@ -90,5 +95,7 @@ php_offsets_for(const struct php_version *v, struct php_offsets *o,
 	o->zs_val = 24;
 	o->op_filename = php_offsets_table[i].filename;
 	o->op_line_start = php_offsets_table[i].line_start;
+	o->op_last = php_offsets_table[i].last;
+	o->op_opcodes = php_offsets_table[i].opcodes;
 	return (0);
 }

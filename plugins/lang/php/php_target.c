@@ -20,11 +20,13 @@
 #include "langproc.h"
 #include "php_target.h"
 
-/* A new sample: whatever was cached may have changed since. */
+/* A new sample: whatever was cached may have changed since.  The cache
+ * is refreshed at the sample's first read: a walked sample whose frames
+ * are all known makes none. */
 void
 php_target_begin(struct php_target *t)
 {
-	langproc_pages_begin(&t->pg);
+	t->stale = 1;
 }
 
 /* The reader's memory callback (struct php_mem), through the page cache. */
@@ -33,6 +35,10 @@ php_mem_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct php_target *t = arg;
 
+	if (t->stale) {
+		langproc_pages_begin(&t->pg);
+		t->stale = 0;
+	}
 	return (langproc_pages_read(&t->pg, addr, buf, len));
 }
 
@@ -117,6 +123,7 @@ php_target_attach(pid_t pid, struct php_target *t, char *why, size_t whylen)
 	if ((t->fcache = langattach_memory(&t->pg, pid, sizeof(*t->fcache),
 	    &rc, why, whylen)) == NULL)
 		return (rc);
+	t->fcache->eg = t->eg;
 	if ((rc = php_walk_stack(&t->mem, &t->off, t->eg, PHP_MAX_FRAMES,
 	    t->fcache, langattach_count_frame, &nframes, &nseen)) != 0) {
 		rc = langattach_trial_failed(rc, &t->pg.guard, why, whylen,

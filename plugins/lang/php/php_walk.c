@@ -44,16 +44,43 @@ php_read_zstring(const struct php_mem *m, const struct php_offsets *o,
 	    len));
 }
 
+/* Fibonacci hashing: functions lie at multiples of 8 and often of a
+ * larger power of two apart, which a plain modulo would collide. */
+static uint32_t
+php_fcache_slot(uint64_t func)
+{
+	return ((uint32_t)(((func >> 3) * 0x9e3779b97f4a7c15ull) >> 56) %
+	    PHP_FCACHE);
+}
+
+/* The text kept for slot k; the arena full: every entry goes first. */
+static void
+php_fcache_put(struct php_fcache *fc, uint32_t k, const char *text)
+{
+	size_t len = strlen(text) + 1;
+
+	if (len > sizeof(fc->texts))
+		return;
+	if (len > sizeof(fc->texts) - fc->used) {
+		memset(fc->e, 0, sizeof(fc->e));
+		fc->used = 0;
+	}
+	memcpy(fc->texts + fc->used, text, len);
+	fc->e[k].text = fc->used;
+	fc->e[k].valid = 1;
+	fc->used += (uint32_t)len;
+}
+
 static int
 php_walk_frame(const struct php_mem *m, const struct php_offsets *o,
     uint64_t func, struct php_fcache *fc, char *out, size_t outlen,
     const char **textp)
 {
 	char name[PHP_MAX_NAME], cls[PHP_MAX_NAME], file[PHP_MAX_FILE];
-	uint64_t zname, scope, zcls, zfile = 0;
-	uint32_t line = 0;
+	uint64_t zname, scope, zcls, zfile = 0, opcodes = 0;
+	uint32_t line = 0, nops = 0, k = php_fcache_slot(func);
 	uint8_t type;
-	int rc, k;
+	int rc;
 
 	if ((rc = m->read(m->arg, func + o->fn_type, &type, 1)) != 0 ||
 	    (rc = php_read_u64(m, func + o->fn_name, &zname)) != 0 ||
@@ -64,15 +91,12 @@ php_walk_frame(const struct php_mem *m, const struct php_offsets *o,
 	    (rc = langmem_read_u32(m->read, m->arg, func + o->op_line_start,
 	    &line)) != 0))
 		return (rc);
-	/* Fibonacci hashing: functions lie at multiples of 8 and often of
-	 * a larger power of two apart, which a plain modulo would collide. */
-	k = (int)(((func >> 3) * 0x9e3779b97f4a7c15ull) >> 59) % PHP_FCACHE;
 	if (fc != NULL && fc->e[k].valid && fc->e[k].func == func &&
 	    fc->e[k].type == type && fc->e[k].zname == zname &&
 	    fc->e[k].scope == scope && fc->e[k].zfile == zfile &&
 	    fc->e[k].line == line) {
 		fc->hits++;
-		*textp = fc->e[k].text;
+		*textp = fc->texts + fc->e[k].text;
 		return (0);
 	}
 	if (zname == 0)
@@ -89,6 +113,12 @@ php_walk_frame(const struct php_mem *m, const struct php_offsets *o,
 		if ((rc = php_read_zstring(m, o, zfile, file,
 		    sizeof(file))) != 0)
 			return (rc);
+		/* where its code is, so a walked frame is known as its own
+		 * without a read (php_walked_frame) */
+		if ((rc = php_read_u64(m, func + o->op_opcodes,
+		    &opcodes)) != 0 || (rc = langmem_read_u32(m->read, m->arg,
+		    func + o->op_last, &nops)) != 0)
+			return (rc);
 		snprintf(out, outlen, "%s%s%s %s:%d", cls, cls[0] ? "::" : "",
 		    name, file, (int)line);
 	} else
@@ -103,10 +133,35 @@ php_walk_frame(const struct php_mem *m, const struct php_offsets *o,
 		fc->e[k].scope = scope;
 		fc->e[k].zfile = zfile;
 		fc->e[k].line = line;
-		fc->e[k].valid = 1;
-		snprintf(fc->e[k].text, sizeof(fc->e[k].text), "%s", out);
+		fc->e[k].opcodes = opcodes;
+		fc->e[k].nops = nops;
+		php_fcache_put(fc, k, out);
 	}
 	return (0);
+}
+
+int
+php_walked_frame(const struct php_mem *m, const struct php_offsets *o,
+    struct php_fcache *fc, uint64_t func, uint64_t opline, char *out,
+    size_t outlen, const char **textp)
+{
+	uint32_t k = php_fcache_slot(func);
+	uint64_t ops = fc->e[k].opcodes;
+
+	/* Internal functions live as long as the process; user code is
+	 * its own while the opline is one of its opcodes, but for the
+	 * trampoline's, the same for every method it calls. */
+	if (fc->e[k].valid && fc->e[k].func == func &&
+	    (fc->e[k].type != ZEND_USER_FUNCTION ||
+	    (opline >= ops && opline - ops < (uint64_t)fc->e[k].nops *
+	    PHP_ZEND_OP && (ops < fc->eg || ops - fc->eg >= PHP_EG_SPAN)))) {
+		fc->hits++;
+		*textp = fc->texts + fc->e[k].text;
+		return (0);
+	}
+	/* A stale entry must not pass the read's own check either. */
+	fc->e[k].valid = 0;
+	return (php_walk_frame(m, o, func, fc, out, outlen, textp));
 }
 
 int

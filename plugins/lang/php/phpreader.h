@@ -24,6 +24,8 @@ struct php_version {
 /* Offsets into the engine's structs (x86-64, non-ZTS), see php_offsets.c. */
 struct php_offsets {
 	uint32_t	 eg_current_execute_data;
+	uint32_t	 eg_fake_scope;	/* the pointer after it */
+	uint32_t	 ed_opline;
 	uint32_t	 ed_func;
 	uint32_t	 ed_prev;
 	uint32_t	 fn_type;
@@ -31,6 +33,8 @@ struct php_offsets {
 	uint32_t	 fn_scope;
 	uint32_t	 op_filename;
 	uint32_t	 op_line_start;
+	uint32_t	 op_last;	/* opcodes in the function */
+	uint32_t	 op_opcodes;	/* its zend_op array */
 	uint32_t	 ce_name;
 	uint32_t	 zs_len;
 	uint32_t	 zs_val;
@@ -77,23 +81,45 @@ typedef int	(*php_frame_fn)(void *, const char *);
  * Frame texts by function, so a sample reads each function's strings
  * once: an entry is used only while the function still has the same type,
  * name, class, file and line pointers (a function freed and another
- * compiled at its address differs in them).  Direct-mapped.
+ * compiled at its address differs in them).  Direct-mapped; the texts
+ * share one arena, emptied with the entries when full, so a process costs
+ * sizeof(struct php_fcache) whatever its names.
  */
-#define PHP_FCACHE	32
+#define PHP_FCACHE	256
+#define PHP_FCACHE_TEXT	(32u << 10)
+#define PHP_ZEND_OP	32	/* sizeof(zend_op), 7.4-8.4 */
+/* The executor globals' bytes: code there is __call's trampoline, whose
+ * one opcode serves every method called through it (named per call). */
+#define PHP_EG_SPAN	8192
 
 struct php_fcache {
 	struct {
 		uint64_t	 func, zname, scope, zfile;
-		uint32_t	 line;
+		uint64_t	 opcodes;	/* user code: its zend_op array */
+		uint32_t	 nops, line;
+		uint32_t	 text;		/* offset in texts */
 		uint8_t		 type, valid;
-		char		 text[PHP_MAX_FRAME_TEXT];
 	} e[PHP_FCACHE];
+	uint32_t	 used;			/* bytes of texts */
+	uint64_t	 eg;	/* &executor_globals: see PHP_EG_SPAN */
 	uint64_t	 hits, misses;
+	char		 texts[PHP_FCACHE_TEXT];
 };
 
 int	php_walk_stack(const struct php_mem *, const struct php_offsets *,
 	    uint64_t, uint32_t, struct php_fcache *, php_frame_fn, void *,
 	    uint32_t *);
+/*
+ * A frame the sampler walked (its function and opline) as text, from fc
+ * without a read when it holds func and, for user code, opline lies in
+ * the function's opcodes (another function compiled at a freed one's
+ * address has other opcodes) and those are not the trampoline's; else
+ * read as php_walk_stack does, into
+ * out when it cannot be kept.  0 or -errno.
+ */
+int	php_walked_frame(const struct php_mem *, const struct php_offsets *,
+	    struct php_fcache *, uint64_t func, uint64_t opline, char *out,
+	    size_t outlen, const char **text);
 int	php_read_zstring(const struct php_mem *, const struct php_offsets *,
 	    uint64_t, char *, size_t);
 

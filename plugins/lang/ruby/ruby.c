@@ -146,7 +146,7 @@ rubyp_sample_proc(struct rubyp *p, struct rubyp_proc *pr)
 	ruby_target_begin(&pr->t);
 	rc = ruby_walk_stack(&pr->t.mem, &pr->t.off, pr->t.root,
 	    RUBY_MAX_FRAMES, pr->t.fcache, langdrv_frame, &p->drv, &nseen);
-	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why);
+	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why, 1);
 }
 
 static void
