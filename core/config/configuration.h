@@ -28,7 +28,9 @@ struct json_object;
  * them from here.  Every other default is written once, in its table row;
  * code reads numbers with config_get_num(), never with a literal fallback.
  */
-#define OPT_FREQUENCY_CPU	"11"
+#define OPT_STR_(x)		#x
+#define OPT_STR(x)		OPT_STR_(x)
+#define OPT_FREQUENCY_CPU	OPT_STR(GP_DEFAULT_FREQUENCY)
 #define OPT_FREQUENCY_GPU	"100"
 
 struct option_def {

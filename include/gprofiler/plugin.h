@@ -67,6 +67,14 @@ extern "C" {
 #define GP_PLUGIN_SYMBOL	"gprofiler_plugin"
 
 /*
+ * The host's defaults for the options every plugin reads: -f in cpu mode
+ * (Hz) and -d (seconds).  The host's option table is built from these, so
+ * a plugin's option_get_int fallback for them is the same number.
+ */
+#define GP_DEFAULT_FREQUENCY	11
+#define GP_DEFAULT_DURATION	60
+
+/*
  * The sizes of the ABI structs as released in 1.0, frozen: the host accepts
  * any descriptor and option row at least this large and reads only what the
  * plugin's struct_size / option_size cover.  sizeof() would grow with every

@@ -278,7 +278,8 @@ perf_check(void *priv, char *err, uint32_t errlen)
 		return (-EINVAL);
 	}
 #endif
-	freq = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
+	freq = p->api->option_get_int(p->ctx, "profiling-frequency",
+	    GP_DEFAULT_FREQUENCY);
 	dsz = p->api->option_get_int(p->ctx, "perf-dwarf-stack-size", 8192);
 	if ((mode == PERF_MODE_DWARF || mode == PERF_MODE_SMART) &&
 	    freq > PERF_MAX_FREQ_DWARF) {
@@ -450,7 +451,8 @@ perf_read_options(struct perf *p)
 	char err[512], from[PERFEVENT_NAME_LEN + 512];
 
 	p->mode = perf_mode_parse(p->api->option_get(p->ctx, "perf-mode"));
-	p->freq = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
+	p->freq = p->api->option_get_int(p->ctx, "profiling-frequency",
+	    GP_DEFAULT_FREQUENCY);
 	p->dwarf_size = (uint32_t)p->api->option_get_int(p->ctx,
 	    "perf-dwarf-stack-size", 8192);
 	p->backend = sampler_backend_parse(p->api->option_get(p->ctx,

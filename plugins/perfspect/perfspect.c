@@ -177,7 +177,8 @@ perfspect_run_config(struct perfspect *p, struct ps_run_config *rc)
 	int64_t	 cycle;
 
 	memset(rc, 0, sizeof(*rc));
-	cycle = p->api->option_get_int(p->ctx, "profiling-duration", 60);
+	cycle = p->api->option_get_int(p->ctx, "profiling-duration",
+	    GP_DEFAULT_DURATION);
 	rc->duration = (int)p->api->option_get_int(p->ctx,
 	    "perfspect-duration", cycle);
 	if (rc->duration > cycle)

@@ -268,7 +268,8 @@ langdrv_start(struct langdrv *d)
 {
 	int64_t f;
 
-	f = d->api->option_get_int(d->ctx, "profiling-frequency", 11);
+	f = d->api->option_get_int(d->ctx, "profiling-frequency",
+	    GP_DEFAULT_FREQUENCY);
 	d->freq = f < 1 ? 1 : f > d->ops->max_freq ? d->ops->max_freq :
 	    (uint32_t)f;
 	d->min_duration = (double)d->api->option_get_int(d->ctx,

@@ -250,7 +250,8 @@ jv_start(void *priv)
 	d = p->api->option_get_int(p->ctx, "java-jattach-timeout", 30);
 	p->timeout_ms = d < 1 ? 1000 : d > 86400 ? 86400000u :
 	    (uint32_t)d * 1000;
-	d = p->api->option_get_int(p->ctx, "profiling-duration", 60) * 1000;
+	d = p->api->option_get_int(p->ctx, "profiling-duration",
+	    GP_DEFAULT_DURATION) * 1000;
 	p->round_ms = d > 2 * JV_LEAD_MS ? (uint64_t)(d - JV_LEAD_MS) :
 	    (uint64_t)(d > 2 ? d / 2 : 1);
 	jv_find_jattach(p);

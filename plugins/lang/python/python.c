@@ -437,7 +437,8 @@ pyp_start(void *priv)
 	    strcmp(mode, "none") != 0);
 	if (!p->enabled)
 		return (0);
-	f = p->api->option_get_int(p->ctx, "profiling-frequency", 11);
+	f = p->api->option_get_int(p->ctx, "profiling-frequency",
+	    GP_DEFAULT_FREQUENCY);
 	p->freq = f < 1 ? 1 : f > PYP_MAX_FREQ ? PYP_MAX_FREQ : (uint32_t)f;
 	p->min_duration = (double)p->api->option_get_int(p->ctx,
 	    "min-duration", 0);
