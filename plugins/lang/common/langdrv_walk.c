@@ -24,12 +24,6 @@
  * this long: its samples, walked with no frame, wake nobody. */
 #define LANGDRV_NATIVE_NS	(10ull * 1000000000ull)
 
-static int
-langdrv_walk_stack_ok(const struct gp_sample_stack *st)
-{
-	return (st != NULL && st->size >= sizeof(*st));
-}
-
 /* pid is walked no more (the system profiler may be gone: no matter). */
 void
 langdrv_walk_off(struct langdrv *d, struct langdrv_proc *dp)
@@ -158,22 +152,27 @@ langdrv_walk_report(void *arg, int32_t pid, int32_t tid, uint64_t count,
 {
 	struct langdrv *d = arg;
 	struct langdrv_proc *dp;
+	uint32_t state = st != NULL && st->size >= sizeof(*st) ?
+	    st->walk_state : GP_WALK_NONE;
 
 	dp = (struct langdrv_proc *)langtab_find(&d->tab, (pid_t)pid);
 	if (dp == NULL || !dp->walking || dp->lp.state != LANGTAB_ACTIVE)
 		return;
-	if (langdrv_walk_stack_ok(st) && st->walk_state == GP_WALK_DONE) {
+	if (state == GP_WALK_DONE) {
 		d->ops->walked(d->arg, &dp->lp, st->walk, st->nwalk, count);
 		d->nwalked++;
 		return;
 	}
-	if (langdrv_walk_stack_ok(st) && st->walk_state == GP_WALK_NO_ROOT) {
+	if (state == GP_WALK_NO_ROOT)
 		langdrv_walk_thread(d, dp, tid);
-		/* another thread's sample: no interpreter frames in it */
-		if (tid != dp->walk_tid)
-			return;
-	}
-	d->ops->sample(d->arg, &dp->lp);
+	else if (state == GP_WALK_NONE && st != NULL &&
+	    langdrv_walk_tell(d, dp) != 0)	/* the profiler restarted */
+		langdrv_walk_off(d, dp);
+	/* another thread has no interpreter frames */
+	if (tid == dp->walk_tid)
+		d->ops->sample(d->arg, &dp->lp);
+	if (!dp->walking)	/* the walk is off: the timer samples it */
+		langdrv_timer_sync(d);
 }
 
 /* Reports subscribed to when the plugin can use walked frames. */
