@@ -50,6 +50,10 @@ if [ -f "$build/Makefile" ]; then
 	    { echo "cannot refresh $plugdir (make check first)"; exit 1; }
 fi
 pyroot=$(pyenv root 2>/dev/null || echo "${PYENV_ROOT:-$HOME/.pyenv}")
+# Node's attach-maps talks to the inspector on 127.0.0.1: in a network
+# namespace of its own (unshare -n, to run beside another agent) the
+# loopback starts down.
+ip link set lo up 2>/dev/null
 
 # cpu_ns PID: the agent's CPU so far, threads and waited-for children.
 cpu_ns() {
