@@ -17,38 +17,11 @@
 #include "testing.h"
 #include "phpreader.h"
 
-#define BASE	0x10000ull
-#define SIZE	0x10000u
-
-static uint8_t img[SIZE];
-
-static int
-img_read(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	(void)arg;
-	if (addr < BASE || addr - BASE > SIZE || len > SIZE - (addr - BASE))
-		return (-EFAULT);
-	memcpy(buf, img + (addr - BASE), len);
-	return (0);
-}
-
-static void
-put64(uint64_t addr, uint64_t v)
-{
-	int i;
-
-	for (i = 0; i < 8; i++)
-		img[addr - BASE + i] = (uint8_t)(v >> (8 * i));
-}
-
-static void
-put32(uint64_t addr, uint32_t v)
-{
-	int i;
-
-	for (i = 0; i < 4; i++)
-		img[addr - BASE + i] = (uint8_t)(v >> (8 * i));
-}
+#define BASE		0x10000ull
+#define SIZE		0x10000u
+#define MEMIMG_BASE	BASE
+#define MEMIMG_SIZE	SIZE
+#include "memimg.h"
 
 /* A zend_string at addr: refcount/type (8), hash (8), len (8), val. */
 static void

@@ -27,38 +27,11 @@
 #include "ruby_target.h"
 #include "base/safeopen.h"
 
-#define BASE	0x10000ull
-#define SIZE	0x20000u
-
-static uint8_t img[SIZE];
-
-static int
-img_read(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	(void)arg;
-	if (addr < BASE || addr - BASE > SIZE || len > SIZE - (addr - BASE))
-		return (-EFAULT);
-	memcpy(buf, img + (addr - BASE), len);
-	return (0);
-}
-
-static void
-put64(uint64_t addr, uint64_t v)
-{
-	int i;
-
-	for (i = 0; i < 8; i++)
-		img[addr - BASE + i] = (uint8_t)(v >> (8 * i));
-}
-
-static void
-put32(uint64_t addr, uint32_t v)
-{
-	int i;
-
-	for (i = 0; i < 4; i++)
-		img[addr - BASE + i] = (uint8_t)(v >> (8 * i));
-}
+#define BASE		0x10000ull
+#define SIZE		0x20000u
+#define MEMIMG_BASE	BASE
+#define MEMIMG_SIZE	SIZE
+#include "memimg.h"
 
 /* A String at addr, embedded if it fits in 23 bytes, else on the heap
  * (its bytes at addr + 0x100). */
