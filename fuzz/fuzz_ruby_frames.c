@@ -17,27 +17,7 @@
 #include <string.h>
 
 #include "plugins/lang/ruby/rubyreader.h"
-
-#define BASE	0x100000ull
-
-struct image {
-	const uint8_t	*data;
-	size_t		 len;
-	uint64_t	 reads;
-};
-
-static int
-image_read(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	struct image *im = arg;
-
-	im->reads++;
-	if (addr < BASE || addr - BASE > im->len ||
-	    len > im->len - (addr - BASE))
-		return (-EFAULT);
-	memcpy(buf, im->data + (addr - BASE), len);
-	return (0);
-}
+#include "fuzz/fuzz_image.h"
 
 /* The input as code at BASE, for ruby_ids_locate. */
 static int64_t
