@@ -46,7 +46,8 @@ for x in "$gp" "$busy"; do
 done
 [ "$(id -u)" -eq 0 ] || { echo "run as root (BPF)"; exit 1; }
 if [ -f "$build/Makefile" ]; then
-	make -s -C "$build" tests/plugindir.stamp >/dev/null 2>&1 ||
+	make -s -C "$build" tests/plugindir.stamp \
+	    tests/plugindir-nodejs.stamp >/dev/null 2>&1 ||
 	    { echo "cannot refresh $plugdir (make check first)"; exit 1; }
 fi
 pyroot=$(pyenv root 2>/dev/null || echo "${PYENV_ROOT:-$HOME/.pyenv}")

@@ -466,17 +466,22 @@ nj_scan(void *arg)
 /*
  * Whether dir/nodejs holds the helper and the writer, and they are safe
  * to run as root and to hand to node: owned by root (or the agent's
- * user), writable by nobody else, as the plugin directory itself.
+ * user), writable by nobody else, as the plugin directory itself.  Their
+ * paths are absolute (a relative --plugin-dir too): the helper is spawned
+ * by path, and the writer's is handed to node, whose directory is not
+ * ours.
  */
 static int
 nj_files_in(struct nj *n, const char *dir, size_t dlen)
 {
 	struct stat	 st;
-	char		 sub[PATH_MAX - 32];
+	char		 rel[PATH_MAX], sub[PATH_MAX - 32];
 	const char	*paths[3];
 	int		 i;
 
-	snprintf(sub, sizeof(sub), "%.*s/nodejs", (int)dlen, dir);
+	snprintf(rel, sizeof(rel), "%.*s/nodejs", (int)dlen, dir);
+	if (realpath(rel, sub) == NULL)
+		return (-ENOENT);
 	snprintf(n->helper, sizeof(n->helper), "%s/nodejs-attach", sub);
 	snprintf(n->writer, sizeof(n->writer), "%s/nodejs-perfmap.so", sub);
 	paths[0] = sub;
