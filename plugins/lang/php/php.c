@@ -9,7 +9,7 @@
  * When: with the perf plugin's BPF sampler, in its samples (ABI 1.6): it
  * walks the executor's frame chain as the sample is taken and reports
  * each frame's function and opline, and a function known since the last
- * snapshot costs no read (php_walked_frame), so a sample costs some 5 us
+ * snapshot costs no read (php_walked_frame), so a sample costs some 3 us
  * instead of 150 (bench/runtime_cost.sh) and counts the CPU PHP used, as
  * perf's samples do.  Without it, at -f Hz on a timer, as phpspy does.
  *
