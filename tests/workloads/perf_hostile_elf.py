@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """A runnable ELF with a hostile symbol table, for the perf plugin's tests.
 
-perf_hostile_elf.py IN OUT NSYMS MB
+perf_hostile_elf.py IN OUT NSYMS MB [NAMES]
 
 Copies IN (a stripped 64-bit executable) to OUT with a .symtab appended:
 NSYMS function symbols tiling .text, named gp_hostile_K, over a string
 table of MB megabytes that has no final NUL (the last name runs to the
-table's end).  The program still runs (the kernel reads only its program
+table's end).  With NAMES, only that many names, repeated (symbol K is
+named gp_hostile_{K mod NAMES}): millions of symbols in a small table.  The program still runs (the kernel reads only its program
 headers); what profiles it must read those tables to name its frames.
 """
 import struct
@@ -19,6 +20,7 @@ SYM = struct.Struct("<IBBHQQ")
 
 def main():
     src, dst, nsyms, mb = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    nnames = int(sys.argv[5]) if len(sys.argv) > 5 else nsyms
     data = bytearray(open(src, "rb").read())
     eh = list(EH.unpack_from(data, 0))
     shoff, shnum, shstrndx = eh[6], eh[12], eh[13]
@@ -34,17 +36,17 @@ def main():
     # the names, the last one unterminated and running to the end
     strtab = bytearray(b"\0")
     offs = []
-    for k in range(nsyms):
+    for k in range(nnames):
         offs.append(len(strtab))
         strtab += b"gp_hostile_%d" % k
-        if k != nsyms - 1:
+        if k != nnames - 1:
             strtab += b"\0"
     strtab += b"A" * max(0, mb * 1024 * 1024 - len(strtab))
     step = max(1, text_size // nsyms)
     syms = bytearray(SYM.size)  # the null symbol
     for k in range(nsyms):
         addr = text_addr + (k * step) % max(1, text_size)
-        syms += SYM.pack(offs[k], (1 << 4) | 2, 0, text_i, addr, step)
+        syms += SYM.pack(offs[k % nnames], (1 << 4) | 2, 0, text_i, addr, step)
     newnames = names + b".symtab\0.strtab\0"
     n_symtab, n_strtab = len(names), len(names) + 8
 

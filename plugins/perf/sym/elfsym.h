@@ -12,7 +12,16 @@
 
 #include "gobuildinfo.h"
 
-#define ELFSYM_MAX_SYMS		(4u * 1024 * 1024)	/* per table */
+/*
+ * Function symbols per table.  A load holds about 42 bytes a symbol at
+ * its peak (the symbols, their attributes, the sort's index, merge and
+ * kept copies), so this keeps one table's load near 21 MiB, within the
+ * symbolizer's budget: 4M, the limit before, let a user's program whose
+ * .symtab repeats a few names 4 million times raise the agent's RSS to
+ * 113 MiB.  The largest real tables here have 154k (node); beyond the
+ * limit the rest of the file is not read, and the log says how many.
+ */
+#define ELFSYM_MAX_SYMS		(512u * 1024)
 #define ELFSYM_MAX_SEGS		16
 #define ELFSYM_BUILD_ID_MAX	64
 #define ELFSYM_GO_MAX		(256u << 20)	/* .gopclntab bytes read */

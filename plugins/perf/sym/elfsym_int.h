@@ -114,7 +114,7 @@ void	elfsym_read_segments(struct elfsym_table *, struct elfread *);
 /*
  * What one file's load may read (plugins/common/elf's budget per file):
  * its symbol sections (up to ELFSYM_LOAD_SCNS; a .symtab of
- * ELFSYM_MAX_SYMS functions holds as many other entries again: 192 MiB),
+ * ELFSYM_MAX_SYMS functions may hold many other entries: 1 GiB),
  * their strings (ELFSYM_MAX_STR each), a stripped Go binary's .gopclntab
  * and inline trees (ELFSYM_GO_MAX each, .noptrdata as much), the rest
  * small.  The largest library here (libLLVM-15, 117 MB) reads 4.3 MB in

@@ -339,6 +339,13 @@ elfsym_load_read_syms(struct elfsym_load *l, size_t *budget)
 	int			 type, r;
 
 	for (; l->i < l->n && *budget > 0; l->i++, (*budget)--) {
+		/* A full table reads no further: what is left is counted,
+		 * not read (the bound on a hostile table's time too). */
+		if (b->t->nsyms >= ELFSYM_MAX_SYMS) {
+			b->t->dropped += l->n - l->i;
+			l->i = l->n;
+			break;
+		}
 		if ((s = elfsym_load_sym(l, l->i, budget)) == NULL) {
 			l->i = l->n;
 			break;

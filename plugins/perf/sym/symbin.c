@@ -259,9 +259,9 @@ sym_binary_loaded(struct symbolizer *s, struct sym_binary *b, int r,
 		    ".go.buildinfo (%s): no golang_version metadata",
 		    b->path, strerror(-t->go_buildinfo));
 	if (t->dropped > 0)
-		sym_log(s, GP_LOG_WARN, "symbolizer: %s: %zu symbols over the "
-		    "limit of %u ignored", b->path, t->dropped,
-		    ELFSYM_MAX_SYMS);
+		sym_log(s, GP_LOG_WARN, "symbolizer: %s: %zu symbols not read, "
+		    "past the limit of %u functions a table", b->path,
+		    t->dropped, ELFSYM_MAX_SYMS);
 	/* Same build, other path or namespace: share, unless ours is richer
 	 * (debug info installed since). */
 keep:
