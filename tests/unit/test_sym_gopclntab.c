@@ -473,10 +473,85 @@ out:
 	tsu_rmtree(dir);
 }
 
+/* The small table read in place: its bytes from mem, the reads counted;
+ * fail_after reads, every read fails (the file cut while read). */
+struct memsrc {
+	const uint8_t	*b;
+	size_t		 len;
+	int		 reads, fail_after;
+};
+
+static int
+memsrc_read(void *arg, uint64_t off, void *buf, size_t len)
+{
+	struct memsrc	*m = arg;
+
+	if (m->reads++ >= m->fail_after || off > m->len ||
+	    len > m->len - off)
+		return (-1);
+	memcpy(buf, m->b + off, len);
+	return (0);
+}
+
+static void
+test_src(void)
+{
+	uint8_t			 b[SMALL_LEN];
+	struct gopclntab_src	 src;
+	struct gopclntab	 g, gb;
+	struct memsrc		 m;
+	uint64_t		 e, end, e2, end2;
+	const char		*n, *n2;
+	size_t			 len = small_table(b), l, l2, i;
+	int			 same = 1;
+
+	m.b = b;
+	m.len = len;
+	m.reads = 0;
+	m.fail_after = 1000;
+	CHECK(gopclntab_src_init(&src, memsrc_read, &m, len) == 0 &&
+	    gopclntab_open_src(&g, &src, len, 0) == 0 && g.nfunc == 3 &&
+	    g.version == 118 && g.p == NULL, "in place: header");
+	CHECK(gopclntab_open(&gb, b, len, 0) == 0, "in place: and in memory");
+	for (i = 0; i <= g.nfunc; i++) {
+		int r1 = gopclntab_func(&g, i, &e, &end, &n, &l);
+		int r2 = gopclntab_func(&gb, i, &e2, &end2, &n2, &l2);
+
+		if (r1 != r2 || (r1 == 0 && (e != e2 || end != end2 ||
+		    l != l2 || memcmp(n, n2, l) != 0)))
+			same = 0;
+	}
+	CHECK(same && gopclntab_find(&g, 0x401040) == 1,
+	    "in place: the same functions and names as in memory");
+	CHECK(m.reads == 1 && src.fills == 1,
+	    "in place: a small table is one window, read once");
+	gopclntab_src_free(&src);
+
+	/* The file cut after the header's window: what follows fails. */
+	m.reads = 0;
+	m.fail_after = 1;
+	CHECK(gopclntab_src_init(&src, memsrc_read, &m, len) == 0 &&
+	    gopclntab_open_src(&g, &src, len, 0) == 0, "in place: cut: opens");
+	src.w[0].len = 0;	/* the window forgotten: read again */
+	CHECK(gopclntab_func(&g, 1, &e, &end, &n, &l) == -EINVAL &&
+	    src.max_fills == 0, "in place: a failed read ends the reads");
+	gopclntab_src_free(&src);
+
+	/* No window to spare: nothing is read. */
+	m.reads = 0;
+	m.fail_after = 1000;
+	CHECK(gopclntab_src_init(&src, memsrc_read, &m, len) == 0, "init");
+	src.max_fills = 0;
+	CHECK(gopclntab_open_src(&g, &src, len, 0) == -ENOEXEC &&
+	    m.reads == 0, "in place: past its reads, the table reads as cut");
+	gopclntab_src_free(&src);
+}
+
 int
 main(void)
 {
 	test_small();
+	test_src();
 	test_small116();
 	test_real();
 	return (testing_done());

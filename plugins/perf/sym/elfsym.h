@@ -24,7 +24,7 @@
 #define ELFSYM_MAX_SYMS		(512u * 1024)
 #define ELFSYM_MAX_SEGS		16
 #define ELFSYM_BUILD_ID_MAX	64
-#define ELFSYM_GO_MAX		(256u << 20)	/* .gopclntab bytes read */
+#define ELFSYM_GO_MAX		(256u << 20)	/* a larger .gopclntab: not read */
 
 struct elfsym_sym {
 	uint64_t	 addr;

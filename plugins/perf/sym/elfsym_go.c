@@ -157,8 +157,7 @@ out:
  * costs 25 us to fault in.  All of it in slices (elfsym_go_step).
  */
 enum {
-	GR_READ,	/* .gopclntab's bytes */
-	GR_OPEN,
+	GR_READ,	/* .gopclntab's header, read in place */
 	GR_FNAMES,	/* funcnametab copied into the table's names */
 	GR_FUNCS,	/* its functions added */
 	GR_GOFUNC,	/* moduledata.gofunc found */
@@ -180,9 +179,29 @@ elfsym_go_begin(struct elfsym_goread *r, const struct elfsym_go *go)
 void
 elfsym_go_free(struct elfsym_goread *r)
 {
-	free(r->own);
-	r->own = NULL;
+	gopclntab_src_free(&r->src);
 	r->phase = GR_DONE;
+}
+
+/* .gopclntab's bytes at off, for its windows. */
+static int
+elfsym_go_src_read(void *arg, uint64_t off, void *buf, size_t len)
+{
+	struct elfsym_goread	*r = arg;
+
+	return (elfread_read_at(r->go->le, r->pcoff + off, buf, len) != 0 ?
+	    -1 : 0);
+}
+
+/* The windows read since the last charge, in units: at most budget. */
+static size_t
+elfsym_go_charge(struct elfsym_goread *r, size_t budget)
+{
+	uint64_t	 u = (r->src.fills - r->fills) *
+	    (GOPCLNTAB_WIN / ELFSYM_GO_UNIT_BYTES);
+
+	r->fills = r->src.fills;
+	return (u < budget ? (size_t)u : budget);
 }
 
 /* Read up to *budget units of [got, len) of a file range into own. */
@@ -314,7 +333,9 @@ elfsym_go_inl2(struct elfsym_goread *r, struct elfsym_table *t, size_t i)
 	if (elfread_read_at(r->go->le, r->off + (at - r->saddr),
 	    (uint8_t *)L->tree + r->tp, tl) != 0)
 		return (0);	/* an error, or the file shrank */
-	memcpy(tabs + r->pp, r->g.p + r->g.pctab + pcinl, tblen);
+	if (elfread_read_at(r->go->le, r->pcoff + r->g.pctab + pcinl,
+	    tabs + r->pp, tblen) != 0)
+		return (0);
 	tabs[r->pp + tblen] = 0;
 	f = &t->go_inl[r->k];
 	*f = t->go_inl[i];
@@ -331,6 +352,37 @@ elfsym_go_inl2(struct elfsym_goread *r, struct elfsym_table *t, size_t i)
 	return (1 + (tblen + tl) / ELFSYM_GO_UNIT_BYTES);
 }
 
+/* Function i added: named in funcnametab's copy, or (a hostile offset
+ * past funcnametab) its name copied on its own; one it cannot read, not. */
+static int
+elfsym_go_func(struct elfsym_goread *r, struct elfsym_build *b, size_t i)
+{
+	struct elfsym_table	*t = b->t;
+	const char		*name;
+	uint64_t		 entry, end;
+	uint32_t		 off;
+	size_t			 len;
+	int			 e;
+
+	if (gopclntab_func_off(&r->g, i, &entry, &end, &off) != 0 ||
+	    entry == 0 || end <= entry)
+		return (0);
+	if (off < r->nlen) {
+		name = t->names + r->nbase + off;
+		len = strnlen(name, GOPCLNTAB_NAME_MAX + 1);
+		if (len == 0 || len > GOPCLNTAB_NAME_MAX)
+			return (0);
+		e = elfsym_push_at(b, entry, end - entry, r->nbase + off, 0);
+	} else {
+		if (gopclntab_name(&r->g, off, &name, &len) != 0 || len == 0)
+			return (0);
+		e = elfsym_push(b, entry, end - entry, name, 0, 0);
+	}
+	if (e == 0)
+		t->go_funcs++;
+	return (e);
+}
+
 int
 elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 {
@@ -341,10 +393,9 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 	const Elf64_Shdr	*sh;
 	struct elfread		*le = go->le;
 	size_t			 scn;
-	const char		*name;
 	char			*p;
-	uint64_t		 entry, end, at;
-	size_t			 len, i, u, off;
+	uint64_t		 at;
+	size_t			 i, u;
 	int			 e;
 
 	while (budget > 0) {
@@ -359,24 +410,13 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 			    sh->sh_size > le->size - sh->sh_offset)
 				goto done;
 			r->pcaddr = sh->sh_addr;
-			if (r->own == NULL) {
-				r->len = (size_t)sh->sh_size;
-				r->off = sh->sh_offset;
-				if ((r->own = malloc(r->len)) == NULL)
-					return (-ENOMEM);
-			}
-			if (elfsym_go_pread(le, r->own, r->off, r->len,
-			    &r->got, &budget) != 0)
-				goto done;
-			if (r->got == r->len) {
-				r->buf = r->own;
-				r->phase = GR_OPEN;
-			}
-			break;
-		case GR_OPEN:
+			r->pcoff = sh->sh_offset;
+			if (gopclntab_src_init(&r->src, elfsym_go_src_read, r,
+			    (size_t)sh->sh_size) != 0)
+				return (-ENOMEM);
 			budget--;
-			if (gopclntab_open(&r->g, r->buf, r->len,
-			    go->text) != 0)
+			if (gopclntab_open_src(&r->g, &r->src,
+			    (size_t)sh->sh_size, go->text) != 0)
 				goto done;
 			t->go_version = g->version;
 			t->go_inl_state = -ENOENT;
@@ -385,7 +425,12 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 			 * that ends a name cut at its end. */
 			r->nlen = (g->cutab > g->funcname ? g->cutab :
 			    g->len) - g->funcname;
-			if (b->lazy || t->names_len + r->nlen + 1 > UINT32_MAX)
+			/* Bounded as a string table is, and in proportion
+			 * to its functions (a hostile one could otherwise
+			 * make the names the section's size). */
+			if (b->lazy || t->names_len + r->nlen + 1 > UINT32_MAX ||
+			    r->nlen > ELFSYM_MAX_STR || r->nlen > g->nfunc *
+			    ELFSYM_STR_PER_SYM + ELFSYM_STR_SLACK)
 				goto done;	/* names in the file: none */
 			if ((p = realloc(t->names, t->names_len + r->nlen +
 			    1)) == NULL)
@@ -398,14 +443,10 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 			r->i = 0;
 			break;
 		case GR_FNAMES:
-			u = r->nlen - r->i;
-			if (u / ELFSYM_GO_UNIT_BYTES > budget)
-				u = budget * ELFSYM_GO_UNIT_BYTES;
-			memcpy(t->names + r->nbase + r->i, g->p + g->funcname +
-			    r->i, u);
-			r->i += u;
-			budget -= budget > u / ELFSYM_GO_UNIT_BYTES + 1 ?
-			    u / ELFSYM_GO_UNIT_BYTES + 1 : budget;
+			if (elfsym_go_pread(le, (uint8_t *)t->names +
+			    r->nbase, r->pcoff + g->funcname, r->nlen, &r->i,
+			    &budget) != 0)
+				goto done;
 			if (r->i < r->nlen)
 				break;
 			t->names_len += r->nlen + 1;
@@ -418,22 +459,10 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 			 * symbol's room (fresh pages) */
 			for (; r->i < g->nfunc && budget > 0; r->i++) {
 				budget -= budget > 2 ? 2 : budget;
-				if (gopclntab_func(g, r->i, &entry, &end, &name,
-				    &len) != 0 || len == 0 || entry == 0 ||
-				    end <= entry)
-					continue;
-				/* in the copy, or (a hostile offset past
-				 * funcnametab) copied on its own */
-				off = (size_t)(name - (const char *)g->p) -
-				    g->funcname;
-				e = off < r->nlen && len < r->nlen - off ?
-				    elfsym_push_at(b, entry, end - entry,
-				    r->nbase + (uint32_t)off, 0) :
-				    elfsym_push(b, entry, end - entry, name, 0,
-				    0);
+				e = elfsym_go_func(r, b, r->i);
+				budget -= elfsym_go_charge(r, budget);
 				if (e != 0)
 					return (e);
-				t->go_funcs++;
 			}
 			if (r->i < g->nfunc)
 				break;
@@ -460,6 +489,7 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 				if ((e = elfsym_go_inl1(r, t, r->i, &u)) != 0)
 					return (e);
 				budget -= budget > u ? u : budget;
+				budget -= elfsym_go_charge(r, budget);
 			}
 			if (r->i < g->nfunc)
 				break;
@@ -526,6 +556,7 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 			L = t->go_lazy;
 			L->g = *g;
 			L->g.p = (const uint8_t *)(L + 1);
+			L->g.src = NULL;
 			L->g.len = r->pp;
 			L->g.pctab = 0;
 			L->g.funcname = L->g.cutab = L->g.filetab =

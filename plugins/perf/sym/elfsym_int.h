@@ -62,20 +62,22 @@ struct elfsym_golazy {
 
 /*
  * .gopclntab read in slices (elfsym_go_read does it all in one call), for
- * a loader that spreads its work over loop turns: the section's bytes
- * read (ELFSYM_GO_UNIT_BYTES a unit), its functions added, then what the inline look-ups
- * need found and copied (a function a unit, or ELFSYM_GO_UNIT_BYTES
- * copied).  Read through the load's ELF reader (go->le).  Until its end the table has no inline ranges.
+ * a loader that spreads its work over loop turns: funcnametab copied into
+ * the table's names, its functions added, then what the inline look-ups
+ * need found and copied (ELFSYM_GO_UNIT_BYTES read or copied a unit, a
+ * few units a function).  The section is read in place, through the
+ * load's ELF reader (go->le) and the table's windows (gopclntab_src): a
+ * load holds what the table keeps, not the section.  Until its end the
+ * table has no inline ranges.
  */
 #define ELFSYM_GO_UNIT_BYTES	16
 struct elfsym_goread {
 	int		 phase;
 	const struct elfsym_go *go;
-	uint8_t		*own;		/* the bytes read */
-	const uint8_t	*buf;		/* .gopclntab's bytes */
-	size_t		 len;
-	size_t		 got;
-	uint64_t	 off;		/* file offset of the bytes read */
+	struct gopclntab_src src;	/* .gopclntab's windows */
+	uint64_t	 pcoff;		/* its file offset */
+	uint64_t	 fills;		/* its windows read, charged */
+	uint64_t	 off;		/* file offset of the trees' span */
 	uint64_t	 pcaddr;	/* .gopclntab's address */
 	struct gopclntab g;
 	size_t		 i;		/* next function, or byte */
@@ -116,7 +118,8 @@ void	elfsym_read_segments(struct elfsym_table *, struct elfread *);
  * its symbol sections (up to ELFSYM_LOAD_SCNS; a .symtab of
  * ELFSYM_MAX_SYMS functions may hold many other entries: 1 GiB),
  * their strings (ELFSYM_MAX_STR each), a stripped Go binary's .gopclntab
- * and inline trees (ELFSYM_GO_MAX each, .noptrdata as much), the rest
+ * (in windows, at most 6 times over) and inline trees (ELFSYM_GO_MAX
+ * each, .noptrdata as much), the rest
  * small.  The largest library here (libLLVM-15, 117 MB) reads 4.3 MB in
  * 100 reads; Go 1.19's compiler 5.8 MB in 10.
  * Beyond it the file is marked bad by identity (elfbad) and not read

@@ -1,40 +1,137 @@
 /*
  * Go's .gopclntab function table: see gopclntab.h.  Every read goes
- * through gopclntab_get, which refuses anything past the buffer.
+ * through gopclntab_at, which refuses anything past the table, from the
+ * caller's buffer or, read in place, from a window of the file.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gopclntab.h"
 
-/* An unsigned little-endian field of n bytes at off; 0 or -1. */
-static int
-gopclntab_get(const uint8_t *p, size_t len, size_t off, unsigned n,
-    uint64_t *v)
+int
+gopclntab_src_init(struct gopclntab_src *src,
+    int (*read)(void *, uint64_t, void *, size_t), void *arg, size_t len)
 {
 	unsigned	 i;
 
-	if (off > len || n > len - off)
-		return (-1);
-	*v = 0;
-	for (i = 0; i < n; i++)
-		*v |= (uint64_t)p[off + i] << (8 * i);
+	memset(src, 0, sizeof(*src));
+	if ((src->mem = malloc(GOPCLNTAB_NWIN * GOPCLNTAB_WIN)) == NULL)
+		return (-ENOMEM);
+	for (i = 0; i < GOPCLNTAB_NWIN; i++)
+		src->w[i].buf = src->mem + i * GOPCLNTAB_WIN;
+	src->read = read;
+	src->arg = arg;
+	/* A real table's readers go through it twice, mostly in order:
+	 * containerd's 12 MB read 1.7 windows' worth a window (a hostile
+	 * one whose records jump around, one a function). */
+	src->max_fills = 6 * ((uint64_t)len / GOPCLNTAB_WIN + 1) + 256;
 	return (0);
 }
 
-int
-gopclntab_open(struct gopclntab *g, const void *buf, size_t len,
-    uint64_t text_addr)
+void
+gopclntab_src_free(struct gopclntab_src *src)
 {
-	const uint8_t	*p = buf;
+	free(src->mem);
+	memset(src, 0, sizeof(*src));
+}
+
+/* The window holding [off, off + n), read into the least recently used
+ * one when none does; NULL when it cannot be read. */
+static const uint8_t *
+gopclntab_src_at(struct gopclntab_src *src, size_t tlen, size_t off,
+    size_t n)
+{
+	unsigned	 i, lru = 0;
+	size_t		 len;
+
+	src->tick++;
+	for (i = 0; i < GOPCLNTAB_NWIN; i++) {
+		if (src->w[i].len != 0 && off >= src->w[i].off &&
+		    off - src->w[i].off <= src->w[i].len - n &&
+		    n <= src->w[i].len) {
+			src->w[i].used = src->tick;
+			return (src->w[i].buf + (off - src->w[i].off));
+		}
+		if (src->w[i].used < src->w[lru].used)
+			lru = i;
+	}
+	if (n > GOPCLNTAB_WIN || src->fills >= src->max_fills)
+		return (NULL);
+	src->fills++;
+	len = tlen - off < GOPCLNTAB_WIN ? tlen - off : GOPCLNTAB_WIN;
+	src->w[lru].len = 0;
+	if (src->read(src->arg, off, src->w[lru].buf, len) != 0) {
+		src->max_fills = 0;	/* the file changed: no more */
+		return (NULL);
+	}
+	src->w[lru].off = off;
+	src->w[lru].len = len;
+	src->w[lru].used = src->tick;
+	return (src->w[lru].buf);
+}
+
+const uint8_t *
+gopclntab_at(const struct gopclntab *g, size_t off, size_t n)
+{
+	if (off > g->len || n > g->len - off)
+		return (NULL);
+	if (g->p != NULL)
+		return (g->p + off);
+	if (g->src == NULL)
+		return (NULL);
+	return (gopclntab_src_at(g->src, g->len, off, n == 0 ? 1 : n));
+}
+
+/* An unsigned little-endian field of n bytes at off; 0 or -1. */
+static int
+gopclntab_get(const struct gopclntab *g, size_t off, unsigned n,
+    uint64_t *v)
+{
+	const uint8_t	*p = gopclntab_at(g, off, n);
+	unsigned	 i;
+
+	if (p == NULL)
+		return (-1);
+	*v = 0;
+	for (i = 0; i < n; i++)
+		*v |= (uint64_t)p[i] << (8 * i);
+	return (0);
+}
+
+/* Text up to its NUL at off, at most GOPCLNTAB_NAME_MAX bytes. */
+static int
+gopclntab_text(const struct gopclntab *g, size_t off, const char **text,
+    size_t *tlen)
+{
+	const uint8_t	*p, *z;
+	size_t		 max;
+
+	if (off >= g->len)
+		return (-EINVAL);
+	max = g->len - off;
+	if (max > GOPCLNTAB_NAME_MAX + 1)
+		max = GOPCLNTAB_NAME_MAX + 1;
+	if ((p = gopclntab_at(g, off, max)) == NULL ||
+	    (z = memchr(p, '\0', max)) == NULL)
+		return (-EINVAL);
+	*text = (const char *)p;
+	*tlen = (size_t)(z - p);
+	return (0);
+}
+
+/* The header of g (its bytes and length set), checked. */
+static int
+gopclntab_header(struct gopclntab *g, uint64_t text_addr)
+{
+	const uint8_t	*p;
 	uint64_t	 magic, nfunc, funcname, pcln, text = 0, esz, tail;
 	uint64_t	 cutab, filetab, pctab;
-	size_t		 ps, f;
+	size_t		 ps, f, len = g->len;
 
-	memset(g, 0, sizeof(*g));
-	if (gopclntab_get(p, len, 0, 4, &magic) != 0)
+	if (gopclntab_get(g, 0, 4, &magic) != 0)
 		return (-ENOEXEC);
 	switch (magic) {
 	case GOPCLNTAB_MAGIC_116:
@@ -49,35 +146,35 @@ gopclntab_open(struct gopclntab *g, const void *buf, size_t len,
 	default:
 		return (-ENOEXEC);	/* Go 1.2-1.15, big-endian, other */
 	}
-	if (len < 8 || p[4] != 0 || p[5] != 0 ||
+	if ((p = gopclntab_at(g, 0, 8)) == NULL || p[4] != 0 || p[5] != 0 ||
 	    (p[6] != 1 && p[6] != 2 && p[6] != 4) ||
 	    (p[7] != 4 && p[7] != 8))
 		return (-EINVAL);
 	ps = p[7];
+	g->minlc = p[6];
 	/* nfunc, nfiles, [textStart,] funcnameOffset, cu, file, pc, pcln */
 	f = 8;
-	if (gopclntab_get(p, len, f, ps, &nfunc) != 0)
+	if (gopclntab_get(g, f, ps, &nfunc) != 0)
 		return (-EINVAL);
 	f += 2 * ps;
 	if (g->version >= 118) {
-		if (gopclntab_get(p, len, f, ps, &text) != 0)
+		if (gopclntab_get(g, f, ps, &text) != 0)
 			return (-EINVAL);
 		f += ps;
 	}
-	if (gopclntab_get(p, len, f, ps, &funcname) != 0 ||
-	    gopclntab_get(p, len, f + ps, ps, &cutab) != 0 ||
-	    gopclntab_get(p, len, f + 2 * ps, ps, &filetab) != 0 ||
-	    gopclntab_get(p, len, f + 3 * ps, ps, &pctab) != 0 ||
-	    gopclntab_get(p, len, f + 4 * ps, ps, &pcln) != 0)
+	if (gopclntab_get(g, f, ps, &funcname) != 0 ||
+	    gopclntab_get(g, f + ps, ps, &cutab) != 0 ||
+	    gopclntab_get(g, f + 2 * ps, ps, &filetab) != 0 ||
+	    gopclntab_get(g, f + 3 * ps, ps, &pctab) != 0 ||
+	    gopclntab_get(g, f + 4 * ps, ps, &pcln) != 0)
 		return (-EINVAL);
 	if (funcname >= len || pcln >= len)
 		return (-EINVAL);
-	/* Only the line and inline reads use these: out of the buffer,
-	 * they read nothing (gopclntab_get refuses). */
+	/* Only the line and inline reads use these: out of the table,
+	 * they read nothing (gopclntab_at refuses). */
 	g->cutab = cutab < len ? (size_t)cutab : len;
 	g->filetab = filetab < len ? (size_t)filetab : len;
 	g->pctab = pctab < len ? (size_t)pctab : len;
-	g->minlc = p[6];
 	/* nfunc (entry, funcoff) pairs and the end of the last function. */
 	esz = g->version >= 118 ? 8 : 2 * ps;
 	tail = g->version >= 118 ? 4 : ps;
@@ -85,8 +182,6 @@ gopclntab_open(struct gopclntab *g, const void *buf, size_t len,
 		return (-EINVAL);
 	if (g->version >= 118 && text == 0)
 		text = text_addr;
-	g->p = p;
-	g->len = len;
 	if (g->minlc == 0)
 		g->minlc = 1;
 	g->ptrsize = (unsigned)ps;
@@ -97,6 +192,38 @@ gopclntab_open(struct gopclntab *g, const void *buf, size_t len,
 	return (0);
 }
 
+int
+gopclntab_open(struct gopclntab *g, const void *buf, size_t len,
+    uint64_t text_addr)
+{
+	int	 r;
+
+	memset(g, 0, sizeof(*g));
+	g->p = buf;
+	g->len = len;
+	if (buf == NULL || (r = gopclntab_header(g, text_addr)) != 0) {
+		memset(g, 0, sizeof(*g));
+		return (buf == NULL ? -ENOEXEC : r);
+	}
+	return (0);
+}
+
+int
+gopclntab_open_src(struct gopclntab *g, struct gopclntab_src *src,
+    size_t len, uint64_t text_addr)
+{
+	int	 r;
+
+	memset(g, 0, sizeof(*g));
+	g->src = src;
+	g->len = len;
+	if ((r = gopclntab_header(g, text_addr)) != 0) {
+		memset(g, 0, sizeof(*g));
+		return (r);
+	}
+	return (0);
+}
+
 /* Entry address of functab slot i (i == nfunc: the end of the last). */
 static int
 gopclntab_entry(const struct gopclntab *g, size_t i, uint64_t *entry)
@@ -104,46 +231,49 @@ gopclntab_entry(const struct gopclntab *g, size_t i, uint64_t *entry)
 	uint64_t	 v;
 
 	if (g->version >= 118) {
-		if (gopclntab_get(g->p, g->len, g->pcln + i * 8, 4, &v) != 0)
+		if (gopclntab_get(g, g->pcln + i * 8, 4, &v) != 0)
 			return (-1);
 		*entry = g->text_start + v;
 		return (0);
 	}
-	return (gopclntab_get(g->p, g->len, g->pcln + i * 2 * g->ptrsize,
+	return (gopclntab_get(g, g->pcln + i * 2 * g->ptrsize,
 	    g->ptrsize, entry));
 }
 
 int
-gopclntab_func(const struct gopclntab *g, size_t i, uint64_t *entry,
-    uint64_t *end, const char **name, size_t *namelen)
+gopclntab_func_off(const struct gopclntab *g, size_t i, uint64_t *entry,
+    uint64_t *end, uint32_t *nameoffp)
 {
-	uint64_t	 funcoff, nameoff, fo, no;
-	size_t		 fw, max;
-	const uint8_t	*z;
+	uint64_t	 funcoff, nameoff, fo;
+	size_t		 fw;
 
 	if (i >= g->nfunc || gopclntab_entry(g, i, entry) != 0 ||
 	    gopclntab_entry(g, i + 1, end) != 0)
 		return (-EINVAL);
 	/* funcoff: after the entry in the pair, from the start of pclntab. */
 	fw = g->version >= 118 ? 4 : g->ptrsize;
-	if (gopclntab_get(g->p, g->len, g->pcln + i * 2 * fw + fw, fw,
+	if (gopclntab_get(g, g->pcln + i * 2 * fw + fw, fw,
 	    &funcoff) != 0 || funcoff >= g->len - g->pcln)
 		return (-EINVAL);
 	/* _func: entry (uintptr; 1.18+ uint32 entryOff), then int32
 	 * nameOff into funcnametab. */
 	fo = g->pcln + funcoff + fw;
-	if (gopclntab_get(g->p, g->len, (size_t)fo, 4, &nameoff) != 0 ||
+	if (gopclntab_get(g, (size_t)fo, 4, &nameoff) != 0 ||
 	    (nameoff & 0x80000000u) != 0 || nameoff >= g->len - g->funcname)
 		return (-EINVAL);
-	no = g->funcname + nameoff;
-	max = g->len - (size_t)no;
-	if (max > GOPCLNTAB_NAME_MAX + 1)
-		max = GOPCLNTAB_NAME_MAX + 1;
-	if ((z = memchr(g->p + no, '\0', max)) == NULL)
-		return (-EINVAL);
-	*name = (const char *)g->p + no;
-	*namelen = (size_t)(z - (g->p + no));
+	*nameoffp = (uint32_t)nameoff;
 	return (0);
+}
+
+int
+gopclntab_func(const struct gopclntab *g, size_t i, uint64_t *entry,
+    uint64_t *end, const char **name, size_t *namelen)
+{
+	uint32_t	 nameoff;
+
+	if (gopclntab_func_off(g, i, entry, end, &nameoff) != 0)
+		return (-EINVAL);
+	return (gopclntab_name(g, nameoff, name, namelen));
 }
 
 long
@@ -173,20 +303,9 @@ int
 gopclntab_name(const struct gopclntab *g, uint32_t nameoff, const char **name,
     size_t *namelen)
 {
-	const uint8_t	*z;
-	size_t		 no, max;
-
 	if ((nameoff & 0x80000000u) != 0 || nameoff >= g->len - g->funcname)
 		return (-EINVAL);
-	no = g->funcname + nameoff;
-	max = g->len - no;
-	if (max > GOPCLNTAB_NAME_MAX + 1)
-		max = GOPCLNTAB_NAME_MAX + 1;
-	if ((z = memchr(g->p + no, '\0', max)) == NULL)
-		return (-EINVAL);
-	*name = (const char *)g->p + no;
-	*namelen = (size_t)(z - (g->p + no));
-	return (0);
+	return (gopclntab_text(g, g->funcname + nameoff, name, namelen));
 }
 
 /* PCDATA and FUNCDATA indexes (runtime/symtab.go, Go 1.16+). */
@@ -204,7 +323,7 @@ gopclntab_fn(const struct gopclntab *g, size_t i, struct gopclntab_fn *fn)
 	    gopclntab_entry(g, i + 1, &fn->end) != 0)
 		return (-EINVAL);
 	fw = g->version >= 118 ? 4 : g->ptrsize;
-	if (gopclntab_get(g->p, g->len, g->pcln + i * 2 * fw + fw, fw,
+	if (gopclntab_get(g, g->pcln + i * 2 * fw + fw, fw,
 	    &funcoff) != 0 || funcoff >= g->len - g->pcln)
 		return (-EINVAL);
 	/*
@@ -217,25 +336,25 @@ gopclntab_fn(const struct gopclntab *g, size_t i, struct gopclntab_fn *fn)
 	base = g->pcln + (size_t)funcoff;
 	fo = base + fw;
 	fixed = fw + 32 + (g->version >= 120 ? 4 : 0) + 4;
-	if (gopclntab_get(g->p, g->len, fo, 4, &v) != 0)
+	if (gopclntab_get(g, fo, 4, &v) != 0)
 		return (-EINVAL);
 	fn->nameoff = (uint32_t)v;
-	if (gopclntab_get(g->p, g->len, fo + 16, 4, &v) != 0)
+	if (gopclntab_get(g, fo + 16, 4, &v) != 0)
 		return (-EINVAL);
 	fn->pcfile = (uint32_t)v;
-	if (gopclntab_get(g->p, g->len, fo + 20, 4, &v) != 0)
+	if (gopclntab_get(g, fo + 20, 4, &v) != 0)
 		return (-EINVAL);
 	fn->pcln = (uint32_t)v;
-	if (gopclntab_get(g->p, g->len, fo + 24, 4, &npcdata) != 0 ||
-	    gopclntab_get(g->p, g->len, fo + 28, 4, &v) != 0 ||
-	    gopclntab_get(g->p, g->len, base + fixed - 1, 1, &nfuncdata) != 0)
+	if (gopclntab_get(g, fo + 24, 4, &npcdata) != 0 ||
+	    gopclntab_get(g, fo + 28, 4, &v) != 0 ||
+	    gopclntab_get(g, base + fixed - 1, 1, &nfuncdata) != 0)
 		return (-EINVAL);
 	fn->cuoff = (uint32_t)v;
 	if (npcdata > (g->len - base) / 4)
 		return (-EINVAL);
 	pcd = base + fixed;
 	if (npcdata > GOPCLNTAB_PCDATA_INLTREEINDEX) {
-		if (gopclntab_get(g->p, g->len, pcd +
+		if (gopclntab_get(g, pcd +
 		    4 * GOPCLNTAB_PCDATA_INLTREEINDEX, 4, &v) != 0)
 			return (-EINVAL);
 		fn->pcinl = (uint32_t)v;
@@ -244,14 +363,14 @@ gopclntab_fn(const struct gopclntab *g, size_t i, struct gopclntab_fn *fn)
 	if (nfuncdata <= GOPCLNTAB_FUNCDATA_INLTREE || fn->pcinl == 0)
 		return (0);
 	if (g->version >= 118) {
-		if (gopclntab_get(g->p, g->len, fd +
+		if (gopclntab_get(g, fd +
 		    4 * GOPCLNTAB_FUNCDATA_INLTREE, 4, &v) != 0)
 			return (-EINVAL);
 		fn->has_inltree = v != 0xffffffffu;
 	} else {
 		if (g->ptrsize == 8 && (fd & 4) != 0)
 			fd += 4;
-		if (gopclntab_get(g->p, g->len, fd + (size_t)g->ptrsize *
+		if (gopclntab_get(g, fd + (size_t)g->ptrsize *
 		    GOPCLNTAB_FUNCDATA_INLTREE, g->ptrsize, &v) != 0)
 			return (-EINVAL);
 		fn->has_inltree = v != 0;
@@ -282,10 +401,13 @@ gopclntab_varint(const struct gopclntab *g, size_t p, uint32_t *v)
 	size_t	 n;
 	unsigned shift = 0;
 
+	const uint8_t	*b;
+
 	*v = 0;
-	for (n = 0; n < 5 && p + n < g->len; n++, shift += 7) {
-		*v |= (uint32_t)(g->p[p + n] & 0x7f) << shift;
-		if ((g->p[p + n] & 0x80) == 0)
+	for (n = 0; n < 5 && (b = gopclntab_at(g, p + n, 1)) != NULL; n++,
+	    shift += 7) {
+		*v |= (uint32_t)(*b & 0x7f) << shift;
+		if ((*b & 0x80) == 0)
 			return (n + 1);
 	}
 	return (0);
@@ -296,17 +418,18 @@ gopclntab_pcnext(struct gopclntab_pciter *it, uint64_t *lo, uint64_t *hi,
     int32_t *val)
 {
 	const struct gopclntab	*g = it->g;
+	const uint8_t		*b;
 	uint32_t		 uv, pcd;
 	size_t			 n;
 
 	if (it->done)
 		return (0);
-	if (it->p >= g->len) {
+	if ((b = gopclntab_at(g, it->p, 1)) == NULL) {
 		it->done = 1;
 		return (-EINVAL);
 	}
 	/* A 0 value delta ends the table, except as the first step. */
-	if (g->p[it->p] == 0 && it->pc != it->entry) {
+	if (*b == 0 && it->pc != it->entry) {
 		it->done = 1;
 		return (0);
 	}
@@ -420,10 +543,8 @@ int
 gopclntab_line(const struct gopclntab *g, const struct gopclntab_fn *fn,
     uint64_t pc, const char **file, size_t *flen, int32_t *line)
 {
-	const uint8_t	*z;
 	uint64_t	 fo;
 	int32_t		 fileno;
-	size_t		 at, max;
 	int		 r;
 
 	if ((r = gopclntab_pcvalue(g, fn->pcfile, fn->entry, pc,
@@ -433,19 +554,11 @@ gopclntab_line(const struct gopclntab *g, const struct gopclntab_fn *fn,
 	/* cutab[cuOffset + fileno]: the file's offset in filetab. */
 	if (fileno < 0 || (uint64_t)fn->cuoff + (uint64_t)fileno >
 	    (g->len - g->cutab) / 4 ||
-	    gopclntab_get(g->p, g->len, g->cutab + 4 * ((size_t)fn->cuoff +
+	    gopclntab_get(g, g->cutab + 4 * ((size_t)fn->cuoff +
 	    (size_t)fileno), 4, &fo) != 0 || fo == 0xffffffffu ||
 	    fo >= g->len - g->filetab)
 		return (-EINVAL);
-	at = g->filetab + (size_t)fo;
-	max = g->len - at;
-	if (max > GOPCLNTAB_NAME_MAX + 1)
-		max = GOPCLNTAB_NAME_MAX + 1;
-	if ((z = memchr(g->p + at, '\0', max)) == NULL)
-		return (-EINVAL);
-	*file = (const char *)g->p + at;
-	*flen = (size_t)(z - (g->p + at));
-	return (0);
+	return (gopclntab_text(g, g->filetab + (size_t)fo, file, flen));
 }
 
 const char *

@@ -23,8 +23,32 @@
 #define GOPCLNTAB_MAGIC_120	0xfffffff1u	/* Go 1.20 and later */
 #define GOPCLNTAB_NAME_MAX	4096		/* longer names are refused */
 
+/*
+ * A table read in place (gopclntab_open_src): its bytes come from the
+ * file through a few small windows, filled by read as the reader asks
+ * (a 12 MB table was copied whole before, the largest block of a load).
+ * fills counts the windows read; past max_fills the table reads as cut
+ * (every later read fails), which bounds what a hostile layout whose
+ * records jump around can cost.
+ */
+#define GOPCLNTAB_WIN		(16u << 10)
+#define GOPCLNTAB_NWIN		8
+struct gopclntab_src {
+	int		(*read)(void *, uint64_t, void *, size_t);
+	void		*arg;
+	uint64_t	 fills, max_fills;
+	uint64_t	 tick;
+	struct {
+		size_t		 off, len;
+		uint64_t	 used;
+		uint8_t		*buf;
+	}		 w[GOPCLNTAB_NWIN];
+	uint8_t		*mem;		/* the windows' bytes */
+};
+
 struct gopclntab {
-	const uint8_t	*p;
+	const uint8_t	*p;		/* NULL when read in place */
+	struct gopclntab_src *src;
 	size_t		 len;
 	int		 version;	/* 116, 118 or 120 */
 	unsigned	 ptrsize;	/* 4 or 8 */
@@ -86,12 +110,29 @@ struct gopclntab_pciter {
  */
 int	 gopclntab_open(struct gopclntab *, const void *, size_t, uint64_t);
 /*
+ * The same over a file: len bytes that src->read gives (0 or -1), read
+ * as they are needed; src (its windows set up by gopclntab_src_init)
+ * must outlive g.  Names and file names returned point into a window:
+ * valid until the next call on g.
+ */
+int	 gopclntab_open_src(struct gopclntab *, struct gopclntab_src *,
+	    size_t, uint64_t);
+int	 gopclntab_src_init(struct gopclntab_src *,
+	    int (*)(void *, uint64_t, void *, size_t), void *, size_t);
+void	 gopclntab_src_free(struct gopclntab_src *);
+/* len bytes at off, from the buffer or a window; NULL past the end (or
+ * when the file can no longer be read). */
+const uint8_t *gopclntab_at(const struct gopclntab *, size_t, size_t);
+/*
  * Function i (< g->nfunc): its entry address, the next entry (its end)
  * and its name (not NUL-terminated in *name; *len bytes).  0 or -EINVAL
  * when the record points outside the buffer.
  */
 int	 gopclntab_func(const struct gopclntab *, size_t, uint64_t *,
 	    uint64_t *, const char **, size_t *);
+/* The same with the name's offset in funcnametab rather than its text. */
+int	 gopclntab_func_off(const struct gopclntab *, size_t, uint64_t *,
+	    uint64_t *, uint32_t *);
 /* Index of the function holding pc (binary search), or -1. */
 long	 gopclntab_find(const struct gopclntab *, uint64_t);
 /* Function i's record (pc-value tables, inline tree); 0 or -EINVAL. */
