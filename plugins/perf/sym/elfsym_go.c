@@ -106,44 +106,62 @@ elfsym_go_buildinfo(struct elfsym_table *t, const struct elfsym_go *go)
  * (.gopclntab's) and the funcnametab slice; gofunc is its word 38 (40
  * from Go 1.20, which added covctrs, ecovctrs).  Go 1.19's
  * -buildmode=pie writes them too; a linker that left them to relocations
- * (0 in the file) gives no gofunc, and no inline frames.
+ * (0 in the file) gives no gofunc, and no inline frames.  The section is
+ * scanned ELFSYM_GO_SCAN bytes a step from r->i (it was copied whole: a
+ * user's 256 MB one too): 1 while more remains, 0 done (r->gofunc 0 when
+ * not found), -ENOMEM.
  */
+#define ELFSYM_GO_SCAN	(64u << 10)
+
 static uint64_t
-elfsym_go_gofunc(const struct elfsym_go *go, const struct gopclntab *g,
-    uint64_t pcaddr)
+elfsym_go_word(const uint8_t *p, size_t ps)
 {
+	uint64_t	 w = 0;
+	size_t		 i;
+
+	for (i = 0; i < ps; i++)
+		w |= (uint64_t)p[i] << (8 * i);
+	return (w);
+}
+
+static int
+elfsym_go_gofunc(struct elfsym_goread *r, size_t *budget)
+{
+	const struct elfsym_go *go = r->go;
+	const struct gopclntab *g = &r->g;
 	const Elf64_Shdr *sh;
 	uint8_t		*p;
-	size_t		 ps = g->ptrsize, at, k, i, n, size;
-	uint64_t	 w, f, r = 0;
+	size_t		 ps = g->ptrsize, at, k, size, len;
 
+	r->gofunc = 0;
 	if (go->noptrdata == 0)
 		return (0);
 	sh = &go->le->sh[go->noptrdata];
-	if (sh->sh_type != SHT_PROGBITS || sh->sh_size == 0 ||
-	    sh->sh_size > ELFSYM_GO_MAX)
+	at = (g->version >= 120 ? 40 : 38) * ps;
+	if (sh->sh_type != SHT_PROGBITS || sh->sh_size > ELFSYM_GO_MAX ||
+	    sh->sh_size < at + ps || r->i > sh->sh_size - at - ps)
 		return (0);
 	size = (size_t)sh->sh_size;
-	if ((p = malloc(size)) == NULL)
+	len = size - r->i < ELFSYM_GO_SCAN + at + ps ? size - r->i :
+	    ELFSYM_GO_SCAN + at + ps;
+	if ((p = malloc(len)) == NULL)
+		return (-ENOMEM);
+	if (elfread_read_section(go->le, go->noptrdata, r->i, p, len) != 0) {
+		free(p);
 		return (0);
-	if (elfread_read_section(go->le, go->noptrdata, 0, p, size) != 0)
-		goto out;
-	at = (g->version >= 120 ? 40 : 38) * ps;
-	for (k = 0; k + at + ps <= size; k += ps) {
-		for (i = 0, w = 0, f = 0; i < ps; i++) {
-			w |= (uint64_t)p[k + i] << (8 * i);
-			f |= (uint64_t)p[k + ps + i] << (8 * i);
-		}
-		if (w != pcaddr || f != pcaddr + g->funcname)
-			continue;
-		for (i = 0, w = 0, n = k + at; i < ps; i++)
-			w |= (uint64_t)p[n + i] << (8 * i);
-		r = w;
-		break;
 	}
-out:
+	*budget -= *budget > len / ELFSYM_GO_UNIT_BYTES ?
+	    len / ELFSYM_GO_UNIT_BYTES : *budget;
+	for (k = 0; k < ELFSYM_GO_SCAN && k + at + ps <= len; k += ps)
+		if (elfsym_go_word(p + k, ps) == r->pcaddr &&
+		    elfsym_go_word(p + k + ps, ps) == r->pcaddr + g->funcname) {
+			r->gofunc = elfsym_go_word(p + k + at, ps);
+			free(p);
+			return (0);
+		}
 	free(p);
-	return (r);
+	r->i += k;
+	return (1);
 }
 
 /*
@@ -467,6 +485,7 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 			if (r->i < g->nfunc)
 				break;
 			r->phase = GR_GOFUNC;
+			r->i = 0;	/* .noptrdata's scan */
 			break;
 		case GR_GOFUNC:
 			/* Per function with inlined code, in pass 1: in
@@ -475,9 +494,14 @@ elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 			 * plus one (a tree's entries follow their
 			 * parents': its chains read none past it). */
 			budget -= budget > 64 ? 64 : budget;
-			if (g->version >= 118 && (r->gofunc =
-			    elfsym_go_gofunc(go, g, r->pcaddr)) == 0)
-				goto done;
+			if (g->version >= 118) {
+				if ((e = elfsym_go_gofunc(r, &budget)) < 0)
+					return (e);
+				if (e == 1)
+					break;
+				if (r->gofunc == 0)
+					goto done;
+			}
 			r->phase = GR_INL1;
 			r->i = r->n = 0;
 			r->lo = UINT64_MAX;
