@@ -403,6 +403,87 @@ test_debuginfo(const char *dir)
 	elfsym_free(t);
 }
 
+/*
+ * PLT stubs of other ABIs, named where objdump puts "<name@plt>": an
+ * i386 library (.rel.plt, a .plt whose entry size says 4) and an arm64
+ * one (a two-stub header), each built here with what is at hand (skipped
+ * without), copied and lazy tables alike (the first stub names .dynstr's
+ * last string, which a lazy table could not add "@plt" to).
+ */
+static void
+test_plt_abis(const char *dir)
+{
+	static const char *const src = "extern int gp_ext_a(int);\n"
+	    "extern int gp_ext_b(int);\n"
+	    "int gp_lib(int x) { return gp_ext_a(x) * 3 + gp_ext_b(x); }\n";
+	static const struct {
+		const char	*what, *cc, *objdump;
+	} b[] = {
+		{ "i386", "gcc -m32", "objdump" },
+		{ "arm64", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-objdump" },
+	};
+	struct elfsym_table	*t[2];
+	char			 path[512], csrc[512], cmd[2048], line[512];
+	char			 name[256], nb[256], msg[256];
+	unsigned long long	 addr;
+	FILE			*fp;
+	size_t			 i, k, found, asked;
+	long			 j;
+	int			 fd;
+
+	snprintf(csrc, sizeof(csrc), "%s/gpplt.c", dir);
+	if ((fp = fopen(csrc, "w")) == NULL)
+		return;
+	fputs(src, fp);
+	fclose(fp);
+	for (i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+		snprintf(path, sizeof(path), "%s/gpplt.%zu.so", dir, i);
+		snprintf(cmd, sizeof(cmd), "%s -O1 -nostdlib -shared -fPIC "
+		    "-o %s %s 2>/dev/null", b[i].cc, path, csrc);
+		if (tsu_run((char *[]){ "sh", "-c", cmd, NULL }) != 0) {
+			printf("# skip: no %s compiler\n", b[i].what);
+			continue;
+		}
+		t[0] = t[1] = NULL;
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		(void)elfsym_load_fd(fd, &t[0]);
+		(void)elfsym_load_fd_lazy(fd, &t[1]);
+		close(fd);
+		snprintf(cmd, sizeof(cmd), "%s -d %s 2>/dev/null", b[i].objdump,
+		    path);
+		found = asked = 0;
+		if (t[0] != NULL && t[1] != NULL &&
+		    (fp = popen(cmd, "r")) != NULL) {
+			while (fgets(line, sizeof(line), fp) != NULL) {
+				if (sscanf(line, "%llx <%255[^>]>:", &addr,
+				    name) != 2 || strlen(name) < 4 ||
+				    strcmp(name + strlen(name) - 4, "@plt") != 0)
+					continue;
+				asked++;
+				for (k = 0; k < 2; k++)
+					if ((j = elfsym_find(t[k], addr)) >= 0 &&
+					    elfsym_name(t[k], (size_t)j, nb,
+					    sizeof(nb)) != NULL &&
+					    strcmp(nb, name) == 0)
+						found++;
+					else
+						printf("# %s: %s: %llx: want %s, "
+						    "got %s\n", b[i].what, k ? "lazy" :
+						    "copied", addr, name, j >= 0 ? nb :
+						    "none");
+			}
+			pclose(fp);
+		}
+		snprintf(msg, sizeof(msg), "%s: its PLT stubs named where "
+		    "objdump names them (%zu of %zu, copied and lazy)",
+		    b[i].what, found, 2 * asked);
+		CHECK(asked == 2 && found == 2 * asked, msg);
+		elfsym_free(t[0]);
+		elfsym_free(t[1]);
+	}
+}
+
 int
 main(void)
 {
@@ -418,6 +499,7 @@ main(void)
 	test_lazy(libc_path, "libc");
 	test_plt("/proc/self/exe", "own binary", dir);
 	test_plt(libc_path, "libc", dir);
+	test_plt_abis(dir);
 	test_bad_files(dir);
 	test_debuginfo(dir);
 	tsu_rmtree(dir);

@@ -210,7 +210,8 @@ elfread_shdr32(Elf64_Shdr *o, const Elf32_Shdr *s)
 	 * the 64-bit forms, whose sizes stand for the 32-bit ones */
 	o->sh_entsize = c.sh_entsize == sizeof(Elf32_Sym) ?
 	    sizeof(Elf64_Sym) : c.sh_entsize == sizeof(Elf32_Rela) ?
-	    sizeof(Elf64_Rela) : c.sh_entsize == 0 ? 0 : 1;
+	    sizeof(Elf64_Rela) : c.sh_entsize == sizeof(Elf32_Rel) ?
+	    sizeof(Elf64_Rel) : c.sh_entsize == 0 ? 0 : 1;
 }
 
 static void

@@ -159,8 +159,9 @@ int64_t	elfread_read_syms(struct elfread *, size_t i, uint64_t first,
 	    Elf64_Sym *, size_t n);
 /* Its number of symbols (0: not a symbol section of this class). */
 uint64_t elfread_nsyms(const struct elfread *, size_t i);
-/* The same for the entries of a SHT_RELA section (r_info in ELF64's
- * form: ELF64_R_SYM gives the symbol). */
+/* The same for the entries of a SHT_RELA or SHT_REL section (i386's
+ * .rel.plt), as Elf64_Rela (r_info in ELF64's form: ELF64_R_SYM gives the
+ * symbol; a REL entry's addend 0). */
 int64_t	elfread_read_relas(struct elfread *, size_t i, uint64_t first,
 	    Elf64_Rela *, size_t n);
 uint64_t elfread_nrelas(const struct elfread *, size_t i);

@@ -136,18 +136,29 @@ elfread_nsyms(const struct elfread *le, size_t i)
 	    sizeof(Elf64_Sym)));
 }
 
-uint64_t
-elfread_nrelas(const struct elfread *le, size_t i)
+/* The size of section i's relocations in the file, 0 when it holds
+ * none of this class. */
+static size_t
+elfread_rel_size(const struct elfread *le, size_t i)
 {
 	const Elf64_Shdr	*sh;
 
 	if (i >= le->nsh)
 		return (0);
 	sh = &le->sh[i];
-	if (sh->sh_type != SHT_RELA || sh->sh_entsize != sizeof(Elf64_Rela))
-		return (0);
-	return (sh->sh_size / (le->class32 ? sizeof(Elf32_Rela) :
-	    sizeof(Elf64_Rela)));
+	if (sh->sh_type == SHT_RELA && sh->sh_entsize == sizeof(Elf64_Rela))
+		return (le->class32 ? sizeof(Elf32_Rela) : sizeof(Elf64_Rela));
+	if (sh->sh_type == SHT_REL && sh->sh_entsize == sizeof(Elf64_Rel))
+		return (le->class32 ? sizeof(Elf32_Rel) : sizeof(Elf64_Rel));
+	return (0);
+}
+
+uint64_t
+elfread_nrelas(const struct elfread *le, size_t i)
+{
+	size_t	 esz = elfread_rel_size(le, i);
+
+	return (esz == 0 ? 0 : le->sh[i].sh_size / esz);
 }
 
 /*
@@ -201,19 +212,33 @@ elfread_read_relas(struct elfread *le, size_t i, uint64_t first,
     Elf64_Rela *out, size_t n)
 {
 	Elf32_Rela	 r;
+	Elf64_Rel	 r64;
+	size_t		 esz = elfread_rel_size(le, i), k;
 	int64_t		 got;
-	size_t		 k;
+	uint8_t		*b = (uint8_t *)out;
 
-	got = elfread_entries(le, i, elfread_nrelas(le, i), le->class32 ?
-	    sizeof(Elf32_Rela) : sizeof(Elf64_Rela), first, out, n);
-	if (got <= 0 || !le->class32)
+	if (esz == 0)
+		return (0);
+	got = elfread_entries(le, i, elfread_nrelas(le, i), esz, first, out,
+	    n);
+	if (got <= 0 || esz == sizeof(Elf64_Rela))
 		return (got);
+	/* widened from the last: each entry read before its place is
+	 * written (REL's addend, for PLT slots, is in the slot: 0 here) */
 	for (k = (size_t)got; k-- > 0; ) {
-		memcpy(&r, (uint8_t *)out + k * sizeof(r), sizeof(r));
+		memset(&r, 0, sizeof(r));
+		if (esz == sizeof(Elf64_Rel)) {
+			memcpy(&r64, b + k * esz, esz);
+			out[k].r_offset = r64.r_offset;
+			out[k].r_info = r64.r_info;
+			out[k].r_addend = 0;
+			continue;
+		}
+		memcpy(&r, b + k * esz, esz);	/* Elf32_Rel is its start */
 		out[k].r_offset = r.r_offset;
 		out[k].r_info = ELF64_R_INFO(ELF32_R_SYM(r.r_info),
 		    ELF32_R_TYPE(r.r_info));
-		out[k].r_addend = r.r_addend;
+		out[k].r_addend = esz == sizeof(Elf32_Rela) ? r.r_addend : 0;
 	}
 	return (got);
 }

@@ -387,6 +387,7 @@ const char *
 elfsym_name(const struct elfsym_table *t, size_t idx, char *buf, size_t len)
 {
 	uint64_t	 src, off;
+	size_t		 want;
 	ssize_t		 n;
 
 	if (idx >= t->nsyms || len == 0)
@@ -399,9 +400,12 @@ elfsym_name(const struct elfsym_table *t, size_t idx, char *buf, size_t len)
 	off = t->syms[idx].name & 0x7fffffffu;
 	if (t->fd < 0 || off >= t->str_size[src])
 		return (NULL);
-	if (len - 1 > t->str_size[src] - off)
-		len = (size_t)(t->str_size[src] - off) + 1;
-	n = pread(t->fd, buf, len - 1, (off_t)(t->str_off[src] + off));
+	/* no further than the table's end (the last name of .dynstr; its
+	 * stub's "@plt" still has buf's room) */
+	want = len - 1;
+	if (want > t->str_size[src] - off)
+		want = (size_t)(t->str_size[src] - off);
+	n = pread(t->fd, buf, want, (off_t)(t->str_off[src] + off));
 	if (n <= 0)
 		return (NULL);
 	buf[n] = '\0';

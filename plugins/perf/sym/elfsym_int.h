@@ -200,11 +200,12 @@ struct elfsym_load {
 	/* .rela.plt's .dynsym: each symbol's st_name, kept as its chunks
 	 * are read (a stub's symbol is in no order); NULL: one read each */
 	uint32_t		*dyn_name;
-	/* PLT stubs, named from .rela.plt while .dynsym is read: stub k at
-	 * plt_addr + (k + plt_skip) * plt_ent (.plt has a header stub,
-	 * .plt.sec none). */
+	/* PLT stubs, named from .rela.plt (i386: .rel.plt) while .dynsym
+	 * is read: stub k at plt_addr + plt_head + k * plt_ent (.plt has a
+	 * header, .plt.sec none; elfsym_plt_layout). */
 	size_t			 rela_plt;	/* 0: none */
-	uint64_t		 plt_addr, plt_ent, plt_skip;
+	size_t			 plt_scn;	/* .plt or .plt.sec */
+	uint64_t		 plt_addr, plt_ent, plt_head;
 	int			 plt_sec;	/* .plt.sec seen: it wins */
 	Elf64_Rela		*rchunk;	/* .rela.plt's, as chunk */
 	uint64_t		 rchunk_first;

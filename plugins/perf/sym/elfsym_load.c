@@ -108,6 +108,52 @@ elfsym_load_debuglink(struct elfsym_table *t, const uint8_t *p, size_t n)
 	elfsym_read_debuglink(t, (const char *)p, n);
 }
 
+/*
+ * The PLT's layouts by machine, as the linkers write them and perf reads
+ * them (its get_plt_sizes): the header's bytes before the first stub and
+ * a stub's.  .plt's section entry size says neither on every machine
+ * (i386 gives 4, arm64 0; arm64's header is two stubs long), and 32-bit
+ * ARM's depend on the linker (GNU ld 20 and 12, lld 32 and 16): the one
+ * whose size is .plt's for the section's stubs (nstubs) is taken, else
+ * the machine's first.  .plt.sec (x86 with IBT) has no header.  Another
+ * machine: the entry size for both, as perf does; 0, no stubs named.
+ */
+static const struct {
+	uint16_t	 machine;
+	uint8_t		 head, ent;
+} elfsym_plt_layouts[] = {
+	{ EM_X86_64,	16, 16 },
+	{ EM_386,	16, 16 },
+	{ EM_AARCH64,	32, 16 },
+	{ EM_ARM,	20, 12 },
+	{ EM_ARM,	32, 16 },
+};
+
+static void
+elfsym_plt_layout(const struct elfsym_load *l, uint64_t *head, uint64_t *ent)
+{
+	const Elf64_Shdr	*sh = &l->le->sh[l->plt_scn];
+	uint64_t		 n = l->rela_plt != 0 ?
+	    elfread_nrelas(l->le, l->rela_plt) : 0;
+	size_t			 k;
+	int			 first = 1;
+
+	*head = *ent = sh->sh_entsize;
+	for (k = 0; k < sizeof(elfsym_plt_layouts) /
+	    sizeof(elfsym_plt_layouts[0]); k++) {
+		if (elfsym_plt_layouts[k].machine != l->le->eh.e_machine)
+			continue;
+		if (first || elfsym_plt_layouts[k].head +
+		    n * elfsym_plt_layouts[k].ent == sh->sh_size) {
+			*head = elfsym_plt_layouts[k].head;
+			*ent = elfsym_plt_layouts[k].ent;
+		}
+		first = 0;
+	}
+	if (l->plt_sec)
+		*head = 0;
+}
+
 /* A section of the walk: symbols, the build-id note, .gnu_debuglink. */
 static void
 elfsym_load_section(struct elfsym_load *l, size_t i)
@@ -137,13 +183,13 @@ elfsym_load_section(struct elfsym_load *l, size_t i)
 			sec = elfread_section_is(le, i, ".plt.sec");
 			l->plt_sec = sec;
 			l->plt_addr = sh->sh_addr;
-			l->plt_ent = sh->sh_entsize != 0 ? sh->sh_entsize : 16;
-			l->plt_skip = sec ? 0 : 1;
+			l->plt_scn = i;
 		}
-	} else if (sh->sh_type == SHT_RELA && !l->debug_file &&
-	    sh->sh_entsize != 0 &&
+	} else if ((sh->sh_type == SHT_RELA || sh->sh_type == SHT_REL) &&
+	    !l->debug_file && sh->sh_entsize != 0 &&
 	    elfsym_load_within(sh->sh_offset, sh->sh_size, l->file_size)) {
-		if (elfread_section_is(le, i, ".rela.plt"))
+		if (elfread_section_is(le, i, ".rela.plt") ||
+		    elfread_section_is(le, i, ".rel.plt"))
 			l->rela_plt = i;
 	}
 }
@@ -410,7 +456,9 @@ elfsym_load_plt(struct elfsym_load *l, size_t *budget)
 	int			 r;
 
 	if (!l->plt_open) {
-		if (l->le->sh[l->rela_plt].sh_link != l->syms[l->cur] ||
+		elfsym_plt_layout(l, &l->plt_head, &l->plt_ent);
+		if (l->plt_ent == 0 ||
+		    l->le->sh[l->rela_plt].sh_link != l->syms[l->cur] ||
 		    (l->rchunk == NULL && (l->rchunk = calloc(
 		    ELFSYM_SYM_CHUNK, sizeof(*l->rchunk))) == NULL)) {
 			l->plt_done = 1;
@@ -448,8 +496,8 @@ elfsym_load_plt(struct elfsym_load *l, size_t *budget)
 			snprintf(buf, sizeof(buf), "%s@plt", name);
 			name = buf;
 		}
-		if ((r = elfsym_push(&l->b, l->plt_addr + (l->plt_i +
-		    l->plt_skip) * l->plt_ent, l->plt_ent, name, st_name,
+		if ((r = elfsym_push(&l->b, l->plt_addr + l->plt_head +
+		    l->plt_i * l->plt_ent, l->plt_ent, name, st_name,
 		    ELFSYM_A_PLT | ELFSYM_A_DYNSYM)) != 0)
 			return (r);
 	}
