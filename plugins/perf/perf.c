@@ -268,13 +268,13 @@ perf_check(void *priv, char *err, uint32_t errlen)
 		    "smart, disabled");
 		return (-EINVAL);
 	}
-#if !defined(__x86_64__)
-	/* The sampler copies x86_64's user registers for libdw (sampler.h):
-	 * elsewhere DWARF unwinding would unwind garbage. */
+#if !defined(__x86_64__) && !defined(__aarch64__)
+	/* The sampler copies x86_64's and arm64's user registers for libdw
+	 * (sampler.h): elsewhere DWARF unwinding would unwind garbage. */
 	if (mode == PERF_MODE_DWARF || mode == PERF_MODE_SMART) {
 		snprintf(err, errlen, "--perf-mode %s: DWARF unwinding is not "
-		    "supported on this architecture yet (x86_64 only); use "
-		    "--perf-mode fp", perf_mode_name(mode));
+		    "supported on this architecture yet (x86_64 and arm64 "
+		    "only); use --perf-mode fp", perf_mode_name(mode));
 		return (-EINVAL);
 	}
 #endif

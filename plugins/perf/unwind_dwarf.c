@@ -251,7 +251,13 @@ unwind_set_initial_registers(Dwfl_Thread *thread, void *arg)
 
 	for (i = 0; i < SAMPLE_NREGS; i++)
 		regs[i] = u->cur.regs[i];
-	return (dwfl_thread_state_registers(thread, 0, SAMPLE_NREGS, regs));
+	if (!dwfl_thread_state_registers(thread, 0, SAMPLE_DWARF_NREGS, regs))
+		return (false);
+	/* arm64: the pc is no DWARF register (libdw's own aarch64 initreg
+	 * sets it so too) */
+	if (SAMPLE_REG_IP >= SAMPLE_DWARF_NREGS)
+		dwfl_thread_state_register_pc(thread, regs[SAMPLE_REG_IP]);
+	return (true);
 }
 
 static const Dwfl_Thread_Callbacks unwind_thread_callbacks = {

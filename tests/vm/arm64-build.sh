@@ -1,6 +1,7 @@
 #!/bin/bash
 # The VM tier's arm64 build: this source tree cross-built for aarch64, only
-# what the guest runs (the agent, its plugins, perf_busy, perf_syscalls).
+# what the guest runs (the agent, its plugins, perf_busy, perf_busy_nofp,
+# perf_syscalls).
 #
 #	tests/vm/arm64-build.sh BUILDDIR	(then: GP_VM_ARM64_BUILD=BUILDDIR tests/vm/run.sh)
 #
@@ -75,7 +76,8 @@ if [ ! -f Makefile ]; then
 	say "configured"
 fi
 make -j"${GP_VM_ARM64_JOBS:-2}" gprofiler tests/plugindir.stamp \
-    tests/workloads/perf_busy tests/workloads/perf_syscalls \
+    tests/workloads/perf_busy tests/workloads/perf_busy_nofp \
+    tests/workloads/perf_syscalls \
     >make.log 2>&1 || { tail -30 make.log >&2; exit 1; }
 echo "$sysroot" >vm-sysroot
 say "built"

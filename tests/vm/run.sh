@@ -179,7 +179,7 @@ initramfs_arm64() {
 	cp "$sr/bin/busybox" "$r/bin/busybox" || return 1
 	cp "$arm64/gprofiler" "$r/agent/gprofiler" || return 1
 	cp -rL "$arm64/tests/plugindir" "$r/agent/plugins" || return 1
-	for w in perf_busy perf_syscalls; do
+	for w in perf_busy perf_busy_nofp perf_syscalls; do
 		cp "$arm64/tests/workloads/$w" "$r/wl/$w" || return 1
 	done
 	cp "$sr/usr/bin/python3.11" "$r/usr/bin/python3.11" || return 1
@@ -197,7 +197,7 @@ boot() {
 	local q=$1 k=$2 i=$3 con=$4
 	shift 4
 	timeout "$boot_timeout" "$q" -accel tcg -m 1536 -smp 2 -kernel "$k" \
-	    -initrd "$i" -append "console=${tty:-ttyS0} panic=-1 quiet loglevel=4${gpargs:+ gpargs=$gpargs}${gpargs2:+ gpargs2=$gpargs2}" \
+	    -initrd "$i" -append "console=${tty:-ttyS0} panic=-1 quiet loglevel=4${gpargs:+ gpargs=$gpargs}${gpargs2:+ gpargs2=$gpargs2}${gpargs3:+ gpargs3=$gpargs3}" \
 	    -display none -monitor none -serial "file:$con" -no-reboot "$@" \
 	    </dev/null >"$con.qemu" 2>&1
 }
@@ -223,7 +223,7 @@ run_amd64() {
 	rc=$(sed -n 's/^=== GPVM RC \([0-9]*\) ===.*/\1/p' "$con" | tr -d '\r')
 }
 
-# run_arm64 CASE SUITE [AGENT-OPTIONS [SECOND-RUN-OPTIONS]]: as run_amd64,
+# run_arm64 CASE SUITE [AGENT-OPTIONS [SECOND- [THIRD-RUN-OPTIONS]]]: as run_amd64,
 # Debian SUITE's arm64 kernel and the arm64 build ($arm64) on qemu's
 # generic arm64 board.  -cpu max without pointer authentication, which
 # the kernel uses when the CPU has it and TCG emulates slowly: the case
@@ -237,7 +237,8 @@ run_arm64() {
 	[ -n "$k" ] || return 1
 	[ -f "$work/initrd-arm64" ] || initramfs_arm64 "$work/initrd-arm64" ||
 	    return 1
-	tty=ttyAMA0 gpargs=${3:-} gpargs2=${4:-} boot qemu-system-aarch64 \
+	tty=ttyAMA0 gpargs=${3:-} gpargs2=${4:-} gpargs3=${5:-} \
+	    boot qemu-system-aarch64 \
 	    "$k" "$work/initrd-arm64" "$con" -M virt -cpu max,pauth=off
 	rc=$(sed -n 's/^=== GPVM RC \([0-9]*\) ===.*/\1/p' "$con" | tr -d '\r')
 }
@@ -352,7 +353,8 @@ for c in $cases; do
 		    continue
 		# one boot, two runs: a cycle, then DWARF mode, which
 		# arm64 refuses at start-up
-		run_arm64 "$c" bookworm "" --perf-mode,dwarf
+		run_arm64 "$c" bookworm "" --perf-mode,dwarf \
+		    --perf-mode,dwarf,--perf-backend,perf-events
 		grep -q '^=== GPVM KERNEL.* aarch64 ===' "$con"
 		ok $? "$c: booted (aarch64, qemu TCG)"
 		[ "$rc" = 0 ]; ok $? "$c: the agent ran and exited 0 (exit ${rc:-none})"
@@ -364,10 +366,31 @@ for c in $cases; do
 		# this kernel's verifier took the frame walk, and it walked
 		head -1 "$work/$c.col" | grep -q '"perf_walked_samples": [1-9]'
 		ok $? "$c: Python frames walked in the BPF program"
+		# the second run: DWARF unwinding with arm64's registers
 		rc2=$(sed -n 's/^=== GPVM RC2 \([0-9]*\) ===.*/\1/p' "$con" | tr -d '\r')
-		[ -n "$rc2" ] && [ "$rc2" != 0 ] &&
-		    section "$con" LOG2 | grep -q -- '--perf-mode dwarf: DWARF unwinding is not supported on this architecture yet (x86_64 only); use --perf-mode fp'
-		ok $? "$c: --perf-mode dwarf refused at start-up, saying why (exit ${rc2:-none})"
+		[ "$rc2" = 0 ]
+		ok $? "$c: --perf-mode dwarf ran and exited 0 (exit ${rc2:-none})"
+		section "$con" LOG2 | grep -q 'dwarf stacks'
+		ok $? "$c: it sampled DWARF stacks"
+		section "$con" COL2 >"$work/$c.col2"
+		# built without frame pointers: only the call frame
+		# information gives its callers (the fp run's stacks, for
+		# comparison)
+		comm perf_busy_nofp <"$work/$c.col" | sort -t' ' -k2 -rn |
+		    head -2 | cut -c1-200 | sed 's/^/# fp run: /'
+		comm perf_busy_nofp <"$work/$c.col2" |
+		    grep -q ';main;busy_run;busy_round;hot_fifty\( \|;\)'
+		ok $? "$c: DWARF-unwound native frames (perf_busy_nofp's main;busy_run;busy_round;hot_fifty)"
+		! section "$con" LOG2 | grep '^ERROR' | sed 's/^/# /' | grep .
+		ok $? "$c: its log has no ERROR line"
+		# the third: the same through perf events' user registers
+		rc3=$(sed -n 's/^=== GPVM RC3 \([0-9]*\) ===.*/\1/p' "$con" | tr -d '\r')
+		[ "$rc3" = 0 ] && section "$con" LOG3 | grep 'dwarf stacks' |
+		    grep -q 'perf events'
+		ok $? "$c: --perf-mode dwarf through perf events ran (exit ${rc3:-none})"
+		section "$con" COL3 | comm perf_busy_nofp |
+		    grep -q ';main;busy_run;busy_round;hot_fifty\( \|;\)'
+		ok $? "$c: perf events' registers unwound too (perf_busy_nofp's main;busy_run;busy_round;hot_fifty)"
 		;;
 	*)
 		ok 1 "$c: a case this tier knows"

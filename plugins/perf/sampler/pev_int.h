@@ -15,9 +15,15 @@
 #define PEV_EXEC_RANGES	4		/* kernel functions of exec */
 #define PEV_WAKE_HZ	100		/* wake-ups a second per CPU, at most */
 
-/* x86_64: the registers sampler.h keeps, in perf's numbering
- * (arch/x86/include/uapi/asm/perf_regs.h): AX..IP are 0-8, R8..R15 16-23. */
+/* The registers sampler.h keeps, in perf's numbering: x86_64's
+ * (arch/x86/include/uapi/asm/perf_regs.h) AX..IP are 0-8, R8..R15 16-23;
+ * arm64's (arch/arm64/include/uapi/asm/perf_regs.h) X0..X30, SP, PC are
+ * 0-32, DWARF's order already. */
+#if defined(__aarch64__)
+#define PEV_REGS_MASK	((1ull << 33) - 1)
+#else
 #define PEV_REGS_MASK	(0x1ffull | (0xffull << 16))
+#endif
 
 struct pev_cpu {
 	int		 fd;		/* -1: offline */

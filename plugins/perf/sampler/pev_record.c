@@ -231,7 +231,10 @@ pev_sample(struct spev *s, struct pev_cpu *c, const uint8_t *r, size_t len)
 	o->hdr.nwalk = o->hdr.walk_stat = 0;	/* nothing walks here */
 	size = sizeof(o->hdr) + (kn + un) * 8;
 	if (have_regs && pid != 0 && s->opts.want_dwarf) {
-		/* perf's order into DWARF's (sampler.h) */
+		/* perf's order into DWARF's (sampler.h); arm64's is it */
+#if defined(__aarch64__)
+		memcpy(o->regs, regs, sizeof(o->regs));
+#else
 		o->regs[0] = regs[0];	o->regs[1] = regs[3];
 		o->regs[2] = regs[2];	o->regs[3] = regs[1];
 		for (i = 4; i < 8; i++)
@@ -239,6 +242,7 @@ pev_sample(struct spev *s, struct pev_cpu *c, const uint8_t *r, size_t len)
 		for (i = 8; i < 16; i++)
 			o->regs[i] = regs[i + 1];
 		o->regs[16] = regs[8];
+#endif
 		o->hdr.flags |= SAMPLE_F_DWARF;
 		o->hdr.stack_off = offsetof(struct sample_buf, regs);
 		o->hdr.stack_len = (uint32_t)dyn;

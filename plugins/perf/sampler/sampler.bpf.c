@@ -206,11 +206,6 @@ stat_inc(__u32 idx)
 static __always_inline int
 copy_user_regs(struct sample_buf *s)
 {
-#if defined(__TARGET_ARCH_arm64)
-	/* sampler.h's registers are x86_64's DWARF numbering: user space
-	 * refuses DWARF mode on arm64 (perf.c), so no sample gets here. */
-	return -1;
-#else
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct kregs r;
 	long p;
@@ -218,6 +213,13 @@ copy_user_regs(struct sample_buf *s)
 	p = bpf_task_pt_regs(task);
 	if (p == 0 || bpf_probe_read_kernel(&r, sizeof(r), (void *)p) != 0)
 		return -1;
+#if defined(__TARGET_ARCH_arm64)
+	/* DWARF's x0-x30 and sp are the saved ones in order */
+	__builtin_memcpy(s->regs, r.regs, sizeof(r.regs));
+	s->regs[31] = r.sp;
+	s->regs[32] = r.pc;
+	return 0;
+#else
 	s->regs[0] = r.ax;  s->regs[1] = r.dx;  s->regs[2] = r.cx;
 	s->regs[3] = r.bx;  s->regs[4] = r.si;  s->regs[5] = r.di;
 	s->regs[6] = r.bp;  s->regs[7] = r.sp;  s->regs[8] = r.r8;

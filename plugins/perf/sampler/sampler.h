@@ -53,11 +53,26 @@
 #define SAMPLE_PAGE		4096
 #define SAMPLE_COMM_LEN		16
 
-/* Registers kept for DWARF unwinding, in DWARF x86_64 numbering order. */
-#define SAMPLE_NREGS		17
+/*
+ * Registers kept for DWARF unwinding, in the architecture's DWARF
+ * numbering: the first SAMPLE_DWARF_NREGS are DWARF registers 0.. as libdw
+ * takes them; the pc is SAMPLE_REG_IP (x86_64's return address column
+ * 16; arm64's own slot after sp, as DWARF numbers no pc there).
+ */
+#if defined(__aarch64__) || defined(__TARGET_ARCH_arm64)
+#define SAMPLE_NREGS		33	/* x0-x30, sp, pc */
+#define SAMPLE_DWARF_NREGS	32
+#define SAMPLE_REG_BP		29	/* x29, the frame pointer */
+#define SAMPLE_REG_SP		31
+#define SAMPLE_REG_IP		32
+#else
+#define SAMPLE_NREGS		17	/* rax, rdx, rcx, rbx, rsi, rdi, rbp,
+					 * rsp, r8-r15, rip */
+#define SAMPLE_DWARF_NREGS	17
 #define SAMPLE_REG_BP		6
 #define SAMPLE_REG_SP		7
 #define SAMPLE_REG_IP		16
+#endif
 
 /* The kernel symbol resolver (ksym_resolve in sampler.bpf.c). */
 #define KSYM_BATCH		64	/* addresses per run */

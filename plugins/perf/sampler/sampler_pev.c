@@ -411,7 +411,7 @@ pev_open(const struct sampler_opts *o, char *err, size_t errlen)
 	    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN;
 	s->attr.sample_max_stack = SAMPLE_MAX_DEPTH;
 	s->attr.exclude_callchain_user = !o->want_fp;
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 	if (o->want_dwarf) {
 		s->attr.sample_type |= PERF_SAMPLE_REGS_USER |
 		    PERF_SAMPLE_STACK_USER;
