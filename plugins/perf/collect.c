@@ -186,6 +186,12 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 			n = unwinder_unwind(p->uw, (int32_t)v.hdr.pid,
 			    (int32_t)v.hdr.tid, v.regs, v.stack,
 			    v.hdr.stack_len, ips, SAMPLE_MAX_DEPTH);
+		else if (p->mode == PERF_MODE_DWARF && v.hdr.nuser > 0) {
+			/* no registers, a frame-pointer stack instead (the
+			 * compat program's samples taken in the kernel) */
+			memcpy(ips, v.uips, v.hdr.nuser * sizeof(*ips));
+			n = v.hdr.nuser;
+		}
 		collect_add(p, p->dw, pi, &v, ips, (uint16_t)n);
 		pi->dw_samples++;
 	}

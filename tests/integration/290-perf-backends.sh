@@ -1,8 +1,10 @@
 #!/bin/sh
-# perf plugin, its two samplers: the perf-events backend (no BPF, what
+# perf plugin, its samplers: the perf-events backend (no BPF, what
 # `perf record` does) must give what the BPF one gives, so the fidelity
 # tests of fp and dwarf stacks and of exec tracking are run again through
-# it (20, 23, 250-perf-exec with PERF_TEST_BACKEND); with BPF denied (no
+# it (200, 230, 250-perf-exec with PERF_TEST_BACKEND), and those of fp and
+# dwarf stacks through the BPF program for older kernels (bpf-compat: the
+# same program without the task's BTF helpers); with BPF denied (no
 # CAP_BPF, no CAP_SYS_ADMIN: as on a locked-down host) the default, auto,
 # falls back to it and says so, while --perf-backend bpf fails and says why.
 . "$top_srcdir/tests/tap.sh"
@@ -10,25 +12,29 @@
 perf_require
 tap_tmpdir
 
-# The tests again, through perf events: each of their checks is one here.
-for t in 200-perf-shares 230-perf-dwarf 250-perf-exec; do
-	PERF_TEST_BACKEND=perf-events sh "$top_srcdir/tests/integration/$t.sh" \
+# The tests again, through perf events and the compat program: each of
+# their checks is one here.
+for bt in perf-events:200-perf-shares perf-events:230-perf-dwarf \
+    perf-events:250-perf-exec bpf-compat:200-perf-shares \
+    bpf-compat:230-perf-dwarf; do
+	be=${bt%%:*} t=${bt#*:}
+	PERF_TEST_BACKEND=$be sh "$top_srcdir/tests/integration/$t.sh" \
 	    >"$TMP/$t.tap" 2>&1
 	rc=$?
 	n=0
 	while IFS= read -r line; do
 		case $line in
 		"ok "*"# SKIP"*)
-			skip "$t: ${line#ok * - }" "skipped there"; n=$((n + 1)) ;;
+			skip "$be, $t: ${line#ok * - }" "skipped there"; n=$((n + 1)) ;;
 		"ok "*)
-			ok 0 "perf-events, $t: ${line#ok * - }"; n=$((n + 1)) ;;
+			ok 0 "$be, $t: ${line#ok * - }"; n=$((n + 1)) ;;
 		"not ok "*)
-			ok 1 "perf-events, $t: ${line#not ok * - }"; n=$((n + 1)) ;;
+			ok 1 "$be, $t: ${line#not ok * - }"; n=$((n + 1)) ;;
 		"1..0 # SKIP"*)
-			skip "perf-events, $t" "${line#1..0 # SKIP }"; n=$((n + 1)) ;;
+			skip "$be, $t" "${line#1..0 # SKIP }"; n=$((n + 1)) ;;
 		esac
 	done <"$TMP/$t.tap"
-	[ "$n" -gt 0 ] || { ok 1 "perf-events, $t printed no result"; \
+	[ "$n" -gt 0 ] || { ok 1 "$be, $t printed no result"; \
 	    sed 's/^/# /' "$TMP/$t.tap" | tail -20; }
 	[ "$rc" -eq 0 ] || diag "$t exited $rc"
 done

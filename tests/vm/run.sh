@@ -106,7 +106,7 @@ initramfs_amd64() {
 	cp "$build/gprofiler" "$r/agent/gprofiler"
 	cp -rL "$build/tests/plugindir" "$r/agent/plugins"
 	copy_with_libs "$r" "$r"/agent/plugins/*.so
-	for w in perf_busy perf_syscalls; do
+	for w in perf_busy perf_busy_nofp perf_syscalls; do
 		cp "$build/tests/workloads/$w" "$r/wl/$w"
 	done
 	# Debian's CPython, with only what `python3 -S` imports at start-up.
@@ -197,7 +197,7 @@ boot() {
 	local q=$1 k=$2 i=$3 con=$4
 	shift 4
 	timeout "$boot_timeout" "$q" -accel tcg -m 1536 -smp 2 -kernel "$k" \
-	    -initrd "$i" -append "console=${tty:-ttyS0} panic=-1 quiet loglevel=4${gpargs:+ gpargs=$gpargs}${gpargs2:+ gpargs2=$gpargs2}${gpargs3:+ gpargs3=$gpargs3}" \
+	    -initrd "$i" -append "console=${tty:-ttyS0} panic=-1 quiet loglevel=4${gpargs:+ gpargs=$gpargs}${gpargs2:+ gpargs2=$gpargs2}${gpargs3:+ gpargs3=$gpargs3}${gpargs4:+ gpargs4=$gpargs4}" \
 	    -display none -monitor none -serial "file:$con" -no-reboot "$@" \
 	    </dev/null >"$con.qemu" 2>&1
 }
@@ -208,9 +208,9 @@ section() {
 	    sed '1d;$d' | tr -d '\r' | sed '/^$/d'
 }
 
-# run_amd64 CASE SUITE [AGENT-OPTIONS,COMMA,SEPARATED]: boot Debian SUITE's
-# amd64 kernel; $con is the console, $rc the agent's exit status (empty if
-# it never ran).
+# run_amd64 CASE SUITE [AGENT-OPTIONS,COMMA,SEPARATED [SECOND- [THIRD-RUN-
+# OPTIONS]]]: boot Debian SUITE's amd64 kernel; $con is the console, $rc
+# the agent's exit status (empty if it never ran).
 run_amd64() {
 	local k
 	con=$work/$1.console
@@ -219,11 +219,12 @@ run_amd64() {
 	k=$(ls "$cache/root/$2-amd64"/boot/vmlinuz-* 2>/dev/null | head -1)
 	[ -n "$k" ] || return 1
 	[ -f "$work/initrd-amd64" ] || initramfs_amd64 "$work/initrd-amd64"
-	gpargs=${3:-} boot qemu-system-x86_64 "$k" "$work/initrd-amd64" "$con"
+	gpargs=${3:-} gpargs2=${4:-} gpargs3=${5:-} \
+	    boot qemu-system-x86_64 "$k" "$work/initrd-amd64" "$con"
 	rc=$(sed -n 's/^=== GPVM RC \([0-9]*\) ===.*/\1/p' "$con" | tr -d '\r')
 }
 
-# run_arm64 CASE SUITE [AGENT-OPTIONS [SECOND- [THIRD-RUN-OPTIONS]]]: as run_amd64,
+# run_arm64 CASE SUITE [AGENT-OPTIONS [SECOND- [THIRD- [FOURTH-RUN-OPTIONS]]]]: as run_amd64,
 # Debian SUITE's arm64 kernel and the arm64 build ($arm64) on qemu's
 # generic arm64 board.  -cpu max without pointer authentication, which
 # the kernel uses when the CPU has it and TCG emulates slowly: the case
@@ -237,7 +238,7 @@ run_arm64() {
 	[ -n "$k" ] || return 1
 	[ -f "$work/initrd-arm64" ] || initramfs_arm64 "$work/initrd-arm64" ||
 	    return 1
-	tty=ttyAMA0 gpargs=${3:-} gpargs2=${4:-} gpargs3=${5:-} \
+	tty=ttyAMA0 gpargs=${3:-} gpargs2=${4:-} gpargs3=${5:-} gpargs4=${6:-} \
 	    boot qemu-system-aarch64 \
 	    "$k" "$work/initrd-arm64" "$con" -M virt -cpu max,pauth=off
 	rc=$(sed -n 's/^=== GPVM RC \([0-9]*\) ===.*/\1/p' "$con" | tr -d '\r')
@@ -287,7 +288,8 @@ for t in $tools; do
 	    echo "0 passed, 1 failed"; exit 1; }
 done
 [ -x "$build/gprofiler" ] && [ -d "$build/tests/plugindir" ] &&
-    [ -x "$build/tests/workloads/perf_busy" ] || {
+    [ -x "$build/tests/workloads/perf_busy" ] &&
+    [ -x "$build/tests/workloads/perf_busy_nofp" ] || {
 	echo "1..1"; ok 1 "$build has the agent, tests/plugindir and the workloads (make check TESTS=)"
 	exit 1; }
 
@@ -300,7 +302,7 @@ for c in $cases; do
 		fetch bookworm amd64 linux-image-amd64
 		ok $? "$c: Debian 12's kernel fetched (cached in $cache)" ||
 		    continue
-		run_amd64 "$c" bookworm
+		run_amd64 "$c" bookworm "" --perf-backend,bpf-compat
 		grep -q '^=== GPVM KERNEL' "$con"; ok $? "$c: booted"
 		[ "$rc" = 0 ]; ok $? "$c: the agent ran and exited 0 (exit ${rc:-none})"
 		profile_checks "$c" ""
@@ -309,6 +311,14 @@ for c in $cases; do
 		# this kernel's verifier took the frame walk, and it walked
 		head -1 "$work/$c.col" | grep -q '"perf_walked_samples": [1-9]'
 		ok $? "$c: Python frames walked in the BPF program"
+		# the compat program, forced where the full one loads
+		rc2=$(sed -n 's/^=== GPVM RC2 \([0-9]*\) ===.*/\1/p' "$con" | tr -d '\r')
+		[ "$rc2" = 0 ] && section "$con" LOG2 |
+		    grep -q 'through a BPF program for older kernels'
+		ok $? "$c: --perf-backend bpf-compat ran (exit ${rc2:-none})"
+		section "$con" COL2 | comm perf_busy |
+		    grep -q ';busy_round;hot_fifty\( \|;\)'
+		ok $? "$c: and named native frames"
 		;;
 	6.1-amd64-perf-events)
 		fetch bookworm amd64 linux-image-amd64
@@ -325,15 +335,34 @@ for c in $cases; do
 		fetch bullseye amd64 linux-image-amd64
 		ok $? "$c: Debian 11's kernel fetched (cached in $cache)" ||
 		    continue
-		run_amd64 "$c" bullseye
+		# auto, then the compat program's DWARF mode, then perf
+		# events
+		run_amd64 "$c" bullseye "" --perf-mode,dwarf \
+		    --perf-backend,perf-events
 		grep -q '^=== GPVM KERNEL' "$con"; ok $? "$c: booted"
 		[ "$rc" = 0 ]; ok $? "$c: the agent ran and exited 0 (exit ${rc:-none})"
 		# The BPF sampler needs bpf_get_current_task_btf (5.11) and
-		# bpf_task_pt_regs (5.15): auto falls back to perf events.
+		# bpf_task_pt_regs (5.15): auto takes the compat program.
 		profile_checks "$c" ""
-		section "$con" LOG | grep 'sampling through perf events instead' |
+		section "$con" LOG | grep 'sampling through the BPF program for older kernels instead' |
 		    grep -q 'cannot load the BPF sampler'
-		ok $? "$c: auto fell back to perf events and said why"
+		ok $? "$c: auto fell back to the compat BPF program and said why"
+		head -1 "$work/$c.col" | grep -q '"perf_walked_samples": [1-9]'
+		ok $? "$c: Python frames walked in the compat program"
+		rc2=$(sed -n 's/^=== GPVM RC2 \([0-9]*\) ===.*/\1/p' "$con" | tr -d '\r')
+		[ "$rc2" = 0 ] && section "$con" LOG2 | grep 'dwarf stacks' |
+		    grep -q 'a BPF program for older kernels'
+		ok $? "$c: --perf-mode dwarf through the compat program ran (exit ${rc2:-none})"
+		section "$con" COL2 | comm perf_busy_nofp |
+		    grep -q ';main;busy_run;busy_round;hot_fifty\( \|;\)'
+		ok $? "$c: its samples taken in user mode DWARF-unwound (perf_busy_nofp's main;busy_run;busy_round;hot_fifty)"
+		section "$con" COL2 | comm perf_syscalls |
+		    grep -q ';main;.*;[a-z_]*read[a-z_]*_\[k\]'
+		ok $? "$c: those taken in the kernel keep their user stack (frame pointers: perf_syscalls' main above its read)"
+		rc3=$(sed -n 's/^=== GPVM RC3 \([0-9]*\) ===.*/\1/p' "$con" | tr -d '\r')
+		[ "$rc3" = 0 ] && section "$con" COL3 | comm perf_busy |
+		    grep -q ';busy_round;hot_fifty\( \|;\)'
+		ok $? "$c: perf events, as asked, named native frames (exit ${rc3:-none})"
 		# What the operator is told: the verifier's own reason and
 		# the helper's name, not a listing cut mid-word.
 		section "$con" LOG >"$work/$c.log"
@@ -354,7 +383,8 @@ for c in $cases; do
 		# one boot, two runs: a cycle, then DWARF mode, which
 		# arm64 refuses at start-up
 		run_arm64 "$c" bookworm "" --perf-mode,dwarf \
-		    --perf-mode,dwarf,--perf-backend,perf-events
+		    --perf-mode,dwarf,--perf-backend,perf-events \
+		    --perf-mode,dwarf,--perf-backend,bpf-compat
 		grep -q '^=== GPVM KERNEL.* aarch64 ===' "$con"
 		ok $? "$c: booted (aarch64, qemu TCG)"
 		[ "$rc" = 0 ]; ok $? "$c: the agent ran and exited 0 (exit ${rc:-none})"
@@ -391,6 +421,14 @@ for c in $cases; do
 		section "$con" COL3 | comm perf_busy_nofp |
 		    grep -q ';main;busy_run;busy_round;hot_fifty\( \|;\)'
 		ok $? "$c: perf events' registers unwound too (perf_busy_nofp's main;busy_run;busy_round;hot_fifty)"
+		# the fourth: the compat BPF program, forced
+		rc4=$(sed -n 's/^=== GPVM RC4 \([0-9]*\) ===.*/\1/p' "$con" | tr -d '\r')
+		[ "$rc4" = 0 ] && section "$con" LOG4 | grep 'dwarf stacks' |
+		    grep -q 'a BPF program for older kernels'
+		ok $? "$c: --perf-backend bpf-compat ran (exit ${rc4:-none})"
+		section "$con" COL4 | comm perf_busy_nofp |
+		    grep -q ';main;busy_run;busy_round;hot_fifty\( \|;\)'
+		ok $? "$c: its user-mode samples DWARF-unwound from the event's registers"
 		;;
 	*)
 		ok 1 "$c: a case this tier knows"

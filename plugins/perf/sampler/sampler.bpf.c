@@ -202,6 +202,37 @@ stat_inc(__u32 idx)
 		*v += 1;
 }
 
+/* Saved registers in DWARF order (sampler.h). */
+static __always_inline void
+regs_to_dwarf(struct sample_buf *s, const struct kregs *r)
+{
+#if defined(__TARGET_ARCH_arm64)
+	/* DWARF's x0-x30 and sp are the saved ones in order */
+	__builtin_memcpy(s->regs, r->regs, sizeof(r->regs));
+	s->regs[31] = r->sp;
+	s->regs[32] = r->pc;
+#else
+	s->regs[0] = r->ax;  s->regs[1] = r->dx;  s->regs[2] = r->cx;
+	s->regs[3] = r->bx;  s->regs[4] = r->si;  s->regs[5] = r->di;
+	s->regs[6] = r->bp;  s->regs[7] = r->sp;  s->regs[8] = r->r8;
+	s->regs[9] = r->r9;  s->regs[10] = r->r10; s->regs[11] = r->r11;
+	s->regs[12] = r->r12; s->regs[13] = r->r13; s->regs[14] = r->r14;
+	s->regs[15] = r->r15; s->regs[16] = r->ip;
+#endif
+}
+
+/* Whether saved registers are user mode's (the kernel's user_mode()). */
+static __always_inline int
+regs_user_mode(const struct kregs *r)
+{
+#if defined(__TARGET_ARCH_arm64)
+	return r->pc != 0 &&
+	    (r->pstate & KREGS_PSR_MODE_MASK) == KREGS_PSR_MODE_EL0t;
+#else
+	return (r->cs & 3) == 3;
+#endif
+}
+
 /* User registers of the current task, in DWARF order (sampler.h). */
 static __always_inline int
 copy_user_regs(struct sample_buf *s)
@@ -213,21 +244,31 @@ copy_user_regs(struct sample_buf *s)
 	p = bpf_task_pt_regs(task);
 	if (p == 0 || bpf_probe_read_kernel(&r, sizeof(r), (void *)p) != 0)
 		return -1;
-#if defined(__TARGET_ARCH_arm64)
-	/* DWARF's x0-x30 and sp are the saved ones in order */
-	__builtin_memcpy(s->regs, r.regs, sizeof(r.regs));
-	s->regs[31] = r.sp;
-	s->regs[32] = r.pc;
+	regs_to_dwarf(s, &r);
 	return 0;
-#else
-	s->regs[0] = r.ax;  s->regs[1] = r.dx;  s->regs[2] = r.cx;
-	s->regs[3] = r.bx;  s->regs[4] = r.si;  s->regs[5] = r.di;
-	s->regs[6] = r.bp;  s->regs[7] = r.sp;  s->regs[8] = r.r8;
-	s->regs[9] = r.r9;  s->regs[10] = r.r10; s->regs[11] = r.r11;
-	s->regs[12] = r.r12; s->regs[13] = r.r13; s->regs[14] = r.r14;
-	s->regs[15] = r.r15; s->regs[16] = r.ip;
+}
+
+/*
+ * The compat program's (no task BTF, no bpf_task_pt_regs): the user
+ * registers only when the sample interrupted user mode, from the perf
+ * event's own context (struct bpf_perf_event_data begins with the
+ * interrupted registers, the uapi pt_regs); a sample taken in the kernel
+ * has none (its user stack then comes from frame pointers).  Read field
+ * by field: the verifier turns each load of the context into one of the
+ * kernel's own struct (which holds a pointer to the registers), so the
+ * context cannot be copied as bytes.
+ */
+static __always_inline int
+copy_ctx_regs(struct sample_buf *s, void *ctx)
+{
+	const struct kregs *c = ctx;
+	struct kregs r;
+
+	__builtin_memcpy(&r, c, sizeof(r));
+	if (!regs_user_mode(&r))
+		return -1;
+	regs_to_dwarf(s, &r);
 	return 0;
-#endif
 }
 
 /*
@@ -449,9 +490,14 @@ walk_wake_due(struct sample_buf *s, struct walk_cfg *c)
 /*
  * One sample; ctx is what bpf_get_stack takes in both program types (the
  * perf event's, or the tracepoint's whose first word points at its regs).
+ * compat (a constant: each program its own code): without the task's BTF
+ * and bpf_task_pt_regs (Linux 5.11, 5.15), a task's user stack is what
+ * bpf_get_stack finds (none for a kernel thread), and DWARF registers
+ * come only with ctx_regs, a sample taken in user mode (the others fall
+ * back to the frame-pointer stack).
  */
 static __always_inline int
-sample_take(void *ctx, __u64 period)
+sample_take(void *ctx, __u64 period, int compat, int ctx_regs)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, cpu = bpf_get_smp_processor_id();
@@ -460,7 +506,7 @@ sample_take(void *ctx, __u64 period)
 	__u32 *genp, walk;
 	__u64 size;
 	long kn, un = 0;
-	int is_user, watched, urgent;
+	int is_user, watched, urgent, dwarf;
 
 	if (paused || (tgid != 0 && tgid == self_tgid))
 		return 0;
@@ -527,8 +573,10 @@ sample_take(void *ctx, __u64 period)
 	if (kn > SAMPLE_MAX_DEPTH)
 		kn = SAMPLE_MAX_DEPTH;
 	/* kernel threads have no user stack: not an error */
-	is_user = tgid != 0 && task_is_user();
-	if (want_fp && is_user) {
+	is_user = tgid != 0 && (compat || task_is_user());
+	dwarf = want_dwarf && is_user && (compat ? ctx_regs &&
+	    copy_ctx_regs(s, ctx) == 0 : copy_user_regs(s) == 0);
+	if ((want_fp || (compat && want_dwarf && !dwarf)) && is_user) {
 		s->hdr.flags |= SAMPLE_F_FP;
 		un = bpf_get_stack(ctx, &s->ips[kn & 0xff],
 		    SAMPLE_MAX_DEPTH * 8, BPF_F_USER_STACK);
@@ -543,6 +591,10 @@ sample_take(void *ctx, __u64 period)
 	}
 	s->hdr.nkern = kn;
 	s->hdr.nuser = un;
+	/* compat: a task with no user stack at all is a kernel thread (or
+	 * one whose stack is gone): not announced, not walked */
+	if (compat && un == 0 && !dwarf)
+		is_user = 0;
 	watched = tgid != 0 && bpf_map_lookup_elem(&watch, &tgid) != NULL;
 	/* A process profiler reads a watched thread's stack at once, unless
 	 * its frames were walked here. */
@@ -561,7 +613,7 @@ sample_take(void *ctx, __u64 period)
 	size = sizeof(s->hdr) + (kn + un + 2 * (__u64)(s->hdr.nwalk &
 	    0xff)) * 8;
 
-	if (want_dwarf && is_user && copy_user_regs(s) == 0) {
+	if (dwarf) {
 		s->hdr.flags |= SAMPLE_F_DWARF;
 		s->hdr.stack_off = __builtin_offsetof(struct sample_buf, regs);
 		s->hdr.stack_len = copy_user_stack(s);
@@ -586,7 +638,15 @@ SEC("perf_event")
 int
 on_sample(void *ctx)
 {
-	return sample_take(ctx, 1);
+	return sample_take(ctx, 1, 0, 1);
+}
+
+/* The same for kernels without the task's BTF helpers (sample_take). */
+SEC("perf_event")
+int
+on_sample_compat(void *ctx)
+{
+	return sample_take(ctx, 1, 1, 1);
 }
 
 /*
@@ -598,7 +658,14 @@ SEC("tracepoint")
 int
 on_tracepoint(void *ctx)
 {
-	return sample_take(ctx, tp_period);
+	return sample_take(ctx, tp_period, 0, 0);
+}
+
+SEC("tracepoint")
+int
+on_tracepoint_compat(void *ctx)
+{
+	return sample_take(ctx, tp_period, 1, 0);
 }
 
 /*

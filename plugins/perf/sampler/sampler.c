@@ -1,9 +1,11 @@
 /*
  * The sampler: one of its backends, chosen by --perf-backend.  "auto"
  * takes the BPF program (sampler_bpf.c: stacks, generations and filters in
- * the kernel) and, when this kernel cannot load it, perf events alone
- * (sampler_pev.c: what `perf record` does, on every kernel perf runs on),
- * saying why and what that costs.  Everything else is the backend's.
+ * the kernel); when this kernel cannot load it, the same program without
+ * the task's BTF helpers (bpf-compat, Linux 5.8 to 5.14); when neither
+ * loads, perf events alone (sampler_pev.c: what `perf record` does, on
+ * every kernel perf runs on), saying why and what that costs.
+ * Everything else is the backend's.
  */
 #include "config.h"
 
@@ -15,6 +17,7 @@
 
 static const struct sampler_ops *const sampler_backends[] = {
 	&sampler_bpf_ops,
+	&sampler_bpf_compat_ops,
 	&sampler_pev_ops,
 };
 #define NBACKENDS (sizeof(sampler_backends) / sizeof(sampler_backends[0]))
@@ -35,13 +38,26 @@ sampler_backend_parse(const char *name)
 struct sampler *
 sampler_open(const struct sampler_opts *o, char *err, size_t errlen)
 {
+	struct sampler_opts q = *o;
 	struct sampler *s;
-	char why[1024], msg[1400];
+	char why[1024], why2[1024], msg[2200];
 
 	if (o->backend >= 0 && (size_t)o->backend < NBACKENDS)
 		return (sampler_backends[o->backend]->open(o, err, errlen));
 	if ((s = sampler_bpf_ops.open(o, why, sizeof(why))) != NULL)
 		return (s);
+	/* A named event that cannot be opened fails every backend alike. */
+	q.quiet_load = 1;
+	if ((s = sampler_bpf_compat_ops.open(&q, why2, sizeof(why2))) != NULL) {
+		if (o->log != NULL) {
+			snprintf(msg, sizeof(msg), "%s; sampling through the "
+			    "BPF program for older kernels instead "
+			    "(--perf-backend bpf-compat): %s", why,
+			    sampler_compat_costs(o));
+			o->log(o->arg, 1, msg);
+		}
+		return (s);
+	}
 	/* A named event that cannot be opened fails either way. */
 	if ((s = sampler_pev_ops.open(o, err, errlen)) == NULL) {
 		snprintf(msg, sizeof(msg), "%s; %s", why, err);
@@ -55,6 +71,16 @@ sampler_open(const struct sampler_opts *o, char *err, size_t errlen)
 		o->log(o->arg, 1, msg);
 	}
 	return (s);
+}
+
+/* What the compat program gives up against the full one, in words. */
+const char *
+sampler_compat_costs(const struct sampler_opts *o)
+{
+	return (o->want_dwarf ? "a sample taken while the kernel runs for "
+	    "a task has its user stack from frame pointers, not DWARF (the "
+	    "task's saved registers need Linux 5.15)" : "nothing in "
+	    "frame-pointer mode");
 }
 
 const char *

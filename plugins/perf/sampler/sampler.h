@@ -206,12 +206,15 @@ struct sampler_opts {
 	int		(*on_record)(void *arg, const void *rec, size_t len);
 	/* libbpf warnings and sampler notes */
 	void		(*log)(void *arg, int level, const char *msg);
+	int		 quiet_load;	/* no libbpf lines (sampler_open) */
 	void		*arg;
 };
-/* "auto", "bpf" or "perf-events": a backend, or -EINVAL. */
+/* "auto", "bpf", "bpf-compat" or "perf-events": a backend, or -EINVAL. */
 int		 sampler_backend_parse(const char *);
-/* The backend sampling: "bpf" or "perf-events". */
+/* The backend sampling: "bpf", "bpf-compat" or "perf-events". */
 const char	*sampler_backend_name(const struct sampler *);
+/* What the compat BPF program gives up against the full one, in words. */
+const char	*sampler_compat_costs(const struct sampler_opts *);
 /* What the perf-events backend gives up against BPF, for o, in words. */
 const char	*sampler_pev_costs(const struct sampler_opts *o);
 /* NULL with a message in err saying what is missing. */

@@ -38,6 +38,7 @@ struct sbpf {
 	struct bpf_link	       **links;
 	struct sampler_ev	 ev;
 	int			 ksym_ok;	/* ksym_resolve loaded */
+	int			 compat;	/* the *_compat programs */
 	struct bpf_link		*exec_link;	/* exec generations */
 	struct bpf_link		*exit_link;
 };
@@ -102,6 +103,17 @@ sampler_cpu_close(struct sbpf *s, int cpu)
 	s->fds[cpu] = -1;
 }
 
+/* The sampling program: per event type, full or compat (sample_take). */
+static struct bpf_program *
+sampler_prog(const struct sbpf *s)
+{
+	if (s->ev.type == PERF_TYPE_TRACEPOINT)
+		return (s->compat ? s->skel->progs.on_tracepoint_compat :
+		    s->skel->progs.on_tracepoint);
+	return (s->compat ? s->skel->progs.on_sample_compat :
+	    s->skel->progs.on_sample);
+}
+
 static int
 sampler_cpu_open(struct sbpf *s, int cpu)
 {
@@ -114,9 +126,7 @@ sampler_cpu_open(struct sbpf *s, int cpu)
 	if (fd < 0)
 		return (fd);
 	s->fds[cpu] = fd;
-	s->links[cpu] = bpf_program__attach_perf_event(
-	    s->ev.type == PERF_TYPE_TRACEPOINT ? s->skel->progs.on_tracepoint :
-	    s->skel->progs.on_sample, fd);
+	s->links[cpu] = bpf_program__attach_perf_event(sampler_prog(s), fd);
 	if (s->links[cpu] == NULL) {
 		fd = -errno;
 		sampler_cpu_close(s, cpu);
@@ -257,10 +267,12 @@ sampler_explain(int rc, char *err, size_t errlen)
 	    strerror(-rc), hint, buf[0] ? ", perf_event_paranoid=" : "", buf);
 }
 
-/* Why the --perf-event event cannot be opened, and what to do. */
+/* The object opened, set up and loaded, with the resolver or not. */
 static int
 sampler_load(struct sbpf *s, int with_ksym)
 {
+	struct bpf_program *progs[4];
+	size_t k;
 	struct sampler_bpf *skel;
 	uint32_t key, i;
 	uint8_t one = 1;
@@ -273,11 +285,15 @@ sampler_load(struct sbpf *s, int with_ksym)
 	s->ksym_ok = with_ksym;
 	if (!with_ksym)
 		bpf_program__set_autoload(skel->progs.ksym_resolve, false);
-	/* one program type per event type: load only the one attached */
-	if (s->ev.type == PERF_TYPE_TRACEPOINT)
-		bpf_program__set_autoload(skel->progs.on_sample, false);
-	else
-		bpf_program__set_autoload(skel->progs.on_tracepoint, false);
+	/* one program type per event type, full or compat: load only the
+	 * one attached */
+	progs[0] = skel->progs.on_sample;
+	progs[1] = skel->progs.on_sample_compat;
+	progs[2] = skel->progs.on_tracepoint;
+	progs[3] = skel->progs.on_tracepoint_compat;
+	for (k = 0; k < 4; k++)
+		if (progs[k] != sampler_prog(s))
+			bpf_program__set_autoload(progs[k], false);
 	skel->rodata->self_tgid = (uint32_t)s->opts.self_pid;
 	skel->rodata->filter_pids = s->opts.pids != NULL;
 	skel->rodata->filter_cgroups = s->opts.filter_cgroups != 0;
@@ -472,7 +488,8 @@ sbpf_exec_gen(struct sampler *base, int32_t pid, uint32_t *gen)
 }
 
 static struct sampler *
-sbpf_open(const struct sampler_opts *opts, char *err, size_t errlen)
+sbpf_open_as(const struct sampler_opts *opts, int compat, char *err,
+    size_t errlen)
 {
 	struct sbpf *s;
 	libbpf_print_fn_t old;
@@ -483,7 +500,8 @@ sbpf_open(const struct sampler_opts *opts, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return (NULL);
 	}
-	s->base.ops = &sampler_bpf_ops;
+	s->base.ops = compat ? &sampler_bpf_compat_ops : &sampler_bpf_ops;
+	s->compat = compat;
 	s->opts = *opts;
 	if (opts->ev_name != NULL) {
 		s->ev.name = opts->ev_name;
@@ -513,7 +531,9 @@ sbpf_open(const struct sampler_opts *opts, char *err, size_t errlen)
 	 * (the symbolizer then reads /proc/kallsyms). */
 	sampler_log_opts = NULL;
 	rc = sampler_load(s, 1);
-	sampler_log_opts = &s->opts;
+	/* auto's compat attempt after the full program's: libbpf's lines
+	 * said it all the first time (sampler_open) */
+	sampler_log_opts = compat && opts->quiet_load ? NULL : &s->opts;
 	sampler_refused[0] = '\0';
 	sampler_refused_id = -1;
 	if (rc != 0) {
@@ -547,6 +567,18 @@ sbpf_open(const struct sampler_opts *opts, char *err, size_t errlen)
 out_free:
 	sbpf_close(&s->base);
 	return (NULL);
+}
+
+static struct sampler *
+sbpf_open(const struct sampler_opts *opts, char *err, size_t errlen)
+{
+	return (sbpf_open_as(opts, 0, err, errlen));
+}
+
+static struct sampler *
+sbpf_open_compat(const struct sampler_opts *opts, char *err, size_t errlen)
+{
+	return (sbpf_open_as(opts, 1, err, errlen));
 }
 
 static void
@@ -670,6 +702,28 @@ sbpf_event_name(const struct sampler *base)
 const struct sampler_ops sampler_bpf_ops = {
 	.name = "bpf",
 	.open = sbpf_open,
+	.close = sbpf_close,
+	.resume = sbpf_resume,
+	.drain = sbpf_drain,
+	.wakeup_fd = sbpf_wakeup_fd,
+	.sync_cpus = sbpf_sync_cpus,
+	.set_period = sbpf_set_period,
+	.stats = sbpf_stats,
+	.ksym_resolve = sbpf_ksym_resolve,
+	.exec_gen = sbpf_exec_gen,
+	.watch = sbpf_watch,
+	.walk_set = sbpf_walk_set,
+	.walk_root = sbpf_walk_root,
+	.cgroups_set = sbpf_cgroups_set,
+	.follows_exec = sbpf_follows_exec,
+	.event_name = sbpf_event_name,
+};
+
+/* The same program for kernels without the task's BTF helpers
+ * (sampler.bpf.c's sample_take). */
+const struct sampler_ops sampler_bpf_compat_ops = {
+	.name = "bpf-compat",
+	.open = sbpf_open_compat,
 	.close = sbpf_close,
 	.resume = sbpf_resume,
 	.drain = sbpf_drain,

@@ -44,6 +44,7 @@ struct sampler_ops {
 };
 
 extern const struct sampler_ops sampler_bpf_ops;	/* sampler_bpf.c */
+extern const struct sampler_ops sampler_bpf_compat_ops;
 extern const struct sampler_ops sampler_pev_ops;	/* sampler_pev.c */
 
 /* sampler_ev.c: the sampling event. */
