@@ -3,6 +3,9 @@
 # attack costs the agent little CPU and memory, and SIGTERM still ends it
 # within 2 s.  Source after tests/tap.sh.
 #
+#   attack_perf_setup                    a perf-plugin attack's start (after
+#                                        perf_lib.sh): what it needs checked,
+#                                        NOBODY, ONLY_PERF, $TMP/u for nobody
 #   attack_start OUT D [AGENT ARGS...]   start the agent (AGENT_PID), log in OUT/log
 #   attack_checks OUT D [CPU_S] [RSS_MB] the four checks, AGENT_PID stopped after
 #
@@ -10,6 +13,20 @@
 # (VmHWM).  Under an AddressSanitizer build the CPU and memory bounds are
 # not checked (shadow memory and instrumentation measure ASan, not the
 # agent); cycles and SIGTERM are.
+
+attack_perf_setup() {
+	perf_require
+	[ -x "$GP_BIN" ] || skip_all "daemon not built"
+	command -v setpriv >/dev/null || skip_all "setpriv(1) missing"
+	command -v objcopy >/dev/null || skip_all "objcopy(1) missing"
+	NOBODY="--reuid=65534 --regid=65534 --clear-groups"
+	# Only the perf plugin: the runtime profilers read no perf map or
+	# debug file, and other processes on the host are not the test's.
+	ONLY_PERF="--no-python --no-java --no-ruby --no-php --no-nodejs"
+	tap_tmpdir
+	chmod 0755 "$TMP"
+	mkdir -p "$TMP/u"
+}
 
 attack_start() {
 	_out=$1; _d=$2; shift 2

@@ -9,15 +9,7 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/workloads/perf_lib.sh"
 . "$top_srcdir/tests/attack_lib.sh"
-perf_require
-[ -x "$GP_BIN" ] || skip_all "daemon not built"
-command -v setpriv >/dev/null || skip_all "setpriv(1) missing"
-command -v objcopy >/dev/null || skip_all "objcopy(1) missing"
-NOBODY="--reuid=65534 --regid=65534 --clear-groups"
-ONLY_PERF="--no-python --no-java --no-ruby --no-php --no-nodejs"
-tap_tmpdir
-chmod 0755 "$TMP"
-mkdir -p "$TMP/u"
+attack_perf_setup
 
 objcopy --strip-all "$WL/perf_busy" "$TMP/u/busy.stripped" &&
     "${PYTHON3:-python3}" "$top_srcdir/tests/workloads/perf_hostile_go.py" \

@@ -13,17 +13,7 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/workloads/perf_lib.sh"
 . "$top_srcdir/tests/attack_lib.sh"
-perf_require
-[ -x "$GP_BIN" ] || skip_all "daemon not built"
-command -v setpriv >/dev/null || skip_all "setpriv(1) missing"
-command -v objcopy >/dev/null || skip_all "objcopy(1) missing"
-NOBODY="--reuid=65534 --regid=65534 --clear-groups"
-# Only the perf plugin: the runtime profilers read no perf map or debug
-# file, and other processes on the host are not this test's to examine.
-ONLY_PERF="--no-python --no-java --no-ruby --no-php --no-nodejs"
-tap_tmpdir
-chmod 0755 "$TMP"
-mkdir -p "$TMP/u"
+attack_perf_setup
 chown 65534:65534 "$TMP/u"
 
 # The JIT process and a 2 MiB map body (50k lines far from its code).

@@ -699,44 +699,29 @@ sbpf_event_name(const struct sampler *base)
 	return (s->ev.name != NULL ? s->ev.name : "none");
 }
 
-const struct sampler_ops sampler_bpf_ops = {
-	.name = "bpf",
-	.open = sbpf_open,
-	.close = sbpf_close,
-	.resume = sbpf_resume,
-	.drain = sbpf_drain,
-	.wakeup_fd = sbpf_wakeup_fd,
-	.sync_cpus = sbpf_sync_cpus,
-	.set_period = sbpf_set_period,
-	.stats = sbpf_stats,
-	.ksym_resolve = sbpf_ksym_resolve,
-	.exec_gen = sbpf_exec_gen,
-	.watch = sbpf_watch,
-	.walk_set = sbpf_walk_set,
-	.walk_root = sbpf_walk_root,
-	.cgroups_set = sbpf_cgroups_set,
-	.follows_exec = sbpf_follows_exec,
-	.event_name = sbpf_event_name,
-};
+/* The full program and the compat one differ in their name and open. */
+#define SBPF_OPS(n, o) {						\
+	.name = n,							\
+	.open = o,							\
+	.close = sbpf_close,						\
+	.resume = sbpf_resume,						\
+	.drain = sbpf_drain,						\
+	.wakeup_fd = sbpf_wakeup_fd,					\
+	.sync_cpus = sbpf_sync_cpus,					\
+	.set_period = sbpf_set_period,					\
+	.stats = sbpf_stats,						\
+	.ksym_resolve = sbpf_ksym_resolve,				\
+	.exec_gen = sbpf_exec_gen,					\
+	.watch = sbpf_watch,						\
+	.walk_set = sbpf_walk_set,					\
+	.walk_root = sbpf_walk_root,					\
+	.cgroups_set = sbpf_cgroups_set,				\
+	.follows_exec = sbpf_follows_exec,				\
+	.event_name = sbpf_event_name,					\
+}
 
+const struct sampler_ops sampler_bpf_ops = SBPF_OPS("bpf", sbpf_open);
 /* The same program for kernels without the task's BTF helpers
  * (sampler.bpf.c's sample_take). */
-const struct sampler_ops sampler_bpf_compat_ops = {
-	.name = "bpf-compat",
-	.open = sbpf_open_compat,
-	.close = sbpf_close,
-	.resume = sbpf_resume,
-	.drain = sbpf_drain,
-	.wakeup_fd = sbpf_wakeup_fd,
-	.sync_cpus = sbpf_sync_cpus,
-	.set_period = sbpf_set_period,
-	.stats = sbpf_stats,
-	.ksym_resolve = sbpf_ksym_resolve,
-	.exec_gen = sbpf_exec_gen,
-	.watch = sbpf_watch,
-	.walk_set = sbpf_walk_set,
-	.walk_root = sbpf_walk_root,
-	.cgroups_set = sbpf_cgroups_set,
-	.follows_exec = sbpf_follows_exec,
-	.event_name = sbpf_event_name,
-};
+const struct sampler_ops sampler_bpf_compat_ops =
+    SBPF_OPS("bpf-compat", sbpf_open_compat);
