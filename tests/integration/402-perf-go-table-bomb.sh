@@ -12,7 +12,7 @@
 attack_perf_setup
 
 objcopy --strip-all "$WL/perf_busy" "$TMP/u/busy.stripped" &&
-    "${PYTHON3:-python3}" "$top_srcdir/tests/workloads/perf_hostile_go.py" \
+    "${PYTHON3:-python3}" "$top_srcdir/tests/workloads/perf_hostile_elf.py" --go \
     "$TMP/u/busy.stripped" "$TMP/u/gobomb" 64 200000 &&
     chmod 0755 "$TMP/u/gobomb"
 ok $? "a busy program with a hostile 64 MiB .gopclntab"
