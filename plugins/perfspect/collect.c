@@ -568,6 +568,22 @@ ps_collector_use(struct ps_collector *c, const char *binary)
 		collector_spawn(c);
 }
 
+/*
+ * The running PerfSpect asked to stop (SIGTERM, then SIGKILL after the
+ * grace), once: already stopping (an abandoned cycle), signalling again
+ * would push the SIGKILL back.  Whether one runs.
+ */
+static int
+collector_term(struct ps_collector *c)
+{
+	if (c->child == NULL)
+		return (0);
+	if (!c->term_sent)
+		c->api->child_stop(c->child, SIGTERM, c->cfg.grace_ms);
+	c->term_sent = 1;
+	return (1);
+}
+
 void
 ps_collector_snapshot(struct ps_collector *c, struct gp_snapshot *snap)
 {
@@ -575,15 +591,8 @@ ps_collector_snapshot(struct ps_collector *c, struct gp_snapshot *snap)
 	c->snap = snap;
 	/* The cycle's window ends now; the next one begins. */
 	clock_gettime(CLOCK_MONOTONIC, &c->win_mono);
-	if (c->child != NULL) {
-		/* Already stopping (an abandoned cycle): do not push the
-		 * SIGKILL back by signalling again. */
-		if (!c->term_sent)
-			c->api->child_stop(c->child, SIGTERM,
-			    c->cfg.grace_ms);
-		c->term_sent = 1;
+	if (collector_term(c))
 		return;
-	}
 	result_clear(&c->last);
 	if (c->finished.valid) {
 		c->last = c->finished;
@@ -672,13 +681,8 @@ ps_collector_stop(struct ps_collector *c)
 		result_set(&c->last, "not_ready", "the run is stopping");
 		collector_snapshot_done(c);
 	}
-	if (c->child != NULL) {
-		if (!c->term_sent)
-			c->api->child_stop(c->child, SIGTERM,
-			    c->cfg.grace_ms);
-		c->term_sent = 1;
+	if (collector_term(c))
 		return;
-	}
 	collector_finish_stop(c);
 }
 

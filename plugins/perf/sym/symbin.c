@@ -440,6 +440,31 @@ sym_binary_pinned(struct symbolizer *s, const struct procmaps_entry *e)
 }
 
 /*
+ * The binary of the file open at fd (its identity sb): the one already
+ * loaded for that file, or a new one (fd then its own); referenced for the
+ * caller.  fd is closed or kept either way.
+ */
+static struct sym_binary *
+sym_binary_of_fd(struct symbolizer *s, struct sym_proc *p, int fd,
+    struct gp_file_info *sb, const char *path)
+{
+	struct sym_filekey	*k;
+	struct sym_binary	*b;
+
+	if ((k = sym_key_find(s, sb)) != NULL) {
+		close(fd);
+		return (sym_binary_ref(k->bin));
+	}
+	if ((b = sym_binary_open(s, p, fd, sb, path)) == NULL) {
+		close(fd);
+		return (NULL);
+	}
+	if (sym_key_add(s, sb, b) != 0)
+		return (NULL);
+	return (sym_binary_ref(b));
+}
+
+/*
  * A gone process's mapping, known from the kernel's records: a binary
  * already read with that device and inode (every run of a program maps
  * the same file), else its path opened in our root when that is still
@@ -450,7 +475,6 @@ static struct sym_binary *
 sym_binary_for_gone(struct symbolizer *s, struct sym_proc *p,
     const struct procmaps_entry *e, const char *path)
 {
-	struct sym_filekey	*k;
 	struct sym_binary	*b;
 	struct gp_file_info	 sb;
 	dev_t			 dev = makedev(e->dev_major, e->dev_minor);
@@ -479,17 +503,7 @@ sym_binary_for_gone(struct symbolizer *s, struct sym_proc *p,
 		close(fd);
 		return (NULL);
 	}
-	if ((k = sym_key_find(s, &sb)) != NULL) {
-		close(fd);
-		return (sym_binary_ref(k->bin));
-	}
-	if ((b = sym_binary_open(s, p, fd, &sb, path)) == NULL) {
-		close(fd);
-		return (NULL);
-	}
-	if (sym_key_add(s, &sb, b) != 0)
-		return (NULL);
-	return (sym_binary_ref(b));
+	return (sym_binary_of_fd(s, p, fd, &sb, path));
 }
 
 /*
@@ -500,7 +514,6 @@ struct sym_binary *
 sym_binary_for_mapping(struct symbolizer *s, struct sym_proc *p,
     const struct procmaps_entry *e, const char *path)
 {
-	struct sym_filekey	*k;
 	struct sym_binary	*b;
 	struct gp_file_info	 sb;
 	int			 fd;
@@ -529,17 +542,7 @@ sym_binary_for_mapping(struct symbolizer *s, struct sym_proc *p,
 		    (int)p->pid, path, sym_open_strerror(fd, &sb));
 		return (NULL);
 	}
-	if ((k = sym_key_find(s, &sb)) != NULL) {
-		close(fd);
-		return (sym_binary_ref(k->bin));
-	}
-	if ((b = sym_binary_open(s, p, fd, &sb, path)) == NULL) {
-		close(fd);
-		return (NULL);
-	}
-	if (sym_key_add(s, &sb, b) != 0)
-		return (NULL);
-	return (sym_binary_ref(b));
+	return (sym_binary_of_fd(s, p, fd, &sb, path));
 }
 
 static void
