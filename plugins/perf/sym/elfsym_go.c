@@ -113,17 +113,6 @@ elfsym_go_buildinfo(struct elfsym_table *t, const struct elfsym_go *go)
  */
 #define ELFSYM_GO_SCAN	(64u << 10)
 
-static uint64_t
-elfsym_go_word(const uint8_t *p, size_t ps)
-{
-	uint64_t	 w = 0;
-	size_t		 i;
-
-	for (i = 0; i < ps; i++)
-		w |= (uint64_t)p[i] << (8 * i);
-	return (w);
-}
-
 static int
 elfsym_go_gofunc(struct elfsym_goread *r, size_t *budget)
 {
@@ -153,9 +142,9 @@ elfsym_go_gofunc(struct elfsym_goread *r, size_t *budget)
 	*budget -= *budget > len / ELFSYM_GO_UNIT_BYTES ?
 	    len / ELFSYM_GO_UNIT_BYTES : *budget;
 	for (k = 0; k < ELFSYM_GO_SCAN && k + at + ps <= len; k += ps)
-		if (elfsym_go_word(p + k, ps) == r->pcaddr &&
-		    elfsym_go_word(p + k + ps, ps) == r->pcaddr + g->funcname) {
-			r->gofunc = elfsym_go_word(p + k + at, ps);
+		if (gobuildinfo_ptr(p + k, (unsigned)ps) == r->pcaddr &&
+		    gobuildinfo_ptr(p + k + ps, (unsigned)ps) == r->pcaddr + g->funcname) {
+			r->gofunc = gobuildinfo_ptr(p + k + at, (unsigned)ps);
 			free(p);
 			return (0);
 		}

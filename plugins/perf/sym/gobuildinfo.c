@@ -50,7 +50,7 @@ gobuildinfo_copy(const uint8_t *p, uint64_t n, char *out, size_t outlen)
 }
 
 /* A little-endian pointer of size ps (4 or 8). */
-static uint64_t
+uint64_t
 gobuildinfo_ptr(const uint8_t *p, unsigned ps)
 {
 	uint64_t	 v = 0;

@@ -27,6 +27,8 @@
  * pre-1.18 pointer format; -EINVAL: truncated, empty, longer than
  * outlen - 1 or GOBUILDINFO_VER_MAX - 1, or not printable ASCII.
  */
+/* A little-endian pointer of ps bytes (4 or 8) at p. */
+uint64_t gobuildinfo_ptr(const uint8_t *, unsigned);
 int	gobuildinfo_version(const void *, size_t, char *, size_t);
 
 /* Read n bytes at a link-time address into buf: 0, or -1 if unmapped. */
