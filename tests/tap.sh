@@ -39,3 +39,11 @@ skip() {
 # Whether the daemon is an AddressSanitizer build (memory figures are
 # meaningless there: shadow memory and quarantine).
 asan_build() { ldd "$GP_BIN" 2>/dev/null | grep -q libasan; }
+# sanitizer_report LOG: a sanitizer's report in an agent's log, as
+# diagnostics (from its first line: a leak report names the leak first);
+# false when there is none.
+sanitizer_report() {
+	grep -q 'Sanitizer\|runtime error:' "$1" || return 1
+	sed -n '/==[0-9]*==ERROR\|runtime error:\|Sanitizer/,$p' "$1" |
+	    head -60 | sed 's/^/# /'
+}
