@@ -20,6 +20,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t plen;
 
 	(void)langproc_parse_starttime((const char *)data, size, &start);
+	(void)langproc_parse_stat_field((const char *)data, size, 23, &start);
 	(void)langmaps_linking((const char *)data, size);
 	if (langproc_parse_map_line((const char *)data, size, &start, &end,
 	    &off, &ino, &path, &plen) == 0 && path != NULL &&

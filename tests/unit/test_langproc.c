@@ -1,6 +1,7 @@
 /*
- * Unit tests for plugins/lang/common/langproc.c: the start time in a
- * /proc/PID/stat text, whose comm a user names, and /proc/PID/maps lines.
+ * Unit tests for plugins/lang/common/langproc.c: the start time and other
+ * fields of a /proc/PID/stat text, whose comm a user names, and
+ * /proc/PID/maps lines.
  */
 #include <errno.h>
 
@@ -37,6 +38,16 @@ main(void)
 	    &v), -EINVAL, "not a number");
 	CHECK_INTEQ(langproc_parse_starttime(ok, 40, &v), -EINVAL,
 	    "only its bytes");
+	CHECK(langproc_parse_stat_field(ok, sizeof(ok) - 1, 23, &v) == 0 &&
+	    v == 1000, "the virtual size (field 23)");
+	CHECK(langproc_parse_stat_field(nasty, sizeof(nasty) - 1, 3, &v) ==
+	    -EINVAL, "field 3 (the state) is no number");
+	CHECK(langproc_parse_stat_field(ok, sizeof(ok) - 1, 4, &v) == 0 &&
+	    v == 1, "the parent (field 4)");
+	CHECK_INTEQ(langproc_parse_stat_field(ok, sizeof(ok) - 1, 2, &v),
+	    -EINVAL, "the comm is not a number field");
+	CHECK_INTEQ(langproc_parse_stat_field(ok, sizeof(ok) - 1, 60, &v),
+	    -EINVAL, "past the last field");
 	{
 		static const char l1[] = "7f00a000-7f00b000 r-xp 00002000 "
 		    "fd:01 1234567   /usr/lib/libruby.so.3.1 (deleted)";

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "testing.h"
@@ -184,6 +185,33 @@ main(void)
 	langtab_refresh(&tab, 0, stat_fake, examine_cb, NULL);
 	CHECK(examined == 1 && a->seen, "all: seen again, not re-examined");
 	langtab_free(&tab);
+
+	/* an ignored process looked at again when its mappings change,
+	 * less and less often */
+	{
+		struct langtab_proc e;
+		double t;
+		int n = 0;
+
+		memset(&e, 0, sizeof(e));
+		langtab_looked(&e, 1000, 100.0);
+		e.state = LANGTAB_IGNORED;
+		CHECK(!langtab_recheck(&e, 1000, 200.0), "the same virtual "
+		    "size: not looked at again");
+		CHECK(!langtab_recheck(&e, 2000, 100.5), "another, but within "
+		    "a second of the last look: not yet");
+		CHECK(langtab_recheck(&e, 2000, 101.0) && e.vsize == 2000,
+		    "another, a second after: looked at again, the size kept");
+		CHECK(!langtab_recheck(&e, 3000, 102.5), "then not within two "
+		    "seconds");
+		CHECK(langtab_recheck(&e, 3000, 103.0), "but after them");
+		for (t = 103.0; t < 103.0 + 3600; t += 1.0)
+			n += langtab_recheck(&e, (uint64_t)t, t);
+		CHECK(n >= 55 && n <= 66, "a heap that changes every second: "
+		    "looked at about once a minute");
+		e.state = LANGTAB_ACTIVE;
+		CHECK(!langtab_recheck(&e, 1, 1e9), "only ignored ones");
+	}
 
 	/* the walk of /proc finds this process, with an uptime */
 	CHECK(langtab_walk_proc(walk_cb, &self) == 0 && walked == 1,

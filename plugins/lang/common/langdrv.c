@@ -53,15 +53,20 @@ langdrv_scan_pid(void *arg, pid_t pid, double uptime)
 {
 	struct langdrv *d = arg;
 	struct langtab_proc *lp = langtab_find(&d->tab, pid);
-	uint64_t start, exe_id;
+	uint64_t start, exe_id, vsize;
 	double age;
 
-	if (langproc_stat(pid, &start, &exe_id) != 0)
+	if (langproc_stat_vsize(pid, &start, &exe_id, &vsize) != 0)
 		return;
 	age = langtab_age(start, uptime);
 	if (langtab_same(&d->tab, &lp, start, exe_id)) {
 		if (lp->state == LANGTAB_NEW)
 			langdrv_examine(d, lp, age);
+		else if (langtab_recheck(lp, vsize, uptime)) {
+			d->api->log(d->ctx, GP_LOG_DEBUG, "pid %d: its "
+			    "mappings changed: looked at again", (int)pid);
+			langdrv_examine(d, lp, age);
+		}
 		return;
 	}
 	/* --min-duration: too young now, considered again next scan. */
@@ -69,8 +74,10 @@ langdrv_scan_pid(void *arg, pid_t pid, double uptime)
 	    (d->min_duration > 0 && (age < 0 || age < d->min_duration)))
 		return;
 	if ((lp = langtab_new(&d->tab, d->ops->proc_size, pid, start,
-	    exe_id)) != NULL)
+	    exe_id)) != NULL) {
+		langtab_looked(lp, vsize, uptime);
 		langdrv_examine(d, lp, age);
+	}
 }
 
 /* The known processes checked (langtab_refresh). */

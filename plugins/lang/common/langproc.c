@@ -119,29 +119,38 @@ langproc_open_object(pid_t pid, uint64_t start, uint64_t end,
 }
 
 int
-langproc_parse_starttime(const char *buf, size_t len, uint64_t *start)
+langproc_parse_stat_field(const char *buf, size_t len, int want,
+    uint64_t *val)
 {
 	const char *q = NULL, *end = buf + len;
 	size_t i;
 	int field;
 
+	if (want < 3)
+		return (-EINVAL);
 	/* comm may hold spaces and parentheses: fields follow the last ')' */
 	for (i = 0; i < len; i++)
 		if (buf[i] == ')')
 			q = buf + i;
 	if (q == NULL)
 		return (-EINVAL);
-	for (field = 2; field < 22 && q < end; q++)
+	for (field = 2; field < want && q < end; q++)
 		if (*q == ' ')
 			field++;
-	if (field != 22 || q >= end || *q < '0' || *q > '9')
+	if (field != want || q >= end || *q < '0' || *q > '9')
 		return (-EINVAL);
-	for (*start = 0; q < end && *q >= '0' && *q <= '9'; q++) {
-		if (*start > (UINT64_MAX - 9) / 10)
+	for (*val = 0; q < end && *q >= '0' && *q <= '9'; q++) {
+		if (*val > (UINT64_MAX - 9) / 10)
 			return (-EINVAL);
-		*start = *start * 10 + (uint64_t)(*q - '0');
+		*val = *val * 10 + (uint64_t)(*q - '0');
 	}
 	return (0);
+}
+
+int
+langproc_parse_starttime(const char *buf, size_t len, uint64_t *start)
+{
+	return (langproc_parse_stat_field(buf, len, 22, start));
 }
 
 int
@@ -200,15 +209,25 @@ langproc_read_stat(pid_t pid, char *buf, size_t len, uint64_t *exe_id)
 }
 
 int
-langproc_stat(pid_t pid, uint64_t *start, uint64_t *exe_id)
+langproc_stat_vsize(pid_t pid, uint64_t *start, uint64_t *exe_id,
+    uint64_t *vsize)
 {
 	char buf[1024];
 	ssize_t n;
 
-	if ((n = langproc_read_stat(pid, buf, sizeof(buf), exe_id)) <= 0)
+	if ((n = langproc_read_stat(pid, buf, sizeof(buf), exe_id)) <= 0 ||
+	    langproc_parse_starttime(buf, (size_t)n, start) != 0)
 		return (-ESRCH);
-	return (langproc_parse_starttime(buf, (size_t)n, start) == 0 ? 0 :
-	    -ESRCH);
+	if (vsize != NULL &&
+	    langproc_parse_stat_field(buf, (size_t)n, 23, vsize) != 0)
+		*vsize = 0;
+	return (0);
+}
+
+int
+langproc_stat(pid_t pid, uint64_t *start, uint64_t *exe_id)
+{
+	return (langproc_stat_vsize(pid, start, exe_id, NULL));
 }
 
 int

@@ -114,6 +114,27 @@ langtab_same(struct langtab *tab, struct langtab_proc **prp, uint64_t start,
 	return (0);
 }
 
+void
+langtab_looked(struct langtab_proc *lp, uint64_t vsize, double uptime)
+{
+	if (lp->recheck_s < LANGTAB_RECHECK_MIN_S)
+		lp->recheck_s = LANGTAB_RECHECK_MIN_S;
+	lp->vsize = vsize;
+	lp->recheck_at = uptime + lp->recheck_s;
+	lp->recheck_s = lp->recheck_s * 2 < LANGTAB_RECHECK_MAX_S ?
+	    lp->recheck_s * 2 : LANGTAB_RECHECK_MAX_S;
+}
+
+int
+langtab_recheck(struct langtab_proc *lp, uint64_t vsize, double uptime)
+{
+	if (lp->state != LANGTAB_IGNORED || vsize == lp->vsize ||
+	    uptime < lp->recheck_at)
+		return (0);
+	langtab_looked(lp, vsize, uptime);
+	return (1);
+}
+
 int
 langtab_settle(int state, double age)
 {
@@ -157,6 +178,9 @@ langtab_attach_log(const struct gp_host_api *api, struct gp_plugin_ctx *ctx,
 		api->log(ctx, GP_LOG_INFO, "pid %d (%s)%s: %s", (int)lp->pid,
 		    comm, lp->state == LANGTAB_SKIPPED ? " skipped" : "",
 		    reason);
+	else if (lp->state == LANGTAB_IGNORED)
+		api->log(ctx, GP_LOG_DEBUG, "pid %d (%s, %.1f s old): %s",
+		    (int)lp->pid, comm, age, reason);
 }
 
 void

@@ -32,6 +32,17 @@
  */
 #define LANGTAB_SETTLE_S 2.0
 #define LANGTAB_RETRY_MS 250
+/*
+ * A process found not to be this runtime's may map it later: by dlopen
+ * (uWSGI's Python plugin, an interpreter embedded in an application), or
+ * it was looked at between the dynamic linker's work and its own first
+ * mapping.  Reported again (its first sample of a cycle) with another
+ * virtual size, it is looked at again -- at most LANGTAB_RECHECK_MIN_S
+ * after the last look, the wait doubling to LANGTAB_RECHECK_MAX_S: a
+ * process whose heap keeps changing costs one read of its maps a minute.
+ */
+#define LANGTAB_RECHECK_MIN_S	1.0
+#define LANGTAB_RECHECK_MAX_S	60.0
 
 struct langtab_proc {
 	pid_t		 pid;
@@ -40,6 +51,9 @@ struct langtab_proc {
 	int		 state;
 	int		 seen;		/* at the last scan */
 	uint64_t	 samples;	/* stacks awaiting a snapshot */
+	uint64_t	 vsize;		/* at the last look */
+	double		 recheck_at;	/* uptime: not looked at again before */
+	double		 recheck_s;	/* the wait after the next look */
 };
 
 struct langtab {
@@ -73,6 +87,11 @@ void	 langtab_remove(struct langtab *, struct langtab_proc *);
  */
 int	 langtab_same(struct langtab *, struct langtab_proc **prp,
 	    uint64_t start, uint64_t exe_id);
+/* The entry is about to be examined, its virtual size vsize, at uptime. */
+void	 langtab_looked(struct langtab_proc *, uint64_t vsize, double uptime);
+/* Whether an ignored entry is to be examined again (LANGTAB_RECHECK_MIN_S):
+ * if so, recorded as looked at. */
+int	 langtab_recheck(struct langtab_proc *, uint64_t vsize, double uptime);
 /* The state after a failed attach: final, or LANGTAB_NEW while young. */
 int	 langtab_settle(int state, double age);
 /*

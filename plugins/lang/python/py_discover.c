@@ -110,12 +110,12 @@ py_discover_candidate_maps(pid_t pid, const char *maps, size_t len)
  * Identity of a process (docs/specs/cpython.md §1): start time (clock ticks
  * since boot) and the executable's device and inode, which change on exec while
  * the PID and start time stay; its age in seconds (from uptime, see
- * langtab_uptime), and the CPU time it has used (clock ticks), to rank
- * processes by CPU.
+ * langtab_uptime), the CPU time it has used (clock ticks), to rank
+ * processes by CPU, and its virtual size (langtab_recheck; 0 if unread).
  */
 int
 py_discover_stat(pid_t pid, double uptime, uint64_t *starttime,
-    uint64_t *exe_id, double *age, uint64_t *cpu_ticks)
+    uint64_t *exe_id, double *age, uint64_t *cpu_ticks, uint64_t *vsize)
 {
 	char buf[1024], state;
 	ssize_t n;
@@ -126,6 +126,8 @@ py_discover_stat(pid_t pid, double uptime, uint64_t *starttime,
 	if (py_proc_stat_state(buf, (size_t)n, &state, starttime) != 0 ||
 	    py_proc_stat_cpu(buf, (size_t)n, cpu_ticks) != 0)
 		return (-EINVAL);
+	if (langproc_parse_stat_field(buf, (size_t)n, 23, vsize) != 0)
+		*vsize = 0;
 	if (uptime < 0 || hz <= 0)
 		return (-EIO);
 	*age = uptime - (double)*starttime / (double)hz;

@@ -128,15 +128,21 @@ pyp_scan_pid(void *arg, pid_t pid, double uptime)
 	struct pyp *p = arg;
 	struct langtab_proc *lp = langtab_find(&p->tab, pid);
 	struct pyp_proc *pr;
-	uint64_t start, exe_id, ticks;
+	uint64_t start, exe_id, ticks, vsize;
 	double age;
 
-	if (py_discover_stat(pid, uptime, &start, &exe_id, &age, &ticks) != 0)
+	if (py_discover_stat(pid, uptime, &start, &exe_id, &age, &ticks,
+	    &vsize) != 0)
 		return;
 	if (langtab_same(&p->tab, &lp, start, exe_id)) {
 		langcpu_update(&PYP(lp)->cpu, age, ticks);
 		if (lp->state == LANGTAB_NEW)
 			pyp_examine(p, PYP(lp), age);
+		else if (langtab_recheck(lp, vsize, uptime)) {
+			p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: its "
+			    "mappings changed: looked at again", (int)pid);
+			pyp_examine(p, PYP(lp), age);
+		}
 		return;
 	}
 	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
@@ -147,6 +153,7 @@ pyp_scan_pid(void *arg, pid_t pid, double uptime)
 		return;
 	pr = PYP(lp);
 	langcpu_first(&pr->cpu, age, ticks);
+	langtab_looked(lp, vsize, uptime);
 	pyp_examine(p, pr, age);
 }
 
@@ -272,7 +279,7 @@ static void
 pyp_refresh(struct pyp *p, int young_only)
 {
 	struct pyp_proc *pr;
-	uint64_t start, exe_id, ticks;
+	uint64_t start, exe_id, ticks, vsize;
 	double age, uptime = langtab_uptime();
 	uint32_t i;
 
@@ -281,7 +288,8 @@ pyp_refresh(struct pyp *p, int young_only)
 		if (young_only && pr->lp.state != LANGTAB_NEW)
 			continue;
 		pr->lp.seen = py_discover_stat(pr->lp.pid, uptime, &start,
-		    &exe_id, &age, &ticks) == 0 && start == pr->lp.starttime &&
+		    &exe_id, &age, &ticks, &vsize) == 0 &&
+		    start == pr->lp.starttime &&
 		    exe_id == pr->lp.exe_id;
 		if (!pr->lp.seen) {
 			if (young_only)
