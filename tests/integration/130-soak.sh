@@ -83,6 +83,10 @@ else
 	[ -n "$r2" ] && [ -n "$c2" ] && [ -n "$t2" ] && [ -n "$tc2" ] &&
 	    [ "$n2" -ge 28 ] && [ "$d" -lt 2048 ]
 	ok $? "memory levels off (after $n2 cycles $d kB more than an agent 15 cycles old on the same host, beyond their symbol tables; bound 2048)"
+	# what the heap held: in use by malloc, or resident free memory
+	diag "long-running agent's last $(grep 'perf: heap:' "$TMP/log" |
+	    tail -1)"
+	diag "control's last $(grep 'perf: heap:' "$TMP/log2" | tail -1)"
 fi
 [ "$(ls "$TMP/out" | grep -c '^profile_.*\.col$')" -eq 1 ]
 ok $? "--rotating-output keeps one profile"

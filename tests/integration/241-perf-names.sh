@@ -58,7 +58,8 @@ if len(perf) < 100:
         [('__vdso_clock_gettime', '[vdso]'),
          ('clock_gettime@@GLIBC_2.17', 'libc.so.6'),
          ('clock_nanosleep@GLIBC_2.2.5', 'libc.so.6')]
-    perf = [{'tid': str(i), 'frames': []} for i in range(205)]
+    # (and no thread count to compare ours with: 50 names at least)
+    perf = []
 oframes = [f for s, c in ours for f in s.split(';')[1:]]
 print("ours: %d stacks, perf: %d samples" % (len(ours), len(perf)))
 
@@ -87,12 +88,15 @@ if not pv:
     pv = {'__vdso_clock_gettime'}
 ov = {f for f in oframes if 'vdso' in f}
 print("perf vdso: %s, ours: %s" % (sorted(pv), sorted(ov)))
-if not ov:
-    # None of our samples fell in the vDSO this time (a few in a thousand;
-    # an ASan run on a loaded host took 57 stacks in all): nothing to
-    # compare.  An unnamed vDSO address would show as "(vdso)".
+# "(vdso)": an address no exported symbol covers, as perf's "[unknown]
+# ([vdso])" (on a KVM guest the clock's reader, vread_pvclock, is a local
+# function before the first one the image exports)
+if not ov - {'(vdso)'}:
+    # None of our samples fell in a named vDSO function this time (a few
+    # in a thousand; an ASan run on a loaded host took 57 stacks in all,
+    # and another 65, one of them in vread_pvclock): nothing to compare.
     ok(True, "vDSO frame __vdso_clock_gettime, as perf # SKIP no sample "
-       "of ours fell in the vDSO")
+       "of ours fell in a named vDSO function")
 else:
     ok('__vdso_clock_gettime' in pv and '__vdso_clock_gettime' in ov,
        "vDSO frame __vdso_clock_gettime, as perf")

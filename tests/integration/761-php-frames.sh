@@ -21,12 +21,17 @@ wl=$(realpath "$top_srcdir/tests/workloads/php_hot.php")
 lineA=$(grep -n '^function hotPhpA' "$wl" | cut -d: -f1)
 lineB=$(grep -n '^function hotPhpB' "$wl" | cut -d: -f1)
 
+# (an agent that fails says why: twice under ASan in CI, an abort)
 profile() {
 	out=$1; secs=$2; shift 2
 	mkdir -p "$out"
 	GPROFILER_LOCK_NAME="gptest-php-$$" nice -n -10 "$GP_BIN" --plugin-dir \
 	    "$GP_PLUGIN_DIR" -o "$out" -d "$secs" --no-flamegraph "$@" \
 	    >"$out/log" 2>&1
+	_rc=$?
+	[ $_rc -eq 0 ] || sanitizer_report "$out/log" ||
+	    grep -v '^$' "$out/log" | tail -20 | sed 's/^/# /'
+	return $_rc
 }
 
 wait_ready() {
@@ -55,9 +60,6 @@ short=$!
 profile "$TMP/on" 5 -f 250 --php-mode phpspy --php-proc-filter '^php$'
 rc=$?
 ok $rc "daemon ran one cycle (exit $rc)"
-# twice under ASan in CI, an abort (exit 134): say what
-[ $rc -eq 0 ] || sanitizer_report "$TMP/on/log" ||
-    grep -v '^$' "$TMP/on/log" | tail -40 | sed 's/^/# /'
 col=$(ls "$TMP"/on/profile_*.col 2>/dev/null | head -1)
 [ -n "$col" ]
 ok $? "a profile was written"
