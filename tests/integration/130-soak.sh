@@ -87,6 +87,12 @@ else
 	diag "long-running agent's last $(grep 'perf: heap:' "$TMP/log" |
 	    tail -1)"
 	diag "control's last $(grep 'perf: heap:' "$TMP/log2" | tail -1)"
+	# and the runtime readers' processes (an idle interpreter the
+	# long-running agent attached to while it was busy, the control never)
+	for l in "$TMP/log" "$TMP/log2"; do
+		diag "$(grep 'processes tracked' "$l" | tail -4 |
+		    sed 's/.*DEBUG //' | tr '\n' '|')"
+	done
 fi
 [ "$(ls "$TMP/out" | grep -c '^profile_.*\.col$')" -eq 1 ]
 ok $? "--rotating-output keeps one profile"

@@ -131,10 +131,7 @@ py_sample_begin(struct py_target *t)
 {
 	int rc;
 
-	if (t->codes == NULL && (t->codes = py_code_cache_new()) == NULL)
-		return (-ENOMEM);
-	/* once: py_mem_cache_init starts the generations over */
-	if (t->mem.pages == NULL && (rc = py_mem_cache_init(&t->mem)) != 0)
+	if ((rc = py_target_caches(t)) != 0)
 		return (rc);
 	py_mem_cache_begin(&t->mem);
 	py_mem_cache_prefetch(&t->mem);
@@ -331,9 +328,7 @@ py_target_sample_walked(struct py_target *t, int32_t tid,
 
 	if (n > PY_MAX_FRAMES)
 		return (-EINVAL);
-	if (t->codes == NULL && (t->codes = py_code_cache_new()) == NULL)
-		return (-ENOMEM);
-	if (t->mem.pages == NULL && (rc = py_mem_cache_init(&t->mem)) != 0)
+	if ((rc = py_target_caches(t)) != 0)
 		return (rc);
 	py_mem_cache_begin(&t->mem);
 	/* py_sample_format wants them leaf first */

@@ -289,26 +289,33 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 		return (rc);
 	if ((rc = py_validate(t, why, whylen)) != 0)
 		return (rc);
-	/* The code and page caches (half a MiB) come with the first
-	 * sample (py_sample.c): found from samples, most processes
-	 * attached are idle ones caught once, never read again. */
-	if ((t->frames = calloc(PY_MAX_FRAMES, sizeof(*t->frames))) == NULL ||
-	    (t->ptrs = calloc(PY_MAX_FRAMES, sizeof(*t->ptrs))) == NULL) {
-		py_target_release(t);
-		snprintf(why, whylen, "out of memory");
-		return (-ENOMEM);
-	}
+	/* The code and page caches and the frames' scratch (half a MiB)
+	 * come with the first sample (py_sample.c): found from samples,
+	 * most processes attached are idle ones caught once, never read
+	 * again. */
 	return (0);
 }
 
-void
-py_target_release(struct py_target *t)
+int
+py_target_caches(struct py_target *t)
 {
-	if (t == NULL)
-		return;
+	if (t->codes == NULL && (t->codes = py_code_cache_new()) == NULL)
+		return (-ENOMEM);
+	if (t->frames == NULL &&
+	    (t->frames = calloc(PY_MAX_FRAMES, sizeof(*t->frames))) == NULL)
+		return (-ENOMEM);
+	if (t->ptrs == NULL &&
+	    (t->ptrs = calloc(PY_MAX_FRAMES, sizeof(*t->ptrs))) == NULL)
+		return (-ENOMEM);
+	/* once: py_mem_cache_init starts the generations over */
+	return (t->mem.pages == NULL ? py_mem_cache_init(&t->mem) : 0);
+}
+
+void
+py_target_idle(struct py_target *t)
+{
 	py_code_cache_free(t->codes);
 	py_mem_cache_free(&t->mem);
-	langguard_free(&t->guard);
 	free(t->frames);
 	free(t->text);
 	free(t->ptrs);
@@ -317,6 +324,15 @@ py_target_release(struct py_target *t)
 	t->text = NULL;
 	t->ptrs = NULL;
 	t->textcap = 0;
+}
+
+void
+py_target_release(struct py_target *t)
+{
+	if (t == NULL)
+		return;
+	py_target_idle(t);
+	langguard_free(&t->guard);
 }
 
 /* State letter of one thread; -ENOENT when the task does not exist. */

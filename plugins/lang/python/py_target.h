@@ -77,6 +77,12 @@ typedef void	(*py_emit_fn)(void *, struct py_target *, int32_t,
 int	py_target_attach(pid_t, struct py_target *, char *, size_t);
 int	py_target_attach_maps(pid_t, struct py_target *, const char *, size_t,
 	    char *, size_t);
+/* The caches and scratch a sample needs, made if they are not: 0 or
+ * -ENOMEM. */
+int	py_target_caches(struct py_target *);
+/* Those let go (a process not sampled for a cycle): made again at its
+ * next sample. */
+void	py_target_idle(struct py_target *);
 void	py_target_release(struct py_target *);
 int	py_target_sample(struct py_target *, py_emit_fn, void *, uint32_t *);
 int	py_target_sample_tid(struct py_target *, int32_t, py_emit_fn, void *);

@@ -359,8 +359,9 @@ pyp_snapshot(void *priv, struct gp_snapshot *snap)
 	langagg_foreach(p->agg, pyp_deliver_stack, &d);
 	for (i = 0; i < p->tab.n; i++) {
 		struct pyp_proc *pr = PYP_AT(p, i);
+		int sampled = pr->lp.samples > 0;
 
-		if (pr->lp.samples > 0)
+		if (sampled)
 			pyp_deliver_meta(p, snap, pr);
 		else if (pr->lp.state == LANGTAB_SKIPPED)
 			p->api->snapshot_pid_error(snap, pr->lp.pid, pr->comm,
@@ -373,7 +374,13 @@ pyp_snapshot(void *priv, struct gp_snapshot *snap)
 		 * and so does the sampler's record of the code words that
 		 * woke us (a walked sample wakes us for a new one). */
 		if (pr->t.codes != NULL) {
-			py_code_cache_clear(pr->t.codes);
+			/* Not sampled all cycle: its caches let go (~190 KiB
+			 * each: idle interpreters attached while busy held
+			 * them for good), made again at its next sample. */
+			if (sampled)
+				py_code_cache_clear(pr->t.codes);
+			else
+				py_target_idle(&pr->t);
 			if (pr->walking) {
 				pr->walking = 0;
 				pyp_walk_set(p, pr, 1);
