@@ -39,6 +39,16 @@ skip() {
 # Whether the daemon is an AddressSanitizer build (memory figures are
 # meaningless there: shadow memory and quarantine).
 asan_build() { ldd "$GP_BIN" 2>/dev/null | grep -q libasan; }
+# wait_line FILE REGEX [SECONDS]: until a line of FILE matches (30 s at
+# most); false if none did.
+wait_line() {
+	_w=0
+	while ! grep -q "$2" "$1" 2>/dev/null &&
+	    [ $_w -lt $((${3:-30} * 10)) ]; do
+		sleep 0.1; _w=$((_w + 1))
+	done
+	grep -q "$2" "$1" 2>/dev/null
+}
 # sanitizer_report LOG: a sanitizer's report in an agent's log, as
 # diagnostics (from its first line: a leak report names the leak first);
 # false when there is none.

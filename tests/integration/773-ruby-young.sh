@@ -69,10 +69,7 @@ GPROFILER_LOCK_NAME="gptest-rbyoung-$$" "$GP_BIN" --plugin-dir \
     "$GP_PLUGIN_DIR" -o "$TMP/out" -d 9 -f 99 --no-flamegraph -v \
     >"$TMP/out/log" 2>&1 &
 agent=$!
-i=0
-while ! grep -q "sampling Ruby" "$TMP/out/log" 2>/dev/null &&
-    [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-grep -q "sampling Ruby" "$TMP/out/log"
+wait_line "$TMP/out/log" "sampling Ruby" 10
 ok $? "the agent's Ruby plugin started"
 LD_AUDIT="$TMP/slowld.so" ruby "$wl" 7 "$TMP/ready" \
     >/dev/null 2>"$TMP/rb.err" &

@@ -21,10 +21,7 @@ GPROFILER_LOCK_NAME="gptest-pylate-$$" "$GP_BIN" --plugin-dir \
     "$GP_PLUGIN_DIR" -o "$TMP/out" -d 3 -c -f 49 --no-flamegraph -v \
     >"$TMP/out/log" 2>&1 &
 agent=$!
-i=0
-while ! grep -q '^INFO profiling run:' "$TMP/out/log" 2>/dev/null &&
-    [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-grep -q '^INFO profiling run:' "$TMP/out/log"
+wait_line "$TMP/out/log" '^INFO profiling run:'
 ok $? "the agent is profiling"
 # (CPython does not free all it allocates: no leak report for the
 # workload of an ASan build)
