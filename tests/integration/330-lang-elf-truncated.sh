@@ -5,10 +5,10 @@
 # raised SIGBUS and killed the agent.  Read with pread, the file reads
 # short; the reader gives up on it, says so in one line, and does not read
 # it again until it changes.  attack_checks: cycles on time, agent CPU,
-# peak RSS, SIGTERM.  (Three times under CI's load the line never came:
-# the second mapper, looked at before its mmap, was ignored for good;
-# now a process whose mappings change is looked at again at a later
-# cycle, langtab_recheck.)
+# peak RSS, SIGTERM.  (Three times under CI's load the line never came;
+# a cause that fits, not seen: the second mapper looked at before its
+# mmap and ignored for good.  A process whose mappings change is now
+# looked at again at a later cycle, langtab_recheck.)
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/attack_lib.sh"
 . "$top_srcdir/tests/hostile_elf_lib.sh"
