@@ -556,7 +556,8 @@ struct gp_host_api {
 	 * second.  An idle process is never reported: it costs nothing.
 	 *   process_source     the system profiler reports (on) or no more.
 	 *   process_report     pid had a sample (its first of the cycle, or
-	 *                      of a new image).
+	 *                      of a new image), or, sampled, it mapped a
+	 *                      file's code since (a runtime dlopened late).
 	 *   process_subscribe  cb(arg, pid) for each report; a NULL cb
 	 *                      unsubscribes.  0 while a source reports,
 	 *                      -ENOTSUP while none does (then find processes

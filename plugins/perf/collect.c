@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "perf_int.h"
 #include "pidtab.h"
@@ -109,20 +108,11 @@ collect_report(struct perf *p, const struct sample_view *v,
 	    (int32_t)v->hdr.tid, 1, &st);
 }
 
-static uint64_t
-collect_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
-}
-
 void
 perf_collect_slice(struct perf *p)
 {
 	p->drain_n = 0;
-	p->drain_deadline = collect_now() + PERF_DRAIN_SLICE_NS;
+	p->drain_deadline = perf_now_ns() + PERF_DRAIN_SLICE_NS;
 }
 
 /* The slice is used: stop this drain (the clock is read every 64 records,
@@ -130,10 +120,22 @@ perf_collect_slice(struct perf *p)
 static int
 collect_slice_over(struct perf *p)
 {
-	if ((++p->drain_n & 63) != 0 || collect_now() < p->drain_deadline)
+	if ((++p->drain_n & 63) != 0 || perf_now_ns() < p->drain_deadline)
 		return (0);
 	p->cur.drain_slices++;
 	return (1);
+}
+
+void
+perf_report_process(struct perf *p, struct pidinfo *pi, uint64_t now)
+{
+	if (!p->proc_reports)
+		return;
+	pi->report_wait_s = pi->report_ns == 0 ? 1 :
+	    pi->report_wait_s < PERF_REPORT_WAIT_MAX_S ?
+	    pi->report_wait_s * 2 : PERF_REPORT_WAIT_MAX_S;
+	pi->report_ns = now;
+	p->api->process_report(p->ctx, pi->pid);
 }
 
 int
@@ -162,8 +164,8 @@ perf_collect_record(void *arg, const void *rec, size_t len)
 			symbolizer_process_seen_gen(p->sym,
 			    (int32_t)v.hdr.pid, v.hdr.gen);
 		/* Process profilers find their processes here (1.4). */
-		if (v.hdr.pid != 0 && p->proc_reports)
-			p->api->process_report(p->ctx, (int32_t)v.hdr.pid);
+		if (v.hdr.pid != 0)
+			perf_report_process(p, pi, perf_now_ns());
 		/* --java-collect-thread-names: a JVM or not, from the
 		 * snapshot just taken (unknown: its threads stay apart). */
 		if (p->java_threads && v.hdr.pid != 0 &&

@@ -143,6 +143,15 @@ perf_mode_name(int mode)
 	return (mode >= 0 && mode <= PERF_MODE_SMART ? names[mode] : "?");
 }
 
+uint64_t
+perf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
 void
 perf_complain(struct perf *p, const char *fmt, ...)
 {

@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <linux/perf_event.h>
 
@@ -156,15 +155,6 @@ perf_trim(struct perf *p)
 		p->api->log(p->ctx, GP_LOG_DEBUG, "heap: %zu KiB resident beyond "
 		    "%zu KiB in use: kept for the next cycle", h->slack >> 10,
 		    h->used >> 10);
-}
-
-static uint64_t
-perf_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
 }
 
 /*

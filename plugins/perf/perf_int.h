@@ -61,6 +61,7 @@
 
 struct stackagg;
 struct pidtab;
+struct pidinfo;
 struct symbolizer;
 struct unwinder;
 struct cgwalk;
@@ -138,6 +139,8 @@ struct perf {
 };
 
 /* perf.c */
+/* CLOCK_MONOTONIC in ns: the plugin's one clock for deadlines. */
+uint64_t	 perf_now_ns(void);
 /* One warning a minute at most about bad input. */
 void		 perf_complain(struct perf *, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
@@ -159,6 +162,12 @@ int		 perf_collect_record(void *arg, const void *rec, size_t len);
 /* Start a drain's slice; then sampler_drain, which answers -EAGAIN when
  * the slice ran out with records left. */
 void		 perf_collect_slice(struct perf *);
+/* pi (sampled this cycle) to the process profilers, if they listen: at
+ * its first sample, and again when it maps code later (perf_maps.c),
+ * each time after a wait twice the last, up to PERF_REPORT_WAIT_MAX_S. */
+#define PERF_REPORT_WAIT_MAX_S	32
+void		 perf_report_process(struct perf *, struct pidinfo *,
+		    uint64_t now_ns);
 
 /* emit.c */
 /* The cycle's stacks into the snapshot (smart mode picks per PID). */

@@ -8,14 +8,16 @@
  */
 #include "config.h"
 
+#include <sys/mman.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "perf_int.h"
+#include "pidtab.h"
 #include "sampler/execmaps.h"
 #include "sampler/mmapfollow.h"
 #include "sym/procmaps.h"
@@ -55,15 +57,6 @@ struct perf_maps {
  * loop (1024 buckets a wake-up).
  */
 #define PERF_MAPS_EXPIRE_NS	(1000ull * 1000 * 1000)
-
-static uint64_t
-perf_maps_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
-}
 
 /* mmapfollow's callback: keep a copy, applied once the drain is over. */
 static void
@@ -181,7 +174,7 @@ perf_maps_seed_one(struct perf *p, int32_t pid)
 	struct perf_maps *m = p->maps;
 	struct procmaps pm;
 	struct execmap *v;
-	uint64_t t = perf_maps_now();
+	uint64_t t = perf_now_ns();
 	uint32_t gen = 0;
 	size_t i, n = 0;
 
@@ -219,7 +212,7 @@ perf_maps_seed(struct perf *p)
 {
 	struct execmaps_stats st;
 	struct dirent *d;
-	uint64_t t0 = perf_maps_now();
+	uint64_t t0 = perf_now_ns();
 	size_t procs = 0, maps = 0;
 	const char *why = NULL;
 	int32_t self = (int32_t)getpid();
@@ -239,7 +232,7 @@ perf_maps_seed(struct perf *p)
 		if (*end != '\0' || pid <= 0 || pid > INT32_MAX ||
 		    pid == self || !perf_maps_wanted(p, (int32_t)pid))
 			continue;
-		if (perf_maps_now() - t0 > PERF_MAPS_SEED_NS) {
+		if (perf_now_ns() - t0 > PERF_MAPS_SEED_NS) {
 			why = "2 s";
 			break;
 		}
@@ -259,7 +252,7 @@ perf_maps_seed(struct perf *p)
 		    "(those that exit first keep unnamed frames)", why, procs);
 	p->api->log(p->ctx, GP_LOG_DEBUG, "the running processes' mappings: "
 	    "%zu processes, %zu executable mappings read in %.1f ms", procs,
-	    maps, (double)(perf_maps_now() - t0) / 1e6);
+	    maps, (double)(perf_now_ns() - t0) / 1e6);
 }
 
 void
@@ -290,13 +283,40 @@ perf_maps_start(struct perf *p)
 	perf_maps_seed(p);
 }
 
+/*
+ * A process already reported this cycle that maps a file's code later (a
+ * native program dlopening libpython, uWSGI loading its Python plugin, an
+ * application starting its embedded JVM) is reported again, so a process
+ * profiler that found no runtime in it looks again now rather than at
+ * the next cycle, a minute later on defaults (or never, in one-shot
+ * mode).  Not within a second of the last report: a new program's own
+ * start-up mappings, drained with its first sample, cost nothing; the
+ * waits double, so one that maps code in a loop costs a few reports a
+ * cycle.  Anonymous code (a JIT's) is not a runtime arriving.
+ */
+static void
+perf_maps_mapped(struct perf *p, const struct execrec *er, uint64_t now)
+{
+	struct pidinfo *pi;
+
+	/* the newest image sampled: the records count exec generations on
+	 * their own, from another start than the sampler's */
+	if (er->type != EXECREC_MMAP || !(er->prot & PROT_EXEC) ||
+	    er->ino == 0 || er->pid == 0 || !p->proc_reports ||
+	    (pi = pidtab_find_newest(p->seen, (int32_t)er->pid)) == NULL ||
+	    pi->report_ns == 0 ||
+	    now - pi->report_ns < pi->report_wait_s * 1000000000ull)
+		return;
+	perf_report_process(p, pi, now);
+}
+
 void
 perf_maps_drain(struct perf *p)
 {
 	struct perf_maps *m = p->maps;
 	struct execmaps_stats st;
 	struct execrec er;
-	uint64_t now = perf_maps_now();
+	uint64_t now = perf_now_ns();
 	size_t i;
 	int rc;
 
@@ -309,10 +329,14 @@ perf_maps_drain(struct perf *p)
 		    strerror(-rc));
 	if (m->nrecs > 1)
 		qsort(m->recs, m->nrecs, sizeof(*m->recs), perf_maps_cmp);
-	for (i = 0; i < m->nrecs; i++)
+	for (i = 0; i < m->nrecs; i++) {
 		if (execrec_parse(m->buf + m->recs[i].off, m->recs[i].len,
-		    &er) == 0 && execmaps_feed(m->em, &er, now) != 0)
+		    &er) != 0)
+			continue;
+		if (execmaps_feed(m->em, &er, now) != 0)
 			m->nomem = 1;
+		perf_maps_mapped(p, &er, now);
+	}
 	if (now - m->expired >= PERF_MAPS_EXPIRE_NS) {
 		execmaps_expire(m->em, now);
 		m->expired = now;

@@ -1,7 +1,9 @@
 /*
  * The cycle's process table: a small chained hash of struct pidinfo, one
  * per (PID, exec generation) sampled, cleared
- * at every snapshot so exited processes do not accumulate.
+ * at every snapshot so exited processes do not accumulate.  Hashed by PID
+ * alone, newest first, so a PID's latest image is found without its
+ * generation (which the kernel's mapping records count on their own).
  */
 #include <stdlib.h>
 
@@ -15,10 +17,9 @@ struct pidtab {
 };
 
 static uint32_t
-pidtab_slot(int32_t pid, uint32_t gen)
+pidtab_slot(int32_t pid)
 {
-	return ((((uint32_t)pid ^ gen * 0x9e3779b9u) * 2654435761u) >> 22) &
-	    (PIDTAB_BUCKETS - 1);
+	return (((uint32_t)pid * 2654435761u) >> 22) & (PIDTAB_BUCKETS - 1);
 }
 
 struct pidtab *
@@ -57,8 +58,19 @@ pidtab_find_gen(const struct pidtab *t, int32_t pid, uint32_t gen)
 {
 	struct pidinfo *p;
 
-	for (p = t->buckets[pidtab_slot(pid, gen)]; p != NULL; p = p->next)
+	for (p = t->buckets[pidtab_slot(pid)]; p != NULL; p = p->next)
 		if (p->pid == pid && p->gen == gen)
+			return (p);
+	return (NULL);
+}
+
+struct pidinfo *
+pidtab_find_newest(const struct pidtab *t, int32_t pid)
+{
+	struct pidinfo *p;
+
+	for (p = t->buckets[pidtab_slot(pid)]; p != NULL; p = p->next)
+		if (p->pid == pid)
 			return (p);
 	return (NULL);
 }
@@ -79,7 +91,7 @@ struct pidinfo *
 pidtab_get_gen(struct pidtab *t, int32_t pid, uint32_t gen, int *isnew)
 {
 	struct pidinfo *p;
-	uint32_t slot = pidtab_slot(pid, gen);
+	uint32_t slot = pidtab_slot(pid);
 
 	*isnew = 0;
 	if ((p = pidtab_find_gen(t, pid, gen)) != NULL)

@@ -18,6 +18,10 @@ struct pidinfo {
 	int32_t		 emitted;	/* stacks handed to the host */
 	int32_t		 jvm;		/* maps libjvm.so: 0 unknown, 1 no,
 					 * 2 yes (asked at the emit) */
+	/* reported to process profilers (CLOCK_MONOTONIC ns; 0: not
+	 * yet), and the wait before a new mapping reports it again */
+	uint64_t	 report_ns;
+	uint32_t	 report_wait_s;
 	/* smart mode: samples and known user frames per table */
 	uint64_t	 fp_samples, fp_frames;
 	uint64_t	 dw_samples, dw_frames;
@@ -35,6 +39,8 @@ struct pidinfo	*pidtab_get_gen(struct pidtab *, int32_t pid, uint32_t gen,
 		    int *isnew);
 struct pidinfo	*pidtab_find_gen(const struct pidtab *, int32_t pid,
 		    uint32_t gen);
+/* The image of pid sampled last created, whatever its generation. */
+struct pidinfo	*pidtab_find_newest(const struct pidtab *, int32_t pid);
 void		 pidtab_clear(struct pidtab *);
 uint32_t	 pidtab_count(const struct pidtab *);
 void		 pidtab_foreach(struct pidtab *,

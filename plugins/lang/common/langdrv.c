@@ -152,13 +152,16 @@ langdrv_process_cb(void *arg, int32_t pid)
 	struct langdrv *d = arg;
 	struct langtab_proc *lp = langtab_find(&d->tab, (pid_t)pid);
 	uint32_t n = d->tab.n;
+	int was = lp != NULL ? lp->state : -1;
 
 	if (!d->discover)	/* a source that started after us */
 		langdrv_discover_sync(d);
 	if (lp == NULL && d->tab.n >= LANGTAB_MAX)
 		langdrv_scan(d);	/* make room: the dead go */
 	langdrv_scan_pid(d, (pid_t)pid, langtab_uptime());
-	if (d->tab.n != n || langtab_find(&d->tab, (pid_t)pid) != lp)
+	/* new, replaced, or looked at again and attached: sampled now */
+	if (d->tab.n != n || langtab_find(&d->tab, (pid_t)pid) != lp ||
+	    (lp != NULL && lp->state != was))
 		langdrv_timer_sync(d);
 }
 

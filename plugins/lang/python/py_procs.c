@@ -370,6 +370,7 @@ pyp_process_cb(void *arg, int32_t pid)
 	struct pyp *p = arg;
 	struct pyp_proc *pr = pyp_find(p, (pid_t)pid);
 	uint32_t n = p->tab.n;
+	int was = pr != NULL ? pr->lp.state : -1;
 
 	if (!p->enabled)
 		return;
@@ -378,7 +379,10 @@ pyp_process_cb(void *arg, int32_t pid)
 	if (pr == NULL && p->tab.n >= LANGTAB_MAX)
 		pyp_scan(p);	/* make room: the dead go */
 	pyp_scan_pid(p, (pid_t)pid, langtab_uptime());
-	if (p->tab.n != n || pyp_find(p, (pid_t)pid) != pr) {
+	/* new, replaced, or looked at again and attached (langtab_recheck):
+	 * sampled from now, not from the next scan */
+	if (p->tab.n != n || pyp_find(p, (pid_t)pid) != pr ||
+	    (pr != NULL && pr->lp.state != was)) {
 		pyp_choose(p);
 		pyp_watch_sync(p);
 		pyp_timer_sync(p);
