@@ -7,6 +7,8 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,6 +72,28 @@ walk_cb(void *arg, pid_t pid, double uptime)
 	if (pid == *(pid_t *)arg && uptime > 0)
 		walked++;
 }
+
+/* The log a due recheck writes to. */
+static char	logged[256];
+static int	nlogged;
+
+static void	due_log(struct gp_plugin_ctx *, int, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+
+static void
+due_log(struct gp_plugin_ctx *ctx, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)ctx;
+	(void)level;
+	va_start(ap, fmt);
+	vsnprintf(logged, sizeof(logged), fmt, ap);
+	va_end(ap);
+	nlogged++;
+}
+
+static const struct gp_host_api due_api = { .log = due_log };
 
 int
 main(void)
@@ -211,6 +235,18 @@ main(void)
 		    "looked at about once a minute");
 		e.state = LANGTAB_ACTIVE;
 		CHECK(!langtab_recheck(&e, 1, 1e9), "only ignored ones");
+		/* due: a new entry, or a recheck, said in one line */
+		CHECK(!langtab_due(&e, 2, 2e9, &due_api, NULL) && nlogged == 0,
+		    "an attached one is not due");
+		e.state = LANGTAB_NEW;
+		CHECK(langtab_due(&e, 2, 2e9, &due_api, NULL) && nlogged == 0,
+		    "a new one is, silently");
+		e.state = LANGTAB_IGNORED;
+		CHECK(langtab_due(&e, 3, 3e9, &due_api, NULL) && nlogged == 1 &&
+		    strstr(logged, "its mappings changed") != NULL,
+		    "an ignored one whose mappings changed is, said once");
+		CHECK(!langtab_due(&e, 3, 3e9 + 1, &due_api, NULL) &&
+		    nlogged == 1, "not again with the same mappings");
 	}
 
 	/* the walk of /proc finds this process, with an uptime */

@@ -789,6 +789,20 @@ test_captured(void)
 		printf("# 20 samples: %llu reads, %llu batches, %d the same\n",
 		    (unsigned long long)(t.pg.nreads - r0),
 		    (unsigned long long)(t.pg.prefetched - p0), same);
+		/* Idle for a cycle: the caches go, the next sample makes
+		 * them again and reads the same stack. */
+		ruby_target_idle(&t);
+		CHECK(t.pg.pages == NULL && t.fcache == NULL,
+		    "an idle process's caches let go");
+		memset(&again, 0, sizeof(again));
+		CHECK(ruby_target_wake(&t) == 0 && t.pg.pages != NULL &&
+		    t.fcache != NULL, "made again for the next sample");
+		ruby_target_begin(&t);
+		rc = ruby_walk_stack(&m, &t.off, t.root, RUBY_MAX_FRAMES,
+		    t.fcache, collect, &again, &n);
+		CHECK(rc == 0 && again.n == live.n &&
+		    strncmp(again.f[1], "recurse (", 9) == 0,
+		    "and a sample after it walks the same stack");
 		m.read = cap_read;
 		m.arg = &cp;
 	}

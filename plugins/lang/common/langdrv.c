@@ -60,13 +60,8 @@ langdrv_scan_pid(void *arg, pid_t pid, double uptime)
 		return;
 	age = langtab_age(start, uptime);
 	if (langtab_same(&d->tab, &lp, start, exe_id)) {
-		if (lp->state == LANGTAB_NEW)
+		if (langtab_due(lp, vsize, uptime, d->api, d->ctx))
 			langdrv_examine(d, lp, age);
-		else if (langtab_recheck(lp, vsize, uptime)) {
-			d->api->log(d->ctx, GP_LOG_DEBUG, "pid %d: its "
-			    "mappings changed: looked at again", (int)pid);
-			langdrv_examine(d, lp, age);
-		}
 		return;
 	}
 	/* --min-duration: too young now, considered again next scan. */

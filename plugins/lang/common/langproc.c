@@ -281,9 +281,25 @@ langproc_pages_free(struct langproc_pages *c)
 {
 	if (c == NULL)
 		return;
+	langproc_pages_idle(c);
+	langguard_free(&c->guard);
+}
+
+void
+langproc_pages_idle(struct langproc_pages *c)
+{
 	free(c->pages);
 	c->pages = NULL;
-	langguard_free(&c->guard);
+	c->nseen = 0;
+}
+
+int
+langproc_pages_wake(struct langproc_pages *c)
+{
+	if (c->pages == NULL &&
+	    (c->pages = calloc(LANGPROC_PAGES, sizeof(*c->pages))) == NULL)
+		return (-ENOMEM);
+	return (0);
 }
 
 /*

@@ -107,6 +107,10 @@ struct langproc_pages {
 /* 0, -ENOMEM, or -ESRCH when the process's maps cannot be read. */
 int	 langproc_pages_init(struct langproc_pages *, pid_t);
 void	 langproc_pages_free(struct langproc_pages *);
+/* An idle process's pages let go, its guard kept (reads go straight out
+ * meanwhile); made again for its next sample: 0, or -ENOMEM. */
+void	 langproc_pages_idle(struct langproc_pages *);
+int	 langproc_pages_wake(struct langproc_pages *);
 /* A new sample: whatever was cached may have changed since. */
 void	 langproc_pages_begin(struct langproc_pages *);
 /* 0, -ESRCH, -EPERM, -EFAULT, or -EREMOTE: refused by the guard, the

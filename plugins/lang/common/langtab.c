@@ -136,6 +136,19 @@ langtab_recheck(struct langtab_proc *lp, uint64_t vsize, double uptime)
 }
 
 int
+langtab_due(struct langtab_proc *lp, uint64_t vsize, double uptime,
+    const struct gp_host_api *api, struct gp_plugin_ctx *ctx)
+{
+	if (lp->state == LANGTAB_NEW)
+		return (1);
+	if (!langtab_recheck(lp, vsize, uptime))
+		return (0);
+	api->log(ctx, GP_LOG_DEBUG, "pid %d: its mappings changed: looked at "
+	    "again", (int)lp->pid);
+	return (1);
+}
+
+int
 langtab_settle(int state, double age)
 {
 	if (state == LANGTAB_ACTIVE || state == LANGTAB_GONE)

@@ -92,6 +92,10 @@ void	 langtab_looked(struct langtab_proc *, uint64_t vsize, double uptime);
 /* Whether an ignored entry is to be examined again (LANGTAB_RECHECK_MIN_S):
  * if so, recorded as looked at. */
 int	 langtab_recheck(struct langtab_proc *, uint64_t vsize, double uptime);
+/* Whether a known entry is to be examined now: new, or rechecked (said
+ * at DEBUG through api, "pid N: its mappings changed"). */
+int	 langtab_due(struct langtab_proc *, uint64_t vsize, double uptime,
+	    const struct gp_host_api *, struct gp_plugin_ctx *);
 /* The state after a failed attach: final, or LANGTAB_NEW while young. */
 int	 langtab_settle(int state, double age);
 /*

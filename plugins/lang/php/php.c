@@ -117,8 +117,10 @@ phpp_sample_proc(struct phpp *p, struct phpp_proc *pr)
 
 	langdrv_sample_begin(&p->drv);
 	php_target_begin(&pr->t);
-	rc = php_walk_stack(&pr->t.mem, &pr->t.off, pr->t.eg, PHP_MAX_FRAMES,
-	    pr->t.fcache, langdrv_frame, &p->drv, &nseen);
+	if ((rc = php_target_wake(&pr->t)) == 0)
+		rc = php_walk_stack(&pr->t.mem, &pr->t.off, pr->t.eg,
+		    PHP_MAX_FRAMES, pr->t.fcache, langdrv_frame, &p->drv,
+		    &nseen);
 	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why, 1);
 }
 
@@ -178,10 +180,11 @@ phpp_walked(void *arg, struct langtab_proc *lp, const uint64_t *walk,
 	char text[PHP_MAX_FRAME_TEXT];
 	const char *t;
 	uint32_t i;
-	int rc = 0;
+	int rc;
 
 	langdrv_sample_begin(&p->drv);
 	php_target_begin(&pr->t);
+	rc = php_target_wake(&pr->t);
 	for (i = n; i-- > 0 && rc == 0;) {	/* from the leaf */
 		if (walk[2 * i] == 0)	/* a frame being set up */
 			continue;
@@ -201,8 +204,10 @@ phpp_cycle_end(void *arg, struct langdrv_proc *dp, struct gp_snapshot *snap)
 
 	(void)arg;
 	(void)snap;
+	if (pr->dp.lp.samples == 0)
+		php_target_idle(&pr->t);
 	/* Code is freed and recompiled between requests: start over. */
-	if (pr->t.fcache != NULL) {
+	else if (pr->t.fcache != NULL) {
 		memset(pr->t.fcache, 0, sizeof(*pr->t.fcache));
 		pr->t.fcache->eg = pr->t.eg;
 	}

@@ -42,14 +42,34 @@ php_mem_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
 	return (langproc_pages_read(&t->pg, addr, buf, len));
 }
 
+/* An attached process without a sample in a cycle (a php-fpm pool's idle
+ * workers) holds no cache: some 110 KB each. */
+void
+php_target_idle(struct php_target *t)
+{
+	langproc_pages_idle(&t->pg);
+	free(t->fcache);
+	t->fcache = NULL;
+}
+
+int
+php_target_wake(struct php_target *t)
+{
+	if (t->fcache == NULL) {
+		if ((t->fcache = calloc(1, sizeof(*t->fcache))) == NULL)
+			return (-ENOMEM);
+		t->fcache->eg = t->eg;
+	}
+	return (langproc_pages_wake(&t->pg));
+}
+
 void
 php_target_release(struct php_target *t)
 {
 	if (t == NULL)
 		return;
+	php_target_idle(t);
 	langproc_pages_free(&t->pg);
-	free(t->fcache);
-	t->fcache = NULL;
 }
 
 static int

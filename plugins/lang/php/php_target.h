@@ -24,6 +24,10 @@ struct php_target {
 
 int	php_target_attach(pid_t, struct php_target *, char *, size_t);
 void	php_target_release(struct php_target *);
+/* Caches let go while the process gives no sample; made again before its
+ * next (0, or -ENOMEM). */
+void	php_target_idle(struct php_target *);
+int	php_target_wake(struct php_target *);
 void	php_target_begin(struct php_target *);
 int	php_mem_proc_read(void *, uint64_t, void *, size_t);
 

@@ -136,13 +136,8 @@ pyp_scan_pid(void *arg, pid_t pid, double uptime)
 		return;
 	if (langtab_same(&p->tab, &lp, start, exe_id)) {
 		langcpu_update(&PYP(lp)->cpu, age, ticks);
-		if (lp->state == LANGTAB_NEW)
+		if (langtab_due(lp, vsize, uptime, p->api, p->ctx))
 			pyp_examine(p, PYP(lp), age);
-		else if (langtab_recheck(lp, vsize, uptime)) {
-			p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d: its "
-			    "mappings changed: looked at again", (int)pid);
-			pyp_examine(p, PYP(lp), age);
-		}
 		return;
 	}
 	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||

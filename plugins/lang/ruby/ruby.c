@@ -143,9 +143,12 @@ rubyp_sample_proc(struct rubyp *p, struct rubyp_proc *pr)
 	int rc;
 
 	langdrv_sample_begin(&p->drv);
-	ruby_target_begin(&pr->t);
-	rc = ruby_walk_stack(&pr->t.mem, &pr->t.off, pr->t.root,
-	    RUBY_MAX_FRAMES, pr->t.fcache, langdrv_frame, &p->drv, &nseen);
+	if ((rc = ruby_target_wake(&pr->t)) == 0) {
+		ruby_target_begin(&pr->t);
+		rc = ruby_walk_stack(&pr->t.mem, &pr->t.off, pr->t.root,
+		    RUBY_MAX_FRAMES, pr->t.fcache, langdrv_frame, &p->drv,
+		    &nseen);
+	}
 	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why, 1);
 }
 
@@ -196,6 +199,8 @@ rubyp_cycle_end(void *arg, struct langdrv_proc *dp, struct gp_snapshot *snap)
 
 	if (pr->dp.lp.samples > 0)
 		rubyp_deliver_meta(arg, snap, pr);
+	else
+		ruby_target_idle(&pr->t);
 	/* Code is freed and recompiled between requests: start over. */
 	if (pr->t.fcache != NULL)
 		memset(pr->t.fcache, 0, sizeof(*pr->t.fcache));

@@ -38,14 +38,31 @@ ruby_mem_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
 	return (langproc_pages_read(&t->pg, addr, buf, len));
 }
 
+/* An attached process without a sample in a cycle holds no cache. */
+void
+ruby_target_idle(struct ruby_target *t)
+{
+	langproc_pages_idle(&t->pg);
+	free(t->fcache);
+	t->fcache = NULL;
+}
+
+int
+ruby_target_wake(struct ruby_target *t)
+{
+	if (t->fcache == NULL &&
+	    (t->fcache = calloc(1, sizeof(*t->fcache))) == NULL)
+		return (-ENOMEM);
+	return (langproc_pages_wake(&t->pg));
+}
+
 void
 ruby_target_release(struct ruby_target *t)
 {
 	if (t == NULL)
 		return;
+	ruby_target_idle(t);
 	langproc_pages_free(&t->pg);
-	free(t->fcache);
-	t->fcache = NULL;
 }
 
 static int

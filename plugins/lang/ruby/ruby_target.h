@@ -27,6 +27,10 @@ struct ruby_target {
 
 int	ruby_target_attach(pid_t, struct ruby_target *, char *, size_t);
 void	ruby_target_release(struct ruby_target *);
+/* Caches let go while the process gives no sample; made again before its
+ * next (0, or -ENOMEM). */
+void	ruby_target_idle(struct ruby_target *);
+int	ruby_target_wake(struct ruby_target *);
 void	ruby_target_begin(struct ruby_target *);
 int	ruby_mem_proc_read(void *, uint64_t, void *, size_t);
 
