@@ -32,7 +32,7 @@ out=$(mktemp -d /tmp/idle_runtime.XXXXXX)
 trap 'kill $a $pids 2>/dev/null; rm -rf "$out"' EXIT
 GPROFILER_LOCK_NAME=gpbench-idle-$$ "$B/gprofiler" --plugin-dir \
     "$B/tests/plugindir" -c -d 1 -f 199 -o "$out" --rotating-output \
-    --no-flamegraph --php-proc-filter '^php$' -v >"$out/log" 2>&1 &
+    --no-flamegraph --php-mode phpspy --php-proc-filter '^php$' -v >"$out/log" 2>&1 &
 a=$!
 # RssAnon less the last cycle's symbol tables, in kB
 beyond() {
@@ -50,6 +50,8 @@ for i in $(seq 1 "$n"); do
 done
 sleep 12
 b1=$(beyond)
+# what the plugin said of them at its last snapshot
+said=$(grep "$rt: snapshot:" "$out/log" | tail -1 | sed 's/.*snapshot: //')
 kill $pids 2>/dev/null
 pids=
 sleep 3
@@ -57,3 +59,4 @@ b2=$(beyond)
 echo "anonymous memory beyond the symbol tables: $b0 kB before, $b1 kB" \
     "with $n idle $rt processes attached ($(( (b1 - b0) / n )) kB each)," \
     "$b2 kB after they exit"
+echo "$rt's last snapshot with them: $said"

@@ -128,7 +128,11 @@ want=";$ns::run $cls:${l1}_[php];array_map <internal>:-1_[php]"
 want="$want;$ns::App\\Work\\{closure} $cls:${l2}_[php]"
 want="$want;$ns::spin $cls:${l3}_[php] "
 grep -F -q "$want" "$col"
-ok $? "namespaced method, internal function and closure frames"
+r=$?
+ok $r "namespaced method, internal function and closure frames"
+[ $r -eq 0 ] || { grep -E "^[0-9]*;;php;" "$col" | head -5 | cut -c1-300;
+    grep -iE "php|pid $clspid" "$TMP/cls/log" 2>/dev/null | head -12; } |
+    sed 's/^/# /'
 kill $clspid 2>/dev/null
 
 for mode in "--php-mode disabled" "--no-php" ""; do

@@ -404,8 +404,10 @@ main(void)
 	walker = 0;	/* the perf-events backend, or perf gone */
 	memset(&snap, 0, sizeof(snap));
 	(void)langdrv_snapshot(&pp->drv, &snap);
-	CHECK(sample_timer != NULL && strstr(logbuf, "read at -f Hz") != NULL,
-	    "no walker: the timer samples, said once");
+	CHECK(sample_timer == NULL && strstr(logbuf, "read at -f Hz") != NULL,
+	    "no walker: said once; not reported for two cycles, not timed");
+	proc_cb(proc_arg, pid);
+	CHECK(sample_timer != NULL, "reported again: the timer samples it");
 
 	langdrv_reset(&pp->drv);
 	CHECK(report_cb == NULL && sample_timer == NULL, "reset: reports "

@@ -97,16 +97,29 @@ langdrv_scan(struct langdrv *d)
 	langtab_prune(&d->tab);
 }
 
+/*
+ * Whether the timer samples dp: attached, not walked, and, while the
+ * system profiler reports processes, reported this cycle or the last.
+ * A process that slept a whole cycle is not read at -f Hz for nothing
+ * (its stacks would be scaled to its perf samples, none, at the merge)
+ * and lets its caches go; a sample of it reports it again.
+ */
+static int
+langdrv_timed(const struct langdrv *d, const struct langdrv_proc *dp)
+{
+	return (dp->lp.state == LANGTAB_ACTIVE && !dp->walking &&
+	    (dp->ran || !d->discover));
+}
+
 void
 langdrv_timer_sync(struct langdrv *d)
 {
 	uint32_t i;
 	int any = 0;
 
-	/* a walked process needs no timer */
+	/* a walked process needs no timer, nor one that did not run */
 	for (i = 0; i < d->tab.n && !any; i++)
-		any = d->tab.procs[i]->state == LANGTAB_ACTIVE &&
-		    !((struct langdrv_proc *)d->tab.procs[i])->walking;
+		any = langdrv_timed(d, (struct langdrv_proc *)d->tab.procs[i]);
 	if (!any && d->sample_timer != NULL) {
 		d->api->timer_del(d->sample_timer);
 		d->sample_timer = NULL;
@@ -124,8 +137,7 @@ langdrv_sample_cb(void *arg)
 	uint32_t i;
 
 	for (i = 0; i < d->tab.n; i++)
-		if (d->tab.procs[i]->state == LANGTAB_ACTIVE &&
-		    !((struct langdrv_proc *)d->tab.procs[i])->walking)
+		if (langdrv_timed(d, (struct langdrv_proc *)d->tab.procs[i]))
 			d->ops->sample(d->arg, d->tab.procs[i]);
 }
 
@@ -146,17 +158,23 @@ langdrv_process_cb(void *arg, int32_t pid)
 {
 	struct langdrv *d = arg;
 	struct langtab_proc *lp = langtab_find(&d->tab, (pid_t)pid);
+	struct langdrv_proc *dp;
 	uint32_t n = d->tab.n;
 	int was = lp != NULL ? lp->state : -1;
+	int ran = lp != NULL && ((struct langdrv_proc *)lp)->ran;
 
 	if (!d->discover)	/* a source that started after us */
 		langdrv_discover_sync(d);
 	if (lp == NULL && d->tab.n >= LANGTAB_MAX)
 		langdrv_scan(d);	/* make room: the dead go */
 	langdrv_scan_pid(d, (pid_t)pid, langtab_uptime());
-	/* new, replaced, or looked at again and attached: sampled now */
-	if (d->tab.n != n || langtab_find(&d->tab, (pid_t)pid) != lp ||
-	    (lp != NULL && lp->state != was))
+	if ((dp = (struct langdrv_proc *)langtab_find(&d->tab,
+	    (pid_t)pid)) != NULL)
+		dp->ran = 2;
+	/* new, replaced, looked at again and attached, or running again
+	 * after a cycle asleep: sampled now */
+	if (d->tab.n != n || (struct langtab_proc *)dp != lp || (lp != NULL &&
+	    (lp->state != was || !ran)))
 		langdrv_timer_sync(d);
 }
 

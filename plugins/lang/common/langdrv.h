@@ -35,6 +35,11 @@ struct langdrv_proc {
 	uint32_t	 fails;		/* failed samples in a row */
 	char		 comm[64];
 	char		 reason[256];	/* why skipped, or the error */
+	/* reported by the system profiler this cycle or the last (2, 1):
+	 * with reports, the timer samples only these, so a process asleep
+	 * is not read (a busy one is reported each cycle, at the latest by
+	 * the system profiler's own snapshot) */
+	int		 ran;
 	/* walked in the system profiler's samples (langdrv_walk.c): the
 	 * thread that runs the interpreter, its root and check value */
 	int		 walking;

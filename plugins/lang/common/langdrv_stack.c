@@ -115,6 +115,8 @@ langdrv_snapshot(struct langdrv *d, struct gp_snapshot *snap)
 		if (d->ops->cycle_end != NULL)
 			d->ops->cycle_end(d->arg, pr, snap);
 		pr->lp.samples = 0;
+		if (pr->ran > 0)
+			pr->ran--;
 	}
 	langdrv_walk_cycle(d);
 	langdrv_timer_sync(d);
