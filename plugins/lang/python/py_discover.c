@@ -111,7 +111,8 @@ py_discover_candidate_maps(pid_t pid, const char *maps, size_t len)
  * since boot) and the executable's device and inode, which change on exec while
  * the PID and start time stay; its age in seconds (from uptime, see
  * langtab_uptime), the CPU time it has used (clock ticks), to rank
- * processes by CPU, and its virtual size (langtab_recheck; 0 if unread).
+ * processes by CPU, and its virtual size (langtab_recheck; 0 if unread;
+ * vsize may be NULL).
  */
 int
 py_discover_stat(pid_t pid, double uptime, uint64_t *starttime,
@@ -126,7 +127,8 @@ py_discover_stat(pid_t pid, double uptime, uint64_t *starttime,
 	if (py_proc_stat_state(buf, (size_t)n, &state, starttime) != 0 ||
 	    py_proc_stat_cpu(buf, (size_t)n, cpu_ticks) != 0)
 		return (-EINVAL);
-	if (langproc_parse_stat_field(buf, (size_t)n, 23, vsize) != 0)
+	if (vsize != NULL &&
+	    langproc_parse_stat_field(buf, (size_t)n, 23, vsize) != 0)
 		*vsize = 0;
 	if (uptime < 0 || hz <= 0)
 		return (-EIO);

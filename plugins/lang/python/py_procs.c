@@ -274,7 +274,7 @@ static void
 pyp_refresh(struct pyp *p, int young_only)
 {
 	struct pyp_proc *pr;
-	uint64_t start, exe_id, ticks, vsize;
+	uint64_t start, exe_id, ticks;
 	double age, uptime = langtab_uptime();
 	uint32_t i;
 
@@ -283,7 +283,7 @@ pyp_refresh(struct pyp *p, int young_only)
 		if (young_only && pr->lp.state != LANGTAB_NEW)
 			continue;
 		pr->lp.seen = py_discover_stat(pr->lp.pid, uptime, &start,
-		    &exe_id, &age, &ticks, &vsize) == 0 &&
+		    &exe_id, &age, &ticks, NULL) == 0 &&
 		    start == pr->lp.starttime &&
 		    exe_id == pr->lp.exe_id;
 		if (!pr->lp.seen) {
