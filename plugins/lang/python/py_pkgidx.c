@@ -155,6 +155,9 @@ py_pkgidx_free(struct py_pkgidx *x)
 	for (i = 0; i < x->ndirs; i++)
 		pkg_dir_free(x, x->dirs[i]);
 	pkg_list_stop(x);
+	/* Held while a directory waits to be read (pkg_timer_sync): the
+	 * agent may stop in the middle of a list. */
+	free(x->window);
 	pkg_trim(x);
 	free(x);
 }
