@@ -133,6 +133,7 @@ agent_hook_closed(void)
 		    "answered (command completions are not retried)",
 		    http_pending());
 	http_fini();
+	heartbeat_fini();
 	hooks.done(hooks.done_arg);
 }
 

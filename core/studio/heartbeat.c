@@ -96,9 +96,36 @@ hb_post_opts(struct http_req_opts *o, const char *url, const char *body,
 
 /* What a completion reports, until the server answers it. */
 struct hb_completion {
-	char	*id;
-	char	*err;		/* NULL: completed */
+	char			*id;
+	char			*err;		/* NULL: completed */
+	struct hb_completion	*next;		/* hb_sent */
 };
+
+/* Completions sent and not answered: freed at exit if never answered
+ * (heartbeat_fini, once the transport cancelled their requests). */
+static struct hb_completion	*hb_sent;
+
+static void
+hb_completion_free(struct hb_completion *c)
+{
+	struct hb_completion	**pp;
+
+	for (pp = &hb_sent; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	free(c->id);
+	free(c->err);
+	free(c);
+}
+
+void
+heartbeat_fini(void)
+{
+	while (hb_sent != NULL)
+		hb_completion_free(hb_sent);
+}
 
 /*
  * The command's outcome is logged once the server has answered: a
@@ -125,9 +152,7 @@ hb_completion_done(void *arg, const struct http_result *res)
 	else
 		log_info("heartbeat: command %s %s%s%s", c->id, what,
 		    c->err ? ": " : "", c->err ? c->err : "");
-	free(c->id);
-	free(c->err);
-	free(c);
+	hb_completion_free(c);
 }
 
 /* A command needs no completion (another host's): never run it again. */
@@ -154,6 +179,8 @@ hb_complete(const char *id, int ok, const char *err, void *arg)
 	c = xcalloc(1, sizeof(*c));
 	c->id = xstrdup(id);
 	c->err = ok ? NULL : xstrdup(err != NULL ? err : "?");
+	c->next = hb_sent;
+	hb_sent = c;
 
 	o = json_object_new_object();
 	json_object_object_add(o, "command_id", json_object_new_string(id));
@@ -172,9 +199,7 @@ hb_complete(const char *id, int ok, const char *err, void *arg)
 		log_warnx("heartbeat: command %s %s%s%s; its completion could "
 		    "not be sent", id, ok ? "completed" : "failed",
 		    ok ? "" : ": ", c->err != NULL ? c->err : "");
-		free(c->id);
-		free(c->err);
-		free(c);
+		hb_completion_free(c);
 	}
 	free(url);
 	json_object_put(o);

@@ -162,6 +162,8 @@ int		 hb_id_is_uuid(const char *);
 int		 heartbeat_start(struct event_base *, const struct config *,
 		    struct plugin_list *, const struct run_hooks *);
 void		 heartbeat_stop(void (*done)(void *), void *arg);
+/* After http_fini: completions the server never answered are freed. */
+void		 heartbeat_fini(void);
 /* Command ids: executed, and started (attempts) before they run; loaded
  * from / saved to state.json atomically. */
 int		 hb_state_load(const char *path);

@@ -110,4 +110,28 @@ sys.exit(0 if len(c) == 1 and c[0]["status"] == "failed" and
 ' "$long"
 ok $? "its completion is delivered at exit: failed, the agent is shutting down"
 
+# The same, the backend never answering completions: the agent still
+# exits in bounded time (the uploads' flush, then the last requests'
+# drain), says what went unanswered and holds nothing of it (under ASan
+# a leak fails its exit status).
+srv_post /_fake/fail '{"mode": "hang", "paths":
+    ["/api/metrics/command_completion"]}' >/dev/null
+gp_start d $hb_opts --state-dir "$TMP/state-d"
+hang=$(srv_post /_fake/command '{"hostname": "'"$HOST"'", "service_name": "'"$STUDIO_SVC"'",
+    "command_type": "start", "combined_config": {"continuous": false,
+    "duration": 60, "profiling_mode": "cpu"}}' |
+    srv_py 'print(json.load(sys.stdin)["command_id"])')
+wait_for 10 grep -q "profiling run: mode cpu, 60 s cycles, one cycle" "$TMP/d.log"
+ok $? "a long ad-hoc run started, completions hanging"
+t0=$(date +%s)
+kill -TERM "$GP_PID"
+wait "$GP_PID"
+rc=$?
+t=$(($(date +%s) - t0))
+[ "$rc" -eq 0 ] && [ "$t" -le 12 ]
+ok $? "it exits 0 on SIGTERM in bounded time (exit $rc, $t s)"
+grep -q "exiting with 1 request(s) to the backend not answered" "$TMP/d.log"
+ok $? "the unanswered completion is named"
+srv_post /_fake/clear '{}' >/dev/null
+
 done_testing
