@@ -60,7 +60,12 @@ struct ps_install {
 	struct gp_child			*child;
 	int				 version_ok;
 	char				 version[128];
+	struct ps_install		*next_waiting;
 };
+
+/* Records finished while the host still holds them (a download or a
+ * version check in flight), until it reports them or the plugin goes. */
+static struct ps_install	*install_waiting;
 
 static int
 rm_any(const char *path, const struct stat *st, int flag, struct FTW *f)
@@ -97,6 +102,13 @@ install_release(struct ps_install *in)
 static void
 install_free(struct ps_install *in)
 {
+	struct ps_install	**pp;
+
+	for (pp = &install_waiting; *pp != NULL; pp = &(*pp)->next_waiting)
+		if (*pp == in) {
+			*pp = in->next_waiting;
+			break;
+		}
 	in->magic = 0;
 	free(in);
 }
@@ -131,6 +143,10 @@ install_finish(struct ps_install *in, const char *binary, const char *fmt,
 		in->done(in->arg, binary, fmt != NULL ? why : NULL);
 	if (!in->downloading && in->child == NULL)
 		install_free(in);
+	else {
+		in->next_waiting = install_waiting;
+		install_waiting = in;
+	}
 }
 
 /* Only root may have written the directory we execute from. */
@@ -481,6 +497,16 @@ ps_install_begin(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	    install_timeout_cb, in);
 	in->kick = api->timer_add(ctx, 0, 0, install_kick_cb, in);
 	return (in);
+}
+
+unsigned
+ps_install_reap(void)
+{
+	unsigned	 n;
+
+	for (n = 0; install_waiting != NULL; n++)
+		install_free(install_waiting);
+	return (n);
 }
 
 void

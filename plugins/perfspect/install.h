@@ -37,5 +37,8 @@ struct ps_install *ps_install_begin(struct gp_plugin_ctx *ctx,
 /* No callback after this.  A download in flight keeps a small record
  * alive until the host reports it (there is no cancel in the ABI). */
 void		 ps_install_cancel(struct ps_install *in);
+/* The plugin goes: those records freed (the host drops its callbacks to
+ * them right after destroy); how many. */
+unsigned	 ps_install_reap(void);
 
 #endif

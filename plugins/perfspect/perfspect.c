@@ -293,6 +293,7 @@ perfspect_destroy(void *priv)
 	if (p == NULL)
 		return;
 	ps_install_cancel(p->inst);
+	(void)ps_install_reap();
 	ps_collector_free(p->col);
 	free(p);
 }
