@@ -324,8 +324,10 @@ jv_destroy(void *priv)
 	p->api->timer_del(p->round_timer);
 	p->api->timer_del(p->pending_timer);
 	/* The host reaps children we leave behind without calling us. */
-	for (i = 0; i < p->njvms; i++)
+	for (i = 0; i < p->njvms; i++) {
+		jv_job_forget(p->jvms[i]->job);
 		free(p->jvms[i]);
+	}
 	jv_filters_free(p);
 	free(p->jvms);
 	free(p->pending);

@@ -143,6 +143,13 @@ jv_job_cancel(struct jv_job *j, const char *why)
 		j->api->child_stop(j->child, SIGTERM, JV_KILL_GRACE);
 }
 
+void
+jv_job_forget(struct jv_job *j)
+{
+	if (j != NULL)
+		jv_job_free(j);
+}
+
 /* Run `jattach PID cmd...`; NULL (errno set) if it cannot be spawned. */
 struct jv_job *
 jv_job_start(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,

@@ -41,5 +41,8 @@ struct jv_job	*jv_job_start(struct gp_plugin_ctx *ctx,
 		    pid_t pid, const char *const *cmd, uint32_t timeout_ms,
 		    jv_job_done_fn done, void *arg);
 void		 jv_job_cancel(struct jv_job *j, const char *why);
+/* The plugin goes away with the job's jattach still running: the host
+ * reaps it without calling back, and the job is freed now.  NULL: none. */
+void		 jv_job_forget(struct jv_job *j);
 
 #endif /* JV_PROC_H */

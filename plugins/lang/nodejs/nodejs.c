@@ -649,9 +649,16 @@ nj_destroy(void *priv)
 	if (n == NULL)
 		return;
 	nj_reset(n);
-	for (i = 0; i < NJ_SLOTS; i++)
+	/* A helper still running (past the host's stop bound) is killed
+	 * here, not by the host after us: its copy is ours to remove. */
+	for (i = 0; i < NJ_SLOTS; i++) {
+		if (n->slots[i].child != NULL) {
+			n->api->child_stop(n->slots[i].child, SIGKILL, 0);
+			nj_remove_copy(&n->slots[i]);
+		}
 		if (n->slots[i].tmpfd != -1)
 			close(n->slots[i].tmpfd);
+	}
 	free(n->procs);
 	free(n->ns);
 	free(n->rbuf);
