@@ -19,6 +19,7 @@
 
 #include "agent.h"
 #include "base/log.h"
+#include "base/stopguard.h"
 #include "base/xmalloc.h"
 #include "config/configuration.h"
 #include "gprofiler.h"
@@ -43,7 +44,6 @@ struct agent {
 	struct config		**retired;	/* replaced configs (may be */
 	size_t			 nretired;	/* referenced until exit) */
 	struct run		*run;
-	struct event		*ev_sig[3];
 	struct event		*ev_watchdog;
 	struct event		*ev_controller;	/* --controller-pid poll */
 	int			 stopping;
@@ -335,12 +335,12 @@ agent_reload(struct agent *a)
 	    "current cycle is out");
 }
 
+/* SIGHUP, SIGINT and SIGTERM, as the stop guard hands them over. */
 static void
-agent_signal(evutil_socket_t sig, short ev, void *arg)
+agent_signal(int sig, void *arg)
 {
 	struct agent	*a = arg;
 
-	(void)ev;
 	CHECK_OBJ(a, AGENT_MAGIC);
 	switch (sig) {
 	case SIGHUP:
@@ -367,7 +367,6 @@ int
 agent_main(struct event_base *base, const struct cmdline *cl,
     struct plugin_list *plugins, struct config *cfg)
 {
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 	struct agent	 a;
 	size_t		 i;
 	int		 rc;
@@ -379,9 +378,10 @@ agent_main(struct event_base *base, const struct cmdline *cl,
 	a.plugins = plugins;
 	a.cfg = cfg;
 	signal(SIGPIPE, SIG_IGN);
-	for (i = 0; i < 3; i++) {
-		a.ev_sig[i] = evsignal_new(base, sigs[i], agent_signal, &a);
-		evsignal_add(a.ev_sig[i], NULL);
+	if ((rc = stopguard_start(base, agent_signal, &a)) != 0) {
+		log_msg(LOG_LEVEL_ERR, NULL, "cannot take signals: %s",
+		    strerror(-rc));
+		a.status = 1;
 	}
 	if (config_get(cfg, "controller-pid") != NULL) {
 		struct timeval	 one = { 1, 0 };
@@ -391,7 +391,9 @@ agent_main(struct event_base *base, const struct cmdline *cl,
 		evtimer_add(a.ev_controller, &one);
 	}
 	supervisor_init(base, plugins, a.cfg);
-	if ((rc = agent_hook_start(base, a.cfg, plugins)) != 0)
+	if (a.status != 0)
+		;
+	else if ((rc = agent_hook_start(base, a.cfg, plugins)) != 0)
 		a.status = rc == -EINVAL ? EXIT_USAGE : 1;
 	else if (agent_hook_owns_runs(a.cfg))
 		;	/* dynamic profiling: the heartbeat starts runs */
@@ -399,8 +401,7 @@ agent_main(struct event_base *base, const struct cmdline *cl,
 		a.status = 1;
 	if (a.status == 0)
 		event_base_dispatch(base);
-	for (i = 0; i < 3; i++)
-		event_free(a.ev_sig[i]);
+	stopguard_stop();
 	if (a.ev_watchdog != NULL)
 		event_free(a.ev_watchdog);
 	if (a.ev_controller != NULL)

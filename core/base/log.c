@@ -194,6 +194,34 @@ log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 	free(esc);
 }
 
+/*
+ * From another thread, the process about to _exit: stderr and the file
+ * only, each if its lock is free (the loop may be stuck holding it), not
+ * the sink, no rotation; flushed.
+ */
+void
+log_last_words(const char *msg)
+{
+	char		 ts[32];
+	struct timespec	 now;
+	struct tm	 tm;
+
+	if (ftrylockfile(stderr) == 0) {
+		fprintf(stderr, "%s %s\n", log_levels[LOG_LEVEL_ERR], msg);
+		funlockfile(stderr);
+	}
+	if (log_file != NULL && ftrylockfile(log_file) == 0) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		gmtime_r(&now.tv_sec, &tm);
+		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(log_file, "%s.%03ldZ %s %s: %s\n", ts,
+		    now.tv_nsec / 1000000, log_levels[LOG_LEVEL_ERR],
+		    log_procname, msg);
+		fflush(log_file);
+		funlockfile(log_file);
+	}
+}
+
 void
 log_set_sink(void (*sink)(int, const char *, const char *, void *),
     void *arg)

@@ -24,6 +24,8 @@ void	log_msg(int level, const char *component, const char *fmt, ...)
  * sink must neither block nor log.  NULL removes it. */
 void	log_set_sink(void (*)(int level, const char *component,
 	    const char *msg, void *arg), void *arg);
+/* The process's last line, from a thread other than the loop's. */
+void	log_last_words(const char *);
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* The daemon's own lines at a level (no component): log_msg's checks. */
 #define log_warnx(...)	log_msg(LOG_LEVEL_WARN, NULL, __VA_ARGS__)

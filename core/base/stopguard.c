@@ -1,0 +1,244 @@
+/*
+ * The stop guard: see stopguard.h.
+ *
+ * The thread sleeps in sigtimedwait, waking every STOPGUARD_BEAT_MS to
+ * look at the loop's beat once a stop signal came.  It touches nothing
+ * of the loop's but two atomics and the pipe's write end; its one line
+ * goes through log_last_words, which takes no lock the loop may hold.
+ */
+#include "config.h"
+
+#include <sys/syscall.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/stopguard.h"
+
+static struct {
+	pthread_t		 thread;
+	int			 running;
+	int			 rfd, wfd;
+	pid_t			 loop_tid;
+	sigset_t		 sigs;
+	struct event		*ev_pipe;
+	struct event		*ev_beat;
+	void			(*cb)(int, void *);
+	void			*arg;
+	_Atomic uint64_t	 stop_ns;	/* the first stop signal */
+	_Atomic uint64_t	 beat_ns;	/* the loop's last turn since */
+	atomic_int		 quit;
+} sg = { .rfd = -1, .wfd = -1 };
+
+static uint64_t
+sg_now_ns(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
+char
+stopguard_task_state(const char *stat, size_t len)
+{
+	size_t	 i, close = len;
+
+	for (i = 0; i < len; i++)
+		if (stat[i] == ')')
+			close = i;
+	if (close + 2 >= len || stat[close + 1] != ' ')
+		return (0);
+	return (stat[close + 2]);
+}
+
+/* The loop's thread: its state letter, and where in the kernel it waits. */
+static char
+sg_loop_state(char *wchan, size_t wlen)
+{
+	char	 path[64], buf[512];
+	ssize_t	 n;
+	int	 fd;
+
+	wchan[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan",
+	    (int)sg.loop_tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		if ((n = read(fd, wchan, wlen - 1)) > 0)
+			wchan[n] = '\0';
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
+	    (int)sg.loop_tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (0);
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return (n > 0 ? stopguard_task_state(buf, (size_t)n) : 0);
+}
+
+/* A stop signal came: is the loop still turning?  If not, the end. */
+static void
+sg_check(void)
+{
+	uint64_t	 stop = atomic_load(&sg.stop_ns), beat, since;
+	char		 wchan[64], line[256], st;
+
+	if (stop == 0)
+		return;
+	beat = atomic_load(&sg.beat_ns);
+	since = (sg_now_ns() - (beat > stop ? beat : stop)) / 1000000;
+	if (since < STOPGUARD_WAIT_MS)
+		return;
+	st = sg_loop_state(wchan, sizeof(wchan));
+	if (st == 'R' && since < STOPGUARD_BUSY_MS)
+		return;
+	if (strcmp(wchan, "0") == 0)
+		wchan[0] = '\0';	/* not waiting */
+	snprintf(line, sizeof(line), "stopping: the event loop has not run "
+	    "for %llu ms (%s%s%s): exiting without finishing the cycle",
+	    (unsigned long long)since, st == 'R' ? "on CPU" :
+	    "waiting in the kernel", wchan[0] != '\0' ? " in " : "", wchan);
+	log_last_words(line);
+	_exit(STOPGUARD_EXIT);
+}
+
+static void *
+sg_thread(void *unused)
+{
+	struct timespec	 tick = { 0, STOPGUARD_BEAT_MS * 1000000L };
+	siginfo_t	 info;
+	uint8_t		 b;
+	int		 sig;
+
+	(void)unused;
+	while (!atomic_load(&sg.quit)) {
+		sig = sigtimedwait(&sg.sigs, &info, &tick);
+		if (atomic_load(&sg.quit))
+			break;
+		if (sig > 0) {
+			if (sig != SIGHUP && atomic_load(&sg.stop_ns) == 0)
+				atomic_store(&sg.stop_ns, sg_now_ns());
+			b = (uint8_t)sig;
+			/* A full pipe holds 64 KiB of signals: one more
+			 * changes nothing. */
+			(void)write(sg.wfd, &b, 1);
+		}
+		sg_check();
+	}
+	return (NULL);
+}
+
+static void
+sg_beat(evutil_socket_t fd, short ev, void *arg)
+{
+	(void)fd;
+	(void)ev;
+	(void)arg;
+	atomic_store(&sg.beat_ns, sg_now_ns());
+}
+
+static void
+sg_read(evutil_socket_t fd, short ev, void *arg)
+{
+	struct timeval	 tv = { 0, STOPGUARD_BEAT_MS * 1000 };
+	uint8_t		 buf[16];
+	ssize_t		 n, i;
+
+	(void)ev;
+	(void)arg;
+	atomic_store(&sg.beat_ns, sg_now_ns());
+	if ((n = read(fd, buf, sizeof(buf))) <= 0)
+		return;
+	for (i = 0; i < n; i++) {
+		/* Stopping: the loop beats so that the thread sees it
+		 * turn (and nothing wakes it otherwise). */
+		if (buf[i] != SIGHUP && !evtimer_pending(sg.ev_beat, NULL))
+			evtimer_add(sg.ev_beat, &tv);
+		sg.cb(buf[i], sg.arg);
+	}
+}
+
+int
+stopguard_start(struct event_base *base, void (*cb)(int, void *), void *arg)
+{
+	sigset_t	 all, old;
+	int		 fds[2], rc;
+
+	if (sg.running)
+		return (-EALREADY);
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
+		return (-errno);
+	sg.rfd = fds[0];
+	sg.wfd = fds[1];
+	sg.cb = cb;
+	sg.arg = arg;
+	sg.loop_tid = (pid_t)syscall(SYS_gettid);
+	atomic_store(&sg.stop_ns, 0);
+	atomic_store(&sg.beat_ns, 0);
+	atomic_store(&sg.quit, 0);
+	sg.ev_pipe = event_new(base, sg.rfd, EV_READ | EV_PERSIST, sg_read,
+	    NULL);
+	sg.ev_beat = event_new(base, -1, EV_PERSIST, sg_beat, NULL);
+	if (sg.ev_pipe == NULL || sg.ev_beat == NULL ||
+	    event_add(sg.ev_pipe, NULL) != 0) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	sigemptyset(&sg.sigs);
+	sigaddset(&sg.sigs, SIGTERM);
+	sigaddset(&sg.sigs, SIGINT);
+	sigaddset(&sg.sigs, SIGHUP);
+	/* The thread takes its signals by sigtimedwait only: every one
+	 * blocked in it (it inherits the mask), so that SIGCHLD and the
+	 * rest reach the loop; the loop blocks the three. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = -pthread_create(&sg.thread, NULL, sg_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		goto fail;
+	pthread_sigmask(SIG_BLOCK, &sg.sigs, NULL);
+	sg.running = 1;
+	return (0);
+fail:
+	if (sg.ev_pipe != NULL)
+		event_free(sg.ev_pipe);
+	if (sg.ev_beat != NULL)
+		event_free(sg.ev_beat);
+	sg.ev_pipe = sg.ev_beat = NULL;
+	close(sg.rfd);
+	close(sg.wfd);
+	sg.rfd = sg.wfd = -1;
+	return (rc);
+}
+
+void
+stopguard_stop(void)
+{
+	if (!sg.running)
+		return;
+	atomic_store(&sg.quit, 1);
+	/* Wakes its sigtimedwait at once (taken there, never delivered). */
+	pthread_kill(sg.thread, SIGHUP);
+	pthread_join(sg.thread, NULL);
+	sg.running = 0;
+	event_free(sg.ev_pipe);
+	event_free(sg.ev_beat);
+	sg.ev_pipe = sg.ev_beat = NULL;
+	close(sg.rfd);
+	close(sg.wfd);
+	sg.rfd = sg.wfd = -1;
+	/* The three stay blocked: the agent is on its way out, and one that
+	 * comes now must not end it by the default action. */
+}

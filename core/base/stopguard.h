@@ -1,0 +1,42 @@
+/*
+ * The stop guard (stopguard.c): SIGTERM ends the agent within seconds
+ * even when the event loop cannot run.
+ *
+ * The loop can be held in a kernel wait that a caught signal does not
+ * end: a page fault on a file whose FUSE server never answers, taken
+ * inside process_vm_readv in the instant between a runtime reader's
+ * check of a mapping and its read, when the process's owner swaps the
+ * mapping for such a file.  Such waits are killable, so the process's
+ * own exit ends them.  One thread besides the loop takes SIGTERM, SIGINT
+ * and SIGHUP (blocked in every other thread) and hands them to the loop
+ * through a pipe.  After a stop signal the loop must keep turning: if it
+ * does not for STOPGUARD_WAIT_MS while it sleeps in the kernel, or for
+ * STOPGUARD_BUSY_MS while it computes, the thread says so in one line,
+ * naming where the loop waits, and ends the process.
+ */
+#ifndef GP_STOPGUARD_H
+#define GP_STOPGUARD_H
+
+#include <stddef.h>
+
+#include <event2/event.h>
+
+#define STOPGUARD_WAIT_MS	2000	/* the loop asleep in the kernel */
+#define STOPGUARD_BUSY_MS	10000	/* the loop on CPU (one long turn) */
+#define STOPGUARD_BEAT_MS	250	/* the loop's beat while it stops */
+#define STOPGUARD_EXIT		1	/* the status it ends the process with */
+
+/*
+ * Take the three signals from now on; cb(sig, arg) runs in the loop for
+ * each.  Call before any other thread is made (they inherit the mask).
+ * 0 or -errno (then the signals are left as they were).
+ */
+int	stopguard_start(struct event_base *, void (*cb)(int, void *),
+	    void *arg);
+/* The thread ended and the signals given back (at the loop's end). */
+void	stopguard_stop(void);
+/* The state letter of a task's /proc/.../stat text (after the last ')'
+ * of its command), or 0. */
+char	stopguard_task_state(const char *stat, size_t len);
+
+#endif
