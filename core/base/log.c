@@ -200,11 +200,19 @@ log_vmsg(int level, const char *component, const char *fmt, va_list ap)
  * the sink, no rotation; flushed.
  */
 void
-log_last_words(const char *msg)
+log_last_words(const char *text)
 {
-	char		 ts[32];
+	char		 ts[32], *esc = NULL;
+	const char	*msg = text;
 	struct timespec	 now;
 	struct tm	 tm;
+
+	/* It may quote a path a user chose, as log_vmsg's lines do. */
+	if (!textesc_clean(text, strlen(text), TEXTESC_LINES))
+		msg = esc = textesc_dup(text, strlen(text), TEXTESC_LINES,
+		    NULL);
+	if (msg == NULL)
+		msg = "(a line that could not be escaped)";
 
 	if (ftrylockfile(stderr) == 0) {
 		fprintf(stderr, "%s %s\n", log_levels[LOG_LEVEL_ERR], msg);
@@ -220,6 +228,7 @@ log_last_words(const char *msg)
 		fflush(log_file);
 		funlockfile(log_file);
 	}
+	free(esc);
 }
 
 void

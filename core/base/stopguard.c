@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,6 +63,78 @@ stopguard_task_state(const char *stat, size_t len)
 	return (stat[close + 2]);
 }
 
+int
+stopguard_parse_syscall(const char *text, size_t len, long *nr,
+    unsigned long long args[6])
+{
+	char			 buf[256], *p, *end;
+	unsigned long long	 v;
+	long			 n;
+	int			 i;
+
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	errno = 0;
+	n = strtol(buf, &end, 10);
+	if (end == buf || errno != 0 || n < 0)
+		return (-1);
+	for (i = 0, p = end; i < 6; i++, p = end) {
+		if (*p != ' ')
+			return (-1);
+		v = strtoull(p + 1, &end, 16);
+		if (end == p + 1 || errno != 0)
+			return (-1);
+		args[i] = v;
+	}
+	*nr = n;
+	return (0);
+}
+
+/* Its file's path, for the line: a read names what it reads. */
+static void
+sg_fd_path(unsigned long long fd, char *out, size_t outlen)
+{
+	char	 path[64];
+	ssize_t	 n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%llu", fd);
+	if ((n = readlink(path, out, outlen - 1)) < 0)
+		n = 0;
+	out[n] = '\0';
+}
+
+/* What the loop's thread waits for, in words ("" if not known). */
+static void
+sg_loop_call(char *out, size_t outlen)
+{
+	char			 path[64], buf[256], file[160];
+	unsigned long long	 a[6];
+	ssize_t			 n;
+	long			 nr;
+	int			 fd;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall",
+	    (int)sg.loop_tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n <= 0 || stopguard_parse_syscall(buf, (size_t)n, &nr, a) != 0)
+		return;
+	if (nr == SYS_process_vm_readv)
+		snprintf(out, outlen, ", reading the memory of pid %llu", a[0]);
+	else if (nr == SYS_read || nr == SYS_pread64 || nr == SYS_readv ||
+	    nr == SYS_preadv) {
+		sg_fd_path(a[0], file, sizeof(file));
+		snprintf(out, outlen, ", reading %s", file[0] != '\0' ? file :
+		    "a file");
+	} else
+		snprintf(out, outlen, ", in system call %ld", nr);
+}
+
 /* The loop's thread: its state letter, and where in the kernel it waits. */
 static char
 sg_loop_state(char *wchan, size_t wlen)
@@ -92,7 +165,7 @@ static void
 sg_check(void)
 {
 	uint64_t	 stop = atomic_load(&sg.stop_ns), beat, since;
-	char		 wchan[64], line[256], st;
+	char		 wchan[64], call[256], line[512], st;
 
 	if (stop == 0)
 		return;
@@ -105,10 +178,12 @@ sg_check(void)
 		return;
 	if (strcmp(wchan, "0") == 0)
 		wchan[0] = '\0';	/* not waiting */
+	sg_loop_call(call, sizeof(call));
 	snprintf(line, sizeof(line), "stopping: the event loop has not run "
-	    "for %llu ms (%s%s%s): exiting without finishing the cycle",
+	    "for %llu ms (%s%s%s%s): exiting without finishing the cycle",
 	    (unsigned long long)since, st == 'R' ? "on CPU" :
-	    "waiting in the kernel", wchan[0] != '\0' ? " in " : "", wchan);
+	    "waiting in the kernel", wchan[0] != '\0' ? " in " : "", wchan,
+	    call);
 	log_last_words(line);
 	_exit(STOPGUARD_EXIT);
 }

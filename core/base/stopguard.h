@@ -38,5 +38,9 @@ void	stopguard_stop(void);
 /* The state letter of a task's /proc/.../stat text (after the last ')'
  * of its command), or 0. */
 char	stopguard_task_state(const char *stat, size_t len);
+/* A task's /proc/.../syscall text: its call's number and six arguments
+ * (0), or -1 when it is in none ("running", "-1 sp pc", malformed). */
+int	stopguard_parse_syscall(const char *text, size_t len, long *nr,
+	    unsigned long long args[6]);
 
 #endif

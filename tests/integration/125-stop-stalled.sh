@@ -65,7 +65,7 @@ ok $? "the loop went into the FUSE read"
 [ "$rc" = 1 ] && [ "$took" -le 4000 ]
 ok $? "stalled: SIGTERM still ends it, exit 1, within 4 s ($rc, $took ms)"
 grep "event loop has not run" "$TMP/stalled.log" | sed 's/^/# /'
-grep -q "stopping: the event loop has not run for [0-9]* ms (waiting in the kernel.*): exiting without finishing the cycle" \
+grep -q "stopping: the event loop has not run for [0-9]* ms (waiting in the kernel.*, reading $FUSE_MNT/stall): exiting without finishing the cycle" \
     "$TMP/stalled.log"
-ok $? "one line says the loop waits in the kernel, and where"
+ok $? "one line says the loop waits in the kernel, and on what"
 done_testing
