@@ -1,8 +1,9 @@
 /*
  * The stop guard: see stopguard.h.
  *
- * The thread sleeps in sigtimedwait, waking every STOPGUARD_BEAT_MS to
- * look at the loop's beat once a stop signal came.  It touches nothing
+ * The thread sleeps in sigwaitinfo (no wake-up while the agent runs) and,
+ * once a stop signal came, in sigtimedwait, waking every STOPGUARD_BEAT_MS
+ * to look at the loop's beat.  It touches nothing
  * of the loop's but two atomics and the pipe's write end; its one line
  * goes through log_last_words, which takes no lock the loop may hold.
  */
@@ -198,7 +199,10 @@ sg_thread(void *unused)
 
 	(void)unused;
 	while (!atomic_load(&sg.quit)) {
-		sig = sigtimedwait(&sg.sigs, &info, &tick);
+		/* Asleep until a signal; ticking only once stopping. */
+		sig = atomic_load(&sg.stop_ns) == 0 ?
+		    sigwaitinfo(&sg.sigs, &info) :
+		    sigtimedwait(&sg.sigs, &info, &tick);
 		if (atomic_load(&sg.quit))
 			break;
 		if (sig > 0) {
