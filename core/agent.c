@@ -392,7 +392,7 @@ agent_main(struct event_base *base, const struct cmdline *cl,
 	}
 	supervisor_init(base, plugins, a.cfg);
 	if (a.status != 0)
-		;
+		;	/* without its signals the agent does not start */
 	else if ((rc = agent_hook_start(base, a.cfg, plugins)) != 0)
 		a.status = rc == -EINVAL ? EXIT_USAGE : 1;
 	else if (agent_hook_owns_runs(a.cfg))

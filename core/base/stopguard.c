@@ -3,9 +3,9 @@
  *
  * The thread sleeps in sigwaitinfo (no wake-up while the agent runs) and,
  * once a stop signal came, in sigtimedwait, waking every STOPGUARD_BEAT_MS
- * to look at the loop's beat.  It touches nothing
- * of the loop's but two atomics and the pipe's write end; its one line
- * goes through log_last_words, which takes no lock the loop may hold.
+ * to look at the loop's beat.  It shares with the loop only atomics and
+ * the pipe; its one line goes through log_last_words, which waits for no
+ * lock the loop may hold.
  */
 #include "config.h"
 
@@ -278,8 +278,8 @@ stopguard_start(struct event_base *base, void (*cb)(int, void *), void *arg)
 	sigaddset(&sg.sigs, SIGTERM);
 	sigaddset(&sg.sigs, SIGINT);
 	sigaddset(&sg.sigs, SIGHUP);
-	/* The thread takes its signals by sigtimedwait only: every one
-	 * blocked in it (it inherits the mask), so that SIGCHLD and the
+	/* The thread takes its signals by waiting for them only: every
+	 * one blocked in it (it inherits the mask), so that SIGCHLD and the
 	 * rest reach the loop; the loop blocks the three. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
