@@ -24,15 +24,18 @@ printf 'name = fixture_stall\nkind = process\nmodes = cpu\nabi = 1\noptions = fi
     >"$d/fixture_stall.plugin"
 chmod 0644 "$d"/*
 
-# run LABEL STALL_FILE: the agent started, SIGTERM 3 s later; the exit
-# status in $rc and the seconds it took in $took.
+# run LABEL STALL_FILE: the agent started, SIGTERM once the fixture reads;
+# the exit status in $rc and the milliseconds it took in $took.
 run() {
 	mkdir -p "$TMP/$1"
 	FIXTURE_STALL_FILE=$2 "$GP_BIN" --plugin-dir "$d" \
 	    --plugin-dir "$GP_PLUGIN_DIR" --perf-mode disabled \
 	    -o "$TMP/$1" -d 30 -c --no-flamegraph >"$TMP/$1.log" 2>&1 &
 	agent=$!
-	sleep 3
+	# The fixture says when it reads (a second after the start), then
+	# the read has half a second to begin its wait.
+	wait_line "$TMP/$1.log" "fixture_stall: reading" 20
+	sleep 0.5
 	t0=$(date +%s%N)
 	kill -TERM "$agent"
 	n=0
