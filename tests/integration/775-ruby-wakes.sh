@@ -62,7 +62,7 @@ run() {	# label, agent options...
 	warm=$(cat "$TMP"/out/profile_*.col 2>/dev/null |
 	    grep "hot_warm ($TMP/wake.rb:[0-9]*)_\[rb\]" |
 	    awk '{ s += $NF } END { print s + 0 }')
-	[ "$warm" -ge 5 ]
+	[ "$warm" -ge 1 ]
 	ok $? "$label: the warm-up's Ruby frames ($warm samples in hot_warm)"
 	for f in "$TMP"/out/profile_*.col; do
 		c=$(grep "hot_wake ($TMP/wake.rb:[0-9]*)_\[rb\]" "$f" |
@@ -72,7 +72,7 @@ run() {	# label, agent options...
 	wake=$(cat "$TMP"/out/profile_*.col 2>/dev/null |
 	    grep "hot_wake ($TMP/wake.rb:[0-9]*)_\[rb\]" |
 	    awk '{ s += $NF } END { print s + 0 }')
-	[ "$wake" -ge 100 ]
+	[ "$wake" -ge "$want" ]
 	r=$?
 	ok $r "$label: the busy spell's Ruby frames after a sleeping cycle ($wake samples in hot_wake)"
 	if [ $r -ne 0 ]; then
@@ -80,6 +80,10 @@ run() {	# label, agent options...
 		grep -i "ruby" "$TMP/out/log" | tail -20 | sed 's/^/# /'
 	fi
 }
+# A broken wake-up gives none; 3.5 s at 99 Hz are some 350 samples, of
+# which ASan's slower reads leave fewer.
+want=50
+asan_build && want=20
 run "BPF sampler"
 run "perf events" --perf-backend perf-events
 done_testing
