@@ -112,7 +112,7 @@ ok $? "its completion is delivered at exit: failed, the agent is shutting down"
 
 # The same, the backend never answering completions: the agent still
 # exits in bounded time (the uploads' flush, then the last requests'
-# drain), says what went unanswered and holds nothing of it (under ASan
+# drain), counts what went unanswered and holds nothing of it (under ASan
 # a leak fails its exit status).
 srv_post /_fake/fail '{"mode": "hang", "paths":
     ["/api/metrics/command_completion"]}' >/dev/null
@@ -130,8 +130,11 @@ rc=$?
 t=$(($(date +%s) - t0))
 [ "$rc" -eq 0 ] && [ "$t" -le 12 ]
 ok $? "it exits 0 on SIGTERM in bounded time (exit $rc, $t s)"
-grep -q "exiting with 1 request(s) to the backend not answered" "$TMP/d.log"
-ok $? "the unanswered completion is named"
+# The completion, and perhaps a heartbeat in flight at that moment.
+grep "request(s) to the backend not answered" "$TMP/d.log" | sed 's/^/# /'
+grep -q "exiting with [1-9][0-9]* request(s) to the backend not answered" \
+    "$TMP/d.log"
+ok $? "the unanswered requests are counted"
 srv_post /_fake/clear '{}' >/dev/null
 
 done_testing
