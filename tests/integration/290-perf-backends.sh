@@ -47,6 +47,11 @@ daemon() {	# out-dir secs gprofiler-args (run under $PRE)
 	$PRE "$GP_BIN" --plugin-dir "$GP_PLUGIN_DIR" -o "$dir" -d "$secs" \
 	    --no-flamegraph --python-mode disabled --java-mode disabled "$@" \
 	    >"$dir.log" 2>&1
+	_rc=$?
+	# A failure shows its own lines (a sanitizer's report first).
+	[ $_rc -eq 0 ] || sanitizer_report "$dir.log" ||
+	    grep -v '^$' "$dir.log" | tail -20 | cut -c1-300 | sed 's/^/# /'
+	return $_rc
 }
 backend_of() { head -1 "$1"/profile_*.col 2>/dev/null | cut -c3- |
     "$PYTHON3" -c 'import json,sys; print(json.load(sys.stdin)["metadata"].get("perf_backend"))'; }
