@@ -219,6 +219,11 @@ nj_child_exit(void *arg, int status)
 		    "failed (attempt %u of %u, the next in %llu s): %s",
 		    (int)sl->pid, sl->comm, pr->tries, NJ_TRIES,
 		    (unsigned long long)wait / 1000, sl->line);
+	} else if (n->stopping) {
+		/* Ended by the stop, not by node: nothing to warn about. */
+		n->api->log(n->ctx, GP_LOG_INFO, "pid %d (%s): attach-maps "
+		    "stopped with the run (the helper's last word: %s)",
+		    (int)sl->pid, sl->comm, sl->line);
 	} else {
 		n->left_alone++;
 		n->api->log(n->ctx, GP_LOG_WARN, "pid %d (%s): attach-maps "
