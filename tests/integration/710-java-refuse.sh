@@ -4,7 +4,7 @@
 # (no thread dump on its stdout), and stays alive; a good JVM profiled in
 # the same cycle still gets its method names.  A jattach that hangs is
 # killed and reported, and the snapshot (the profile) still completes in
-# time.
+# time; SIGTERM while one hangs ends the agent, and the jattach, in 2 s.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/java_lib.sh"
 jv_require
@@ -29,9 +29,12 @@ grep -q 'DisableAttachMechanism' "$TMP/a/daemon.log"
 ok $? "the skip is logged with its reason"
 
 # A jattach that never answers: killed, reported, the cycle ends on time.
-cat >"$TMP/jattach-hang" <<'SH'
-#!/bin/sh
-exec sleep 60
+# (Python, so that the process keeps the script's name for pgrep: a shell
+# that execs sleep would be "sleep 60", and no check could see it.)
+cat >"$TMP/jattach-hang" <<SH
+#!$(readlink -f /usr/bin/python3)
+import time
+time.sleep(60)
 SH
 chmod 755 "$TMP/jattach-hang"
 t0=$(date +%s)
@@ -84,4 +87,36 @@ print("# hang: %s" % (err[0][3] if err else None))
 ok(len(err) > 0, "the hung jattach is reported as a profiling error")
 PY
 jv_check_py "$TMP/check.py" "$TMP/a" "$TMP/b" $rpid $gpid
+
+# SIGTERM while a jattach hangs (30 s bound): the agent still ends within
+# 2 s, and the jattach it started ends with it (the plugin's destroy kills
+# what the stop bound left running).
+mkdir -p "$TMP/d"
+GP_JATTACH=$TMP/jattach-hang GPROFILER_LOCK_NAME=gptest-java-$$ "$GP_BIN" \
+    --plugin-dir "$GP_PLUGIN_DIR" -o "$TMP/d" -d 3 -c --no-flamegraph \
+    --pids $gpid >"$TMP/d/daemon.log" 2>&1 &
+apid=$!
+i=0
+while [ $i -lt 150 ] && ! pgrep -f "$TMP/jattach-hang" >/dev/null; do
+	sleep 0.1; i=$((i + 1))
+done
+pgrep -f "$TMP/jattach-hang" >/dev/null
+ok $? "a jattach hangs under the running agent"
+t0=$(date +%s.%N)
+kill -TERM $apid
+i=0
+while kill -0 $apid 2>/dev/null && [ $i -lt 50 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+gone=$(awk -v t0="$t0" -v t="$(date +%s.%N)" 'BEGIN { printf "%.1f", t - t0 }')
+kill -0 $apid 2>/dev/null && { kill -KILL $apid; gone=never; }
+wait $apid
+rc=$?
+awk -v g="$gone" 'BEGIN { exit !(g != "never" && g <= 2) }' && [ $rc -eq 0 ]
+ok $? "SIGTERM mid-jattach ended the agent within 2 s (${gone} s, exit $rc)" ||
+    { sanitizer_report "$TMP/d/daemon.log" ||
+    tail -15 "$TMP/d/daemon.log" | sed 's/^/# /'; }
+sleep 0.2
+! pgrep -f "$TMP/jattach-hang" >/dev/null
+ok $? "no jattach outlives the agent"
 done_testing
