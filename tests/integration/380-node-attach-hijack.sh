@@ -38,18 +38,6 @@ node_with_attacker() {
 	    >/dev/null 2>&1 &
 	echo $! >"$pf"
 }
-# wait_ready PID...: until each node catches SIGUSR1 (its inspector's
-# signal handler is set up during its start, slower on a loaded host).
-wait_ready() {
-	for p in "$@"; do
-		i=0
-		while [ $i -lt 100 ] && ! awk '$1 == "SigCgt:" {
-		    exit !(substr($2, length($2) - 2, 1) ~ /[2367abefABEF]/) }' \
-		    "/proc/$p/status" 2>/dev/null; do
-			sleep 0.1; i=$((i + 1))
-		done
-	done
-}
 pids=
 cleanup() {
 	[ -d "$FRZ" ] && echo THAWED >"$FRZ/freezer.state" 2>/dev/null
@@ -71,7 +59,7 @@ trap cleanup EXIT
 # F5: root's node, nobody polling its port.
 node_with_attacker "$TMP/f5.pid" poll "$NB/pwned" "$NB/poll.log"
 n1=$(cat "$TMP/f5.pid"); pids=$n1
-wait_ready $n1
+node_wait_usr1 $n1
 attack_start "$TMP/f5" 3 --pids "$n1" --nodejs-mode attach-maps
 sleep 8
 log=$TMP/f5/log
@@ -103,7 +91,7 @@ node_with_attacker "$TMP/f6-5.pid" race-pending "$NB/race-5.log"
 slow=$(cat "$TMP/f6-5.pid")
 pids="$pids $slow"
 set -- $pids; shift; f6=$*
-wait_ready $f6
+node_wait_usr1 $f6
 frozen=no
 if mkdir "$FRZ" 2>/dev/null && echo "$slow" >"$FRZ/cgroup.procs" &&
     echo FROZEN >"$FRZ/freezer.state"; then

@@ -50,15 +50,7 @@ trap 'for p in $fakes $real; do pkill -P $p; kill -KILL $p; done 2>/dev/null
     rm -f /tmp/perf-$real.map
     [ -n "${AGENT_PID:-}" ] && kill -KILL $AGENT_PID 2>/dev/null
     rm -rf "$TMP"' EXIT
-# Until each catches SIGUSR1 (node sets its handler up while it starts).
-for p in $fakes $real; do
-	i=0
-	while [ $i -lt 100 ] && ! awk '$1 == "SigCgt:" {
-	    exit !(substr($2, length($2) - 2, 1) ~ /[2367abefABEF]/) }' \
-	    "/proc/$p/status" 2>/dev/null; do
-		sleep 0.1; i=$((i + 1))
-	done
-done
+node_wait_usr1 $fakes $real
 
 attack_start "$TMP/out" 3 --pids "$(echo $fakes $real | tr ' ' ,)" \
     --nodejs-mode attach-maps

@@ -31,13 +31,7 @@ trap 'pkill -KILL -f "nodejs-attach $fake " 2>/dev/null
     [ -n "${AGENT_PID:-}" ] && kill -KILL $AGENT_PID 2>/dev/null
     rm -f /tmp/.gprofiler-nodejs-perfmap-$fake-*
     rm -rf "$TMP"' EXIT
-# Until it catches SIGUSR1 (its handler is set up as it starts).
-i=0
-while [ $i -lt 100 ] && ! awk '$1 == "SigCgt:" {
-    exit !(substr($2, length($2) - 2, 1) ~ /[2367abefABEF]/) }' \
-    "/proc/$fake/status" 2>/dev/null; do
-	sleep 0.1; i=$((i + 1))
-done
+node_wait_usr1 $fake
 
 attack_start "$TMP/out" 3 --pids "$fake" --nodejs-mode attach-maps
 log=$TMP/out/log

@@ -2,6 +2,10 @@
 #   node_attach_require TOOL...   node 20 (V8 11, the writer's checked
 #                                 layout), the built helper, and the tools
 #                                 named; sets NODE.
+#   node_wait_usr1 PID...         until each catches SIGUSR1 (10 s at most
+#                                 each): node sets its inspector's handler
+#                                 up while it starts, slower on a loaded
+#                                 host; the fakes are waited for alike.
 node_attach_require() {
 	NODE=$(command -v node) || skip_all "node missing"
 	for t in "$@"; do
@@ -13,4 +17,15 @@ node_attach_require() {
 	esac
 	[ -x "$GP_PLUGIN_DIR/nodejs/nodejs-attach" ] ||
 	    skip_all "nodejs plugin not built"
+}
+
+node_wait_usr1() {
+	for _p in "$@"; do
+		_i=0
+		while [ $_i -lt 100 ] && ! awk '$1 == "SigCgt:" {
+		    exit !(substr($2, length($2) - 2, 1) ~ /[2367abefABEF]/) }' \
+		    "/proc/$_p/status" 2>/dev/null; do
+			sleep 0.1; _i=$((_i + 1))
+		done
+	done
 }
