@@ -79,12 +79,15 @@ perf_check_py "$TMP/check.py" "$TMP/report.json"
 # function, short_exec's no bash one (its fork and exec stay with bash).
 bad=$(grep -c '^bash;.*short_\(mid\|leaf\)' "$TMP/out")
 check "bash charged no short_exec frame ($bad stacks)" test "$bad" = 0
-bad=$(grep -c '^short_exec;.*\(_Fork\|make_child\|execute_command\)' \
-    "$TMP/out")
+bad=$(awk '/^short_exec;.*(_Fork|make_child|execute_command)/ { s += $NF }
+    END { print s + 0 }' "$TMP/out")
+tot=$(awk '/^short_exec;/ { s += $NF } END { print s + 0 }' "$TMP/out")
 # Through perf events without tracefs, exec is seen at its COMM record (see
-# the named-leaves check): a stack or two at the boundary may go either way.
+# the named-leaves check): samples at the boundary may go either way, more
+# of them on a loaded host (CI: 3 stacks).  1% of the image's samples at
+# most there; an image charged with its parent's maps would be most of them.
 allow=0
-[ "${PERF_TEST_BACKEND:-}" = perf-events ] && allow=2
-check "short_exec charged no bash frame ($bad stacks, $allow allowed)" \
+[ "${PERF_TEST_BACKEND:-}" = perf-events ] && allow=$((tot / 100))
+check "short_exec charged no bash frame ($bad of its $tot samples, $allow allowed)" \
     test "$bad" -le "$allow"
 done_testing
