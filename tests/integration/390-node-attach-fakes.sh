@@ -16,14 +16,11 @@
 . "$top_srcdir/tests/attack_lib.sh"
 . "$top_srcdir/tests/integration/node_lib.sh"
 node_attach_require unshare ip setpriv pgrep
-PYBIN=$(readlink -f /usr/bin/python3)
-[ -x "$PYBIN" ] || skip_all "Debian's python3 missing"
 tap_tmpdir
-chmod 755 "$TMP"
-mkdir "$TMP/sh" "$TMP/py"
+node_py_fake
+mkdir "$TMP/sh"
 cp /bin/dash "$TMP/sh/node"
-cp "$PYBIN" "$TMP/py/node"
-chmod 755 "$TMP/sh" "$TMP/py" "$TMP/sh/node" "$TMP/py/node"
+chmod 755 "$TMP/sh" "$TMP/sh/node"
 WL=$top_srcdir/tests/workloads/node_attach.js
 ATK=$top_srcdir/tests/integration/node_attack.py
 

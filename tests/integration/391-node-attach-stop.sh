@@ -12,13 +12,8 @@
 . "$top_srcdir/tests/attack_lib.sh"
 . "$top_srcdir/tests/integration/node_lib.sh"
 node_attach_require unshare ip setpriv pgrep
-PYBIN=$(readlink -f /usr/bin/python3)
-[ -x "$PYBIN" ] || skip_all "Debian's python3 missing"
 tap_tmpdir
-chmod 755 "$TMP"
-mkdir "$TMP/py"
-cp "$PYBIN" "$TMP/py/node"
-chmod 755 "$TMP/py" "$TMP/py/node"
+node_py_fake
 ATK=$top_srcdir/tests/integration/node_attack.py
 
 # The fake, as nobody, in a network namespace of its own (loopback up).

@@ -6,6 +6,10 @@
 #                                 each): node sets its inspector's handler
 #                                 up while it starts, slower on a loaded
 #                                 host; the fakes are waited for alike.
+#   node_py_fake                  after tap_tmpdir: $TMP/py/node, a copy of
+#                                 Debian's python3 that nobody can run (as
+#                                 PYTHONHOME=/usr $TMP/py/node), for the
+#                                 fakes of node_attack.py.
 node_attach_require() {
 	NODE=$(command -v node) || skip_all "node missing"
 	for t in "$@"; do
@@ -28,4 +32,12 @@ node_wait_usr1() {
 			sleep 0.1; _i=$((_i + 1))
 		done
 	done
+}
+
+node_py_fake() {
+	_py=$(readlink -f /usr/bin/python3)
+	[ -x "$_py" ] || skip_all "Debian's python3 missing"
+	mkdir -p "$TMP/py"
+	cp "$_py" "$TMP/py/node"
+	chmod 755 "$TMP" "$TMP/py" "$TMP/py/node"
 }
