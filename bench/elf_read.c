@@ -27,7 +27,7 @@
 static double
 now_ms(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (ts.tv_sec * 1e3 + ts.tv_nsec / 1e6);
@@ -36,9 +36,9 @@ now_ms(void)
 static int
 read_as(int kind, int fd)
 {
-	struct ruby_elf	 re;
-	struct py_elf	 pe;
-	struct php_elf	 he;
+	struct ruby_elf re;
+	struct py_elf pe;
+	struct php_elf he;
 
 	switch (kind) {
 	case 0:
@@ -54,9 +54,9 @@ int
 main(int argc, char **argv)
 {
 	static const char *const kinds[] = { "ruby", "python", "php" };
-	double		 t, worst, best;
-	uint64_t	 b0, r0, b1, r1;
-	int		 i, k, r, fd, rc, status = 0;
+	double t, worst, best;
+	uint64_t b0, r0, b1, r1;
+	int i, k, r, fd, rc, status = 0;
 
 	for (i = 1; i < argc; i++) {
 		if ((fd = open(argv[i], O_RDONLY | O_CLOEXEC)) < 0) {

@@ -25,8 +25,8 @@
 static uint64_t
 fnv(uint64_t h, const void *p, size_t n)
 {
-	const uint8_t	*b = p;
-	size_t		 i;
+	const uint8_t *b = p;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		h ^= b[i];
@@ -38,10 +38,10 @@ fnv(uint64_t h, const void *p, size_t n)
 static uint64_t
 table_hash(const struct elfsym_table *t)
 {
-	uint64_t	 h = 0xcbf29ce484222325ULL;
-	char		 buf[4096];
-	const char	*n;
-	size_t		 i;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char buf[4096];
+	const char *n;
+	size_t i;
 
 	for (i = 0; i < t->nsyms; i++) {
 		h = fnv(h, &t->syms[i].addr, sizeof(t->syms[i].addr));
@@ -73,7 +73,7 @@ table_hash(const struct elfsym_table *t)
 static double
 now_ms(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (ts.tv_sec * 1e3 + ts.tv_nsec / 1e6);
@@ -82,11 +82,11 @@ now_ms(void)
 int
 main(int argc, char **argv)
 {
-	struct elfsym_table	*t, *u;
-	struct elfsym_load	*l;
-	double			 t0, ms;
-	uint64_t		 b0, n0, b1, n1;
-	int			 i, fd, r, r2, steps;
+	struct elfsym_table *t, *u;
+	struct elfsym_load *l;
+	double t0, ms;
+	uint64_t b0, n0, b1, n1;
+	int i, fd, r, r2, steps;
 
 	for (i = 1; i < argc; i++) {
 		if ((fd = open(argv[i], O_RDONLY | O_CLOEXEC)) < 0)

@@ -34,7 +34,7 @@
 static double
 now_ms(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ((double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6);
@@ -44,13 +44,13 @@ now_ms(void)
 static int
 go_load_sliced(const char *path, size_t budget)
 {
-	struct elfsym_build	 b;
-	struct elfsym_goread	 r;
-	struct elfsym_go	 go;
-	struct elfread		*e;
-	double			 t0, d, max = 0, tot = 0;
-	size_t			 steps = 0;
-	int			 fd, rc, ph, maxph = 0;
+	struct elfsym_build b;
+	struct elfsym_goread r;
+	struct elfsym_go go;
+	struct elfread *e;
+	double t0, d, max = 0, tot = 0;
+	size_t steps = 0;
+	int fd, rc, ph, maxph = 0;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		perror(path);
@@ -97,15 +97,15 @@ go_load_sliced(const char *path, size_t budget)
 static int
 go_load_one(const char *path, int runs)
 {
-	struct elfsym_table	*t = NULL;
-	const char		*n[GOPCLNTAB_INL_DEPTH];
-	double			 t0, d, lmin = 1e9, lfirst = 0, fmax = 0, ftot = 0;
-	uint64_t		 a, h = 1469598103934665603ull;
-	size_t			 i, k, nn, inl = 0, frames = 0;
-	const char		*c;
-	struct rusage		 ru;
-	long			 peak = 0;
-	int			 fd, run;
+	struct elfsym_table *t = NULL;
+	const char *n[GOPCLNTAB_INL_DEPTH];
+	double t0, d, lmin = 1e9, lfirst = 0, fmax = 0, ftot = 0;
+	uint64_t a, h = 1469598103934665603ull;
+	size_t i, k, nn, inl = 0, frames = 0;
+	const char *c;
+	struct rusage ru;
+	long peak = 0;
+	int fd, run;
 
 	for (run = 0; run < runs; run++) {
 		elfsym_free(t);
@@ -173,8 +173,8 @@ go_load_one(const char *path, int runs)
 int
 main(int argc, char **argv)
 {
-	size_t	 budget = 0;
-	int	 ch, runs = 5, r = 0, i;
+	size_t budget = 0;
+	int ch, runs = 5, r = 0, i;
 
 	while ((ch = getopt(argc, argv, "n:s:")) != -1) {
 		switch (ch) {

@@ -25,8 +25,8 @@
 #define TICKS_PER_SNAP	2000
 
 struct gen {
-	char	*buf;
-	size_t	 len, cap;
+	char *buf;
+	size_t len, cap;
 	unsigned next_id;
 	unsigned kid[KERNELS][4];	/* comm, stack, file, sym */
 	unsigned mn[MNEMONICS];
@@ -122,10 +122,10 @@ gen_block(struct gen *g, unsigned long n)
 }
 
 struct totals {
-	struct iaprof_parser	*p;
-	unsigned long long	 samples, stacks, snaps, ticks;
-	size_t			 peak_mem;
-	unsigned		 peak_stacks;
+	struct iaprof_parser *p;
+	unsigned long long samples, stacks, snaps, ticks;
+	size_t peak_mem;
+	unsigned peak_stacks;
 };
 
 static int

@@ -16,8 +16,8 @@
 #include "base/safeopen.h"
 
 struct depth {
-	uint32_t	 frames;
-	uint32_t	 stacks;
+	uint32_t frames;
+	uint32_t stacks;
 };
 
 static void

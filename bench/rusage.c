@@ -20,10 +20,10 @@
 int
 main(int argc, char **argv)
 {
-	struct rusage	 ru;
-	FILE		*f;
-	pid_t		 pid;
-	int		 st;
+	struct rusage ru;
+	FILE *f;
+	pid_t pid;
+	int st;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: rusage OUTFILE CMD [ARG]...\n");

@@ -34,29 +34,29 @@
 #define AGENT_STOP_BOUND_S	30	/* then exit regardless */
 
 struct agent {
-	unsigned		 magic;
-	struct event_base	*base;
-	const struct cmdline	*cl;
-	struct plugin_list	*plugins;
-	struct config		*cfg;
-	struct config		*pending;	/* SIGHUP: the next config */
-	int			 reload_queued;	/* restart after this cycle */
-	struct config		**retired;	/* replaced configs (may be */
-	size_t			 nretired;	/* referenced until exit) */
-	struct run		*run;
-	struct event		*ev_watchdog;
-	struct event		*ev_controller;	/* --controller-pid poll */
-	int			 stopping;
-	int			 status;
+	unsigned magic;
+	struct event_base *base;
+	const struct cmdline *cl;
+	struct plugin_list *plugins;
+	struct config *cfg;
+	struct config *pending;		/* SIGHUP: the next config */
+	int reload_queued;		/* restart after this cycle */
+	struct config **retired;	/* replaced configs (may be */
+	size_t nretired;		/* referenced until exit) */
+	struct run *run;
+	struct event *ev_watchdog;
+	struct event *ev_controller;	/* --controller-pid poll */
+	int stopping;
+	int status;
 };
 
-static void	agent_stopped(void *);
+static void agent_stopped(void *);
 
 /* --heartbeat-file: a watchdog outside tells we are alive by its mtime. */
 static void
 agent_touch_heartbeat_file(const char *path)
 {
-	int	 fd;
+	int fd;
 
 	if (path == NULL)
 		return;
@@ -71,8 +71,8 @@ agent_touch_heartbeat_file(const char *path)
 static void
 agent_check_controller(evutil_socket_t fd, short ev, void *arg)
 {
-	struct agent	*a = arg;
-	pid_t		 pid;
+	struct agent *a = arg;
+	pid_t pid;
 
 	(void)fd;
 	(void)ev;
@@ -83,14 +83,14 @@ agent_check_controller(evutil_socket_t fd, short ev, void *arg)
 		agent_shutdown(a);
 	}
 }
-static int	agent_start_run(struct agent *, const char *);
-static void	agent_restarted(void *);
+static int agent_start_run(struct agent *, const char *);
+static void agent_restarted(void *);
 
 /* A reload waits for the cycle in progress: restart between cycles. */
 static void
 agent_reload_now(evutil_socket_t fd, short ev, void *arg)
 {
-	struct agent	*a = arg;
+	struct agent *a = arg;
 
 	CHECK_OBJ(a, AGENT_MAGIC);
 	a->reload_queued = 0;
@@ -103,8 +103,8 @@ static void
 agent_on_cycle(const struct cycle_output *co, const char *col, size_t collen,
     void *arg)
 {
-	struct agent	*a = arg;
-	struct timeval	 now = { 0, 0 };
+	struct agent *a = arg;
+	struct timeval now = { 0, 0 };
 
 	CHECK_OBJ(a, AGENT_MAGIC);
 	agent_touch_heartbeat_file(config_get(a->cfg, "heartbeat-file"));
@@ -120,7 +120,7 @@ agent_on_cycle(const struct cycle_output *co, const char *col, size_t collen,
 static void
 agent_on_finished(struct run *run, int status, const char *err, void *arg)
 {
-	struct agent	*a = arg;
+	struct agent *a = arg;
 
 	CHECK_OBJ(a, AGENT_MAGIC);
 	(void)run;
@@ -142,9 +142,9 @@ agent_container_name(int32_t pid, void *arg)
 static int
 agent_start_run(struct agent *a, const char *why)
 {
-	struct run_hooks	 hooks;
-	char			 err[1024];
-	int			 rc;
+	struct run_hooks hooks;
+	char err[1024];
+	int rc;
 
 	memset(&hooks, 0, sizeof(hooks));
 	hooks.on_cycle = agent_on_cycle;
@@ -174,7 +174,7 @@ agent_watchdog(evutil_socket_t fd, short ev, void *arg)
 void
 agent_shutdown(struct agent *a)
 {
-	struct timeval	 tv = { AGENT_STOP_BOUND_S, 0 };
+	struct timeval tv = { AGENT_STOP_BOUND_S, 0 };
 
 	if (a->stopping)
 		return;
@@ -190,7 +190,7 @@ agent_shutdown(struct agent *a)
 static void
 agent_flushed(void *arg)
 {
-	struct agent	*a = arg;
+	struct agent *a = arg;
 
 	CHECK_OBJ(a, AGENT_MAGIC);
 	event_base_loopexit(a->base, NULL);
@@ -200,7 +200,7 @@ agent_flushed(void *arg)
 static void
 agent_stopped(void *arg)
 {
-	struct agent	*a = arg;
+	struct agent *a = arg;
 
 	CHECK_OBJ(a, AGENT_MAGIC);
 	if (a->run != NULL) {
@@ -215,10 +215,10 @@ agent_stopped(void *arg)
 static void
 agent_restarted(void *arg)
 {
-	struct agent	*a = arg;
-	struct config	*old;
-	char		 err[1024];
-	int		 rc;
+	struct agent *a = arg;
+	struct config *old;
+	char err[1024];
+	int rc;
 
 	CHECK_OBJ(a, AGENT_MAGIC);
 	run_free(a->run);
@@ -266,9 +266,9 @@ static const char *const agent_restart_keys[] = {
 static void
 agent_keep_restart_keys(const struct config *old, struct config *cfg)
 {
-	const char	*k, *o, *n;
-	char		 changed[512], err[256];
-	size_t		 i;
+	const char *k, *o, *n;
+	char changed[512], err[256];
+	size_t i;
 
 	changed[0] = '\0';
 	for (i = 0; (k = agent_restart_keys[i]) != NULL; i++) {
@@ -307,8 +307,8 @@ agent_rebase(struct agent *a, struct config *cfg)
 static void
 agent_reload(struct agent *a)
 {
-	struct config	*cfg = NULL;
-	char		 err[1024];
+	struct config *cfg = NULL;
+	char err[1024];
 
 	if (a->stopping)
 		return;
@@ -339,7 +339,7 @@ agent_reload(struct agent *a)
 static void
 agent_signal(int sig, void *arg)
 {
-	struct agent	*a = arg;
+	struct agent *a = arg;
 
 	CHECK_OBJ(a, AGENT_MAGIC);
 	switch (sig) {
@@ -367,9 +367,9 @@ int
 agent_main(struct event_base *base, const struct cmdline *cl,
     struct plugin_list *plugins, struct config *cfg)
 {
-	struct agent	 a;
-	size_t		 i;
-	int		 rc;
+	struct agent a;
+	size_t i;
+	int rc;
 
 	memset(&a, 0, sizeof(a));
 	a.magic = AGENT_MAGIC;
@@ -384,7 +384,7 @@ agent_main(struct event_base *base, const struct cmdline *cl,
 		a.status = 1;
 	}
 	if (config_get(cfg, "controller-pid") != NULL) {
-		struct timeval	 one = { 1, 0 };
+		struct timeval one = { 1, 0 };
 
 		a.ev_controller = event_new(base, -1, EV_PERSIST,
 		    agent_check_controller, &a);

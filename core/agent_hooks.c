@@ -29,13 +29,13 @@
 
 static struct {
 	struct event_base *base;
-	struct event	*drain_ev;
-	int		 drain_left;
-	int		 studio;	/* studio_init done */
-	int		 heartbeat;	/* heartbeat_start done */
-	int		 containers;
-	void		(*done)(void *);
-	void		*done_arg;
+	struct event *drain_ev;
+	int drain_left;
+	int studio;	/* studio_init done */
+	int heartbeat;	/* heartbeat_start done */
+	int containers;
+	void (*done)(void *);
+	void *done_arg;
 } hooks;
 
 static const char *
@@ -53,8 +53,8 @@ int
 agent_hook_start(struct event_base *base, const struct config *cfg,
     struct plugin_list *plugins)
 {
-	struct run_hooks	 rh;
-	int			 upload, rc;
+	struct run_hooks rh;
+	int upload, rc;
 
 	memset(&hooks, 0, sizeof(hooks));
 	hooks.base = base;
@@ -151,7 +151,7 @@ agent_hook_drain(evutil_socket_t fd, short ev, void *arg)
 static void
 agent_hook_flushed(void *arg)
 {
-	struct timeval	 tv = { 0, HOOK_DRAIN_POLL_MS * 1000 };
+	struct timeval tv = { 0, HOOK_DRAIN_POLL_MS * 1000 };
 
 	(void)arg;
 	if (http_pending() == 0 || hooks.base == NULL || (hooks.drain_ev =

@@ -23,8 +23,8 @@
 #include "base/xmalloc.h"
 #include "config/configuration.h"
 
-static int	 daemon_lock_fd = -1;
-static char	*daemon_pidfile;
+static int daemon_lock_fd = -1;
+static char *daemon_pidfile;
 
 /*
  * One agent per host: an abstract unix socket, like gProfiler's
@@ -34,10 +34,10 @@ static char	*daemon_pidfile;
 int
 daemon_lock(char *err, size_t errlen)
 {
-	struct sockaddr_un	 sun;
-	const char		*name = getenv("GPROFILER_LOCK_NAME");
-	socklen_t		 len;
-	int			 fd;
+	struct sockaddr_un sun;
+	const char *name = getenv("GPROFILER_LOCK_NAME");
+	socklen_t len;
+	int fd;
 
 	if (name == NULL || *name == '\0')
 		name = "gprofiler_lock";
@@ -70,8 +70,8 @@ daemon_lock(char *err, size_t errlen)
 void
 daemon_write_pidfile(const char *path)
 {
-	char	 buf[32];
-	int	 n, rc;
+	char buf[32];
+	int n, rc;
 
 	if (path == NULL || *path == '\0')
 		return;
@@ -101,7 +101,7 @@ daemon_cleanup(void)
 static int
 daemon_in_init_pidns(void)
 {
-	char	 self[64] = "", init[64] = "";
+	char self[64] = "", init[64] = "";
 
 	if (readlink("/proc/self/ns/pid", self, sizeof(self) - 1) == -1 ||
 	    readlink("/proc/1/ns/pid", init, sizeof(init) - 1) == -1)
@@ -113,8 +113,8 @@ daemon_in_init_pidns(void)
 int
 daemon_check_environment(const struct config *cfg, char *err, size_t errlen)
 {
-	struct rlimit	 rl = { 0, 0 };
-	int		 rootless = config_get_bool(cfg, "rootless");
+	struct rlimit rl = { 0, 0 };
+	int rootless = config_get_bool(cfg, "rootless");
 
 	if (!rootless && geteuid() != 0) {
 		snprintf(err, errlen, "gprofiler must run as root (or pass "

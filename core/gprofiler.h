@@ -67,27 +67,27 @@
  * commands use the active ones.
  */
 struct manifest {
-	char		*name;
-	unsigned	 kind;		/* GP_KIND_* */
-	unsigned	 modes;		/* GP_MODE_* */
-	unsigned	 abi_major;
-	char	       **options;	/* option names, NULL-terminated */
-	int		*bool_opts;	/* per option: typed ":bool" */
-	char		*enabled_by;	/* bool option that switches it on */
+	char *name;
+	unsigned kind;	/* GP_KIND_* */
+	unsigned modes;	/* GP_MODE_* */
+	unsigned abi_major;
+	char **options;		/* option names, NULL-terminated */
+	int *bool_opts;		/* per option: typed ":bool" */
+	char *enabled_by;	/* bool option that switches it on */
 };
 
 struct plugin {
-	unsigned		 magic;		/* PLUGIN_MAGIC */
-	char			*path;		/* the .so */
-	struct manifest		 manifest;
-	void			*dl;		/* NULL until loaded */
-	const struct gp_plugin	*desc;		/* NULL until loaded */
-	void			*priv;
-	struct gp_plugin_ctx	*ctx;
-	int			 active;	/* loaded for the current mode */
-	int			 started;
+	unsigned magic;	/* PLUGIN_MAGIC */
+	char *path;	/* the .so */
+	struct manifest manifest;
+	void *dl;			/* NULL until loaded */
+	const struct gp_plugin *desc;	/* NULL until loaded */
+	void *priv;
+	struct gp_plugin_ctx *ctx;
+	int active;	/* loaded for the current mode */
+	int started;
 	TAILQ_ENTRY(plugin)	 entry;
-	int			 so_fd;		/* the checked .so, while dl */
+	int so_fd;	/* the checked .so, while dl */
 };
 TAILQ_HEAD(plugin_list, plugin);
 

@@ -42,9 +42,9 @@ main_usage_error(const char *msg)
 static void
 main_hide_secrets(int argc, char **argv)
 {
-	const struct option_def	*od;
-	char			 name[128], *val, *eq;
-	int			 i;
+	const struct option_def *od;
+	char name[128], *val, *eq;
+	int i;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "flamegraph") == 0)
@@ -75,7 +75,7 @@ main_hide_secrets(int argc, char **argv)
 static void
 main_make_parent(const char *path)
 {
-	char	*dir, *slash;
+	char *dir, *slash;
 
 	dir = xstrdup(path);
 	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
@@ -88,8 +88,8 @@ main_make_parent(const char *path)
 static int
 main_subcommand(struct cmdline *cl, struct config *cfg)
 {
-	char	*argv[4];
-	int	 rc;
+	char *argv[4];
+	int rc;
 
 	if (strcmp(cl->cl_subcommand, "upload-file") == 0) {
 		argv[0] = "upload-file";
@@ -109,10 +109,10 @@ main_subcommand(struct cmdline *cl, struct config *cfg)
 /* Everything main() holds, released on every way out (LeakSanitizer
  * checks the short paths too: --help, -n, subcommands). */
 struct main_state {
-	struct plugin_list	 plugins;
-	struct cmdline		 cl;
-	struct config		*cfg;	/* until the agent takes it */
-	struct event_base	*base;
+	struct plugin_list plugins;
+	struct cmdline cl;
+	struct config *cfg;	/* until the agent takes it */
+	struct event_base *base;
 };
 
 static int
@@ -133,8 +133,8 @@ main_done(struct main_state *m, int rc)
 static int
 main_prepare(struct main_state *m, int argc, char **argv)
 {
-	char	 err[2048], **dirs;
-	int	 rc, i;
+	char err[2048], **dirs;
+	int rc, i;
 
 	/* A first pass only to find --plugin-dir: the full parse needs to
 	 * know the plugins' options. */
@@ -209,8 +209,8 @@ main_prepare(struct main_state *m, int argc, char **argv)
 static void
 main_files(const struct config *cfg)
 {
-	const char	*logfile;
-	int		 rc;
+	const char *logfile;
+	int rc;
 
 	if ((logfile = config_get(cfg, "log-file")) == NULL)
 		return;
@@ -225,9 +225,9 @@ main_files(const struct config *cfg)
 int
 main(int argc, char **argv)
 {
-	struct main_state	 m;
-	struct config		*cfg;
-	int			 rc;
+	struct main_state m;
+	struct config *cfg;
+	int rc;
 
 	xmalloc_policy();
 	log_init(0, "gprofiler");

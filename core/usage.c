@@ -31,7 +31,7 @@ static void
 usage_row(FILE *f, char sh, const char *name, uint32_t type,
     const char *choices, const char *def, const char *help)
 {
-	char	 left[128];
+	char left[128];
 
 	if (sh != 0)
 		snprintf(left, sizeof(left), "-%c, --%s%s", sh, name,
@@ -50,11 +50,11 @@ usage_row(FILE *f, char sh, const char *name, uint32_t type,
 void
 usage_print(FILE *f, struct plugin_list *plugins)
 {
-	const struct option_def	*od;
-	const struct gp_option	*o;
-	struct plugin		*p;
-	char			 err[1024];
-	uint32_t		 i;
+	const struct option_def *od;
+	const struct gp_option *o;
+	struct plugin *p;
+	char err[1024];
+	uint32_t i;
 
 	fprintf(f, "usage: gprofiler [options]\n"
 	    "       gprofiler flamegraph FILE.col [-o OUT.html]\n"

@@ -15,7 +15,7 @@
 static int
 has_dotdot(const char *p, size_t len)
 {
-	size_t	 i = 0, s;
+	size_t i = 0, s;
 
 	while (i <= len) {
 		s = i;
@@ -31,10 +31,10 @@ has_dotdot(const char *p, size_t len)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char	*path, *link = "", *nul;
-	size_t		 plen, llen = 0;
-	char		 why[128];
-	int		 type;
+	const char *path, *link = "", *nul;
+	size_t plen, llen = 0;
+	char why[128];
+	int type;
 
 	if (size < 1)
 		return (0);

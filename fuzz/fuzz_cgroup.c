@@ -12,7 +12,7 @@
 #include "meta/container.h"
 #include "meta/meta.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static void
 fuzz_put(void *arg, const char *key, const char *name)
@@ -25,8 +25,8 @@ fuzz_put(void *arg, const char *key, const char *name)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct container_sink	 sink = { fuzz_put, NULL };
-	char			 id[65], key[CONTAINER_KEY_MAX];
+	struct container_sink sink = { fuzz_put, NULL };
+	char id[65], key[CONTAINER_KEY_MAX];
 
 	if (container_id_parse((const char *)data, len, id) == 0 &&
 	    strlen(id) != 64)

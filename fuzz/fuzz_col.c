@@ -15,13 +15,13 @@
 #include "output/col_parse.h"
 #include "output/output.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static int
 fuzz_line(const struct col_line *l, void *arg)
 {
-	uint64_t	*sum = arg;
-	uint32_t	 i;
+	uint64_t *sum = arg;
+	uint32_t i;
 
 	for (i = 0; i < l->nframes; i++)
 		*sum += l->frames[i].len;
@@ -32,9 +32,9 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct col_result res;
-	uint64_t	 sum = 0;
-	size_t		 len;
-	char		*json;
+	uint64_t sum = 0;
+	size_t len;
+	char *json;
 
 	col_parse((const char *)data, size, fuzz_line, &sum, &res);
 	if (sum > size || res.nkept > COL_BAD_KEEP)

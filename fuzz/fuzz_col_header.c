@@ -12,14 +12,14 @@
 
 #include "output/col_header.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct timespec	 s, e;
-	char		 err[160];
-	int		 rc;
+	struct timespec s, e;
+	char err[160];
+	int rc;
 
 	rc = col_header_window((const char *)data, len, &s, &e, err,
 	    sizeof(err));

@@ -13,12 +13,12 @@
 #include "meta/container.h"
 #include "meta/meta.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static void
 fuzz_put(void *arg, const char *key, const char *name)
 {
-	char	 pod[64], ns[64];
+	char pod[64], ns[64];
 
 	(void)arg;
 	if (*key == '\0')
@@ -31,8 +31,8 @@ fuzz_put(void *arg, const char *key, const char *name)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct container_sink	 sink = { fuzz_put, NULL };
-	char			*s;
+	struct container_sink sink = { fuzz_put, NULL };
+	char *s;
 
 	container_cri_parse(data, len, &sink);
 	s = malloc(len + 1);

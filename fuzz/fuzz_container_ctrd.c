@@ -11,7 +11,7 @@
 
 #include "meta/container.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static void
 fuzz_put(void *arg, const char *key, const char *name)
@@ -25,7 +25,7 @@ fuzz_put(void *arg, const char *key, const char *name)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct container_sink	 sink = { fuzz_put, NULL };
+	struct container_sink sink = { fuzz_put, NULL };
 
 	container_strv_free(container_containerd_parse_ns(data, len));
 	container_containerd_parse_list(data, len, "default", &sink);

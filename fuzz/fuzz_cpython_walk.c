@@ -15,8 +15,8 @@
 #define BASE	0x100000ull
 
 struct image {
-	const uint8_t	*data;
-	size_t		 len;
+	const uint8_t *data;
+	size_t len;
 };
 
 static int

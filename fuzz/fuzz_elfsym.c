@@ -24,19 +24,19 @@
 #include "elfsym_int.h"
 #include "gopclntab.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 /* A stripped Go binary's table read in slices from a file (pread). */
 static void
 fuzz_go_sliced(const uint8_t *data, size_t size)
 {
-	struct elfsym_build	 b;
-	struct elfsym_goread	 r;
-	struct elfsym_go	 go;
-	const char		*names[4];
-	struct elfread		*e;
-	size_t			 i;
-	int			 fd;
+	struct elfsym_build b;
+	struct elfsym_goread r;
+	struct elfsym_go go;
+	const char *names[4];
+	struct elfread *e;
+	size_t i;
+	int fd;
 
 	if ((fd = memfd_create("fuzz", MFD_CLOEXEC)) < 0)
 		return;
@@ -69,11 +69,11 @@ fuzz_go_sliced(const uint8_t *data, size_t size)
 static void
 fuzz_load_steps(const uint8_t *data, size_t size)
 {
-	struct elfsym_load	*l;
-	struct elfsym_table	*one, *t;
-	char			 name[64];
-	size_t			 i;
-	int			 fd, lazy, r;
+	struct elfsym_load *l;
+	struct elfsym_table *one, *t;
+	char name[64];
+	size_t i;
+	int fd, lazy, r;
 
 	if ((fd = memfd_create("fuzz", MFD_CLOEXEC)) < 0)
 		return;
@@ -108,11 +108,11 @@ fuzz_load_steps(const uint8_t *data, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct elfsym_table	*t;
-	uint64_t		 v;
-	char			 hex[2 * ELFSYM_BUILD_ID_MAX + 1];
-	const char		*names[GOPCLNTAB_INL_DEPTH];
-	size_t			 i;
+	struct elfsym_table *t;
+	uint64_t v;
+	char hex[2 * ELFSYM_BUILD_ID_MAX + 1];
+	const char *names[GOPCLNTAB_INL_DEPTH];
+	size_t i;
 
 	fuzz_go_sliced(data, size);
 	fuzz_load_steps(data, size);

@@ -17,8 +17,8 @@
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct json_object	*st;
-	char			 err[256] = "";
+	struct json_object *st;
+	char err[256] = "";
 
 	if (extmeta_parse((const char *)data, size, &st, err,
 	    sizeof(err)) == 0) {

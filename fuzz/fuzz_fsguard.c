@@ -14,12 +14,12 @@
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fsguard_mount	 m[64];
+	struct fsguard_mount m[64];
 	const struct fsguard_mount *bad;
-	char			*buf, path[256];
-	uint32_t		 n, i, id;
-	const uint8_t		*nl;
-	size_t			 pl;
+	char *buf, path[256];
+	uint32_t n, i, id;
+	const uint8_t *nl;
+	size_t pl;
 
 	if ((buf = malloc(size + 1)) == NULL)
 		return (0);

@@ -13,18 +13,18 @@
 
 #include "gopclntab.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 struct src {
-	const uint8_t	*data;
-	size_t		 size;
-	unsigned	 left;
+	const uint8_t *data;
+	size_t size;
+	unsigned left;
 };
 
 static int
 src_read(void *arg, uint64_t off, void *buf, size_t len)
 {
-	struct src	*s = arg;
+	struct src *s = arg;
 
 	if (s->left == 0 || off > s->size || len > s->size - off)
 		return (-1);
@@ -36,16 +36,16 @@ src_read(void *arg, uint64_t off, void *buf, size_t len)
 static void
 walk(const struct gopclntab *g, const uint8_t *data, size_t size)
 {
-	struct gopclntab_fn	 fn;
-	struct gopclntab_pciter	 it;
-	uint32_t		 no[GOPCLNTAB_INL_DEPTH];
-	uint64_t		 e, end, lo, hi, pc;
-	int32_t			 v, line;
-	size_t			 fl, steps;
-	const char		*file;
-	const char		*name;
-	size_t			 i, len;
-	volatile size_t		 sum = 0;
+	struct gopclntab_fn fn;
+	struct gopclntab_pciter it;
+	uint32_t no[GOPCLNTAB_INL_DEPTH];
+	uint64_t e, end, lo, hi, pc;
+	int32_t v, line;
+	size_t fl, steps;
+	const char *file;
+	const char *name;
+	size_t i, len;
+	volatile size_t sum = 0;
 
 	for (i = 0; i < g->nfunc; i++) {
 		if (gopclntab_func(g, i, &e, &end, &name, &len) != 0)
@@ -76,9 +76,9 @@ walk(const struct gopclntab *g, const uint8_t *data, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct gopclntab	 g;
-	struct gopclntab_src	 gs;
-	struct src		 s;
+	struct gopclntab g;
+	struct gopclntab_src gs;
+	struct src s;
 
 	if (gopclntab_open(&g, data, size, 0x401000) == 0)
 		walk(&g, data, size);

@@ -10,13 +10,13 @@
 
 #include "studio/studio.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct hb_command	 c;
-	char			 err[256];
+	struct hb_command c;
+	char err[256];
 
 	if (heartbeat_parse_response((const char *)data, len, &c, err,
 	    sizeof(err)) == 1 && strlen(c.command_id) == 0)

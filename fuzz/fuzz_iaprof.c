@@ -15,8 +15,8 @@
 #include "plugins/iaprof/parse.h"
 
 struct sink {
-	struct iaprof_parser	*p;
-	uint64_t		 hash, total;
+	struct iaprof_parser *p;
+	uint64_t hash, total;
 };
 
 static int

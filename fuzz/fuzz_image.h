@@ -13,9 +13,9 @@
 #define BASE	0x100000ull
 
 struct image {
-	const uint8_t	*data;
-	size_t		 len;
-	uint64_t	 reads;
+	const uint8_t *data;
+	size_t len;
+	uint64_t reads;
 };
 
 static int

@@ -7,13 +7,13 @@
 
 #include "kallsyms.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct kallsyms	 k;
-	size_t		 i;
+	struct kallsyms k;
+	size_t i;
 
 	if (kallsyms_parse((const char *)data, size, &k) != 0) {
 		kallsyms_free(&k);

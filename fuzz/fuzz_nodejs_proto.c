@@ -15,14 +15,14 @@
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct nj_ws_frame	 f;
-	struct nj_tcp_sock	 ts;
-	uint64_t		 ino;
-	const char		*s = (const char *)data;
-	char			 out[256];
-	uint32_t		 uid, gid, uids[4];
-	size_t			 off = 0;
-	int			 usr1;
+	struct nj_ws_frame f;
+	struct nj_tcp_sock ts;
+	uint64_t ino;
+	const char *s = (const char *)data;
+	char out[256];
+	uint32_t uid, gid, uids[4];
+	size_t off = 0;
+	int usr1;
 
 	(void)nj_http_json_list(s, size, NJ_INSPECT_PORT, out, sizeof(out));
 	(void)nj_http_upgrade(s, size);

@@ -10,18 +10,18 @@
 
 #include "gobuildinfo.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 struct img {
-	const uint8_t	*p;
-	size_t		 len;
+	const uint8_t *p;
+	size_t len;
 };
 
 /* The input doubles as the image: an address is an offset into it. */
 static int
 img_read(void *arg, uint64_t addr, void *buf, size_t n)
 {
-	const struct img	*im = arg;
+	const struct img *im = arg;
 
 	if (addr > im->len || n > im->len - addr)
 		return (-1);
@@ -32,9 +32,9 @@ img_read(void *arg, uint64_t addr, void *buf, size_t n)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct img		 im = { data, size };
-	char			 v[GOBUILDINFO_VER_MAX], s[4];
-	volatile size_t		 sum = 0;
+	struct img im = { data, size };
+	char v[GOBUILDINFO_VER_MAX], s[4];
+	volatile size_t sum = 0;
 
 	if (gobuildinfo_version(data, size, v, sizeof(v)) == 0)
 		sum += strlen(v);

@@ -9,13 +9,13 @@
 
 #include "perfmap.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct perfmap	 pm;
-	size_t		 used, split, i;
+	struct perfmap pm;
+	size_t used, split, i;
 
 	memset(&pm, 0, sizeof(pm));
 	split = size > 0 ? data[0] % (size + 1) : 0;

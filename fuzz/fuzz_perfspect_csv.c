@@ -13,12 +13,12 @@
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ps_raw		 raw;
-	struct ps_summary	 sum;
-	struct ps_report	 rep;
-	struct ps_stats		 st;
-	char			 err[128];
-	size_t			 i;
+	struct ps_raw raw;
+	struct ps_summary sum;
+	struct ps_report rep;
+	struct ps_stats st;
+	char err[128];
+	size_t i;
 
 	if (ps_raw_parse((const char *)data, size, &raw, err,
 	    sizeof(err)) == 0) {

@@ -16,8 +16,8 @@
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char	 hex[65], v[32], *low;
-	size_t	 n, i;
+	char hex[65], v[32], *low;
+	size_t n, i;
 
 	/* Look for the first 64 input bytes as a digest, when they are hex. */
 	if (size >= 64) {

@@ -9,17 +9,17 @@
 #include "base/procfs.h"
 #include "base/procstr.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char	*s = (const char *)data;
+	const char *s = (const char *)data;
 	struct cpu_times ct;
 	struct os_release os;
-	struct cpu_info	 ci;
-	uint64_t	 a, b;
-	int32_t		 pp;
+	struct cpu_info ci;
+	uint64_t a, b;
+	int32_t pp;
 	struct procstr_ranges r;
 
 	procfs_stat_ppid(s, size, &pp);

@@ -7,16 +7,16 @@
 
 #include "procmaps.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct procmaps		 m;
-	struct procstatus	 st;
-	uint64_t		 t;
-	int32_t			 pp;
-	size_t			 i;
+	struct procmaps m;
+	struct procstatus st;
+	uint64_t t;
+	int32_t pp;
+	size_t i;
 
 	if (procmaps_parse((const char *)data, size, &m) == 0) {
 		for (i = 0; i < m.n; i++) {

@@ -13,16 +13,16 @@
 
 #include "studio/studio.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	const unsigned char	*rec, *body;
-	const char		*meta;
-	unsigned char		*framed;
-	size_t			 reclen, metalen, bodylen, flen;
-	char			 err[128];
+	const unsigned char *rec, *body;
+	const char *meta;
+	unsigned char *framed;
+	size_t reclen, metalen, bodylen, flen;
+	char err[128];
 
 	if (spool_unframe(data, len, &rec, &reclen, err, sizeof(err)) == 0) {
 		if (rec < data || rec + reclen > data + len)

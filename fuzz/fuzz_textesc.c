@@ -16,13 +16,13 @@
 
 #include "base/textesc.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 /* An independent validity check: no control, no bad sequence. */
 static void
 fuzz_check(const unsigned char *p, size_t n, int flags)
 {
-	size_t	 i = 0, l, k;
+	size_t i = 0, l, k;
 	uint32_t c;
 
 	while (i < n) {
@@ -54,10 +54,10 @@ fuzz_check(const unsigned char *p, size_t n, int flags)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char	*s = (const char *)data + 1;
-	char		*a, *b;
-	size_t		 n, alen;
-	int		 flags;
+	const char *s = (const char *)data + 1;
+	char *a, *b;
+	size_t n, alen;
+	int flags;
 
 	if (size < 1)
 		return (0);

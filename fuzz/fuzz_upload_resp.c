@@ -13,16 +13,16 @@
 
 #include "studio/studio.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct upload_body_args	 a;
-	char			 gpid[32], msg[256];
-	unsigned char		*b;
-	size_t			 blen;
-	unsigned		 t;
+	struct upload_body_args a;
+	char gpid[32], msg[256];
+	unsigned char *b;
+	size_t blen;
+	unsigned t;
 
 	if (upload_parse_response((const char *)data, len, gpid,
 	    sizeof(gpid)) == 0 && strspn(gpid, "0123456789") != strlen(gpid))

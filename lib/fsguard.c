@@ -30,7 +30,7 @@ static const char *const fsguard_local[] = {
 int
 fsguard_fs_local(const char *fstype, size_t len)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; fsguard_local[i] != NULL; i++)
 		if (strlen(fsguard_local[i]) == len &&
@@ -43,8 +43,8 @@ fsguard_fs_local(const char *fstype, size_t len)
 static int
 fsguard_num(const char *s, size_t len, size_t *i, uint32_t *out)
 {
-	uint64_t	 v = 0;
-	size_t		 k;
+	uint64_t v = 0;
+	size_t k;
 
 	for (k = *i; k < len && s[k] >= '0' && s[k] <= '9'; k++) {
 		v = v * 10 + (uint64_t)(s[k] - '0');
@@ -75,7 +75,7 @@ fsguard_skip_field(const char *s, size_t len, size_t *i)
 static size_t
 fsguard_unescape(char *s, size_t len)
 {
-	size_t	 i, o = 0;
+	size_t i, o = 0;
 
 	for (i = 0; i < len; i++) {
 		if (s[i] == '\\' && i + 3 < len && s[i + 1] >= '0' &&
@@ -97,8 +97,8 @@ fsguard_unescape(char *s, size_t len)
 static int
 fsguard_mount_line(char *s, size_t len, size_t base, struct fsguard_mount *m)
 {
-	uint32_t	 parent, ma, mi;
-	size_t		 i = 0, f, fl;
+	uint32_t parent, ma, mi;
+	size_t i = 0, f, fl;
 
 	if (fsguard_num(s, len, &i, &m->id) != 0 ||
 	    fsguard_skip_field(s, len, &i) != 0 ||
@@ -149,9 +149,9 @@ uint32_t
 fsguard_parse_mountinfo(char *buf, size_t len, struct fsguard_mount *out,
     uint32_t max)
 {
-	struct fsguard_mount	 m;
-	char			*s = buf, *end = buf + len, *nl;
-	uint32_t		 n = 0;
+	struct fsguard_mount m;
+	char *s = buf, *end = buf + len, *nl;
+	uint32_t n = 0;
 
 	if (len > UINT32_MAX)
 		return (0);
@@ -173,7 +173,7 @@ fsguard_parse_mountinfo(char *buf, size_t len, struct fsguard_mount *out,
 const struct fsguard_mount *
 fsguard_by_id(const struct fsguard_mount *m, uint32_t n, uint32_t id)
 {
-	uint32_t	 i;
+	uint32_t i;
 
 	for (i = 0; i < n; i++)
 		if (m[i].id == id)
@@ -184,7 +184,7 @@ fsguard_by_id(const struct fsguard_mount *m, uint32_t n, uint32_t id)
 const struct fsguard_mount *
 fsguard_by_dev(const struct fsguard_mount *m, uint32_t n, uint32_t dev)
 {
-	uint32_t	 i;
+	uint32_t i;
 
 	for (i = 0; i < n; i++)
 		if (m[i].dev == dev)
@@ -197,8 +197,8 @@ fsguard_by_dev(const struct fsguard_mount *m, uint32_t n, uint32_t dev)
 static int
 fsguard_normalize(const char *path, char *out, size_t outsz)
 {
-	const char	*p = path, *q;
-	size_t		 o = 0, cl;
+	const char *p = path, *q;
+	size_t o = 0, cl;
 
 	while (*p != '\0') {
 		while (*p == '/')
@@ -234,11 +234,11 @@ int
 fsguard_path_check(const char *text, const struct fsguard_mount *m,
     uint32_t n, const char *path, const struct fsguard_mount **bad)
 {
-	char		 norm[PATH_MAX + 1];
-	unsigned char	 seen[(PATH_MAX + 1) / 8 + 1];
-	const char	*pt;
-	uint32_t	 i, pl;
-	int		 nl;
+	char norm[PATH_MAX + 1];
+	unsigned char seen[(PATH_MAX + 1) / 8 + 1];
+	const char *pt;
+	uint32_t i, pl;
+	int nl;
 
 	if (path == NULL || path[0] != '/')
 		return (-EINVAL);
@@ -273,8 +273,8 @@ fsguard_path_check(const char *text, const struct fsguard_mount *m,
 int
 fsguard_fdinfo_mnt_id(const char *buf, size_t len, uint32_t *id)
 {
-	static const char	 key[] = "mnt_id:";
-	size_t			 i = 0, kl = sizeof(key) - 1;
+	static const char key[] = "mnt_id:";
+	size_t i = 0, kl = sizeof(key) - 1;
 
 	while (i < len) {
 		if ((i == 0 || buf[i - 1] == '\n') && len - i > kl &&

@@ -20,17 +20,17 @@
 
 /* A mount of a mountinfo text. */
 struct fsguard_mount {
-	uint32_t	 id;		/* mount ID (global, as in fdinfo) */
-	uint32_t	 dev;		/* major << 20 | minor, the kernel's dev_t */
-	uint32_t	 point;		/* offset of the mount point in the text */
-	uint32_t	 pointlen;	/* its length, unescaped */
-	uint8_t		 local;
-	char		 fstype[FSGUARD_FSTYPE];
+	uint32_t id;		/* mount ID (global, as in fdinfo) */
+	uint32_t dev;		/* major << 20 | minor, the kernel's dev_t */
+	uint32_t point;		/* offset of the mount point in the text */
+	uint32_t pointlen;	/* its length, unescaped */
+	uint8_t local;
+	char fstype[FSGUARD_FSTYPE];
 };
 
 /* 1 when pages of fstype come from memory or a local block device; 0 for
  * FUSE, NFS, CIFS, 9p, Ceph, virtiofs and any type not known. */
-int	 fsguard_fs_local(const char *fstype, size_t len);
+int fsguard_fs_local(const char *fstype, size_t len);
 /*
  * The mounts of a /proc/PID/mountinfo text, at most max into out (NULL:
  * count only): their number.  Mount points are unescaped in place (buf is
@@ -52,13 +52,13 @@ const struct fsguard_mount *fsguard_by_dev(const struct fsguard_mount *,
  * point the path passes through, "/" included.  0; -EREMOTE with *bad
  * set when one is not local; -EINVAL for a relative path.
  */
-int	 fsguard_path_check(const char *text, const struct fsguard_mount *,
+int fsguard_path_check(const char *text, const struct fsguard_mount *,
 	    uint32_t n, const char *path, const struct fsguard_mount **bad);
 /* The "mnt_id:" of a /proc/self/fdinfo/N text: 0, or -EINVAL. */
-int	 fsguard_fdinfo_mnt_id(const char *buf, size_t len, uint32_t *id);
+int fsguard_fdinfo_mnt_id(const char *buf, size_t len, uint32_t *id);
 
 /* Past one space-separated field of a /proc text and the spaces after it:
  * 0, or -EINVAL at the end of s[0..len). */
-int	fsguard_skip_field(const char *s, size_t len, size_t *i);
+int fsguard_skip_field(const char *s, size_t len, size_t *i);
 
 #endif

@@ -13,11 +13,11 @@
 #include <stdint.h>
 
 struct ratelim {
-	uint64_t	 window_ms;	/* 0: until ratelim_end */
-	unsigned	 burst;
-	uint64_t	 start_ms;	/* 0: no window open */
-	unsigned	 n;		/* lines out in this window */
-	unsigned	 held;		/* held back since the last out */
+	uint64_t window_ms;	/* 0: until ratelim_end */
+	unsigned burst;
+	uint64_t start_ms;	/* 0: no window open */
+	unsigned n;		/* lines out in this window */
+	unsigned held;		/* held back since the last out */
 };
 
 #define RATELIM_INIT(burst, window_ms)	{ (window_ms), (burst), 0, 0, 0 }
@@ -54,7 +54,7 @@ ratelim_next(struct ratelim *r)
 static inline unsigned
 ratelim_end(struct ratelim *r)
 {
-	unsigned	 held = r->held;
+	unsigned held = r->held;
 
 	r->start_ms = 0;
 	r->n = r->held = 0;

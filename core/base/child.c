@@ -55,41 +55,41 @@ extern char **environ;
 static const char *const child_env_base[] = {
 	"PATH", "LANG", "LANGUAGE", "LC_*", "TZ", "HOME", "TMPDIR", NULL
 };
-static char	**child_envp;		/* built by child_env_set */
+static char **child_envp;		/* built by child_env_set */
 
 struct child_stream {
-	int		 fd;
-	struct event	*ev;
-	char		*buf;		/* partial line */
-	size_t		 len;
-	int		 is_err;
+	int fd;
+	struct event *ev;
+	char *buf;	/* partial line */
+	size_t len;
+	int is_err;
 };
 
 struct gp_child {
-	unsigned		 magic;		/* CHILD_MAGIC */
-	struct gp_child_spec	 spec;
-	void			*owner;
-	pid_t			 pid;
-	int			 reaped;
-	int			 status;
-	int			 abandoned;
-	int			 notified;
-	struct child_stream	 out;
-	struct child_stream	 err;
-	struct event		*kill_ev;	/* grace timer before SIGKILL */
-	struct event		*drain_ev;	/* bound on EOF after reaping */
-	char		       **tail;		/* stderr ring */
-	unsigned		 tail_n;	/* capacity */
-	unsigned		 tail_head;	/* next slot */
-	unsigned		 tail_count;
+	unsigned magic;	/* CHILD_MAGIC */
+	struct gp_child_spec spec;
+	void *owner;
+	pid_t pid;
+	int reaped;
+	int status;
+	int abandoned;
+	int notified;
+	struct child_stream out;
+	struct child_stream err;
+	struct event *kill_ev;	/* grace timer before SIGKILL */
+	struct event *drain_ev;	/* bound on EOF after reaping */
+	char **tail;		/* stderr ring */
+	unsigned tail_n;	/* capacity */
+	unsigned tail_head;	/* next slot */
+	unsigned tail_count;
 	LIST_ENTRY(gp_child)	 entry;
 };
 
 static LIST_HEAD(, gp_child) child_list = LIST_HEAD_INITIALIZER(child_list);
-static struct event	*child_sigchld_ev;
+static struct event *child_sigchld_ev;
 static struct event_base *child_base;
 
-static void	child_check_done(struct gp_child *);
+static void child_check_done(struct gp_child *);
 
 /* Whether `name` (len bytes) matches a list entry ("NAME" or "PREFIX*"). */
 static int
@@ -105,9 +105,9 @@ child_env_match(const char *pat, size_t plen, const char *name, size_t len)
 static int
 child_env_wanted(const char *entry, const char *extra)
 {
-	const char	*eq, *p;
-	size_t		 len, n;
-	unsigned	 i;
+	const char *eq, *p;
+	size_t len, n;
+	unsigned i;
 
 	if ((eq = strchr(entry, '=')) == NULL || eq == entry)
 		return (0);
@@ -135,8 +135,8 @@ child_env_wanted(const char *entry, const char *extra)
 void
 child_env_set(const char *extra)
 {
-	size_t	 i, n = 0;
-	int	 has_path = 0;
+	size_t i, n = 0;
+	int has_path = 0;
 
 	child_env_free();
 	for (i = 0; environ != NULL && environ[i] != NULL; i++)
@@ -157,7 +157,7 @@ child_env_set(const char *extra)
 void
 child_env_free(void)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; child_envp != NULL && child_envp[i] != NULL; i++)
 		free(child_envp[i]);
@@ -173,7 +173,7 @@ child_env(void)
 		child_env_set(NULL);
 	return (child_envp);
 }
-static void	child_free_unlisted(struct gp_child *);
+static void child_free_unlisted(struct gp_child *);
 
 /* Keep one stderr line in the ring (truncated: the tail is for messages). */
 static void
@@ -209,9 +209,9 @@ static void
 child_split(struct gp_child *c, struct child_stream *s, const char *data,
     size_t n)
 {
-	size_t		 max = c->spec.max_line;
-	const char	*nl;
-	size_t		 take;
+	size_t max = c->spec.max_line;
+	const char *nl;
+	size_t take;
 
 	while (n > 0) {
 		nl = memchr(data, '\n', n);
@@ -254,10 +254,10 @@ child_stream_close(struct gp_child *c, struct child_stream *s)
 static void
 child_read_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct gp_child		*c = arg;
-	struct child_stream	*s;
-	char			 buf[CHILD_READ_CHUNK];
-	ssize_t			 n;
+	struct gp_child *c = arg;
+	struct child_stream *s;
+	char buf[CHILD_READ_CHUNK];
+	ssize_t n;
 
 	CHECK_OBJ(c, CHILD_MAGIC);
 	s = fd == c->out.fd ? &c->out : &c->err;
@@ -304,7 +304,7 @@ child_check_done(struct gp_child *c)
 static void
 child_drain_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct gp_child	*c = arg;
+	struct gp_child *c = arg;
 
 	CHECK_OBJ(c, CHILD_MAGIC);
 	log_debug("child %d: output still open %d ms after exit, closing",
@@ -317,7 +317,7 @@ child_drain_cb(evutil_socket_t fd, short what, void *arg)
 static void
 child_reaped(struct gp_child *c, int status)
 {
-	struct timeval	 tv = { CHILD_DRAIN_MS / 1000,
+	struct timeval tv = { CHILD_DRAIN_MS / 1000,
 	    (CHILD_DRAIN_MS % 1000) * 1000 };
 
 	c->reaped = 1;
@@ -339,9 +339,9 @@ child_reaped(struct gp_child *c, int status)
 void
 child_reap(void)
 {
-	struct gp_child	*c, *next;
-	int		 status;
-	pid_t		 r;
+	struct gp_child *c, *next;
+	int status;
+	pid_t r;
 
 	for (c = LIST_FIRST(&child_list); c != NULL; c = next) {
 		next = LIST_NEXT(c, entry);
@@ -394,8 +394,8 @@ child_exec(const struct gp_child_spec *spec, char *const *envp, pid_t parent,
     int outfd, int errfd, int nullfd, int reportfd)
 {
 	struct sigaction sa;
-	sigset_t	 set;
-	int		 sig, e;
+	sigset_t set;
+	int sig, e;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
@@ -440,8 +440,8 @@ child_check_spec(const struct gp_child_spec *spec)
 static struct gp_child *
 child_alloc(const struct gp_child_spec *spec, void *owner)
 {
-	struct gp_child	*c;
-	size_t		 sz;
+	struct gp_child *c;
+	size_t sz;
 
 	c = xcalloc(1, sizeof(*c));
 	c->magic = CHILD_MAGIC;
@@ -468,8 +468,8 @@ static pid_t
 child_fork(const struct gp_child_spec *spec, int outfd, int errfd,
     int nullfd, int reportfd)
 {
-	sigset_t	 all, old;
-	pid_t		 parent = getpid(), pid;
+	sigset_t all, old;
+	pid_t parent = getpid(), pid;
 	char *const	*envp = child_env();	/* built before fork */
 
 	sigfillset(&all);
@@ -502,10 +502,10 @@ struct gp_child *
 child_spawn(struct event_base *base, const struct gp_child_spec *spec,
     void *owner)
 {
-	struct gp_child	*c;
-	int		 out[2] = { -1, -1 }, err[2] = { -1, -1 };
-	int		 rep[2] = { -1, -1 }, nullfd = -1, e = 0, rc;
-	ssize_t		 n;
+	struct gp_child *c;
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 };
+	int rep[2] = { -1, -1 }, nullfd = -1, e = 0, rc;
+	ssize_t n;
 
 	if ((rc = child_check_spec(spec)) != 0 || (rc = child_init(base))) {
 		errno = -rc;
@@ -563,7 +563,7 @@ out_close:
 static void
 child_free_unlisted(struct gp_child *c)
 {
-	unsigned	 i;
+	unsigned i;
 
 	free(c->out.buf);
 	free(c->err.buf);
@@ -577,7 +577,7 @@ child_free_unlisted(struct gp_child *c)
 static void
 child_kill_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct gp_child	*c = arg;
+	struct gp_child *c = arg;
 
 	CHECK_OBJ(c, CHILD_MAGIC);
 	if (c->reaped)
@@ -595,7 +595,7 @@ child_kill_cb(evutil_socket_t fd, short what, void *arg)
 int
 child_stop(struct gp_child *c, int sig, unsigned grace_ms)
 {
-	struct timeval	 tv;
+	struct timeval tv;
 
 	CHECK_OBJ(c, CHILD_MAGIC);
 	if (c->reaped)
@@ -623,8 +623,8 @@ child_pid(const struct gp_child *c)
 size_t
 child_stderr_tail(const struct gp_child *c, char *buf, size_t bufsz)
 {
-	size_t		 off = 0, l;
-	unsigned	 i, idx;
+	size_t off = 0, l;
+	unsigned i, idx;
 
 	CHECK_OBJ(c, CHILD_MAGIC);
 	if (bufsz == 0)
@@ -664,7 +664,7 @@ child_abandon(struct gp_child *c)
 void
 child_abandon_owner(void *owner)
 {
-	struct gp_child	*c, *next;
+	struct gp_child *c, *next;
 
 	for (c = LIST_FIRST(&child_list); c != NULL; c = next) {
 		next = LIST_NEXT(c, entry);
@@ -677,8 +677,8 @@ child_abandon_owner(void *owner)
 unsigned
 child_count(void)
 {
-	struct gp_child	*c;
-	unsigned	 n = 0;
+	struct gp_child *c;
+	unsigned n = 0;
 
 	LIST_FOREACH(c, &child_list, entry)
 		n++;

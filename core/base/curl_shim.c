@@ -17,8 +17,8 @@
 struct curl_shim curl_shim;
 
 static const struct {
-	const char	*name;
-	size_t		 off;
+	const char *name;
+	size_t off;
 } curl_shim_syms[] = {
 #define S(f) { "curl_" #f, offsetof(struct curl_shim, f) }
 	S(global_init),
@@ -44,10 +44,10 @@ static const struct {
 int
 curl_shim_load(char *err, size_t errlen)
 {
-	static int	 loaded, rc;
-	static char	 msg[256];
-	void		*h, *sym;
-	size_t		 i;
+	static int loaded, rc;
+	static char msg[256];
+	void *h, *sym;
+	size_t i;
 
 	if (!loaded) {
 		loaded = 1;

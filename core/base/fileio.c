@@ -30,9 +30,9 @@
 static uint64_t
 file_random64(void)
 {
-	static uint64_t	 counter;
-	struct timespec	 ts;
-	uint64_t	 r;
+	static uint64_t counter;
+	struct timespec ts;
+	uint64_t r;
 
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
 		return (r);
@@ -50,8 +50,8 @@ int
 file_create_tmp(int dirfd, const char *name, mode_t mode, char *tmp,
     size_t tmplen)
 {
-	const char	*base;
-	int		 fd, i;
+	const char *base;
+	int fd, i;
 
 	base = strrchr(name, '/');
 	for (i = 0; i < FILE_TMP_TRIES; i++) {
@@ -78,10 +78,10 @@ int
 file_write_atomic(int dirfd, const char *name, const void *buf, size_t len,
     mode_t mode)
 {
-	char		 tmp[PATH_MAX];
-	const char	*p = buf;
-	ssize_t		 w;
-	int		 fd, rc = 0;
+	char tmp[PATH_MAX];
+	const char *p = buf;
+	ssize_t w;
+	int fd, rc = 0;
 
 	if ((fd = file_create_tmp(dirfd, name, mode, tmp, sizeof(tmp))) < 0)
 		return (fd);

@@ -15,9 +15,9 @@
 unsigned char *
 gzip_compress(const void *buf, size_t len, size_t *outlen)
 {
-	z_stream	 z;
-	unsigned char	*out;
-	size_t		 cap;
+	z_stream z;
+	unsigned char *out;
+	size_t cap;
 
 	memset(&z, 0, sizeof(z));
 	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8,

@@ -6,6 +6,6 @@
 
 #include <stddef.h>
 
-unsigned char	*gzip_compress(const void *buf, size_t len, size_t *outlen);
+unsigned char *gzip_compress(const void *buf, size_t len, size_t *outlen);
 
 #endif

@@ -50,48 +50,48 @@
 #define HTTP_MAX_BODY_DFLT	(8u << 20)
 
 struct http_req {
-	unsigned		 magic;
-	CURL			*easy;
-	struct curl_slist	*hdrs;
-	char			*body;		/* request body, owned */
-	char			*resp;
-	size_t			 resplen;
-	size_t			 respcap;
-	size_t			 max_body;
-	int			 fd;
-	int			 too_big;
-	int			 unix_sock;	/* over CURLOPT_UNIX_SOCKET_PATH */
-	char			 errbuf[CURL_ERROR_SIZE];
-	void			(*done)(void *, const struct http_result *);
-	void			*arg;
+	unsigned magic;
+	CURL *easy;
+	struct curl_slist *hdrs;
+	char *body;	/* request body, owned */
+	char *resp;
+	size_t resplen;
+	size_t respcap;
+	size_t max_body;
+	int fd;
+	int too_big;
+	int unix_sock;	/* over CURLOPT_UNIX_SOCKET_PATH */
+	char errbuf[CURL_ERROR_SIZE];
+	void (*done)(void *, const struct http_result *);
+	void *arg;
 	TAILQ_ENTRY(http_req)	 entry;
 };
 TAILQ_HEAD(http_req_list, http_req);
 
 /* The event watching one of curl's sockets. */
 struct http_sock {
-	struct event	*ev;
+	struct event *ev;
 };
 
 static struct {
-	struct event_base	*base;
-	CURLM			*multi;
-	struct event		*timer;
-	struct http_req_list	 reqs;
-	unsigned		 npending;
-	int			 start_rc;	/* libcurl's start failed */
-	int			 verify;
-	char			*ca_bundle;
-	char			*client_cert;
-	char			*client_key;
+	struct event_base *base;
+	CURLM *multi;
+	struct event *timer;
+	struct http_req_list reqs;
+	unsigned npending;
+	int start_rc;	/* libcurl's start failed */
+	int verify;
+	char *ca_bundle;
+	char *client_cert;
+	char *client_key;
 } http;
 
-static void	http_check_done(void);
+static void http_check_done(void);
 
 static void
 http_on_timer(evutil_socket_t fd, short what, void *arg)
 {
-	int	 running;
+	int running;
 
 	curl_multi_socket_action(http.multi, CURL_SOCKET_TIMEOUT, 0, &running);
 	http_check_done();
@@ -100,7 +100,7 @@ http_on_timer(evutil_socket_t fd, short what, void *arg)
 static void
 http_on_socket(evutil_socket_t fd, short what, void *arg)
 {
-	int	 action = 0, running;
+	int action = 0, running;
 
 	if (what & EV_READ)
 		action |= CURL_CSELECT_IN;
@@ -115,8 +115,8 @@ static int
 http_cb_socket(CURL *easy, curl_socket_t s, int what, void *userp,
     void *socketp)
 {
-	struct http_sock	*hs = socketp;
-	short			 ev = EV_PERSIST;
+	struct http_sock *hs = socketp;
+	short ev = EV_PERSIST;
 
 	if (what == CURL_POLL_REMOVE) {
 		if (hs != NULL) {
@@ -144,7 +144,7 @@ http_cb_socket(CURL *easy, curl_socket_t s, int what, void *userp,
 static int
 http_cb_timer(CURLM *multi, long timeout_ms, void *userp)
 {
-	struct timeval	 tv;
+	struct timeval tv;
 
 	if (timeout_ms < 0) {
 		evtimer_del(http.timer);
@@ -159,10 +159,10 @@ http_cb_timer(CURLM *multi, long timeout_ms, void *userp)
 static size_t
 http_cb_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
-	struct http_req	*r = userdata;
-	size_t		 n = size * nmemb;
-	ssize_t		 w;
-	size_t		 off;
+	struct http_req *r = userdata;
+	size_t n = size * nmemb;
+	ssize_t w;
+	size_t off;
 
 	if (r->fd >= 0) {
 		/* A regular file: writes do not block on the network. */
@@ -216,7 +216,7 @@ http_req_free(struct http_req *r)
 static const char *
 http_unix_connect_error(struct http_req *r)
 {
-	long	 oserr = 0;
+	long oserr = 0;
 
 	curl_easy_getinfo(r->easy, CURLINFO_OS_ERRNO, &oserr);
 	snprintf(r->errbuf, sizeof(r->errbuf), "cannot connect to the "
@@ -229,11 +229,11 @@ http_unix_connect_error(struct http_req *r)
 static void
 http_check_done(void)
 {
-	CURLMsg			*m;
-	int			 left;
-	struct http_req		*r;
-	struct http_result	 res;
-	long			 status;
+	CURLMsg *m;
+	int left;
+	struct http_req *r;
+	struct http_result res;
+	long status;
 
 	while ((m = curl_multi_info_read(http.multi, &left)) != NULL) {
 		if (m->msg != CURLMSG_DONE)
@@ -294,7 +294,7 @@ http_init(struct event_base *base)
 static int
 http_start(void)
 {
-	char	 err[256];
+	char err[256];
 
 	if (http.multi != NULL)
 		return (0);
@@ -344,7 +344,7 @@ http_set_tls(int verify, const char *ca_bundle, const char *client_cert,
 static void
 http_apply_opts(struct http_req *r, const struct http_req_opts *o)
 {
-	CURL		*e = r->easy;
+	CURL *e = r->easy;
 	const char *const *h;
 
 	curl_easy_setopt(e, CURLOPT_URL, o->url);
@@ -424,7 +424,7 @@ http_apply_opts(struct http_req *r, const struct http_req_opts *o)
 int
 http_header_value_ok(const char *v)
 {
-	const unsigned char	*p;
+	const unsigned char *p;
 
 	for (p = (const unsigned char *)v; *p != '\0'; p++)
 		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
@@ -440,7 +440,7 @@ http_header_value_ok(const char *v)
 struct http_req *
 http_request(const struct http_req_opts *o)
 {
-	struct http_req	*r;
+	struct http_req *r;
 	const char *const *h;
 
 	if (http.base == NULL || o->url == NULL || o->done == NULL)
@@ -497,7 +497,7 @@ http_pending(void)
 void
 http_fini(void)
 {
-	struct http_req	*r;
+	struct http_req *r;
 
 	if (http.base == NULL)
 		return;
@@ -516,10 +516,10 @@ http_fini(void)
 
 /* A plugin's download: cancelled with its plugin (http_download_cancel). */
 struct http_dl {
-	struct gp_plugin_ctx	*ctx;
-	struct http_req		*req;
-	void			(*done)(void *, int32_t, int32_t, const char *);
-	void			*arg;
+	struct gp_plugin_ctx *ctx;
+	struct http_req *req;
+	void (*done)(void *, int32_t, int32_t, const char *);
+	void *arg;
 	LIST_ENTRY(http_dl)	 entry;
 };
 static LIST_HEAD(, http_dl) http_dls = LIST_HEAD_INITIALIZER(http_dls);
@@ -527,7 +527,7 @@ static LIST_HEAD(, http_dl) http_dls = LIST_HEAD_INITIALIZER(http_dls);
 static void
 http_download_done(void *arg, const struct http_result *res)
 {
-	struct http_dl	*d = arg;
+	struct http_dl *d = arg;
 
 	LIST_REMOVE(d, entry);
 	if (res->rc != 0)
@@ -547,8 +547,8 @@ http_download(struct gp_plugin_ctx *ctx, const char *url, int32_t fd,
     uint32_t timeout_ms, void (*done)(void *, int32_t, int32_t,
     const char *), void *arg)
 {
-	struct http_req_opts	 o;
-	struct http_dl		*d;
+	struct http_req_opts o;
+	struct http_dl *d;
 
 	if (url == NULL || fd < 0 || done == NULL)
 		return (-EINVAL);
@@ -578,7 +578,7 @@ http_download(struct gp_plugin_ctx *ctx, const char *url, int32_t fd,
 void
 http_download_cancel(struct gp_plugin_ctx *ctx)
 {
-	struct http_dl	*d, *next;
+	struct http_dl *d, *next;
 
 	for (d = LIST_FIRST(&http_dls); d != NULL; d = next) {
 		next = LIST_NEXT(d, entry);
@@ -597,9 +597,9 @@ http_download_cancel(struct gp_plugin_ctx *ctx)
 char *
 http_escape(const char *s)
 {
-	static const char	 hex[] = "0123456789ABCDEF";
-	const unsigned char	*p;
-	char			*out, *o;
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p;
+	char *out, *o;
 
 	out = o = xmalloc(strlen(s) * 3 + 1);
 	for (p = (const unsigned char *)s; *p != '\0'; p++) {

@@ -18,15 +18,15 @@
 #include "base/log.h"
 #include "base/textesc.h"
 
-static int	 log_verbose = LOG_LEVEL_INFO;
-static FILE	*log_file;
-static char	*log_path;
+static int log_verbose = LOG_LEVEL_INFO;
+static FILE *log_file;
+static char *log_path;
 static long long log_max_size;		/* 0: no rotation */
-static int	 log_backups;
+static int log_backups;
 static const char *log_procname = "gprofiler";
-static void	(*log_sink)(int, const char *, const char *, void *);
-static void	*log_sink_arg;
-static int	 log_in_sink;
+static void (*log_sink)(int, const char *, const char *, void *);
+static void *log_sink_arg;
+static int log_in_sink;
 
 static const char *const log_levels[] = { "ERROR", "WARN", "INFO", "DEBUG" };
 
@@ -61,10 +61,10 @@ log_getverbose(void)
 int
 log_open_file(const char *path, long long max_size, int backups)
 {
-	struct stat	 sb;
-	int		 fd;
-	FILE		*f;
-	char		*dup;
+	struct stat sb;
+	int fd;
+	FILE *f;
+	char *dup;
 
 	/*
 	 * Not through a planted symlink or hard link (root would append to
@@ -108,9 +108,9 @@ log_file_refusal(int rc)
 static void
 log_rotate(void)
 {
-	char	 from[4096], to[4096];
-	char	*path;
-	int	 i;
+	char from[4096], to[4096];
+	char *path;
+	int i;
 
 	if (log_path == NULL || log_max_size <= 0 ||
 	    ftell(log_file) < log_max_size)
@@ -148,11 +148,11 @@ log_close_file(void)
 void
 log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 {
-	char		 buf[4096], ts[32], *esc = NULL;
-	const char	*msg = buf;
-	struct timespec	 now;
-	struct tm	 tm;
-	int		 n;
+	char buf[4096], ts[32], *esc = NULL;
+	const char *msg = buf;
+	struct timespec now;
+	struct tm tm;
+	int n;
 
 	if (level < LOG_LEVEL_ERR)
 		level = LOG_LEVEL_ERR;
@@ -202,10 +202,10 @@ log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 void
 log_last_words(const char *text)
 {
-	char		 ts[32], *esc = NULL;
-	const char	*msg = text;
-	struct timespec	 now;
-	struct tm	 tm;
+	char ts[32], *esc = NULL;
+	const char *msg = text;
+	struct timespec now;
+	struct tm tm;
 
 	/* It may quote a path a user chose, as log_vmsg's lines do. */
 	if (!textesc_clean(text, strlen(text), TEXTESC_LINES))
@@ -242,7 +242,7 @@ log_set_sink(void (*sink)(int, const char *, const char *, void *),
 void
 log_msg(int level, const char *component, const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	va_start(ap, fmt);
 	log_vmsg(level, component, fmt, ap);
@@ -253,8 +253,8 @@ log_msg(int level, const char *component, const char *fmt, ...)
 static void
 log_verr(int level, const char *fmt, va_list ap)
 {
-	char	 buf[2048];
-	int	 saved = errno;
+	char buf[2048];
+	int saved = errno;
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	log_msg(level, NULL, "%s: %s", buf, strerror(saved));
@@ -264,7 +264,7 @@ log_verr(int level, const char *fmt, va_list ap)
 void
 log_warn(const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	va_start(ap, fmt);
 	log_verr(LOG_LEVEL_WARN, fmt, ap);
@@ -275,7 +275,7 @@ log_warn(const char *fmt, ...)
 void
 fatal(const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	va_start(ap, fmt);
 	log_verr(LOG_LEVEL_ERR, fmt, ap);
@@ -286,7 +286,7 @@ fatal(const char *fmt, ...)
 void
 fatalx(const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	va_start(ap, fmt);
 	log_vmsg(LOG_LEVEL_ERR, NULL, fmt, ap);
@@ -297,7 +297,7 @@ fatalx(const char *fmt, ...)
 static long long
 log_now(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (ts.tv_sec);
@@ -307,10 +307,10 @@ void
 log_complain(struct complain *c, int level, const char *component,
     const char *fmt, ...)
 {
-	char		 buf[2048];
-	long long	 now = log_now();
-	unsigned	 iv = c->c_interval ? c->c_interval : 60;
-	va_list		 ap;
+	char buf[2048];
+	long long now = log_now();
+	unsigned iv = c->c_interval ? c->c_interval : 60;
+	va_list ap;
 
 	if (c->c_last != 0 && now - c->c_last < (long long)iv) {
 		c->c_suppressed++;
@@ -332,8 +332,8 @@ log_complain(struct complain *c, int level, const char *component,
 void
 log_release(struct complain *c, const char *component, const char *fmt, ...)
 {
-	char	 buf[2048];
-	va_list	 ap;
+	char buf[2048];
+	va_list ap;
 
 	if (c->c_last == 0)
 		return;

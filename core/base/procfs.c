@@ -21,7 +21,7 @@ static int
 next_line(const char *buf, size_t len, size_t *off, const char **p,
     size_t *n)
 {
-	const char	*nl;
+	const char *nl;
 
 	if (*off >= len)
 		return (0);
@@ -35,8 +35,8 @@ next_line(const char *buf, size_t len, size_t *off, const char **p,
 static int
 parse_u64(const char **pp, const char *end, uint64_t *v)
 {
-	const char	*p = *pp;
-	uint64_t	 x = 0;
+	const char *p = *pp;
+	uint64_t x = 0;
 
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
@@ -56,9 +56,9 @@ parse_u64(const char **pp, const char *end, uint64_t *v)
 int
 procfs_stat_ppid(const char *buf, size_t len, int32_t *ppid)
 {
-	const char	*p = NULL, *end = buf + len;
-	uint64_t	 v;
-	size_t		 i;
+	const char *p = NULL, *end = buf + len;
+	uint64_t v;
+	size_t i;
 
 	for (i = len; i > 0; i--)
 		if (buf[i - 1] == ')') {
@@ -78,10 +78,10 @@ procfs_stat_ppid(const char *buf, size_t len, int32_t *ppid)
 int
 procfs_cpu_times(const char *buf, size_t len, struct cpu_times *ct)
 {
-	const char	*p, *end;
-	size_t		 off = 0, n;
-	uint64_t	 v[10];
-	int		 i;
+	const char *p, *end;
+	size_t off = 0, n;
+	uint64_t v[10];
+	int i;
 
 	while (next_line(buf, len, &off, &p, &n)) {
 		if (n < 4 || memcmp(p, "cpu ", 4) != 0)
@@ -108,9 +108,9 @@ int
 procfs_meminfo(const char *buf, size_t len, uint64_t *total_kb,
     uint64_t *avail_kb)
 {
-	const char	*p;
-	size_t		 off = 0, n;
-	int		 found = 0;
+	const char *p;
+	size_t off = 0, n;
+	int found = 0;
 
 	while (next_line(buf, len, &off, &p, &n)) {
 		if (n > 9 && memcmp(p, "MemTotal:", 9) == 0) {
@@ -131,7 +131,7 @@ static int
 osrel_value(const char *p, size_t n, const char *key, char *out,
     size_t outsz)
 {
-	size_t	 kl = strlen(key);
+	size_t kl = strlen(key);
 
 	if (n <= kl || memcmp(p, key, kl) != 0 || p[kl] != '=')
 		return (0);
@@ -152,8 +152,8 @@ osrel_value(const char *p, size_t n, const char *key, char *out,
 int
 procfs_os_release(const char *buf, size_t len, struct os_release *os)
 {
-	const char	*p;
-	size_t		 off = 0, n;
+	const char *p;
+	size_t off = 0, n;
 
 	memset(os, 0, sizeof(*os));
 	while (next_line(buf, len, &off, &p, &n)) {
@@ -169,7 +169,7 @@ procfs_os_release(const char *buf, size_t len, struct os_release *os)
 static int
 cpuinfo_field(const char *p, size_t n, const char *key, const char **v)
 {
-	size_t	 kl = strlen(key), i;
+	size_t kl = strlen(key), i;
 
 	if (n < kl || memcmp(p, key, kl) != 0)
 		return (0);
@@ -187,7 +187,7 @@ static void
 copy_field(char *dst, size_t dsz, const char *line, size_t n,
     const char *v)
 {
-	size_t	 l = n - (size_t)(v - line);
+	size_t l = n - (size_t)(v - line);
 
 	if (l >= dsz)
 		l = dsz - 1;
@@ -199,9 +199,9 @@ copy_field(char *dst, size_t dsz, const char *line, size_t n,
 int
 procfs_cpuinfo(const char *buf, size_t len, struct cpu_info *ci)
 {
-	const char	*p, *v, *e;
-	size_t		 off = 0, n;
-	uint64_t	 x;
+	const char *p, *v, *e;
+	size_t off = 0, n;
+	uint64_t x;
 
 	memset(ci, 0, sizeof(*ci));
 	ci->family = ci->model = -1;
@@ -232,8 +232,8 @@ procfs_cpuinfo(const char *buf, size_t len, struct cpu_info *ci)
 int
 procfs_auxv_execfn(const unsigned char *buf, size_t len, uint64_t *addr)
 {
-	uint64_t	 kv[2];
-	size_t		 off;
+	uint64_t kv[2];
+	size_t off;
 
 	for (off = 0; off + 16 <= len; off += 16) {
 		memcpy(kv, buf + off, 16);
@@ -251,7 +251,7 @@ procfs_auxv_execfn(const unsigned char *buf, size_t len, uint64_t *addr)
 const char *
 procfs_elf_arch(const unsigned char *buf, size_t len)
 {
-	uint16_t	 m;
+	uint16_t m;
 
 	if (len < 20 || memcmp(buf, "\177ELF", 4) != 0)
 		return (NULL);
@@ -287,12 +287,12 @@ procfs_elf_arch(const unsigned char *buf, size_t len)
 int
 procfs_read(const char *path, char **bufp, size_t *lenp, size_t max)
 {
-	struct gp_open_spec	 spec;
-	const char	*base;
-	char	*buf;
-	size_t	 len = 0, cap = 4096;
-	ssize_t	 n;
-	int	 fd, e;
+	struct gp_open_spec spec;
+	const char *base;
+	char *buf;
+	size_t len = 0, cap = 4096;
+	ssize_t n;
+	int fd, e;
 
 	memset(&spec, 0, sizeof(spec));
 	spec.size = sizeof(spec);

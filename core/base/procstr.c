@@ -22,14 +22,14 @@
 #endif
 #define PROCSTR_CHUNK		16384	/* a maps line is at most ~4.2 KiB */
 
-static int	procstr_last_refused;
+static int procstr_last_refused;
 
 int
 procstr_parse_stat(const char *buf, size_t len, struct procstr_ranges *r)
 {
-	const char	*p, *end = buf + len;
-	uint64_t	 v[4] = { 0, 0, 0, 0 }, x;
-	unsigned	 field = 2;
+	const char *p, *end = buf + len;
+	uint64_t v[4] = { 0, 0, 0, 0 }, x;
+	unsigned field = 2;
 
 	/* The command name (field 2) may hold anything but ends at the
 	 * last ')'. */
@@ -64,12 +64,12 @@ procstr_parse_stat(const char *buf, size_t len, struct procstr_ranges *r)
 int
 procstr_maps_anon(const char *maps, size_t mlen, uint64_t addr, uint64_t len)
 {
-	const char		*s = maps, *end = maps + mlen, *nl;
-	char			 line[256];
-	unsigned long long	 lo, hi, ino;
-	unsigned int		 ma, mi;
-	uint64_t		 stop = addr + len;
-	size_t			 l;
+	const char *s = maps, *end = maps + mlen, *nl;
+	char line[256];
+	unsigned long long lo, hi, ino;
+	unsigned int ma, mi;
+	uint64_t stop = addr + len;
+	size_t l;
 
 	if (stop < addr)
 		stop = UINT64_MAX;	/* a range to the top */
@@ -97,11 +97,11 @@ procstr_maps_anon(const char *maps, size_t mlen, uint64_t addr, uint64_t len)
 int
 procstr_range_anon(int pid, uint64_t addr, uint64_t len)
 {
-	char		 path[64], buf[PROCSTR_CHUNK];
-	const char	*nl;
-	size_t		 have = 0, total = 0, whole;
-	ssize_t		 n;
-	int		 fd, rc = 0;
+	char path[64], buf[PROCSTR_CHUNK];
+	const char *nl;
+	size_t have = 0, total = 0, whole;
+	ssize_t n;
+	int fd, rc = 0;
 
 	if (len == 0)
 		return (0);
@@ -147,7 +147,7 @@ procstr_range_anon(int pid, uint64_t addr, uint64_t len)
 static int
 procstr_path_pid(const char *p, const char *name)
 {
-	int	 pid = 0, tid = 0;
+	int pid = 0, tid = 0;
 
 	if (strncmp(p, "/proc/", 6) != 0)
 		return (-1);
@@ -168,11 +168,11 @@ procstr_path_pid(const char *p, const char *name)
 static int
 procstr_check(int pid)
 {
-	struct procstr_ranges	 r;
-	char			 path[64], buf[4096];
-	uint64_t		 lo, hi;
-	ssize_t			 n;
-	int			 fd, rc;
+	struct procstr_ranges r;
+	char path[64], buf[4096];
+	uint64_t lo, hi;
+	ssize_t n;
+	int fd, rc;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
@@ -198,12 +198,12 @@ procstr_check(int pid)
 int
 procstr_guard_fd(int fd, const struct stat *st)
 {
-	struct statfs	 sf;
-	struct stat	 sb;
-	char		 self[64], link[256];
-	const char	*base;
-	ssize_t		 n;
-	int		 pid, rc;
+	struct statfs sf;
+	struct stat sb;
+	char self[64], link[256];
+	const char *base;
+	ssize_t n;
+	int pid, rc;
 
 	if (fstatfs(fd, &sf) != 0)
 		return (-errno);
@@ -231,7 +231,7 @@ procstr_guard_fd(int fd, const struct stat *st)
 int
 procstr_refused(void)
 {
-	int	 pid = procstr_last_refused;
+	int pid = procstr_last_refused;
 
 	procstr_last_refused = 0;
 	return (pid);

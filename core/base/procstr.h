@@ -18,8 +18,8 @@
 
 /* /proc/PID/stat fields 48-51 (Linux 3.5): where the strings are. */
 struct procstr_ranges {
-	uint64_t	 arg_start, arg_end;
-	uint64_t	 env_start, env_end;
+	uint64_t arg_start, arg_end;
+	uint64_t env_start, env_end;
 };
 
 /* Bytes of /proc/PID/maps read for one check at most (some 40,000
@@ -28,17 +28,17 @@ struct procstr_ranges {
 
 /* The four fields of a /proc/PID/stat text: 0, or -EINVAL (malformed, or
  * a kernel older than 3.5 that does not show them).  Pure. */
-int	 procstr_parse_stat(const char *, size_t, struct procstr_ranges *);
+int procstr_parse_stat(const char *, size_t, struct procstr_ranges *);
 /*
  * Whether [addr, addr + len) touches only anonymous mappings in a
  * /proc/PID/maps text (whole lines): 0, -EREMOTE if a file mapping is
  * there, or 1 when the text has reached past the range (the rest of the
  * maps cannot touch it: they are sorted).  Pure.
  */
-int	 procstr_maps_anon(const char *, size_t, uint64_t addr, uint64_t len);
+int procstr_maps_anon(const char *, size_t, uint64_t addr, uint64_t len);
 /* The same over pid's live maps, read a chunk at a time up to
  * PROCSTR_MAPS_MAX: 0, -EREMOTE, -E2BIG or -errno. */
-int	 procstr_range_anon(int pid, uint64_t addr, uint64_t len);
+int procstr_range_anon(int pid, uint64_t addr, uint64_t len);
 /*
  * For safeopen, on an O_PATH fd it resolved (st: its fstat): 0 if it is
  * not a process's cmdline or environ, or if that process's strings are
@@ -47,9 +47,9 @@ int	 procstr_range_anon(int pid, uint64_t addr, uint64_t len);
  * checked), -ENOTSUP (a kernel before 3.5) or -errno.
  */
 struct stat;
-int	 procstr_guard_fd(int fd, const struct stat *st);
+int procstr_guard_fd(int fd, const struct stat *st);
 /* The pid the last guard refused (0: none since the last call), for the
  * one line that says so. */
-int	 procstr_refused(void);
+int procstr_refused(void);
 
 #endif

@@ -32,24 +32,24 @@
 #define SAFEFS_TTL_NS		1000000000ull
 
 struct safefs_ns {
-	uint64_t		 nsdev, nsino;
-	char			 root[256];
-	char			*text;
-	struct fsguard_mount	*m;
-	uint32_t		 n;
-	int			 truncated;
-	uint64_t		 read_ns;
-	uint64_t		 used;
+	uint64_t nsdev, nsino;
+	char root[256];
+	char *text;
+	struct fsguard_mount *m;
+	uint32_t n;
+	int truncated;
+	uint64_t read_ns;
+	uint64_t used;
 };
 
-static struct safefs_ns	 safefs_cache[SAFEFS_CACHE];
-static uint64_t		 safefs_clock;
-static char		 safefs_reason[160];
+static struct safefs_ns safefs_cache[SAFEFS_CACHE];
+static uint64_t safefs_clock;
+static char safefs_reason[160];
 
 static uint64_t
 safefs_now(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
@@ -58,9 +58,9 @@ safefs_now(void)
 void
 safefs_ctx_init(struct safefs_ctx *c, const struct gp_open_spec *sp)
 {
-	const char	*s;
-	char		*end;
-	long		 pid;
+	const char *s;
+	char *end;
+	long pid;
 
 	c->pid = 0;
 	c->prefix = NULL;
@@ -87,10 +87,10 @@ safefs_ctx_init(struct safefs_ctx *c, const struct gp_open_spec *sp)
 static ssize_t
 safefs_slurp(const char *path, size_t cap, char **out, int *more)
 {
-	char	*buf, *tmp;
-	size_t	 len = 0, sz = 65536;
-	ssize_t	 n;
-	int	 fd;
+	char *buf, *tmp;
+	size_t len = 0, sz = 65536;
+	ssize_t n;
+	int fd;
 
 	*more = 0;
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
@@ -130,13 +130,13 @@ safefs_slurp(const char *path, size_t cap, char **out, int *more)
 static struct safefs_ns *
 safefs_table(int pid, int force, int *err)
 {
-	struct safefs_ns	*e, *victim = NULL;
-	struct stat		 sb;
-	char			 path[64], root[256], *text = NULL;
-	ssize_t			 len, rl;
-	uint64_t		 now = safefs_now();
-	uint32_t		 n;
-	int			 i, more;
+	struct safefs_ns *e, *victim = NULL;
+	struct stat sb;
+	char path[64], root[256], *text = NULL;
+	ssize_t len, rl;
+	uint64_t now = safefs_now();
+	uint32_t n;
+	int i, more;
 
 	if (pid > 0)
 		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
@@ -223,10 +223,10 @@ safefs_refuse(const struct safefs_ns *e, const struct fsguard_mount *m,
 int
 safefs_check_path(struct safefs_ctx *c, const char *path)
 {
-	const struct fsguard_mount	*bad = NULL;
-	struct safefs_ns		*e;
-	char				 full[4096];
-	int				 err = 0, r;
+	const struct fsguard_mount *bad = NULL;
+	struct safefs_ns *e;
+	char full[4096];
+	int err = 0, r;
 
 	if (c->prefix != NULL && c->prefix[0] != '/')
 		return (0);	/* the walk's fd checks stand alone */
@@ -251,12 +251,12 @@ safefs_check_path(struct safefs_ctx *c, const char *path)
 int
 safefs_check_fd(struct safefs_ctx *c, int fd)
 {
-	const struct fsguard_mount	*m = NULL;
-	struct safefs_ns		*e;
-	char				 path[64], buf[512];
-	ssize_t				 len;
-	uint32_t			 id;
-	int				 f, err = 0, pass;
+	const struct fsguard_mount *m = NULL;
+	struct safefs_ns *e;
+	char path[64], buf[512];
+	ssize_t len;
+	uint32_t id;
+	int f, err = 0, pass;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	if ((f = open(path, O_RDONLY | O_CLOEXEC)) < 0)

@@ -12,17 +12,17 @@
 
 /* Whose mount table a spec's path and files are judged against. */
 struct safefs_ctx {
-	int		 pid;		/* 0: ours */
-	const char	*prefix;	/* the spec's root when not PID's */
+	int pid;		/* 0: ours */
+	const char *prefix;	/* the spec's root when not PID's */
 };
 
-void	 safefs_ctx_init(struct safefs_ctx *, const struct gp_open_spec *);
+void safefs_ctx_init(struct safefs_ctx *, const struct gp_open_spec *);
 /* The path, before it is walked: every mount it passes through local.
  * 0 or -EREMOTE (-errno when the mount table cannot be read). */
-int	 safefs_check_path(struct safefs_ctx *, const char *path);
+int safefs_check_path(struct safefs_ctx *, const char *path);
 /* An O_PATH fd, before anything touches its file: on a local mount.
  * 0 or -EREMOTE. */
-int	 safefs_check_fd(struct safefs_ctx *, int fd);
+int safefs_check_fd(struct safefs_ctx *, int fd);
 /* The last refusal ("on fuse (mount /mnt/x)"). */
 const char *safefs_why(void);
 

@@ -36,7 +36,7 @@
 #define SAFEOPEN_MAX_HOPS	40
 #define SAFEOPEN_RETRIES	8	/* openat2 -EAGAIN: a rename raced */
 
-static int	safeopen_no_openat2;
+static int safeopen_no_openat2;
 
 void
 safeopen_set_fallback(int on)
@@ -47,8 +47,8 @@ safeopen_set_fallback(int on)
 static int
 safeopen_openat2(int dirfd, const char *path, uint64_t resolve)
 {
-	struct open_how	 how;
-	int		 fd, i;
+	struct open_how how;
+	int fd, i;
 
 	memset(&how, 0, sizeof(how));
 	how.flags = O_PATH | O_CLOEXEC;
@@ -64,7 +64,7 @@ safeopen_openat2(int dirfd, const char *path, uint64_t resolve)
 static int
 safeopen_same(int a, int b)
 {
-	struct stat	 sa, sb;
+	struct stat sa, sb;
 
 	return (fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
 	    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
@@ -82,7 +82,7 @@ safeopen_replace(int *cur, int fd)
 static int
 safeopen_step(int cur, const char *name, int flags, struct safefs_ctx *fc)
 {
-	int	 fd, rc;
+	int fd, rc;
 
 	if ((fd = openat(cur, name, O_PATH | O_CLOEXEC | flags)) < 0)
 		return (-errno);
@@ -104,14 +104,14 @@ static int
 safeopen_walk(int rootfd, const char *path, int nosymlinks,
     struct safefs_ctx *fc)
 {
-	char		 rest[2 * PATH_MAX], link[PATH_MAX], comp[NAME_MAX + 1];
-	char		 tmp[2 * PATH_MAX];
-	struct stat	 sb;
-	struct statfs	 sf;
-	const char	*p, *slash;
-	size_t		 clen;
-	ssize_t		 n;
-	int		 cur, fd, hops = 0;
+	char rest[2 * PATH_MAX], link[PATH_MAX], comp[NAME_MAX + 1];
+	char tmp[2 * PATH_MAX];
+	struct stat sb;
+	struct statfs sf;
+	const char *p, *slash;
+	size_t clen;
+	ssize_t n;
+	int cur, fd, hops = 0;
 
 	if (strlen(path) >= sizeof(rest))
 		return (-ENAMETOOLONG);
@@ -194,9 +194,9 @@ out:
 static int
 safeopen_resolve(const struct gp_open_spec *sp, struct safefs_ctx *fc)
 {
-	uint64_t	 resolve = RESOLVE_NO_MAGICLINKS;
-	const char	*path;
-	int		 rootfd, fd, nosym, stepwise, hostproc;
+	uint64_t resolve = RESOLVE_NO_MAGICLINKS;
+	const char *path;
+	int rootfd, fd, nosym, stepwise, hostproc;
 
 	if (sp->flags & GP_OPEN_PROC_LINK) {
 		/* The kernel's own link to a mapped file or the executable:
@@ -288,7 +288,7 @@ static int
 safeopen_owner_ok(const struct gp_open_spec *sp, int64_t reader,
     const struct stat *sb)
 {
-	uid_t	 uid;
+	uid_t uid;
 
 	if (reader != 0 && !safeopen_readable(reader, sb))
 		return (-EACCES);
@@ -312,10 +312,10 @@ int
 safeopen_open(const struct gp_open_spec *sp, struct gp_file_info *info)
 {
 	struct safefs_ctx fc;
-	struct stat	 sb, sb2;
-	char		 self[64];
-	int64_t		 reader;
-	int		 pfd, fd, r;
+	struct stat sb, sb2;
+	char self[64];
+	int64_t reader;
+	int pfd, fd, r;
 
 	if (info != NULL)
 		memset(info, 0, sizeof(*info));
@@ -382,8 +382,8 @@ safeopen_open_cb(void *arg, const struct gp_open_spec *sp,
 ssize_t
 safeopen_pread(int fd, void *buf, size_t len, off_t off)
 {
-	size_t	 total = 0;
-	ssize_t	 n;
+	size_t total = 0;
+	ssize_t n;
 
 	while (total < len) {
 		n = pread(fd, (char *)buf + total, len - total,
@@ -402,8 +402,8 @@ safeopen_pread(int fd, void *buf, size_t len, off_t off)
 ssize_t
 safeopen_read(const struct gp_open_spec *sp, void *buf, size_t len)
 {
-	ssize_t	 n;
-	int	 fd;
+	ssize_t n;
+	int fd;
 
 	if ((fd = safeopen_open(sp, NULL)) < 0)
 		return (fd);
@@ -415,7 +415,7 @@ safeopen_read(const struct gp_open_spec *sp, void *buf, size_t len)
 const char *
 safeopen_strerror(int rc, const struct gp_file_info *info)
 {
-	uint32_t	 m = info != NULL ? info->mode : 0;
+	uint32_t m = info != NULL ? info->mode : 0;
 
 	switch (-rc) {
 	case EINVAL:

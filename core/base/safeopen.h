@@ -15,20 +15,20 @@
 
 /* An fd open for reading, or -errno; info (may be NULL) filled when a
  * file was found, refused or not. */
-int		 safeopen_open(const struct gp_open_spec *,
+int safeopen_open(const struct gp_open_spec *,
 		    struct gp_file_info *);
 /* safeopen_open as a callback (arg unused): test drivers hand it to
  * plugin code in place of gp_host_api.file_open. */
-int		 safeopen_open_cb(void *, const struct gp_open_spec *,
+int safeopen_open_cb(void *, const struct gp_open_spec *,
 		    struct gp_file_info *);
 /* Open, then read at most len bytes from offset 0: the count or -errno. */
-ssize_t		 safeopen_read(const struct gp_open_spec *, void *, size_t);
+ssize_t safeopen_read(const struct gp_open_spec *, void *, size_t);
 /* At most len bytes of fd from off, looping over short reads: the count
  * or -errno. */
-ssize_t		 safeopen_pread(int, void *, size_t, off_t);
+ssize_t safeopen_pread(int, void *, size_t, off_t);
 /* A phrase for safeopen's refusals ("not a regular file (a FIFO)"). */
-const char	*safeopen_strerror(int, const struct gp_file_info *);
+const char *safeopen_strerror(int, const struct gp_file_info *);
 /* Tests: 1 forces the per-component walk used without openat2(2). */
-void		 safeopen_set_fallback(int);
+void safeopen_set_fallback(int);
 
 #endif

@@ -28,24 +28,24 @@
 #include "base/stopguard.h"
 
 static struct {
-	pthread_t		 thread;
-	int			 running;
-	int			 rfd, wfd;
-	pid_t			 loop_tid;
-	sigset_t		 sigs;
-	struct event		*ev_pipe;
-	struct event		*ev_beat;
-	void			(*cb)(int, void *);
-	void			*arg;
-	_Atomic uint64_t	 stop_ns;	/* the first stop signal */
-	_Atomic uint64_t	 beat_ns;	/* the loop's last turn since */
-	atomic_int		 quit;
+	pthread_t thread;
+	int running;
+	int rfd, wfd;
+	pid_t loop_tid;
+	sigset_t sigs;
+	struct event *ev_pipe;
+	struct event *ev_beat;
+	void (*cb)(int, void *);
+	void *arg;
+	_Atomic uint64_t stop_ns;	/* the first stop signal */
+	_Atomic uint64_t beat_ns;	/* the loop's last turn since */
+	atomic_int quit;
 } sg = { .rfd = -1, .wfd = -1 };
 
 static uint64_t
 sg_now_ns(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
@@ -54,7 +54,7 @@ sg_now_ns(void)
 char
 stopguard_task_state(const char *stat, size_t len)
 {
-	size_t	 i, close = len;
+	size_t i, close = len;
 
 	for (i = 0; i < len; i++)
 		if (stat[i] == ')')
@@ -68,10 +68,10 @@ int
 stopguard_parse_syscall(const char *text, size_t len, long *nr,
     unsigned long long args[6])
 {
-	char			 buf[256], *p, *end;
-	unsigned long long	 v;
-	long			 n;
-	int			 i;
+	char buf[256], *p, *end;
+	unsigned long long v;
+	long n;
+	int i;
 
 	if (len >= sizeof(buf))
 		len = sizeof(buf) - 1;
@@ -97,8 +97,8 @@ stopguard_parse_syscall(const char *text, size_t len, long *nr,
 static void
 sg_fd_path(unsigned long long fd, char *out, size_t outlen)
 {
-	char	 path[64];
-	ssize_t	 n;
+	char path[64];
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%llu", fd);
 	if ((n = readlink(path, out, outlen - 1)) < 0)
@@ -110,11 +110,11 @@ sg_fd_path(unsigned long long fd, char *out, size_t outlen)
 static void
 sg_loop_call(char *out, size_t outlen)
 {
-	char			 path[64], buf[256], file[160];
-	unsigned long long	 a[6];
-	ssize_t			 n;
-	long			 nr;
-	int			 fd;
+	char path[64], buf[256], file[160];
+	unsigned long long a[6];
+	ssize_t n;
+	long nr;
+	int fd;
 
 	out[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall",
@@ -140,9 +140,9 @@ sg_loop_call(char *out, size_t outlen)
 static char
 sg_loop_state(char *wchan, size_t wlen)
 {
-	char	 path[64], buf[512];
-	ssize_t	 n;
-	int	 fd;
+	char path[64], buf[512];
+	ssize_t n;
+	int fd;
 
 	wchan[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan",
@@ -165,8 +165,8 @@ sg_loop_state(char *wchan, size_t wlen)
 static void
 sg_check(void)
 {
-	uint64_t	 stop = atomic_load(&sg.stop_ns), beat, since;
-	char		 wchan[64], call[256], line[512], st;
+	uint64_t stop = atomic_load(&sg.stop_ns), beat, since;
+	char wchan[64], call[256], line[512], st;
 
 	if (stop == 0)
 		return;
@@ -192,10 +192,10 @@ sg_check(void)
 static void *
 sg_thread(void *unused)
 {
-	struct timespec	 tick = { 0, STOPGUARD_BEAT_MS * 1000000L };
-	siginfo_t	 info;
-	uint8_t		 b;
-	int		 sig;
+	struct timespec tick = { 0, STOPGUARD_BEAT_MS * 1000000L };
+	siginfo_t info;
+	uint8_t b;
+	int sig;
 
 	(void)unused;
 	while (!atomic_load(&sg.quit)) {
@@ -230,9 +230,9 @@ sg_beat(evutil_socket_t fd, short ev, void *arg)
 static void
 sg_read(evutil_socket_t fd, short ev, void *arg)
 {
-	struct timeval	 tv = { 0, STOPGUARD_BEAT_MS * 1000 };
-	uint8_t		 buf[16];
-	ssize_t		 n, i;
+	struct timeval tv = { 0, STOPGUARD_BEAT_MS * 1000 };
+	uint8_t buf[16];
+	ssize_t n, i;
 
 	(void)ev;
 	(void)arg;
@@ -251,8 +251,8 @@ sg_read(evutil_socket_t fd, short ev, void *arg)
 int
 stopguard_start(struct event_base *base, void (*cb)(int, void *), void *arg)
 {
-	sigset_t	 all, old;
-	int		 fds[2], rc;
+	sigset_t all, old;
+	int fds[2], rc;
 
 	if (sg.running)
 		return (-EALREADY);

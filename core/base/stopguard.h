@@ -31,16 +31,16 @@
  * each.  Call before any other thread is made (they inherit the mask).
  * 0 or -errno (then the signals are left as they were).
  */
-int	stopguard_start(struct event_base *, void (*cb)(int, void *),
+int stopguard_start(struct event_base *, void (*cb)(int, void *),
 	    void *arg);
 /* The thread ended and the signals given back (at the loop's end). */
-void	stopguard_stop(void);
+void stopguard_stop(void);
 /* The state letter of a task's /proc/.../stat text (after the last ')'
  * of its command), or 0. */
-char	stopguard_task_state(const char *stat, size_t len);
+char stopguard_task_state(const char *stat, size_t len);
 /* A task's /proc/.../syscall text: its call's number and six arguments
  * (0), or -1 when it is in none ("running", "-1 sp pc", malformed). */
-int	stopguard_parse_syscall(const char *text, size_t len, long *nr,
+int stopguard_parse_syscall(const char *text, size_t len, long *nr,
 	    unsigned long long args[6]);
 
 #endif

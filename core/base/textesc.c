@@ -39,8 +39,8 @@ static const char textesc_hex[] = "0123456789abcdef";
 static uint32_t
 textesc_decode(const unsigned char *p, size_t n, size_t *len)
 {
-	uint32_t	 c;
-	size_t		 l, i;
+	uint32_t c;
+	size_t l, i;
 
 	*len = 0;
 	if (p[0] < 0x80) {
@@ -74,8 +74,8 @@ textesc_decode(const unsigned char *p, size_t n, size_t *len)
 static size_t
 textesc_subst(uint32_t c, int bad, int flags, char *out)
 {
-	char	 tmp[8];
-	char	*o = out != NULL ? out : tmp;
+	char tmp[8];
+	char *o = out != NULL ? out : tmp;
 
 	if (!bad) {
 		if (c == ';' && (flags & TEXTESC_FRAME)) {
@@ -102,9 +102,9 @@ textesc_subst(uint32_t c, int bad, int flags, char *out)
 int
 textesc_clean(const char *s, size_t n, int flags)
 {
-	const unsigned char	*p = (const unsigned char *)s;
-	uint32_t		 c;
-	size_t			 i, l;
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t c;
+	size_t i, l;
 
 	for (i = 0; i < n; i += l) {
 		/* Fast path: printable ASCII. */
@@ -128,10 +128,10 @@ textesc_clean(const char *s, size_t n, int flags)
 size_t
 textesc_write(char *dst, const char *s, size_t n, int flags)
 {
-	const unsigned char	*p = (const unsigned char *)s;
-	uint32_t		 c;
-	size_t			 i, l, r, o = 0;
-	char			*at;
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t c;
+	size_t i, l, r, o = 0;
+	char *at;
 
 	for (i = 0; i < n; i += l) {
 		at = dst != NULL ? dst + o : NULL;
@@ -164,8 +164,8 @@ textesc_len(const char *s, size_t n, int flags)
 char *
 textesc_dup(const char *s, size_t n, int flags, size_t *lenp)
 {
-	size_t	 len = textesc_len(s, n, flags);
-	char	*d;
+	size_t len = textesc_len(s, n, flags);
+	char *d;
 
 	if ((d = malloc(len + 1)) == NULL)
 		return (NULL);
@@ -188,9 +188,9 @@ textesc_skipped(const char *key, const char *const *skip)
 static void
 textesc_json_string(struct json_object *o)
 {
-	const char	*s = json_object_get_string(o);
-	size_t		 n = (size_t)json_object_get_string_len(o), len;
-	char		*d;
+	const char *s = json_object_get_string(o);
+	size_t n = (size_t)json_object_get_string_len(o), len;
+	char *d;
 
 	if (textesc_clean(s, n, 0) || (d = textesc_dup(s, n, 0, &len)) == NULL)
 		return;
@@ -206,9 +206,9 @@ textesc_json_string(struct json_object *o)
 static void
 textesc_json_walk(struct json_object *o, const char *const *skip)
 {
-	struct json_object	*v;
-	char			*nk, **bad = NULL;
-	size_t			 i, n, nbad = 0;
+	struct json_object *v;
+	char *nk, **bad = NULL;
+	size_t i, n, nbad = 0;
 
 	switch (json_object_get_type(o)) {
 	case json_type_string:

@@ -28,8 +28,8 @@ tick_aligned(uint64_t period_ms)
 void
 tick_next(uint64_t period_ms, struct timeval *tv)
 {
-	struct timespec	 ts;
-	uint64_t	 now, next;
+	struct timespec ts;
+	uint64_t now, next;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;

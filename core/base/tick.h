@@ -8,7 +8,7 @@
 
 struct timeval;
 
-int		 tick_aligned(uint64_t period_ms);
-void		 tick_next(uint64_t period_ms, struct timeval *);
+int tick_aligned(uint64_t period_ms);
+void tick_next(uint64_t period_ms, struct timeval *);
 
 #endif

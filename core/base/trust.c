@@ -36,7 +36,7 @@ int
 trust_check_stat(const char *what, const struct stat *sb, int leaf,
     unsigned flags, char *err, size_t errlen)
 {
-	const char	*owner = (flags & TRUST_OWNER_EUID) && geteuid() != 0 ?
+	const char *owner = (flags & TRUST_OWNER_EUID) && geteuid() != 0 ?
 	    "root or this user" : "root";
 
 	if (!trust_owner_ok(sb->st_uid, flags)) {
@@ -66,9 +66,9 @@ trust_check_stat(const char *what, const struct stat *sb, int leaf,
 int
 trust_open_dir(const char *path, unsigned flags, char *err, size_t errlen)
 {
-	struct stat	 sb;
-	char		*rp, *comp, *next, sofar[PATH_MAX];
-	int		 fd, nfd, rc;
+	struct stat sb;
+	char *rp, *comp, *next, sofar[PATH_MAX];
+	int fd, nfd, rc;
 
 	if ((rp = realpath(path, NULL)) == NULL) {
 		rc = -errno;

@@ -30,7 +30,7 @@ xmalloc_policy(void)
 void *
 xmalloc(size_t n)
 {
-	void	*p;
+	void *p;
 
 	if ((p = malloc(n ? n : 1)) == NULL)
 		xmalloc_die(n);
@@ -40,7 +40,7 @@ xmalloc(size_t n)
 void *
 xcalloc(size_t nmemb, size_t size)
 {
-	void	*p;
+	void *p;
 
 	if ((p = calloc(nmemb ? nmemb : 1, size ? size : 1)) == NULL)
 		xmalloc_die(nmemb * size);
@@ -50,7 +50,7 @@ xcalloc(size_t nmemb, size_t size)
 void *
 xreallocarray(void *ptr, size_t nmemb, size_t size)
 {
-	void	*p;
+	void *p;
 
 	if (size != 0 && nmemb > SIZE_MAX / size)
 		xmalloc_die(SIZE_MAX);
@@ -62,7 +62,7 @@ xreallocarray(void *ptr, size_t nmemb, size_t size)
 char *
 xstrdup(const char *s)
 {
-	char	*p;
+	char *p;
 
 	if ((p = strdup(s)) == NULL)
 		xmalloc_die(strlen(s) + 1);
@@ -72,7 +72,7 @@ xstrdup(const char *s)
 char *
 xstrndup(const char *s, size_t n)
 {
-	char	*p;
+	char *p;
 
 	if ((p = strndup(s, n)) == NULL)
 		xmalloc_die(n + 1);
@@ -82,8 +82,8 @@ xstrndup(const char *s, size_t n)
 int
 xasprintf(char **ret, const char *fmt, ...)
 {
-	va_list	 ap;
-	int	 n;
+	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
 	n = vasprintf(ret, fmt, ap);

@@ -15,13 +15,13 @@
 #define XMALLOC_MMAP_THRESHOLD	(512u << 10)
 
 /* The allocator's policy for the daemon, first thing in main. */
-void	 xmalloc_policy(void);
-void	*xmalloc(size_t);
-void	*xcalloc(size_t, size_t);
-void	*xreallocarray(void *, size_t, size_t);
-char	*xstrdup(const char *);
-char	*xstrndup(const char *, size_t);
-int	 xasprintf(char **, const char *, ...)
+void xmalloc_policy(void);
+void *xmalloc(size_t);
+void *xcalloc(size_t, size_t);
+void *xreallocarray(void *, size_t, size_t);
+char *xstrdup(const char *);
+char *xstrndup(const char *, size_t);
+int xasprintf(char **, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -28,13 +28,13 @@
 #define JAVAMODES	(MODE_CPU | MODE_ALLOCATION)
 
 struct compat_flag {
-	struct gp_option row;		/* first: rows are walked by size */
-	const char	*owner;		/* the runtime (plugin name) */
-	unsigned	 modes;		/* MODE_* where it applies */
-	const char	*bare;		/* optional value: what a bare flag means */
-	const char	*inert;		/* value for which it does what it
+	struct gp_option row;	/* first: rows are walked by size */
+	const char *owner;	/* the runtime (plugin name) */
+	unsigned modes;		/* MODE_* where it applies */
+	const char *bare;	/* optional value: what a bare flag means */
+	const char *inert;	/* value for which it does what it
 					 * does in gProfiler (NULL: none) */
-	const char	*why;		/* why it has no effect here */
+	const char *why;	/* why it has no effect here */
 };
 
 #define ROW(n, t, d, lo, hi, ch)					\
@@ -187,9 +187,9 @@ static const struct compat_flag compat_flags[] = {
  * (named in the same start-up line).  Remove a row when its option works.
  */
 static const struct {
-	const char	*name;
-	const char	*inert;		/* value that means "off" */
-	const char	*why;
+	const char *name;
+	const char *inert;	/* value that means "off" */
+	const char *why;
 } compat_core_inert[] = {
 	{ "external-metadata", "", "its static section is sent; the "
 	  "per-PID application section is not read yet" },
@@ -216,7 +216,7 @@ static unsigned char compat_declared[NFLAGS];
 static const struct compat_flag *
 compat_lookup(const char *name)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < NFLAGS; i++)
 		if (strcmp(compat_flags[i].row.name, name) == 0)
@@ -235,7 +235,7 @@ compat_known(const char *name)
 int
 compat_is_flag(const char *name, const char *next)
 {
-	const struct compat_flag	*f;
+	const struct compat_flag *f;
 
 	if ((f = compat_lookup(name)) == NULL)
 		return (0);
@@ -249,7 +249,7 @@ compat_is_flag(const char *name, const char *next)
 const char *
 compat_bare_value(const char *name)
 {
-	const struct compat_flag	*f;
+	const struct compat_flag *f;
 
 	if ((f = compat_lookup(name)) != NULL && f->bare != NULL)
 		return (f->bare);
@@ -263,9 +263,9 @@ compat_bare_value(const char *name)
 void
 compat_declare(struct config *cfg)
 {
-	const struct compat_flag	*f;
-	char				 err[256];
-	size_t				 i;
+	const struct compat_flag *f;
+	char err[256];
+	size_t i;
 
 	for (i = 0; i < NFLAGS; i++) {
 		f = &compat_flags[i];
@@ -285,10 +285,10 @@ compat_declare(struct config *cfg)
 int
 compat_apply_env(struct config *cfg, char *err, size_t errlen)
 {
-	const char	*v;
-	char		 var[96], out[8], why[64], *q;
-	size_t		 i;
-	int		 rc;
+	const char *v;
+	char var[96], out[8], why[64], *q;
+	size_t i;
+	int rc;
 
 	for (i = 0; i < NFLAGS; i++)
 		if (config_option_plugin(cfg, compat_flags[i].row.name,
@@ -335,7 +335,7 @@ compat_apply_env(struct config *cfg, char *err, size_t errlen)
 static const char *
 compat_where(const struct config *cfg, const char *name)
 {
-	const char	*o = config_origin(cfg, name);
+	const char *o = config_origin(cfg, name);
 
 	return (o != NULL ? o : name);
 }
@@ -345,9 +345,9 @@ static int
 compat_check_list(const struct config *cfg, const char *name,
     const char *choices, const char *shown, char *err, size_t errlen)
 {
-	const char	*v = config_get(cfg, name);
-	char		*buf, *tok, *save;
-	int		 rc = 0;
+	const char *v = config_get(cfg, name);
+	char *buf, *tok, *save;
+	int rc = 0;
 
 	if (v == NULL || config_origin(cfg, name) == NULL)
 		return (0);
@@ -370,8 +370,8 @@ static int
 compat_check_ints(const struct config *cfg, const char *name, char *err,
     size_t errlen)
 {
-	const char	*p = config_get(cfg, name);
-	char		*end;
+	const char *p = config_get(cfg, name);
+	char *end;
 
 	if (p == NULL || config_origin(cfg, name) == NULL)
 		return (0);
@@ -395,8 +395,8 @@ static int
 compat_check_type(const struct config *cfg, const struct gp_option *row,
     char *err, size_t errlen)
 {
-	const char	*v = config_get(cfg, row->name);
-	char		 out[256], why[128];
+	const char *v = config_get(cfg, row->name);
+	char out[256], why[128];
 
 	if (v == NULL || config_origin(cfg, row->name) == NULL)
 		return (0);
@@ -415,10 +415,10 @@ compat_check_type(const struct config *cfg, const struct gp_option *row,
 int
 compat_validate(const struct config *cfg, char *err, size_t errlen)
 {
-	const char	*node = config_get(cfg, "nodejs-mode");
-	const char	*perf = config_get(cfg, "perf-mode");
-	size_t		 i;
-	int		 rc;
+	const char *node = config_get(cfg, "nodejs-mode");
+	const char *perf = config_get(cfg, "perf-mode");
+	size_t i;
+	int rc;
 
 	if (perf == NULL)
 		perf = "fp";
@@ -452,17 +452,17 @@ compat_validate(const struct config *cfg, char *err, size_t errlen)
 }
 
 struct inert_state {
-	const struct config	*cfg;
-	unsigned		 mode;
-	char			*buf;
-	size_t			 len;
+	const struct config *cfg;
+	unsigned mode;
+	char *buf;
+	size_t len;
 };
 
 static void
 compat_inert_add(struct inert_state *st, const char *name, const char *value,
     int show_value, const char *why)
 {
-	size_t	 n = strlen(st->buf);
+	size_t n = strlen(st->buf);
 
 	snprintf(st->buf + n, st->len - n, "%s--%s%s%s (%s)",
 	    n > 0 ? "; " : "", name, show_value ? " " : "",
@@ -473,12 +473,12 @@ static void
 compat_inert_one(const char *name, const char *value, const char *origin,
     int source, void *arg)
 {
-	struct inert_state		*st = arg;
-	const struct compat_flag	*f;
-	const char			*owner;
-	unsigned			 modes;
-	char				 why[160];
-	size_t				 i;
+	struct inert_state *st = arg;
+	const struct compat_flag *f;
+	const char *owner;
+	unsigned modes;
+	char why[160];
+	size_t i;
 
 	(void)origin;
 	if (source == SRC_DEFAULT)
@@ -518,8 +518,8 @@ compat_inert_one(const char *name, const char *value, const char *origin,
 void
 compat_log_inert(const struct config *cfg)
 {
-	struct inert_state	 st;
-	char			 buf[8192] = "";
+	struct inert_state st;
+	char buf[8192] = "";
 
 	st.cfg = cfg;
 	st.mode = config_mode(cfg);

@@ -26,16 +26,16 @@
 #define DIAG_PERIOD_S	(15 * 60)
 
 static struct {
-	struct event	*usage_ev;
-	struct event	*diag_ev;
-	double		 last_cpu;	/* seconds, at the last usage line */
-	struct timespec	 last_ts;
+	struct event *usage_ev;
+	struct event *diag_ev;
+	double last_cpu;	/* seconds, at the last usage line */
+	struct timespec last_ts;
 } cu;
 
 static double
 compat_cpu_seconds(void)
 {
-	struct rusage	 ru, rc;
+	struct rusage ru, rc;
 
 	getrusage(RUSAGE_SELF, &ru);
 	getrusage(RUSAGE_CHILDREN, &rc);
@@ -48,10 +48,10 @@ compat_cpu_seconds(void)
 static long
 compat_status_kb(const char *field)
 {
-	FILE	*f;
-	char	 line[256];
-	size_t	 n = strlen(field);
-	long	 v = -1;
+	FILE *f;
+	char line[256];
+	size_t n = strlen(field);
+	long v = -1;
 
 	if ((f = fopen("/proc/self/status", "re")) == NULL)
 		return (-1);
@@ -67,9 +67,9 @@ compat_status_kb(const char *field)
 static int
 compat_count_dir(const char *path, int numeric_only)
 {
-	DIR		*d;
-	struct dirent	*de;
-	int		 n = 0;
+	DIR *d;
+	struct dirent *de;
+	int n = 0;
 
 	if ((d = opendir(path)) == NULL)
 		return (-1);
@@ -84,8 +84,8 @@ compat_count_dir(const char *path, int numeric_only)
 static void
 compat_usage_tick(evutil_socket_t fd, short what, void *arg)
 {
-	struct timespec	 now;
-	double		 cpu, wall;
+	struct timespec now;
+	double cpu, wall;
 
 	(void)fd;
 	(void)what;
@@ -122,11 +122,11 @@ compat_diag_tick(evutil_socket_t fd, short what, void *arg)
 int
 compat_usage_start(struct event_base *base, const struct config *cfg)
 {
-	struct timeval	 tv;
-	const char	*ext;
-	char		 err[512];
-	int64_t		 d;
-	int		 rc;
+	struct timeval tv;
+	const char *ext;
+	char err[512];
+	int64_t d;
+	int rc;
 
 	/* gProfiler reads the static section once, and exits if the file
 	 * is missing or stale. */

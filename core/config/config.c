@@ -24,30 +24,30 @@
 #include "gprofiler.h"
 
 struct cvalue {
-	char		*name;
-	char		*value;
-	char		*origin;
-	int		 source;
+	char *name;
+	char *value;
+	char *origin;
+	int source;
 };
 
 struct plugopt {
-	char		*name;
-	char		*plugin;
-	unsigned	 modes;
-	int		 typed;		/* 0 until the plugin's row is known */
-	int		 loaded;	/* registered for this run's plugins */
-	uint32_t	 type;		/* GP_OPT_*: a copy of the row */
-	uint32_t	 flags;
-	int64_t		 min, max;
-	char		*defval;
-	char		*choices;
+	char *name;
+	char *plugin;
+	unsigned modes;
+	int typed;	/* 0 until the plugin's row is known */
+	int loaded;	/* registered for this run's plugins */
+	uint32_t type;	/* GP_OPT_*: a copy of the row */
+	uint32_t flags;
+	int64_t min, max;
+	char *defval;
+	char *choices;
 };
 
 struct config {
-	struct cvalue	*values;
-	size_t		 nvalues;
-	struct plugopt	*popts;
-	size_t		 npopts;
+	struct cvalue *values;
+	size_t nvalues;
+	struct plugopt *popts;
+	size_t npopts;
 };
 
 struct config *
@@ -60,8 +60,8 @@ config_new(void)
 struct config *
 config_clone(const struct config *src)
 {
-	struct config	*c;
-	size_t		 i;
+	struct config *c;
+	size_t i;
 
 	c = config_new();
 	c->values = xcalloc(src->nvalues, sizeof(*c->values));
@@ -89,7 +89,7 @@ config_clone(const struct config *src)
 void
 config_free(struct config *c)
 {
-	size_t	 i;
+	size_t i;
 
 	if (c == NULL)
 		return;
@@ -114,7 +114,7 @@ config_free(struct config *c)
 static struct cvalue *
 config_find_value(const struct config *c, const char *name)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < c->nvalues; i++)
 		if (strcmp(c->values[i].name, name) == 0)
@@ -125,7 +125,7 @@ config_find_value(const struct config *c, const char *name)
 static struct plugopt *
 config_find_popt(const struct config *c, const char *name)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < c->npopts; i++)
 		if (strcmp(c->popts[i].name, name) == 0)
@@ -138,7 +138,7 @@ void
 config_declare_plugin_option(struct config *c, const char *name,
     const char *plugin, unsigned modes)
 {
-	struct plugopt	*p;
+	struct plugopt *p;
 
 	if ((p = config_find_popt(c, name)) != NULL)
 		return;
@@ -154,7 +154,7 @@ config_declare_plugin_option(struct config *c, const char *name,
 const char *
 config_option_plugin(const struct config *c, const char *name, unsigned *modes)
 {
-	struct plugopt	*p;
+	struct plugopt *p;
 
 	if ((p = config_find_popt(c, name)) == NULL)
 		return (NULL);
@@ -166,7 +166,7 @@ config_option_plugin(const struct config *c, const char *name, unsigned *modes)
 int
 config_is_set(const struct config *c, const char *name)
 {
-	const struct option_def	*od;
+	const struct option_def *od;
 
 	if ((od = options_find(name)) != NULL)
 		name = od->od_name;
@@ -176,8 +176,8 @@ config_is_set(const struct config *c, const char *name)
 static const char *
 config_default(const struct config *c, const char *name)
 {
-	const struct option_def	*od;
-	struct plugopt		*p;
+	const struct option_def *od;
+	struct plugopt *p;
 
 	if ((od = options_find(name)) != NULL) {
 		/* gProfiler: -f defaults to 11 in cpu mode; gpu mode to 100
@@ -195,8 +195,8 @@ config_default(const struct config *c, const char *name)
 const char *
 config_get(const struct config *c, const char *name)
 {
-	const struct option_def	*od;
-	struct cvalue		*v;
+	const struct option_def *od;
+	struct cvalue *v;
 
 	if ((od = options_find(name)) != NULL)
 		name = od->od_name;
@@ -210,7 +210,7 @@ config_get(const struct config *c, const char *name)
 int
 config_source(const struct config *c, const char *name)
 {
-	struct cvalue	*v;
+	struct cvalue *v;
 
 	return ((v = config_find_value(c, name)) != NULL ? v->source :
 	    SRC_DEFAULT);
@@ -220,7 +220,7 @@ config_source(const struct config *c, const char *name)
 const char *
 config_origin(const struct config *c, const char *name)
 {
-	struct cvalue	*v;
+	struct cvalue *v;
 
 	if ((v = config_find_value(c, name)) == NULL)
 		return (NULL);
@@ -230,9 +230,9 @@ config_origin(const struct config *c, const char *name)
 int64_t
 config_get_int(const struct config *c, const char *name, int64_t dflt)
 {
-	const char	*s;
-	char		*end;
-	long long	 n;
+	const char *s;
+	char *end;
+	long long n;
 
 	if ((s = config_get(c, name)) == NULL || *s == '\0')
 		return (dflt);
@@ -252,10 +252,10 @@ config_get_int(const struct config *c, const char *name, int64_t dflt)
 int64_t
 config_get_num(const struct config *c, const char *name)
 {
-	unsigned long long	 sz;
-	const char		*s;
-	char			*end;
-	long long		 n;
+	unsigned long long sz;
+	const char *s;
+	char *end;
+	long long n;
 
 	if ((s = config_get(c, name)) == NULL || *s == '\0')
 		return (0);
@@ -271,7 +271,7 @@ config_get_num(const struct config *c, const char *name)
 int
 config_get_bool(const struct config *c, const char *name)
 {
-	const char	*s;
+	const char *s;
 
 	if ((s = config_get(c, name)) == NULL)
 		return (0);
@@ -281,8 +281,8 @@ config_get_bool(const struct config *c, const char *name)
 unsigned
 config_mode(const struct config *c)
 {
-	struct cvalue	*v;
-	const char	*m;
+	struct cvalue *v;
+	const char *m;
 
 	/* Not config_get: the mode's default must not recurse. */
 	m = (v = config_find_value(c, "mode")) != NULL ? v->value : "cpu";
@@ -314,8 +314,8 @@ static int
 config_store(struct config *c, const char *name, const char *value,
     int source, const char *origin, int multi)
 {
-	struct cvalue	*v;
-	char		*joined;
+	struct cvalue *v;
+	char *joined;
 
 	if ((v = config_find_value(c, name)) != NULL) {
 		if (v->source > source)
@@ -353,10 +353,10 @@ config_check_value(uint32_t type, const char *value, int64_t min, int64_t max,
 {
 	static const char *const truthy[] = { "true", "1", "yes", "on" };
 	static const char *const falsy[] = { "false", "0", "no", "off" };
-	unsigned long long	 sz;
-	long long		 n;
-	size_t			 i;
-	char			*end;
+	unsigned long long sz;
+	long long n;
+	size_t i;
+	char *end;
 
 	switch (type) {
 	case GP_OPT_BOOL:
@@ -421,8 +421,8 @@ config_check_value(uint32_t type, const char *value, int64_t min, int64_t max,
 int
 config_choice_ok(const char *choices, const char *value)
 {
-	const char	*p = choices, *bar;
-	size_t		 n = strlen(value);
+	const char *p = choices, *bar;
+	size_t n = strlen(value);
 
 	while (*p != '\0') {
 		bar = strchr(p, '|');
@@ -439,8 +439,8 @@ config_choice_ok(const char *choices, const char *value)
 int
 config_parse_size(const char *s, unsigned long long *out)
 {
-	unsigned long long	 n, mult = 1;
-	char			*end;
+	unsigned long long n, mult = 1;
+	char *end;
 
 	if (*s == '-' || *s == '\0')
 		return (-EINVAL);
@@ -468,9 +468,9 @@ int
 config_set(struct config *c, const char *name, const char *value, int source,
     const char *origin, char *err, size_t errlen)
 {
-	const struct option_def	*od;
-	struct plugopt		*p;
-	char			 norm[4096], why[256];
+	const struct option_def *od;
+	struct plugopt *p;
+	char norm[4096], why[256];
 
 	if ((od = options_find(name)) != NULL) {
 		if (config_check_value(od->od_type, value, od->od_min,
@@ -528,7 +528,7 @@ config_copy_row(struct plugopt *p, const struct gp_option *row)
 void
 config_forget_plugin_rows(struct config *c)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < c->npopts; i++)
 		c->popts[i].loaded = 0;
@@ -543,12 +543,12 @@ config_register_plugin(struct config *c, const char *plugin,
     const struct gp_option *rows, size_t nrows, size_t rowsize, char *err,
     size_t errlen)
 {
-	const struct gp_option	*row;
-	struct plugopt		*p;
-	struct cvalue		*v;
-	char			*value, *origin;
-	size_t			 i;
-	int			 rc, source;
+	const struct gp_option *row;
+	struct plugopt *p;
+	struct cvalue *v;
+	char *value, *origin;
+	size_t i;
+	int rc, source;
 
 	for (i = 0; i < nrows; i++) {
 		row = (const struct gp_option *)((const char *)rows +
@@ -577,7 +577,7 @@ config_register_plugin(struct config *c, const char *plugin,
 static int
 config_plugin_mode_set(const struct config *c, const struct plugopt *p)
 {
-	size_t	 n = strlen(p->plugin);
+	size_t n = strlen(p->plugin);
 
 	return (strncmp(p->name, p->plugin, n) == 0 &&
 	    strcmp(p->name + n, "-mode") == 0 &&
@@ -589,11 +589,11 @@ config_plugin_mode_set(const struct config *c, const struct plugopt *p)
 struct json_object *
 config_run_arguments(const struct config *c)
 {
-	const struct option_def	*od;
-	struct json_object	*o;
-	const char		*v;
-	char			 dest[256], *q;
-	size_t			 i;
+	const struct option_def *od;
+	struct json_object *o;
+	const char *v;
+	char dest[256], *q;
+	size_t i;
 
 	o = json_object_new_object();
 	for (i = 0; (od = options_get(i)) != NULL; i++) {
@@ -643,7 +643,7 @@ config_json_add(struct json_object *o, const char *key, uint32_t type,
 void
 config_unset(struct config *c, const char *name)
 {
-	struct cvalue	*v;
+	struct cvalue *v;
 
 	if ((v = config_find_value(c, name)) == NULL)
 		return;
@@ -661,7 +661,7 @@ config_foreach_set(const struct config *c,
     void (*cb)(const char *name, const char *value, const char *origin,
     int source, void *arg), void *arg)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < c->nvalues; i++)
 		cb(c->values[i].name, c->values[i].value, c->values[i].origin,

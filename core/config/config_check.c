@@ -16,7 +16,7 @@
 static const char *
 where(const struct config *cfg, const char *name)
 {
-	const char	*o = config_origin(cfg, name);
+	const char *o = config_origin(cfg, name);
 
 	return (o != NULL ? o : name);
 }
@@ -24,9 +24,9 @@ where(const struct config *cfg, const char *name)
 static int
 config_check_pids(const struct config *cfg, char *err, size_t errlen)
 {
-	const char	*p = config_get(cfg, "pids");
-	char		*end;
-	long		 n;
+	const char *p = config_get(cfg, "pids");
+	char *end;
+	long n;
 
 	if (p == NULL)
 		return (0);
@@ -47,9 +47,9 @@ config_check_pids(const struct config *cfg, char *err, size_t errlen)
 int
 config_validate(const struct config *cfg, char *err, size_t errlen)
 {
-	unsigned	 mode = config_mode(cfg);
-	int		 upload = config_get_bool(cfg, "upload-results");
-	int		 rc;
+	unsigned mode = config_mode(cfg);
+	int upload = config_get_bool(cfg, "upload-results");
+	int rc;
 
 	if (!upload && config_get(cfg, "output-dir") == NULL) {
 		snprintf(err, errlen, "Must pass at least one output method "

@@ -24,22 +24,22 @@
 
 /* One setting as given, before it is checked. */
 struct setting {
-	char		*name;
-	char		*value;
-	char		*origin;
-	char		*section;
+	char *name;
+	char *value;
+	char *origin;
+	char *section;
 };
 
 struct settings {
-	struct setting	*v;
-	size_t		 n;
+	struct setting *v;
+	size_t n;
 };
 
 static void
 settings_add(struct settings *s, const char *section, const char *name,
     const char *value, const char *origin)
 {
-	struct setting	*e;
+	struct setting *e;
 
 	s->v = xreallocarray(s->v, s->n + 1, sizeof(*s->v));
 	e = &s->v[s->n++];
@@ -52,7 +52,7 @@ settings_add(struct settings *s, const char *section, const char *name,
 static void
 settings_free(struct settings *s)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < s->n; i++) {
 		free(s->v[i].section);
@@ -94,9 +94,9 @@ static int
 cmdline_is_flag(const char *name, const struct plugin_list *plugins,
     const char *next)
 {
-	const struct option_def	*od;
-	const struct plugin	*p;
-	int			 is_bool;
+	const struct option_def *od;
+	const struct plugin *p;
+	int is_bool;
 
 	if ((od = options_find(name)) != NULL)
 		return (od->od_type == GP_OPT_BOOL);
@@ -115,8 +115,8 @@ cmdline_is_flag(const char *name, const struct plugin_list *plugins,
 static int
 cmdline_known(const char *name, const struct plugin_list *plugins)
 {
-	const struct plugin	*p;
-	char			 mode[160];
+	const struct plugin *p;
+	char mode[160];
 
 	if (options_find(name) != NULL || compat_known(name))
 		return (1);
@@ -138,10 +138,10 @@ int
 cmdline_parse(struct cmdline *cl, int argc, char **argv,
     const struct plugin_list *plugins, char *err, size_t errlen)
 {
-	const struct option_def	*od;
-	char			 name[128], origin[160];
-	const char		*arg, *val, *eq;
-	int			 i, j;
+	const struct option_def *od;
+	char name[128], origin[160];
+	const char *arg, *val, *eq;
+	int i, j;
 
 	memset(cl, 0, sizeof(*cl));
 	cl->cl_cli = xcalloc(1, sizeof(*cl->cl_cli));
@@ -237,7 +237,7 @@ cmdline_parse(struct cmdline *cl, int argc, char **argv,
 static const char *
 cmdline_last(const struct cmdline *cl, const char *name)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = cl->cl_cli->n; i > 0; i--)
 		if (strcmp(cl->cl_cli->v[i - 1].name, name) == 0)
@@ -250,9 +250,9 @@ cmdline_last(const struct cmdline *cl, const char *name)
 char **
 cmdline_plugin_dirs(const struct cmdline *cl)
 {
-	char	**dirs = NULL;
-	size_t	  n = 0, i;
-	char	 *e;
+	char **dirs = NULL;
+	size_t n = 0, i;
+	char *e;
 
 	for (i = 0; i < cl->cl_cli->n; i++)
 		if (strcmp(cl->cl_cli->v[i].name, "plugin-dir") == 0) {
@@ -283,8 +283,8 @@ cmdline_config_path(const struct cmdline *cl, int *explicit)
 		"/etc/gprofiler/gprofiler.conf",
 		"/etc/gprofiler/config.ini",	/* gProfiler's */
 	};
-	const char	*p;
-	size_t		 i;
+	const char *p;
+	size_t i;
 
 	*explicit = 1;
 	if ((p = cmdline_last(cl, "config")) != NULL)
@@ -300,14 +300,14 @@ cmdline_config_path(const struct cmdline *cl, int *explicit)
 }
 
 struct file_state {
-	struct settings	*s;
+	struct settings *s;
 };
 
 static int
 config_file_line(void *arg, const char *section, const char *key,
     const char *val, const char *origin)
 {
-	struct file_state	*st = arg;
+	struct file_state *st = arg;
 
 	settings_add(st->s, section, key, val, origin);
 	return (0);
@@ -321,12 +321,12 @@ static int
 config_read_file(const char *path, int explicit, struct settings *s,
     int *has_secret_perms_issue, char *err, size_t errlen)
 {
-	struct file_state	 st;
-	struct stat		 sb;
-	char			*buf = NULL;
-	ssize_t			 n;
-	size_t			 len = 0;
-	int			 fd, rc = -EINVAL;
+	struct file_state st;
+	struct stat sb;
+	char *buf = NULL;
+	ssize_t n;
+	size_t len = 0;
+	int fd, rc = -EINVAL;
 
 	*has_secret_perms_issue = 0;
 	/* O_NONBLOCK: a FIFO planted as the config file must fail the
@@ -372,10 +372,10 @@ static int
 config_apply_file(struct config *cfg, const struct setting *e,
     int world_readable, char *err, size_t errlen)
 {
-	const struct option_def	*od;
-	const char		*owner;
-	char			 full[256];
-	const char		*name = e->name;
+	const struct option_def *od;
+	const char *owner;
+	char full[256];
+	const char *name = e->name;
 
 	if (*e->section != '\0') {
 		/* In [perf], "mode" means perf-mode. */
@@ -417,9 +417,9 @@ int
 config_set_user(struct config *cfg, const char *name, const char *value,
     int source, const char *origin, char *err, size_t errlen)
 {
-	const struct option_def	*od;
-	char			 mode[160];
-	int			 rc;
+	const struct option_def *od;
+	char mode[160];
+	int rc;
 
 	rc = config_set(cfg, name, value, source, origin, err, errlen);
 	if (rc != -ENOENT || strncmp(name, "no-", 3) != 0)
@@ -447,10 +447,10 @@ static int
 config_apply_env(struct config *cfg, const struct plugin_list *plugins,
     char *err, size_t errlen)
 {
-	const struct option_def	*od;
-	const struct plugin	*p;
-	size_t			 i;
-	int			 rc;
+	const struct option_def *od;
+	const struct plugin *p;
+	size_t i;
+	int rc;
 
 	for (i = 0; (od = options_get(i)) != NULL; i++)
 		if ((rc = config_env_one(cfg, od->od_name, err, errlen)) != 0)
@@ -467,7 +467,7 @@ config_apply_env(struct config *cfg, const struct plugin_list *plugins,
 int
 config_env_one(struct config *cfg, const char *name, char *err, size_t errlen)
 {
-	char	 var[192], *q;
+	char var[192], *q;
 	const char *v;
 
 	snprintf(var, sizeof(var), "GPROFILER_%s", name);
@@ -487,12 +487,12 @@ int
 config_load(struct config **cfgp, const struct cmdline *cl,
     const struct plugin_list *plugins, char *err, size_t errlen)
 {
-	struct config		*cfg;
-	struct settings		 file;
-	const struct plugin	*p;
-	const char		*path;
-	size_t			 i;
-	int			 rc, explicit, world_readable = 0;
+	struct config *cfg;
+	struct settings file;
+	const struct plugin *p;
+	const char *path;
+	size_t i;
+	int rc, explicit, world_readable = 0;
 
 	memset(&file, 0, sizeof(file));
 	cfg = config_new();

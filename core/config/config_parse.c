@@ -18,7 +18,7 @@
 static char *
 config_trim(char *s)
 {
-	char	*e;
+	char *e;
 
 	while (*s == ' ' || *s == '\t')
 		s++;
@@ -49,11 +49,11 @@ config_parse_buf(const char *buf, size_t len, const char *fname,
     int (*cb)(void *, const char *, const char *, const char *, const char *),
     void *arg, char *err, size_t errlen)
 {
-	char		 line[CONFIG_LINE_MAX], section[128] = "", origin[512];
-	char		*s, *eq, *key, *val, *p;
-	const char	*nl, *end = buf + len;
-	size_t		 n, lineno = 0;
-	int		 rc;
+	char line[CONFIG_LINE_MAX], section[128] = "", origin[512];
+	char *s, *eq, *key, *val, *p;
+	const char *nl, *end = buf + len;
+	size_t n, lineno = 0;
+	int rc;
 
 	while (buf < end) {
 		lineno++;

@@ -36,9 +36,9 @@ int
 extmeta_parse(const char *buf, size_t len, struct json_object **staticp,
     char *err, size_t errlen)
 {
-	struct json_tokener	*tok;
-	struct json_object	*o, *s = NULL, *app = NULL;
-	int			 rc = -EINVAL;
+	struct json_tokener *tok;
+	struct json_object *o, *s = NULL, *app = NULL;
+	int rc = -EINVAL;
 
 	*staticp = NULL;
 	if ((tok = json_tokener_new()) == NULL)
@@ -76,11 +76,11 @@ out:
 int
 extmeta_load(const char *path, char *err, size_t errlen)
 {
-	struct stat	 sb;
-	char		*buf = NULL, why[256];
-	ssize_t		 n;
-	size_t		 len = 0;
-	int		 fd, rc;
+	struct stat sb;
+	char *buf = NULL, why[256];
+	ssize_t n;
+	size_t len = 0;
+	int fd, rc;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
 	    O_NONBLOCK)) == -1 || fstat(fd, &sb) == -1) {

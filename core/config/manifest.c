@@ -25,16 +25,16 @@
 #include "gprofiler.h"
 
 struct manifest_state {
-	struct manifest	*m;
-	char		*err;
-	size_t		 errlen;
-	int		 seen_name, seen_kind, seen_modes, seen_abi;
+	struct manifest *m;
+	char *err;
+	size_t errlen;
+	int seen_name, seen_kind, seen_modes, seen_abi;
 };
 
 static int
 manifest_modes(const char *v, unsigned *out)
 {
-	char	 buf[256], *tok, *save;
+	char buf[256], *tok, *save;
 
 	if (strlen(v) >= sizeof(buf))
 		return (-EINVAL);
@@ -57,8 +57,8 @@ manifest_modes(const char *v, unsigned *out)
 static int
 manifest_options(struct manifest *m, const char *v)
 {
-	char	*buf, *tok, *save, *colon;
-	size_t	 n = 0;
+	char *buf, *tok, *save, *colon;
+	size_t n = 0;
 
 	buf = xstrdup(v);
 	for (tok = strtok_r(buf, ", \t", &save); tok != NULL;
@@ -86,9 +86,9 @@ static int
 manifest_line(void *arg, const char *section, const char *key,
     const char *val, const char *origin)
 {
-	struct manifest_state	*st = arg;
-	struct manifest		*m = st->m;
-	char			*end;
+	struct manifest_state *st = arg;
+	struct manifest *m = st->m;
+	char *end;
 
 	if (*section != '\0') {
 		snprintf(st->err, st->errlen, "%s: manifests have no sections",
@@ -150,8 +150,8 @@ int
 manifest_parse(const char *buf, size_t len, const char *fname,
     struct manifest *m, char *err, size_t errlen)
 {
-	struct manifest_state	 st;
-	int			 rc;
+	struct manifest_state st;
+	int rc;
 
 	memset(m, 0, sizeof(*m));
 	memset(&st, 0, sizeof(st));
@@ -174,7 +174,7 @@ manifest_parse(const char *buf, size_t len, const char *fname,
 void
 manifest_clear(struct manifest *m)
 {
-	char	**p;
+	char **p;
 
 	free(m->name);
 	free(m->enabled_by);
@@ -189,7 +189,7 @@ manifest_clear(struct manifest *m)
 int
 manifest_has_option(const struct manifest *m, const char *name, int *is_bool)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; m->options != NULL && m->options[i] != NULL; i++)
 		if (strcmp(m->options[i], name) == 0) {

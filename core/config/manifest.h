@@ -12,10 +12,10 @@
 
 struct manifest;
 
-int		 manifest_parse(const char *buf, size_t len, const char *fname,
+int manifest_parse(const char *buf, size_t len, const char *fname,
 		    struct manifest *, char *err, size_t errlen);
-void		 manifest_clear(struct manifest *);
-int		 manifest_has_option(const struct manifest *, const char *name,
+void manifest_clear(struct manifest *);
+int manifest_has_option(const struct manifest *, const char *name,
 		    int *is_bool);
 
 #endif

@@ -161,8 +161,8 @@ static const struct option_def options_table[] = {
 
 /* Deprecated or alternative spellings. */
 static const struct {
-	const char	*alias;
-	const char	*name;
+	const char *alias;
+	const char *name;
 } options_aliases[] = {
 	{ "glogger-server", "api-server" },
 	{ "profiling-mode", "mode" },
@@ -178,7 +178,7 @@ options_cmp(const void *key, const void *elem)
 const struct option_def *
 options_find(const char *name)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < sizeof(options_aliases) / sizeof(options_aliases[0]);
 	    i++)
@@ -193,7 +193,7 @@ options_find(const char *name)
 const struct option_def *
 options_find_short(int c)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < options_count(); i++)
 		if (options_table[i].od_short == c)

@@ -30,51 +30,51 @@
 #include "host/host_sample.h"
 
 struct gp_timer {
-	unsigned		 magic;		/* TIMER_MAGIC */
-	struct gp_plugin_ctx	*ctx;
-	struct event		*ev;
-	uint64_t		 grid_ms;	/* periodic on the tick grid */
-	void			(*cb)(void *);
-	void			*arg;
+	unsigned magic;	/* TIMER_MAGIC */
+	struct gp_plugin_ctx *ctx;
+	struct event *ev;
+	uint64_t grid_ms;	/* periodic on the tick grid */
+	void (*cb)(void *);
+	void *arg;
 	LIST_ENTRY(gp_timer)	 entry;
 };
 
 struct gp_watch {
-	unsigned		 magic;		/* WATCH_MAGIC */
-	struct gp_plugin_ctx	*ctx;
-	struct event		*ev;
-	void			(*cb)(int32_t, uint32_t, void *);
-	void			*arg;
+	unsigned magic;	/* WATCH_MAGIC */
+	struct gp_plugin_ctx *ctx;
+	struct event *ev;
+	void (*cb)(int32_t, uint32_t, void *);
+	void *arg;
 	LIST_ENTRY(gp_watch)	 entry;
 };
 
 struct gp_plugin_ctx {
-	unsigned		 magic;		/* PLUGIN_CTX_MAGIC */
-	struct plugin		*plugin;
-	const char		*name;
-	struct event_base	*base;
-	const struct config	*cfg;
-	void			(*stop_cb)(void *);
-	void			*stop_arg;
-	char			*pids_text;	/* parsed --pids, cached */
-	int			 pids_set;	/* a non-empty --pids */
-	int32_t			*pids;
-	size_t			 npids;
+	unsigned magic;	/* PLUGIN_CTX_MAGIC */
+	struct plugin *plugin;
+	const char *name;
+	struct event_base *base;
+	const struct config *cfg;
+	void (*stop_cb)(void *);
+	void *stop_arg;
+	char *pids_text;	/* parsed --pids, cached */
+	int pids_set;		/* a non-empty --pids */
+	int32_t *pids;
+	size_t npids;
 	LIST_HEAD(, gp_timer)	 timers;
 	LIST_HEAD(, gp_watch)	 watches;
 };
 
-static int	(*host_http_download_impl)(struct gp_plugin_ctx *, const char *,
+static int (*host_http_download_impl)(struct gp_plugin_ctx *, const char *,
 		    int32_t, uint32_t, void (*)(void *, int32_t, int32_t,
 		    const char *), void *);
 
-static void	host_pids_parse(struct gp_plugin_ctx *);
+static void host_pids_parse(struct gp_plugin_ctx *);
 
 /* Logging. */
 static void
 host_log(struct gp_plugin_ctx *ctx, int level, const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
 	va_start(ap, fmt);
@@ -115,12 +115,12 @@ host_option_get_bool(struct gp_plugin_ctx *ctx, const char *name)
 static void
 host_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct gp_timer	*t = arg;
+	struct gp_timer *t = arg;
 
 	CHECK_OBJ(t, TIMER_MAGIC);
 	if (t->grid_ms != 0) {
 		/* Re-armed first: the callback may delete the timer. */
-		struct timeval	 tv;
+		struct timeval tv;
 
 		tick_next(t->grid_ms, &tv);
 		event_add(t->ev, &tv);
@@ -137,8 +137,8 @@ static struct gp_timer *
 host_timer_add(struct gp_plugin_ctx *ctx, uint64_t msec, int32_t persist,
     void (*cb)(void *), void *arg)
 {
-	struct gp_timer	*t;
-	struct timeval	 tv;
+	struct gp_timer *t;
+	struct timeval tv;
 
 	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
 	if (cb == NULL)
@@ -182,8 +182,8 @@ host_timer_del(struct gp_timer *t)
 static void
 host_watch_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct gp_watch	*w = arg;
-	uint32_t	 ev = 0;
+	struct gp_watch *w = arg;
+	uint32_t ev = 0;
 
 	CHECK_OBJ(w, WATCH_MAGIC);
 	if (what & EV_READ)
@@ -197,8 +197,8 @@ static struct gp_watch *
 host_fd_watch(struct gp_plugin_ctx *ctx, int32_t fd, uint32_t events,
     void (*cb)(int32_t, uint32_t, void *), void *arg)
 {
-	struct gp_watch	*w;
-	short		 what = EV_PERSIST;
+	struct gp_watch *w;
+	short what = EV_PERSIST;
 
 	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
 	if (fd < 0 || cb == NULL || (events & ~(GP_EV_READ | GP_EV_WRITE)) ||
@@ -243,7 +243,7 @@ host_fd_unwatch(struct gp_watch *w)
 static struct gp_child *
 host_child_spawn(struct gp_plugin_ctx *ctx, const struct gp_child_spec *spec)
 {
-	struct gp_child	*c;
+	struct gp_child *c;
 
 	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
 	c = child_spawn(ctx->base, spec, ctx);
@@ -275,7 +275,7 @@ host_child_stderr_tail(struct gp_child *c, char *buf, size_t bufsz)
 static void
 host_stop_done(struct gp_plugin_ctx *ctx)
 {
-	void	(*cb)(void *);
+	void (*cb)(void *);
 
 	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
 	if ((cb = ctx->stop_cb) == NULL)
@@ -291,10 +291,10 @@ host_stop_done(struct gp_plugin_ctx *ctx)
 static int32_t
 host_pid_wanted(struct gp_plugin_ctx *ctx, int32_t pid)
 {
-	char		 path[64], *buf;
-	size_t		 len, i;
-	int32_t		 ppid;
-	int		 r;
+	char path[64], *buf;
+	size_t len, i;
+	int32_t ppid;
+	int r;
 
 	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
 	if (pid < 0 || pid == getpid())
@@ -329,10 +329,10 @@ host_pid_wanted(struct gp_plugin_ctx *ctx, int32_t pid)
 static void
 host_pids_parse(struct gp_plugin_ctx *ctx)
 {
-	const char	*txt = host_option_get(ctx, "pids");
-	char		*end;
-	const char	*p;
-	long		 v;
+	const char *txt = host_option_get(ctx, "pids");
+	char *end;
+	const char *p;
+	long v;
 
 	if (txt == NULL)
 		txt = "";
@@ -385,8 +385,8 @@ host_http_download(struct gp_plugin_ctx *ctx, const char *url, int32_t fd,
 static int64_t
 host_file_refused(struct gp_plugin_ctx *ctx, int64_t rc)
 {
-	static struct complain	 strings;
-	int			 pid;
+	static struct complain strings;
+	int pid;
 
 	if (rc == -EREMOTE && (pid = procstr_refused()) != 0)
 		log_complain(&strings, LOG_LEVEL_WARN, ctx->name, "pid %d: "
@@ -488,7 +488,7 @@ host_set_http_download(int (*fn)(struct gp_plugin_ctx *, const char *,
 struct gp_plugin_ctx *
 host_ctx_new(struct plugin *p, struct event_base *base)
 {
-	struct gp_plugin_ctx	*ctx;
+	struct gp_plugin_ctx *ctx;
 
 	ctx = xcalloc(1, sizeof(*ctx));
 	ctx->magic = PLUGIN_CTX_MAGIC;

@@ -17,15 +17,15 @@
 #include "host/host_api_int.h"
 
 struct gp_json {
-	unsigned		 magic;		/* JSON_MAGIC */
-	struct json_object	*obj;
+	unsigned magic;	/* JSON_MAGIC */
+	struct json_object *obj;
 };
 
 /* JSON. */
 struct gp_json *
 host_json_new(void)
 {
-	struct gp_json	*j;
+	struct gp_json *j;
 
 	j = xcalloc(1, sizeof(*j));
 	j->magic = JSON_MAGIC;
@@ -99,8 +99,8 @@ host_json_set_object(struct gp_json *j, const char *key,
 int
 host_json_set_raw(struct gp_json *j, const char *key, const char *text)
 {
-	struct json_object	*o;
-	enum json_tokener_error	 jerr;
+	struct json_object *o;
+	enum json_tokener_error jerr;
 
 	CHECK_OBJ(j, JSON_MAGIC);
 	if (text == NULL)
@@ -115,7 +115,7 @@ host_json_set_raw(struct gp_json *j, const char *key, const char *text)
 struct json_object *
 host_json_take(struct gp_json *j)
 {
-	struct json_object	*o;
+	struct json_object *o;
 
 	CHECK_OBJ(j, JSON_MAGIC);
 	o = j->obj;
@@ -128,7 +128,7 @@ host_json_take(struct gp_json *j)
 struct gp_json *
 host_json_wrap(struct json_object *o)
 {
-	struct gp_json	*j;
+	struct gp_json *j;
 
 	j = xcalloc(1, sizeof(*j));
 	j->magic = JSON_MAGIC;

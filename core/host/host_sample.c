@@ -23,51 +23,51 @@
 #define HOST_SAMPLE_SUBS	8
 
 struct host_sample_watch {
-	struct gp_plugin_ctx	*ctx;
-	int32_t			 pid;
+	struct gp_plugin_ctx *ctx;
+	int32_t pid;
 };
 
 static struct {
-	struct gp_plugin_ctx	*ctx;
-	void			(*watch)(void *, int32_t, int32_t);
-	void			*arg;
+	struct gp_plugin_ctx *ctx;
+	void (*watch)(void *, int32_t, int32_t);
+	void *arg;
 } host_sample_src;
 
 /* A subscriber takes either kind of callback. */
 static struct host_sample_sub {
-	struct gp_plugin_ctx	*ctx;
-	void			(*cb)(void *, int32_t, int32_t, uint64_t);
-	void			(*stack_cb)(void *, int32_t, int32_t, uint64_t,
+	struct gp_plugin_ctx *ctx;
+	void (*cb)(void *, int32_t, int32_t, uint64_t);
+	void (*stack_cb)(void *, int32_t, int32_t, uint64_t,
 				    const struct gp_sample_stack *);
-	void			*arg;
+	void *arg;
 } host_sample_subs[HOST_SAMPLE_SUBS];
 
 /* The source that walks interpreter frames in the sample (1.6). */
 static struct {
-	struct gp_plugin_ctx	*ctx;
-	int32_t			(*walk)(void *, int32_t,
+	struct gp_plugin_ctx *ctx;
+	int32_t (*walk)(void *, int32_t,
 				    const struct gp_frame_walk *);
-	int32_t			(*thread)(void *, int32_t, int32_t, uint64_t,
+	int32_t (*thread)(void *, int32_t, int32_t, uint64_t,
 				    uint64_t);
-	void			*arg;
+	void *arg;
 } host_walker;
 
 /* Processes found from samples (1.4). */
-static struct gp_plugin_ctx	*host_process_src;
+static struct gp_plugin_ctx *host_process_src;
 static struct {
-	struct gp_plugin_ctx	*ctx;
-	void			(*cb)(void *, int32_t);
-	void			*arg;
+	struct gp_plugin_ctx *ctx;
+	void (*cb)(void *, int32_t);
+	void *arg;
 } host_process_subs[HOST_SAMPLE_SUBS];
 
-static struct host_sample_watch	*host_watches;
-static size_t			 host_nwatches, host_watches_cap;
+static struct host_sample_watch *host_watches;
+static size_t host_nwatches, host_watches_cap;
 
 /* Whether another watcher still watches pid. */
 static int
 host_sample_watched(int32_t pid)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < host_nwatches; i++)
 		if (host_watches[i].pid == pid)
@@ -78,7 +78,7 @@ host_sample_watched(int32_t pid)
 int32_t
 host_sample_watch(struct gp_plugin_ctx *ctx, int32_t pid, int32_t on)
 {
-	size_t	 i;
+	size_t i;
 
 	host_ctx_check(ctx);
 	for (i = 0; i < host_nwatches; i++)
@@ -110,8 +110,8 @@ host_sample_watch(struct gp_plugin_ctx *ctx, int32_t pid, int32_t on)
 static struct host_sample_sub *
 host_sample_slot(struct gp_plugin_ctx *ctx, int take, void *arg)
 {
-	struct host_sample_sub	*sub = NULL;
-	int			 i;
+	struct host_sample_sub *sub = NULL;
+	int i;
 
 	host_ctx_check(ctx);
 	for (i = 0; i < HOST_SAMPLE_SUBS; i++) {
@@ -134,7 +134,7 @@ int32_t
 host_sample_subscribe(struct gp_plugin_ctx *ctx,
     void (*cb)(void *, int32_t, int32_t, uint64_t), void *arg)
 {
-	struct host_sample_sub	*sub;
+	struct host_sample_sub *sub;
 
 	if ((sub = host_sample_slot(ctx, cb != NULL, arg)) == NULL)
 		return (-ENOSPC);
@@ -147,7 +147,7 @@ host_sample_subscribe_stack(struct gp_plugin_ctx *ctx,
     void (*cb)(void *, int32_t, int32_t, uint64_t,
     const struct gp_sample_stack *), void *arg)
 {
-	struct host_sample_sub	*sub;
+	struct host_sample_sub *sub;
 
 	if ((sub = host_sample_slot(ctx, cb != NULL, arg)) == NULL)
 		return (-ENOSPC);
@@ -159,7 +159,7 @@ int32_t
 host_sample_source(struct gp_plugin_ctx *ctx,
     void (*watch)(void *, int32_t, int32_t), void *arg)
 {
-	size_t	 i;
+	size_t i;
 
 	host_ctx_check(ctx);
 	if (watch == NULL) {
@@ -181,7 +181,7 @@ void
 host_sample_report_stack(struct gp_plugin_ctx *ctx, int32_t pid,
     int32_t tid, uint64_t count, const struct gp_sample_stack *st)
 {
-	int	 i;
+	int i;
 
 	host_ctx_check(ctx);
 	if (ctx != host_sample_src.ctx)
@@ -269,7 +269,7 @@ host_process_source(struct gp_plugin_ctx *ctx, int32_t on)
 void
 host_process_report(struct gp_plugin_ctx *ctx, int32_t pid)
 {
-	int	 i;
+	int i;
 
 	host_ctx_check(ctx);
 	if (ctx != host_process_src || pid <= 0)
@@ -283,7 +283,7 @@ int32_t
 host_process_subscribe(struct gp_plugin_ctx *ctx,
     void (*cb)(void *, int32_t), void *arg)
 {
-	int	 i, freei = -1;
+	int i, freei = -1;
 
 	host_ctx_check(ctx);
 	for (i = 0; i < HOST_SAMPLE_SUBS; i++) {
@@ -303,8 +303,8 @@ host_process_subscribe(struct gp_plugin_ctx *ctx,
 void
 host_sample_forget(struct gp_plugin_ctx *ctx)
 {
-	size_t	 i;
-	int	 k;
+	size_t i;
+	int k;
 
 	for (k = 0; k < HOST_SAMPLE_SUBS; k++)
 		if (host_process_subs[k].ctx == ctx)

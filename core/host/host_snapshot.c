@@ -27,23 +27,23 @@
  * put at the same address.
  */
 struct snap_rec {
-	unsigned		 magic;		/* SNAPSHOT_MAGIC */
-	struct gp_plugin_ctx	*ctx;
-	struct profile		*profile;
-	int			 done;
-	struct gp_snapshot	*handle;
-	void			(*done_cb)(void *, struct gp_snapshot *, int,
+	unsigned magic;	/* SNAPSHOT_MAGIC */
+	struct gp_plugin_ctx *ctx;
+	struct profile *profile;
+	int done;
+	struct gp_snapshot *handle;
+	void (*done_cb)(void *, struct gp_snapshot *, int,
 				    const char *);
-	void			*done_arg;
+	void *done_arg;
 };
 
 struct snap_slot {
-	struct snap_rec		*rec;		/* NULL: free */
-	uint32_t		 gen;		/* bumped at every free */
+	struct snap_rec *rec;	/* NULL: free */
+	uint32_t gen;		/* bumped at every free */
 };
 
-static struct snap_slot	*snap_slots;
-static size_t		 snap_nslots;
+static struct snap_slot *snap_slots;
+static size_t snap_nslots;
 
 /*
  * Handle layout: a tag, the generation and the slot, chosen so a handle is
@@ -74,9 +74,9 @@ snap_encode(size_t slot, uint32_t gen)
 static struct snap_rec *
 snap_lookup(const struct gp_snapshot *h)
 {
-	uintptr_t	 v = (uintptr_t)h;
-	size_t		 slot = v & SNAP_SLOT_MAX;
-	uint32_t	 gen = (uint32_t)((v & ~SNAP_TAG_MASK) >> SNAP_SLOT_BITS);
+	uintptr_t v = (uintptr_t)h;
+	size_t slot = v & SNAP_SLOT_MAX;
+	uint32_t gen = (uint32_t)((v & ~SNAP_TAG_MASK) >> SNAP_SLOT_BITS);
 
 	if (h == NULL || (v & SNAP_TAG_MASK) != SNAP_TAG ||
 	    slot >= snap_nslots || snap_slots[slot].rec == NULL ||
@@ -90,7 +90,7 @@ snap_lookup(const struct gp_snapshot *h)
 static struct snap_rec *
 snap_usable(struct gp_snapshot *h, const char *what)
 {
-	struct snap_rec	*s;
+	struct snap_rec *s;
 
 	if ((s = snap_lookup(h)) == NULL) {
 		log_msg(LOG_LEVEL_WARN, "plugin", "%s on a snapshot the host "
@@ -110,7 +110,7 @@ int
 host_snapshot_add_stack(struct gp_snapshot *h, int32_t pid, const char *comm,
     const char *const *frames, uint32_t nframes, uint64_t count)
 {
-	struct snap_rec	*s;
+	struct snap_rec *s;
 
 	if ((s = snap_usable(h, "snapshot_add_stack")) == NULL)
 		return (-EINVAL);
@@ -122,7 +122,7 @@ int
 host_snapshot_pid_error(struct gp_snapshot *h, int32_t pid, const char *comm,
     int32_t kind, const char *reason)
 {
-	struct snap_rec	*s;
+	struct snap_rec *s;
 
 	if ((s = snap_usable(h, "snapshot_pid_error")) == NULL)
 		return (-EINVAL);
@@ -136,7 +136,7 @@ int
 host_snapshot_set_appid(struct gp_snapshot *h, int32_t pid,
     const char *appid)
 {
-	struct snap_rec	*s;
+	struct snap_rec *s;
 
 	if ((s = snap_usable(h, "snapshot_set_appid")) == NULL)
 		return (-EINVAL);
@@ -148,8 +148,8 @@ int
 host_snapshot_set_app_metadata(struct gp_snapshot *h, int32_t pid,
     struct gp_json *md)
 {
-	struct json_object	*o;
-	struct snap_rec		*s;
+	struct json_object *o;
+	struct snap_rec *s;
 
 	if (md == NULL)
 		return (-EINVAL);
@@ -165,7 +165,7 @@ host_snapshot_set_app_metadata(struct gp_snapshot *h, int32_t pid,
 void
 host_snapshot_done(struct gp_snapshot *h, int32_t status, const char *err)
 {
-	struct snap_rec	*s;
+	struct snap_rec *s;
 
 	if ((s = snap_usable(h, "snapshot_done")) == NULL)
 		return;
@@ -182,8 +182,8 @@ struct gp_snapshot *
 snapshot_new(struct gp_plugin_ctx *ctx, void (*done)(void *,
     struct gp_snapshot *, int, const char *), void *arg)
 {
-	struct snap_rec	*s;
-	size_t		 slot;
+	struct snap_rec *s;
+	size_t slot;
 
 	host_ctx_check(ctx);
 	for (slot = 0; slot < snap_nslots; slot++)
@@ -213,8 +213,8 @@ snapshot_new(struct gp_plugin_ctx *ctx, void (*done)(void *,
 struct profile *
 snapshot_take_profile(struct gp_snapshot *h)
 {
-	struct snap_rec	*s;
-	struct profile	*p;
+	struct snap_rec *s;
+	struct profile *p;
 
 	if ((s = snap_lookup(h)) == NULL)
 		fatalx("%s: stale snapshot handle %p", __func__, (void *)h);
@@ -227,8 +227,8 @@ snapshot_take_profile(struct gp_snapshot *h)
 void
 snapshot_free(struct gp_snapshot *h)
 {
-	struct snap_rec	*s;
-	size_t		 slot;
+	struct snap_rec *s;
+	size_t slot;
 
 	if (h == NULL)
 		return;

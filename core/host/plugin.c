@@ -49,9 +49,9 @@ static int
 plugin_open_checked(int dfd, const char *dir, const char *name, char *err,
     size_t errlen)
 {
-	struct stat	 sb;
-	char		 path[PATH_MAX], why[768];
-	int		 fd, rc;
+	struct stat sb;
+	char path[PATH_MAX], why[768];
+	int fd, rc;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
@@ -82,8 +82,8 @@ plugin_open_checked(int dfd, const char *dir, const char *name, char *err,
 static int
 plugin_open_dir(const char *dir, char *err, size_t errlen)
 {
-	char	 why[768];
-	int	 fd;
+	char why[768];
+	int fd;
 
 	if ((fd = trust_open_dir(dir, TRUST_OWNER_EUID, why,
 	    sizeof(why))) == -EPERM)
@@ -98,9 +98,9 @@ static int
 plugin_read_manifest(int dfd, const char *dir, const char *fname,
     struct manifest *m, char *err, size_t errlen)
 {
-	char	 path[512], buf[16384];
-	ssize_t	 n;
-	int	 fd;
+	char path[512], buf[16384];
+	ssize_t n;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, fname);
 	if ((fd = plugin_open_checked(dfd, dir, fname, err, errlen)) < 0)
@@ -118,7 +118,7 @@ plugin_read_manifest(int dfd, const char *dir, const char *fname,
 static struct plugin *
 plugins_find(struct plugin_list *list, const char *name)
 {
-	struct plugin	*p;
+	struct plugin *p;
 
 	TAILQ_FOREACH(p, list, entry)
 		if (strcmp(p->manifest.name, name) == 0)
@@ -130,13 +130,13 @@ plugins_find(struct plugin_list *list, const char *name)
 static void
 plugins_scan_dir(struct plugin_list *list, const char *dir)
 {
-	struct dirent	*de;
-	struct manifest	 m;
-	struct plugin	*p;
-	DIR		*d;
-	char		 err[1024], so[PATH_MAX];
-	size_t		 len;
-	int		 dfd;
+	struct dirent *de;
+	struct manifest m;
+	struct plugin *p;
+	DIR *d;
+	char err[1024], so[PATH_MAX];
+	size_t len;
+	int dfd;
 
 	if ((dfd = plugin_open_dir(dir, err, sizeof(err))) < 0) {
 		if (dfd != -ENOENT || strcmp(dir, PLUGINDIR) != 0)
@@ -195,7 +195,7 @@ plugins_scan_dir(struct plugin_list *list, const char *dir)
 int
 plugins_scan(struct plugin_list *list, char **dirs, char *err, size_t errlen)
 {
-	size_t	 i;
+	size_t i;
 
 	TAILQ_INIT(list);
 	for (i = 0; dirs[i] != NULL; i++)
@@ -209,8 +209,8 @@ static int
 plugin_check_options(const struct plugin *p, const struct gp_plugin *d,
     char *err, size_t errlen)
 {
-	const struct gp_option	*o;
-	uint32_t		 i, j;
+	const struct gp_option *o;
+	uint32_t i, j;
 
 	for (i = 0; i < d->option_count; i++) {
 		o = &d->options[i];
@@ -275,10 +275,10 @@ static struct gp_plugin *
 plugin_import_desc(const struct plugin *p, const struct gp_plugin *raw,
     char *err, size_t errlen)
 {
-	struct gp_plugin	*d;
-	struct gp_option	*rows;
-	size_t			 sz;
-	uint32_t		 i;
+	struct gp_plugin *d;
+	struct gp_option *rows;
+	size_t sz;
+	uint32_t i;
 
 	if (raw->magic != GP_PLUGIN_MAGIC) {
 		snprintf(err, errlen, "%s: not a gprofiler plugin (magic "
@@ -329,7 +329,7 @@ static int
 plugin_check_desc(const struct plugin *p, const struct gp_plugin *d,
     char *err, size_t errlen)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < sizeof(d->reserved) / sizeof(d->reserved[0]); i++)
 		if (d->reserved[i] != 0 || d->flags != 0) {
@@ -362,9 +362,9 @@ plugin_check_desc(const struct plugin *p, const struct gp_plugin *d,
 static int
 plugin_open_so(const struct plugin *p, char *err, size_t errlen)
 {
-	char		 dir[PATH_MAX];
-	const char	*slash;
-	int		 dfd, fd;
+	char dir[PATH_MAX];
+	const char *slash;
+	int dfd, fd;
 
 	if ((slash = strrchr(p->path, '/')) == NULL ||
 	    (size_t)(slash - p->path) >= sizeof(dir)) {
@@ -384,10 +384,10 @@ plugin_open_so(const struct plugin *p, char *err, size_t errlen)
 int
 plugin_open(struct plugin *p, char *err, size_t errlen)
 {
-	const struct gp_plugin	*raw;
-	struct gp_plugin	*d = NULL;
-	char			 fdpath[64];
-	int			 fd, rc;
+	const struct gp_plugin *raw;
+	struct gp_plugin *d = NULL;
+	char fdpath[64];
+	int fd, rc;
 
 	if (p->dl != NULL)
 		return (0);
@@ -427,8 +427,8 @@ plugin_open(struct plugin *p, char *err, size_t errlen)
 static int
 plugin_wanted(const struct plugin *p, const struct config *cfg, unsigned mode)
 {
-	char		 opt[160];
-	const char	*v;
+	char opt[160];
+	const char *v;
 
 	if ((p->manifest.modes & mode) == 0)
 		return (0);
@@ -456,8 +456,8 @@ static struct plugin *
 plugins_pick_system(struct plugin_list *list, const struct config *cfg,
     unsigned mode)
 {
-	struct plugin	*p, *best = NULL;
-	const char	*want = config_get(cfg, "system-profiler");
+	struct plugin *p, *best = NULL;
+	const char *want = config_get(cfg, "system-profiler");
 
 	TAILQ_FOREACH(p, list, entry) {
 		if (p->manifest.kind != GP_KIND_SYSTEM ||
@@ -480,7 +480,7 @@ static int
 plugins_system_disabled(struct plugin_list *list, const struct config *cfg,
     unsigned mode)
 {
-	struct plugin	*p;
+	struct plugin *p;
 
 	TAILQ_FOREACH(p, list, entry)
 		if (p->manifest.kind == GP_KIND_SYSTEM &&
@@ -493,7 +493,7 @@ static int
 plugin_init(struct plugin *p, struct event_base *base, struct config *cfg,
     char *err, size_t errlen)
 {
-	int	 rc;
+	int rc;
 
 	if ((rc = plugin_open(p, err, errlen)) != 0)
 		return (rc);
@@ -536,21 +536,21 @@ plugin_check_incompatible(const struct plugin *p, const struct config *cfg,
 
 /* Options given for plugins that do not serve this mode are mistakes. */
 struct foreign_state {
-	const struct config	*cfg;
-	unsigned		 mode;
-	char			*err;
-	size_t			 errlen;
-	int			 rc;
+	const struct config *cfg;
+	unsigned mode;
+	char *err;
+	size_t errlen;
+	int rc;
 };
 
 static void
 plugin_foreign_one(const char *name, const char *value, const char *origin,
     int source, void *arg)
 {
-	struct foreign_state	*st = arg;
-	const char		*owner;
-	unsigned		 modes;
-	char			 ms[64] = "";
+	struct foreign_state *st = arg;
+	const char *owner;
+	unsigned modes;
+	char ms[64] = "";
 
 	(void)value;
 	if (st->rc != 0 || source == SRC_DEFAULT)
@@ -573,7 +573,7 @@ plugin_foreign_one(const char *name, const char *value, const char *origin,
 	st->rc = -EINVAL;
 }
 
-static int	plugins_load_process(struct plugin_list *,
+static int plugins_load_process(struct plugin_list *,
 		    struct event_base *, struct config *, unsigned, char *,
 		    size_t);
 
@@ -584,10 +584,10 @@ static int	plugins_load_process(struct plugin_list *,
 static int
 plugins_too_many_processes(const struct config *cfg, unsigned mode)
 {
-	int64_t		 max;
-	DIR		*d;
-	struct dirent	*de;
-	long long	 n = 0;
+	int64_t max;
+	DIR *d;
+	struct dirent *de;
+	long long n = 0;
 
 	max = config_get_int(cfg, "skip-system-profilers-above", 0);
 	if (max <= 0 || mode != MODE_CPU || (d = opendir("/proc")) == NULL)
@@ -611,7 +611,7 @@ plugins_too_many_processes(const struct config *cfg, unsigned mode)
 static int
 plugins_serve(const struct plugin_list *list, unsigned mode)
 {
-	const struct plugin	*p;
+	const struct plugin *p;
 
 	TAILQ_FOREACH(p, list, entry)
 		if (p->manifest.modes & mode)
@@ -623,9 +623,9 @@ int
 plugins_load_for_mode(struct plugin_list *list, struct event_base *base,
     struct config *cfg, unsigned mode, char *err, size_t errlen)
 {
-	struct foreign_state	 fs = { cfg, mode, err, errlen, 0 };
-	struct plugin		*sys;
-	int			 rc;
+	struct foreign_state fs = { cfg, mode, err, errlen, 0 };
+	struct plugin *sys;
+	int rc;
 
 	config_foreach_set(cfg, plugin_foreign_one, &fs);
 	if (fs.rc != 0)
@@ -662,9 +662,9 @@ static int
 plugins_load_process(struct plugin_list *list, struct event_base *base,
     struct config *cfg, unsigned mode, char *err, size_t errlen)
 {
-	struct plugin	*p;
-	char		 why[1024];
-	int		 rc;
+	struct plugin *p;
+	char why[1024];
+	int rc;
 
 	TAILQ_FOREACH(p, list, entry) {
 		if (p->manifest.kind == GP_KIND_SYSTEM ||
@@ -689,9 +689,9 @@ void
 plugins_selection(struct plugin_list *list, const struct config *cfg,
     unsigned mode, char *buf, size_t len)
 {
-	struct plugin	*p, *sys;
-	size_t		 n;
-	const char	*sep = "";
+	struct plugin *p, *sys;
+	size_t n;
+	const char *sep = "";
 
 	/* "cpu:perf,java,python": logged as is, so no trailing comma. */
 	snprintf(buf, len, "%s:", config_mode_name(mode));
@@ -716,7 +716,7 @@ plugins_selection(struct plugin_list *list, const struct config *cfg,
 struct plugin *
 plugins_system(struct plugin_list *list)
 {
-	struct plugin	*p;
+	struct plugin *p;
 
 	TAILQ_FOREACH(p, list, entry)
 		if (p->active && p->desc->kind == GP_KIND_SYSTEM)
@@ -727,9 +727,9 @@ plugins_system(struct plugin_list *list)
 int
 plugins_check(struct plugin_list *list, char *err, size_t errlen)
 {
-	struct plugin	*p;
-	char		 why[1024] = "";
-	int		 rc;
+	struct plugin *p;
+	char why[1024] = "";
+	int rc;
 
 	TAILQ_FOREACH(p, list, entry) {
 		if (!p->active || p->desc->check == NULL)
@@ -748,7 +748,7 @@ plugins_check(struct plugin_list *list, char *err, size_t errlen)
 void
 plugins_unload(struct plugin_list *list)
 {
-	struct plugin	*p;
+	struct plugin *p;
 
 	TAILQ_FOREACH(p, list, entry) {
 		if (p->active && p->desc->destroy != NULL)
@@ -774,7 +774,7 @@ plugins_unload(struct plugin_list *list)
 void
 plugins_free(struct plugin_list *list)
 {
-	struct plugin	*p;
+	struct plugin *p;
 
 	plugins_unload(list);
 	while ((p = TAILQ_FIRST(list)) != NULL) {

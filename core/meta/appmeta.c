@@ -27,12 +27,12 @@
 static int
 appmeta_execfn(int32_t pid, char *out, size_t outsz)
 {
-	char		 path[64], *aux;
-	size_t		 len;
-	uint64_t	 addr;
-	struct iovec	 local, remote;
-	ssize_t		 n;
-	int		 rc;
+	char path[64], *aux;
+	size_t len;
+	uint64_t addr;
+	struct iovec local, remote;
+	ssize_t n;
+	int rc;
 
 	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
 	if ((rc = procfs_read(path, &aux, &len, 65536)) != 0)
@@ -64,11 +64,11 @@ appmeta_execfn(int32_t pid, char *out, size_t outsz)
 static const char *
 appmeta_arch(int32_t pid)
 {
-	char		 path[64];
-	unsigned char	 hdr[64];
-	ssize_t		 n;
-	const char	*a;
-	struct gp_open_spec	 spec;
+	char path[64];
+	unsigned char hdr[64];
+	ssize_t n;
+	const char *a;
+	struct gp_open_spec spec;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	memset(&spec, 0, sizeof(spec));
@@ -87,12 +87,12 @@ appmeta_arch(int32_t pid)
 struct json_object *
 appmeta_base(int32_t pid)
 {
-	static struct complain	 remote;
-	struct json_object	*o;
-	char			 path[64], exe[PATH_MAX], fn[PATH_MAX];
-	const char		*arch;
-	ssize_t			 n;
-	int			 rc;
+	static struct complain remote;
+	struct json_object *o;
+	char path[64], exe[PATH_MAX], fn[PATH_MAX];
+	const char *arch;
+	ssize_t n;
+	int rc;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if ((n = readlink(path, exe, sizeof(exe) - 1)) <= 0)
@@ -118,7 +118,7 @@ appmeta_base(int32_t pid)
 struct json_object *
 appmeta_for_pid(int32_t pid, struct json_object *extra)
 {
-	struct json_object	*o;
+	struct json_object *o;
 
 	if ((o = appmeta_base(pid)) == NULL) {
 		if (extra == NULL)
@@ -139,7 +139,7 @@ appmeta_for_pid(int32_t pid, struct json_object *extra)
 uint32_t
 appmeta_index(struct json_object *list, struct json_object *md)
 {
-	size_t	 i, n = json_object_array_length(list);
+	size_t i, n = json_object_array_length(list);
 
 	if (md == NULL)
 		return (0);

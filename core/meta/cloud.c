@@ -32,21 +32,21 @@
 #define CLOUD_AZURE_TAG		"7783-7084-3265-9085-8269-3286-77"
 
 static struct {
-	int		 pending;
-	int		 done;
-	int		 probed;
-	struct http_req	*req[3];
-	char		*aws_token;
-	char		*aws_identity;
-	void		(*cb)(const char *, void *);
-	void		*arg;
+	int pending;
+	int done;
+	int probed;
+	struct http_req *req[3];
+	char *aws_token;
+	char *aws_identity;
+	void (*cb)(const char *, void *);
+	void *arg;
 } cl;
 
 /* s equals want, ignoring trailing white space (sysfs ends in "\n"). */
 static int
 cloud_dmi_is(const char *s, const char *want)
 {
-	size_t	 n = strlen(want);
+	size_t n = strlen(want);
 
 	if (s == NULL || strncmp(s, want, n) != 0)
 		return (0);
@@ -78,7 +78,7 @@ cloud_dmi_clouds(const char *sys_vendor, const char *product_name,
     const char *bios_vendor, const char *board_vendor,
     const char *chassis_asset_tag, const char *bios_version)
 {
-	unsigned	 m = 0;
+	unsigned m = 0;
 
 	if (sys_vendor == NULL && product_name == NULL &&
 	    bios_vendor == NULL && board_vendor == NULL &&
@@ -110,9 +110,9 @@ cloud_dmi_clouds(const char *sys_vendor, const char *product_name,
 static char *
 cloud_dmi_read(const char *dir, const char *name)
 {
-	char	 path[512], buf[256];
-	FILE	*f;
-	size_t	 n;
+	char path[512], buf[256];
+	FILE *f;
+	size_t n;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if ((f = fopen(path, "re")) == NULL)
@@ -130,8 +130,8 @@ cloud_dmi_probe(const char *dir)
 	static const char *const names[] = { "sys_vendor", "product_name",
 	    "bios_vendor", "board_vendor", "chassis_asset_tag",
 	    "bios_version" };
-	char		*v[6];
-	unsigned	 m, i;
+	char *v[6];
+	unsigned m, i;
 
 	for (i = 0; i < 6; i++)
 		v[i] = cloud_dmi_read(dir, names[i]);
@@ -151,8 +151,8 @@ cloud_dmi_probe(const char *dir)
 unsigned
 cloud_host_clouds(void)
 {
-	char		*uuid;
-	unsigned	 m;
+	char *uuid;
+	unsigned m;
 
 	if ((m = cloud_dmi_probe(CLOUD_DMI_DIR)) != CLOUD_ALL)
 		return (m);
@@ -168,8 +168,8 @@ cloud_host_clouds(void)
 static struct json_object *
 cloud_parse(const char *body, size_t len)
 {
-	struct json_tokener	*tok = json_tokener_new();
-	struct json_object	*o;
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o;
 
 	o = json_tokener_parse_ex(tok, body, (int)len);
 	json_tokener_free(tok);
@@ -187,18 +187,18 @@ cloud_parse(const char *body, size_t len)
  * (GCP's "projects/1/zones/us-central1-a").
  */
 struct cloud_field {
-	const char	*to;
-	const char	*sub;
-	const char	*from;
-	int		 last;
+	const char *to;
+	const char *sub;
+	const char *from;
+	int last;
 };
 
 static void
 cloud_copy(struct json_object *dst, struct json_object *src,
     const struct cloud_field *f)
 {
-	struct json_object	*v;
-	const char		*s, *p;
+	struct json_object *v;
+	const char *s, *p;
 
 	if (f->sub != NULL && (src == NULL ||
 	    !json_object_object_get_ex(src, f->sub, &src)))
@@ -284,7 +284,7 @@ static const struct cloud_field cloud_azure_image_fields[] = {
 struct json_object *
 cloud_parse_aws(const char *identity, size_t len, const char *life_cycle)
 {
-	struct json_object	*d, *o;
+	struct json_object *d, *o;
 
 	if ((d = cloud_parse(identity, len)) == NULL)
 		return (NULL);
@@ -299,7 +299,7 @@ cloud_parse_aws(const char *identity, size_t len, const char *life_cycle)
 struct json_object *
 cloud_parse_gcp(const char *body, size_t len)
 {
-	struct json_object	*d, *o;
+	struct json_object *d, *o;
 
 	if ((d = cloud_parse(body, len)) == NULL)
 		return (NULL);
@@ -311,7 +311,7 @@ cloud_parse_gcp(const char *body, size_t len)
 struct json_object *
 cloud_parse_azure(const char *body, size_t len)
 {
-	struct json_object	*d, *o, *sp = NULL, *ir = NULL, *img;
+	struct json_object *d, *o, *sp = NULL, *ir = NULL, *img;
 
 	if ((d = cloud_parse(body, len)) == NULL)
 		return (NULL);
@@ -328,7 +328,7 @@ cloud_parse_azure(const char *body, size_t len)
 static void
 cloud_finish(const char *provider, struct json_object *info)
 {
-	int	 i;
+	int i;
 
 	if (cl.done) {
 		json_object_put(info);
@@ -366,7 +366,7 @@ static struct http_req *
 cloud_get(const char *method, const char *url, const char *const *hdrs,
     void (*done)(void *, const struct http_result *))
 {
-	struct http_req_opts	 o;
+	struct http_req_opts o;
 
 	memset(&o, 0, sizeof(o));
 	o.method = method;
@@ -383,7 +383,7 @@ cloud_get(const char *method, const char *url, const char *const *hdrs,
 static void
 cloud_aws_life(void *arg, const struct http_result *r)
 {
-	struct json_object	*info;
+	struct json_object *info;
 
 	cl.req[0] = NULL;
 	cl.pending--;
@@ -395,8 +395,8 @@ cloud_aws_life(void *arg, const struct http_result *r)
 static void
 cloud_aws_identity(void *arg, const struct http_result *r)
 {
-	char		*h;
-	const char	*hdrs[2];
+	char *h;
+	const char *hdrs[2];
 
 	cl.req[0] = NULL;
 	if (!cloud_ok(r)) {
@@ -420,8 +420,8 @@ cloud_aws_identity(void *arg, const struct http_result *r)
 static void
 cloud_aws_token(void *arg, const struct http_result *r)
 {
-	char		*h;
-	const char	*hdrs[2];
+	char *h;
+	const char *hdrs[2];
 
 	cl.req[0] = NULL;
 	if (!cloud_ok(r)) {
@@ -446,7 +446,7 @@ cloud_aws_token(void *arg, const struct http_result *r)
 static void
 cloud_gcp(void *arg, const struct http_result *r)
 {
-	struct json_object	*info;
+	struct json_object *info;
 
 	cl.req[1] = NULL;
 	cl.pending--;
@@ -457,7 +457,7 @@ cloud_gcp(void *arg, const struct http_result *r)
 static void
 cloud_azure(void *arg, const struct http_result *r)
 {
-	struct json_object	*info;
+	struct json_object *info;
 
 	cl.req[2] = NULL;
 	cl.pending--;
@@ -476,7 +476,7 @@ cloud_detect(void (*done)(const char *, void *), void *arg)
 		"X-aws-ec2-metadata-token-ttl-seconds: 120", NULL };
 	static const char *const gcp_h[] = { "Metadata-Flavor: Google", NULL };
 	static const char *const az_h[] = { "Metadata: true", NULL };
-	unsigned	 m;
+	unsigned m;
 
 	memset(&cl, 0, sizeof(cl));
 	cl.cb = done;

@@ -24,8 +24,8 @@
 #define CLOUD_PROBE_OUT_MAX	(64 * 1024)
 
 static struct {
-	char	*out;
-	size_t	 len;
+	char *out;
+	size_t len;
 } probe;
 
 static void
@@ -52,7 +52,7 @@ cloud_probe_stderr(void *arg, const char *line, size_t len)
 static void
 cloud_probe_exit(void *arg, int status)
 {
-	struct json_object	*o, *p, *info;
+	struct json_object *o, *p, *info;
 
 	(void)arg;
 	o = probe.out != NULL ? json_tokener_parse(probe.out) : NULL;
@@ -77,7 +77,7 @@ cloud_probe_start(struct event_base *base)
 {
 	static const char *const argv[] = { "/proc/self/exe", "probe-cloud",
 		NULL };
-	struct gp_child_spec	 spec;
+	struct gp_child_spec spec;
 
 	if (cloud_host_clouds() == 0) {
 		log_debug("cloud: this host shows no cloud identity; no "
@@ -105,9 +105,9 @@ cloud_probe_done(const char *provider, void *arg)
 int
 cloud_probe_main(void)
 {
-	struct event_base	*base;
-	struct json_object	*o, *info;
-	const char		*provider;
+	struct event_base *base;
+	struct json_object *o, *info;
+	const char *provider;
 
 	if ((base = event_base_new()) == NULL)
 		return (1);

@@ -48,72 +48,72 @@ enum container_kind {
 };
 
 struct container_src {
-	const char		*what;
-	enum container_kind	 kind;
-	char			*paths[2];	/* host root's, then ours */
-	const char		*sock;		/* the one found */
-	struct http_req		*req;
-	int			 present;	/* socket seen at the last probe */
-	int			 failed;	/* in the running refresh */
-	int			 cri_alpha;	/* speaks runtime.v1alpha2 */
-	int			 cri_trying_alpha;
-	char			**ns;		/* containerd namespaces */
-	size_t			 ns_i;
-	time_t			 retry_at;
-	int			 warned;
+	const char *what;
+	enum container_kind kind;
+	char *paths[2];		/* host root's, then ours */
+	const char *sock;	/* the one found */
+	struct http_req *req;
+	int present;	/* socket seen at the last probe */
+	int failed;	/* in the running refresh */
+	int cri_alpha;	/* speaks runtime.v1alpha2 */
+	int cri_trying_alpha;
+	char **ns;	/* containerd namespaces */
+	size_t ns_i;
+	time_t retry_at;
+	int warned;
 	/*
 	 * containerd's API waits for CRI on the same socket: two streams at
 	 * once on one HTTP/2 connection end in framing errors there.
 	 */
-	struct container_src	*after;
-	int			 deferred;
+	struct container_src *after;
+	int deferred;
 };
 
 struct container_entry {
-	char	*key;
-	char	*name;		/* "" when no runtime knows it */
-	int	 prio;		/* index of the source; lower wins */
-	time_t	 t;
+	char *key;
+	char *name;	/* "" when no runtime knows it */
+	int prio;	/* index of the source; lower wins */
+	time_t t;
 };
 
 struct container_table {
-	struct container_entry	*v;
-	size_t			 n;
-	size_t			 cap;
-	int			 full_warned;
+	struct container_entry *v;
+	size_t n;
+	size_t cap;
+	int full_warned;
 };
 
 struct container_pid {
-	int32_t	 pid;
-	time_t	 t;
-	char	*key;		/* "" when not in a container */
+	int32_t pid;
+	time_t t;
+	char *key;	/* "" when not in a container */
 };
 
 #define CONTAINER_NSRC	5
 
 static struct {
-	int			 on;
-	struct event_base	*base;
-	struct event		*later;		/* a refresh held back */
-	unsigned		 timeout_ms;
-	struct container_src	 src[CONTAINER_NSRC];
-	size_t			 nsrc;
-	struct container_table	 cur, next;
-	char			**want;
-	size_t			 nwant;
-	size_t			 nwant_asked;	/* wants the refresh covers */
-	int			 refreshing;
-	unsigned		 pending;
-	time_t			 last_refresh;
-	struct container_pid	 pids[CONTAINER_PID_SLOTS];
+	int on;
+	struct event_base *base;
+	struct event *later;	/* a refresh held back */
+	unsigned timeout_ms;
+	struct container_src src[CONTAINER_NSRC];
+	size_t nsrc;
+	struct container_table cur, next;
+	char **want;
+	size_t nwant;
+	size_t nwant_asked;	/* wants the refresh covers */
+	int refreshing;
+	unsigned pending;
+	time_t last_refresh;
+	struct container_pid pids[CONTAINER_PID_SLOTS];
 } ct;
 
-static void	container_src_start(struct container_src *);
+static void container_src_start(struct container_src *);
 
 static time_t
 container_now(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (ts.tv_sec);
@@ -123,8 +123,8 @@ container_now(void)
 static char *
 container_clean_name(const char *name)
 {
-	char	*s;
-	size_t	 i, n = strnlen(name, CONTAINER_NAME_MAX - 1);
+	char *s;
+	size_t i, n = strnlen(name, CONTAINER_NAME_MAX - 1);
 
 	s = xmalloc(n + 1);
 	for (i = 0; i < n; i++) {
@@ -141,7 +141,7 @@ static void
 container_table_add(struct container_table *t, const char *key,
     const char *name, int prio, time_t when)
 {
-	struct container_entry	*e;
+	struct container_entry *e;
 
 	if (strlen(key) >= CONTAINER_KEY_MAX || *key == '\0')
 		return;
@@ -165,7 +165,7 @@ container_table_add(struct container_table *t, const char *key,
 static void
 container_table_free(struct container_table *t)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < t->n; i++) {
 		free(t->v[i].key);
@@ -179,7 +179,7 @@ static int
 container_entry_cmp(const void *a, const void *b)
 {
 	const struct container_entry *x = a, *y = b;
-	int	 c;
+	int c;
 
 	if ((c = strcmp(x->key, y->key)) != 0)
 		return (c);
@@ -190,7 +190,7 @@ container_entry_cmp(const void *a, const void *b)
 static void
 container_table_settle(struct container_table *t)
 {
-	size_t	 i, o = 0;
+	size_t i, o = 0;
 
 	if (t->n > 1)
 		qsort(t->v, t->n, sizeof(*t->v), container_entry_cmp);
@@ -224,7 +224,7 @@ container_table_find(const struct container_table *t, const char *key)
 static void
 container_put(void *arg, const char *key, const char *name)
 {
-	struct container_src	*s = arg;
+	struct container_src *s = arg;
 
 	container_table_add(&ct.next, key, name, (int)(s - ct.src),
 	    container_now());
@@ -233,7 +233,7 @@ container_put(void *arg, const char *key, const char *name)
 static void
 container_want_clear(size_t n)
 {
-	size_t	 i;
+	size_t i;
 
 	if (n == 0)
 		return;
@@ -251,9 +251,9 @@ container_want_clear(size_t n)
 static void
 container_refresh_end(void)
 {
-	struct container_entry	*e;
-	time_t			 now = container_now();
-	size_t			 i;
+	struct container_entry *e;
+	time_t now = container_now();
+	size_t i;
 
 	for (i = 0; i < ct.cur.n; i++) {
 		e = &ct.cur.v[i];
@@ -279,7 +279,7 @@ container_refresh_end(void)
 	log_debug("container: %zu names known", ct.cur.n);
 	/* Misses that came during the refresh: another one, soon. */
 	if (ct.nwant > 0 && ct.later != NULL) {
-		struct timeval	 tv = { CONTAINER_REFRESH_MIN_S, 0 };
+		struct timeval tv = { CONTAINER_REFRESH_MIN_S, 0 };
 
 		evtimer_add(ct.later, &tv);
 	}
@@ -288,7 +288,7 @@ container_refresh_end(void)
 static void
 container_src_done(struct container_src *s, int failed, const char *why)
 {
-	size_t	 i;
+	size_t i;
 
 	s->req = NULL;
 	for (i = 0; i < ct.nsrc; i++)
@@ -326,8 +326,8 @@ container_why(const struct http_result *res)
 static void
 container_docker_done(void *arg, const struct http_result *res)
 {
-	struct container_src	*s = arg;
-	struct container_sink	 sink = { container_put, s };
+	struct container_src *s = arg;
+	struct container_sink sink = { container_put, s };
 
 	if (res->rc != 0 || res->status != 200 ||
 	    container_docker_parse(res->body, res->bodylen, &sink) < 0) {
@@ -340,8 +340,8 @@ container_docker_done(void *arg, const struct http_result *res)
 static void
 container_cri_done(void *arg, const struct http_result *res)
 {
-	struct container_src	*s = arg;
-	struct container_sink	 sink = { container_put, s };
+	struct container_src *s = arg;
+	struct container_sink sink = { container_put, s };
 
 	if (res->rc == 0 && res->status == 200 && container_cri_parse(
 	    (const uint8_t *)res->body, res->bodylen, &sink) >= 0) {
@@ -364,8 +364,8 @@ static void container_ctrd_next(struct container_src *);
 static void
 container_ctrd_list_done(void *arg, const struct http_result *res)
 {
-	struct container_src	*s = arg;
-	struct container_sink	 sink = { container_put, s };
+	struct container_src *s = arg;
+	struct container_sink sink = { container_put, s };
 
 	if (res->rc != 0 || res->status != 200 ||
 	    container_containerd_parse_list((const uint8_t *)res->body,
@@ -380,7 +380,7 @@ container_ctrd_list_done(void *arg, const struct http_result *res)
 static void
 container_ctrd_ns_done(void *arg, const struct http_result *res)
 {
-	struct container_src	*s = arg;
+	struct container_src *s = arg;
 
 	container_strv_free(s->ns);
 	s->ns = NULL;
@@ -400,10 +400,10 @@ container_grpc_call(struct container_src *s, const char *path,
     const char *ns, const uint8_t *msg, size_t msglen,
     void (*done)(void *, const struct http_result *))
 {
-	struct http_req_opts	 o;
-	uint8_t			 body[64];
-	char			 url[160], nsh[128];
-	const char		*hdrs[4];
+	struct http_req_opts o;
+	uint8_t body[64];
+	char url[160], nsh[128];
+	const char *hdrs[4];
 
 	snprintf(url, sizeof(url), "http://localhost%s", path);
 	hdrs[0] = "Content-Type: application/grpc";
@@ -457,8 +457,8 @@ static const uint8_t container_cri_req[] = { 0x0a, 0x04, 0x12, 0x02, 0x08,
 static void
 container_src_start(struct container_src *s)
 {
-	struct http_req_opts	 o;
-	int			 rc = 0;
+	struct http_req_opts o;
+	int rc = 0;
 
 	switch (s->kind) {
 	case CONTAINER_DOCKER_API:
@@ -501,8 +501,8 @@ container_src_start(struct container_src *s)
 static int
 container_src_probe(struct container_src *s)
 {
-	struct stat	 st;
-	size_t		 i;
+	struct stat st;
+	size_t i;
 
 	for (i = 0; i < 2; i++)
 		if (s->paths[i] != NULL && stat(s->paths[i], &st) == 0 &&
@@ -517,16 +517,16 @@ container_src_probe(struct container_src *s)
 static void
 container_refresh(void)
 {
-	struct container_src	*s;
-	time_t			 now = container_now();
-	size_t			 i;
+	struct container_src *s;
+	time_t now = container_now();
+	size_t i;
 
 	if (ct.refreshing)
 		return;
 	if (ct.last_refresh != 0 &&
 	    now - ct.last_refresh < CONTAINER_REFRESH_MIN_S) {
 		if (ct.later != NULL && !evtimer_pending(ct.later, NULL)) {
-			struct timeval	 tv = { CONTAINER_REFRESH_MIN_S -
+			struct timeval tv = { CONTAINER_REFRESH_MIN_S -
 			    (now - ct.last_refresh), 0 };
 
 			evtimer_add(ct.later, &tv);
@@ -572,7 +572,7 @@ container_later_cb(evutil_socket_t fd, short what, void *arg)
 static int
 container_ctrd_present(void)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < ct.nsrc; i++)
 		if (ct.src[i].kind == CONTAINER_CTRD && ct.src[i].present)
@@ -583,8 +583,8 @@ container_ctrd_present(void)
 const char *
 container_name_for_key(const char *key)
 {
-	struct container_entry	*e;
-	size_t			 i;
+	struct container_entry *e;
+	size_t i;
 
 	if (!ct.on || *key == '\0')
 		return ("");
@@ -621,12 +621,12 @@ container_refreshing(void)
 static const char *
 container_pid_key(int32_t pid)
 {
-	struct container_pid	*p = &ct.pids[(uint32_t)pid %
+	struct container_pid *p = &ct.pids[(uint32_t)pid %
 				    CONTAINER_PID_SLOTS];
-	struct gp_open_spec	 spec;
-	char			 path[64], buf[8192], key[CONTAINER_KEY_MAX];
-	time_t			 now = container_now();
-	ssize_t			 n;
+	struct gp_open_spec spec;
+	char path[64], buf[8192], key[CONTAINER_KEY_MAX];
+	time_t now = container_now();
+	ssize_t n;
 
 	if (p->key != NULL && p->pid == pid && now - p->t <
 	    CONTAINER_PID_TTL_S)
@@ -651,7 +651,7 @@ container_pid_key(int32_t pid)
 const char *
 container_name_for_pid(int32_t pid, void *arg)
 {
-	const char	*key;
+	const char *key;
 
 	(void)arg;
 	if (!ct.on || pid <= 0 || (key = container_pid_key(pid)) == NULL)
@@ -664,8 +664,8 @@ static void
 container_src_add(const char *what, enum container_kind kind,
     const char *path, int host)
 {
-	struct container_src	*s = &ct.src[ct.nsrc++];
-	char			 buf[256];
+	struct container_src *s = &ct.src[ct.nsrc++];
+	char buf[256];
 
 	s->what = what;
 	s->kind = kind;
@@ -681,8 +681,8 @@ container_src_add(const char *what, enum container_kind kind,
 int
 container_init_socks(struct event_base *base, const struct container_socks *cs)
 {
-	struct container_src	*cri = NULL;
-	size_t			 i;
+	struct container_src *cri = NULL;
+	size_t i;
 
 	container_fini();
 	ct.base = base;
@@ -728,7 +728,7 @@ container_init_socks(struct event_base *base, const struct container_socks *cs)
 int
 container_init(struct event_base *base, const char *docker_sock)
 {
-	struct container_socks	 cs = {
+	struct container_socks cs = {
 		.docker = docker_sock != NULL ? docker_sock :
 		    "/var/run/docker.sock",
 		.podman = "/run/podman/podman.sock",
@@ -743,7 +743,7 @@ container_init(struct event_base *base, const char *docker_sock)
 void
 container_fini(void)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < ct.nsrc; i++) {
 		http_cancel(ct.src[i].req);

@@ -23,8 +23,8 @@ struct event_base;
 
 /* Where parsed (key, name) pairs go. */
 struct container_sink {
-	void	(*put)(void *arg, const char *key, const char *name);
-	void	*arg;
+	void (*put)(void *arg, const char *key, const char *name);
+	void *arg;
 };
 
 /* container_cgroup.c */
@@ -35,7 +35,7 @@ struct container_sink {
  * containerd namespace and id (cgroupfs layout of `ctr run`).  0 or
  * -ENOENT.
  */
-int	container_key_parse(const char *cgroup, size_t len,
+int container_key_parse(const char *cgroup, size_t len,
 	    char key[CONTAINER_KEY_MAX]);
 
 /* container_docker.c */
@@ -44,19 +44,19 @@ int	container_key_parse(const char *cgroup, size_t len,
  * container's first name without its '/'.  The number of containers, or
  * -EINVAL.
  */
-int	container_docker_parse(const char *body, size_t len,
+int container_docker_parse(const char *body, size_t len,
 	    const struct container_sink *);
 
 /* container_grpc.c */
 #define CONTAINER_GRPC_MSG_MAX	(16u << 20)	/* containerd sends at most this */
 /* The 5-byte gRPC frame header for an uncompressed message of len bytes. */
-void	container_grpc_header(uint8_t hdr[5], size_t len);
+void container_grpc_header(uint8_t hdr[5], size_t len);
 /*
  * The next message of a gRPC body at *off: 1 with msg/msglen set and *off
  * advanced, 0 at the end, -EINVAL for a truncated, compressed or
  * oversized frame.
  */
-int	container_grpc_next(const uint8_t *body, size_t len, size_t *off,
+int container_grpc_next(const uint8_t *body, size_t len, size_t *off,
 	    const uint8_t **msg, size_t *msglen);
 
 /* container_cri.c */
@@ -65,10 +65,10 @@ int	container_grpc_next(const uint8_t *body, size_t len, size_t *off,
  * with the io.kubernetes.* labels, else its metadata name.  The number
  * of containers, or -EINVAL (no frame, garbage).
  */
-int	container_cri_parse(const uint8_t *body, size_t len,
+int container_cri_parse(const uint8_t *body, size_t len,
 	    const struct container_sink *);
 /* k8s_<container>_<pod>_<namespace>_<uid>_<restart>; -EINVAL when cut. */
-int	container_k8s_name(char *buf, size_t sz, const char *container,
+int container_k8s_name(char *buf, size_t sz, const char *container,
 	    const char *pod, const char *ns, const char *uid,
 	    const char *restart);
 
@@ -77,29 +77,29 @@ int	container_k8s_name(char *buf, size_t sz, const char *container,
  * A Namespaces/List gRPC body: the namespace names, a NULL-terminated
  * array the caller frees with container_strv_free(); NULL for garbage.
  */
-char	**container_containerd_parse_ns(const uint8_t *body, size_t len);
+char **container_containerd_parse_ns(const uint8_t *body, size_t len);
 /*
  * A Containers/ListStream gRPC body for namespace ns: each container by
  * its nerdctl name, else its id; keyed by its id when that is 64 hex,
  * else "<ns>/<id>".  The number of containers, or -EINVAL.
  */
-int	container_containerd_parse_list(const uint8_t *body, size_t len,
+int container_containerd_parse_list(const uint8_t *body, size_t len,
 	    const char *ns, const struct container_sink *);
-void	container_strv_free(char **);
+void container_strv_free(char **);
 
 /* container.c: for tests */
 struct container_socks {
-	const char	*docker;
-	const char	*podman;
-	const char	*containerd;	/* CRI and containerd's own API */
-	const char	*crio;
-	unsigned	 timeout_ms;	/* per request; 0: 5 s */
-	int		 host;		/* under /proc/1/root first */
+	const char *docker;
+	const char *podman;
+	const char *containerd;	/* CRI and containerd's own API */
+	const char *crio;
+	unsigned timeout_ms;	/* per request; 0: 5 s */
+	int host;		/* under /proc/1/root first */
 };
-int		 container_init_socks(struct event_base *,
+int container_init_socks(struct event_base *,
 		    const struct container_socks *);
-const char	*container_name_for_key(const char *key);
+const char *container_name_for_key(const char *key);
 /* 1 while a refresh is running */
-int		 container_refreshing(void);
+int container_refreshing(void);
 
 #endif

@@ -28,8 +28,8 @@ container_ishex(char c)
 static const char *
 container_hex64(const char *s, size_t len)
 {
-	const char	*best = NULL;
-	size_t		 i = 0, start;
+	const char *best = NULL;
+	size_t i = 0, start;
 
 	while (i < len) {
 		start = i;
@@ -46,7 +46,7 @@ container_hex64(const char *s, size_t len)
 int
 container_id_parse(const char *s, size_t len, char id[65])
 {
-	const char	*nl, *end = s + len, *h;
+	const char *nl, *end = s + len, *h;
 
 	while (s < end) {
 		if ((nl = memchr(s, '\n', end - s)) == NULL)
@@ -65,8 +65,8 @@ container_id_parse(const char *s, size_t len, char id[65])
 static int
 container_ctrd_ident(const char *s, size_t len)
 {
-	size_t	 i;
-	char	 c;
+	size_t i;
+	char c;
 
 	if (len == 0 || len > 76)
 		return (0);
@@ -85,7 +85,7 @@ container_ctrd_ident(const char *s, size_t len)
 static int
 container_endswith(const char *s, size_t len, const char *suf)
 {
-	size_t	 n = strlen(suf);
+	size_t n = strlen(suf);
 
 	return (len >= n && memcmp(s + len - n, suf, n) == 0);
 }
@@ -98,8 +98,8 @@ container_endswith(const char *s, size_t len, const char *suf)
 static int
 container_ctrd_key(const char *line, size_t len, char key[CONTAINER_KEY_MAX])
 {
-	const char	*p, *end = line + len, *ns, *id;
-	size_t		 nslen, idlen;
+	const char *p, *end = line + len, *ns, *id;
+	size_t nslen, idlen;
 
 	if ((p = memchr(line, ':', len)) == NULL ||
 	    (p = memchr(p + 1, ':', end - p - 1)) == NULL)
@@ -129,8 +129,8 @@ container_ctrd_key(const char *line, size_t len, char key[CONTAINER_KEY_MAX])
 int
 container_key_parse(const char *s, size_t len, char key[CONTAINER_KEY_MAX])
 {
-	const char	*nl, *end = s + len, *line;
-	char		 id[65];
+	const char *nl, *end = s + len, *line;
+	char id[65];
 
 	if (container_id_parse(s, len, id) == 0) {
 		memcpy(key, id, sizeof(id));

@@ -24,7 +24,7 @@
 void
 container_strv_free(char **v)
 {
-	char	**p;
+	char **p;
 
 	if (v == NULL)
 		return;
@@ -37,9 +37,9 @@ char **
 container_containerd_parse_ns(const uint8_t *body, size_t len)
 {
 	Containerd__Services__V1__ListNamespacesResponse *r;
-	const uint8_t	*msg;
-	size_t		 off = 0, msglen, i, n = 0;
-	char		**v = NULL;
+	const uint8_t *msg;
+	size_t off = 0, msglen, i, n = 0;
+	char **v = NULL;
 
 	if (container_grpc_next(body, len, &off, &msg, &msglen) != 1 ||
 	    off != len)
@@ -61,7 +61,7 @@ container_containerd_parse_ns(const uint8_t *body, size_t len)
 static int
 container_ctrd_hex64(const char *s)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; s[i] != '\0'; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') ||
@@ -74,9 +74,9 @@ static void
 container_ctrd_one(const Containerd__Services__V1__Container *c,
     const char *ns, const struct container_sink *sink)
 {
-	const char	*name = c->id;
-	char		 key[CONTAINER_KEY_MAX];
-	size_t		 i;
+	const char *name = c->id;
+	char key[CONTAINER_KEY_MAX];
+	size_t i;
 
 	for (i = 0; i < c->n_labels; i++) {
 		if (c->labels[i]->key == NULL || c->labels[i]->value == NULL)
@@ -100,9 +100,9 @@ container_containerd_parse_list(const uint8_t *body, size_t len,
     const char *ns, const struct container_sink *sink)
 {
 	Containerd__Services__V1__ListContainerMessage *m;
-	const uint8_t	*msg;
-	size_t		 off = 0, msglen;
-	int		 rc, count = 0;
+	const uint8_t *msg;
+	size_t off = 0, msglen;
+	int rc, count = 0;
 
 	/* A stream: one frame per container; none at all is a gRPC error. */
 	while ((rc = container_grpc_next(body, len, &off, &msg,

@@ -26,7 +26,7 @@ int
 container_k8s_name(char *buf, size_t sz, const char *container,
     const char *pod, const char *ns, const char *uid, const char *restart)
 {
-	int	 n;
+	int n;
 
 	n = snprintf(buf, sz, "k8s_%s_%s_%s_%s_%s", container, pod, ns, uid,
 	    restart);
@@ -41,8 +41,8 @@ int
 container_k8s_split(const char *name, char *pod, size_t podsz, char *ns,
     size_t nssz)
 {
-	const char	*f[6], *p;
-	size_t		 i = 0, l;
+	const char *f[6], *p;
+	size_t i = 0, l;
 
 	if (strncmp(name, "k8s_", 4) != 0)
 		return (-EINVAL);
@@ -79,7 +79,7 @@ static const char *
 container_cri_map(Runtime__V1__Container__LabelsEntry **v, size_t n,
     const char *key)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (v[i]->key != NULL && strcmp(v[i]->key, key) == 0)
@@ -91,8 +91,8 @@ static void
 container_cri_one(const Runtime__V1__Container *c,
     const struct container_sink *sink)
 {
-	const char	*cn, *pod, *ns, *uid, *rc;
-	char		 name[CONTAINER_NAME_MAX];
+	const char *cn, *pod, *ns, *uid, *rc;
+	char name[CONTAINER_NAME_MAX];
 
 	cn = container_cri_map(c->labels, c->n_labels, K8S_CONTAINER);
 	pod = container_cri_map(c->labels, c->n_labels, K8S_POD);
@@ -115,10 +115,10 @@ int
 container_cri_parse(const uint8_t *body, size_t len,
     const struct container_sink *sink)
 {
-	Runtime__V1__ListContainersResponse	*r;
-	const uint8_t				*msg;
-	size_t					 off = 0, msglen, i;
-	int					 count = 0, rc;
+	Runtime__V1__ListContainersResponse *r;
+	const uint8_t *msg;
+	size_t off = 0, msglen, i;
+	int count = 0, rc;
 
 	/* A unary answer: exactly one frame (none: a gRPC error). */
 	if ((rc = container_grpc_next(body, len, &off, &msg, &msglen)) != 1 ||

@@ -14,7 +14,7 @@
 static int
 container_docker_id_ok(const char *s, size_t len)
 {
-	size_t	 i;
+	size_t i;
 
 	if (len != 64)
 		return (0);
@@ -33,11 +33,11 @@ int
 container_docker_parse(const char *body, size_t len,
     const struct container_sink *sink)
 {
-	struct json_tokener	*tok;
-	struct json_object	*a, *e, *id, *names, *n0;
-	const char		*name;
-	size_t			 i, n;
-	int			 count = 0;
+	struct json_tokener *tok;
+	struct json_object *a, *e, *id, *names, *n0;
+	const char *name;
+	size_t i, n;
+	int count = 0;
 
 	if (len > INT32_MAX)
 		return (-EINVAL);

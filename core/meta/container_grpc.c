@@ -23,8 +23,8 @@ int
 container_grpc_next(const uint8_t *b, size_t len, size_t *off,
     const uint8_t **msg, size_t *msglen)
 {
-	size_t		 o = *off;
-	uint32_t	 n;
+	size_t o = *off;
+	uint32_t n;
 
 	if (o == len)
 		return (0);

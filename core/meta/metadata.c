@@ -33,14 +33,14 @@
 #include "meta/meta.h"
 
 static struct json_object *md_static;
-static char	*md_cloud_provider;
+static char *md_cloud_provider;
 static struct json_object *md_cloud_info;
 
 /* ISO-8601 UTC to the second, no zone: "2025-01-08T11:00:00". */
 void
 metadata_iso_time(const struct timespec *ts, char *buf, size_t len)
 {
-	struct tm	 tm;
+	struct tm tm;
 
 	gmtime_r(&ts->tv_sec, &tm);
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
@@ -76,9 +76,9 @@ metadata_arch_codename(int family, int model)
 static void
 md_hypervisor(struct json_object *o, const char *flags)
 {
-	char		 vendor[13] = "";
-	const char	*p;
-	size_t		 l = strlen("hypervisor");
+	char vendor[13] = "";
+	const char *p;
+	size_t l = strlen("hypervisor");
 
 	for (p = flags; (p = strstr(p, "hypervisor")) != NULL; p += l)
 		if ((p == flags || p[-1] == ' ') && (p[l] == ' ' ||
@@ -90,7 +90,7 @@ md_hypervisor(struct json_object *o, const char *flags)
 	}
 #ifdef __x86_64__
 	{
-		unsigned int	 a, b, c, d;
+		unsigned int a, b, c, d;
 
 		__cpuid(0x40000000, a, b, c, d);
 		memcpy(vendor, &b, 4);
@@ -105,9 +105,9 @@ md_hypervisor(struct json_object *o, const char *flags)
 static void
 md_cpu(struct json_object *o)
 {
-	struct cpu_info	 ci;
-	char		*buf;
-	size_t		 len;
+	struct cpu_info ci;
+	char *buf;
+	size_t len;
 
 	if (procfs_read("/proc/cpuinfo", &buf, &len, 1 << 24) != 0) {
 		memset(&ci, 0, sizeof(ci));
@@ -127,10 +127,10 @@ md_cpu(struct json_object *o)
 static void
 md_memory(struct json_object *o)
 {
-	char		*buf;
-	size_t		 len;
-	uint64_t	 t = 0, a;
-	long		 n;
+	char *buf;
+	size_t len;
+	uint64_t t = 0, a;
+	long n;
 
 	if (procfs_read("/proc/meminfo", &buf, &len, 1 << 20) == 0) {
 		procfs_meminfo(buf, len, &t, &a);
@@ -152,9 +152,9 @@ md_os(struct json_object *o)
 	static const char *const paths[] = { "/proc/1/root/etc/os-release",
 	    "/proc/1/root/usr/lib/os-release", "/etc/os-release" };
 	struct os_release os;
-	char		*buf;
-	size_t		 len, i;
-	int		 ok = 0;
+	char *buf;
+	size_t len, i;
+	int ok = 0;
 
 	for (i = 0; i < 3 && !ok; i++)
 		if (procfs_read(paths[i], &buf, &len, 65536) == 0) {
@@ -178,7 +178,7 @@ md_libc(struct json_object *o)
 	static const char *const musl[] = {
 	    "/proc/1/root/lib/ld-musl-x86_64.so.1",
 	    "/proc/1/root/lib/ld-musl-aarch64.so.1" };
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < 2; i++)
 		if (access(musl[i], F_OK) == 0) {
@@ -194,11 +194,11 @@ md_libc(struct json_object *o)
 static void
 md_mac(struct json_object *o)
 {
-	struct ifreq	 ifr[32];
-	struct ifconf	 ifc;
-	unsigned char	*m;
-	char		 mac[18] = "00:00:00:00:00:00";
-	int		 s, i, n;
+	struct ifreq ifr[32];
+	struct ifconf ifc;
+	unsigned char *m;
+	char mac[18] = "00:00:00:00:00:00";
+	int s, i, n;
 
 	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
 		goto out;
@@ -230,10 +230,10 @@ out:
 static void
 md_private_ip(struct json_object *o)
 {
-	struct sockaddr_in	 sin, me;
-	socklen_t		 sl = sizeof(me);
-	char			 buf[INET_ADDRSTRLEN] = "unknown";
-	int			 s;
+	struct sockaddr_in sin, me;
+	socklen_t sl = sizeof(me);
+	char buf[INET_ADDRSTRLEN] = "unknown";
+	int s;
 
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
@@ -251,7 +251,7 @@ md_private_ip(struct json_object *o)
 static void
 md_run_mode(struct json_object *o)
 {
-	const char	*mode = "standalone_executable", *dep = "instances";
+	const char *mode = "standalone_executable", *dep = "instances";
 
 	if (getenv("GPROFILER_IN_K8S") != NULL) {
 		mode = "k8s";
@@ -267,8 +267,8 @@ md_run_mode(struct json_object *o)
 static void
 md_uname(struct json_object *o)
 {
-	struct utsname	 u;
-	char		 host[256];
+	struct utsname u;
+	char host[256];
 
 	if (uname(&u) == -1)
 		memset(&u, 0, sizeof(u));
@@ -292,9 +292,9 @@ md_uname(struct json_object *o)
 void
 metadata_collect(int minimal)
 {
-	struct json_object	*o = json_object_new_object();
-	struct timespec		 rt, bt;
-	char			 ts[32];
+	struct json_object *o = json_object_new_object();
+	struct timespec rt, bt;
+	char ts[32];
 
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_BOOTTIME, &bt);
@@ -370,9 +370,9 @@ struct json_object *
 metadata_build(const struct config *cfg, unsigned mode, int64_t freq,
     const struct timespec *at)
 {
-	struct json_object	*o = NULL, *ra;
-	struct timespec		 now;
-	char			 ts[32];
+	struct json_object *o = NULL, *ra;
+	struct timespec now;
+	char ts[32];
 
 	if (md_static == NULL)
 		metadata_collect(cfg != NULL && config_get_bool(cfg,

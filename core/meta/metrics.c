@@ -22,19 +22,19 @@
 #define METRICS_MEM_SEC		5
 
 struct metrics {
-	unsigned	 magic;
-	struct event	*mem_ev;
+	unsigned magic;
+	struct event *mem_ev;
 	struct cpu_times prev;
-	int		 have_prev;
-	double		 mem_sum;
-	unsigned	 mem_n;
+	int have_prev;
+	double mem_sum;
+	unsigned mem_n;
 };
 
 /* Busy percent between two readings, rounded to 0.1; -1 without a delta. */
 double
 metrics_cpu_percent(const struct cpu_times *a, const struct cpu_times *b)
 {
-	uint64_t	 dt, di;
+	uint64_t dt, di;
 
 	if (b->total <= a->total || b->idle < a->idle)
 		return (-1);
@@ -57,9 +57,9 @@ metrics_mem_percent(uint64_t total_kb, uint64_t avail_kb)
 static int
 metrics_read_cpu(struct cpu_times *ct)
 {
-	char	*buf;
-	size_t	 len;
-	int	 rc;
+	char *buf;
+	size_t len;
+	int rc;
 
 	if ((rc = procfs_read("/proc/stat", &buf, &len, 1 << 22)) != 0)
 		return (rc);
@@ -71,10 +71,10 @@ metrics_read_cpu(struct cpu_times *ct)
 static void
 metrics_sample_mem(struct metrics *m)
 {
-	char		*buf;
-	size_t		 len;
-	uint64_t	 t, a;
-	double		 pct;
+	char *buf;
+	size_t len;
+	uint64_t t, a;
+	double pct;
 
 	if (procfs_read("/proc/meminfo", &buf, &len, 1 << 20) != 0)
 		return;
@@ -89,8 +89,8 @@ metrics_sample_mem(struct metrics *m)
 static void
 metrics_mem_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct metrics	*m = arg;
-	struct timeval	 tv;
+	struct metrics *m = arg;
+	struct timeval tv;
 
 	CHECK_OBJ(m, METRICS_MAGIC);
 	tick_next(METRICS_MEM_SEC * 1000, &tv);
@@ -102,8 +102,8 @@ metrics_mem_cb(evutil_socket_t fd, short what, void *arg)
 struct metrics *
 metrics_new(struct event_base *base)
 {
-	struct metrics	*m;
-	struct timeval	 tv;
+	struct metrics *m;
+	struct timeval tv;
 
 	m = xcalloc(1, sizeof(*m));
 	m->magic = METRICS_MAGIC;
@@ -137,9 +137,9 @@ metrics_free(struct metrics *m)
 struct json_object *
 metrics_cycle(struct metrics *m)
 {
-	struct json_object	*o = json_object_new_object();
-	struct cpu_times	 now;
-	double			 cpu = -1;
+	struct json_object *o = json_object_new_object();
+	struct cpu_times now;
+	double cpu = -1;
 
 	if (m != NULL) {
 		CHECK_OBJ(m, METRICS_MAGIC);

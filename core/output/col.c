@@ -18,15 +18,15 @@
 #include "profile/profile.h"
 
 struct colbuf {
-	char	*buf;
-	size_t	 len;
-	size_t	 cap;
+	char *buf;
+	size_t len;
+	size_t cap;
 };
 
 struct col_state {
-	struct colbuf	 b;
-	int		 with_idx;
-	int		 with_container;
+	struct colbuf b;
+	int with_idx;
+	int with_container;
 };
 
 static void
@@ -58,7 +58,7 @@ colbuf_add(struct colbuf *b, const char *s, size_t n)
 static void
 colbuf_add_frame(struct colbuf *b, const char *s)
 {
-	size_t	 n = strlen(s);
+	size_t n = strlen(s);
 
 	if (textesc_clean(s, n, TEXTESC_FRAME)) {
 		colbuf_add(b, s, n);
@@ -71,11 +71,11 @@ colbuf_add_frame(struct colbuf *b, const char *s)
 static int
 col_line(const struct profile_stack *s, void *arg)
 {
-	struct col_state	*st = arg;
-	struct colbuf		*b = &st->b;
-	char			 num[32];
-	uint32_t		 i;
-	int			 n;
+	struct col_state *st = arg;
+	struct colbuf *b = &st->b;
+	char num[32];
+	uint32_t i;
+	int n;
 
 	if (s->count == 0)
 		return (0);
@@ -111,8 +111,8 @@ col_api_v1(struct json_object *hdr)
 {
 	static const char *const keys[] = { "profile_api_version",
 	    "profile-api-version" };
-	struct json_object	*md, *ra, *v;
-	size_t			 i;
+	struct json_object *md, *ra, *v;
+	size_t i;
 
 	if (hdr == NULL || !json_object_object_get_ex(hdr, "metadata", &md) ||
 	    !json_object_object_get_ex(md, "run_arguments", &ra))
@@ -136,9 +136,9 @@ static const char *const col_header_own[] = { "flamegraph_html", "htmlblob",
 char *
 col_render(const struct cycle_output *co, size_t *lenp)
 {
-	struct col_state	 st;
-	struct json_object	*en;
-	const char		*hdr;
+	struct col_state st;
+	struct json_object *en;
+	const char *hdr;
 
 	memset(&st, 0, sizeof(st));
 	st.with_container = !col_api_v1(co->header);

@@ -21,8 +21,8 @@
 static long
 col_digits(const char *s, size_t n)
 {
-	long	 v = 0;
-	size_t	 i;
+	long v = 0;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (s[i] < '0' || s[i] > '9')
@@ -37,11 +37,11 @@ col_time_parse(const char *s, size_t len, struct timespec *ts)
 {
 	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31,
 	    30, 31 };
-	struct tm	 tm;
-	long		 y, mo, d, h, mi, sec, oh, om, ns = 0, scale;
-	size_t		 i = 19;
-	time_t		 t;
-	int		 sign;
+	struct tm tm;
+	long y, mo, d, h, mi, sec, oh, om, ns = 0, scale;
+	size_t i = 19;
+	time_t t;
+	int sign;
 
 	if (len < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' &&
 	    s[10] != ' ') || s[13] != ':' || s[16] != ':')
@@ -97,7 +97,7 @@ static int
 col_header_time(struct json_object *o, const char *key, struct timespec *ts,
     char *err, size_t errlen)
 {
-	struct json_object	*v;
+	struct json_object *v;
 
 	if (o == NULL || !json_object_object_get_ex(o, key, &v) || v == NULL)
 		return (1);
@@ -115,11 +115,11 @@ int
 col_header_window(const char *buf, size_t len, struct timespec *start,
     struct timespec *end, char *err, size_t errlen)
 {
-	struct json_tokener	*tok;
-	struct json_object	*h = NULL, *md = NULL;
-	const char		*nl;
-	size_t			 n;
-	int			 rs, re, rc = -EINVAL;
+	struct json_tokener *tok;
+	struct json_object *h = NULL, *md = NULL;
+	const char *nl;
+	size_t n;
+	int rs, re, rc = -EINVAL;
 
 	if (len < 2 || buf[0] != '#') {
 		snprintf(err, errlen, "no \"# {...}\" header line");

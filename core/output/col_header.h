@@ -14,10 +14,10 @@
  * when only an end is known (metadata.current_time, or end_time alone:
  * *start = *end); -EINVAL with err saying what is missing or bad.
  */
-int	col_header_window(const char *buf, size_t len, struct timespec *start,
+int col_header_window(const char *buf, size_t len, struct timespec *start,
 	    struct timespec *end, char *err, size_t errlen);
 /* "2025-01-08T11:00:00[.ffffff][Z|+HH:MM|-HH:MM]" (naive = UTC); 0 or
  * -EINVAL. */
-int	col_time_parse(const char *s, size_t len, struct timespec *ts);
+int col_time_parse(const char *s, size_t len, struct timespec *ts);
 
 #endif

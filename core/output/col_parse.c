@@ -12,15 +12,15 @@
 #include "output/col_parse.h"
 
 struct col_frames {
-	struct col_span	*v;
-	size_t		 cap;
+	struct col_span *v;
+	size_t cap;
 };
 
 static void
 col_note_bad(struct col_result *res, unsigned lineno, const char *why,
     const char *p, size_t len)
 {
-	struct col_bad	*b;
+	struct col_bad *b;
 
 	res->nbad++;
 	if (res->nkept >= COL_BAD_KEEP)
@@ -39,8 +39,8 @@ col_note_bad(struct col_result *res, unsigned lineno, const char *why,
 static const char *
 col_parse_count(const char *p, size_t len, uint64_t *out)
 {
-	uint64_t	 v = 0;
-	size_t		 i;
+	uint64_t v = 0;
+	size_t i;
 
 	if (len == 0)
 		return ("missing count");
@@ -60,7 +60,7 @@ col_parse_count(const char *p, size_t len, uint64_t *out)
 static uint32_t
 col_split(const char *p, size_t len, struct col_frames *fr)
 {
-	size_t		 i, start = 0, n = 0;
+	size_t i, start = 0, n = 0;
 
 	for (i = 0; i <= len; i++) {
 		if (i < len && p[i] != ';')
@@ -82,9 +82,9 @@ col_parse_line(const char *p, size_t len, unsigned lineno,
     struct col_frames *fr, int (*cb)(const struct col_line *, void *),
     void *arg, struct col_result *res)
 {
-	struct col_line	 line;
-	const char	*sp, *why;
-	uint64_t	 count;
+	struct col_line line;
+	const char *sp, *why;
+	uint64_t count;
 
 	sp = NULL;
 	for (size_t i = len; i > 0; i--)
@@ -123,10 +123,10 @@ col_parse(const char *buf, size_t len,
     struct col_result *res)
 {
 	struct col_frames fr = { NULL, 0 };
-	const char	*p, *end, *nl;
-	size_t		 l;
-	unsigned	 lineno = 0;
-	int		 rc = 0;
+	const char *p, *end, *nl;
+	size_t l;
+	unsigned lineno = 0;
+	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
 	p = buf;
@@ -159,8 +159,8 @@ col_parse(const char *buf, size_t len,
 size_t
 col_utf8_len(const unsigned char *p, size_t n)
 {
-	uint32_t	 c;
-	size_t		 len, i;
+	uint32_t c;
+	size_t len, i;
 
 	if (p[0] < 0x80)
 		return (1);

@@ -11,34 +11,34 @@
 
 /* A byte range inside the parsed buffer (not NUL-terminated). */
 struct col_span {
-	const char	*p;
-	size_t		 len;
+	const char *p;
+	size_t len;
 };
 
 /* One stack line: frames root first, as written (prefix frames included). */
 struct col_line {
-	unsigned		 lineno;	/* 1-based */
-	const struct col_span	*frames;
-	uint32_t		 nframes;
-	uint64_t		 count;
+	unsigned lineno;	/* 1-based */
+	const struct col_span *frames;
+	uint32_t nframes;
+	uint64_t count;
 };
 
 #define COL_BAD_KEEP	5	/* bad lines remembered for the report */
 #define COL_BAD_TEXT	80	/* bytes of each remembered bad line */
 
 struct col_bad {
-	unsigned	 lineno;
-	const char	*why;		/* static string */
-	char		 text[COL_BAD_TEXT + 1];	/* raw bytes, cut */
+	unsigned lineno;
+	const char *why;		/* static string */
+	char text[COL_BAD_TEXT + 1];	/* raw bytes, cut */
 };
 
 struct col_result {
-	struct col_span	 header;	/* JSON after "# ", {NULL,0} if none */
-	uint64_t	 nstacks;	/* lines handed to the callback */
-	uint64_t	 total;		/* sum of counts, saturating */
-	uint64_t	 nbad;
-	struct col_bad	 bad[COL_BAD_KEEP];
-	unsigned	 nkept;		/* entries of bad[] in use */
+	struct col_span header;	/* JSON after "# ", {NULL,0} if none */
+	uint64_t nstacks;	/* lines handed to the callback */
+	uint64_t total;		/* sum of counts, saturating */
+	uint64_t nbad;
+	struct col_bad bad[COL_BAD_KEEP];
+	unsigned nkept;	/* entries of bad[] in use */
 };
 
 /*
@@ -48,12 +48,12 @@ struct col_result {
  * good line (its frames array is valid only during the call); a non-zero
  * return from cb stops parsing and is returned.  Never fails otherwise.
  */
-int	col_parse(const char *buf, size_t len,
+int col_parse(const char *buf, size_t len,
 	    int (*cb)(const struct col_line *, void *), void *arg,
 	    struct col_result *res);
 
 /* Length (1..4) of the valid UTF-8 sequence at p, n > 0 bytes; 0 when
  * invalid (overlong, surrogate, truncated, > U+10FFFF). */
-size_t	col_utf8_len(const unsigned char *p, size_t n);
+size_t col_utf8_len(const unsigned char *p, size_t n);
 
 #endif

@@ -25,32 +25,32 @@
 #include "output/output.h"
 
 /* data/flamegraph_html.c, generated from data/flamegraph.html. */
-extern const char	flamegraph_template[];
-extern const size_t	flamegraph_template_len;
+extern const char flamegraph_template[];
+extern const size_t flamegraph_template_len;
 
 #define FG_PLACEHOLDER	"{{{JSON_DATA}}}"
 #define FG_NONE		UINT32_MAX
 #define FG_VALUE_MAX	INT64_MAX
 
 struct fg_buf {
-	char		*p;
-	size_t		 len, cap;
+	char *p;
+	size_t len, cap;
 };
 
 struct fg_node {
-	uint32_t	 parent, child, sibling;
-	uint32_t	 name, namelen;		/* into fg_tree.names */
-	uint64_t	 value;
+	uint32_t parent, child, sibling;
+	uint32_t name, namelen;	/* into fg_tree.names */
+	uint64_t value;
 };
 
 struct fg_tree {
-	struct fg_node	*nodes;
-	uint32_t	 nnodes, capnodes;
-	struct fg_buf	 names;
-	uint32_t	*hash;			/* node ids, FG_NONE empty */
-	uint32_t	 hashcap;		/* power of two */
-	unsigned	 nprefix;	/* leading frames: index, container */
-	int		 has_container;
+	struct fg_node *nodes;
+	uint32_t nnodes, capnodes;
+	struct fg_buf names;
+	uint32_t *hash;		/* node ids, FG_NONE empty */
+	uint32_t hashcap;	/* power of two */
+	unsigned nprefix;	/* leading frames: index, container */
+	int has_container;
 };
 
 static void
@@ -75,7 +75,7 @@ fg_buf_str(struct fg_buf *b, const char *s)
 static void
 fg_buf_u64(struct fg_buf *b, uint64_t v)
 {
-	char		 num[24];
+	char num[24];
 
 	snprintf(num, sizeof(num), "%" PRIu64, v);
 	fg_buf_str(b, num);
@@ -89,8 +89,8 @@ static void
 flamegraph_json_string(struct fg_buf *b, const char *s, size_t n)
 {
 	const unsigned char *p;
-	char		 esc[8], *tmp = NULL;
-	size_t		 i, l;
+	char esc[8], *tmp = NULL;
+	size_t i, l;
 
 	/* Names from any .col file: the one text rule first (textesc.c). */
 	if (!textesc_clean(s, n, 0)) {
@@ -126,8 +126,8 @@ flamegraph_json_string(struct fg_buf *b, const char *s, size_t n)
 static uint32_t
 fg_hash(uint32_t parent, const char *p, size_t n)
 {
-	uint32_t	 h = 2166136261u ^ parent;
-	size_t		 i;
+	uint32_t h = 2166136261u ^ parent;
+	size_t i;
 
 	for (i = 0; i < n; i++)
 		h = (h ^ (unsigned char)p[i]) * 16777619u;
@@ -137,8 +137,8 @@ fg_hash(uint32_t parent, const char *p, size_t n)
 static uint32_t
 fg_node_new(struct fg_tree *t, uint32_t parent, const char *p, size_t n)
 {
-	struct fg_node	*nd;
-	uint32_t	 id;
+	struct fg_node *nd;
+	uint32_t id;
 
 	if (t->nnodes == t->capnodes) {
 		t->capnodes = t->capnodes ? t->capnodes * 2 : 1024;
@@ -164,8 +164,8 @@ fg_node_new(struct fg_tree *t, uint32_t parent, const char *p, size_t n)
 static void
 fg_hash_grow(struct fg_tree *t)
 {
-	uint32_t	 i, h, cap = t->hashcap ? t->hashcap * 2 : 4096;
-	struct fg_node	*nd;
+	uint32_t i, h, cap = t->hashcap ? t->hashcap * 2 : 4096;
+	struct fg_node *nd;
 
 	free(t->hash);
 	t->hash = xreallocarray(NULL, cap, sizeof(*t->hash));
@@ -184,8 +184,8 @@ fg_hash_grow(struct fg_tree *t)
 static uint32_t
 fg_child(struct fg_tree *t, uint32_t parent, const char *p, size_t n)
 {
-	struct fg_node	*nd;
-	uint32_t	 h, id;
+	struct fg_node *nd;
+	uint32_t h, id;
 
 	if ((t->nnodes + 1) * 2 > t->hashcap)
 		fg_hash_grow(t);
@@ -214,8 +214,8 @@ fg_add_value(struct fg_node *nd, uint64_t count)
 static int
 fg_add_line(const struct col_line *l, void *arg)
 {
-	struct fg_tree	*t = arg;
-	uint32_t	 node = 0, i;
+	struct fg_tree *t = arg;
+	uint32_t node = 0, i;
 
 	fg_add_value(&t->nodes[0], l->count);
 	if (t->has_container) {
@@ -237,7 +237,7 @@ static void
 fg_emit_tree(struct fg_buf *b, const struct fg_tree *t)
 {
 	const struct fg_node *nd;
-	uint32_t	 n = 0;
+	uint32_t n = 0;
 
 	for (;;) {
 		nd = &t->nodes[n];
@@ -281,7 +281,7 @@ static void
 fg_header_prefix(struct json_object *hdr, struct fg_tree *t)
 {
 	struct json_object *v, *md;
-	const char	*api = NULL;
+	const char *api = NULL;
 
 	t->nprefix = 0;
 	t->has_container = 0;
@@ -317,8 +317,8 @@ fg_meta_kv(struct fg_buf *b, const char *k, const char *v)
 static void
 fg_fmt_time(const struct timespec *ts, char *buf, size_t len)
 {
-	struct tm	 tm;
-	time_t		 t = ts->tv_sec;
+	struct tm tm;
+	time_t t = ts->tv_sec;
 
 	gmtime_r(&t, &tm);
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
@@ -329,9 +329,9 @@ fg_emit_meta(struct fg_buf *b, struct json_object *hdr,
     const struct col_result *res, const struct fg_tree *t,
     const struct timespec *start, const struct timespec *end)
 {
-	char		 sbuf[32], ebuf[32];
-	const char	*s, *e, *mode;
-	unsigned	 i;
+	char sbuf[32], ebuf[32];
+	const char *s, *e, *mode;
+	unsigned i;
 
 	s = fg_json_path_str(hdr, NULL, "start_time");
 	if (s == NULL)
@@ -402,11 +402,11 @@ char *
 flamegraph_json(const char *col, size_t collen, const struct timespec *start,
     const struct timespec *end, size_t *lenp)
 {
-	struct fg_tree	 t;
+	struct fg_tree t;
 	struct col_result res;
 	struct json_object *hdr;
-	struct fg_buf	 b = { NULL, 0, 0 };
-	const char	*nl;
+	struct fg_buf b = { NULL, 0, 0 };
+	const char *nl;
 
 	memset(&t, 0, sizeof(t));
 	/* The header decides the prefix frames: parse line 1 alone first. */
@@ -436,10 +436,10 @@ char *
 flamegraph_render_times(const char *col, size_t collen,
     const struct timespec *start, const struct timespec *end, size_t *lenp)
 {
-	struct fg_buf	 b = { NULL, 0, 0 };
-	const char	*tp = flamegraph_template, *at;
-	size_t		 tlen = flamegraph_template_len, jlen;
-	char		*json;
+	struct fg_buf b = { NULL, 0, 0 };
+	const char *tp = flamegraph_template, *at;
+	size_t tlen = flamegraph_template_len, jlen;
+	char *json;
 
 	json = flamegraph_json(col, collen, start, end, &jlen);
 	at = memmem(tp, tlen, FG_PLACEHOLDER, strlen(FG_PLACEHOLDER));

@@ -34,10 +34,10 @@ flamegraph_usage(void)
 static char *
 flamegraph_slurp(const char *path, size_t *lenp)
 {
-	char		*buf = NULL;
-	size_t		 len = 0, cap = 0;
-	ssize_t		 n;
-	int		 fd, saved;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int fd, saved;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return (NULL);
@@ -75,8 +75,8 @@ fail:
 static char *
 flamegraph_default_out(const char *in)
 {
-	size_t		 n = strlen(in);
-	char		*out;
+	size_t n = strlen(in);
+	char *out;
 
 	if (n > 4 && strcmp(in + n - 4, ".col") == 0)
 		xasprintf(&out, "%.*s.html", (int)(n - 4), in);
@@ -88,8 +88,8 @@ flamegraph_default_out(const char *in)
 static int
 flamegraph_write(const char *out, const char *html, size_t len)
 {
-	char		*d, *b;
-	int		 dirfd, rc;
+	char *d, *b;
+	int dirfd, rc;
 
 	if (strcmp(out, "-") == 0)
 		return (fwrite(html, 1, len, stdout) == len &&
@@ -116,10 +116,10 @@ flamegraph_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char	*in, *outarg = NULL;
-	char		*col, *html, *out;
-	size_t		 collen, hlen;
-	int		 ch, rc;
+	const char *in, *outarg = NULL;
+	char *col, *html, *out;
+	size_t collen, hlen;
+	int ch, rc;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {

@@ -35,7 +35,7 @@
 #define OUTPUT_LAST_HTML	"last_flamegraph.html"
 
 /* The mode of this cycle's files (output_modes). */
-static mode_t	 output_fmode = 0600;
+static mode_t output_fmode = 0600;
 
 /* The output-dir fix hint, said once wherever the directory fails. */
 #define OUTPUT_FIX	"make it a directory this user can write, or choose " \
@@ -45,7 +45,7 @@ static mode_t	 output_fmode = 0600;
 static int
 output_cfg_on(const struct config *cfg, const char *name)
 {
-	const char	*v;
+	const char *v;
 
 	if ((v = config_get(cfg, name)) == NULL || *v == '\0')
 		return (1);
@@ -56,7 +56,7 @@ output_cfg_on(const struct config *cfg, const char *name)
 static int
 output_cfg_off_default(const struct config *cfg, const char *name)
 {
-	const char	*v;
+	const char *v;
 
 	if ((v = config_get(cfg, name)) == NULL || *v == '\0')
 		return (0);
@@ -68,8 +68,8 @@ output_cfg_off_default(const struct config *cfg, const char *name)
 int
 output_format_has(const struct config *cfg, const char *fmt)
 {
-	const char	*v, *p, *e;
-	size_t		 n = strlen(fmt);
+	const char *v, *p, *e;
+	size_t n = strlen(fmt);
 
 	if ((v = config_get(cfg, "output-format")) == NULL)
 		v = "col";
@@ -94,7 +94,7 @@ output_format_has(const struct config *cfg, const char *fmt)
 static void
 output_modes(const struct config *cfg, mode_t *dmode, mode_t *fmode)
 {
-	int	 grp = output_cfg_off_default(cfg, "output-group-readable");
+	int grp = output_cfg_off_default(cfg, "output-group-readable");
 
 	*dmode = grp ? 0750 : 0700;
 	*fmode = grp ? 0640 : 0600;
@@ -104,8 +104,8 @@ output_modes(const struct config *cfg, mode_t *dmode, mode_t *fmode)
 static int
 output_mkdirs(const char *dir, mode_t dmode)
 {
-	char		 path[PATH_MAX];
-	size_t		 i, n;
+	char path[PATH_MAX];
+	size_t i, n;
 
 	n = strlen(dir);
 	if (n == 0 || n >= sizeof(path))
@@ -132,8 +132,8 @@ static int
 output_dir_open(const struct config *cfg, const char *dir, char *err,
     size_t errlen)
 {
-	mode_t		 dmode, fmode;
-	int		 rc;
+	mode_t dmode, fmode;
+	int rc;
 
 	output_modes(cfg, &dmode, &fmode);
 	if ((rc = output_mkdirs(dir, dmode)) != 0) {
@@ -143,7 +143,7 @@ output_dir_open(const struct config *cfg, const char *dir, char *err,
 	}
 	if ((rc = trust_open_dir(dir, TRUST_OWNER_EUID, err, errlen)) < 0) {
 		/* Keep trust's detail, say which setting it was. */
-		char	 why[768];
+		char why[768];
 
 		snprintf(why, sizeof(why), "%s", err);
 		snprintf(err, errlen, "output directory %s refused: %s", dir,
@@ -160,8 +160,8 @@ output_dir_open(const struct config *cfg, const char *dir, char *err,
 int
 output_check_dir(const struct config *cfg, char *err, size_t errlen)
 {
-	const char	*dir;
-	int		 fd, rc;
+	const char *dir;
+	int fd, rc;
 
 	if ((dir = config_get(cfg, "output-dir")) == NULL || *dir == '\0')
 		return (0);
@@ -183,8 +183,8 @@ static int
 output_relink(int dirfd, const char *link, const char *target, char *old,
     size_t oldlen)
 {
-	char		 tmp[NAME_MAX + 1];
-	ssize_t		 n;
+	char tmp[NAME_MAX + 1];
+	ssize_t n;
 
 	old[0] = '\0';
 	if ((n = readlinkat(dirfd, link, old, oldlen - 1)) > 0)
@@ -205,8 +205,8 @@ output_relink(int dirfd, const char *link, const char *target, char *old,
 static void
 output_stem(const struct timespec *end, char *buf, size_t len)
 {
-	struct tm	 tm;
-	time_t		 t = end->tv_sec;
+	struct tm tm;
+	time_t t = end->tv_sec;
 
 	gmtime_r(&t, &tm);
 	strftime(buf, len, "profile_%Y-%m-%dT%H:%M:%S", &tm);
@@ -216,7 +216,7 @@ static int
 output_put(int dirfd, const char *dir, const char *name, const void *buf,
     size_t len)
 {
-	int		 rc;
+	int rc;
 
 	if ((rc = file_write_atomic(dirfd, name, buf, len, output_fmode)) != 0)
 		log_msg(LOG_LEVEL_ERR, "output", "cannot write %s/%s: %s: %s",
@@ -226,7 +226,7 @@ output_put(int dirfd, const char *dir, const char *name, const void *buf,
 
 /* A writer's bytes for one cycle, from the cycle and its .col text;
  * NULL (logged by the caller) when it cannot encode them. */
-typedef void	*(*output_render_fn)(const struct cycle_output *,
+typedef void *(*output_render_fn)(const struct cycle_output *,
 		    const char *col, size_t collen, size_t *lenp);
 
 /* The .col itself: the text every other writer starts from. */
@@ -264,12 +264,12 @@ output_render_pprof(const struct cycle_output *co, const char *col,
  * last_* link, where a row has one, names the newest complete file.
  */
 static const struct output_writer {
-	const char		*format;	/* --output-format, or NULL */
-	const char		*ext;
-	const char		*last;		/* link, or NULL */
-	int			 always;	/* whatever the option says */
-	const char		*setting;	/* on unless set false */
-	output_render_fn	 render;
+	const char *format;	/* --output-format, or NULL */
+	const char *ext;
+	const char *last;	/* link, or NULL */
+	int always;		/* whatever the option says */
+	const char *setting;	/* on unless set false */
+	output_render_fn render;
 } output_writers[] = {
 	{ "col",	".col",	   OUTPUT_LAST_COL,  1, NULL,
 	    output_render_col },
@@ -294,10 +294,10 @@ output_writer_on(const struct output_writer *w, const struct config *cfg)
 int
 output_check_formats(const struct config *cfg, char *err, size_t errlen)
 {
-	char		*buf, *tok, *save, names[128] = "";
-	const char	*o;
-	unsigned	 i;
-	int		 rc = 0, known;
+	char *buf, *tok, *save, names[128] = "";
+	const char *o;
+	unsigned i;
+	int rc = 0, known;
 
 	if (config_get(cfg, "output-format") == NULL)
 		return (0);
@@ -331,9 +331,9 @@ output_check_formats(const struct config *cfg, char *err, size_t errlen)
 static void
 output_rotate(int dirfd, const char *oldcol, const char *stem)
 {
-	char		 oldstem[NAME_MAX + 1], name[NAME_MAX + 1];
-	size_t		 n;
-	unsigned	 i;
+	char oldstem[NAME_MAX + 1], name[NAME_MAX + 1];
+	size_t n;
+	unsigned i;
 
 	n = strlen(oldcol);
 	/* Only names this writer made: no path, "profile_*.col". */
@@ -355,7 +355,7 @@ static int
 output_link(int dirfd, const char *dir, const char *link, const char *target,
     char *old, size_t oldlen)
 {
-	int		 rc;
+	int rc;
 
 	if ((rc = output_relink(dirfd, link, target, old, oldlen)) != 0)
 		log_msg(LOG_LEVEL_ERR, "output", "cannot link %s/%s: %s: %s",
@@ -366,8 +366,8 @@ output_link(int dirfd, const char *dir, const char *link, const char *target,
 static int
 output_open_dir(const struct config *cfg, const char *dir)
 {
-	char		 err[1024];
-	int		 fd;
+	char err[1024];
+	int fd;
 
 	if ((fd = output_dir_open(cfg, dir, err, sizeof(err))) < 0)
 		log_msg(LOG_LEVEL_ERR, "output", "%s", err);
@@ -383,8 +383,8 @@ output_open_dir(const struct config *cfg, const char *dir)
 int
 output_embed_flamegraph(const struct cycle_output *co)
 {
-	char		*col, *html;
-	size_t		 collen, hlen;
+	char *col, *html;
+	size_t collen, hlen;
 
 	if (!co->adhoc || co->header == NULL ||
 	    !output_cfg_on(co->cfg, "flamegraph"))
@@ -402,16 +402,16 @@ output_embed_flamegraph(const struct cycle_output *co)
 int
 output_write_cycle(const struct cycle_output *co)
 {
-	const struct output_writer	*w;
-	char		 stem[NAME_MAX - 16], name[NAME_MAX + 1];
-	char		 oldcol[NAME_MAX + 1], old[NAME_MAX + 1];
-	const char	*dir;
-	char		*col;
-	void		*buf;
-	size_t		 collen, len;
-	mode_t		 dmode;
-	unsigned	 i;
-	int		 dirfd, rc = 0;
+	const struct output_writer *w;
+	char stem[NAME_MAX - 16], name[NAME_MAX + 1];
+	char oldcol[NAME_MAX + 1], old[NAME_MAX + 1];
+	const char *dir;
+	char *col;
+	void *buf;
+	size_t collen, len;
+	mode_t dmode;
+	unsigned i;
+	int dirfd, rc = 0;
 
 	dir = config_get(co->cfg, "output-dir");
 	if (dir == NULL || *dir == '\0')

@@ -33,14 +33,14 @@ static const char *const pp_stalls[] = { "active", "control", "pipestall",
     "send", "dist_acc", "sbid", "sync", "inst_fetch", "other", "tdr" };
 
 struct pp_state {
-	Perftools__Profiles__Profile	 prof;
-	size_t		 capstr, capsample, capfunc;
-	uint32_t	*strhash;	/* string index, PP_NONE empty */
-	uint32_t	 hashcap;
-	uint32_t	*func_of_str;	/* string index -> function id or 0 */
-	unsigned	 mode;
-	int64_t		 period;
-	int64_t		 k_pid, k_comm, k_container, k_appid, k_stall;
+	Perftools__Profiles__Profile prof;
+	size_t capstr, capsample, capfunc;
+	uint32_t *strhash;	/* string index, PP_NONE empty */
+	uint32_t hashcap;
+	uint32_t *func_of_str;	/* string index -> function id or 0 */
+	unsigned mode;
+	int64_t period;
+	int64_t k_pid, k_comm, k_container, k_appid, k_stall;
 };
 
 /* A NUL-terminated copy under the one text rule (textesc.c): valid
@@ -48,8 +48,8 @@ struct pp_state {
 static char *
 pp_utf8_dup(const char *s)
 {
-	size_t	 n = strlen(s);
-	char	*d;
+	size_t n = strlen(s);
+	char *d;
 
 	d = xmalloc(textesc_len(s, n, 0) + 1);
 	textesc_write(d, s, n, 0);
@@ -59,7 +59,7 @@ pp_utf8_dup(const char *s)
 static uint32_t
 pp_hash(const char *s)
 {
-	uint32_t	 h = 2166136261u;
+	uint32_t h = 2166136261u;
 
 	for (; *s != '\0'; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
@@ -69,7 +69,7 @@ pp_hash(const char *s)
 static void
 pp_strhash_grow(struct pp_state *st)
 {
-	uint32_t	 cap = st->hashcap ? st->hashcap * 2 : 1024, i, h;
+	uint32_t cap = st->hashcap ? st->hashcap * 2 : 1024, i, h;
 
 	free(st->strhash);
 	st->strhash = xreallocarray(NULL, cap, sizeof(*st->strhash));
@@ -87,9 +87,9 @@ pp_strhash_grow(struct pp_state *st)
 static int64_t
 pp_str(struct pp_state *st, const char *s)
 {
-	Perftools__Profiles__Profile	*pr = &st->prof;
-	uint32_t	 h, id;
-	char		*u;
+	Perftools__Profiles__Profile *pr = &st->prof;
+	uint32_t h, id;
+	char *u;
 
 	if ((pr->n_string_table + 1) * 2 > st->hashcap)
 		pp_strhash_grow(st);
@@ -121,12 +121,12 @@ pp_str(struct pp_state *st, const char *s)
 static uint64_t
 pp_location(struct pp_state *st, const char *frame)
 {
-	Perftools__Profiles__Profile	*pr = &st->prof;
-	Perftools__Profiles__Function	*fn;
-	Perftools__Profiles__Location	*loc;
-	Perftools__Profiles__Line	*line;
-	int64_t		 name = pp_str(st, frame);
-	uint64_t	 id;
+	Perftools__Profiles__Profile *pr = &st->prof;
+	Perftools__Profiles__Function *fn;
+	Perftools__Profiles__Location *loc;
+	Perftools__Profiles__Line *line;
+	int64_t name = pp_str(st, frame);
+	uint64_t id;
 
 	if (st->func_of_str[name] != 0)
 		return (st->func_of_str[name]);
@@ -160,7 +160,7 @@ pp_location(struct pp_state *st, const char *frame)
 static Perftools__Profiles__Label *
 pp_label(int64_t key, int64_t str, int64_t num)
 {
-	Perftools__Profiles__Label	*l = xmalloc(sizeof(*l));
+	Perftools__Profiles__Label *l = xmalloc(sizeof(*l));
 
 	perftools__profiles__label__init(l);
 	l->key = key;
@@ -173,9 +173,9 @@ pp_label(int64_t key, int64_t str, int64_t num)
 static const char *
 pp_stall(const struct profile_stack *s, size_t *lenp)
 {
-	const char	*f;
-	size_t		 n, i;
-	uint32_t	 j;
+	const char *f;
+	size_t n, i;
+	uint32_t j;
 
 	for (j = s->nframes; j > 0; j--) {
 		f = s->frames[j - 1];
@@ -195,13 +195,13 @@ pp_stall(const struct profile_stack *s, size_t *lenp)
 static int
 pp_add_stack(const struct profile_stack *s, void *arg)
 {
-	struct pp_state	*st = arg;
-	Perftools__Profiles__Profile	*pr = &st->prof;
-	Perftools__Profiles__Sample	*sm;
-	const char	*stall;
-	char		*tmp, pod[256], ns[256];
-	size_t		 stlen;
-	uint32_t	 i;
+	struct pp_state *st = arg;
+	Perftools__Profiles__Profile *pr = &st->prof;
+	Perftools__Profiles__Sample *sm;
+	const char *stall;
+	char *tmp, pod[256], ns[256];
+	size_t stlen;
+	uint32_t i;
 
 	if (s->count == 0)
 		return (0);
@@ -254,7 +254,7 @@ pp_add_stack(const struct profile_stack *s, void *arg)
 static Perftools__Profiles__ValueType *
 pp_value_type(struct pp_state *st, const char *type, const char *unit)
 {
-	Perftools__Profiles__ValueType		*vt = xmalloc(sizeof(*vt));
+	Perftools__Profiles__ValueType *vt = xmalloc(sizeof(*vt));
 
 	perftools__profiles__value_type__init(vt);
 	vt->type = pp_str(st, type);
@@ -266,9 +266,9 @@ pp_value_type(struct pp_state *st, const char *type, const char *unit)
 static void
 pp_setup(struct pp_state *st, const struct cycle_output *co)
 {
-	Perftools__Profiles__Profile	*pr = &st->prof;
-	int64_t		 d;
-	int		 alloc = co->mode == MODE_ALLOCATION;
+	Perftools__Profiles__Profile *pr = &st->prof;
+	int64_t d;
+	int alloc = co->mode == MODE_ALLOCATION;
 
 	pp_str(st, "");
 	st->mode = co->mode;
@@ -301,8 +301,8 @@ pp_setup(struct pp_state *st, const struct cycle_output *co)
 static void
 pp_free(struct pp_state *st)
 {
-	Perftools__Profiles__Profile	*pr = &st->prof;
-	size_t		 i, j;
+	Perftools__Profiles__Profile *pr = &st->prof;
+	size_t i, j;
 
 	for (i = 0; i < pr->n_sample; i++) {
 		for (j = 0; j < pr->sample[i]->n_label; j++)
@@ -335,9 +335,9 @@ pp_free(struct pp_state *st)
 unsigned char *
 pprof_render(const struct cycle_output *co, size_t *lenp)
 {
-	struct pp_state	 st;
-	unsigned char	*raw, *gz;
-	size_t		 rawlen;
+	struct pp_state st;
+	unsigned char *raw, *gz;
+	size_t rawlen;
 
 	memset(&st, 0, sizeof(st));
 	perftools__profiles__profile__init(&st.prof);

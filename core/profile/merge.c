@@ -20,20 +20,20 @@
 #include "profile/profile.h"
 
 struct merge_copy {
-	struct profile	*out;
-	const char	*prefix;	/* error frame after comm, or NULL */
-	double		 ratio;		/* 1: unchanged */
-	double		(*rng)(void *);
-	void		*rngarg;
+	struct profile *out;
+	const char *prefix;	/* error frame after comm, or NULL */
+	double ratio;		/* 1: unchanged */
+	double (*rng)(void *);
+	void *rngarg;
 };
 
 struct merge_state {
-	const struct profile	*sys;
-	struct profile		*out;
-	struct profile		*claimed;	/* PIDs a runtime result took */
-	double			(*rng)(void *);
-	void			*rngarg;
-	const struct profile	*cur;		/* runtime result being merged */
+	const struct profile *sys;
+	struct profile *out;
+	struct profile *claimed;	/* PIDs a runtime result took */
+	double (*rng)(void *);
+	void *rngarg;
+	const struct profile *cur;	/* runtime result being merged */
 };
 
 /*
@@ -43,7 +43,7 @@ struct merge_state {
 uint64_t
 merge_scale(uint64_t count, double ratio, double (*rng)(void *), void *arg)
 {
-	double	 v, fl;
+	double v, fl;
 
 	if (ratio == 1.0)
 		return (count);
@@ -57,10 +57,10 @@ merge_scale(uint64_t count, double ratio, double (*rng)(void *), void *arg)
 static int
 merge_copy_stack(const struct profile_stack *s, void *arg)
 {
-	struct merge_copy	*mc = arg;
-	const char		*fr[512], **f = fr;
-	uint64_t		 n;
-	uint32_t		 nf = s->nframes;
+	struct merge_copy *mc = arg;
+	const char *fr[512], **f = fr;
+	uint64_t n;
+	uint32_t nf = s->nframes;
 
 	n = merge_scale(s->count, mc->ratio, mc->rng, mc->rngarg);
 	if (n == 0)
@@ -83,10 +83,10 @@ static void
 merge_attrs(struct profile *out, const struct profile *rt,
     const struct profile *sys, int32_t pid)
 {
-	const struct profile	*src[2] = { rt, sys };
-	struct json_object	*md;
-	const char		*v;
-	int			 i;
+	const struct profile *src[2] = { rt, sys };
+	struct json_object *md;
+	const char *v;
+	int i;
 
 	for (i = 0; i < 2; i++)
 		if (src[i] != NULL &&
@@ -112,7 +112,7 @@ static void
 merge_copy_pid(struct merge_state *ms, const struct profile *src,
     int32_t pid, const char *prefix, double ratio)
 {
-	struct merge_copy	 mc = { ms->out, prefix, ratio, ms->rng,
+	struct merge_copy mc = { ms->out, prefix, ratio, ms->rng,
 	    ms->rngarg };
 
 	profile_foreach_in_pid(src, pid, merge_copy_stack, &mc);
@@ -123,8 +123,8 @@ static void
 merge_error_stack(struct profile *out, const struct profile *rt,
     int32_t pid)
 {
-	const char	*err = profile_pid_error(rt, pid);
-	const char	*comm = profile_pid_comm(rt, pid);
+	const char *err = profile_pid_error(rt, pid);
+	const char *comm = profile_pid_comm(rt, pid);
 
 	profile_add_stack(out, pid, comm != NULL ? comm : "", &err, 1, 1);
 }
@@ -133,11 +133,11 @@ merge_error_stack(struct profile *out, const struct profile *rt,
 static int
 merge_runtime_pid(int32_t pid, void *arg)
 {
-	struct merge_state	*ms = arg;
-	const struct profile	*rt = ms->cur;
-	const char		*err = profile_pid_error(rt, pid);
-	uint64_t		 R = profile_pid_total(rt, pid);
-	uint64_t		 P = profile_pid_total(ms->sys, pid);
+	struct merge_state *ms = arg;
+	const struct profile *rt = ms->cur;
+	const char *err = profile_pid_error(rt, pid);
+	uint64_t R = profile_pid_total(rt, pid);
+	uint64_t P = profile_pid_total(ms->sys, pid);
 
 	if (err == NULL && R == 0) {
 		/*
@@ -171,7 +171,7 @@ merge_runtime_pid(int32_t pid, void *arg)
 static int
 merge_system_pid(int32_t pid, void *arg)
 {
-	struct merge_state	*ms = arg;
+	struct merge_state *ms = arg;
 
 	if (profile_has_pid(ms->claimed, pid))
 		return (0);
@@ -184,7 +184,7 @@ merge_system_pid(int32_t pid, void *arg)
 static int
 merge_concat_pid(int32_t pid, void *arg)
 {
-	struct merge_state	*ms = arg;
+	struct merge_state *ms = arg;
 
 	if (profile_pid_error(ms->cur, pid) != NULL)
 		merge_error_stack(ms->out, ms->cur, pid);
@@ -203,8 +203,8 @@ struct profile *
 merge_profiles(const struct profile *sys, const struct profile *const *rt,
     size_t nrt, double (*rng)(void *), void *rngarg)
 {
-	struct merge_state	 ms;
-	size_t			 i;
+	struct merge_state ms;
+	size_t i;
 
 	memset(&ms, 0, sizeof(ms));
 	ms.sys = sys;
@@ -228,8 +228,8 @@ merge_profiles(const struct profile *sys, const struct profile *const *rt,
 double
 merge_rng_default(void *arg)
 {
-	static int	 seeded;
-	struct timespec	 ts;
+	static int seeded;
+	struct timespec ts;
 
 	if (!seeded) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);

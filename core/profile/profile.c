@@ -43,45 +43,45 @@ hash_bytes(const void *p, size_t n, uint64_t h)
 
 /* Interned strings: open addressing, linear probing. */
 struct strtab {
-	char		**slots;
-	uint64_t	 *hashes;
-	size_t		  cap;
-	size_t		  n;
+	char **slots;
+	uint64_t *hashes;
+	size_t cap;
+	size_t n;
 };
 
 struct pstack {
-	uint64_t	  hash;
-	const char	 *comm;
-	const char	**frames;
-	uint32_t	  nframes;
-	uint64_t	  count;
+	uint64_t hash;
+	const char *comm;
+	const char **frames;
+	uint32_t nframes;
+	uint64_t count;
 };
 
 struct pentry {
-	int32_t		  pid;
-	int		  used;
-	struct pstack	 *stacks;	/* open addressing on hash */
-	size_t		  cap;
-	size_t		  n;
-	uint64_t	  total;
-	const char	 *comm;		/* last comm seen */
-	const char	 *container;
-	const char	 *appid;
-	const char	 *error;	/* "[Profiling error: ...]" or NULL */
+	int32_t pid;
+	int used;
+	struct pstack *stacks;	/* open addressing on hash */
+	size_t cap;
+	size_t n;
+	uint64_t total;
+	const char *comm;	/* last comm seen */
+	const char *container;
+	const char *appid;
+	const char *error;	/* "[Profiling error: ...]" or NULL */
 	struct json_object *appmeta;
-	uint32_t	  appmeta_idx;
+	uint32_t appmeta_idx;
 };
 
 struct profile {
-	unsigned	  magic;
-	struct strtab	  strs;
-	struct pentry	 *pids;		/* open addressing on pid */
-	size_t		  cap;
-	size_t		  n;
-	uint64_t	  total;
+	unsigned magic;
+	struct strtab strs;
+	struct pentry *pids;	/* open addressing on pid */
+	size_t cap;
+	size_t n;
+	uint64_t total;
 };
 
-static const char	*strtab_intern_clean(struct strtab *, const char *,
+static const char *strtab_intern_clean(struct strtab *, const char *,
 			    size_t);
 
 /*
@@ -93,9 +93,9 @@ static const char	*strtab_intern_clean(struct strtab *, const char *,
 static const char *
 strtab_intern(struct strtab *t, const char *s, size_t len)
 {
-	const char	*r;
-	char		*e;
-	size_t		 elen;
+	const char *r;
+	char *e;
+	size_t elen;
 
 	if (textesc_clean(s, len, TEXTESC_FRAME))
 		return (strtab_intern_clean(t, s, len));
@@ -110,10 +110,10 @@ strtab_intern(struct strtab *t, const char *s, size_t len)
 static const char *
 strtab_intern_clean(struct strtab *t, const char *s, size_t len)
 {
-	uint64_t	 h = hash_bytes(s, len, HASH_INIT);
-	size_t		 i, j, ncap;
-	char		**ns;
-	uint64_t	*nh;
+	uint64_t h = hash_bytes(s, len, HASH_INIT);
+	size_t i, j, ncap;
+	char **ns;
+	uint64_t *nh;
 
 	if ((t->n + 1) * 10 >= t->cap * 7) {
 		ncap = t->cap ? t->cap * 2 : 256;
@@ -148,7 +148,7 @@ strtab_intern_clean(struct strtab *t, const char *s, size_t len)
 static void
 strtab_free(struct strtab *t)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < t->cap; i++)
 		free(t->slots[i]);
@@ -159,7 +159,7 @@ strtab_free(struct strtab *t)
 struct profile *
 profile_new(void)
 {
-	struct profile	*p;
+	struct profile *p;
 
 	p = xcalloc(1, sizeof(*p));
 	p->magic = PROFILE_MAGIC;
@@ -169,7 +169,7 @@ profile_new(void)
 void
 profile_free(struct profile *p)
 {
-	size_t	 i, j;
+	size_t i, j;
 
 	if (p == NULL)
 		return;
@@ -191,7 +191,7 @@ profile_free(struct profile *p)
 static struct pentry *
 pid_find(const struct profile *p, int32_t pid)
 {
-	size_t	 i;
+	size_t i;
 
 	if (p->cap == 0)
 		return (NULL);
@@ -205,8 +205,8 @@ pid_find(const struct profile *p, int32_t pid)
 static void
 pid_grow(struct profile *p)
 {
-	struct pentry	*old = p->pids;
-	size_t		 ocap = p->cap, i, j;
+	struct pentry *old = p->pids;
+	size_t ocap = p->cap, i, j;
 
 	p->cap = ocap ? ocap * 2 : HT_MIN;
 	p->pids = xcalloc(p->cap, sizeof(*p->pids));
@@ -224,8 +224,8 @@ pid_grow(struct profile *p)
 static struct pentry *
 pid_get(struct profile *p, int32_t pid)
 {
-	struct pentry	*e;
-	size_t		 i;
+	struct pentry *e;
+	size_t i;
 
 	if ((e = pid_find(p, pid)) != NULL)
 		return (e);
@@ -245,8 +245,8 @@ pid_get(struct profile *p, int32_t pid)
 static void
 stacks_grow(struct pentry *e)
 {
-	struct pstack	*old = e->stacks;
-	size_t		 ocap = e->cap, i, j;
+	struct pstack *old = e->stacks;
+	size_t ocap = e->cap, i, j;
 
 	e->cap = ocap ? ocap * 2 : HT_MIN;
 	e->stacks = xcalloc(e->cap, sizeof(*e->stacks));
@@ -266,13 +266,13 @@ int
 profile_add_stack(struct profile *p, int32_t pid, const char *comm,
     const char *const *frames, uint32_t nframes, uint64_t count)
 {
-	const char	*ifr[512], **fr = (const char **)ifr;
-	const char	*icomm;
-	struct pentry	*e;
-	struct pstack	*s;
-	uint64_t	 h;
-	uint32_t	 k;
-	size_t		 i;
+	const char *ifr[512], **fr = (const char **)ifr;
+	const char *icomm;
+	struct pentry *e;
+	struct pstack *s;
+	uint64_t h;
+	uint32_t k;
+	size_t i;
 
 	CHECK_OBJ(p, PROFILE_MAGIC);
 	if (count == 0)
@@ -321,9 +321,9 @@ static int
 pid_visit(const struct pentry *e, int (*cb)(const struct profile_stack *,
     void *), void *arg)
 {
-	struct profile_stack	 v;
-	size_t			 j;
-	int			 rc;
+	struct profile_stack v;
+	size_t j;
+	int rc;
 
 	for (j = 0; j < e->cap; j++) {
 		if (e->stacks[j].comm == NULL)
@@ -346,8 +346,8 @@ int
 profile_foreach(const struct profile *p,
     int (*cb)(const struct profile_stack *, void *), void *arg)
 {
-	size_t	 i;
-	int	 rc;
+	size_t i;
+	int rc;
 
 	CHECK_OBJ(p, PROFILE_MAGIC);
 	for (i = 0; i < p->cap; i++)
@@ -375,8 +375,8 @@ int
 profile_foreach_pid(const struct profile *p, int (*cb)(int32_t, void *),
     void *arg)
 {
-	size_t	 i;
-	int	 rc;
+	size_t i;
+	int rc;
 
 	CHECK_OBJ(p, PROFILE_MAGIC);
 	for (i = 0; i < p->cap; i++)
@@ -420,8 +420,8 @@ void
 profile_set_error(struct profile *p, int32_t pid, const char *comm,
     int kind, const char *reason)
 {
-	struct pentry	*e;
-	char		*txt;
+	struct pentry *e;
+	char *txt;
 
 	CHECK_OBJ(p, PROFILE_MAGIC);
 	xasprintf(&txt, "[Profiling %s: %s]", kind == GP_PID_SKIPPED ?
@@ -456,7 +456,7 @@ profile_pid_comm(const struct profile *p, int32_t pid)
 void
 profile_set_container(struct profile *p, int32_t pid, const char *name)
 {
-	struct pentry	*e;
+	struct pentry *e;
 
 	CHECK_OBJ(p, PROFILE_MAGIC);
 	e = pid_get(p, pid);
@@ -476,7 +476,7 @@ profile_pid_container(const struct profile *p, int32_t pid)
 void
 profile_set_appid(struct profile *p, int32_t pid, const char *appid)
 {
-	struct pentry	*e;
+	struct pentry *e;
 
 	CHECK_OBJ(p, PROFILE_MAGIC);
 	e = pid_get(p, pid);
@@ -497,7 +497,7 @@ profile_pid_appid(const struct profile *p, int32_t pid)
 void
 profile_set_appmeta(struct profile *p, int32_t pid, struct json_object *md)
 {
-	struct pentry	*e;
+	struct pentry *e;
 
 	CHECK_OBJ(p, PROFILE_MAGIC);
 	e = pid_get(p, pid);

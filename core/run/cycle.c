@@ -24,9 +24,9 @@
 #include "profile/profile.h"
 #include "run/run_int.h"
 
-static void	cycle_finish(struct run *);
+static void cycle_finish(struct run *);
 
-int		run_snap_min_s = RUN_SNAP_MIN_S;
+int run_snap_min_s = RUN_SNAP_MIN_S;
 
 static int64_t
 ts_ms(const struct timespec *a, const struct timespec *b)
@@ -39,9 +39,9 @@ static void
 cycle_snapshot_done(void *arg, struct gp_snapshot *snap, int status,
     const char *err)
 {
-	struct run_plug	*rp = arg;
-	struct run	*r = rp->run;
-	const char	*name = rp->plugin->manifest.name;
+	struct run_plug *rp = arg;
+	struct run *r = rp->run;
+	const char *name = rp->plugin->manifest.name;
 
 	CHECK_OBJ(rp, RUN_PLUG_MAGIC);
 	if (rp->snap != snap || rp->answered)
@@ -66,8 +66,8 @@ cycle_snapshot_done(void *arg, struct gp_snapshot *snap, int status,
 static void
 cycle_request(struct run *r, struct run_plug *rp)
 {
-	const struct gp_plugin	*d = rp->plugin->desc;
-	int			 rc;
+	const struct gp_plugin *d = rp->plugin->desc;
+	int rc;
 
 	rp->answered = rp->failed = 0;
 	profile_free(rp->result);
@@ -85,7 +85,7 @@ cycle_request(struct run *r, struct run_plug *rp)
 static void
 cycle_wait_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct run	*r = arg;
+	struct run *r = arg;
 
 	CHECK_OBJ(r, RUN_MAGIC);
 	if (!r->in_cycle)
@@ -96,11 +96,11 @@ cycle_wait_cb(evutil_socket_t fd, short what, void *arg)
 static void
 cycle_begin(evutil_socket_t fd, short what, void *arg)
 {
-	struct run	*r = arg;
-	struct timespec	 now;
-	struct timeval	 tv;
-	int64_t		 bound, early;
-	size_t		 i;
+	struct run *r = arg;
+	struct timespec now;
+	struct timeval tv;
+	int64_t bound, early;
+	size_t i;
 
 	CHECK_OBJ(r, RUN_MAGIC);
 	if (r->stopping || r->in_cycle)
@@ -152,8 +152,8 @@ cycle_begin(evutil_socket_t fd, short what, void *arg)
 void
 cycle_abandon(struct run *r)
 {
-	struct run_plug	*rp;
-	size_t		 i;
+	struct run_plug *rp;
+	size_t i;
 
 	for (i = 0; i < r->nplugs; i++) {
 		rp = &r->plugs[i];
@@ -177,18 +177,18 @@ cycle_abandon(struct run *r)
 }
 
 struct enrich {
-	struct run		*run;
-	struct profile		*prof;
-	struct json_object	*containers;	/* array */
-	struct json_object	*appmeta;	/* array, [0] = null */
-	int			 names, appids, appmd;
+	struct run *run;
+	struct profile *prof;
+	struct json_object *containers;	/* array */
+	struct json_object *appmeta;	/* array, [0] = null */
+	int names, appids, appmd;
 };
 
 static void
 enrich_container(struct enrich *e, int32_t pid)
 {
-	const char	*name;
-	size_t		 i, n;
+	const char *name;
+	size_t i, n;
 
 	if (e->names) {
 		name = e->run->hooks.container_name(pid, e->run->hooks.arg);
@@ -212,8 +212,8 @@ enrich_container(struct enrich *e, int32_t pid)
 static int
 enrich_pid(int32_t pid, void *arg)
 {
-	struct enrich		*e = arg;
-	struct json_object	*md;
+	struct enrich *e = arg;
+	struct json_object *md;
 
 	enrich_container(e, pid);
 	if (!e->appids)
@@ -231,10 +231,10 @@ static void
 cycle_plugin_metadata(struct run *r, struct json_object *hdr,
     struct json_object *md)
 {
-	struct gp_json		*jm, *jh;
-	struct json_object	*own;
-	struct plugin		*p;
-	size_t			 i;
+	struct gp_json *jm, *jh;
+	struct json_object *own;
+	struct plugin *p;
+	size_t i;
 
 	for (i = 0; i < r->nplugs; i++) {
 		p = r->plugs[i].plugin;
@@ -256,7 +256,7 @@ cycle_plugin_metadata(struct run *r, struct json_object *hdr,
 static struct json_object *
 cycle_header(struct run *r, struct enrich *e, const struct timespec *end)
 {
-	struct json_object	*h = json_object_new_object(), *md;
+	struct json_object *h = json_object_new_object(), *md;
 
 	md = metadata_build(r->cfg, r->mode, r->frequency, end);
 	json_object_object_add(h, "containers", e->containers);
@@ -278,9 +278,9 @@ cycle_header(struct run *r, struct enrich *e, const struct timespec *end)
 static struct profile *
 cycle_merge(struct run *r)
 {
-	const struct profile	**rt;
-	struct profile		*out;
-	size_t			 i, n = 0;
+	const struct profile **rt;
+	struct profile *out;
+	size_t i, n = 0;
 
 	rt = xcalloc(r->nplugs + 1, sizeof(*rt));
 	for (i = 0; i < r->nplugs; i++)
@@ -296,8 +296,8 @@ static void
 cycle_header_time(struct json_object *hdr, const char *key,
     const struct timespec *ts)
 {
-	struct tm	 tm;
-	char		 buf[64];
+	struct tm tm;
+	char buf[64];
 
 	gmtime_r(&ts->tv_sec, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
@@ -310,10 +310,10 @@ static void
 cycle_emit(struct run *r, struct profile *prof, struct json_object *hdr,
     const struct timespec *end)
 {
-	struct cycle_output	 co;
-	const char		*od;
-	char			*col;
-	size_t			 collen;
+	struct cycle_output co;
+	const char *od;
+	char *col;
+	size_t collen;
 
 	memset(&co, 0, sizeof(co));
 	co.cfg = r->cfg;
@@ -347,10 +347,10 @@ cycle_emit(struct run *r, struct profile *prof, struct json_object *hdr,
 static void
 cycle_finish(struct run *r)
 {
-	struct enrich		 e;
-	struct json_object	*hdr;
-	struct timespec		 end;
-	int			 sysfail;
+	struct enrich e;
+	struct json_object *hdr;
+	struct timespec end;
+	int sysfail;
 
 	cycle_abandon(r);
 	r->in_cycle = 0;
@@ -417,7 +417,7 @@ int64_t
 cycle_next_deadline(const struct timespec *prev, int64_t duration_s,
     const struct timespec *now, struct timespec *next)
 {
-	int64_t	 wait;
+	int64_t wait;
 
 	*next = *prev;
 	next->tv_sec += duration_s;
@@ -440,9 +440,9 @@ cycle_next_deadline(const struct timespec *prev, int64_t duration_s,
 void
 cycle_schedule(struct run *r)
 {
-	struct timespec	 now, base;
-	struct timeval	 tv;
-	int64_t		 wait_ms;
+	struct timespec now, base;
+	struct timeval tv;
+	int64_t wait_ms;
 
 	if (r->stopping)
 		return;

@@ -23,16 +23,16 @@
 #include "run/run.h"
 #include "run/run_int.h"
 
-static void	run_finish(struct run *, int, const char *);
+static void run_finish(struct run *, int, const char *);
 
 /* Caller keeps ownership of plugins; the run copies cfg. */
 struct run *
 run_new(struct event_base *base, const struct config *cfg,
     struct plugin_list *plugins, const struct run_hooks *hooks)
 {
-	struct run	*r;
-	struct plugin	*p;
-	size_t		 n = 0;
+	struct run *r;
+	struct plugin *p;
+	size_t n = 0;
 
 	r = xcalloc(1, sizeof(*r));
 	r->magic = RUN_MAGIC;
@@ -75,10 +75,10 @@ run_new(struct event_base *base, const struct config *cfg,
 int
 run_start(struct run *r)
 {
-	struct run_plug	*rp;
-	struct plugin	*p;
-	size_t		 i;
-	int		 rc;
+	struct run_plug *rp;
+	struct plugin *p;
+	size_t i;
+	int rc;
 
 	CHECK_OBJ(r, RUN_MAGIC);
 	for (i = 0; i < r->nplugs; i++) {
@@ -134,7 +134,7 @@ run_error(const struct run *r)
 int64_t
 run_window_ms(const struct run *r)
 {
-	struct timespec	 now;
+	struct timespec now;
 
 	CHECK_OBJ(r, RUN_MAGIC);
 	if (r->cycle_ev == NULL || r->stopping || r->finished)
@@ -153,7 +153,7 @@ run_duration(const struct run *r)
 static void
 run_finish_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct run	*r = arg;
+	struct run *r = arg;
 
 	CHECK_OBJ(r, RUN_MAGIC);
 	if (r->hooks.on_finished != NULL)
@@ -168,7 +168,7 @@ run_finish_cb(evutil_socket_t fd, short what, void *arg)
 static void
 run_finish(struct run *r, int status, const char *err)
 {
-	struct timeval	 tv = { 0, 0 };
+	struct timeval tv = { 0, 0 };
 
 	if (r->finished)
 		return;
@@ -183,8 +183,8 @@ run_finish(struct run *r, int status, const char *err)
 static void
 run_stop_deliver(evutil_socket_t fd, short what, void *arg)
 {
-	struct run	*r = arg;
-	void		(*done)(void *);
+	struct run *r = arg;
+	void (*done)(void *);
 
 	(void)fd;
 	(void)what;
@@ -203,8 +203,8 @@ run_stop_deliver(evutil_socket_t fd, short what, void *arg)
 static void
 run_stop_complete(struct run *r)
 {
-	struct timeval	 now = { 0, 0 };
-	size_t		 i;
+	struct timeval now = { 0, 0 };
+	size_t i;
 
 	if (r->stop_scheduled)
 		return;
@@ -225,8 +225,8 @@ run_stop_complete(struct run *r)
 static int
 run_stopping_count(struct run *r)
 {
-	size_t	 i;
-	int	 n = 0;
+	size_t i;
+	int n = 0;
 
 	for (i = 0; i < r->nplugs; i++)
 		n += r->plugs[i].stopping;
@@ -236,8 +236,8 @@ run_stopping_count(struct run *r)
 static void
 run_plug_stopped(void *arg)
 {
-	struct run_plug	*rp = arg;
-	struct run	*r = rp->run;
+	struct run_plug *rp = arg;
+	struct run *r = rp->run;
 
 	CHECK_OBJ(rp, RUN_PLUG_MAGIC);
 	if (!rp->stopping)
@@ -251,8 +251,8 @@ run_plug_stopped(void *arg)
 static void
 run_stop_bound(evutil_socket_t fd, short what, void *arg)
 {
-	struct run	*r = arg;
-	size_t		 i;
+	struct run *r = arg;
+	size_t i;
 
 	CHECK_OBJ(r, RUN_MAGIC);
 	for (i = 0; i < r->nplugs; i++)
@@ -273,9 +273,9 @@ run_stop_bound(evutil_socket_t fd, short what, void *arg)
 void
 run_stop(struct run *r, void (*done)(void *), void *arg)
 {
-	struct timeval	 tv = { RUN_STOP_BOUND_S, 0 };
-	struct run_plug	*rp;
-	size_t		 i;
+	struct timeval tv = { RUN_STOP_BOUND_S, 0 };
+	struct run_plug *rp;
+	size_t i;
 
 	CHECK_OBJ(r, RUN_MAGIC);
 	r->stopping = 1;
@@ -313,7 +313,7 @@ run_stop(struct run *r, void (*done)(void *), void *arg)
 void
 run_free(struct run *r)
 {
-	size_t	 i;
+	size_t i;
 
 	if (r == NULL)
 		return;

@@ -25,18 +25,18 @@
 #include "run/supervisor.h"
 
 static struct {
-	struct event_base	*base;
-	struct plugin_list	*plugins;
-	char			 loaded[512];	/* plugins_selection, "": none */
+	struct event_base *base;
+	struct plugin_list *plugins;
+	char loaded[512];	/* plugins_selection, "": none */
 } sv;
 
 /* "perf, java, nodejs" after the mode: what is loaded now, for the log. */
 static void
 sv_log_loaded(const char *why, unsigned mode)
 {
-	struct plugin	*p;
-	char		 names[512];
-	size_t		 n;
+	struct plugin *p;
+	char names[512];
+	size_t n;
 
 	names[0] = '\0';
 	TAILQ_FOREACH(p, sv.plugins, entry) {
@@ -78,10 +78,10 @@ int
 supervisor_plugins(struct config *cfg, int reload, const char *why,
     char *err, size_t errlen)
 {
-	struct plugin	*p;
-	unsigned	 mode = config_mode(cfg);
-	char		 want[512];
-	int		 rc;
+	struct plugin *p;
+	unsigned mode = config_mode(cfg);
+	char want[512];
+	int rc;
 
 	/* cfg may be a copy of a configuration that learnt the rows of
 	 * other plugins: it learns those of its own run's below. */
@@ -124,8 +124,8 @@ int
 supervisor_start(struct config *cfg, const struct run_hooks *hooks,
     const char *why, struct run **runp, char *err, size_t errlen)
 {
-	struct run	*r;
-	int		 rc;
+	struct run *r;
+	int rc;
 
 	*runp = NULL;
 	if ((rc = supervisor_plugins(cfg, 0, why, err, errlen)) != 0)
@@ -152,7 +152,7 @@ void
 supervisor_stop(struct run *r, const char *why, void (*done)(void *),
     void *arg)
 {
-	int64_t	 ms;
+	int64_t ms;
 
 	if (why != NULL && (ms = run_window_ms(r)) >= 0)
 		log_info("%s: the cycle in progress (%lld.%01lld s of %lld s "

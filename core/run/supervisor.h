@@ -14,14 +14,14 @@
 struct config;
 struct event_base;
 
-void	supervisor_init(struct event_base *, struct plugin_list *,
+void supervisor_init(struct event_base *, struct plugin_list *,
 	    const struct config *);
-int	supervisor_plugins(struct config *, int reload, const char *why,
+int supervisor_plugins(struct config *, int reload, const char *why,
 	    char *err, size_t errlen);
-int	supervisor_start(struct config *, const struct run_hooks *,
+int supervisor_start(struct config *, const struct run_hooks *,
 	    const char *why, struct run **, char *err, size_t errlen);
-void	supervisor_stop(struct run *, const char *why, void (*done)(void *),
+void supervisor_stop(struct run *, const char *why, void (*done)(void *),
 	    void *);
-void	supervisor_unload(void);
+void supervisor_unload(void);
 
 #endif

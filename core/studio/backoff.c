@@ -12,8 +12,8 @@
 unsigned
 backoff_delay_ms(unsigned attempt, unsigned base_ms, unsigned max_ms)
 {
-	unsigned long long	 d = base_ms;
-	unsigned		 half;
+	unsigned long long d = base_ms;
+	unsigned half;
 
 	while (attempt-- > 0 && d < max_ms)
 		d *= 2;

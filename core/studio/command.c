@@ -34,41 +34,41 @@
 struct cmd_pending;
 
 struct cmd_slot {
-	struct run		*run;
-	struct config		*cfg;
-	char			 id[64];	/* command being reported */
-	int			 stopping;
-	struct cmd_pending	*pend;		/* its stop in flight */
+	struct run *run;
+	struct config *cfg;
+	char id[64];	/* command being reported */
+	int stopping;
+	struct cmd_pending *pend;	/* its stop in flight */
 };
 
 /* A command waiting for the one before it to settle. */
 struct cmd_queued {
-	struct hb_command		 hc;
+	struct hb_command hc;
 	TAILQ_ENTRY(cmd_queued)		 entry;
 };
 TAILQ_HEAD(cmd_queue, cmd_queued);
 
 static struct {
-	struct event_base	*base;
-	const struct config	*base_cfg;
-	struct plugin_list	*plugins;
-	struct run_hooks	 hooks;	/* the agent's; we wrap on_finished */
-	struct command_ops	 ops;
-	struct cmd_slot		 cont;
-	struct cmd_slot		 adhoc;
-	struct config		*cont_paused;	/* resume after the ad-hoc */
-	struct json_object	*cont_cc;	/* its command's settings */
-	struct json_object	*cont_cc_prev;	/* restored if the new fails */
-	int			 rebase;	/* restart it after its cycle */
-	int			 busy;		/* stops in flight */
-	struct cmd_queue	 queue;
-	struct event		*drain_ev;
-	void			(*stop_done)(void *);
-	void			*stop_arg;
+	struct event_base *base;
+	const struct config *base_cfg;
+	struct plugin_list *plugins;
+	struct run_hooks hooks;	/* the agent's; we wrap on_finished */
+	struct command_ops ops;
+	struct cmd_slot cont;
+	struct cmd_slot adhoc;
+	struct config *cont_paused;		/* resume after the ad-hoc */
+	struct json_object *cont_cc;		/* its command's settings */
+	struct json_object *cont_cc_prev;	/* restored if the new fails */
+	int rebase;				/* restart it after its cycle */
+	int busy;				/* stops in flight */
+	struct cmd_queue queue;
+	struct event *drain_ev;
+	void (*stop_done)(void *);
+	void *stop_arg;
 } cmd;
 
-static int	cmd_slot_start(struct cmd_slot *, struct config *, int adhoc);
-static void	cmd_execute_now(const struct hb_command *);
+static int cmd_slot_start(struct cmd_slot *, struct config *, int adhoc);
+static void cmd_execute_now(const struct hb_command *);
 
 static void
 cmd_report(struct cmd_slot *s, int ok, const char *err)
@@ -81,7 +81,7 @@ cmd_report(struct cmd_slot *s, int ok, const char *err)
 static void
 cmd_maybe_stop_done(void)
 {
-	void	(*done)(void *) = cmd.stop_done;
+	void (*done)(void *) = cmd.stop_done;
 
 	if (done == NULL || cmd.cont.run != NULL || cmd.adhoc.run != NULL)
 		return;
@@ -92,7 +92,7 @@ cmd_maybe_stop_done(void)
 static void
 cmd_resume_continuous(void)
 {
-	struct config	*c = cmd.cont_paused;
+	struct config *c = cmd.cont_paused;
 
 	cmd.cont_paused = NULL;
 	if (c != NULL && cmd.stop_done == NULL && cmd.cont.run == NULL) {
@@ -108,7 +108,7 @@ cmd_resume_continuous(void)
 static void
 cmd_drain(evutil_socket_t fd, short what, void *arg)
 {
-	struct cmd_queued	*q;
+	struct cmd_queued *q;
 
 	(void)fd;
 	(void)what;
@@ -141,14 +141,14 @@ cmd_slot_freed(struct cmd_slot *s)
 	s->stopping = 0;
 }
 
-static void	cmd_slot_replace(struct cmd_slot *, struct config *, int, int,
+static void cmd_slot_replace(struct cmd_slot *, struct config *, int, int,
 		    const char *, void (*)(void *), void *);
-static void	cmd_stopall_one(void *);
+static void cmd_stopall_one(void *);
 
 static void
 cmd_finished_stopped(void *arg)
 {
-	struct cmd_slot	*s = arg;
+	struct cmd_slot *s = arg;
 
 	if (s == &cmd.adhoc)
 		cmd_resume_continuous();
@@ -158,7 +158,7 @@ cmd_finished_stopped(void *arg)
 static void
 cmd_finished_later(evutil_socket_t fd, short what, void *arg)
 {
-	struct cmd_slot	*s = arg;
+	struct cmd_slot *s = arg;
 
 	(void)fd;
 	(void)what;
@@ -170,8 +170,8 @@ cmd_finished_later(evutil_socket_t fd, short what, void *arg)
 static void
 cmd_on_finished(struct run *run, int status, const char *err, void *arg)
 {
-	struct cmd_slot	*s = arg;
-	struct timeval	 tv = { 0, 0 };
+	struct cmd_slot *s = arg;
+	struct timeval tv = { 0, 0 };
 
 	(void)run;
 	if (s->stopping)
@@ -187,9 +187,9 @@ cmd_on_finished(struct run *run, int status, const char *err, void *arg)
 static struct config *
 cmd_rebuild_continuous(void)
 {
-	struct config	*c;
-	char		 err[512];
-	int		 skip;
+	struct config *c;
+	char err[512];
+	int skip;
 
 	if (command_build_config(cmd.base_cfg, cmd.cont_cc, studio_hostname(),
 	    &c, &skip, err, sizeof(err)) != 0 || skip) {
@@ -205,7 +205,7 @@ cmd_rebuild_continuous(void)
 static void
 cmd_rebase_now(evutil_socket_t fd, short what, void *arg)
 {
-	struct config	*c;
+	struct config *c;
 
 	if (cmd.cont.run == NULL || cmd.cont.stopping || cmd.cont_cc == NULL ||
 	    cmd.stop_done != NULL)
@@ -225,7 +225,7 @@ static void
 cmd_cycle(const struct cycle_output *co, const char *col, size_t collen,
     void *arg)
 {
-	struct timeval	 now = { 0, 0 };
+	struct timeval now = { 0, 0 };
 
 	if (cmd.hooks.on_cycle != NULL)
 		cmd.hooks.on_cycle(co, col, collen, cmd.hooks.arg);
@@ -246,8 +246,8 @@ cmd_container(int32_t pid, void *arg)
 static void
 cmd_installed(char *buf, size_t len)
 {
-	struct plugin	*p;
-	size_t		 n;
+	struct plugin *p;
+	size_t n;
 
 	buf[0] = '\0';
 	TAILQ_FOREACH(p, cmd.plugins, entry) {
@@ -272,9 +272,9 @@ cmd_installed(char *buf, size_t len)
 static int
 cmd_check_mode(const struct config *c, char *err, size_t errlen)
 {
-	struct plugin	*p;
-	unsigned	 mode = config_mode(c);
-	char		 inst[400];
+	struct plugin *p;
+	unsigned mode = config_mode(c);
+	char inst[400];
 
 	if (mode == MODE_NONE)
 		return (0);
@@ -297,8 +297,8 @@ cmd_check_mode(const struct config *c, char *err, size_t errlen)
 static int
 cmd_slot_start(struct cmd_slot *s, struct config *c, int adhoc)
 {
-	struct run_hooks	 h;
-	char			 err[1024];
+	struct run_hooks h;
+	char err[1024];
 
 	if (cmd.stop_done != NULL) {
 		/* An ad-hoc run whose turn came while the agent stops. */
@@ -334,14 +334,14 @@ fail:
 }
 
 struct cmd_pending {
-	struct cmd_slot	*slot;
-	struct config	*cfg;		/* to start once stopped, or NULL */
-	int		 adhoc;
-	int		 pause;		/* keep the stopped config */
-	int		 counted;	/* in cmd.busy */
-	char		 id[64];	/* the new command */
-	void		(*after)(void *);
-	void		*after_arg;
+	struct cmd_slot *slot;
+	struct config *cfg;	/* to start once stopped, or NULL */
+	int adhoc;
+	int pause;	/* keep the stopped config */
+	int counted;	/* in cmd.busy */
+	char id[64];	/* the new command */
+	void (*after)(void *);
+	void *after_arg;
 };
 
 /*
@@ -369,9 +369,9 @@ cmd_restore_continuous(struct config *prev)
 static void
 cmd_stopped(void *arg)
 {
-	struct cmd_pending	*p = arg;
-	struct cmd_slot		*s = p->slot;
-	struct config		*prev = NULL;
+	struct cmd_pending *p = arg;
+	struct cmd_slot *s = p->slot;
+	struct config *prev = NULL;
 
 	s->pend = NULL;
 	if (p->pause && s->cfg != NULL) {
@@ -408,8 +408,8 @@ static void
 cmd_slot_replace(struct cmd_slot *s, struct config *next, int adhoc,
     int pause, const char *id, void (*after)(void *), void *after_arg)
 {
-	struct cmd_pending	*p;
-	char			 why[160];
+	struct cmd_pending *p;
+	char why[160];
 
 	p = xcalloc(1, sizeof(*p));
 	p->after = after;
@@ -464,15 +464,15 @@ cmd_slot_replace(struct cmd_slot *s, struct config *next, int adhoc,
 }
 
 struct cmd_adhoc_next {
-	struct config	*cfg;
-	char		 id[64];
+	struct config *cfg;
+	char id[64];
 };
 
 /* The continuous run is paused: now the ad-hoc run may start. */
 static void
 cmd_adhoc_after_pause(void *arg)
 {
-	struct cmd_adhoc_next	*n = arg;
+	struct cmd_adhoc_next *n = arg;
 
 	cmd_slot_replace(&cmd.adhoc, n->cfg, 1, 0, n->id, NULL, NULL);
 	free(n);
@@ -481,10 +481,10 @@ cmd_adhoc_after_pause(void *arg)
 static void
 cmd_start(const struct hb_command *hc)
 {
-	struct cmd_adhoc_next	*n;
-	struct config	*c;
-	char		 err[1024];
-	int		 skip;
+	struct cmd_adhoc_next *n;
+	struct config *c;
+	char err[1024];
+	int skip;
 
 	if (command_build_config(cmd.base_cfg, hc->combined_config,
 	    studio_hostname(), &c, &skip, err, sizeof(err)) != 0) {
@@ -537,7 +537,7 @@ cmd_start(const struct hb_command *hc)
 static void
 cmd_stop_reported(void *arg)
 {
-	char	*id = arg;
+	char *id = arg;
 
 	if (cmd.cont.run == NULL && cmd.adhoc.run == NULL) {
 		cmd.ops.complete(id, 1, NULL, cmd.ops.arg);
@@ -546,14 +546,14 @@ cmd_stop_reported(void *arg)
 }
 
 struct cmd_stopall {
-	char	*id;
-	int	 left;
+	char *id;
+	int left;
 };
 
 static void
 cmd_stopall_one(void *arg)
 {
-	struct cmd_stopall	*sa = arg;
+	struct cmd_stopall *sa = arg;
 
 	if (--sa->left > 0)
 		return;
@@ -578,7 +578,7 @@ cmd_forget_continuous(void)
 static void
 cmd_stop_everything(const char *id)
 {
-	struct cmd_stopall	*sa;
+	struct cmd_stopall *sa;
 
 	cmd_forget_continuous();
 	sa = xcalloc(1, sizeof(*sa));
@@ -592,7 +592,7 @@ cmd_stop_everything(const char *id)
 static void
 cmd_execute_now(const struct hb_command *hc)
 {
-	char	 err[96];
+	char err[96];
 
 	if (strcmp(hc->command_type, "start") == 0)
 		cmd_start(hc);
@@ -612,7 +612,7 @@ cmd_execute_now(const struct hb_command *hc)
 void
 command_execute(const struct hb_command *hc)
 {
-	struct cmd_queued	*q;
+	struct cmd_queued *q;
 
 	if (cmd.stop_done != NULL) {
 		cmd.ops.complete(hc->command_id, 0, "the agent is shutting "
@@ -655,7 +655,7 @@ command_init(struct event_base *base, const struct config *cfg,
 void
 command_rebase(const struct config *base)
 {
-	struct config	*c;
+	struct config *c;
 
 	cmd.base_cfg = base;
 	if (cmd.cont_cc == NULL || cmd.stop_done != NULL)
@@ -673,7 +673,7 @@ command_rebase(const struct config *base)
 void
 command_stop_all(void (*done)(void *), void *arg)
 {
-	struct cmd_queued	*q;
+	struct cmd_queued *q;
 
 	cmd.stop_done = done;
 	cmd.stop_arg = arg;

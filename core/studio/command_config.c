@@ -21,7 +21,7 @@ static int
 cmd_set(struct config *c, const char *name, const char *val, char *err,
     size_t errlen)
 {
-	char	 e[256];
+	char e[256];
 
 	if (config_set(c, name, val, SRC_COMMAND, "combined_config", e,
 	    sizeof(e)) == 0)
@@ -38,9 +38,9 @@ cmd_set(struct config *c, const char *name, const char *val, char *err,
 static int
 cmd_set_optional(struct config *c, const char *name, const char *val)
 {
-	const char	*plugin;
-	unsigned	 modes;
-	char		 e[256];
+	const char *plugin;
+	unsigned modes;
+	char e[256];
 
 	if ((plugin = config_option_plugin(c, name, &modes)) == NULL) {
 		log_debug("command: %s=%s not applied: no installed plugin "
@@ -63,7 +63,7 @@ static int
 cmd_int_min(struct json_object *v, const char *key, int64_t min, char *buf,
     size_t len, char *err, size_t errlen)
 {
-	int64_t	 n;
+	int64_t n;
 
 	if (json_object_is_type(v, json_type_int))
 		n = json_object_get_int64(v);
@@ -99,9 +99,9 @@ static int
 cmd_pids(struct json_object *v, char *buf, size_t len, char *err,
     size_t errlen)
 {
-	struct json_object	*p;
-	size_t			 i, n, off = 0;
-	const char		*s;
+	struct json_object *p;
+	size_t i, n, off = 0;
+	const char *s;
 
 	buf[0] = '\0';
 	if (json_object_is_type(v, json_type_string)) {
@@ -143,8 +143,8 @@ cmd_pids(struct json_object *v, char *buf, size_t len, char *err,
  * the key and value: a typo must not silently profile with other settings.
  */
 static const struct cmd_pc_key {
-	const char	*key;
-	const char	*values;	/* '|'-separated */
+	const char *key;
+	const char *values;	/* '|'-separated */
 } cmd_pc_keys[] = {
 	{ "perf", "enabled_restricted|enabled_aggressive|disabled" },
 	{ "pyperf", "enabled|disabled" },
@@ -159,7 +159,7 @@ static const struct cmd_pc_key {
 static const struct cmd_pc_key *
 cmd_pc_find(const char *key)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < sizeof(cmd_pc_keys) / sizeof(cmd_pc_keys[0]); i++)
 		if (strcmp(cmd_pc_keys[i].key, key) == 0)
@@ -171,8 +171,8 @@ cmd_pc_find(const char *key)
 static void
 cmd_pc_choices(const char *values, char *buf, size_t len)
 {
-	const char	*p, *bar, *last;
-	size_t		 n;
+	const char *p, *bar, *last;
+	size_t n;
 
 	buf[0] = '\0';
 	last = strrchr(values, '|');
@@ -195,9 +195,9 @@ static int
 cmd_pc_value(const struct cmd_pc_key *k, struct json_object *v,
     const char **out, char *err, size_t errlen)
 {
-	struct json_object	*m;
-	const char		*t;
-	char			 ch[128];
+	struct json_object *m;
+	const char *t;
+	char ch[128];
 
 	*out = NULL;
 	if (json_object_is_type(v, json_type_string))
@@ -246,9 +246,9 @@ static int
 cmd_pc_check(struct json_object *pc, const char **vals, char *err,
     size_t errlen)
 {
-	const struct cmd_pc_key	*k;
-	char			 known[160];
-	size_t			 i, n;
+	const struct cmd_pc_key *k;
+	char known[160];
+	size_t i, n;
 
 	json_object_object_foreach(pc, key, v) {
 		if ((k = cmd_pc_find(key)) == NULL) {
@@ -275,7 +275,7 @@ cmd_pc_check(struct json_object *pc, const char **vals, char *err,
 static const char *
 cmd_pc_get(const char **vals, const char *key, const char *dflt)
 {
-	const struct cmd_pc_key	*k = cmd_pc_find(key);
+	const struct cmd_pc_key *k = cmd_pc_find(key);
 
 	return (vals[k - cmd_pc_keys] != NULL ? vals[k - cmd_pc_keys] : dflt);
 }
@@ -290,9 +290,9 @@ cmd_profiler_configs(struct config *c, struct json_object *pc, char *err,
 		{ "dotnet_trace", "dotnet-mode" },
 		{ "nodejs_perf", "nodejs-mode" },
 	};
-	const char	*vals[sizeof(cmd_pc_keys) / sizeof(cmd_pc_keys[0])];
-	const char	*perf, *pyperf, *pyspy, *python, *ap;
-	size_t		 i;
+	const char *vals[sizeof(cmd_pc_keys) / sizeof(cmd_pc_keys[0])];
+	const char *perf, *pyperf, *pyspy, *python, *ap;
+	size_t i;
 
 	if (!json_object_is_type(pc, json_type_object)) {
 		snprintf(err, errlen, "profiler_configs: not an object");
@@ -335,18 +335,18 @@ cmd_profiler_configs(struct config *c, struct json_object *pc, char *err,
 
 /* Names of plugin options set for plugins that do not serve the mode. */
 struct cmd_foreign {
-	const struct config	*cfg;
-	unsigned		 mode;
-	char			**names;
-	size_t			 n;
+	const struct config *cfg;
+	unsigned mode;
+	char **names;
+	size_t n;
 };
 
 static void
 cmd_foreign_one(const char *name, const char *value, const char *origin,
     int source, void *arg)
 {
-	struct cmd_foreign	*f = arg;
-	unsigned		 modes;
+	struct cmd_foreign *f = arg;
+	unsigned modes;
 
 	(void)value;
 	(void)origin;
@@ -367,8 +367,8 @@ cmd_foreign_one(const char *name, const char *value, const char *origin,
 static void
 cmd_drop_foreign(struct config *c)
 {
-	struct cmd_foreign	 f;
-	size_t			 i;
+	struct cmd_foreign f;
+	size_t i;
 
 	memset(&f, 0, sizeof(f));
 	f.cfg = c;
@@ -387,8 +387,8 @@ cmd_drop_foreign(struct config *c)
 static int
 cmd_hostname_listed(struct json_object *v, const char *hostname)
 {
-	struct json_object	*e;
-	size_t			 i, n;
+	struct json_object *e;
+	size_t i, n;
 
 	if (!json_object_is_type(v, json_type_array))
 		return (1);
@@ -410,13 +410,13 @@ cmd_hostname_listed(struct json_object *v, const char *hostname)
  * run in the table's order, each once per command.
  */
 struct cmd_key;
-typedef int	(*cmd_key_fn)(struct config *, const struct cmd_key *,
+typedef int (*cmd_key_fn)(struct config *, const struct cmd_key *,
 		    struct json_object *, char *err, size_t errlen);
 
 struct cmd_key {
-	const char	*key;
-	const char	*option;	/* the option it sets, or NULL */
-	cmd_key_fn	 apply;
+	const char *key;
+	const char *option;	/* the option it sets, or NULL */
+	cmd_key_fn apply;
 };
 
 /* A positive integer option (duration, frequency). */
@@ -424,7 +424,7 @@ static int
 cmd_key_int(struct config *c, const struct cmd_key *k, struct json_object *v,
     char *err, size_t errlen)
 {
-	char	 buf[32];
+	char buf[32];
 
 	if (v == NULL)
 		return (0);
@@ -452,7 +452,7 @@ static int
 cmd_key_continuous(struct config *c, const struct cmd_key *k,
     struct json_object *v, char *err, size_t errlen)
 {
-	int	 cont = 0;
+	int cont = 0;
 
 	if (v != NULL) {
 		if (!json_object_is_type(v, json_type_boolean)) {
@@ -471,7 +471,7 @@ static int
 cmd_key_pids(struct config *c, const struct cmd_key *k,
     struct json_object *v, char *err, size_t errlen)
 {
-	char	 buf[4096];
+	char buf[4096];
 
 	if (v == NULL)
 		return (0);
@@ -486,7 +486,7 @@ static int
 cmd_key_max_processes(struct config *c, const struct cmd_key *k,
     struct json_object *v, char *err, size_t errlen)
 {
-	char	 buf[32];
+	char buf[32];
 
 	if (v == NULL)
 		return (0);
@@ -507,8 +507,8 @@ static int
 cmd_key_perfspect(struct config *c, const struct cmd_key *k,
     struct json_object *v, char *err, size_t errlen)
 {
-	const char	*plugin;
-	unsigned	 modes, mode = config_mode(c);
+	const char *plugin;
+	unsigned modes, mode = config_mode(c);
 
 	if (v == NULL)
 		return (0);
@@ -569,10 +569,10 @@ command_build_config(const struct config *base, struct json_object *cc,
     const char *hostname, struct config **outp, int *skip, char *err,
     size_t errlen)
 {
-	struct config		*c;
-	struct json_object	*v;
-	size_t			 i;
-	int			 rc = -EINVAL;
+	struct config *c;
+	struct json_object *v;
+	size_t i;
+	int rc = -EINVAL;
 
 	*outp = NULL;
 	*skip = 0;

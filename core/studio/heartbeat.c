@@ -41,27 +41,27 @@
 #define HB_MAX_ATTEMPTS		2
 
 static struct {
-	struct event_base	*base;
-	char			*api_server;
-	char			*userpwd;
-	char			*auth_hdr;
-	char			*state_path;
-	const char		*headers[6];
-	unsigned		 interval_s;
-	struct event		*timer;
-	struct http_req		*req;
-	char			 last_id[64];
-	char			 skip_logged[64];	/* re-sent, logged once */
-	int			 running;
+	struct event_base *base;
+	char *api_server;
+	char *userpwd;
+	char *auth_hdr;
+	char *state_path;
+	const char *headers[6];
+	unsigned interval_s;
+	struct event *timer;
+	struct http_req *req;
+	char last_id[64];
+	char skip_logged[64];	/* re-sent, logged once */
+	int running;
 } hb;
 
 /* The address the backend would see: source of a UDP "connection". */
 static void
 hb_ip_address(char *buf, size_t len)
 {
-	struct sockaddr_in	 sin, local;
-	socklen_t		 sl = sizeof(local);
-	int			 s;
+	struct sockaddr_in sin, local;
+	socklen_t sl = sizeof(local);
+	int s;
 
 	snprintf(buf, len, "127.0.0.1");
 	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
@@ -96,19 +96,19 @@ hb_post_opts(struct http_req_opts *o, const char *url, const char *body,
 
 /* What a completion reports, until the server answers it. */
 struct hb_completion {
-	char			*id;
-	char			*err;		/* NULL: completed */
-	struct hb_completion	*next;		/* hb_sent */
+	char *id;
+	char *err;			/* NULL: completed */
+	struct hb_completion *next;	/* hb_sent */
 };
 
 /* Completions sent and not answered: freed at exit if never answered
  * (heartbeat_fini, once the transport cancelled their requests). */
-static struct hb_completion	*hb_sent;
+static struct hb_completion *hb_sent;
 
 static void
 hb_completion_free(struct hb_completion *c)
 {
-	struct hb_completion	**pp;
+	struct hb_completion **pp;
 
 	for (pp = &hb_sent; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == c) {
@@ -135,9 +135,9 @@ heartbeat_fini(void)
 static void
 hb_completion_done(void *arg, const struct http_result *res)
 {
-	struct hb_completion	*c = arg;
-	const char		*what = c->err == NULL ? "completed" : "failed";
-	char			 msg[256];
+	struct hb_completion *c = arg;
+	const char *what = c->err == NULL ? "completed" : "failed";
+	char msg[256];
 
 	upload_error_message(res->body, res->bodylen, msg, sizeof(msg));
 	if (res->rc != 0)
@@ -170,10 +170,10 @@ hb_settled(const char *id, void *arg)
 static void
 hb_complete(const char *id, int ok, const char *err, void *arg)
 {
-	struct json_object	*o;
-	struct http_req_opts	 ro;
-	struct hb_completion	*c;
-	char			*url;
+	struct json_object *o;
+	struct http_req_opts ro;
+	struct hb_completion *c;
+	char *url;
 
 	hb_state_add(hb.state_path, id);
 	c = xcalloc(1, sizeof(*c));
@@ -213,8 +213,8 @@ hb_complete(const char *id, int ok, const char *err, void *arg)
 static void
 hb_execute(const struct hb_command *c)
 {
-	unsigned	 n;
-	char		 msg[160];
+	unsigned n;
+	char msg[160];
 
 	if ((n = hb_state_attempts(c->command_id)) >= HB_MAX_ATTEMPTS) {
 		log_warnx("heartbeat: command %s: the agent stopped %u times "
@@ -243,9 +243,9 @@ hb_execute(const struct hb_command *c)
 static void
 hb_on_response(void *arg, const struct http_result *res)
 {
-	struct hb_command	 c;
-	char			 err[256];
-	int			 rc;
+	struct hb_command c;
+	char err[256];
+	int rc;
 
 	hb.req = NULL;
 	if (res->rc != 0) {
@@ -292,10 +292,10 @@ hb_on_response(void *arg, const struct http_result *res)
 static void
 hb_send(evutil_socket_t fd, short what, void *arg)
 {
-	struct json_object	*o;
-	struct http_req_opts	 ro;
-	struct timespec		 ts;
-	char			 ip[64], now[48], *url;
+	struct json_object *o;
+	struct http_req_opts ro;
+	struct timespec ts;
+	char ip[64], now[48], *url;
 
 	if (hb.req != NULL)
 		return;		/* the previous one is still on its way */
@@ -331,10 +331,10 @@ int
 heartbeat_start(struct event_base *base, const struct config *cfg,
     struct plugin_list *plugins, const struct run_hooks *hooks)
 {
-	struct command_ops	 ops;
-	struct timeval		 tv;
-	const char		*as, *user, *pw, *sd;
-	size_t			 n, i;
+	struct command_ops ops;
+	struct timeval tv;
+	const char *as, *user, *pw, *sd;
+	size_t n, i;
 
 	hb.base = base;
 	as = config_get(cfg, "api-server");
@@ -395,8 +395,8 @@ hb_stopped(void *arg)
 }
 
 static struct {
-	void	(*done)(void *);
-	void	*arg;
+	void (*done)(void *);
+	void *arg;
 } hb_stop;
 
 static void

@@ -26,22 +26,22 @@
 #define HB_MAX_IDS	1000
 
 struct hb_started {
-	char		*id;
-	unsigned	 attempts;	/* runs begun, this process's too */
-	int		 here;		/* begun by this process */
+	char *id;
+	unsigned attempts;	/* runs begun, this process's too */
+	int here;		/* begun by this process */
 };
 
 static struct {
-	char			**seen;		/* executed ids, oldest first */
-	size_t			  nseen;
-	struct hb_started	 *started;	/* begun, outcome unknown */
-	size_t			  nstarted;
+	char **seen;	/* executed ids, oldest first */
+	size_t nseen;
+	struct hb_started *started;	/* begun, outcome unknown */
+	size_t nstarted;
 } hb;
 
 static void
 hb_state_clear(void)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < hb.nseen; i++)
 		free(hb.seen[i]);
@@ -77,9 +77,9 @@ int
 heartbeat_parse_response(const char *body, size_t len, struct hb_command *c,
     char *err, size_t errlen)
 {
-	struct json_tokener	*tok;
-	struct json_object	*o, *v, *pc, *ct, *cc, *id;
-	int			 rc;
+	struct json_tokener *tok;
+	struct json_object *o, *v, *pc, *ct, *cc, *id;
+	int rc;
 
 	memset(c, 0, sizeof(*c));
 	tok = json_tokener_new();
@@ -146,8 +146,8 @@ out:
 int
 hb_state_load(const char *path)
 {
-	struct json_object	*o, *ids, *v;
-	size_t			 i, n;
+	struct json_object *o, *ids, *v;
+	size_t i, n;
 
 	hb_state_clear();
 	if ((o = json_object_from_file(path)) == NULL)
@@ -185,7 +185,7 @@ hb_state_load(const char *path)
 static struct hb_started *
 hb_state_find_started(const char *id)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < hb.nstarted; i++)
 		if (strcmp(hb.started[i].id, id) == 0)
@@ -197,7 +197,7 @@ hb_state_find_started(const char *id)
 unsigned
 hb_state_attempts(const char *id)
 {
-	struct hb_started	*st = hb_state_find_started(id);
+	struct hb_started *st = hb_state_find_started(id);
 
 	return (st != NULL ? st->attempts : 0);
 }
@@ -206,7 +206,7 @@ hb_state_attempts(const char *id)
 int
 hb_state_running(const char *id)
 {
-	struct hb_started	*st = hb_state_find_started(id);
+	struct hb_started *st = hb_state_find_started(id);
 
 	return (st != NULL && st->here);
 }
@@ -214,7 +214,7 @@ hb_state_running(const char *id)
 int
 hb_state_seen(const char *id)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < hb.nseen; i++)
 		if (strcmp(hb.seen[i], id) == 0)
@@ -231,7 +231,7 @@ hb_state_seen(const char *id)
 int
 hb_id_is_uuid(const char *id)
 {
-	size_t	 i;
+	size_t i;
 
 	if (strlen(id) != 36)
 		return (0);
@@ -253,8 +253,8 @@ hb_id_is_uuid(const char *id)
 struct json_object *
 hb_state_ids_json(int received)
 {
-	struct json_object	*a = json_object_new_array();
-	size_t			 i;
+	struct json_object *a = json_object_new_array();
+	size_t i;
 
 	for (i = 0; i < hb.nseen; i++)
 		if (hb_id_is_uuid(hb.seen[i]))
@@ -271,8 +271,8 @@ hb_state_ids_json(int received)
 static struct json_object *
 hb_state_all_json(void)
 {
-	struct json_object	*a = json_object_new_array();
-	size_t			 i;
+	struct json_object *a = json_object_new_array();
+	size_t i;
 
 	for (i = 0; i < hb.nseen; i++)
 		json_object_array_add(a, json_object_new_string(hb.seen[i]));
@@ -282,10 +282,10 @@ hb_state_all_json(void)
 static int
 hb_state_save(const char *path, const char *id)
 {
-	struct json_object	*o, *st;
-	const char		*txt;
-	size_t			 i;
-	int			 rc;
+	struct json_object *o, *st;
+	const char *txt;
+	size_t i;
+	int rc;
 
 	if (path == NULL)
 		return (0);
@@ -312,7 +312,7 @@ hb_state_save(const char *path, const char *id)
 unsigned
 hb_state_begin(const char *path, const char *id)
 {
-	struct hb_started	*st;
+	struct hb_started *st;
 
 	if ((st = hb_state_find_started(id)) == NULL) {
 		if (hb.nstarted == HB_MAX_IDS) {
@@ -340,7 +340,7 @@ hb_state_begin(const char *path, const char *id)
 int
 hb_state_add(const char *path, const char *id)
 {
-	struct hb_started	*st;
+	struct hb_started *st;
 
 	if ((st = hb_state_find_started(id)) != NULL) {
 		free(st->id);

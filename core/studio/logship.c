@@ -38,41 +38,41 @@
 #define LOGSHIP_TOKEN_MIN	6	/* shorter: too common to replace */
 
 struct logship_rec {
-	char			*json;
-	size_t			 len;
+	char *json;
+	size_t len;
 	TAILQ_ENTRY(logship_rec) entry;
 };
 TAILQ_HEAD(logship_q, logship_rec);
 
 static struct {
-	int		 queueing;	/* the sink is installed */
-	int		 on;		/* and sending */
-	struct event	*timer;
-	char		*url;
-	char		*token;		/* scrubbed out of every record */
-	char		*hdr_token;
-	const char	*headers[6];
-	char		 run_id[40];
+	int queueing;	/* the sink is installed */
+	int on;		/* and sending */
+	struct event *timer;
+	char *url;
+	char *token;	/* scrubbed out of every record */
+	char *hdr_token;
+	const char *headers[6];
+	char run_id[40];
 	struct logship_q q;
-	size_t		 qbytes;
-	uint64_t	 serial;
-	uint64_t	 lost;		/* dropped, not yet reported */
-	struct http_req	*req;
-	unsigned char	*body;		/* the batch in flight (gzip) */
-	size_t		 bodylen;
-	uint64_t	 body_lost;	/* lost_logs_count it reports */
-	unsigned	 attempt;
+	size_t qbytes;
+	uint64_t serial;
+	uint64_t lost;	/* dropped, not yet reported */
+	struct http_req *req;
+	unsigned char *body;	/* the batch in flight (gzip) */
+	size_t bodylen;
+	uint64_t body_lost;	/* lost_logs_count it reports */
+	unsigned attempt;
 	unsigned long long sent, failed;
-	struct complain	 complain;
+	struct complain complain;
 } ls;
 
-static void	logship_arm(unsigned ms);
+static void logship_arm(unsigned ms);
 
 static void
 logship_uuid(char *buf, size_t len, int dashes)
 {
-	unsigned char	 r[16];
-	size_t		 i, o = 0;
+	unsigned char r[16];
+	size_t i, o = 0;
 
 	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
 		for (i = 0; i < sizeof(r); i++)
@@ -108,9 +108,9 @@ logship_severity(int level)
 static char *
 logship_scrub(const char *msg)
 {
-	const char	*p, *hit;
-	char		*out;
-	size_t		 tl, n = 0, cap;
+	const char *p, *hit;
+	char *out;
+	size_t tl, n = 0, cap;
 
 	if (ls.token == NULL || (tl = strlen(ls.token)) < LOGSHIP_TOKEN_MIN ||
 	    strstr(msg, ls.token) == NULL)
@@ -130,7 +130,7 @@ logship_scrub(const char *msg)
 static void
 logship_drop_oldest(void)
 {
-	struct logship_rec	*r;
+	struct logship_rec *r;
 
 	if ((r = TAILQ_FIRST(&ls.q)) == NULL)
 		return;
@@ -145,11 +145,11 @@ logship_drop_oldest(void)
 static void
 logship_sink(int level, const char *component, const char *msg, void *arg)
 {
-	struct json_object	*o, *text;
-	struct logship_rec	*r;
-	struct timespec		 ts;
-	char			*clean;
-	const char		*s;
+	struct json_object *o, *text;
+	struct logship_rec *r;
+	struct timespec ts;
+	char *clean;
+	const char *s;
 
 	(void)arg;
 	if (!ls.queueing || level > LOG_LEVEL_INFO)
@@ -194,12 +194,12 @@ logship_sink(int level, const char *component, const char *msg, void *arg)
 static int
 logship_make_batch(void)
 {
-	struct logship_rec	*r;
-	struct json_object	*md;
-	char			*json, bid[40];
-	size_t			 n = 0, cap, used = 0;
-	const char		*mds;
-	int			 first = 1;
+	struct logship_rec *r;
+	struct json_object *md;
+	char *json, bid[40];
+	size_t n = 0, cap, used = 0;
+	const char *mds;
+	int first = 1;
 
 	if (TAILQ_EMPTY(&ls.q) && ls.lost == 0)
 		return (0);
@@ -283,7 +283,7 @@ logship_done(void *arg, const struct http_result *res)
 static void
 logship_send(void)
 {
-	struct http_req_opts	 o;
+	struct http_req_opts o;
 
 	memset(&o, 0, sizeof(o));
 	o.method = "POST";
@@ -318,7 +318,7 @@ logship_tick(evutil_socket_t fd, short what, void *arg)
 static void
 logship_arm(unsigned ms)
 {
-	struct timeval	 tv;
+	struct timeval tv;
 
 	if (ls.timer == NULL)
 		return;
@@ -339,7 +339,7 @@ logship_stats(size_t *queued, uint64_t *lost)
 int
 logship_wanted(const struct config *cfg)
 {
-	const char	*v = config_get(cfg, "profile-api-version");
+	const char *v = config_get(cfg, "profile-api-version");
 
 	return (config_get_bool(cfg, "upload-results") &&
 	    !config_get_bool(cfg, "dont-send-logs") &&
@@ -364,10 +364,10 @@ logship_prepare(const struct config *cfg)
 int
 logship_start(struct event_base *base, const struct config *cfg)
 {
-	struct logship_rec	*r;
-	const char		*api = config_get(cfg, "api-server");
-	char			*clean;
-	size_t			 n;
+	struct logship_rec *r;
+	const char *api = config_get(cfg, "api-server");
+	char *clean;
+	size_t n;
 
 	if (ls.on || !logship_wanted(cfg) || studio_token() == NULL)
 		return (0);
@@ -410,7 +410,7 @@ logship_start(struct event_base *base, const struct config *cfg)
 void
 logship_stop(void)
 {
-	struct logship_rec	*r;
+	struct logship_rec *r;
 
 	if (!ls.queueing)
 		return;

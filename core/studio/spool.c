@@ -43,14 +43,14 @@
 TAILQ_HEAD(spool_list, spool_entry);
 
 static struct {
-	char			*dir;		/* NULL: memory only */
-	uint64_t		 max_size;
-	uint64_t		 size;
-	uint64_t		 next_seq;
-	uint64_t		 dropped;
-	size_t			 count;
-	struct spool_list	 list;
-	int			 open;
+	char *dir;	/* NULL: memory only */
+	uint64_t max_size;
+	uint64_t size;
+	uint64_t next_seq;
+	uint64_t dropped;
+	size_t count;
+	struct spool_list list;
+	int open;
 } spool;
 
 static void
@@ -67,7 +67,7 @@ spool_entry_free(struct spool_entry *e)
 static void
 spool_insert(struct spool_entry *e)
 {
-	struct spool_entry	*it;
+	struct spool_entry *it;
 
 	TAILQ_FOREACH_REVERSE(it, &spool.list, spool_list, entry) {
 		if (it->seq < e->seq) {
@@ -93,7 +93,7 @@ spool_remove(struct spool_entry *e)
 static int
 spool_name_seq(const char *name, uint64_t *seq)
 {
-	char	*end;
+	char *end;
 
 	if (strlen(name) != 20 + strlen(SPOOL_SUFFIX) ||
 	    strcmp(name + 20, SPOOL_SUFFIX) != 0 ||
@@ -109,8 +109,8 @@ spool_name_seq(const char *name, uint64_t *seq)
 static int
 spool_mkdir(const char *dir, char *err, size_t errlen)
 {
-	char	*p, *s;
-	int	 fd, rc = 0;
+	char *p, *s;
+	int fd, rc = 0;
 
 	s = xstrdup(dir);
 	for (p = s + 1; *p != '\0'; p++) {
@@ -140,12 +140,12 @@ out:
 static int
 spool_scan(void)
 {
-	DIR			*d;
-	struct dirent		*de;
-	struct spool_entry	*e;
-	struct stat		 st;
-	uint64_t		 seq;
-	char			*path;
+	DIR *d;
+	struct dirent *de;
+	struct spool_entry *e;
+	struct stat st;
+	uint64_t seq;
+	char *path;
 
 	if ((d = opendir(spool.dir)) == NULL)
 		return (-errno);
@@ -178,8 +178,8 @@ spool_scan(void)
 int
 spool_open(const char *dir, uint64_t max_size)
 {
-	char	 err[1024];
-	int	 rc;
+	char err[1024];
+	int rc;
 
 	if (spool.open)
 		spool_close();
@@ -212,7 +212,7 @@ spool_open(const char *dir, uint64_t max_size)
 void
 spool_close(void)
 {
-	struct spool_entry	*e;
+	struct spool_entry *e;
 
 	while ((e = TAILQ_FIRST(&spool.list)) != NULL) {
 		spool_remove(e);
@@ -227,8 +227,8 @@ spool_close(void)
 static void
 spool_enforce_cap(void)
 {
-	struct spool_entry	*e, *next;
-	char			*path;
+	struct spool_entry *e, *next;
+	char *path;
 
 	if (spool.max_size == 0)
 		return;
@@ -255,11 +255,11 @@ spool_enforce_cap(void)
 int
 spool_put(const void *rec, size_t len)
 {
-	struct spool_entry	*e;
-	char			*path, name[64];
-	unsigned char		*framed;
-	size_t			 flen;
-	int			 rc;
+	struct spool_entry *e;
+	char *path, name[64];
+	unsigned char *framed;
+	size_t flen;
+	int rc;
 
 	e = xcalloc(1, sizeof(*e));
 	e->seq = spool.next_seq++;
@@ -293,9 +293,9 @@ spool_put(const void *rec, size_t len)
 unsigned char *
 spool_frame(const void *rec, size_t len, size_t *lenp)
 {
-	unsigned char	*out;
-	char		 hdr[SPOOL_HDR_MAX + 1];
-	int		 n;
+	unsigned char *out;
+	char hdr[SPOOL_HDR_MAX + 1];
+	int n;
 
 	n = snprintf(hdr, sizeof(hdr), SPOOL_MAGIC "%zu %08lx\n", len,
 	    crc32(crc32(0L, Z_NULL, 0), rec, (uInt)len));
@@ -317,11 +317,11 @@ int
 spool_unframe(const unsigned char *buf, size_t len,
     const unsigned char **recp, size_t *reclenp, char *err, size_t errlen)
 {
-	const unsigned char	*nl;
-	char			 hdr[SPOOL_HDR_MAX + 1], *end;
-	unsigned long long	 want;
-	unsigned long		 crc, got;
-	size_t			 hlen;
+	const unsigned char *nl;
+	char hdr[SPOOL_HDR_MAX + 1], *end;
+	unsigned long long want;
+	unsigned long crc, got;
+	size_t hlen;
 
 	if (len >= sizeof(SPOOL_MAGIC) - 1 &&
 	    memcmp(buf, SPOOL_MAGIC, sizeof(SPOOL_MAGIC) - 1) == 0) {
@@ -375,11 +375,11 @@ spool_first(void)
 static unsigned char *
 spool_read_file(const char *path, size_t *lenp)
 {
-	struct stat	 st;
-	unsigned char	*buf = NULL;
-	size_t		 off = 0;
-	ssize_t		 r;
-	int		 fd, e = 0;
+	struct stat st;
+	unsigned char *buf = NULL;
+	size_t off = 0;
+	ssize_t r;
+	int fd, e = 0;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
 	    O_NOCTTY)) == -1)
@@ -411,10 +411,10 @@ out:
 unsigned char *
 spool_read(const struct spool_entry *e, size_t *lenp)
 {
-	const unsigned char	*rec;
-	unsigned char		*buf, *out;
-	char			*path, err[128];
-	size_t			 len, reclen;
+	const unsigned char *rec;
+	unsigned char *buf, *out;
+	char *path, err[128];
+	size_t len, reclen;
 
 	if (e->data != NULL) {
 		buf = xmalloc(e->size + 1);
@@ -451,7 +451,7 @@ out:
 void
 spool_done(struct spool_entry *e)
 {
-	char	*path;
+	char *path;
 
 	if (e->name != NULL) {
 		xasprintf(&path, "%s/%s", spool.dir, e->name);
@@ -467,7 +467,7 @@ spool_done(struct spool_entry *e)
 void
 spool_reject(struct spool_entry *e)
 {
-	char	*from, *dir, *to;
+	char *from, *dir, *to;
 
 	if (e->name != NULL) {
 		xasprintf(&from, "%s/%s", spool.dir, e->name);
@@ -509,8 +509,8 @@ unsigned char *
 spool_record_make(const char *meta, const void *body, size_t bodylen,
     size_t *lenp)
 {
-	size_t		 mlen = strlen(meta);
-	unsigned char	*rec;
+	size_t mlen = strlen(meta);
+	unsigned char *rec;
 
 	rec = xmalloc(mlen + 1 + bodylen);
 	memcpy(rec, meta, mlen);
@@ -526,7 +526,7 @@ int
 spool_record_split(const unsigned char *rec, size_t len, const char **meta,
     size_t *metalen, const unsigned char **body, size_t *bodylen)
 {
-	const unsigned char	*nl;
+	const unsigned char *nl;
 
 	if (rec == NULL || len == 0 || rec[0] != '{')
 		return (-EINVAL);

@@ -28,21 +28,21 @@
 #define STUDIO_HC_MAX_MS	60000
 
 static struct {
-	struct event_base	*base;
-	char			*server_host;
-	struct event		*hc_timer;
-	struct http_req		*hc_req;
-	unsigned		 hc_attempt;
-	int			 uploading;
+	struct event_base *base;
+	char *server_host;
+	struct event *hc_timer;
+	struct http_req *hc_req;
+	unsigned hc_attempt;
+	int uploading;
 } studio;
 
-static void	studio_hc_send(evutil_socket_t, short, void *);
+static void studio_hc_send(evutil_socket_t, short, void *);
 
 static void
 studio_hc_retry(const char *why)
 {
-	struct timeval	 tv;
-	unsigned	 ms;
+	struct timeval tv;
+	unsigned ms;
 
 	ms = backoff_delay_ms(studio.hc_attempt++, STUDIO_HC_BASE_MS,
 	    STUDIO_HC_MAX_MS);
@@ -56,7 +56,7 @@ studio_hc_retry(const char *why)
 static void
 studio_hc_done(void *arg, const struct http_result *res)
 {
-	char	 msg[256], why[320];
+	char msg[256], why[320];
 
 	studio.hc_req = NULL;
 	if (res->rc != 0) {
@@ -81,8 +81,8 @@ studio_hc_done(void *arg, const struct http_result *res)
 static void
 studio_hc_send(evutil_socket_t fd, short what, void *arg)
 {
-	struct http_req_opts	 o;
-	char			*url;
+	struct http_req_opts o;
+	char *url;
 
 	xasprintf(&url, "%s/api/v1/health_check", studio.server_host);
 	memset(&o, 0, sizeof(o));
@@ -101,8 +101,8 @@ studio_hc_send(evutil_socket_t fd, short what, void *arg)
 static char *
 studio_strip_slash(const char *url)
 {
-	char	*s = xstrdup(url);
-	size_t	 n = strlen(s);
+	char *s = xstrdup(url);
+	size_t n = strlen(s);
 
 	/* "/api/v2/profiles/" would get a 307 from the backend. */
 	while (n > 0 && s[n - 1] == '/')
@@ -117,7 +117,7 @@ studio_strip_slash(const char *url)
 int
 studio_http_init(struct event_base *base, const struct config *cfg)
 {
-	int	 rc;
+	int rc;
 
 	if ((rc = http_init(base)) != 0)
 		return (rc);
@@ -136,8 +136,8 @@ studio_http_init(struct event_base *base, const struct config *cfg)
 int
 studio_init(struct event_base *base, const struct config *cfg)
 {
-	const char	*sh;
-	int		 rc;
+	const char *sh;
+	int rc;
 
 	studio.base = base;
 	if ((rc = studio_ident_init(cfg)) != 0)

@@ -24,12 +24,12 @@
 #include "studio/studio.h"
 
 static struct {
-	char			*token;
-	char			*service;
-	char			 hostname[256];
-	char			*hdr_key;
-	char			*hdr_service;
-	const char		*headers[5];
+	char *token;
+	char *service;
+	char hostname[256];
+	char *hdr_key;
+	char *hdr_service;
+	const char *headers[5];
 } ident;
 
 const char *
@@ -63,8 +63,8 @@ studio_headers(void)
 void
 studio_iso_time(time_t t, long usec, int us, char *buf, size_t len)
 {
-	struct tm	 tm;
-	char		 s[32];
+	struct tm tm;
+	char s[32];
 
 	gmtime_r(&t, &tm);
 	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
@@ -93,10 +93,10 @@ studio_wipe(char *s)
 static int
 studio_token_file(const char *path, char **tokenp, char *err, size_t errlen)
 {
-	struct stat	 st;
-	char		 buf[4096];
-	ssize_t		 n;
-	int		 fd, rc = 0;
+	struct stat st;
+	char buf[4096];
+	ssize_t n;
+	int fd, rc = 0;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
 	    O_NOCTTY)) == -1) {
@@ -151,8 +151,8 @@ int
 studio_token_load(const struct config *cfg, char **tokenp, char *err,
     size_t errlen)
 {
-	const char	*t, *f;
-	int		 rc = 0;
+	const char *t, *f;
+	int rc = 0;
 
 	*tokenp = NULL;
 	t = config_get(cfg, "token");
@@ -180,9 +180,9 @@ studio_token_load(const struct config *cfg, char **tokenp, char *err,
 int
 studio_ident_init(const struct config *cfg)
 {
-	const char	*svc;
-	char		 err[512];
-	int		 rc;
+	const char *svc;
+	char err[512];
+	int rc;
 
 	if ((rc = studio_token_load(cfg, &ident.token, err,
 	    sizeof(err))) != 0) {

@@ -41,22 +41,22 @@
 #define UPLOAD_FLUSH_MS		5000
 
 static struct {
-	struct event_base	*base;
-	char			*server_host;
-	unsigned		 timeout_ms;
-	char			 gpid[32];
-	struct spool_entry	*cur;
-	struct http_req		*req;
-	struct event		*retry;
-	unsigned		 attempt;
-	int			 waiting;	/* backoff timer armed */
-	struct event		*flush_timer;
-	void			(*flush_done)(void *);
-	void			*flush_arg;
-	uint64_t		 sent;
-	int			 memory_only;
-	int			 cur_own;	/* cur made by this process */
-	char			 run_id[40];	/* tags this process's records */
+	struct event_base *base;
+	char *server_host;
+	unsigned timeout_ms;
+	char gpid[32];
+	struct spool_entry *cur;
+	struct http_req *req;
+	struct event *retry;
+	unsigned attempt;
+	int waiting;	/* backoff timer armed */
+	struct event *flush_timer;
+	void (*flush_done)(void *);
+	void *flush_arg;
+	uint64_t sent;
+	int memory_only;
+	int cur_own;		/* cur made by this process */
+	char run_id[40];	/* tags this process's records */
 } up;
 
 /* Keep records in memory only (the upload-file subcommand). */
@@ -78,8 +78,8 @@ upload_gpid(void)
 	return (up.gpid);
 }
 
-static void	upload_send(void);
-static void	upload_new_run_id(void);
+static void upload_send(void);
+static void upload_new_run_id(void);
 
 static void
 upload_on_retry(evutil_socket_t fd, short what, void *arg)
@@ -91,8 +91,8 @@ upload_on_retry(evutil_socket_t fd, short what, void *arg)
 static void
 upload_backoff(const char *why)
 {
-	struct timeval	 tv;
-	unsigned	 ms;
+	struct timeval tv;
+	unsigned ms;
 
 	ms = backoff_delay_ms(up.attempt++, UPLOAD_RETRY_BASE_MS,
 	    UPLOAD_RETRY_MAX_MS);
@@ -108,7 +108,7 @@ upload_backoff(const char *why)
 static void
 upload_check_flush(void)
 {
-	void	(*done)(void *);
+	void (*done)(void *);
 
 	if (up.flush_done == NULL)
 		return;
@@ -123,8 +123,8 @@ upload_check_flush(void)
 static void
 upload_done(void *arg, const struct http_result *res)
 {
-	struct spool_entry	*e = up.cur;
-	char			 msg[256], why[320], gpid[32];
+	struct spool_entry *e = up.cur;
+	char msg[256], why[320], gpid[32];
 
 	up.req = NULL;
 	up.cur = NULL;
@@ -179,7 +179,7 @@ out:
 static char *
 upload_url(const char *start_time, const char *hostname)
 {
-	char	*k, *s, *h, *t, *url, now[32];
+	char *k, *s, *h, *t, *url, now[32];
 
 	studio_iso_time(time(NULL), 0, 0, now, sizeof(now));
 	k = http_escape(studio_token());
@@ -201,15 +201,15 @@ upload_url(const char *start_time, const char *hostname)
 static void
 upload_send(void)
 {
-	struct http_req_opts	 o;
-	struct spool_entry	*e;
-	struct json_object	*meta = NULL, *v;
-	const char		*m, *hdrs[8], *hostname;
-	const unsigned char	*body;
-	unsigned char		*rec = NULL, *rebody = NULL;
-	const char		*run, *rgpid;
-	size_t			 len, mlen, blen, i;
-	char			*url, *copy;
+	struct http_req_opts o;
+	struct spool_entry *e;
+	struct json_object *meta = NULL, *v;
+	const char *m, *hdrs[8], *hostname;
+	const unsigned char *body;
+	unsigned char *rec = NULL, *rebody = NULL;
+	const char *run, *rgpid;
+	size_t len, mlen, blen, i;
+	char *url, *copy;
 
 	if (up.req != NULL || up.waiting)
 		return;
@@ -288,9 +288,9 @@ upload_kick(void)
 int
 upload_init(struct event_base *base, const struct config *cfg)
 {
-	const char	*sh, *dir, *max;
-	uint64_t	 maxsz = UPLOAD_SPOOL_MAX;
-	int64_t		 t;
+	const char *sh, *dir, *max;
+	uint64_t maxsz = UPLOAD_SPOOL_MAX;
+	int64_t t;
 
 	up.base = base;
 	sh = config_get(cfg, "server-host");
@@ -320,10 +320,10 @@ upload_init(struct event_base *base, const struct config *cfg)
 static void
 upload_new_run_id(void)
 {
-	struct timespec	 ts;
-	unsigned char	 r[16];
-	FILE		*f;
-	size_t		 i, n = 0;
+	struct timespec ts;
+	unsigned char r[16];
+	FILE *f;
+	size_t i, n = 0;
 
 	if ((f = fopen("/dev/urandom", "re")) != NULL) {
 		n = fread(r, 1, sizeof(r), f);
@@ -342,7 +342,7 @@ upload_new_run_id(void)
 static double
 upload_metric(struct json_object *hdr, const char *key)
 {
-	struct json_object	*m, *v;
+	struct json_object *m, *v;
 
 	if (hdr != NULL && json_object_object_get_ex(hdr, "metrics", &m) &&
 	    json_object_object_get_ex(m, key, &v) && v != NULL &&
@@ -355,7 +355,7 @@ upload_metric(struct json_object *hdr, const char *key)
 static const char *
 upload_md_string(struct json_object *hdr, const char *key)
 {
-	struct json_object	*m, *v;
+	struct json_object *m, *v;
 
 	if (hdr != NULL && json_object_object_get_ex(hdr, "metadata", &m) &&
 	    json_object_object_get_ex(m, key, &v) &&
@@ -368,12 +368,12 @@ upload_md_string(struct json_object *hdr, const char *key)
 int
 upload_enqueue(const struct cycle_output *co, const char *col, size_t collen)
 {
-	struct upload_body_args	 a;
-	struct json_object	*meta;
-	unsigned char		*body, *rec;
-	char			 st[32], et[32];
-	size_t			 blen, rlen;
-	unsigned		 trunc;
+	struct upload_body_args a;
+	struct json_object *meta;
+	unsigned char *body, *rec;
+	char st[32], et[32];
+	size_t blen, rlen;
+	unsigned trunc;
 
 	if (up.base == NULL)
 		return (-ENOTCONN);
@@ -420,7 +420,7 @@ upload_enqueue(const struct cycle_output *co, const char *col, size_t collen)
 static void
 upload_on_flush_timeout(evutil_socket_t fd, short what, void *arg)
 {
-	void	(*done)(void *) = up.flush_done;
+	void (*done)(void *) = up.flush_done;
 
 	if (done == NULL)
 		return;
@@ -434,7 +434,7 @@ upload_on_flush_timeout(evutil_socket_t fd, short what, void *arg)
 void
 upload_flush(void (*done)(void *), void *arg)
 {
-	struct timeval	 tv = { UPLOAD_FLUSH_MS / 1000, 0 };
+	struct timeval tv = { UPLOAD_FLUSH_MS / 1000, 0 };
 
 	up.flush_done = done;
 	up.flush_arg = arg;

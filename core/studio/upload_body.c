@@ -22,10 +22,10 @@
 #include "studio/studio.h"
 
 struct col_line {
-	const char	*s;
-	size_t		 len;
-	uint64_t	 count;
-	size_t		 idx;
+	const char *s;
+	size_t len;
+	uint64_t count;
+	size_t idx;
 };
 
 /* gunzip of a body we made, at most max bytes.  Caller frees. */
@@ -33,10 +33,10 @@ static char *
 upload_gunzip(const unsigned char *buf, size_t len, size_t max,
     size_t *outlen)
 {
-	z_stream	 z;
-	char		*out;
-	size_t		 cap = len * 4 + 1024;
-	int		 rc;
+	z_stream z;
+	char *out;
+	size_t cap = len * 4 + 1024;
+	int rc;
 
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, 15 + 16) != Z_OK)
@@ -78,11 +78,11 @@ unsigned char *
 upload_body_set_gpid(const unsigned char *gz, size_t len, const char *gpid,
     size_t *lenp)
 {
-	struct json_object	*o;
-	const char		*txt;
-	unsigned char		*out;
-	char			*raw;
-	size_t			 rlen, tlen;
+	struct json_object *o;
+	const char *txt;
+	unsigned char *out;
+	char *raw;
+	size_t rlen, tlen;
 
 	if ((raw = upload_gunzip(gz, len, 1024u << 20, &rlen)) == NULL)
 		return (NULL);
@@ -107,11 +107,11 @@ static unsigned char *
 upload_body_gz(const struct upload_body_args *a, const char *col,
     size_t collen, size_t *lenp)
 {
-	struct json_object	*o;
-	const char		*txt;
-	size_t			 tlen;
-	unsigned char		*gz;
-	char			*safe = NULL;
+	struct json_object *o;
+	const char *txt;
+	size_t tlen;
+	unsigned char *gz;
+	char *safe = NULL;
 
 	/* The backend decodes strictly (422 on one bad byte): a .col from
 	 * disk (upload-file) or a hostname from the kernel is brought under
@@ -152,8 +152,8 @@ upload_body_gz(const struct upload_body_args *a, const char *col,
 static int
 upload_line_count(const char *s, size_t len, uint64_t *count)
 {
-	size_t		 i = len;
-	uint64_t	 c = 0;
+	size_t i = len;
+	uint64_t c = 0;
 
 	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
 		i--;
@@ -168,7 +168,7 @@ upload_line_count(const char *s, size_t len, uint64_t *count)
 static int
 upload_cmp_count(const void *a, const void *b)
 {
-	const struct col_line	*x = a, *y = b;
+	const struct col_line *x = a, *y = b;
 
 	if (x->count != y->count)
 		return (x->count < y->count ? -1 : 1);
@@ -178,7 +178,7 @@ upload_cmp_count(const void *a, const void *b)
 static int
 upload_cmp_idx(const void *a, const void *b)
 {
-	const struct col_line	*x = a, *y = b;
+	const struct col_line *x = a, *y = b;
 
 	return (x->idx < y->idx ? -1 : x->idx > y->idx);
 }
@@ -192,10 +192,10 @@ static char *
 upload_note_header(const char *hdr, size_t hlen, unsigned nstacks,
     uint64_t nsamples, char **prefixp)
 {
-	struct json_object	*h, *note, *v, *md, *ra;
-	char			*copy, *out;
-	const char		*p;
-	int			 appmeta = 0, v1 = 0;
+	struct json_object *h, *note, *v, *md, *ra;
+	char *copy, *out;
+	const char *p;
+	int appmeta = 0, v1 = 0;
 
 	copy = xstrndup(hdr, hlen);
 	p = copy;
@@ -238,10 +238,10 @@ static char *
 upload_col_truncated(const char *hdr, size_t hlen, struct col_line *lines,
     size_t n, size_t drop, size_t *lenp)
 {
-	struct col_line	*kept;
-	uint64_t	 dropped = 0;
-	size_t		 i, len, off;
-	char		*h, *prefix, *out, tail[96];
+	struct col_line *kept;
+	uint64_t dropped = 0;
+	size_t i, len, off;
+	char *h, *prefix, *out, tail[96];
 
 	for (i = 0; i < drop; i++)
 		dropped += lines[i].count;
@@ -276,9 +276,9 @@ upload_col_truncated(const char *hdr, size_t hlen, struct col_line *lines,
 static struct col_line *
 upload_col_split(const char *col, size_t collen, size_t *hlenp, size_t *np)
 {
-	struct col_line	*lines = NULL;
-	const char	*p, *end = col + collen, *nl;
-	size_t		 n = 0, cap = 0;
+	struct col_line *lines = NULL;
+	const char *p, *end = col + collen, *nl;
+	size_t n = 0, cap = 0;
 
 	nl = memchr(col, '\n', collen);
 	*hlenp = nl != NULL ? (size_t)(nl - col) : collen;
@@ -310,12 +310,12 @@ unsigned char *
 upload_build_body(const struct upload_body_args *a, size_t limit,
     size_t *lenp, unsigned *truncated)
 {
-	struct col_line	*lines;
-	unsigned char	*gz;
-	char		*col;
-	size_t		 gzlen, hlen, n, drop, keepbytes, clen;
-	double		 target;
-	int		 round;
+	struct col_line *lines;
+	unsigned char *gz;
+	char *col;
+	size_t gzlen, hlen, n, drop, keepbytes, clen;
+	double target;
+	int round;
 
 	*truncated = 0;
 	gz = upload_body_gz(a, a->col, a->collen, &gzlen);
@@ -373,11 +373,11 @@ int
 upload_parse_response(const char *body, size_t len, char *gpid,
     size_t gpidlen)
 {
-	struct json_tokener	*tok;
-	struct json_object	*o, *g;
-	const char		*s;
-	char			 num[32];
-	int			 rc = -EINVAL;
+	struct json_tokener *tok;
+	struct json_object *o, *g;
+	const char *s;
+	char num[32];
+	int rc = -EINVAL;
 
 	tok = json_tokener_new();
 	o = json_tokener_parse_ex(tok, body, (int)len);
@@ -407,7 +407,7 @@ out:
 static void
 upload_copy_printable(char *buf, size_t buflen, const char *s, size_t len)
 {
-	size_t	 i, o = 0;
+	size_t i, o = 0;
 
 	for (i = 0; i < len && o + 1 < buflen; i++)
 		buf[o++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
@@ -425,7 +425,7 @@ static void
 upload_first_line(const char *body, size_t len, const char **out,
     size_t *outlen)
 {
-	const char	*p = body, *end = body + len, *t, *e;
+	const char *p = body, *end = body + len, *t, *e;
 
 	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' ||
 	    *p == '\n'))
@@ -452,10 +452,10 @@ upload_first_line(const char *body, size_t len, const char **out,
 void
 upload_error_message(const char *body, size_t len, char *buf, size_t buflen)
 {
-	struct json_tokener	*tok;
-	struct json_object	*o, *v, *d, *loc;
-	const char		*s = NULL;
-	char			 tmp[512];
+	struct json_tokener *tok;
+	struct json_object *o, *v, *d, *loc;
+	const char *s = NULL;
+	char tmp[512];
 
 	if (buflen == 0)
 		return;
@@ -489,8 +489,8 @@ upload_error_message(const char *body, size_t len, char *buf, size_t buflen)
 	if (s != NULL)
 		upload_copy_printable(buf, buflen, s, strlen(s));
 	else {
-		const char	*l;
-		size_t		 ll;
+		const char *l;
+		size_t ll;
 
 		upload_first_line(body, len, &l, &ll);
 		upload_copy_printable(buf, buflen, l, ll < 200 ? ll : 200);
@@ -502,9 +502,9 @@ upload_error_message(const char *body, size_t len, char *buf, size_t buflen)
 int
 upload_parse_size(const char *s, uint64_t *out)
 {
-	char		*end;
+	char *end;
 	unsigned long long v;
-	uint64_t	 mult = 1;
+	uint64_t mult = 1;
 
 	if (s == NULL || !isdigit((unsigned char)*s))
 		return (-EINVAL);

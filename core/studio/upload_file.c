@@ -37,11 +37,11 @@ upload_file_done(void *arg)
 static char *
 upload_file_read(const char *path, size_t *lenp)
 {
-	struct stat	 st;
-	char		*buf;
-	ssize_t		 r;
-	size_t		 off = 0;
-	int		 fd;
+	struct stat st;
+	char *buf;
+	ssize_t r;
+	size_t off = 0;
+	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return (NULL);
@@ -73,8 +73,8 @@ upload_file_read(const char *path, size_t *lenp)
 static struct json_object *
 upload_file_header(const char *col)
 {
-	const char	*p = col;
-	char		*line;
+	const char *p = col;
+	char *line;
 	struct json_object *h;
 
 	if (*p != '#')
@@ -99,8 +99,8 @@ static void
 upload_file_window(const char *path, const char *col, size_t len,
     struct cycle_output *co)
 {
-	char	 err[160];
-	int	 rc;
+	char err[160];
+	int rc;
 
 	rc = col_header_window(col, len, &co->start, &co->end, err,
 	    sizeof(err));
@@ -119,12 +119,12 @@ upload_file_window(const char *path, const char *col, size_t len,
 int
 upload_file_main(int argc, char **argv, struct config *cfg)
 {
-	struct event_base	*base;
-	struct cycle_output	 co;
-	const char		*path = NULL;
-	char			*col, err[256];
-	size_t			 len;
-	int			 i, rc = 1;
+	struct event_base *base;
+	struct cycle_output co;
+	const char *path = NULL;
+	char *col, err[256];
+	size_t len;
+	int i, rc = 1;
 
 	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--file-path") == 0 && i + 1 < argc)

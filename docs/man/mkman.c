@@ -57,8 +57,8 @@ static void
 mkman_body(FILE *f, uint32_t type, uint32_t flags, const char *help,
     const char *choices, int64_t min, int64_t max, const char *def)
 {
-	char	 buf[256], *tok, *save;
-	int	 first = 1;
+	char buf[256], *tok, *save;
+	int first = 1;
 
 	mkman_text(f, help != NULL && *help != '\0' ? help : "(no help)");
 	fputs(".\n", f);
@@ -88,9 +88,9 @@ mkman_body(FILE *f, uint32_t type, uint32_t flags, const char *help,
 static void
 mkman_cli(FILE *f)
 {
-	const struct option_def	*od;
-	const char		*arg;
-	size_t			 i;
+	const struct option_def *od;
+	const char *arg;
+	size_t i;
 
 	fputs(".Bl -tag -width Ds\n", f);
 	for (i = 0; (od = options_get(i)) != NULL; i++) {
@@ -114,9 +114,9 @@ mkman_cli(FILE *f)
 static void
 mkman_conf(FILE *f)
 {
-	const struct option_def	*od;
-	const char		*arg;
-	size_t			 i;
+	const struct option_def *od;
+	const char *arg;
+	size_t i;
 
 	fputs(".Bl -tag -width Ds\n", f);
 	for (i = 0; (od = options_get(i)) != NULL; i++) {
@@ -135,12 +135,12 @@ mkman_conf(FILE *f)
 static int
 mkman_plugin(FILE *f, const char *path)
 {
-	const struct gp_plugin	*d;
-	const struct gp_option	*o;
-	const char		*arg, *key;
-	size_t			 plen;
-	uint32_t		 i;
-	void			*dl;
+	const struct gp_plugin *d;
+	const struct gp_option *o;
+	const char *arg, *key;
+	size_t plen;
+	uint32_t i;
+	void *dl;
 
 	if ((dl = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
 		fprintf(stderr, "mkman: %s\n", dlerror());
@@ -197,7 +197,7 @@ out:
 int
 main(int argc, char **argv)
 {
-	int	 i, rc = 0;
+	int i, rc = 0;
 
 	if (argc >= 2 && strcmp(argv[1], "cli") == 0)
 		mkman_cli(stdout);

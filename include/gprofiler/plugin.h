@@ -150,13 +150,13 @@ extern "C" {
  * its own frames (mixed stacks).
  */
 struct gp_sample_stack {
-	uint32_t		 size;		/* sizeof(struct gp_sample_stack) */
-	uint32_t		 nkernel;
+	uint32_t size;	/* sizeof(struct gp_sample_stack) */
+	uint32_t nkernel;
 	const char *const	*kernel;
-	uint32_t		 nuser;
-	uint32_t		 pad;
+	uint32_t nuser;
+	uint32_t pad;
 	const char *const	*user;
-	const uint64_t		*user_ips;
+	const uint64_t *user_ips;
 	/*
 	 * 1.6 (read only when size covers them): the interpreter frames the
 	 * sampler walked in this very sample (sample_walk), root first,
@@ -165,9 +165,9 @@ struct gp_sample_stack {
 	 * thread's stack yourself, as before; GP_WALK_NO_ROOT says the
 	 * thread's root is unknown or stale (name it: sample_walk_thread).
 	 */
-	uint32_t		 walk_state;	/* GP_WALK_* */
-	uint32_t		 nwalk;
-	const uint64_t		*walk;
+	uint32_t walk_state;	/* GP_WALK_* */
+	uint32_t nwalk;
+	const uint64_t *walk;
 };
 
 /* gp_sample_stack.walk_state (1.6) */
@@ -196,29 +196,29 @@ struct gp_sample_stack {
  * All offsets are below 256.
  */
 struct gp_frame_walk {
-	uint32_t	 size;		/* sizeof(struct gp_frame_walk) */
-	uint32_t	 root_check;
-	uint32_t	 root_frame;
-	int32_t		 holder_frame;	/* -1: none */
-	uint32_t	 frame_next;
-	uint32_t	 frame_code;
-	uint32_t	 frame_pos;
-	uint32_t	 pos_size;	/* 4 or 8 */
-	int32_t		 frame_owner;	/* -1: none */
-	int32_t		 owner_skip;
+	uint32_t size;	/* sizeof(struct gp_frame_walk) */
+	uint32_t root_check;
+	uint32_t root_frame;
+	int32_t holder_frame;	/* -1: none */
+	uint32_t frame_next;
+	uint32_t frame_code;
+	uint32_t frame_pos;
+	uint32_t pos_size;	/* 4 or 8 */
+	int32_t frame_owner;	/* -1: none */
+	int32_t owner_skip;
 };
 
 struct gp_open_spec {
-	uint32_t	 size;		/* sizeof(struct gp_open_spec) */
-	uint32_t	 flags;		/* GP_OPEN_* */
+	uint32_t size;	/* sizeof(struct gp_open_spec) */
+	uint32_t flags;	/* GP_OPEN_* */
 	/* Resolve `path` inside this directory ("/proc/PID/root"): absolute
 	 * symlinks and ".." stay inside it.  NULL: the host's "/". */
-	const char	*root;
-	const char	*path;
-	uint64_t	 max_size;	/* larger files: -EFBIG; 0: no limit */
+	const char *root;
+	const char *path;
+	uint64_t max_size;	/* larger files: -EFBIG; 0: no limit */
 	/* The uid of GP_OPEN_OWNER_OR_ROOT and GP_OPEN_READABLE_BY; without
 	 * either flag, >= 0 means the file must belong to this uid. */
-	int64_t		 owner;		/* -1: any owner */
+	int64_t owner;	/* -1: any owner */
 	/*
 	 * 1.5: the euid of the process the file is read for.  What the agent
 	 * reads on a process's behalf ends up in that process's profile, so
@@ -228,18 +228,18 @@ struct gp_open_spec {
 	 * own mount namespace is refused (-EACCES).  0 (root, or a spec of
 	 * 1.1 size): no such rule; < 0 (user unknown): others' bits.
 	 */
-	int64_t		 reader;
+	int64_t reader;
 };
 
 /* What file_open found (also on a refusal, when it found a file: mode
  * then says what it was). */
 struct gp_file_info {
-	uint64_t	 dev;
-	uint64_t	 ino;
-	uint64_t	 size;
-	int64_t		 mtime_ns;
-	uint32_t	 mode;		/* st_mode; 0: nothing found */
-	uint32_t	 uid;
+	uint64_t dev;
+	uint64_t ino;
+	uint64_t size;
+	int64_t mtime_ns;
+	uint32_t mode;	/* st_mode; 0: nothing found */
+	uint32_t uid;
 };
 
 /* Opaque host objects; every one is magic-checked by the host. */
@@ -260,14 +260,14 @@ struct gp_json;		/* a JSON object under construction */
  * gProfiler's flags says otherwise.
  */
 struct gp_option {
-	const char	*name;
-	uint32_t	 type;		/* GP_OPT_* */
-	uint32_t	 flags;		/* GP_OPTF_* */
-	const char	*defval;	/* default as text; NULL = unset */
-	int64_t		 min;		/* GP_OPT_INT: inclusive bounds, */
-	int64_t		 max;		/* both 0 = unbounded */
-	const char	*choices;	/* GP_OPT_ENUM: "fp|dwarf|smart|disabled" */
-	const char	*help;
+	const char *name;
+	uint32_t type;		/* GP_OPT_* */
+	uint32_t flags;		/* GP_OPTF_* */
+	const char *defval;	/* default as text; NULL = unset */
+	int64_t min;		/* GP_OPT_INT: inclusive bounds, */
+	int64_t max;		/* both 0 = unbounded */
+	const char *choices;	/* GP_OPT_ENUM: "fp|dwarf|smart|disabled" */
+	const char *help;
 };
 
 /*
@@ -302,70 +302,70 @@ struct gp_option {
  *   destroy(priv)           free everything.  Optional.
  */
 struct gp_plugin {
-	uint32_t	 magic;		/* GP_PLUGIN_MAGIC */
-	uint16_t	 abi_major;	/* GP_ABI_MAJOR */
-	uint16_t	 abi_minor;	/* GP_ABI_MINOR */
-	uint32_t	 struct_size;	/* sizeof(struct gp_plugin) */
-	uint32_t	 flags;		/* none defined: must be 0 */
+	uint32_t magic;		/* GP_PLUGIN_MAGIC */
+	uint16_t abi_major;	/* GP_ABI_MAJOR */
+	uint16_t abi_minor;	/* GP_ABI_MINOR */
+	uint32_t struct_size;	/* sizeof(struct gp_plugin) */
+	uint32_t flags;		/* none defined: must be 0 */
 
-	const char	*name;		/* equals the file's basename */
-	const char	*version;
-	const char	*build;		/* free form, for diagnostics */
-	const char	*description;	/* one line, for --help */
+	const char *name;	/* equals the file's basename */
+	const char *version;
+	const char *build;		/* free form, for diagnostics */
+	const char *description;	/* one line, for --help */
 
-	uint32_t	 kind;		/* GP_KIND_* */
-	uint32_t	 modes;		/* GP_MODE_* bits */
+	uint32_t kind;	/* GP_KIND_* */
+	uint32_t modes;	/* GP_MODE_* bits */
 
 	const struct gp_option *options;
-	uint32_t	 option_size;	/* sizeof(struct gp_option) */
-	uint32_t	 option_count;
+	uint32_t option_size;	/* sizeof(struct gp_option) */
+	uint32_t option_count;
 	/* Core options (long names) that cannot be used with this plugin,
 	 * NULL-terminated; NULL for none. */
 	const char *const *incompatible;
 
-	int		(*init)(struct gp_plugin_ctx *ctx,
+	int (*init)(struct gp_plugin_ctx *ctx,
 			    const struct gp_host_api *api, void **privp);
-	int		(*check)(void *priv, char *err, uint32_t errlen);
-	int		(*start)(void *priv);
-	int		(*snapshot)(void *priv, struct gp_snapshot *snap);
-	void		(*abandon)(void *priv, struct gp_snapshot *snap);
-	int		(*metadata)(void *priv, struct gp_json *md,
+	int (*check)(void *priv, char *err, uint32_t errlen);
+	int (*start)(void *priv);
+	int (*snapshot)(void *priv, struct gp_snapshot *snap);
+	void (*abandon)(void *priv, struct gp_snapshot *snap);
+	int (*metadata)(void *priv, struct gp_json *md,
 			    struct gp_json *hdr);
-	int		(*stop)(void *priv);
-	void		(*destroy)(void *priv);
+	int (*stop)(void *priv);
+	void (*destroy)(void *priv);
 
-	uintptr_t	 reserved[8];	/* must be zero */
+	uintptr_t reserved[8];	/* must be zero */
 };
 
 /* Arguments for child_spawn.  Zero what you do not use. */
 struct gp_child_spec {
-	uint32_t	 size;		/* sizeof(struct gp_child_spec) */
-	uint32_t	 flags;		/* none defined: must be 0 */
+	uint32_t size;			/* sizeof(struct gp_child_spec) */
+	uint32_t flags;			/* none defined: must be 0 */
 	const char *const *argv;	/* argv[0] is an absolute path */
 	/* NULL: a minimal environment (PATH, LANG, LC_*, TZ, HOME, TMPDIR
 	 * and the operator's --child-env), never the daemon's whole one,
 	 * which may hold secrets. */
 	const char *const *envp;
-	const char	*cwd;		/* NULL: "/" */
+	const char *cwd;	/* NULL: "/" */
 	/*
 	 * stdout: either whole lines (without the newline; a line longer
 	 * than max_line is delivered in pieces of max_line bytes) or, when
 	 * on_stdout_data is set, the raw bytes as they arrive.
 	 */
-	void		(*on_stdout_line)(void *arg, const char *line,
+	void (*on_stdout_line)(void *arg, const char *line,
 			    size_t len);
-	void		(*on_stdout_data)(void *arg, const char *buf,
+	void (*on_stdout_data)(void *arg, const char *buf,
 			    size_t len);
-	void		(*on_stderr_line)(void *arg, const char *line,
+	void (*on_stderr_line)(void *arg, const char *line,
 			    size_t len);
 	/* The child was reaped; `status` as from waitpid().  Called after
 	 * every stdout/stderr byte has been delivered.  The gp_child is
 	 * freed by the host when this returns. */
-	void		(*on_exit)(void *arg, int status);
-	void		*arg;
-	uint32_t	 stderr_keep;	/* stderr lines kept for child_stderr_tail
+	void (*on_exit)(void *arg, int status);
+	void *arg;
+	uint32_t stderr_keep;	/* stderr lines kept for child_stderr_tail
 					 * (0: 50) */
-	uint32_t	 max_line;	/* 0: 64 KiB */
+	uint32_t max_line;	/* 0: 64 KiB */
 };
 
 /*
@@ -373,12 +373,12 @@ struct gp_child_spec {
  * member added after the plugin's minor.
  */
 struct gp_host_api {
-	uint32_t	 size;		/* sizeof(struct gp_host_api) in the host */
-	uint16_t	 abi_major;
-	uint16_t	 abi_minor;
+	uint32_t size;	/* sizeof(struct gp_host_api) in the host */
+	uint16_t abi_major;
+	uint16_t abi_minor;
 
 	/* Logging, prefixed with the plugin's name. */
-	void		(*log)(struct gp_plugin_ctx *ctx, int level,
+	void (*log)(struct gp_plugin_ctx *ctx, int level,
 			    const char *fmt, ...)
 			    __attribute__((format(printf, 3, 4)));
 
@@ -388,27 +388,27 @@ struct gp_host_api {
 	 * "mode", "output-dir", ...), as text; NULL when unset.  Valid until
 	 * the next call to start().
 	 */
-	const char	*(*option_get)(struct gp_plugin_ctx *ctx,
+	const char *(*option_get)(struct gp_plugin_ctx *ctx,
 			    const char *name);
-	int64_t		(*option_get_int)(struct gp_plugin_ctx *ctx,
+	int64_t (*option_get_int)(struct gp_plugin_ctx *ctx,
 			    const char *name, int64_t dflt);
-	int32_t		(*option_get_bool)(struct gp_plugin_ctx *ctx,
+	int32_t (*option_get_bool)(struct gp_plugin_ctx *ctx,
 			    const char *name);
 
 	/* Timers: one-shot or periodic (persist != 0).  timer_del accepts
 	 * NULL and may be called from the timer's own callback. */
-	struct gp_timer	*(*timer_add)(struct gp_plugin_ctx *ctx,
+	struct gp_timer *(*timer_add)(struct gp_plugin_ctx *ctx,
 			    uint64_t msec, int32_t persist,
 			    void (*cb)(void *arg), void *arg);
-	void		(*timer_del)(struct gp_timer *t);
+	void (*timer_del)(struct gp_timer *t);
 
 	/* fd watches (persistent until fd_unwatch).  A BPF ring buffer is
 	 * watched through ring_buffer__epoll_fd(). */
-	struct gp_watch	*(*fd_watch)(struct gp_plugin_ctx *ctx, int32_t fd,
+	struct gp_watch *(*fd_watch)(struct gp_plugin_ctx *ctx, int32_t fd,
 			    uint32_t events,
 			    void (*cb)(int32_t fd, uint32_t events, void *arg),
 			    void *arg);
-	void		(*fd_unwatch)(struct gp_watch *w);
+	void (*fd_unwatch)(struct gp_watch *w);
 
 	/*
 	 * Child processes (never through a shell).  child_spawn returns NULL
@@ -416,13 +416,13 @@ struct gp_host_api {
 	 * after grace_ms; on_exit reports the end.  The child dies with the
 	 * daemon (PR_SET_PDEATHSIG).
 	 */
-	struct gp_child	*(*child_spawn)(struct gp_plugin_ctx *ctx,
+	struct gp_child *(*child_spawn)(struct gp_plugin_ctx *ctx,
 			    const struct gp_child_spec *spec);
-	int		(*child_stop)(struct gp_child *c, int32_t sig,
+	int (*child_stop)(struct gp_child *c, int32_t sig,
 			    uint32_t grace_ms);
-	int32_t		(*child_pid)(struct gp_child *c);
+	int32_t (*child_pid)(struct gp_child *c);
 	/* Copies the last kept stderr lines, '\n'-joined, into buf. */
-	size_t		(*child_stderr_tail)(struct gp_child *c, char *buf,
+	size_t (*child_stderr_tail)(struct gp_child *c, char *buf,
 			    size_t bufsz);
 
 	/*
@@ -430,57 +430,57 @@ struct gp_host_api {
 	 * comm, container or app-metadata frames, which the host adds.
 	 * Identical stacks of one PID are summed.
 	 */
-	int		(*snapshot_add_stack)(struct gp_snapshot *snap,
+	int (*snapshot_add_stack)(struct gp_snapshot *snap,
 			    int32_t pid, const char *comm,
 			    const char *const *frames, uint32_t nframes,
 			    uint64_t count);
 	/* The PID's whole result is an error or skip frame (merge rules in
 	 * docs/specs/gprofiler-compat.md §3). */
-	int		(*snapshot_pid_error)(struct gp_snapshot *snap,
+	int (*snapshot_pid_error)(struct gp_snapshot *snap,
 			    int32_t pid, const char *comm, int32_t kind,
 			    const char *reason);
 	/* "appid: <appid>" frame for this PID's stacks. */
-	int		(*snapshot_set_appid)(struct gp_snapshot *snap,
+	int (*snapshot_set_appid)(struct gp_snapshot *snap,
 			    int32_t pid, const char *appid);
 	/* Extra application_metadata keys for this PID, merged over the
 	 * host's {exe, execfn, arch}.  Takes ownership of md. */
-	int		(*snapshot_set_app_metadata)(struct gp_snapshot *snap,
+	int (*snapshot_set_app_metadata)(struct gp_snapshot *snap,
 			    int32_t pid, struct gp_json *md);
 	/* Finish the snapshot; err (status < 0) is logged and reported. */
-	void		(*snapshot_done)(struct gp_snapshot *snap,
+	void (*snapshot_done)(struct gp_snapshot *snap,
 			    int32_t status, const char *err);
-	void		(*stop_done)(struct gp_plugin_ctx *ctx);
+	void (*stop_done)(struct gp_plugin_ctx *ctx);
 
 	/* JSON objects (json-c underneath, not exposed). */
-	struct gp_json	*(*json_new)(void);
-	void		(*json_free)(struct gp_json *j);
-	int		(*json_set_string)(struct gp_json *j, const char *key,
+	struct gp_json *(*json_new)(void);
+	void (*json_free)(struct gp_json *j);
+	int (*json_set_string)(struct gp_json *j, const char *key,
 			    const char *val);
-	int		(*json_set_int)(struct gp_json *j, const char *key,
+	int (*json_set_int)(struct gp_json *j, const char *key,
 			    int64_t val);
-	int		(*json_set_double)(struct gp_json *j, const char *key,
+	int (*json_set_double)(struct gp_json *j, const char *key,
 			    double val);
-	int		(*json_set_bool)(struct gp_json *j, const char *key,
+	int (*json_set_bool)(struct gp_json *j, const char *key,
 			    int32_t val);
-	int		(*json_set_null)(struct gp_json *j, const char *key);
+	int (*json_set_null)(struct gp_json *j, const char *key);
 	/* Takes ownership of child. */
-	int		(*json_set_object)(struct gp_json *j, const char *key,
+	int (*json_set_object)(struct gp_json *j, const char *key,
 			    struct gp_json *child);
 	/* Parses `text` (one JSON value) and sets it: -EINVAL if it does
 	 * not parse. */
-	int		(*json_set_raw)(struct gp_json *j, const char *key,
+	int (*json_set_raw)(struct gp_json *j, const char *key,
 			    const char *text);
 
 	/* Whether the run profiles this PID: --pids, not the agent itself
 	 * or one of its children. */
-	int32_t		(*pid_wanted)(struct gp_plugin_ctx *ctx, int32_t pid);
+	int32_t (*pid_wanted)(struct gp_plugin_ctx *ctx, int32_t pid);
 
 	/*
 	 * Download `url` into the open file `fd` (GET, TLS verified with the
 	 * daemon's TLS settings, proxies from the environment); `done` runs
 	 * once, with 0 and the HTTP status, or -errno and a message.
 	 */
-	int		(*http_download)(struct gp_plugin_ctx *ctx,
+	int (*http_download)(struct gp_plugin_ctx *ctx,
 			    const char *url, int32_t fd, uint32_t timeout_ms,
 			    void (*done)(void *arg, int32_t rc,
 			    int32_t http_status, const char *err),
@@ -495,12 +495,12 @@ struct gp_host_api {
 	 * `info` (may be NULL) describes the file.  The caller closes the fd
 	 * and reads no more than it means to (the file may grow).
 	 */
-	int32_t		(*file_open)(struct gp_plugin_ctx *ctx,
+	int32_t (*file_open)(struct gp_plugin_ctx *ctx,
 			    const struct gp_open_spec *spec,
 			    struct gp_file_info *info);
 	/* The same, then up to bufsz bytes from offset 0 (files under /proc
 	 * report size 0: read until EOF): the count or -errno. */
-	int64_t		(*file_read)(struct gp_plugin_ctx *ctx,
+	int64_t (*file_read)(struct gp_plugin_ctx *ctx,
 			    const struct gp_open_spec *spec, void *buf,
 			    uint64_t bufsz);
 
@@ -520,15 +520,15 @@ struct gp_host_api {
 	 *                     those made before); NULL unregisters.
 	 *   sample_report     the system profiler saw count samples of tid.
 	 */
-	int32_t		(*sample_watch)(struct gp_plugin_ctx *ctx, int32_t pid,
+	int32_t (*sample_watch)(struct gp_plugin_ctx *ctx, int32_t pid,
 			    int32_t on);
-	int32_t		(*sample_subscribe)(struct gp_plugin_ctx *ctx,
+	int32_t (*sample_subscribe)(struct gp_plugin_ctx *ctx,
 			    void (*cb)(void *arg, int32_t pid, int32_t tid,
 			    uint64_t count), void *arg);
-	int32_t		(*sample_source)(struct gp_plugin_ctx *ctx,
+	int32_t (*sample_source)(struct gp_plugin_ctx *ctx,
 			    void (*watch)(void *arg, int32_t pid, int32_t on),
 			    void *arg);
-	void		(*sample_report)(struct gp_plugin_ctx *ctx,
+	void (*sample_report)(struct gp_plugin_ctx *ctx,
 			    int32_t pid, int32_t tid, uint64_t count);
 
 	/*
@@ -540,10 +540,10 @@ struct gp_host_api {
 	 *                           without frames; a NULL cb unsubscribes.
 	 *                           Replaces the context's sample_subscribe.
 	 */
-	void		(*sample_report_stack)(struct gp_plugin_ctx *ctx,
+	void (*sample_report_stack)(struct gp_plugin_ctx *ctx,
 			    int32_t pid, int32_t tid, uint64_t count,
 			    const struct gp_sample_stack *st);
-	int32_t		(*sample_subscribe_stack)(struct gp_plugin_ctx *ctx,
+	int32_t (*sample_subscribe_stack)(struct gp_plugin_ctx *ctx,
 			    void (*cb)(void *arg, int32_t pid, int32_t tid,
 			    uint64_t count, const struct gp_sample_stack *st),
 			    void *arg);
@@ -565,11 +565,11 @@ struct gp_host_api {
 	 *                      subscription is kept for a source that starts
 	 *                      after you).
 	 */
-	int32_t		(*process_source)(struct gp_plugin_ctx *ctx,
+	int32_t (*process_source)(struct gp_plugin_ctx *ctx,
 			    int32_t on);
-	void		(*process_report)(struct gp_plugin_ctx *ctx,
+	void (*process_report)(struct gp_plugin_ctx *ctx,
 			    int32_t pid);
-	int32_t		(*process_subscribe)(struct gp_plugin_ctx *ctx,
+	int32_t (*process_subscribe)(struct gp_plugin_ctx *ctx,
 			    void (*cb)(void *arg, int32_t pid), void *arg);
 
 	/*
@@ -599,12 +599,12 @@ struct gp_host_api {
 	 *                       and thread(arg, pid, tid, root, check) get
 	 *                       the calls above (NULL walk: no more).
 	 */
-	int32_t		(*sample_walk)(struct gp_plugin_ctx *ctx, int32_t pid,
+	int32_t (*sample_walk)(struct gp_plugin_ctx *ctx, int32_t pid,
 			    const struct gp_frame_walk *w);
-	int32_t		(*sample_walk_thread)(struct gp_plugin_ctx *ctx,
+	int32_t (*sample_walk_thread)(struct gp_plugin_ctx *ctx,
 			    int32_t pid, int32_t tid, uint64_t root,
 			    uint64_t check);
-	int32_t		(*sample_walker)(struct gp_plugin_ctx *ctx,
+	int32_t (*sample_walker)(struct gp_plugin_ctx *ctx,
 			    int32_t (*walk)(void *arg, int32_t pid,
 			    const struct gp_frame_walk *w),
 			    int32_t (*thread)(void *arg, int32_t pid,

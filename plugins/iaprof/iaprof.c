@@ -149,8 +149,8 @@ iaprof_start(void *priv)
 }
 
 struct deliver {
-	struct iaprof		*ia;
-	struct gp_snapshot	*snap;
+	struct iaprof *ia;
+	struct gp_snapshot *snap;
 };
 
 /* One folded stack to the host: comm apart, the rest root first. */

@@ -29,43 +29,43 @@ enum iaprof_state {
 };
 
 struct iaprof {
-	uint32_t		 magic;
-	struct gp_plugin_ctx	*ctx;
+	uint32_t magic;
+	struct gp_plugin_ctx *ctx;
 	const struct gp_host_api *api;
 
 	/* This run's settings. */
-	char			 path[PATH_MAX];
-	int64_t			 interval_ms;
-	int64_t			 subsample;
-	uint32_t		 version_ms, start_ms, snapshot_ms, stop_ms;
-	char			 version[64];	/* normalised, "" if unknown */
+	char path[PATH_MAX];
+	int64_t interval_ms;
+	int64_t subsample;
+	uint32_t version_ms, start_ms, snapshot_ms, stop_ms;
+	char version[64];	/* normalised, "" if unknown */
 
-	enum iaprof_state	 state;
-	struct gp_child		*child;		/* version or profiling child */
-	struct gp_timer		*timer;		/* the state's deadline */
-	struct gp_timer		*restart_timer;
-	char			 vout[256], verr[512];	/* --version output */
-	int			 vtimedout;
+	enum iaprof_state state;
+	struct gp_child *child;	/* version or profiling child */
+	struct gp_timer *timer;	/* the state's deadline */
+	struct gp_timer *restart_timer;
+	char vout[256], verr[512];	/* --version output */
+	int vtimedout;
 
-	struct iaprof_parser	*parser;
-	struct gp_snapshot	*snap;		/* waiting for the next tick */
-	char			 err[4096];	/* failure not yet reported */
-	uint32_t		 failures;	/* in a row: the backoff */
-	int			 warned_restart;
-	uint64_t		 last_malformed;	/* for metadata */
-	uint64_t		 launches;
+	struct iaprof_parser *parser;
+	struct gp_snapshot *snap;	/* waiting for the next tick */
+	char err[4096];			/* failure not yet reported */
+	uint32_t failures;		/* in a row: the backoff */
+	int warned_restart;
+	uint64_t last_malformed;	/* for metadata */
+	uint64_t launches;
 };
 
 /* iaprof.c */
-int64_t	iaprof_interval_ms(int64_t freq);
-void	iaprof_snapshot_fulfil(struct iaprof *);
-void	iaprof_snapshot_fail(struct iaprof *, int status, const char *msg);
+int64_t iaprof_interval_ms(int64_t freq);
+void iaprof_snapshot_fulfil(struct iaprof *);
+void iaprof_snapshot_fail(struct iaprof *, int status, const char *msg);
 
 /* run.c */
-int	iaprof_run_start(struct iaprof *);
-void	iaprof_run_snapshot(struct iaprof *);
-void	iaprof_run_stop(struct iaprof *);
-void	iaprof_run_destroy(struct iaprof *);
-int	iaprof_find_path(const char *name, char *out, size_t outsz);
+int iaprof_run_start(struct iaprof *);
+void iaprof_run_snapshot(struct iaprof *);
+void iaprof_run_stop(struct iaprof *);
+void iaprof_run_destroy(struct iaprof *);
+int iaprof_find_path(const char *name, char *out, size_t outsz);
 
 #endif

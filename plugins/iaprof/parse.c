@@ -18,35 +18,35 @@
 #define NSTALLS		10
 
 struct field {
-	const char	*s;
-	size_t		 n;
+	const char *s;
+	size_t n;
 };
 
 struct iaprof_parser {
-	struct iaprof_limits	 lim;
-	iaprof_tick_cb		 on_tick;
-	void			*arg;
-	struct strtab		*strs;
-	struct stacks		*stacks;
+	struct iaprof_limits lim;
+	iaprof_tick_cb on_tick;
+	void *arg;
+	struct strtab *strs;
+	struct stacks *stacks;
 
 	/* The line being reassembled across feeds. */
-	char			*line;
-	size_t			 linelen, linecap;
-	int			 overlong;	/* past max_line: discarding */
+	char *line;
+	size_t linelen, linecap;
+	int overlong;	/* past max_line: discarding */
 
 	/* The current kernel: its pid and frames joined by ';'. */
-	int			 have_kernel;
-	int32_t			 kpid;
-	char			*kframes;
-	size_t			 kframeslen, kframescap;
-	uint32_t		 kprefix;	/* interned lazily */
+	int have_kernel;
+	int32_t kpid;
+	char *kframes;
+	size_t kframeslen, kframescap;
+	uint32_t kprefix;	/* interned lazily */
 
-	char			*scratch;	/* UTF-8 repair */
-	size_t			 scratchcap;
+	char *scratch;	/* UTF-8 repair */
+	size_t scratchcap;
 
-	uint64_t		 malformed, dropped, ticks;
-	unsigned		 nkept;
-	char			 kept[IAPROF_MALFORMED_KEEP]
+	uint64_t malformed, dropped, ticks;
+	unsigned nkept;
+	char kept[IAPROF_MALFORMED_KEEP]
 				     [IAPROF_MALFORMED_LEN * 3 + 1];
 };
 

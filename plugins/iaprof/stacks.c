@@ -20,47 +20,47 @@ static const char *const stall_names[10] = {
 };
 
 struct arena_block {
-	struct arena_block	*next;
-	size_t			 used, size;
-	char			 data[];
+	struct arena_block *next;
+	size_t used, size;
+	char data[];
 };
 
 struct prefix {
-	uint64_t	 hash;
-	int32_t		 pid;
-	uint32_t	 nframes;
-	const char	*joined;
-	size_t		 len;
-	const char	**frames;
+	uint64_t hash;
+	int32_t pid;
+	uint32_t nframes;
+	const char *joined;
+	size_t len;
+	const char **frames;
 };
 
 /* One (kernel, instruction, offset) with its ten stall counts: one hash
  * lookup per `eustall` line, the key inline when short (one cache miss). */
 #define KEY_INLINE	40
 struct stack {
-	uint64_t	 hash;
-	uint32_t	 prefix;
-	uint32_t	 insnlen, offlen;
-	const char	*key;		/* insn then offset, not terminated */
-	char		 inl[KEY_INLINE];
-	uint64_t	 count[10];
+	uint64_t hash;
+	uint32_t prefix;
+	uint32_t insnlen, offlen;
+	const char *key;	/* insn then offset, not terminated */
+	char inl[KEY_INLINE];
+	uint64_t count[10];
 };
 
 struct stacks {
-	uint32_t		 max_stacks;
-	size_t			 max_bytes;
-	struct arena_block	*arena;
-	size_t			 arena_bytes;
+	uint32_t max_stacks;
+	size_t max_bytes;
+	struct arena_block *arena;
+	size_t arena_bytes;
 
-	struct prefix		*pfx;
-	uint32_t		 npfx, cappfx;
-	uint32_t		*pslot;		/* index + 1, 0 empty */
-	uint32_t		 pmask;
+	struct prefix *pfx;
+	uint32_t npfx, cappfx;
+	uint32_t *pslot;	/* index + 1, 0 empty */
+	uint32_t pmask;
 
-	struct stack		*st;
-	uint32_t		 nst, capst;
-	uint32_t		*sslot;
-	uint32_t		 smask;
+	struct stack *st;
+	uint32_t nst, capst;
+	uint32_t *sslot;
+	uint32_t smask;
 };
 
 /* Eight bytes a step (FNV-style multiply); hash_final() mixes the rest. */

@@ -11,13 +11,13 @@
 #include "strtab.h"
 
 struct strtab {
-	uint32_t		 max_entries;
-	size_t			 max_bytes;
-	size_t			 bytes;
-	struct strtab_entry	*e;
-	uint32_t		 n, cap;
-	uint32_t		*slot;		/* index + 1, 0 empty */
-	uint32_t		 mask;
+	uint32_t max_entries;
+	size_t max_bytes;
+	size_t bytes;
+	struct strtab_entry *e;
+	uint32_t n, cap;
+	uint32_t *slot;	/* index + 1, 0 empty */
+	uint32_t mask;
 };
 
 static uint32_t

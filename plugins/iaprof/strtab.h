@@ -10,24 +10,24 @@
 #include <stdint.h>
 
 struct strtab_entry {
-	uint64_t	 id;
-	char		*raw;		/* valid UTF-8, NUL-terminated */
-	char		*clean;		/* inside the same allocation */
-	uint32_t	 rawlen, cleanlen;
+	uint64_t id;
+	char *raw;	/* valid UTF-8, NUL-terminated */
+	char *clean;	/* inside the same allocation */
+	uint32_t rawlen, cleanlen;
 };
 
 struct strtab;
 
-struct strtab	*strtab_new(uint32_t max_entries, size_t max_bytes);
-void		 strtab_free(struct strtab *);
-void		 strtab_clear(struct strtab *);
+struct strtab *strtab_new(uint32_t max_entries, size_t max_bytes);
+void strtab_free(struct strtab *);
+void strtab_clear(struct strtab *);
 /* Define or redefine id (the last definition wins); text must be valid
  * UTF-8.  -ENOSPC when the limits are reached, -ENOMEM. */
-int		 strtab_set(struct strtab *, uint64_t id, const char *text,
+int strtab_set(struct strtab *, uint64_t id, const char *text,
 		    size_t len);
 /* The entry, or NULL if id is undefined; valid until the next set/clear. */
 const struct strtab_entry *strtab_get(const struct strtab *, uint64_t id);
-uint32_t	 strtab_count(const struct strtab *);
-size_t		 strtab_memory(const struct strtab *);
+uint32_t strtab_count(const struct strtab *);
+size_t strtab_memory(const struct strtab *);
 
 #endif

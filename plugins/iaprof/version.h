@@ -15,7 +15,7 @@
  * -EINVAL ("Invalid version: '<text>'") or -ENOTSUP ("iaprof <v> is
  * unsupported; minimum version is 2026.3") with the message in err.
  */
-int	iaprof_version_check(const char *out, const char *err_text,
+int iaprof_version_check(const char *out, const char *err_text,
 	    char *norm, size_t normsz, char *err, size_t errsz);
 
 #endif

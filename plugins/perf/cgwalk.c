@@ -30,21 +30,21 @@
 #define CG_STAT_BYTES	2048	/* cpu.stat is a few hundred bytes */
 
 struct cg_prev {
-	uint64_t	 id;
-	uint64_t	 usage;
+	uint64_t id;
+	uint64_t usage;
 };
 
 struct cgwalk {
-	int		 rootfd;
-	dev_t		 dev;
-	char		 root[32];
-	struct cg_entry	*cur;		/* this walk's cgroups */
-	size_t		 ncur, cap;
-	struct cg_prev	*prev;		/* the previous walk's, by id */
-	size_t		 nprev;
-	size_t		 visited;
-	uint64_t	 deadline;	/* CLOCK_THREAD_CPUTIME_ID us */
-	int		 truncated;
+	int rootfd;
+	dev_t dev;
+	char root[32];
+	struct cg_entry *cur;	/* this walk's cgroups */
+	size_t ncur, cap;
+	struct cg_prev *prev;	/* the previous walk's, by id */
+	size_t nprev;
+	size_t visited;
+	uint64_t deadline;	/* CLOCK_THREAD_CPUTIME_ID us */
+	int truncated;
 };
 
 /* The budget is the agent's CPU time, not the clock's: on a busy host

@@ -19,11 +19,11 @@
 #define EMIT_INLINE_MAX	32	/* inlined frames per sampled one */
 
 struct emit {
-	struct perf		*p;
-	struct gp_snapshot	*snap;
-	int			 is_dwarf;	/* which table is walked */
-	double			 ratio;		/* DWARF count scale */
-	int			 rc;
+	struct perf *p;
+	struct gp_snapshot *snap;
+	int is_dwarf;	/* which table is walked */
+	double ratio;	/* DWARF count scale */
+	int rc;
 };
 
 static int
@@ -139,11 +139,11 @@ emit_java_thread(struct perf *p, struct pidinfo *pi,
 static void
 emit_go_meta(struct pidinfo *pi, void *arg)
 {
-	struct emit			*em = arg;
-	struct perf			*p = em->p;
-	const struct gp_host_api	*api = p->api;
-	struct symbolizer_go_meta	 m;
-	struct gp_json			*md;
+	struct emit *em = arg;
+	struct perf *p = em->p;
+	const struct gp_host_api *api = p->api;
+	struct symbolizer_go_meta m;
+	struct gp_json *md;
 
 	if (!pi->emitted || pi->pid <= 0 ||
 	    api->snapshot_set_app_metadata == NULL ||

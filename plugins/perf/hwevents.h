@@ -25,7 +25,7 @@
  * object or the entry has no usable "raw".  Every failure leaves one line
  * in err naming the event, and the platforms the file knows for it.
  */
-int	hwevents_lookup(const char *buf, size_t len, const char *event,
+int hwevents_lookup(const char *buf, size_t len, const char *event,
 	    const char *const *platforms, size_t nplatforms, char *raw,
 	    size_t rawlen, char *err, size_t errlen);
 
@@ -34,11 +34,11 @@ int	hwevents_lookup(const char *buf, size_t len, const char *event,
  * ("" when absent or not printable ASCII); the platform gProfiler keys its
  * custom events by.
  */
-void	hwevents_cpuinfo_model(const char *buf, size_t len, char *out,
+void hwevents_cpuinfo_model(const char *buf, size_t len, char *out,
 	    size_t outlen);
 /* The first line of buf, trimmed (a sysfs pmu_name), into out; "" when
  * not printable ASCII. */
-void	hwevents_first_line(const char *buf, size_t len, char *out,
+void hwevents_first_line(const char *buf, size_t len, char *out,
 	    size_t outlen);
 
 #endif

@@ -129,7 +129,7 @@ perf_cycle_reset(struct perf *p)
 	symbolizer_cycle_end(p->sym);
 }
 
-static void	perf_snapshot_emit(struct perf *, struct gp_snapshot *);
+static void perf_snapshot_emit(struct perf *, struct gp_snapshot *);
 
 /* The heap given back if it holds much more free memory than usual. */
 static void

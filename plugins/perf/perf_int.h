@@ -68,81 +68,81 @@ struct cgwalk;
 
 /* What one cycle saw, for the profile metadata. */
 struct perf_cycle_stats {
-	uint64_t	 stat[STAT_NSTATS];	/* sampler counters, this cycle */
-	uint64_t	 bad_records;
-	uint64_t	 agg_failures;		/* out of memory while adding */
-	uint64_t	 user_frames;		/* emitted, weighted by count */
-	uint64_t	 user_resolved;
-	uint64_t	 pids;
-	uint64_t	 dwarf_pids;		/* smart: PIDs DWARF won */
-	uint64_t	 drain_slices;		/* drains cut at their slice */
-	uint64_t	 cgroups;		/* --perf-use-cgroups: chosen */
+	uint64_t stat[STAT_NSTATS];	/* sampler counters, this cycle */
+	uint64_t bad_records;
+	uint64_t agg_failures;	/* out of memory while adding */
+	uint64_t user_frames;	/* emitted, weighted by count */
+	uint64_t user_resolved;
+	uint64_t pids;
+	uint64_t dwarf_pids;	/* smart: PIDs DWARF won */
+	uint64_t drain_slices;	/* drains cut at their slice */
+	uint64_t cgroups;	/* --perf-use-cgroups: chosen */
 	/* mappings /proc could not show, from the kernel's records */
-	uint64_t	 logged_maps;
-	int		 cpus;
+	uint64_t logged_maps;
+	int cpus;
 };
 
 struct perf {
-	uint32_t		 magic;
-	struct gp_plugin_ctx	*ctx;
+	uint32_t magic;
+	struct gp_plugin_ctx *ctx;
 	const struct gp_host_api *api;
 
-	int			 mode;		/* PERF_MODE_* */
-	int			 backend;	/* --perf-backend */
-	int64_t			 freq;
-	int64_t			 period;	/* --perf-event-period, 0;
+	int mode;	/* PERF_MODE_* */
+	int backend;	/* --perf-backend */
+	int64_t freq;
+	int64_t period;	/* --perf-event-period, 0;
 						 * raised over the rate cap */
-	int			 rate_said;	/* the rate cap warned of */
-	int			 cfi_said;	/* the unwinder's budget, too */
-	int			 have_ev;	/* --perf-event given */
-	struct perfevent	 ev;
-	uint32_t		 dwarf_size;
-	int32_t			*pids;		/* --pids, NULL for all */
-	uint32_t		 npids;
+	int rate_said;	/* the rate cap warned of */
+	int cfi_said;	/* the unwinder's budget, too */
+	int have_ev;	/* --perf-event given */
+	struct perfevent ev;
+	uint32_t dwarf_size;
+	int32_t *pids;	/* --pids, NULL for all */
+	uint32_t npids;
 	/* --perf-use-cgroups: the busiest cgroups, re-chosen each cycle */
-	int			 use_cgroups;
-	int64_t			 max_cgroups;	/* --perf-max-cgroups */
-	int64_t			 max_docker;	/* --perf-max-docker-containers */
-	struct cgwalk		*cgw;		/* NULL: no cgroup filter */
-	uint64_t		*cg_ids;	/* the ids chosen */
+	int use_cgroups;
+	int64_t max_cgroups;	/* --perf-max-cgroups */
+	int64_t max_docker;	/* --perf-max-docker-containers */
+	struct cgwalk *cgw;	/* NULL: no cgroup filter */
+	uint64_t *cg_ids;	/* the ids chosen */
 
-	struct sampler		*sampler;
-	struct gp_timer		*drain_timer;
-	struct gp_timer		*work_timer;	/* perf maps left to read,
+	struct sampler *sampler;
+	struct gp_timer *drain_timer;
+	struct gp_timer *work_timer;	/* perf maps left to read,
 						 * tables to load */
-	struct gp_snapshot	*snap_wait;	/* waiting for tables */
-	uint64_t		 snap_until;	/* CLOCK_MONOTONIC ns */
-	int			 trim_due;	/* an emit just ended */
-	struct heaptrim		 trim;
-	struct gp_watch		*wakeup;	/* the ring's wake-ups */
+	struct gp_snapshot *snap_wait;	/* waiting for tables */
+	uint64_t snap_until;		/* CLOCK_MONOTONIC ns */
+	int trim_due;			/* an emit just ended */
+	struct heaptrim trim;
+	struct gp_watch *wakeup;	/* the ring's wake-ups */
 	/* The kernel's mapping records (perf_maps.c); NULL: not followed. */
-	struct perf_maps	*maps;
-	struct symbolizer	*sym;
-	struct unwinder		*uw;
-	struct stackagg		*fp;		/* frame-pointer stacks */
-	struct stackagg		*dw;		/* DWARF-unwound stacks */
-	struct pidtab		*seen;		/* this cycle's PIDs */
-	int			 reports;	/* the host's sample source */
-	int			 proc_reports;	/* and its process source */
-	int			 walker;	/* and its frame walker (1.6) */
-	int			 java_threads;	/* --java-collect-thread-names */
+	struct perf_maps *maps;
+	struct symbolizer *sym;
+	struct unwinder *uw;
+	struct stackagg *fp;	/* frame-pointer stacks */
+	struct stackagg *dw;	/* DWARF-unwound stacks */
+	struct pidtab *seen;	/* this cycle's PIDs */
+	int reports;		/* the host's sample source */
+	int proc_reports;	/* and its process source */
+	int walker;		/* and its frame walker (1.6) */
+	int java_threads;	/* --java-collect-thread-names */
 
-	uint64_t		 drain_deadline;	/* CLOCK_MONOTONIC ns */
-	uint32_t		 drain_n;	/* records this drain */
+	uint64_t drain_deadline;	/* CLOCK_MONOTONIC ns */
+	uint32_t drain_n;		/* records this drain */
 
-	uint64_t		 stat_prev[STAT_NSTATS];
-	uint64_t		 logged_prev;
-	struct perf_cycle_stats	 cur;		/* being collected */
-	struct perf_cycle_stats	 last;		/* the last snapshot's */
-	struct ratelim		 complain_limit; /* of bad input: a line a
+	uint64_t stat_prev[STAT_NSTATS];
+	uint64_t logged_prev;
+	struct perf_cycle_stats cur;	/* being collected */
+	struct perf_cycle_stats last;	/* the last snapshot's */
+	struct ratelim complain_limit;	/* of bad input: a line a
 						 * minute (perf_complain) */
 };
 
 /* perf.c */
 /* CLOCK_MONOTONIC in ns: the plugin's one clock for deadlines. */
-uint64_t	 perf_now_ns(void);
+uint64_t perf_now_ns(void);
 /* One warning a minute at most about bad input. */
-void		 perf_complain(struct perf *, const char *fmt, ...)
+void perf_complain(struct perf *, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
 
 /* evresolve.c */
@@ -151,27 +151,27 @@ void		 perf_complain(struct perf *, const char *fmt, ...)
  * --hw-events-file for this host's platform.  0, or -errno with one line
  * in err; a custom event's raw code and file go to `from` ("" otherwise).
  */
-int		 perf_event_resolve(struct perf *, const char *name,
+int perf_event_resolve(struct perf *, const char *name,
 		    struct perfevent *ev, char *from, size_t fromlen,
 		    char *err, size_t errlen);
 
 /* collect.c */
 /* sampler_opts.on_record: one ring-buffer record into the tables;
  * -EAGAIN once the drain's slice is used (the record was taken). */
-int		 perf_collect_record(void *arg, const void *rec, size_t len);
+int perf_collect_record(void *arg, const void *rec, size_t len);
 /* Start a drain's slice; then sampler_drain, which answers -EAGAIN when
  * the slice ran out with records left. */
-void		 perf_collect_slice(struct perf *);
+void perf_collect_slice(struct perf *);
 /* pi (sampled this cycle) to the process profilers, if they listen: at
  * its first sample, and again when it maps code later (perf_maps.c),
  * each time after a wait twice the last, up to PERF_REPORT_WAIT_MAX_S. */
 #define PERF_REPORT_WAIT_MAX_S	32
-void		 perf_report_process(struct perf *, struct pidinfo *,
+void perf_report_process(struct perf *, struct pidinfo *,
 		    uint64_t now_ns);
 
 /* emit.c */
 /* The cycle's stacks into the snapshot (smart mode picks per PID). */
-int		 perf_emit(struct perf *, struct gp_snapshot *);
+int perf_emit(struct perf *, struct gp_snapshot *);
 
 /* cgpick.c */
 /*
@@ -180,31 +180,31 @@ int		 perf_emit(struct perf *, struct gp_snapshot *);
  * is missing), or -ENOENT when the options select no cgroup at all (perf
  * is then disabled, as in gProfiler).
  */
-int		 perf_cgroups_init(struct perf *);
+int perf_cgroups_init(struct perf *);
 /* Choose this cycle's cgroups and hand them to the sampler. */
-void		 perf_cgroups_pick(struct perf *);
+void perf_cgroups_pick(struct perf *);
 /* perf_cycle.c: the snapshot, and the work timer's turns */
-int		 perf_snapshot(void *, struct gp_snapshot *);
-void		 perf_abandon(void *, struct gp_snapshot *);
-void		 perf_work_cb(void *);
+int perf_snapshot(void *, struct gp_snapshot *);
+void perf_abandon(void *, struct gp_snapshot *);
+void perf_work_cb(void *);
 
 /* perf_walk.c: interpreter frames walked in the sample, for process
  * profilers (host API sample_walk, ABI 1.6) */
-void		 perf_walker_start(struct perf *);
-void		 perf_walker_stop(struct perf *);
-void		 perf_walker_metadata(struct perf *,
+void perf_walker_start(struct perf *);
+void perf_walker_stop(struct perf *);
+void perf_walker_metadata(struct perf *,
 		    const struct perf_cycle_stats *, struct gp_json *);
 
 /* perf_maps.c: what processes mapped, from the kernel's own records */
 /* Follow them (a line says so when the kernel cannot). */
-void		 perf_maps_start(struct perf *);
+void perf_maps_start(struct perf *);
 /* Read what the kernel wrote since: before the samples, whose mappings
  * these are. */
-void		 perf_maps_drain(struct perf *);
-void		 perf_maps_stop(struct perf *);
+void perf_maps_drain(struct perf *);
+void perf_maps_stop(struct perf *);
 
 /* pidlist.c */
 /* "1,2, 3" (the pids option) into a new array; -EINVAL naming nothing. */
-int		 pidlist_parse(const char *, int32_t **pidsp, uint32_t *np);
+int pidlist_parse(const char *, int32_t **pidsp, uint32_t *np);
 
 #endif

@@ -25,10 +25,10 @@
 
 /* A drain's records, put back in time order before they are applied. */
 struct perf_maps_rec {
-	uint64_t	 time;
-	uint64_t	 seq;		/* ties keep the buffer's order */
-	size_t		 off;
-	size_t		 len;
+	uint64_t time;
+	uint64_t seq;	/* ties keep the buffer's order */
+	size_t off;
+	size_t len;
 };
 
 /* The seed's bounds: a host's processes are read once, at start. */
@@ -36,18 +36,18 @@ struct perf_maps_rec {
 #define PERF_MAPS_SEED_MAX	(EXECMAPS_MAX_ALL / 2)
 
 struct perf_maps {
-	struct mmapfollow	*mf;
-	struct execmaps		*em;
-	struct gp_watch		*watch;
-	uint64_t		 said;		/* lost records reported */
-	uint8_t			*buf;
-	size_t			 buf_len;
-	size_t			 buf_cap;
-	struct perf_maps_rec	*recs;
-	size_t			 nrecs;
-	size_t			 recs_cap;
-	int			 nomem;		/* this drain lost some */
-	uint64_t		 expired;	/* last execmaps_expire */
+	struct mmapfollow *mf;
+	struct execmaps *em;
+	struct gp_watch *watch;
+	uint64_t said;	/* lost records reported */
+	uint8_t *buf;
+	size_t buf_len;
+	size_t buf_cap;
+	struct perf_maps_rec *recs;
+	size_t nrecs;
+	size_t recs_cap;
+	int nomem;		/* this drain lost some */
+	uint64_t expired;	/* last execmaps_expire */
 };
 
 /*

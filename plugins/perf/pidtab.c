@@ -12,8 +12,8 @@
 #define PIDTAB_BUCKETS	1024	/* a power of two */
 
 struct pidtab {
-	struct pidinfo	*buckets[PIDTAB_BUCKETS];
-	uint32_t	 count;
+	struct pidinfo *buckets[PIDTAB_BUCKETS];
+	uint32_t count;
 };
 
 static uint32_t

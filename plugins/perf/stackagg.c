@@ -13,10 +13,10 @@
 #define STACKAGG_MIN_BUCKETS	256
 
 struct stackagg {
-	struct stack_entry	**buckets;
-	size_t			  nbuckets;	/* a power of two */
-	size_t			  nentries;
-	uint64_t		  nsamples;
+	struct stack_entry **buckets;
+	size_t nbuckets;	/* a power of two */
+	size_t nentries;
+	uint64_t nsamples;
 };
 
 static uint64_t

@@ -31,33 +31,33 @@
 #define UNWIND_MAX_SECTIONS	4096	/* a module's headers looked at */
 
 struct unwind_proc {
-	struct unwind_proc	*next;
-	int32_t			 pid;
-	Dwfl			*dwfl;		/* NULL: reporting failed */
+	struct unwind_proc *next;
+	int32_t pid;
+	Dwfl *dwfl;	/* NULL: reporting failed */
 };
 
 struct unwind_sample {
-	int32_t			 tid;
-	const uint64_t		*regs;
-	const uint8_t		*stack;
-	uint32_t		 len;
-	uint64_t		*ips;
-	int			 n, max;
+	int32_t tid;
+	const uint64_t *regs;
+	const uint8_t *stack;
+	uint32_t len;
+	uint64_t *ips;
+	int n, max;
 };
 
 struct unwinder {
-	struct symbolizer	*sym;
-	struct unwind_proc	*procs;
-	unsigned		 nprocs;
-	struct unwind_sample	 cur;		/* the sample being unwound */
-	int32_t			 cur_pid;
-	uint64_t		 held;	/* CFI bytes of the cached
+	struct symbolizer *sym;
+	struct unwind_proc *procs;
+	unsigned nprocs;
+	struct unwind_sample cur;	/* the sample being unwound */
+	int32_t cur_pid;
+	uint64_t held;	/* CFI bytes of the cached
 						 * handles */
-	uint64_t		 over_budget;	/* modules refused, this cycle */
-	int			 budget_said;
+	uint64_t over_budget;	/* modules refused, this cycle */
+	int budget_said;
 };
 
-static void	unwind_release(struct unwinder *);
+static void unwind_release(struct unwinder *);
 
 /* libdw's find_elf has no argument of ours: the loop is single-threaded,
  * so the unwinder at work is a static. */

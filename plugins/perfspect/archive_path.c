@@ -31,8 +31,8 @@ why_set(char *why, size_t len, const char *msg)
 static int
 path_depth(const char *p, size_t len, int depth, int allow_dotdot)
 {
-	size_t	 i = 0, start;
-	int	 named = 0;
+	size_t i = 0, start;
+	int named = 0;
 
 	while (i < len) {
 		start = i;
@@ -54,7 +54,7 @@ path_depth(const char *p, size_t len, int depth, int allow_dotdot)
 static int
 path_plain(const char *p, size_t len)
 {
-	size_t	 i;
+	size_t i;
 
 	if (len == 0 || len > PS_PATH_MAX)
 		return (0);
@@ -68,7 +68,7 @@ int
 ps_archive_path_check(const char *path, size_t pathlen, int type,
     const char *link, size_t linklen, char *why, size_t whylen)
 {
-	int	 depth;
+	int depth;
 
 	if (!path_plain(path, pathlen))
 		return (why_set(why, whylen, "empty, overlong or "

@@ -53,54 +53,54 @@
 #define PS_BACKOFF_PENDING	UINT64_MAX
 
 struct ps_result {
-	char		 status[24];	/* ok, not_ready, failed, ... */
-	char		 error[512];
-	int		 valid;
-	double		 seconds;	/* run time */
-	double		 setup;		/* set-up seconds; 0: not seen */
-	int		 interval;	/* its --interval */
+	char status[24];	/* ok, not_ready, failed, ... */
+	char error[512];
+	int valid;
+	double seconds;	/* run time */
+	double setup;	/* set-up seconds; 0: not seen */
+	int interval;	/* its --interval */
 	struct ps_report rep;
 };
 
 struct ps_collector {
-	struct gp_plugin_ctx		*ctx;
-	const struct gp_host_api	*api;
-	struct ps_run_config		 cfg;
-	char				 dir[PATH_MAX / 2];
-	char				 node[65];
+	struct gp_plugin_ctx *ctx;
+	const struct gp_host_api *api;
+	struct ps_run_config cfg;
+	char dir[PATH_MAX / 2];
+	char node[65];
 
-	struct gp_child			*child;
-	struct timespec			 run_start;
-	struct timespec			 win_mono;	/* window began */
-	double				 setup_s;	/* last measured */
-	double				 run_setup;	/* this run's; 0 */
-	int				 run_interval;
-	char				 out_tail[PS_STDOUT_KEEP];
-	char				 last_error[256];	/* "Error: ..." */
-	struct gp_snapshot		*snap;		/* waiting for exit */
-	int				 abandoned;
-	int				 term_sent;	/* by us */
-	int				 stopping;
-	int				 started;
+	struct gp_child *child;
+	struct timespec run_start;
+	struct timespec win_mono;	/* window began */
+	double setup_s;			/* last measured */
+	double run_setup;		/* this run's; 0 */
+	int run_interval;
+	char out_tail[PS_STDOUT_KEEP];
+	char last_error[256];		/* "Error: ..." */
+	struct gp_snapshot *snap;	/* waiting for exit */
+	int abandoned;
+	int term_sent;	/* by us */
+	int stopping;
+	int started;
 
-	struct ps_result		 finished;	/* run ended mid-cycle */
-	struct ps_result		 last;		/* the last cycle's */
-	char				 hold_status[24];
-	char				 hold_why[256];
+	struct ps_result finished;	/* run ended mid-cycle */
+	struct ps_result last;		/* the last cycle's */
+	char hold_status[24];
+	char hold_why[256];
 
-	uint64_t			 cycle;
-	unsigned			 not_ready;	/* runs in a row */
-	int				 told_short;
-	unsigned			 failures;
-	uint64_t			 next_run_cycle;
+	uint64_t cycle;
+	unsigned not_ready;	/* runs in a row */
+	int told_short;
+	unsigned failures;
+	uint64_t next_run_cycle;
 };
 
-static void	collector_spawn(struct ps_collector *);
+static void collector_spawn(struct ps_collector *);
 
 static double
 ts_since(const struct timespec *t0)
 {
-	struct timespec	 now;
+	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return ((now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9);
@@ -109,8 +109,8 @@ ts_since(const struct timespec *t0)
 int
 ps_collector_interval(double left, double setup, int max)
 {
-	double	 room = left - setup;
-	int	 ivl;
+	double room = left - setup;
+	int ivl;
 
 	if (max < 1)
 		max = 1;
@@ -137,7 +137,7 @@ result_set(struct ps_result *r, const char *status, const char *fmt, ...)
 static void
 result_set(struct ps_result *r, const char *status, const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	r->valid = 1;
 	snprintf(r->status, sizeof(r->status), "%s", status);
@@ -151,8 +151,8 @@ result_set(struct ps_result *r, const char *status, const char *fmt, ...)
 struct ps_collector *
 ps_collector_new(struct gp_plugin_ctx *ctx, const struct gp_host_api *api)
 {
-	struct ps_collector	*c;
-	struct utsname		 u;
+	struct ps_collector *c;
+	struct utsname u;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return (NULL);
@@ -192,10 +192,10 @@ collector_clean(struct ps_collector *c)
 static int
 read_capped(const char *path, size_t max, char **buf, size_t *len)
 {
-	struct stat	 st;
-	ssize_t		 n;
-	size_t		 got = 0;
-	int		 fd, rc = 0;
+	struct stat st;
+	ssize_t n;
+	size_t got = 0;
+	int fd, rc = 0;
 
 	*buf = NULL;
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
@@ -234,9 +234,9 @@ collector_file(struct ps_collector *c, const char *suffix, char *path,
 static void
 collector_read(struct ps_collector *c, struct ps_result *r, int killed)
 {
-	char	 p[PATH_MAX], err[256], *sum = NULL, *raw = NULL, *html = NULL;
-	size_t	 sumlen = 0, rawlen = 0, htmllen = 0;
-	int	 hrc;
+	char p[PATH_MAX], err[256], *sum = NULL, *raw = NULL, *html = NULL;
+	size_t sumlen = 0, rawlen = 0, htmllen = 0;
+	int hrc;
 
 	/* A killed run may have left its summary half written. */
 	if (!killed) {
@@ -275,7 +275,7 @@ collector_backoff(struct ps_collector *c)
 static void
 collector_backoff_settle(struct ps_collector *c)
 {
-	unsigned	 skip;
+	unsigned skip;
 
 	if (c->next_run_cycle != PS_BACKOFF_PENDING)
 		return;
@@ -289,7 +289,7 @@ static void
 collector_judge(struct ps_collector *c, struct ps_result *r, int status,
     const char *tail)
 {
-	int	 killed = WIFSIGNALED(status);
+	int killed = WIFSIGNALED(status);
 
 	collector_read(c, r, killed);
 	if (r->valid)
@@ -330,7 +330,7 @@ collector_judge(struct ps_collector *c, struct ps_result *r, int status,
 static void
 collector_snapshot_done(struct ps_collector *c)
 {
-	struct gp_snapshot	*snap = c->snap;
+	struct gp_snapshot *snap = c->snap;
 
 	c->snap = NULL;
 	collector_backoff_settle(c);
@@ -377,10 +377,10 @@ collector_note_short(struct ps_collector *c, const struct ps_result *r)
 static void
 on_exit_cb(void *arg, int status)
 {
-	struct ps_collector	*c = arg;
-	struct ps_result	 r;
-	struct timespec		 now;
-	char			 tail[2048] = "";
+	struct ps_collector *c = arg;
+	struct ps_result r;
+	struct timespec now;
+	char tail[2048] = "";
 
 	memset(&r, 0, sizeof(r));
 	c->api->child_stderr_tail(c->child, tail, sizeof(tail));
@@ -430,8 +430,8 @@ on_exit_cb(void *arg, int status)
 static void
 on_stdout_cb(void *arg, const char *line, size_t len)
 {
-	struct ps_collector	*c = arg;
-	size_t			 have = strlen(c->out_tail);
+	struct ps_collector *c = arg;
+	size_t have = strlen(c->out_tail);
 
 	/* Keep the start of the "Metric files:" block for the stop log. */
 	if (have + len + 2 < sizeof(c->out_tail))
@@ -442,8 +442,8 @@ on_stdout_cb(void *arg, const char *line, size_t len)
 static void
 on_stderr_cb(void *arg, const char *line, size_t len)
 {
-	struct ps_collector	*c = arg;
-	const char		*e;
+	struct ps_collector *c = arg;
+	const char *e;
 
 	/* The end of set-up: the status turns to "collecting metrics ...". */
 	if (c->run_setup == 0 &&
@@ -464,11 +464,11 @@ on_stderr_cb(void *arg, const char *line, size_t len)
 static void
 collector_spawn(struct ps_collector *c)
 {
-	struct gp_child_spec	 spec;
-	char			 dur[16], ivl[16];
-	const char		*argv[16];
-	double			 left;
-	int			 n = 0;
+	struct gp_child_spec spec;
+	char dur[16], ivl[16];
+	const char *argv[16];
+	double left;
+	int n = 0;
 
 	collector_clean(c);
 	/* The run is stopped when the window ends, or ends by itself after
@@ -522,7 +522,7 @@ collector_spawn(struct ps_collector *c)
 int
 ps_collector_start(struct ps_collector *c, const struct ps_run_config *cfg)
 {
-	char	 tmpl[PATH_MAX];
+	char tmpl[PATH_MAX];
 
 	c->cfg = *cfg;
 	if (c->cfg.grace_ms == 0)
@@ -622,10 +622,10 @@ ps_collector_abandon(struct ps_collector *c, struct gp_snapshot *snap)
 static void
 metadata_hdr(struct ps_collector *c, struct gp_json *hdr)
 {
-	const struct gp_host_api	*api = c->api;
-	struct ps_report		*rep = &c->last.rep;
-	struct gp_json			*m;
-	size_t				 i;
+	const struct gp_host_api *api = c->api;
+	struct ps_report *rep = &c->last.rep;
+	struct gp_json *m;
+	size_t i;
 
 	if (rep->metrics != NULL && (m = api->json_new()) != NULL) {
 		for (i = 0; i < rep->nmetrics; i++)
@@ -644,8 +644,8 @@ void
 ps_collector_metadata(struct ps_collector *c, struct gp_json *md,
     struct gp_json *hdr)
 {
-	const struct gp_host_api	*api = c->api;
-	struct ps_result		*r = &c->last;
+	const struct gp_host_api *api = c->api;
+	struct ps_result *r = &c->last;
 
 	/* md is merged flat into "metadata": hence the prefix. */
 	metadata_hdr(c, hdr);

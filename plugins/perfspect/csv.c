@@ -14,22 +14,22 @@
 #include "perfspect.h"
 
 struct field {
-	const char	*p;
-	size_t		 len;
+	const char *p;
+	size_t len;
 };
 
 struct lines {
-	const char	*buf;
-	size_t		 len;
-	size_t		 pos;
-	size_t		 lineno;
+	const char *buf;
+	size_t len;
+	size_t pos;
+	size_t lineno;
 };
 
 static int
 csv_err(char *err, size_t errlen, size_t lineno, const char *fmt, ...)
 {
-	va_list	 ap;
-	int	 n;
+	va_list ap;
+	int n;
 
 	if (err == NULL || errlen == 0)
 		return (-EINVAL);
@@ -49,9 +49,9 @@ csv_err(char *err, size_t errlen, size_t lineno, const char *fmt, ...)
 static int
 lines_next(struct lines *l, const char **line, size_t *len)
 {
-	const char	*start, *nl;
-	size_t		 left;
-	int		 rc = 1;
+	const char *start, *nl;
+	size_t left;
+	int rc = 1;
 
 	if (l->pos >= l->len)
 		return (0);
@@ -77,7 +77,7 @@ lines_next(struct lines *l, const char **line, size_t *len)
 static int
 csv_split(const char *line, size_t len, struct field *f, size_t max)
 {
-	size_t	 n = 0, i, start = 0;
+	size_t n = 0, i, start = 0;
 
 	for (i = 0; i <= len; i++) {
 		if (i < len && line[i] != ',')
@@ -114,7 +114,7 @@ field_eq(const struct field *f, const char *s)
 static int
 field_number(struct field f, int empty_nan, double *v)
 {
-	char	 tmp[64], *end;
+	char tmp[64], *end;
 
 	field_trim(&f);
 	if (f.len == 0) {
@@ -140,7 +140,7 @@ field_number(struct field f, int empty_nan, double *v)
 static int
 field_int(struct field f, int64_t *v)
 {
-	char	 tmp[32], *end;
+	char tmp[32], *end;
 
 	field_trim(&f);
 	if (f.len == 0 || f.len >= sizeof(tmp))
@@ -161,7 +161,7 @@ field_dup(const struct field *f)
 static void
 strv_free(char **v, size_t n)
 {
-	size_t	 i;
+	size_t i;
 
 	if (v == NULL)
 		return;
@@ -175,8 +175,8 @@ static int
 names_take(const struct field *f, size_t first, size_t n, char ***out,
     size_t lineno, char *err, size_t errlen)
 {
-	char	**v;
-	size_t	  i, j;
+	char **v;
+	size_t i, j;
 
 	if ((v = calloc(n - first + 1, sizeof(*v))) == NULL)
 		return (-ENOMEM);
@@ -215,7 +215,7 @@ raw_header(struct ps_raw *raw, const struct field *f, int n, size_t lineno,
     char *err, size_t errlen)
 {
 	static const char *const fixed[] = { "TS", "SKT", "CPU", "CID" };
-	int	 i;
+	int i;
 
 	if (n < 5)
 		return (csv_err(err, errlen, lineno,
@@ -233,7 +233,7 @@ raw_header(struct ps_raw *raw, const struct field *f, int n, size_t lineno,
 static int
 raw_same_header(const struct ps_raw *raw, const struct field *f, int n)
 {
-	size_t	 i;
+	size_t i;
 
 	if ((size_t)n != raw->nmetrics + 4 || !field_eq(&f[0], "TS"))
 		return (0);
@@ -246,9 +246,9 @@ raw_same_header(const struct ps_raw *raw, const struct field *f, int n)
 static int
 raw_grow(struct ps_raw *raw, size_t *cap)
 {
-	struct ps_raw_row	*r;
-	double			*v;
-	size_t			 ncap = *cap ? *cap * 2 : 64;
+	struct ps_raw_row *r;
+	double *v;
+	size_t ncap = *cap ? *cap * 2 : 64;
 
 	if (ncap > PS_CSV_MAX_ROWS)
 		ncap = PS_CSV_MAX_ROWS;
@@ -268,7 +268,7 @@ static int
 raw_group(const struct field *f, char *group, size_t len)
 {
 	static const char *const prefix[] = { "SKT", "CPU", "" };
-	int	 i, set = -1;
+	int i, set = -1;
 
 	for (i = 0; i < 3; i++) {
 		if (f[i + 1].len == 0)
@@ -290,9 +290,9 @@ static int
 raw_row(struct ps_raw *raw, const struct field *f, int n, size_t lineno,
     char *err, size_t errlen)
 {
-	struct ps_raw_row	*row = &raw->rows[raw->nrows];
-	double			*v = &raw->vals[raw->nrows * raw->nmetrics];
-	size_t			 i;
+	struct ps_raw_row *row = &raw->rows[raw->nrows];
+	double *v = &raw->vals[raw->nrows * raw->nmetrics];
+	size_t i;
 
 	if ((size_t)n != raw->nmetrics + 4)
 		return (csv_err(err, errlen, lineno,
@@ -314,11 +314,11 @@ int
 ps_raw_parse(const char *buf, size_t len, struct ps_raw *raw, char *err,
     size_t errlen)
 {
-	struct lines	 l = { buf, len, 0, 0 };
-	struct field	*f;
-	const char	*line;
-	size_t		 linelen, cap = 0;
-	int		 n, more, rc = 0;
+	struct lines l = { buf, len, 0, 0 };
+	struct field *f;
+	const char *line;
+	size_t linelen, cap = 0;
+	int n, more, rc = 0;
 
 	memset(raw, 0, sizeof(*raw));
 	if ((f = calloc(PS_CSV_MAX_COLS, sizeof(*f))) == NULL)
@@ -362,8 +362,8 @@ void
 ps_raw_stats(const struct ps_raw *raw, size_t metric, const char *group,
     struct ps_stats *st)
 {
-	double	 v, sum = 0, sq = 0;
-	size_t	 i;
+	double v, sum = 0, sq = 0;
+	size_t i;
 
 	memset(st, 0, sizeof(*st));
 	st->mean = st->min = st->max = st->stddev = NAN;
@@ -407,7 +407,7 @@ ps_format_stat(double v, size_t n, char *buf, size_t len)
 void
 ps_summary_free(struct ps_summary *sum)
 {
-	size_t	 i;
+	size_t i;
 
 	if (sum == NULL)
 		return;
@@ -427,7 +427,7 @@ static int
 summary_is_stats(const struct field *f, int n, int first)
 {
 	static const char *const stats[] = { "mean", "min", "max", "stddev" };
-	int	 i;
+	int i;
 
 	if (n != first + 4)
 		return (0);
@@ -441,7 +441,7 @@ static int
 summary_header(struct ps_summary *sum, const struct field *f, int n,
     size_t lineno, char *err, size_t errlen)
 {
-	int	 first = 1;
+	int first = 1;
 
 	if (n >= 1 && field_eq(&f[0], "metric") && summary_is_stats(f, n, 1))
 		sum->shape = PS_SUMMARY_SYSTEM;
@@ -463,9 +463,9 @@ static int
 summary_row(struct ps_summary *sum, struct field *f, int n, size_t lineno,
     char *err, size_t errlen)
 {
-	struct ps_summary_row	*r = &sum->rows[sum->nrows];
-	size_t			 i, first = sum->shape == PS_SUMMARY_ONE_GROUP;
-	struct field		 name;
+	struct ps_summary_row *r = &sum->rows[sum->nrows];
+	size_t i, first = sum->shape == PS_SUMMARY_ONE_GROUP;
+	struct field name;
 
 	if ((size_t)n != sum->ncols + first + 1)
 		return (csv_err(err, errlen, lineno, "%d fields, expected %zu",
@@ -499,12 +499,12 @@ int
 ps_summary_parse(const char *buf, size_t len, struct ps_summary *sum,
     char *err, size_t errlen)
 {
-	struct lines		 l = { buf, len, 0, 0 };
-	struct field		*f;
-	struct ps_summary_row	*nr;
-	const char		*line;
-	size_t			 linelen, cap = 0;
-	int			 n, rc = 0;
+	struct lines l = { buf, len, 0, 0 };
+	struct field *f;
+	struct ps_summary_row *nr;
+	const char *line;
+	size_t linelen, cap = 0;
+	int n, rc = 0;
 
 	memset(sum, 0, sizeof(*sum));
 	if ((f = calloc(PS_CSV_MAX_COLS, sizeof(*f))) == NULL)

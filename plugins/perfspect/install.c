@@ -39,33 +39,33 @@
 #define PS_INSTALL_MAGIC	0x50534931u
 
 struct ps_install {
-	uint32_t			 magic;
-	struct gp_plugin_ctx		*ctx;
-	const struct gp_host_api	*api;
-	char				 dir[PATH_MAX / 2];
-	char				 url[2048];
-	char				 sha256[80];
-	char				 pins[PATH_MAX / 2];
-	unsigned			 timeout_s;
-	ps_install_done_fn		*done;
-	void				*arg;
+	uint32_t magic;
+	struct gp_plugin_ctx *ctx;
+	const struct gp_host_api *api;
+	char dir[PATH_MAX / 2];
+	char url[2048];
+	char sha256[80];
+	char pins[PATH_MAX / 2];
+	unsigned timeout_s;
+	ps_install_done_fn *done;
+	void *arg;
 
-	char				 stage[PATH_MAX / 2];
-	int				 fd;
-	int				 downloading;	/* host holds us */
-	int				 finished;	/* done was called */
-	int				 cached;	/* checking the cache */
-	struct gp_timer			*timer;
-	struct gp_timer			*kick;
-	struct gp_child			*child;
-	int				 version_ok;
-	char				 version[128];
-	struct ps_install		*next_waiting;
+	char stage[PATH_MAX / 2];
+	int fd;
+	int downloading;	/* host holds us */
+	int finished;		/* done was called */
+	int cached;		/* checking the cache */
+	struct gp_timer *timer;
+	struct gp_timer *kick;
+	struct gp_child *child;
+	int version_ok;
+	char version[128];
+	struct ps_install *next_waiting;
 };
 
 /* Records finished while the host still holds them (a download or a
  * version check in flight), until it reports them or the plugin goes. */
-static struct ps_install	*install_waiting;
+static struct ps_install *install_waiting;
 
 static int
 rm_any(const char *path, const struct stat *st, int flag, struct FTW *f)
@@ -102,7 +102,7 @@ install_release(struct ps_install *in)
 static void
 install_free(struct ps_install *in)
 {
-	struct ps_install	**pp;
+	struct ps_install **pp;
 
 	for (pp = &install_waiting; *pp != NULL; pp = &(*pp)->next_waiting)
 		if (*pp == in) {
@@ -122,8 +122,8 @@ static void
 install_finish(struct ps_install *in, const char *binary, const char *fmt,
     ...)
 {
-	char	 why[1024] = "";
-	va_list	 ap;
+	char why[1024] = "";
+	va_list ap;
 
 	if (in->finished)
 		return;
@@ -153,7 +153,7 @@ install_finish(struct ps_install *in, const char *binary, const char *fmt,
 static int
 install_dir_safe(const char *path, char *why, size_t len)
 {
-	struct stat	 st;
+	struct stat st;
 
 	if (lstat(path, &st) != 0) {
 		snprintf(why, len, "%s: %s", path, strerror(errno));
@@ -171,7 +171,7 @@ install_dir_safe(const char *path, char *why, size_t len)
 static int
 install_mkdirs(const char *dir, char *why, size_t len)
 {
-	char	 p[PATH_MAX / 2], *s;
+	char p[PATH_MAX / 2], *s;
 
 	snprintf(p, sizeof(p), "%s", dir);
 	for (s = p + 1; *s != '\0'; s++) {
@@ -190,12 +190,12 @@ fail:
 	return (-1);
 }
 
-static void	install_download(struct ps_install *);
+static void install_download(struct ps_install *);
 
 static void
 version_line_cb(void *arg, const char *line, size_t len)
 {
-	struct ps_install	*in = arg;
+	struct ps_install *in = arg;
 
 	if (ps_version_line_ok(line, len)) {
 		in->version_ok = 1;
@@ -208,7 +208,7 @@ version_line_cb(void *arg, const char *line, size_t len)
 static int
 install_commit(struct ps_install *in, char *why, size_t len)
 {
-	char	 from[PATH_MAX], to[PATH_MAX];
+	char from[PATH_MAX], to[PATH_MAX];
 
 	snprintf(from, sizeof(from), "%s/x/perfspect", in->stage);
 	snprintf(to, sizeof(to), "%s/perfspect", in->dir);
@@ -223,8 +223,8 @@ install_commit(struct ps_install *in, char *why, size_t len)
 static void
 version_exit_cb(void *arg, int status)
 {
-	struct ps_install	*in = arg;
-	char			 bin[PATH_MAX], why[PATH_MAX + 64];
+	struct ps_install *in = arg;
+	char bin[PATH_MAX], why[PATH_MAX + 64];
 
 	in->child = NULL;
 	if (in->finished) {
@@ -257,8 +257,8 @@ version_exit_cb(void *arg, int status)
 static int
 install_check_version(struct ps_install *in, const char *bin)
 {
-	struct gp_child_spec	 spec;
-	const char		*argv[] = { bin, "--version", NULL };
+	struct gp_child_spec spec;
+	const char *argv[] = { bin, "--version", NULL };
 
 	memset(&spec, 0, sizeof(spec));
 	spec.size = sizeof(spec);
@@ -281,11 +281,11 @@ static int
 install_pinned(struct ps_install *in, const char *got, char *version,
     size_t vlen, size_t *npins, char *why, size_t whylen)
 {
-	struct stat	 st;
-	char		*buf = NULL;
-	ssize_t		 n;
-	size_t		 have = 0;
-	int		 fd, rc = -1;
+	struct stat st;
+	char *buf = NULL;
+	ssize_t n;
+	size_t have = 0;
+	int fd, rc = -1;
 
 	*npins = 0;
 	if ((fd = open(in->pins, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
@@ -316,9 +316,9 @@ out:
 static int
 install_verify(struct ps_install *in, const char *got)
 {
-	char	 version[64], why[PATH_MAX];
-	size_t	 npins;
-	int	 rc;
+	char version[64], why[PATH_MAX];
+	size_t npins;
+	int rc;
 
 	if (in->sha256[0] != '\0') {
 		if (ps_sha256_match(got, in->sha256) == 0)
@@ -348,9 +348,9 @@ install_verify(struct ps_install *in, const char *got)
 static void
 install_unpack(struct ps_install *in)
 {
-	char	 got[65], why[512], x[PATH_MAX / 2 + 8], bin[PATH_MAX];
+	char got[65], why[512], x[PATH_MAX / 2 + 8], bin[PATH_MAX];
 	struct stat st;
-	int	 rc;
+	int rc;
 
 	if ((rc = ps_sha256_fd(in->fd, got)) != 0) {
 		install_finish(in, NULL, "reading the download: %s",
@@ -380,7 +380,7 @@ static void
 download_done_cb(void *arg, int32_t rc, int32_t http_status,
     const char *err)
 {
-	struct ps_install	*in = arg;
+	struct ps_install *in = arg;
 
 	if (in == NULL || in->magic != PS_INSTALL_MAGIC)
 		return;
@@ -403,8 +403,8 @@ download_done_cb(void *arg, int32_t rc, int32_t http_status,
 static void
 install_download(struct ps_install *in)
 {
-	char	 tmpl[PATH_MAX], why[PATH_MAX];
-	int	 rc;
+	char tmpl[PATH_MAX], why[PATH_MAX];
+	int rc;
 
 	if (install_mkdirs(in->dir, why, sizeof(why)) != 0) {
 		install_finish(in, NULL, "%s", why);
@@ -440,7 +440,7 @@ install_download(struct ps_install *in)
 static void
 install_timeout_cb(void *arg)
 {
-	struct ps_install	*in = arg;
+	struct ps_install *in = arg;
 
 	in->timer = NULL;	/* one-shot: gone after this returns */
 	install_finish(in, NULL, "gave up after %u s (PERFSPECT_INSTALL_"
@@ -452,9 +452,9 @@ install_timeout_cb(void *arg)
 static void
 install_kick_cb(void *arg)
 {
-	struct ps_install	*in = arg;
-	char			 bin[PATH_MAX], why[512];
-	struct stat		 st;
+	struct ps_install *in = arg;
+	char bin[PATH_MAX], why[512];
+	struct stat st;
 
 	in->kick = NULL;	/* one-shot: gone after this returns */
 	snprintf(bin, sizeof(bin), "%s/perfspect/perfspect", in->dir);
@@ -474,7 +474,7 @@ struct ps_install *
 ps_install_begin(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     const struct ps_install_config *cfg, ps_install_done_fn *done, void *arg)
 {
-	struct ps_install	*in;
+	struct ps_install *in;
 
 	if ((in = calloc(1, sizeof(*in))) == NULL) {
 		api->log(ctx, GP_LOG_ERR, "PerfSpect install: out of memory");
@@ -502,7 +502,7 @@ ps_install_begin(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 unsigned
 ps_install_reap(void)
 {
-	unsigned	 n;
+	unsigned n;
 
 	for (n = 0; install_waiting != NULL; n++)
 		install_free(install_waiting);

@@ -15,16 +15,16 @@
 #define PS_PINS_FILE		PKGDATADIR "/perfspect-releases.sha256"
 
 struct ps_install_config {
-	const char	*dir;		/* PS_INSTALL_DIR */
-	const char	*url;
-	const char	*sha256;	/* NULL: a pinned release only */
-	const char	*pins;		/* NULL: PS_PINS_FILE */
-	unsigned	 timeout_s;
+	const char *dir;	/* PS_INSTALL_DIR */
+	const char *url;
+	const char *sha256;	/* NULL: a pinned release only */
+	const char *pins;	/* NULL: PS_PINS_FILE */
+	unsigned timeout_s;
 };
 
 /* binary is the installed executable, or NULL with why set.  Called once,
  * never from within ps_install_begin. */
-typedef void	 ps_install_done_fn(void *arg, const char *binary,
+typedef void ps_install_done_fn(void *arg, const char *binary,
 		    const char *why);
 
 struct ps_install;
@@ -36,9 +36,9 @@ struct ps_install *ps_install_begin(struct gp_plugin_ctx *ctx,
 		    void *arg);
 /* No callback after this.  A download in flight keeps a small record
  * alive until the host reports it (there is no cancel in the ABI). */
-void		 ps_install_cancel(struct ps_install *in);
+void ps_install_cancel(struct ps_install *in);
 /* The plugin goes: those records freed (the host drops its callbacks to
  * them right after destroy); how many. */
-unsigned	 ps_install_reap(void);
+unsigned ps_install_reap(void);
 
 #endif

@@ -27,11 +27,11 @@
 int
 ps_sha256_fd(int fd, char hex[65])
 {
-	EVP_MD_CTX	*md;
-	unsigned char	 buf[65536], dig[EVP_MAX_MD_SIZE];
-	unsigned int	 diglen = 0, i;
-	ssize_t		 n;
-	int		 rc = -EIO;
+	EVP_MD_CTX *md;
+	unsigned char buf[65536], dig[EVP_MAX_MD_SIZE];
+	unsigned int diglen = 0, i;
+	ssize_t n;
+	int rc = -EIO;
 
 	if ((md = EVP_MD_CTX_new()) == NULL)
 		return (-ENOMEM);
@@ -58,7 +58,7 @@ out:
 int
 ps_sha256_match(const char *got, const char *want)
 {
-	size_t	 len, i;
+	size_t len, i;
 
 	while (isspace((unsigned char)*want))
 		want++;
@@ -104,9 +104,9 @@ static int
 entry_prepare(struct archive_entry *e, const char *dir, char *err,
     size_t errlen)
 {
-	const char	*path = archive_entry_pathname(e), *link = NULL;
-	char		 why[128], full[PATH_MAX];
-	int		 type = entry_type(e);
+	const char *path = archive_entry_pathname(e), *link = NULL;
+	char why[128], full[PATH_MAX];
+	int type = entry_type(e);
 
 	if (path == NULL)
 		path = "";
@@ -134,10 +134,10 @@ entry_prepare(struct archive_entry *e, const char *dir, char *err,
 static int
 copy_data(struct archive *in, struct archive *out)
 {
-	const void	*buf;
-	size_t		 len;
-	la_int64_t	 off;
-	int		 r;
+	const void *buf;
+	size_t len;
+	la_int64_t off;
+	int r;
 
 	while ((r = archive_read_data_block(in, &buf, &len, &off)) ==
 	    ARCHIVE_OK)
@@ -150,10 +150,10 @@ static int
 extract_entries(struct archive *in, struct archive *out, const char *dir,
     char *err, size_t errlen)
 {
-	struct archive_entry	*e;
-	unsigned long long	 total = 0;
-	unsigned		 n = 0;
-	int			 r;
+	struct archive_entry *e;
+	unsigned long long total = 0;
+	unsigned n = 0;
+	int r;
 
 	while ((r = archive_read_next_header(in, &e)) == ARCHIVE_OK) {
 		if (++n > PS_EXTRACT_MAX_ENTRIES) {
@@ -196,8 +196,8 @@ extract_entries(struct archive *in, struct archive *out, const char *dir,
 int
 ps_archive_extract(int fd, const char *dir, char *err, size_t errlen)
 {
-	struct archive	*in, *out;
-	int		 rc = -EIO;
+	struct archive *in, *out;
+	int rc = -EIO;
 
 	in = archive_read_new();
 	out = archive_write_disk_new();

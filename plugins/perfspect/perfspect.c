@@ -26,12 +26,12 @@
 #define PS_MAGIC	0x50535043u
 
 struct perfspect {
-	uint32_t			 magic;
-	struct gp_plugin_ctx		*ctx;
-	const struct gp_host_api	*api;
-	struct ps_collector		*col;
-	struct ps_install		*inst;
-	int				 active;	/* enabled this run */
+	uint32_t magic;
+	struct gp_plugin_ctx *ctx;
+	const struct gp_host_api *api;
+	struct ps_collector *col;
+	struct ps_install *inst;
+	int active;	/* enabled this run */
 };
 
 static const struct gp_option perfspect_options[] = {
@@ -56,7 +56,7 @@ static const struct gp_option perfspect_options[] = {
 static int
 perfspect_arch_ok(char *machine, size_t len)
 {
-	struct utsname	 u;
+	struct utsname u;
 
 	if (uname(&u) != 0)
 		return (0);
@@ -68,7 +68,7 @@ static int
 perfspect_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
 {
-	struct perfspect	*p;
+	struct perfspect *p;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return (-ENOMEM);
@@ -86,10 +86,10 @@ perfspect_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 static int
 perfspect_check(void *priv, char *err, uint32_t errlen)
 {
-	struct perfspect	*p = priv;
-	const char		*path, *sha, *url;
-	char			 machine[80];
-	struct stat		 st;
+	struct perfspect *p = priv;
+	const char *path, *sha, *url;
+	char machine[80];
+	struct stat st;
 
 	if (!p->api->option_get_bool(p->ctx, "enable-hw-metrics-collection"))
 		return (0);
@@ -126,8 +126,8 @@ perfspect_check(void *priv, char *err, uint32_t errlen)
 static unsigned
 perfspect_install_timeout(struct perfspect *p)
 {
-	const char	*env;
-	long		 v;
+	const char *env;
+	long v;
 
 	if (p->api->option_get(p->ctx, "perfspect-install-timeout") != NULL)
 		return (p->api->option_get_int(p->ctx,
@@ -141,7 +141,7 @@ perfspect_install_timeout(struct perfspect *p)
 static void
 perfspect_installed(void *arg, const char *binary, const char *why)
 {
-	struct perfspect	*p = arg;
+	struct perfspect *p = arg;
 
 	p->inst = NULL;
 	if (binary != NULL)
@@ -153,8 +153,8 @@ perfspect_installed(void *arg, const char *binary, const char *why)
 static void
 perfspect_install(struct perfspect *p)
 {
-	struct ps_install_config	 ic;
-	const char			*dir = getenv("PERFSPECT_INSTALL_DIR");
+	struct ps_install_config ic;
+	const char *dir = getenv("PERFSPECT_INSTALL_DIR");
 
 	memset(&ic, 0, sizeof(ic));
 	/* The override is for packagers and tests; the daemon's
@@ -174,7 +174,7 @@ perfspect_install(struct perfspect *p)
 static void
 perfspect_run_config(struct perfspect *p, struct ps_run_config *rc)
 {
-	int64_t	 cycle;
+	int64_t cycle;
 
 	memset(rc, 0, sizeof(*rc));
 	cycle = p->api->option_get_int(p->ctx, "profiling-duration",
@@ -203,11 +203,11 @@ perfspect_run_config(struct perfspect *p, struct ps_run_config *rc)
 static int
 perfspect_start(void *priv)
 {
-	struct perfspect	*p = priv;
-	struct ps_run_config	 rc;
-	const char		*path;
-	char			 machine[80];
-	int			 err;
+	struct perfspect *p = priv;
+	struct ps_run_config rc;
+	const char *path;
+	char machine[80];
+	int err;
 
 	p->active = p->api->option_get_bool(p->ctx,
 	    "enable-hw-metrics-collection") > 0;
@@ -241,7 +241,7 @@ perfspect_start(void *priv)
 static int
 perfspect_snapshot(void *priv, struct gp_snapshot *snap)
 {
-	struct perfspect	*p = priv;
+	struct perfspect *p = priv;
 
 	if (!p->active)
 		p->api->snapshot_done(snap, 0, NULL);
@@ -253,7 +253,7 @@ perfspect_snapshot(void *priv, struct gp_snapshot *snap)
 static void
 perfspect_abandon(void *priv, struct gp_snapshot *snap)
 {
-	struct perfspect	*p = priv;
+	struct perfspect *p = priv;
 
 	if (p->active)
 		ps_collector_abandon(p->col, snap);
@@ -262,7 +262,7 @@ perfspect_abandon(void *priv, struct gp_snapshot *snap)
 static int
 perfspect_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
 {
-	struct perfspect	*p = priv;
+	struct perfspect *p = priv;
 
 	if (p->active)
 		ps_collector_metadata(p->col, md, hdr);
@@ -272,7 +272,7 @@ perfspect_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
 static int
 perfspect_stop(void *priv)
 {
-	struct perfspect	*p = priv;
+	struct perfspect *p = priv;
 
 	ps_install_cancel(p->inst);
 	p->inst = NULL;
@@ -288,7 +288,7 @@ perfspect_stop(void *priv)
 static void
 perfspect_destroy(void *priv)
 {
-	struct perfspect	*p = priv;
+	struct perfspect *p = priv;
 
 	if (p == NULL)
 		return;

@@ -15,7 +15,7 @@ static int
 pins_line(const char *s, size_t len, const char *hex, char *version,
     size_t vlen)
 {
-	size_t	 i, v;
+	size_t i, v;
 
 	if (len < 64)
 		return (-1);
@@ -45,9 +45,9 @@ int
 ps_pins_find(const char *buf, size_t len, const char *hex, char *version,
     size_t vlen, size_t *npins)
 {
-	const char	*s, *nl, *end = buf + len;
-	size_t		 l;
-	int		 rc, found = 0;
+	const char *s, *nl, *end = buf + len;
+	size_t l;
+	int rc, found = 0;
 
 	if (npins != NULL)
 		*npins = 0;

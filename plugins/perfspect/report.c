@@ -20,8 +20,8 @@ static const char b64[] =
 static void
 base64_encode(const unsigned char *in, size_t len, char *out)
 {
-	size_t		 i;
-	uint32_t	 v;
+	size_t i;
+	uint32_t v;
 
 	for (i = 0; i + 2 < len; i += 3) {
 		v = in[i] << 16 | in[i + 1] << 8 | in[i + 2];
@@ -43,10 +43,10 @@ base64_encode(const unsigned char *in, size_t len, char *out)
 char *
 ps_gzip_base64(const void *buf, size_t len, size_t *outlen)
 {
-	z_stream	 zs;
-	unsigned char	*gz;
-	char		*out = NULL;
-	size_t		 bound;
+	z_stream zs;
+	unsigned char *gz;
+	char *out = NULL;
+	size_t bound;
 
 	memset(&zs, 0, sizeof(zs));
 	/* windowBits 15 + 16: a gzip wrapper, as Python's gzip.compress. */
@@ -76,7 +76,7 @@ out:
 void
 ps_report_clear(struct ps_report *rep)
 {
-	size_t	 i;
+	size_t i;
 
 	if (rep == NULL)
 		return;
@@ -92,7 +92,7 @@ ps_report_clear(struct ps_report *rep)
 static int
 report_add(struct ps_report *rep, const char *name, const char *mean)
 {
-	struct ps_metric	*m = &rep->metrics[rep->nmetrics];
+	struct ps_metric *m = &rep->metrics[rep->nmetrics];
 
 	m->name = strdup(name);
 	m->mean = strdup(mean);
@@ -104,8 +104,8 @@ report_add(struct ps_report *rep, const char *name, const char *mean)
 static int
 report_from_summary(struct ps_report *rep, const struct ps_summary *sum)
 {
-	size_t	 i;
-	int	 rc;
+	size_t i;
+	int rc;
 
 	if (sum->nrows == 0 || sum->ncols == 0)
 		return (0);
@@ -126,10 +126,10 @@ report_from_summary(struct ps_report *rep, const struct ps_summary *sum)
 static int
 report_from_raw(struct ps_report *rep, const struct ps_raw *raw)
 {
-	struct ps_stats	 st;
-	char		 mean[64];
-	size_t		 i;
-	int		 rc;
+	struct ps_stats st;
+	char mean[64];
+	size_t i;
+	int rc;
 
 	if (raw->nrows == 0)
 		return (0);
@@ -150,7 +150,7 @@ static void
 report_html(struct ps_report *rep, const char *html, size_t htmllen,
     size_t blobmax)
 {
-	size_t	 bloblen;
+	size_t bloblen;
 
 	rep->html_bytes = htmllen;
 	if (htmllen > PS_HTML_MAX_BYTES) {
@@ -180,9 +180,9 @@ ps_report_build(struct ps_report *rep, const char *summary,
     size_t summarylen, const char *raw, size_t rawlen, const char *html,
     size_t htmllen, size_t blobmax, char *err, size_t errlen)
 {
-	struct ps_summary	 sum;
-	struct ps_raw		 r;
-	int			 rc = 0;
+	struct ps_summary sum;
+	struct ps_raw r;
+	int rc = 0;
 
 	memset(rep, 0, sizeof(*rep));
 	if (raw != NULL && ps_raw_parse(raw, rawlen, &r, NULL, 0) == 0) {

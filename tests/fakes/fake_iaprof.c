@@ -255,8 +255,8 @@ run_number(void)
 }
 
 static const struct {
-	const char	*name;
-	int		 mode;
+	const char *name;
+	int mode;
 } modes[] = {
 	{ "normal", MODE_NORMAL }, { "chunked", MODE_CHUNKED },
 	{ "bytewise", MODE_BYTEWISE }, { "midblock", MODE_MIDBLOCK },

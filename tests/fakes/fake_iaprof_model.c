@@ -31,17 +31,17 @@ static const char *const texts[T_NTEXTS] = {
 };
 
 struct stall_rec {
-	const char	*offset;
-	int		 insn;		/* text index, -1: id 0 */
-	unsigned	 count[10];
+	const char *offset;
+	int insn;	/* text index, -1: id 0 */
+	unsigned count[10];
 };
 
 struct kernel {
-	const char	*addr;
-	int		 comm, pid, stack, file, sym;	/* -1: id 0 */
-	int		 even_only;
+	const char *addr;
+	int comm, pid, stack, file, sym;	/* -1: id 0 */
+	int even_only;
 	struct stall_rec rec[2];
-	int		 nrec;
+	int nrec;
 };
 
 static const struct kernel kernels[] = {

@@ -26,22 +26,22 @@
 #define TAILN	256
 
 struct gp_timer {
-	int	 used;
+	int used;
 	uint64_t deadline;
-	void	(*cb)(void *);
-	void	*arg;
+	void (*cb)(void *);
+	void *arg;
 };
 
 struct gp_child {
-	int	 used;
-	pid_t	 pid;
-	int	 fd[2];		/* stdout, stderr; -1 at EOF */
-	char	 line[2][65536];
-	size_t	 linelen[2];
+	int used;
+	pid_t pid;
+	int fd[2];	/* stdout, stderr; -1 at EOF */
+	char line[2][65536];
+	size_t linelen[2];
 	struct gp_child_spec spec;
-	int	 reaped, status;
+	int reaped, status;
 	uint64_t kill_at;	/* SIGKILL deadline, 0 none */
-	char	*tail[TAILN];
+	char *tail[TAILN];
 	unsigned ntail;
 };
 

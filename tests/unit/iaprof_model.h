@@ -12,8 +12,8 @@
 #include <string.h>
 
 struct model_stack {
-	int		 kernel;	/* 1..3 */
-	const char	*fmt;		/* %s: the run's text suffix */
+	int kernel;		/* 1..3 */
+	const char *fmt;	/* %s: the run's text suffix */
 	unsigned long long per_block;
 };
 

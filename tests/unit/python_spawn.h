@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 struct py_interp {
-	const char	*label;
-	char		 path[512];
+	const char *label;
+	char path[512];
 };
 
 static const char *const py_spawn_versions[][2] = {

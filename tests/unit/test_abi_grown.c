@@ -29,9 +29,9 @@ _Static_assert(sizeof(struct gp_option) > GP_OPTION_SIZE_1_0,
 static int
 copy_file(const char *from, const char *to, mode_t mode)
 {
-	char	 buf[65536];
-	ssize_t	 n;
-	int	 in, out, rc = 0;
+	char buf[65536];
+	ssize_t n;
+	int in, out, rc = 0;
 
 	if ((in = open(from, O_RDONLY)) == -1)
 		return (-errno);
@@ -52,14 +52,14 @@ main(void)
 {
 	static const char manifest[] = "name = fixture_v1_0\nkind = process\n"
 	    "modes = cpu\nabi = 1\noptions = fixture_v1_0-level\n";
-	struct plugin_list	 list;
-	struct plugin		*p;
-	char			 tmp[] = "/tmp/gptest-abigrown.XXXXXX";
-	char			 path[PATH_MAX], err[1024], cmd[PATH_MAX + 16];
-	char			*dirs[2];
-	const unsigned char	*tail;
-	size_t			 i;
-	int			 fd, zero = 1;
+	struct plugin_list list;
+	struct plugin *p;
+	char tmp[] = "/tmp/gptest-abigrown.XXXXXX";
+	char path[PATH_MAX], err[1024], cmd[PATH_MAX + 16];
+	char *dirs[2];
+	const unsigned char *tail;
+	size_t i;
+	int fd, zero = 1;
 
 	log_init(0, "test_abi_grown");
 	if (mkdtemp(tmp) == NULL)

@@ -20,15 +20,15 @@
 static struct event_base *base;
 
 struct rec {
-	char	 lines[64][128];
-	size_t	 lens[64];
-	int	 nlines;
-	int	 nerr;
-	size_t	 rawbytes;
-	int	 exited;
-	int	 status;
-	int	 lines_at_exit;
-	pid_t	 pid;
+	char lines[64][128];
+	size_t lens[64];
+	int nlines;
+	int nerr;
+	size_t rawbytes;
+	int exited;
+	int status;
+	int lines_at_exit;
+	pid_t pid;
 };
 
 static void
@@ -83,9 +83,9 @@ now_ms(void)
 static int
 loop_until(int *flag, int ms)
 {
-	struct event	*t = event_new(base, -1, EV_PERSIST, wake, NULL);
-	struct timeval	 tv = { 0, 10000 };
-	long long	 end = now_ms() + ms;
+	struct event *t = event_new(base, -1, EV_PERSIST, wake, NULL);
+	struct timeval tv = { 0, 10000 };
+	long long end = now_ms() + ms;
 
 	event_add(t, &tv);
 	while (!*flag && now_ms() < end)
@@ -98,9 +98,9 @@ static struct gp_child *
 spawn_sh(struct rec *r, const char *script, uint32_t max_line,
     uint32_t keep)
 {
-	const char	*argv[] = { "/bin/sh", "-c", script, NULL };
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
 	struct gp_child_spec spec;
-	struct gp_child	*c;
+	struct gp_child *c;
 
 	memset(&spec, 0, sizeof(spec));
 	memset(r, 0, sizeof(*r));
@@ -127,7 +127,7 @@ pid_gone(pid_t pid)
 static void
 test_partial_lines(void)
 {
-	struct rec	 r;
+	struct rec r;
 
 	CHECK(spawn_sh(&r, "printf ab; sleep 0.1; printf 'c\\nde'; sleep 0.1;"
 	    " printf 'f\\n'; printf tail", 0, 0) != NULL, "spawn sh");
@@ -144,7 +144,7 @@ test_partial_lines(void)
 static void
 test_long_lines(void)
 {
-	struct rec	 r;
+	struct rec r;
 
 	CHECK(spawn_sh(&r, "printf 'xxxxxxxxxxyyyyyyyyyyzzzzz\\nabcdefghij\\n"
 	    "k\\n'; exit 3", 10, 0) != NULL, "spawn long-line writer");
@@ -162,10 +162,10 @@ test_long_lines(void)
 static void
 test_stderr_tail(void)
 {
-	struct rec	 r;
-	struct gp_child	*c;
-	char		 buf[256];
-	int		 started = 0;
+	struct rec r;
+	struct gp_child *c;
+	char buf[256];
+	int started = 0;
 
 	c = spawn_sh(&r, "for i in 1 2 3 4 5; do echo l$i >&2; done; "
 	    "echo go; sleep 5", 0, 3);
@@ -187,10 +187,10 @@ test_stderr_tail(void)
 static void
 test_escalation(void)
 {
-	struct rec	 r;
-	struct gp_child	*c;
-	long long	 t0;
-	int		 never = 0;
+	struct rec r;
+	struct gp_child *c;
+	long long t0;
+	int never = 0;
 
 	c = spawn_sh(&r, "trap '' TERM; echo ready; while :; do sleep 1; "
 	    "done", 0, 0);
@@ -210,10 +210,10 @@ test_escalation(void)
 static int
 count_fds(pid_t pid, int *only_std)
 {
-	char		 path[64];
-	DIR		*d;
-	struct dirent	*e;
-	int		 n = 0;
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
 
 	*only_std = 1;
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
@@ -233,11 +233,11 @@ count_fds(pid_t pid, int *only_std)
 static void
 test_fds_and_restart(void)
 {
-	struct rec	 r;
-	struct gp_child	*c;
-	int		 leak, only_std, i;
-	char		 path[64], target[64];
-	ssize_t		 n;
+	struct rec r;
+	struct gp_child *c;
+	int leak, only_std, i;
+	char path[64], target[64];
+	ssize_t n;
 
 	/* An fd opened without O_CLOEXEC must not reach the child either. */
 	leak = open("/dev/null", O_RDONLY);
@@ -263,12 +263,12 @@ test_fds_and_restart(void)
 static void
 test_raw_and_errors(void)
 {
-	const char	*argv[] = { "/bin/sh", "-c",
+	const char *argv[] = { "/bin/sh", "-c",
 	    "head -c 200000 /dev/zero", NULL };
-	const char	*bad[] = { "/nonexistent/prog", NULL };
-	const char	*rel[] = { "sh", NULL };
+	const char *bad[] = { "/nonexistent/prog", NULL };
+	const char *rel[] = { "sh", NULL };
 	struct gp_child_spec spec;
-	struct rec	 r;
+	struct rec r;
 
 	memset(&spec, 0, sizeof(spec));
 	memset(&r, 0, sizeof(r));
@@ -297,21 +297,21 @@ test_raw_and_errors(void)
 static void
 test_pdeathsig(void)
 {
-	int		 p[2], st;
-	pid_t		 mid, grand = 0, w;
-	long long	 end;
+	int p[2], st;
+	pid_t mid, grand = 0, w;
+	long long end;
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (pipe(p) == -1)
 		return;
 	mid = fork();
 	if (mid == 0) {
-		const char	*argv[] = { "/bin/sleep", "30", NULL };
+		const char *argv[] = { "/bin/sleep", "30", NULL };
 		struct gp_child_spec spec = { .size = sizeof(spec),
 		    .argv = argv };
 		struct event_base *b2;
-		struct gp_child	*c;
-		pid_t		 cp;
+		struct gp_child *c;
+		pid_t cp;
 
 		child_fini();	/* the forked copy gets its own base */
 		b2 = event_base_new();
@@ -337,8 +337,8 @@ test_pdeathsig(void)
 static int
 rec_has_var(const struct rec *r, const char *name)
 {
-	size_t	 n = strlen(name);
-	int	 i;
+	size_t n = strlen(name);
+	int i;
 
 	for (i = 0; i < r->nlines && i < 64; i++)
 		if (strncmp(r->lines[i], name, n) == 0 &&
@@ -352,7 +352,7 @@ rec_has_var(const struct rec *r, const char *name)
 static void
 test_minimal_env(void)
 {
-	struct rec	 r;
+	struct rec r;
 
 	setenv("GPROFILER_TOKEN", "secret-token", 1);
 	setenv("GP_TEST_PRIVATE", "x", 1);

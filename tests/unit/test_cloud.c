@@ -15,7 +15,7 @@
 static const char *
 get(struct json_object *o, const char *k)
 {
-	struct json_object	*v;
+	struct json_object *v;
 
 	return (o != NULL && json_object_object_get_ex(o, k, &v) ?
 	    json_object_get_string(v) : NULL);
@@ -24,8 +24,8 @@ get(struct json_object *o, const char *k)
 static void
 put(const char *dir, const char *name, const char *text)
 {
-	char	 path[512];
-	FILE	*f;
+	char path[512];
+	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if ((f = fopen(path, "w")) != NULL) {
@@ -39,9 +39,9 @@ test_dmi(void)
 {
 	static const char *const files[] = { "sys_vendor", "product_name",
 	    "board_vendor" };
-	char		 dir[] = "/tmp/test_cloud.XXXXXX", path[512];
-	const char	*az_tag = "7783-7084-3265-9085-8269-3286-77\n";
-	int		 i;
+	char dir[] = "/tmp/test_cloud.XXXXXX", path[512];
+	const char *az_tag = "7783-7084-3265-9085-8269-3286-77\n";
+	int i;
 
 	CHECK_INTEQ(cloud_dmi_clouds(NULL, NULL, NULL, NULL, NULL, NULL),
 	    CLOUD_ALL, "no DMI: probe every cloud");
@@ -106,17 +106,17 @@ test_dmi(void)
 int
 main(void)
 {
-	struct json_object	*o, *img;
-	const char		*aws = "{\"accountId\": \"123\", "
+	struct json_object *o, *img;
+	const char *aws = "{\"accountId\": \"123\", "
 	    "\"availabilityZone\": \"us-east-1a\", \"imageId\": \"ami-1\", "
 	    "\"instanceId\": \"i-0abc\", \"instanceType\": \"m5.large\", "
 	    "\"region\": \"us-east-1\"}";
-	const char		*gcp = "{\"id\": 4242, \"name\": \"vm1\", "
+	const char *gcp = "{\"id\": 4242, \"name\": \"vm1\", "
 	    "\"zone\": \"projects/99/zones/us-central1-a\", \"machineType\": "
 	    "\"projects/99/machineTypes/n2-standard-4\", \"image\": "
 	    "\"projects/debian/global/images/d12\", \"preempted\": false, "
 	    "\"scheduling\": {\"preemptible\": true}}";
-	const char		*az = "{\"vmSize\": \"Standard_D2s_v3\", "
+	const char *az = "{\"vmSize\": \"Standard_D2s_v3\", "
 	    "\"location\": \"westeurope\", \"zone\": \"1\", \"vmId\": "
 	    "\"a-b-c\", \"name\": \"vm2\", \"subscriptionId\": \"s\", "
 	    "\"resourceGroupName\": \"rg\", \"resourceId\": \"/r\", "

@@ -31,8 +31,8 @@ header(int appmeta, const char *api)
 static int
 has_line(const char *col, const char *line)
 {
-	const char	*p = col;
-	size_t		 n = strlen(line);
+	const char *p = col;
+	size_t n = strlen(line);
 
 	while ((p = strchr(p, '\n')) != NULL) {
 		p++;
@@ -45,7 +45,7 @@ has_line(const char *col, const char *line)
 static int
 count_lines(const char *col)
 {
-	int	 n = 1;
+	int n = 1;
 
 	while ((col = strchr(col, '\n')) != NULL) {
 		n++;
@@ -57,14 +57,14 @@ count_lines(const char *col)
 static void
 test_render(void)
 {
-	struct profile	*p = profile_new();
+	struct profile *p = profile_new();
 	struct cycle_output co;
-	const char	*f1[] = { "main", "Foo.bar(Ljava/lang/String;I)V_[j]" };
-	const char	*f2[] = { "<module> (/srv/m.py:1)_[p]", "run_[p]" };
-	const char	*f3[] = { "bad\nframe" };
+	const char *f1[] = { "main", "Foo.bar(Ljava/lang/String;I)V_[j]" };
+	const char *f2[] = { "<module> (/srv/m.py:1)_[p]", "run_[p]" };
+	const char *f3[] = { "bad\nframe" };
 	struct json_object *parsed, *v;
-	char		*col;
-	size_t		 len;
+	char *col;
+	size_t len;
 
 	profile_add_stack(p, 10, "java", f1, 2, 3);
 	profile_add_stack(p, 11, "python3", f2, 2, 7);
@@ -126,10 +126,10 @@ test_render(void)
 static void
 test_empty(void)
 {
-	struct profile	*p = profile_new();
+	struct profile *p = profile_new();
 	struct cycle_output co;
-	char		*col;
-	size_t		 len;
+	char *col;
+	size_t len;
 
 	memset(&co, 0, sizeof(co));
 	co.profile = p;

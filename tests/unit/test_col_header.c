@@ -11,7 +11,7 @@
 static int
 win(const char *s, struct timespec *a, struct timespec *b)
 {
-	char	 err[160];
+	char err[160];
 
 	return (col_header_window(s, strlen(s), a, b, err, sizeof(err)));
 }
@@ -19,13 +19,13 @@ win(const char *s, struct timespec *a, struct timespec *b)
 static void
 test_time(void)
 {
-	struct timespec	 ts;
-	const char	*bad[] = { "", "2025-01-08", "2025-13-08T11:00:00",
+	struct timespec ts;
+	const char *bad[] = { "", "2025-01-08", "2025-13-08T11:00:00",
 	    "2025-02-30T11:00:00", "2025-01-08T24:00:00", "2025-01-08T11:00",
 	    "2025-01-08T11:00:00.", "2025-01-08T11:00:00+0100",
 	    "2025-01-08T11:00:00 junk", "1969-12-31T23:59:59",
 	    "2025-0a-08T11:00:00", "2025-01-08T11:00:00+01:00x" };
-	size_t		 i;
+	size_t i;
 
 	CHECK(col_time_parse("2025-01-08T11:00:00", 19, &ts) == 0 &&
 	    ts.tv_sec == 1736334000 && ts.tv_nsec == 0, "naive = UTC");
@@ -48,7 +48,7 @@ test_time(void)
 static void
 test_window(void)
 {
-	struct timespec	 a, b;
+	struct timespec a, b;
 
 	CHECK(win("# {\"start_time\": \"2025-01-08T11:00:00.500000\", "
 	    "\"end_time\": \"2025-01-08T11:01:00.250000\", \"metadata\": "

@@ -9,17 +9,17 @@
 #include "testing.h"
 
 struct seen {
-	char		 text[16][128];	/* "f1|f2|... =count" */
-	unsigned	 n;
-	unsigned	 lines[16];
+	char text[16][128];	/* "f1|f2|... =count" */
+	unsigned n;
+	unsigned lines[16];
 };
 
 static int
 record(const struct col_line *l, void *arg)
 {
-	struct seen	*s = arg;
-	char		*p;
-	uint32_t	 i;
+	struct seen *s = arg;
+	char *p;
+	uint32_t i;
 
 	if (s->n >= 16)
 		return (0);
@@ -37,7 +37,7 @@ record(const struct col_line *l, void *arg)
 static int
 stop_at_two(const struct col_line *l, void *arg)
 {
-	unsigned	*n = arg;
+	unsigned *n = arg;
 
 	return (++*n == 2 ? 42 : 0);
 }
@@ -49,7 +49,7 @@ test_normal(void)
 	    "0;;python3;appid: x;main (/a.py:1)_[p];run 7\n"
 	    "2;web;java;Thread.run()V_[j];do_syscall_64_[k] 3";
 	struct col_result res;
-	struct seen	 s;
+	struct seen s;
 
 	memset(&s, 0, sizeof(s));
 	CHECK_INTEQ(col_parse(col, strlen(col), record, &s, &res), 0,
@@ -81,7 +81,7 @@ test_bad(void)
 	    "a;b -3\n"
 	    "x 2\n";
 	struct col_result res;
-	struct seen	 s;
+	struct seen s;
 
 	memset(&s, 0, sizeof(s));
 	col_parse(col, strlen(col), record, &s, &res);
@@ -105,10 +105,10 @@ static void
 test_edges(void)
 {
 	struct col_result res;
-	struct seen	 s;
-	char		 big[400];
-	unsigned	 n = 0;
-	const char	*huge = "a 9223372036854775807\nb 9223372036854775807\n"
+	struct seen s;
+	char big[400];
+	unsigned n = 0;
+	const char *huge = "a 9223372036854775807\nb 9223372036854775807\n"
 	    "c 9223372036854775807";
 
 	memset(&s, 0, sizeof(s));

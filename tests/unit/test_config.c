@@ -15,15 +15,15 @@
 #include "testing.h"
 
 struct collected {
-	char	 buf[4096];
+	char buf[4096];
 };
 
 static int
 collect(void *arg, const char *section, const char *key, const char *value,
     const char *origin)
 {
-	struct collected	*c = arg;
-	size_t			 n = strlen(c->buf);
+	struct collected *c = arg;
+	size_t n = strlen(c->buf);
 
 	snprintf(c->buf + n, sizeof(c->buf) - n, "[%s]%s=%s@%s;", section, key,
 	    value, origin);
@@ -33,9 +33,9 @@ collect(void *arg, const char *section, const char *key, const char *value,
 static void
 test_parse_buf(void)
 {
-	struct collected	 c;
-	char			 err[256];
-	const char		*ok = "# comment\n; also\n\nprofiling_duration = 30\n"
+	struct collected c;
+	char err[256];
+	const char *ok = "# comment\n; also\n\nprofiling_duration = 30\n"
 	    "  output-dir=\"/tmp/x y\"  \n[perf]\nmode = dwarf\n--pids = 1\n";
 
 	memset(&c, 0, sizeof(c));
@@ -59,8 +59,8 @@ test_parse_buf(void)
 static void
 test_values(void)
 {
-	struct config	*c = config_new();
-	char		 err[512];
+	struct config *c = config_new();
+	char err[512];
 
 	CHECK_STREQ(config_get(c, "profiling-frequency"), "11",
 	    "cpu mode frequency default is 11");
@@ -110,8 +110,8 @@ test_values(void)
 static void
 test_num_defaults(void)
 {
-	struct config	*c = config_new();
-	char		 err[512];
+	struct config *c = config_new();
+	char err[512];
 
 	CHECK_INTEQ(config_get_num(c, "profiling-duration"), 60,
 	    "-d's default from its row");
@@ -144,9 +144,9 @@ static const struct gp_option rows[] = {
 static void
 test_plugin_options(void)
 {
-	struct config		*c = config_new(), *d;
-	struct json_object	*ra;
-	char			 err[512];
+	struct config *c = config_new(), *d;
+	struct json_object *ra;
+	char err[512];
 
 	config_declare_plugin_option(c, "perf-mode", "perf", MODE_CPU);
 	config_declare_plugin_option(c, "perf-secret", "perf", MODE_CPU);
@@ -194,10 +194,10 @@ test_plugin_options(void)
 static void
 test_plugin_unloaded(void)
 {
-	struct gp_option	*heap;
-	struct config		*c = config_new(), *d;
-	struct json_object	*ra;
-	char			 err[512], *def, *ch, *nm;
+	struct gp_option *heap;
+	struct config *c = config_new(), *d;
+	struct json_object *ra;
+	char err[512], *def, *ch, *nm;
 
 	config_declare_plugin_option(c, "perf-mode", "perf", MODE_CPU);
 	heap = xcalloc(1, sizeof(*heap));
@@ -251,8 +251,8 @@ test_plugin_unloaded(void)
 static void
 test_validate(void)
 {
-	struct config	*c = config_new();
-	char		 err[512];
+	struct config *c = config_new();
+	char err[512];
 
 	CHECK(config_validate(c, err, sizeof(err)) == -EINVAL &&
 	    strstr(err, "--output-dir"), "an output method is required");
@@ -280,11 +280,11 @@ test_validate(void)
 static void
 test_manifest(void)
 {
-	struct manifest	 m;
-	char		 err[256];
-	const char	*good = "name = iaprof\nkind = system\nmodes = gpu\n"
+	struct manifest m;
+	char err[256];
+	const char *good = "name = iaprof\nkind = system\nmodes = gpu\n"
 	    "abi = 1\noptions = iaprof-path iaprof-x:bool\n";
-	int		 b = -1;
+	int b = -1;
 
 	CHECK(manifest_parse(good, strlen(good), "iaprof.plugin", &m, err,
 	    sizeof(err)) == 0, "manifest parses");

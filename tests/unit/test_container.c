@@ -19,15 +19,15 @@
 #define ID2 "ffffabcdef0123456789abcdef0123456789abcdef0123456789abcdef0123aa"
 
 struct got {
-	char	 key[8][CONTAINER_KEY_MAX];
-	char	 name[8][CONTAINER_NAME_MAX];
-	int	 n;
+	char key[8][CONTAINER_KEY_MAX];
+	char name[8][CONTAINER_NAME_MAX];
+	int n;
 };
 
 static void
 got_put(void *arg, const char *key, const char *name)
 {
-	struct got	*g = arg;
+	struct got *g = arg;
 
 	if (g->n == 8)
 		return;
@@ -45,7 +45,7 @@ idof(const char *s, char *id)
 static const char *
 keyof(const char *s)
 {
-	static char	 key[CONTAINER_KEY_MAX];
+	static char key[CONTAINER_KEY_MAX];
 
 	if (container_key_parse(s, strlen(s), key) != 0)
 		return ("-");
@@ -55,7 +55,7 @@ keyof(const char *s)
 static void
 test_cgroup(void)
 {
-	char	 id[65];
+	char id[65];
 
 	CHECK(idof("12:pids:/docker/" ID1 "\n", id) == 0 &&
 	    strcmp(id, ID1) == 0, "docker v1 path");
@@ -98,8 +98,8 @@ test_cgroup(void)
 static void
 test_docker(void)
 {
-	struct got	 g;
-	const char	*docker;
+	struct got g;
+	const char *docker;
 
 	memset(&g, 0, sizeof(g));
 	docker = "[{\"Id\": \"" ID1 "\", \"Names\": [\"/web\"]}, "
@@ -124,8 +124,8 @@ test_docker(void)
 static uint8_t *
 frame(const ProtobufCMessage *m, size_t *len)
 {
-	size_t	 n = protobuf_c_message_get_packed_size(m);
-	uint8_t	*b = malloc(n + 5);
+	size_t n = protobuf_c_message_get_packed_size(m);
+	uint8_t *b = malloc(n + 5);
 
 	container_grpc_header(b, n);
 	protobuf_c_message_pack(m, b + 5);
@@ -136,11 +136,11 @@ frame(const ProtobufCMessage *m, size_t *len)
 static void
 test_grpc(void)
 {
-	const uint8_t	 two[] = { 0, 0, 0, 0, 1, 0x42, 0, 0, 0, 0, 0 };
-	const uint8_t	 big[] = { 0, 0xff, 0, 0, 0 };
-	const uint8_t	 comp[] = { 1, 0, 0, 0, 0 };
-	const uint8_t	*msg;
-	size_t		 off = 0, n;
+	const uint8_t two[] = { 0, 0, 0, 0, 1, 0x42, 0, 0, 0, 0, 0 };
+	const uint8_t big[] = { 0, 0xff, 0, 0, 0 };
+	const uint8_t comp[] = { 1, 0, 0, 0, 0 };
+	const uint8_t *msg;
+	size_t off = 0, n;
 
 	CHECK(container_grpc_next(two, sizeof(two), &off, &msg, &n) == 1 &&
 	    n == 1 && msg[0] == 0x42, "first frame");
@@ -175,19 +175,19 @@ label(const char *k, const char *v)
 static void
 test_cri(void)
 {
-	Runtime__V1__ListContainersResponse	 r =
+	Runtime__V1__ListContainersResponse r =
 	    RUNTIME__V1__LIST_CONTAINERS_RESPONSE__INIT;
-	Runtime__V1__Container			 c[2], *cp[2];
-	Runtime__V1__ContainerMetadata		 md =
+	Runtime__V1__Container c[2], *cp[2];
+	Runtime__V1__ContainerMetadata md =
 	    RUNTIME__V1__CONTAINER_METADATA__INIT;
-	Runtime__V1__Container__LabelsEntry	*l[4];
+	Runtime__V1__Container__LabelsEntry *l[4];
 	Runtime__V1__Container__AnnotationsEntry a =
 	    RUNTIME__V1__CONTAINER__ANNOTATIONS_ENTRY__INIT, *ap = &a;
-	struct got				 g;
-	struct container_sink			 sink = { got_put, &g };
-	uint8_t					*b;
-	size_t					 len, i;
-	char					 name[64], pod[64], ns[64];
+	struct got g;
+	struct container_sink sink = { got_put, &g };
+	uint8_t *b;
+	size_t len, i;
+	char name[64], pod[64], ns[64];
 
 	runtime__v1__container__init(&c[0]);
 	runtime__v1__container__init(&c[1]);
@@ -251,18 +251,18 @@ test_containerd(void)
 {
 	Containerd__Services__V1__ListNamespacesResponse nr =
 	    CONTAINERD__SERVICES__V1__LIST_NAMESPACES_RESPONSE__INIT;
-	Containerd__Services__V1__Namespace	 n[2], *np[2];
+	Containerd__Services__V1__Namespace n[2], *np[2];
 	Containerd__Services__V1__ListContainerMessage m =
 	    CONTAINERD__SERVICES__V1__LIST_CONTAINER_MESSAGE__INIT;
-	Containerd__Services__V1__Container	 c =
+	Containerd__Services__V1__Container c =
 	    CONTAINERD__SERVICES__V1__CONTAINER__INIT;
 	Containerd__Services__V1__Container__LabelsEntry lab =
 	    CONTAINERD__SERVICES__V1__CONTAINER__LABELS_ENTRY__INIT, *lp = &lab;
-	struct got				 g;
-	struct container_sink			 sink = { got_put, &g };
-	uint8_t					*b, *s;
-	size_t					 len, l1, l2, l3;
-	char					**v;
+	struct got g;
+	struct container_sink sink = { got_put, &g };
+	uint8_t *b, *s;
+	size_t len, l1, l2, l3;
+	char **v;
 
 	containerd__services__v1__namespace__init(&n[0]);
 	containerd__services__v1__namespace__init(&n[1]);

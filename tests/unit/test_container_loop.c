@@ -31,16 +31,16 @@
 #define ID_UNKNOWN \
     "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789"
 
-static struct event_base	*base;
-static double			 max_gap, last_tick;
+static struct event_base *base;
+static double max_gap, last_tick;
 
-static char			 logged[2048];
+static char logged[2048];
 
 /* Keeps the container lines logged (the sink sees every record). */
 static void
 log_keep(int level, const char *component, const char *msg, void *arg)
 {
-	size_t	 n = strlen(logged);
+	size_t n = strlen(logged);
 
 	(void)level;
 	(void)component;
@@ -52,7 +52,7 @@ log_keep(int level, const char *component, const char *msg, void *arg)
 static double
 now_s(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (ts.tv_sec + ts.tv_nsec / 1e9);
@@ -67,10 +67,10 @@ bigid(char *id, int i)
 static void
 serve(int fd, const char *mode)
 {
-	char	 buf[4096], id[65], *body;
-	size_t	 cap = (size_t)NBIG * 100 + 64, len = 0;
-	ssize_t	 n;
-	int	 i;
+	char buf[4096], id[65], *body;
+	size_t cap = (size_t)NBIG * 100 + 64, len = 0;
+	ssize_t n;
+	int i;
 
 	n = read(fd, buf, sizeof(buf));
 	(void)n;
@@ -104,9 +104,9 @@ serve(int fd, const char *mode)
 static pid_t
 server_start(const char *path, const char *mode)
 {
-	struct sockaddr_un	 sun;
-	pid_t			 pid;
-	int			 s, c;
+	struct sockaddr_un sun;
+	pid_t pid;
+	int s, c;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -147,7 +147,7 @@ server_stop(pid_t pid)
 static void
 tick(evutil_socket_t fd, short what, void *arg)
 {
-	double	 t = now_s();
+	double t = now_s();
 
 	(void)fd;
 	(void)what;
@@ -162,9 +162,9 @@ tick(evutil_socket_t fd, short what, void *arg)
 static double
 run_until_idle(double limit)
 {
-	struct event	*ev;
-	struct timeval	 tv = { 0, 20000 };
-	double		 t0 = now_s();
+	struct event *ev;
+	struct timeval tv = { 0, 20000 };
+	double t0 = now_s();
 
 	max_gap = 0;
 	last_tick = 0;
@@ -179,11 +179,11 @@ run_until_idle(double limit)
 int
 main(void)
 {
-	struct container_socks	 cs;
-	char			 dir[] = "/tmp/gp-ct-XXXXXX", dsock[128],
+	struct container_socks cs;
+	char dir[] = "/tmp/gp-ct-XXXXXX", dsock[128],
 				 gsock[128], id[65];
-	double			 t;
-	pid_t			 d, g;
+	double t;
+	pid_t d, g;
 
 	signal(SIGPIPE, SIG_IGN);
 	if (mkdtemp(dir) == NULL)

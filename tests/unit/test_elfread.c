@@ -28,8 +28,8 @@
 #define TEXT_SZ		4096
 
 struct img {
-	uint8_t		*buf;
-	size_t		 len;
+	uint8_t *buf;
+	size_t len;
 };
 
 /*
@@ -132,14 +132,14 @@ static const char *const wanted[] = { "ruby_version", "ruby_vm",
     "tail_name" };
 
 struct found {
-	int		 n[3];
-	uint64_t	 value[3];
-	uint8_t		 id[64];
-	size_t		 idlen;
-	char		 text[16];
-	int		 truncate_fd;	/* ftruncate it before the walk */
-	int		 walked;
-	uint64_t	 reads, bytes;	/* what the reader spent */
+	int n[3];
+	uint64_t value[3];
+	uint8_t id[64];
+	size_t idlen;
+	char text[16];
+	int truncate_fd;	/* ftruncate it before the walk */
+	int walked;
+	uint64_t reads, bytes;	/* what the reader spent */
 };
 
 static void
@@ -510,22 +510,22 @@ test_memo(void)
 static void
 test_held(void)
 {
-	char		 path[] = "/tmp/test_elfread.XXXXXX";
+	char path[] = "/tmp/test_elfread.XXXXXX";
 	struct {
-		Elf32_Ehdr	 eh;
-		Elf32_Shdr	 sh[4];
-		Elf32_Sym	 sym[3];
-		char		 str[16];
-		char		 shstr[32];
+		Elf32_Ehdr eh;
+		Elf32_Shdr sh[4];
+		Elf32_Sym sym[3];
+		char str[16];
+		char shstr[32];
 	} e32;
-	struct elfread	*le;
-	struct img	 im;
-	struct found	 f;
-	Elf64_Sym	 got[64];
-	const Elf64_Sym	*want;
-	uint64_t	 b0, r0, b1, r1;
-	size_t		 i, ok;
-	int		 fd, rc, logs;
+	struct elfread *le;
+	struct img im;
+	struct found f;
+	Elf64_Sym got[64];
+	const Elf64_Sym *want;
+	uint64_t b0, r0, b1, r1;
+	size_t i, ok;
+	int fd, rc, logs;
 
 	img_build(&im, 3000, 65536, NULL, 0, NULL, 0);
 	CHECK_INTEQ(elfread_open_mem(im.buf, im.len, 1u << 20, 1u << 10,

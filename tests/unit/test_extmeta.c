@@ -23,8 +23,8 @@ parse(const char *s, struct json_object **st, char *err, size_t errlen)
 int
 main(void)
 {
-	struct json_object	*st, *v;
-	char			 err[256];
+	struct json_object *st, *v;
+	char err[256];
 
 	CHECK(parse("{\"static\": {\"team\": \"sre\", \"n\": 3}, "
 	    "\"application\": {\"123\": {\"k\": \"v\"}}}", &st, err,

@@ -13,8 +13,8 @@ static struct json_object *
 fg(const char *col, size_t len)
 {
 	struct json_object *o;
-	size_t		 n;
-	char		*j;
+	size_t n;
+	char *j;
 
 	j = flamegraph_json(col, len, NULL, NULL, &n);
 	o = json_tokener_parse(j);
@@ -27,8 +27,8 @@ static struct json_object *
 node_at(struct json_object *root, const char *path)
 {
 	struct json_object *n, *kids, *k = NULL, *name;
-	char		 buf[256], *save, *seg;
-	size_t		 i;
+	char buf[256], *save, *seg;
+	size_t i;
 
 	if (!json_object_object_get_ex(root, "tree", &n))
 		return (NULL);
@@ -132,10 +132,10 @@ test_escaping(void)
 	static const char col[] = "a;</script><script>alert(1)</script>;"
 	    "x\xe2\x80\xa8y;bad\xff\xc0z;q\"\\&<!-- 2";
 	struct json_object *o;
-	char		*j, *html;
-	size_t		 n, hn;
-	const char	*s, *e;
-	int		 tags = 0;
+	char *j, *html;
+	size_t n, hn;
+	const char *s, *e;
+	int tags = 0;
 
 	j = flamegraph_json(col, strlen(col), NULL, NULL, &n);
 	CHECK(memchr(j, '<', n) == NULL && memchr(j, '>', n) == NULL,
@@ -164,9 +164,9 @@ test_bad_and_empty(void)
 {
 	static const char col[] = "# {}\n;a;b 1\ngarbage\n;a;c x\n;a;b 2";
 	struct json_object *o, *m, *bad, *v;
-	struct timespec	 st = { 1736330400, 0 }, en = { 1736330460, 0 };
-	size_t		 n;
-	char		*j;
+	struct timespec st = { 1736330400, 0 }, en = { 1736330460, 0 };
+	size_t n;
+	char *j;
 
 	o = fg(col, strlen(col));
 	CHECK_INTEQ(value_at(o, "-|a|b"), 3, "good lines drawn");
@@ -195,8 +195,8 @@ test_bad_and_empty(void)
 static void
 test_deep(void)
 {
-	size_t		 depth = 200000, i, n;
-	char		*col, *j;
+	size_t depth = 200000, i, n;
+	char *col, *j;
 
 	col = malloc(depth * 2 + 8);
 	for (i = 0; i < depth; i++)

@@ -32,12 +32,12 @@ static const char table[] =
 int
 main(void)
 {
-	struct fsguard_mount		 m[16];
-	const struct fsguard_mount	*bad, *x;
-	char				 buf[sizeof(table)], fi[512], path[64];
-	ssize_t				 n;
-	uint32_t			 nm, id;
-	int				 fd, f, i, local;
+	struct fsguard_mount m[16];
+	const struct fsguard_mount *bad, *x;
+	char buf[sizeof(table)], fi[512], path[64];
+	ssize_t n;
+	uint32_t nm, id;
+	int fd, f, i, local;
 
 	CHECK(fsguard_fs_local("ext4", 4) == 1, "ext4 is local");
 	/* an initramfs-only system's root (a VM, an installer, a
@@ -99,13 +99,13 @@ main(void)
 
 	/* Ours: the mount of an fd on / is in our table, and local here. */
 	{
-		static char	 text[1 << 20];
+		static char text[1 << 20];
 		struct fsguard_mount *all;
 
 		f = open("/proc/self/mountinfo", O_RDONLY);
 		n = 0;
 		if (f >= 0) {
-			ssize_t	 r;
+			ssize_t r;
 
 			while ((r = read(f, text + n, sizeof(text) - 1 -
 			    (size_t)n)) > 0)

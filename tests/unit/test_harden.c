@@ -32,12 +32,12 @@
 #include "studio/studio.h"
 #include "testing.h"
 
-static char	 tmp[] = "/tmp/gptest-harden.XXXXXX";
+static char tmp[] = "/tmp/gptest-harden.XXXXXX";
 
 static void
 set(struct config *c, const char *k, const char *v)
 {
-	char		 err[256];
+	char err[256];
 
 	if (config_set(c, k, v, SRC_CLI, "test", err, sizeof(err)) != 0)
 		printf("# config_set %s: %s\n", k, err);
@@ -46,7 +46,7 @@ set(struct config *c, const char *k, const char *v)
 static void
 put_file(const char *path, const char *text, mode_t mode)
 {
-	int	 fd;
+	int fd;
 
 	unlink(path);
 	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, mode);
@@ -59,8 +59,8 @@ put_file(const char *path, const char *text, mode_t mode)
 static char *
 read_file(const char *path, char *buf, size_t len)
 {
-	ssize_t	 n;
-	int	 fd;
+	ssize_t n;
+	int fd;
 
 	buf[0] = '\0';
 	if ((fd = open(path, O_RDONLY)) == -1)
@@ -75,9 +75,9 @@ read_file(const char *path, char *buf, size_t len)
 static int
 count_prefix(const char *dir, const char *prefix)
 {
-	struct dirent	*de;
-	DIR		*d;
-	int		 n = 0;
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
 
 	if ((d = opendir(dir)) == NULL)
 		return (-1);
@@ -92,9 +92,9 @@ count_prefix(const char *dir, const char *prefix)
 static void
 test_atomic_write(void)
 {
-	char	 d[PATH_MAX], victim[PATH_MAX], planted[PATH_MAX * 2];
-	char	 buf[256];
-	int	 dfd;
+	char d[PATH_MAX], victim[PATH_MAX], planted[PATH_MAX * 2];
+	char buf[256];
+	int dfd;
 
 	snprintf(d, sizeof(d), "%s/atomic", tmp);
 	mkdir(d, 0700);
@@ -128,10 +128,10 @@ test_atomic_write(void)
 static void
 test_output_dir(void)
 {
-	struct config	*cfg = config_new();
-	struct stat	 st;
-	char		 d[PATH_MAX], err[1024];
-	int		 rc;
+	struct config *cfg = config_new();
+	struct stat st;
+	char d[PATH_MAX], err[1024];
+	int rc;
 
 	snprintf(d, sizeof(d), "%s/out-ww", tmp);
 	mkdir(d, 0777);
@@ -175,7 +175,7 @@ test_output_dir(void)
 static void
 test_spool_dir(void)
 {
-	char	 d[PATH_MAX];
+	char d[PATH_MAX];
 
 	snprintf(d, sizeof(d), "%s/spool-ww", tmp);
 	mkdir(d, 0777);
@@ -192,12 +192,12 @@ test_spool_dir(void)
 static void
 test_spool_checksum(void)
 {
-	struct spool_entry	*e;
-	unsigned char		*r;
-	char			 d[PATH_MAX], path[PATH_MAX * 2];
-	const char		*rec = "{\"hostname\":\"h\"}\nGZIPPEDBODY";
-	struct stat		 st;
-	size_t			 len;
+	struct spool_entry *e;
+	unsigned char *r;
+	char d[PATH_MAX], path[PATH_MAX * 2];
+	const char *rec = "{\"hostname\":\"h\"}\nGZIPPEDBODY";
+	struct stat st;
+	size_t len;
 
 	snprintf(d, sizeof(d), "%s/spool", tmp);
 	spool_open(d, 0);
@@ -229,8 +229,8 @@ test_spool_checksum(void)
 static void
 test_log_file(void)
 {
-	char	 victim[PATH_MAX], lnk[PATH_MAX], buf[256];
-	int	 rc;
+	char victim[PATH_MAX], lnk[PATH_MAX], buf[256];
+	int rc;
 
 	snprintf(victim, sizeof(victim), "%s/victim-log", tmp);
 	put_file(victim, "root's file\n", 0600);
@@ -256,12 +256,12 @@ static void
 test_config_fifo(void)
 {
 	struct plugin_list none = TAILQ_HEAD_INITIALIZER(none);
-	struct cmdline	 cl;
-	struct config	*cfg = NULL;
-	char		 fifo[PATH_MAX], err[1024];
-	char		*argv[] = { "gprofiler", NULL };
-	pid_t		 pid;
-	int		 status = 0;
+	struct cmdline cl;
+	struct config *cfg = NULL;
+	char fifo[PATH_MAX], err[1024];
+	char *argv[] = { "gprofiler", NULL };
+	pid_t pid;
+	int status = 0;
 
 	snprintf(fifo, sizeof(fifo), "%s/gprofiler.conf", tmp);
 	CHECK(mkfifo(fifo, 0600) == 0, "config file planted as a FIFO");
@@ -286,9 +286,9 @@ test_config_fifo(void)
 static void
 test_token(struct event_base *base)
 {
-	struct config	*cfg = config_new();
-	char		 path[PATH_MAX], lnk[PATH_MAX], err[1024];
-	char		*tok = NULL;
+	struct config *cfg = config_new();
+	char path[PATH_MAX], lnk[PATH_MAX], err[1024];
+	char *tok = NULL;
 
 	CHECK(!http_header_value_ok("abc\r\nX-Evil: 1"), "CR/LF refused in a "
 	    "header value");
@@ -337,7 +337,7 @@ test_token(struct event_base *base)
 }
 
 /* Defect 10: a late answer on a snapshot the host gave up on. */
-static int	 done_calls;
+static int done_calls;
 
 static void
 on_done(void *arg, struct gp_snapshot *s, int status, const char *err)
@@ -359,10 +359,10 @@ test_snapshot_handles(struct event_base *base)
 	    .kind = GP_KIND_PROCESS, .modes = GP_MODE_CPU,
 	    .init = nop_init };
 	const struct gp_host_api *api = host_api();
-	const char	*frames[] = { "late_frame" };
-	struct plugin	 p;
+	const char *frames[] = { "late_frame" };
+	struct plugin p;
 	struct gp_snapshot *old, *cur;
-	struct profile	*prof;
+	struct profile *prof;
 
 	memset(&p, 0, sizeof(p));
 	p.magic = PLUGIN_MAGIC;
@@ -392,8 +392,8 @@ test_snapshot_handles(struct event_base *base)
 int
 main(void)
 {
-	struct event_base	*base;
-	char			 cmd[PATH_MAX + 16];
+	struct event_base *base;
+	char cmd[PATH_MAX + 16];
 
 	log_init(0, "test_harden");
 	if (mkdtemp(tmp) == NULL)

@@ -20,7 +20,7 @@
 static int
 parse(const char *s, struct hb_command *c)
 {
-	char	 err[256];
+	char err[256];
 
 	return (heartbeat_parse_response(s, strlen(s), c, err, sizeof(err)));
 }
@@ -28,8 +28,8 @@ parse(const char *s, struct hb_command *c)
 static void
 test_parse(void)
 {
-	struct hb_command	 c;
-	struct json_object	*v;
+	struct hb_command c;
+	struct json_object *v;
 
 	CHECK_INTEQ(parse("{\"success\": true, \"message\": \"Heartbeat "
 	    "received. New profiling command available.\", "
@@ -73,9 +73,9 @@ test_parse(void)
 static void
 test_state(void)
 {
-	char	 tmpl[] = "/tmp/gphb.XXXXXX", path[128];
+	char tmpl[] = "/tmp/gphb.XXXXXX", path[128];
 	struct stat st;
-	int	 i;
+	int i;
 
 	if (mkdtemp(tmpl) == NULL)
 		return;
@@ -115,9 +115,9 @@ test_state(void)
 static void
 test_state_attempts(void)
 {
-	char			 tmpl[] = "/tmp/gphb.XXXXXX", path[128];
-	const char		*u = "0efb3650-ab14-47a5-9c0f-e7a23e7faf8b";
-	struct json_object	*a;
+	char tmpl[] = "/tmp/gphb.XXXXXX", path[128];
+	const char *u = "0efb3650-ab14-47a5-9c0f-e7a23e7faf8b";
+	struct json_object *a;
 
 	if (mkdtemp(tmpl) == NULL)
 		return;
@@ -152,9 +152,9 @@ test_state_attempts(void)
 static struct config *
 build(struct config *base, const char *json, int *rc, char *err)
 {
-	struct json_object	*cc = json_tokener_parse(json);
-	struct config		*out = NULL;
-	int			 skip = 0;
+	struct json_object *cc = json_tokener_parse(json);
+	struct config *out = NULL;
+	int skip = 0;
 
 	*rc = command_build_config(base, cc, "host-a", &out, &skip, err, 256);
 	json_object_put(cc);
@@ -166,9 +166,9 @@ build(struct config *base, const char *json, int *rc, char *err)
 static void
 test_build(void)
 {
-	struct config	*base, *c;
-	char		 err[256];
-	int		 rc;
+	struct config *base, *c;
+	char err[256];
+	int rc;
 
 	base = config_new();
 	c = build(base, "{\"command_type\": \"start\", \"duration\": 30, "
@@ -255,8 +255,8 @@ static void
 test_build_bad(void)
 {
 	static const struct {
-		const char	*json;
-		const char	*want1, *want2;
+		const char *json;
+		const char *want1, *want2;
 	} bad[] = {
 		{ "{\"profiler_configs\": {\"perf\": \"turbo\"}}",
 		    "profiler_configs.perf", "turbo" },
@@ -277,11 +277,11 @@ test_build_bad(void)
 		{ "{\"enable_perfspect\": \"yes\"}", "enable_perfspect",
 		    "boolean" },
 	};
-	struct config	*base, *c;
-	char		 err[256];
-	char		 what[512];
-	size_t		 i;
-	int		 rc;
+	struct config *base, *c;
+	char err[256];
+	char what[512];
+	size_t i;
+	int rc;
 
 	base = config_new();
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -313,9 +313,9 @@ test_build_bad(void)
 static void
 test_build_modes(void)
 {
-	struct config	*base, *c;
-	char		 err[256];
-	int		 rc;
+	struct config *base, *c;
+	char err[256];
+	int rc;
 
 	base = config_new();
 	config_declare_plugin_option(base, "iaprof-path", "iaprof", MODE_GPU);

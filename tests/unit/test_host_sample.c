@@ -12,8 +12,8 @@
 #include "testing.h"
 
 struct seen {
-	int	 n;
-	int32_t	 last;
+	int n;
+	int32_t last;
 };
 
 static void

@@ -12,12 +12,12 @@
 #define FEED(p, s)	iaprof_parser_feed((p), (s), strlen(s))
 
 struct out {
-	char	buf[65536];
-	size_t	len;
-	int	ticks;
+	char buf[65536];
+	size_t len;
+	int ticks;
 	struct iaprof_parser *p;
-	int	take_on_tick;	/* cut a snapshot at each tick */
-	char	cut[65536];	/* what the tick-time takes collected */
+	int take_on_tick;	/* cut a snapshot at each tick */
+	char cut[65536];	/* what the tick-time takes collected */
 };
 
 static int

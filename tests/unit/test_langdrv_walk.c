@@ -218,8 +218,8 @@ static struct gp_host_api api;
 /* The plugin: every process attaches; a walked frame's text is its code
  * word; a read sample gives one frame "read". */
 struct tplug {
-	struct langdrv	 drv;
-	unsigned	 reads;
+	struct langdrv drv;
+	unsigned reads;
 };
 
 static void

@@ -18,7 +18,7 @@
 
 struct entry {
 	struct langtab_proc lp;
-	char		 plugin_state[32];
+	char plugin_state[32];
 };
 
 static void
@@ -47,7 +47,7 @@ add(struct langtab *tab, pid_t pid, uint64_t start, uint64_t exe, int state)
 	return (&e->lp);
 }
 
-static int	walked, examined;
+static int walked, examined;
 
 static int
 stat_fake(pid_t pid, uint64_t *start, uint64_t *exe)
@@ -74,10 +74,10 @@ walk_cb(void *arg, pid_t pid, double uptime)
 }
 
 /* The log a due recheck writes to. */
-static char	logged[256];
-static int	nlogged;
+static char logged[256];
+static int nlogged;
 
-static void	due_log(struct gp_plugin_ctx *, int, const char *, ...)
+static void due_log(struct gp_plugin_ctx *, int, const char *, ...)
 		    __attribute__((format(printf, 3, 4)));
 
 static void

@@ -21,8 +21,8 @@
 static struct config *
 cfg_with(const char *name, const char *value)
 {
-	struct config	*c = config_new();
-	char		 err[256];
+	struct config *c = config_new();
+	char err[256];
 
 	config_set(c, "upload-results", "true", SRC_CLI, "-u", err,
 	    sizeof(err));
@@ -34,11 +34,11 @@ cfg_with(const char *name, const char *value)
 int
 main(void)
 {
-	struct config	*c;
-	char		 line[200];
-	size_t		 q, q1;
-	uint64_t	 lost;
-	int		 i;
+	struct config *c;
+	char line[200];
+	size_t q, q1;
+	uint64_t lost;
+	int i;
 
 	log_init(0, "test");
 	log_setverbose(0);

@@ -27,20 +27,20 @@ rng_seeded(void *arg)
 }
 
 struct find {
-	int32_t		 pid;
-	const char	*line;	/* "comm;f1;f2" */
-	uint64_t	 count;
-	int		 found;
-	int		 nstacks;
+	int32_t pid;
+	const char *line;	/* "comm;f1;f2" */
+	uint64_t count;
+	int found;
+	int nstacks;
 };
 
 static int
 find_cb(const struct profile_stack *s, void *arg)
 {
-	struct find	*f = arg;
-	char		 buf[512];
-	size_t		 off;
-	uint32_t	 i;
+	struct find *f = arg;
+	char buf[512];
+	size_t off;
+	uint32_t i;
 
 	if (s->pid != f->pid)
 		return (0);
@@ -60,7 +60,7 @@ find_cb(const struct profile_stack *s, void *arg)
 static long long
 stack_count(const struct profile *p, int32_t pid, const char *line)
 {
-	struct find	 f = { pid, line, 0, 0, 0 };
+	struct find f = { pid, line, 0, 0, 0 };
 
 	profile_foreach(p, find_cb, &f);
 	return (f.found ? (long long)f.count : -1);
@@ -69,7 +69,7 @@ stack_count(const struct profile *p, int32_t pid, const char *line)
 static int
 nstacks(const struct profile *p, int32_t pid)
 {
-	struct find	 f = { pid, "", 0, 0, 0 };
+	struct find f = { pid, "", 0, 0, 0 };
 
 	profile_foreach(p, find_cb, &f);
 	return (f.nstacks);
@@ -79,7 +79,7 @@ static void
 add(struct profile *p, int32_t pid, const char *comm, const char *a,
     const char *b, uint64_t n)
 {
-	const char	*fr[2] = { a, b };
+	const char *fr[2] = { a, b };
 
 	profile_add_stack(p, pid, comm, fr, b != NULL ? 2 : 1, n);
 }
@@ -87,9 +87,9 @@ add(struct profile *p, int32_t pid, const char *comm, const char *a,
 static void
 test_rows(void)
 {
-	struct profile	*sys = profile_new(), *rt = profile_new(), *out;
+	struct profile *sys = profile_new(), *rt = profile_new(), *out;
 	const struct profile *rts[1] = { rt };
-	double		 up = 0.0, down = 0.999;
+	double up = 0.0, down = 0.999;
 
 	/* Perf: pid 1 (replaced), 2 (error kept), 3 (perf only), 6 (empty rt) */
 	add(sys, 1, "python", "libc", "PyEval", 6);
@@ -154,11 +154,11 @@ test_rows(void)
 static void
 test_p_zero_and_ratio_one(void)
 {
-	struct profile	*sys = profile_new(), *rt = profile_new(), *out;
+	struct profile *sys = profile_new(), *rt = profile_new(), *out;
 	const struct profile *rts[1] = { rt };
-	double		 half = 0.5;
-	int		 i;
-	char		 fn[16];
+	double half = 0.5;
+	int i;
+	char fn[16];
 
 	/* P exactly equals R: ratio 1, counts unchanged whatever the rng. */
 	add(sys, 1, "p", "a", NULL, 5);
@@ -188,9 +188,9 @@ test_p_zero_and_ratio_one(void)
 static void
 test_perf_disabled(void)
 {
-	struct profile	*a = profile_new(), *b = profile_new(), *out;
+	struct profile *a = profile_new(), *b = profile_new(), *out;
 	const struct profile *rts[3] = { a, NULL, b };
-	double		 up = 0.0;
+	double up = 0.0;
 
 	add(a, 1, "python", "m", "f", 3);
 	profile_set_error(a, 2, "python", GP_PID_ERROR, "went down");
@@ -213,11 +213,11 @@ test_perf_disabled(void)
 static void
 test_stochastic(void)
 {
-	unsigned short	 seed[3] = { 0x1234, 0x5678, 0x9abc };
-	const int	 N = 200000;
-	double		 sum, mean, sd;
-	uint64_t	 v, lo = UINT64_MAX, hi = 0;
-	int		 i;
+	unsigned short seed[3] = { 0x1234, 0x5678, 0x9abc };
+	const int N = 200000;
+	double sum, mean, sd;
+	uint64_t v, lo = UINT64_MAX, hi = 0;
+	int i;
 
 	sum = 0;
 	for (i = 0; i < N; i++) {
@@ -249,12 +249,12 @@ test_stochastic(void)
 static void
 test_total_preserved(void)
 {
-	unsigned short	 seed[3] = { 1, 2, 3 };
-	struct profile	*sys = profile_new(), *rt = profile_new(), *out;
+	unsigned short seed[3] = { 1, 2, 3 };
+	struct profile *sys = profile_new(), *rt = profile_new(), *out;
 	const struct profile *rts[1] = { rt };
-	char		 fn[16];
-	int		 i;
-	double		 t;
+	char fn[16];
+	int i;
+	double t;
 
 	add(sys, 9, "w", "native", NULL, 5000);
 	for (i = 0; i < 2000; i++) {

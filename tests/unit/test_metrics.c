@@ -29,10 +29,10 @@ static void
 test_cycle(void)
 {
 	struct event_base *base = event_base_new();
-	struct metrics	*m = metrics_new(base);
+	struct metrics *m = metrics_new(base);
 	struct json_object *o, *v;
 	volatile unsigned long spin = 0;
-	int		 i;
+	int i;
 
 	for (i = 0; i < 30000000; i++)	/* ~50 ms of CPU for a delta */
 		spin += i;
@@ -60,8 +60,8 @@ static void
 test_appmeta(void)
 {
 	struct json_object *o, *v, *list, *extra;
-	char		 exe[PATH_MAX];
-	ssize_t		 n;
+	char exe[PATH_MAX];
+	ssize_t n;
 
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';

@@ -34,8 +34,8 @@ list_reply(char *out, size_t len, const char *body)
 static void
 test_json_list(void)
 {
-	char	 r[2048], path[128];
-	int	 n, i, rc;
+	char r[2048], path[128];
+	int n, i, rc;
 
 	n = list_reply(r, sizeof(r), LIST_BODY);
 	CHECK_INTEQ(nj_http_json_list(r, (size_t)n, 9229, path, sizeof(path)),
@@ -77,10 +77,10 @@ test_upgrade(void)
 static void
 test_ws(void)
 {
-	uint8_t		 out[300], big[70000 + 14];
-	char		 payload[200];
+	uint8_t out[300], big[70000 + 14];
+	char payload[200];
 	struct nj_ws_frame f;
-	size_t		 n, i;
+	size_t n, i;
 
 	memset(payload, 'a', sizeof(payload));
 	n = nj_ws_build_text(payload, 5, 0x01020304u, out, sizeof(out));
@@ -115,7 +115,7 @@ test_ws(void)
 static void
 test_cdp(void)
 {
-	char	 out[256];
+	char out[256];
 	static const char ok[] = "{\"id\":1,\"result\":{\"result\":{\"type\":"
 	    "\"string\",\"value\":\"ok node v20.20.2\"}}}";
 	static const char thrown[] = "{\"id\":1,\"result\":{\"result\":{"
@@ -190,8 +190,8 @@ test_proc(void)
 	    "SigCgt:\t0000000188004602\n";
 	static const char nousr1[] = "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n"
 	    "SigCgt:\t0000000000004002\n";
-	uint32_t	 uid = 0, gid = 0, uids[4];
-	int		 usr1 = -1;
+	uint32_t uid = 0, gid = 0, uids[4];
+	int usr1 = -1;
 
 	CHECK_INTEQ(nj_tcp_listening(tcp, sizeof(tcp) - 1, 9229), 1, NULL);
 	CHECK_INTEQ(nj_tcp_listening(tcp, sizeof(tcp) - 1, 9230), 0, NULL);
@@ -256,9 +256,9 @@ test_tcp_sockets(void)
 	    "   1: 00000000:240D 00000000:0000 0A 00000000:00000000 "
 	    "00:00000000 00000000  1000        0 902 1 0 100 0 0 10 0\n";
 	static const uint8_t lo[4] = { 127, 0, 0, 1 };
-	struct nj_tcp_sock	 s;
-	uint64_t		 ino = 1;
-	size_t			 off = 0;
+	struct nj_tcp_sock s;
+	uint64_t ino = 1;
+	size_t off = 0;
 
 	CHECK_INTEQ(nj_tcp_next(tcp, sizeof(tcp) - 1, &off, &s), 1,
 	    "the header is skipped");

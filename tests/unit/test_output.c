@@ -21,13 +21,13 @@
 #include "profile/profile.h"
 #include "testing.h"
 
-static char	 tmp[] = "/tmp/gptest-output.XXXXXX";
-static char	 dir[PATH_MAX];
+static char tmp[] = "/tmp/gptest-output.XXXXXX";
+static char dir[PATH_MAX];
 
 static void
 set(struct config *c, const char *k, const char *v)
 {
-	char		 err[256];
+	char err[256];
 
 	if (config_set(c, k, v, SRC_CLI, "test", err, sizeof(err)) != 0)
 		printf("# config_set %s: %s\n", k, err);
@@ -36,9 +36,9 @@ set(struct config *c, const char *k, const char *v)
 static char *
 slurp(const char *name, size_t *lenp)
 {
-	char		 path[PATH_MAX * 2], *buf;
-	FILE		*f;
-	long		 n;
+	char path[PATH_MAX * 2], *buf;
+	FILE *f;
+	long n;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if ((f = fopen(path, "rb")) == NULL)
@@ -56,8 +56,8 @@ slurp(const char *name, size_t *lenp)
 static int
 exists(const char *name)
 {
-	char		 path[PATH_MAX * 2];
-	struct stat	 st;
+	char path[PATH_MAX * 2];
+	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	return (lstat(path, &st) == 0);
@@ -66,9 +66,9 @@ exists(const char *name)
 static const char *
 link_of(const char *name)
 {
-	static char	 buf[PATH_MAX];
-	char		 path[PATH_MAX * 2];
-	ssize_t		 n;
+	static char buf[PATH_MAX];
+	char path[PATH_MAX * 2];
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if ((n = readlink(path, buf, sizeof(buf) - 1)) < 0)
@@ -80,9 +80,9 @@ link_of(const char *name)
 static int
 count_tmp_files(void)
 {
-	DIR		*d = opendir(dir);
-	struct dirent	*e;
-	int		 n = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
 
 	while (d != NULL && (e = readdir(d)) != NULL)
 		if (strstr(e->d_name, ".tmp") != NULL)
@@ -97,7 +97,7 @@ make_profile(void)
 {
 	static const char *const a[] = { "main_[p]", "f_[p]" };
 	static const char *const b[] = { "ngx", "epoll_wait_[k]" };
-	struct profile	*p = profile_new();
+	struct profile *p = profile_new();
 
 	profile_add_stack(p, 10, "python3", a, 2, 5);
 	profile_add_stack(p, 20, "nginx", b, 2, 4);
@@ -115,9 +115,9 @@ cycle(struct cycle_output *co, time_t end)
 static void
 test_files(struct config *cfg, struct cycle_output *co)
 {
-	struct stat	 st;
-	char		*col, *want;
-	size_t		 len, wlen;
+	struct stat st;
+	char *col, *want;
+	size_t len, wlen;
 
 	cycle(co, 1736334000);		/* 2025-01-08T11:00:00Z */
 	CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
@@ -206,8 +206,8 @@ test_embed(struct cycle_output *co, struct config *cfg)
 static void
 test_bad_dir(struct cycle_output *co, struct config *cfg)
 {
-	char		 path[PATH_MAX * 2], err[512];
-	int		 fd;
+	char path[PATH_MAX * 2], err[512];
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/file", tmp);
 	fd = open(path, O_CREAT | O_WRONLY, 0644);
@@ -226,9 +226,9 @@ test_bad_dir(struct cycle_output *co, struct config *cfg)
 static void
 test_helpers(struct config *cfg)
 {
-	char		*buf;
-	size_t		 len;
-	int		 fd;
+	char *buf;
+	size_t len;
+	int fd;
 
 	set(cfg, "output-format", "col,pprof");
 	CHECK(output_format_has(cfg, "pprof") && output_format_has(cfg, "col"),
@@ -238,7 +238,7 @@ test_helpers(struct config *cfg)
 	set(cfg, "output-format", " PPROF ");
 	CHECK(output_format_has(cfg, "pprof"), "spaces and case");
 	{
-		char	 err[256] = "";
+		char err[256] = "";
 
 		set(cfg, "output-format", "col,pprof");
 		CHECK_INTEQ(output_check_formats(cfg, err, sizeof(err)), 0,
@@ -265,8 +265,8 @@ int
 main(void)
 {
 	struct cycle_output co;
-	struct config	*cfg;
-	char		 cmd[PATH_MAX + 16];
+	struct config *cfg;
+	char cmd[PATH_MAX + 16];
 
 	log_init(0, "test_output");
 	if (mkdtemp(tmp) == NULL)

@@ -12,8 +12,8 @@
 #include "sampler/bpflog.h"
 
 struct lines {
-	char	 out[64][512];
-	int	 n;
+	char out[64][512];
+	int n;
 };
 
 static void

@@ -32,23 +32,23 @@
 #define HOST_MAX_TIMERS	8
 
 struct gp_timer {
-	int		 used;
-	uint64_t	 msec;
-	int32_t		 persist;
-	double		 due;
-	void		(*cb)(void *);
-	void		*arg;
+	int used;
+	uint64_t msec;
+	int32_t persist;
+	double due;
+	void (*cb)(void *);
+	void *arg;
 };
 
 static struct {
-	const char	*k, *v;
+	const char *k, *v;
 } opts[HOST_MAX_OPTS];
 static int nopts;
 static struct gp_timer timers[HOST_MAX_TIMERS];
 static struct gp_watch {
-	int		 fd;		/* -1: none */
-	void		(*cb)(int32_t, uint32_t, void *);
-	void		*arg;
+	int fd;	/* -1: none */
+	void (*cb)(int32_t, uint32_t, void *);
+	void *arg;
 } watch = { -1, NULL, NULL };
 static int snap_done, stop_done_called, snap_status;
 /* The longest plugin callback, as the benchmarks report it. */

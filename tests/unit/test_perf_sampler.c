@@ -22,13 +22,13 @@
 #endif
 
 struct seen {
-	int32_t		 want;		/* the workload's pid */
-	int32_t		 other;
-	uint64_t	 text_lo, text_hi;	/* its executable mapping */
-	int		 records, bad, mine, others, self;
-	int		 deep;		/* >= 4 user frames, leaf in text */
-	int		 dwarf, dwarf_ok;
-	int		 comm_ok;
+	int32_t want;	/* the workload's pid */
+	int32_t other;
+	uint64_t text_lo, text_hi;	/* its executable mapping */
+	int records, bad, mine, others, self;
+	int deep;	/* >= 4 user frames, leaf in text */
+	int dwarf, dwarf_ok;
+	int comm_ok;
 };
 
 static int

@@ -5,9 +5,9 @@
 #include "stackagg.h"
 
 struct sum {
-	uint64_t	 total;
-	size_t		 n;
-	int		 pid7_found;
+	uint64_t total;
+	size_t n;
+	int pid7_found;
 };
 
 static int

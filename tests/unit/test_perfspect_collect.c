@@ -25,26 +25,26 @@
 
 /* The mock host. */
 struct gp_json {
-	int		 n;
-	char		*key[64];
-	char		 type[64];	/* s, n, o, i, d, b */
-	char		*str[64];
-	struct gp_json	*obj[64];
+	int n;
+	char *key[64];
+	char type[64];	/* s, n, o, i, d, b */
+	char *str[64];
+	struct gp_json *obj[64];
 };
 
 static struct {
-	int			 spawns;
-	char			 argv[16][PATH_MAX];
-	int			 argc;
-	char			 cwd[PATH_MAX];
-	struct gp_child_spec	 spec;
-	int			 stops;
-	int			 stop_sig;
-	int			 snap_done;
-	int			 stop_done;
-	int			 fail_spawn;
-	char			 stderr_tail[256];
-	char			 lastlog[1024];
+	int spawns;
+	char argv[16][PATH_MAX];
+	int argc;
+	char cwd[PATH_MAX];
+	struct gp_child_spec spec;
+	int stops;
+	int stop_sig;
+	int snap_done;
+	int stop_done;
+	int fail_spawn;
+	char stderr_tail[256];
+	char lastlog[1024];
 } m;
 
 static struct gp_child *const FAKE_CHILD = (struct gp_child *)0x1;
@@ -53,7 +53,7 @@ static struct gp_snapshot *const SNAP = (struct gp_snapshot *)0x2;
 static void
 mock_log(struct gp_plugin_ctx *ctx, int level, const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	if (level == GP_LOG_DEBUG)
 		return;
@@ -65,7 +65,7 @@ mock_log(struct gp_plugin_ctx *ctx, int level, const char *fmt, ...)
 static struct gp_child *
 mock_spawn(struct gp_plugin_ctx *ctx, const struct gp_child_spec *spec)
 {
-	int	 i;
+	int i;
 
 	if (m.fail_spawn) {
 		errno = ENOENT;
@@ -122,7 +122,7 @@ mock_json_new(void)
 static void
 mock_json_free(struct gp_json *j)
 {
-	int	 i;
+	int i;
 
 	if (j == NULL)
 		return;
@@ -155,7 +155,7 @@ mock_set_string(struct gp_json *j, const char *k, const char *v)
 static int
 mock_set_int(struct gp_json *j, const char *k, int64_t v)
 {
-	char	 b[32];
+	char b[32];
 
 	snprintf(b, sizeof(b), "%lld", (long long)v);
 	return (json_put(j, k, 'i', b, NULL));
@@ -208,7 +208,7 @@ static const struct gp_host_api api = {
 static int
 json_find(const struct gp_json *j, const char *key)
 {
-	int	 i;
+	int i;
 
 	for (i = j->n - 1; i >= 0; i--)
 		if (strcmp(j->key[i], key) == 0)
@@ -219,7 +219,7 @@ json_find(const struct gp_json *j, const char *key)
 static const char *
 json_str(const struct gp_json *j, const char *key)
 {
-	int	 i = json_find(j, key);
+	int i = json_find(j, key);
 
 	return (i >= 0 && j->type[i] == 's' ? j->str[i] : NULL);
 }
@@ -228,7 +228,7 @@ json_str(const struct gp_json *j, const char *key)
 static const char *
 json_num(const struct gp_json *j, const char *key)
 {
-	int	 i = json_find(j, key);
+	int i = json_find(j, key);
 
 	return (i >= 0 && j->type[i] == 'i' ? j->str[i] : NULL);
 }
@@ -236,7 +236,7 @@ json_num(const struct gp_json *j, const char *key)
 static char
 json_type(const struct gp_json *j, const char *key)
 {
-	int	 i = json_find(j, key);
+	int i = json_find(j, key);
 
 	return (i >= 0 ? j->type[i] : 0);
 }
@@ -247,8 +247,8 @@ static char node[65];
 static void
 pf_write(const char *dir, const char *suffix, const char *data, size_t len)
 {
-	char	 p[PATH_MAX];
-	int	 fd;
+	char p[PATH_MAX];
+	int fd;
 
 	snprintf(p, sizeof(p), "%s/%s_%s", dir, node, suffix);
 	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -288,9 +288,9 @@ pf_exit(int status)
 static int
 dir_entries(const char *dir)
 {
-	char	 cmd[PATH_MAX + 32];
-	FILE	*f;
-	int	 n = 0, ch;
+	char cmd[PATH_MAX + 32];
+	FILE *f;
+	int n = 0, ch;
 
 	snprintf(cmd, sizeof(cmd), "ls -A '%s'", dir);
 	if ((f = popen(cmd, "r")) == NULL)
@@ -307,12 +307,12 @@ unblob(const char *b64, char *out, size_t outlen)
 {
 	static const char a[] =
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	unsigned char	*bin = malloc(strlen(b64));
-	size_t		 n = 0, i;
-	uint32_t	 acc = 0;
-	int		 bits = 0;
-	z_stream	 zs;
-	const char	*p;
+	unsigned char *bin = malloc(strlen(b64));
+	size_t n = 0, i;
+	uint32_t acc = 0;
+	int bits = 0;
+	z_stream zs;
+	const char *p;
 
 	for (i = 0; b64[i] != '\0' && b64[i] != '='; i++) {
 		if ((p = strchr(a, b64[i])) == NULL)
@@ -347,8 +347,8 @@ meta(struct ps_collector *c, struct gp_json **md, struct gp_json **hdr)
 static struct ps_collector *
 start(const char *bin)
 {
-	struct ps_run_config	 rc;
-	struct ps_collector	*c = ps_collector_new(NULL, &api);
+	struct ps_run_config rc;
+	struct ps_collector *c = ps_collector_new(NULL, &api);
 
 	memset(&rc, 0, sizeof(rc));
 	snprintf(rc.binary, sizeof(rc.binary), "%s", bin);
@@ -362,11 +362,11 @@ start(const char *bin)
 static void
 test_normal_cycles(void)
 {
-	struct ps_collector	*c;
-	struct gp_json		*md, *hdr, *hw;
-	struct stat		 st;
-	char			 dir[PATH_MAX], html[256];
-	int			 i;
+	struct ps_collector *c;
+	struct gp_json *md, *hdr, *hw;
+	struct stat st;
+	char dir[PATH_MAX], html[256];
+	int i;
 
 	memset(&m, 0, sizeof(m));
 	c = start("/opt/perfspect/perfspect");
@@ -451,11 +451,11 @@ test_normal_cycles(void)
 static void
 test_failures(void)
 {
-	struct ps_collector	*c;
-	struct gp_json		*md, *hdr;
-	char			 dir[PATH_MAX];
-	static const char	 no_targets[] = "Error: no targets remain";
-	int			 i;
+	struct ps_collector *c;
+	struct gp_json *md, *hdr;
+	char dir[PATH_MAX];
+	static const char no_targets[] = "Error: no targets remain";
+	int i;
 
 	memset(&m, 0, sizeof(m));
 	c = start("/opt/perfspect/perfspect");
@@ -533,10 +533,10 @@ test_failures(void)
 static void
 test_hold_and_cap(void)
 {
-	struct ps_collector	*c;
-	struct gp_json		*md, *hdr;
-	char			 dir[PATH_MAX], *big;
-	size_t			 i, len = 3u << 20;
+	struct ps_collector *c;
+	struct gp_json *md, *hdr;
+	char dir[PATH_MAX], *big;
+	size_t i, len = 3u << 20;
 
 	memset(&m, 0, sizeof(m));
 	c = start("");
@@ -582,12 +582,12 @@ test_hold_and_cap(void)
 static void
 test_interval_and_window(void)
 {
-	struct ps_run_config	 rc;
-	struct ps_collector	*c;
-	struct gp_json		*md, *hdr;
-	static const char	 line[] = "myhost                \xe2\xa3\xbd  "
+	struct ps_run_config rc;
+	struct ps_collector *c;
+	struct gp_json *md, *hdr;
+	static const char line[] = "myhost                \xe2\xa3\xbd  "
 	    "collecting metrics for 20 seconds        ";
-	char			 dir[PATH_MAX];
+	char dir[PATH_MAX];
 
 	CHECK_INTEQ(ps_collector_interval(60, 7, 5), 5, "60 s cycle: 5 s");
 	CHECK_INTEQ(ps_collector_interval(20, 7, 5), 5, "20 s cycle: 5 s");

@@ -18,9 +18,9 @@ static const char raw_system[] =
 static void
 test_raw_system(void)
 {
-	struct ps_raw	 raw;
-	struct ps_stats	 st;
-	char		 err[128], buf[64];
+	struct ps_raw raw;
+	struct ps_stats st;
+	char err[128], buf[64];
 
 	CHECK_INTEQ(ps_raw_parse(S(raw_system), &raw, err, sizeof(err)), 0,
 	    "raw: system granularity parses");
@@ -67,9 +67,9 @@ test_raw_shapes(void)
 	    "1754500015,0,,,1.";
 	static const char cpu[] =
 	    "TS,SKT,CPU,CID,CPI\r\n1754500005,,3,,1.5\r\n";
-	struct ps_raw	 raw;
-	struct ps_stats	 st;
-	char		 err[128];
+	struct ps_raw raw;
+	struct ps_stats st;
+	char err[128];
 
 	CHECK_INTEQ(ps_raw_parse(S(sock), &raw, err, sizeof(err)), 0,
 	    "raw: per-socket rows, repeated header, partial line");
@@ -90,8 +90,8 @@ static void
 test_raw_bad(void)
 {
 	static const struct {
-		const char	*in;
-		const char	*msg;
+		const char *in;
+		const char *msg;
 	} bad[] = {
 		{ "", "no header" },
 		{ "TS,SKT,CPU\n", "header has no metric columns" },
@@ -104,9 +104,9 @@ test_raw_bad(void)
 		{ "TS,SKT,CPU,CID,,CPI\n", "empty name" },
 		{ "TS,SKT,CPU,CID,CPI\nTS,SKT,CPU,CID,IPC\n", "line 2" },
 	};
-	struct ps_raw	 raw;
-	char		 err[128];
-	size_t		 i;
+	struct ps_raw raw;
+	char err[128];
+	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
@@ -133,8 +133,8 @@ test_summary(void)
 	    "metric,SKT0,SKT1,SKT2,SKT3\nCPI,1,2,3,4\n";
 	static const char one[] =
 	    "SKT,metric,mean,min,max,stddev\n0,CPI,1.6,1.5,1.7,0.1\n";
-	struct ps_summary	 sum;
-	char			 err[128];
+	struct ps_summary sum;
+	char err[128];
 
 	CHECK_INTEQ(ps_summary_parse(S(sys), &sum, err, sizeof(err)), 0,
 	    "summary: system shape parses");

@@ -28,20 +28,20 @@
 static char tmp[256];
 
 struct ent {
-	const char	*path;
-	int		 type;		/* AE_IF* */
-	const char	*data;		/* file contents or link target */
-	int		 mode;
+	const char *path;
+	int type;		/* AE_IF* */
+	const char *data;	/* file contents or link target */
+	int mode;
 };
 
 /* Write a .tar.gz of ents to path; returns its size. */
 static long
 make_tgz(const char *path, const struct ent *ents, size_t n)
 {
-	struct archive		*a = archive_write_new();
-	struct archive_entry	*e;
-	struct stat		 st;
-	size_t			 i;
+	struct archive *a = archive_write_new();
+	struct archive_entry *e;
+	struct stat st;
+	size_t i;
 
 	archive_write_add_filter_gzip(a);
 	archive_write_set_format_pax_restricted(a);
@@ -84,7 +84,7 @@ static const struct ent good[] = {
 static int
 extract(const char *tgz, const char *dir, char *err, size_t errlen)
 {
-	int	 fd = open(tgz, O_RDONLY), rc;
+	int fd = open(tgz, O_RDONLY), rc;
 
 	mkdir(dir, 0700);
 	rc = ps_archive_extract(fd, dir, err, errlen);
@@ -96,10 +96,10 @@ static void
 test_path_check(void)
 {
 	static const struct {
-		const char	*path;
-		int		 type;
-		const char	*link;
-		int		 ok;
+		const char *path;
+		int type;
+		const char *link;
+		int ok;
 	} t[] = {
 		{ "perfspect/perfspect", PS_ENT_FILE, NULL, 1 },
 		{ "perfspect/", PS_ENT_DIR, NULL, 1 },
@@ -122,8 +122,8 @@ test_path_check(void)
 		{ "perfspect/null", PS_ENT_OTHER, NULL, 0 },
 		{ "perf\tspect", PS_ENT_FILE, NULL, 0 },
 	};
-	char	 why[128], what[256];
-	size_t	 i;
+	char why[128], what[256];
+	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		snprintf(what, sizeof(what), "path check: \"%s\" %d -> %s: %s",
@@ -138,8 +138,8 @@ test_path_check(void)
 static void
 test_sha_version(void)
 {
-	char	 p[PATH_MAX], hex[65];
-	int	 fd;
+	char p[PATH_MAX], hex[65];
+	int fd;
 
 	snprintf(p, sizeof(p), "%s/abc", tmp);
 	fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -162,10 +162,10 @@ test_sha_version(void)
 static void
 test_extract(void)
 {
-	struct ent	 bad[3];
-	struct stat	 st;
-	char		 tgz[PATH_MAX], dir[PATH_MAX], p[PATH_MAX], err[512];
-	long		 size;
+	struct ent bad[3];
+	struct stat st;
+	char tgz[PATH_MAX], dir[PATH_MAX], p[PATH_MAX], err[512];
+	long size;
 
 	snprintf(tgz, sizeof(tgz), "%s/good.tgz", tmp);
 	snprintf(dir, sizeof(dir), "%s/good", tmp);
@@ -221,28 +221,28 @@ test_extract(void)
 
 /* The install state machine against a mock host. */
 static struct {
-	void		(*timer_cb[8])(void *);
-	void		*timer_arg[8];
-	int		 timer_live[8];
-	int		 ntimers;
-	int		 downloads;
-	int		 dl_fd;
-	char		 dl_url[256];
-	void		(*dl_done)(void *, int32_t, int32_t, const char *);
-	void		*dl_arg;
-	int		 spawns;
+	void (*timer_cb[8])(void *);
+	void *timer_arg[8];
+	int timer_live[8];
+	int ntimers;
+	int downloads;
+	int dl_fd;
+	char dl_url[256];
+	void (*dl_done)(void *, int32_t, int32_t, const char *);
+	void *dl_arg;
+	int spawns;
 	struct gp_child_spec spec;
-	char		 argv0[PATH_MAX];
-	int		 done;
-	char		 binary[PATH_MAX];
-	char		 why[1024];
-	char		 lastlog[1024];
+	char argv0[PATH_MAX];
+	int done;
+	char binary[PATH_MAX];
+	char why[1024];
+	char lastlog[1024];
 } h;
 
 static void
 h_log(struct gp_plugin_ctx *ctx, int level, const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(h.lastlog, sizeof(h.lastlog), fmt, ap);
@@ -253,7 +253,7 @@ static struct gp_timer *
 h_timer_add(struct gp_plugin_ctx *ctx, uint64_t ms, int32_t persist,
     void (*cb)(void *), void *arg)
 {
-	int	 i = h.ntimers++;
+	int i = h.ntimers++;
 
 	h.timer_cb[i] = cb;
 	h.timer_arg[i] = arg;
@@ -329,9 +329,9 @@ h_installed(void *arg, const char *binary, const char *why)
 static void
 h_serve(const char *path, int rc, int status)
 {
-	char	 buf[65536];
-	ssize_t	 n;
-	int	 fd;
+	char buf[65536];
+	ssize_t n;
+	int fd;
 
 	if (path != NULL && (fd = open(path, O_RDONLY)) >= 0) {
 		while ((n = read(fd, buf, sizeof(buf))) > 0)
@@ -351,13 +351,13 @@ h_version(const char *line, int status)
 	h.spec.on_exit(h.spec.arg, status);
 }
 
-static char	 pins[PATH_MAX];
+static char pins[PATH_MAX];
 
 static struct ps_install *
 h_begin(const char *dir, const char *sha)
 {
-	struct ps_install_config	 ic;
-	struct ps_install		*in;
+	struct ps_install_config ic;
+	struct ps_install *in;
 
 	memset(&h, 0, sizeof(h));
 	memset(&ic, 0, sizeof(ic));
@@ -376,7 +376,7 @@ h_begin(const char *dir, const char *sha)
 static void
 write_pins(const char *path, const char *hex, mode_t mode)
 {
-	FILE	*f = fopen(path, "w");
+	FILE *f = fopen(path, "w");
 
 	if (f == NULL)
 		return;
@@ -402,8 +402,8 @@ test_pins(void)
 	    "0000000000000000000000000000000000000000000000000000000000000001\n"
 	    "0000000000000000000000000000000000000000000000000000000000000002"
 	    "\t3.12.1";
-	char	 v[16];
-	size_t	 n;
+	char v[16];
+	size_t n;
 
 	CHECK_INTEQ(ps_pins_find(list, sizeof(list) - 1, "ba7816bf8f01cfea41"
 	    "4140de5dae2223b00361a396177a9cb410ff61f20015ad", v, sizeof(v),
@@ -430,9 +430,9 @@ test_pins(void)
 static void
 test_install(void)
 {
-	char	 dir[PATH_MAX], tgz[PATH_MAX], bin[PATH_MAX], hex[65];
+	char dir[PATH_MAX], tgz[PATH_MAX], bin[PATH_MAX], hex[65];
 	struct stat st;
-	int	 fd;
+	int fd;
 
 	snprintf(dir, sizeof(dir), "%s/var/perfspect", tmp);
 	snprintf(tgz, sizeof(tgz), "%s/serve.tgz", tmp);

@@ -32,8 +32,8 @@ put_zstr(const struct php_offsets *o, uint64_t addr, const char *s)
 }
 
 struct collect {
-	char		 f[8][512];
-	uint32_t	 n;
+	char f[8][512];
+	uint32_t n;
 };
 
 static int

@@ -28,7 +28,7 @@ make_profile(void)
 	static const char *const d[] = { "bad\xff", "main_[p]" };
 	static const char *const g[] = { "run", "k(float*)_[G]", "mad_[g]",
 	    "sbid_[g]", "0x1a0_[g]" };
-	struct profile	*p = profile_new();
+	struct profile *p = profile_new();
 
 	profile_add_stack(p, 10, "python3", a, 2, 5);
 	profile_add_stack(p, 10, "python3", b, 2, 2);
@@ -58,9 +58,9 @@ static Perftools__Profiles__Profile *
 decode(const unsigned char *gz, size_t len)
 {
 	Perftools__Profiles__Profile *pr;
-	unsigned char	*raw;
-	z_stream	 z;
-	size_t		 cap = 1 << 20;
+	unsigned char *raw;
+	z_stream z;
+	size_t cap = 1 << 20;
 
 	memset(&z, 0, sizeof(z));
 	raw = malloc(cap);
@@ -91,7 +91,7 @@ str(const Perftools__Profiles__Profile *pr, int64_t i)
 static const char *
 frame(const Perftools__Profiles__Profile *pr, uint64_t loc)
 {
-	size_t		 i;
+	size_t i;
 
 	for (i = 0; i < pr->n_location; i++)
 		if (pr->location[i]->id == loc)
@@ -105,7 +105,7 @@ static const char *
 label(const Perftools__Profiles__Profile *pr,
     const Perftools__Profiles__Sample *s, const char *key, int64_t *num)
 {
-	size_t		 i;
+	size_t i;
 
 	for (i = 0; i < s->n_label; i++)
 		if (strcmp(str(pr, s->label[i]->key), key) == 0) {
@@ -119,7 +119,7 @@ label(const Perftools__Profiles__Profile *pr,
 static const Perftools__Profiles__Sample *
 sample_with_leaf(const Perftools__Profiles__Profile *pr, const char *leaf)
 {
-	size_t		 i;
+	size_t i;
 
 	for (i = 0; i < pr->n_sample; i++)
 		if (pr->sample[i]->n_location_id > 0 && strcmp(frame(pr,
@@ -134,9 +134,9 @@ test_cpu(void)
 	struct cycle_output co;
 	Perftools__Profiles__Profile *pr;
 	const Perftools__Profiles__Sample *s;
-	unsigned char	*gz;
-	size_t		 len, i, nmain = 0;
-	int64_t		 pid = 0, total = 0;
+	unsigned char *gz;
+	size_t len, i, nmain = 0;
+	int64_t pid = 0, total = 0;
 
 	cycle_init(&co, make_profile(), MODE_CPU, 11);
 	gz = pprof_render(&co, &len);
@@ -200,8 +200,8 @@ test_modes(void)
 	struct cycle_output co;
 	Perftools__Profiles__Profile *pr;
 	const Perftools__Profiles__Sample *s;
-	unsigned char	*gz;
-	size_t		 len;
+	unsigned char *gz;
+	size_t len;
 
 	cycle_init(&co, make_profile(), MODE_GPU, 100);
 	gz = pprof_render(&co, &len);
@@ -235,10 +235,10 @@ static int
 dump(const char *dir)
 {
 	struct cycle_output co;
-	char		 path[4096], *col;
-	unsigned char	*gz;
-	size_t		 len;
-	FILE		*f;
+	char path[4096], *col;
+	unsigned char *gz;
+	size_t len;
+	FILE *f;
 
 	cycle_init(&co, make_profile(), MODE_GPU, 100);
 	col = col_render(&co, &len);

@@ -11,10 +11,10 @@
 static void
 test_stat(void)
 {
-	const char	*s = "123 (a) b) c) S 456 123 123 0 -1 4194560";
-	int32_t		 pp = 0;
-	char		*buf;
-	size_t		 len;
+	const char *s = "123 (a) b) c) S 456 123 123 0 -1 4194560";
+	int32_t pp = 0;
+	char *buf;
+	size_t len;
 
 	CHECK_INTEQ(procfs_stat_ppid(s, strlen(s), &pp), 0, "parse stat");
 	CHECK_INTEQ(pp, 456, "ppid after the last ')'");
@@ -29,14 +29,14 @@ test_stat(void)
 static void
 test_cpu_mem(void)
 {
-	const char	*st = "cpu  100 5 50 800 20 3 2 10 40 0\n"
+	const char *st = "cpu  100 5 50 800 20 3 2 10 40 0\n"
 	    "cpu0 1 2 3 4\nintr 1\n";
-	const char	*mi = "MemTotal:       16000 kB\nMemFree: 1 kB\n"
+	const char *mi = "MemTotal:       16000 kB\nMemFree: 1 kB\n"
 	    "MemAvailable:    4000 kB\n";
 	struct cpu_times ct;
-	uint64_t	 t, a;
-	char		*buf;
-	size_t		 len;
+	uint64_t t, a;
+	char *buf;
+	size_t len;
 
 	CHECK_INTEQ(procfs_cpu_times(st, strlen(st), &ct), 0, "cpu line");
 	CHECK_INTEQ(ct.total, 990, "total = user..steal, guest excluded");
@@ -60,13 +60,13 @@ test_cpu_mem(void)
 static void
 test_osrel_cpuinfo(void)
 {
-	const char	*os = "PRETTY_NAME=\"Ubuntu 22.04.3 LTS\"\n"
+	const char *os = "PRETTY_NAME=\"Ubuntu 22.04.3 LTS\"\n"
 	    "NAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nVERSION_CODENAME=jammy\n";
-	const char	*ci = "processor\t: 0\nvendor_id\t: GenuineIntel\n"
+	const char *ci = "processor\t: 0\nvendor_id\t: GenuineIntel\n"
 	    "cpu family\t: 6\nmodel\t\t: 143\nmodel name\t: Intel(R) Xeon\n"
 	    "flags\t\t: fpu vme hypervisor\n";
 	struct os_release o;
-	struct cpu_info	 c;
+	struct cpu_info c;
 
 	CHECK_INTEQ(procfs_os_release(os, strlen(os), &o), 0, "os-release");
 	CHECK_STREQ(o.name, "Ubuntu", "NAME unquoted");
@@ -82,11 +82,11 @@ test_osrel_cpuinfo(void)
 static void
 test_auxv_elf(void)
 {
-	uint64_t	 aux[8] = { 6, 4096, 31, 0x7ffd1234, 0, 0 };
-	unsigned char	 elf[64] = { 0x7f, 'E', 'L', 'F', 2, 1 };
-	uint64_t	 a = 0;
-	char		*buf;
-	size_t		 len;
+	uint64_t aux[8] = { 6, 4096, 31, 0x7ffd1234, 0, 0 };
+	unsigned char elf[64] = { 0x7f, 'E', 'L', 'F', 2, 1 };
+	uint64_t a = 0;
+	char *buf;
+	size_t len;
 
 	CHECK_INTEQ(procfs_auxv_execfn((unsigned char *)aux, sizeof(aux), &a),
 	    0, "AT_EXECFN found");

@@ -38,8 +38,8 @@ test_parse_stat(void)
 	    "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
 	    "99999999999999999999 1 1 1 0\n";
 	struct procstr_ranges r;
-	char	 buf[sizeof(stat)];
-	size_t	 n = sizeof(stat) - 1, cut;
+	char buf[sizeof(stat)];
+	size_t n = sizeof(stat) - 1, cut;
 
 	CHECK_INTEQ(procstr_parse_stat(stat, n, &r), 0, "parse stat");
 	CHECK(r.arg_start == 140720000001000ull && r.arg_end ==
@@ -70,7 +70,7 @@ test_maps_anon(void)
 	    "7ffd00000000-7ffd00020000 rw-p 00000000 00:00 0 [stack]\n"
 	    "7ffd00020000-7ffd00021000 r--p 00000000 00:2f 77 /mnt/fuse/f\n"
 	    "7ffd00021000-7ffd00022000 rw-p 00000000 00:00 0 [stack]\n";
-	size_t	 n = sizeof(maps) - 1;
+	size_t n = sizeof(maps) - 1;
 
 	CHECK_INTEQ(procstr_maps_anon(maps, n, 0x7ffd00001000, 4096), 1,
 	    "inside the stack (the text reached past it)");
@@ -97,8 +97,8 @@ test_maps_anon(void)
 static int
 open_proc(int pid, const char *what)
 {
-	struct gp_open_spec	 spec;
-	char			 path[128];
+	struct gp_open_spec spec;
+	char path[128];
 
 	if (strncmp(what, "task/", 5) == 0)
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, pid,
@@ -116,9 +116,9 @@ open_proc(int pid, const char *what)
 static pid_t
 spawn_victim(const char *dir, char *ready, size_t len)
 {
-	char	 file[256], pad[32768], *envp[2], *argv[5];
-	int	 fd, i;
-	pid_t	 pid;
+	char file[256], pad[32768], *envp[2], *argv[5];
+	int fd, i;
+	pid_t pid;
 
 	snprintf(file, sizeof(file), "%s/page", dir);
 	snprintf(ready, len, "%s/ready", dir);
@@ -149,9 +149,9 @@ spawn_victim(const char *dir, char *ready, size_t len)
 static void
 test_guard(void)
 {
-	char	 dir[] = "/tmp/test_procstr.XXXXXX", ready[300], link[300];
-	pid_t	 v;
-	int	 fd;
+	char dir[] = "/tmp/test_procstr.XXXXXX", ready[300], link[300];
+	pid_t v;
+	int fd;
 
 	fd = open_proc((int)getpid(), "cmdline");
 	CHECK(fd >= 0, "our own cmdline is read");

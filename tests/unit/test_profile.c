@@ -11,10 +11,10 @@
 #include "testing.h"
 
 struct seen {
-	int		 n;
-	uint64_t	 sum;
-	int		 pid_frames_ok;
-	const char	*first_frame;
+	int n;
+	uint64_t sum;
+	int pid_frames_ok;
+	const char *first_frame;
 };
 
 static int
@@ -48,12 +48,12 @@ count_pid(int32_t pid, void *arg)
 static void
 test_aggregate(void)
 {
-	struct profile	*p = profile_new();
-	const char	*ab[] = { "a", "b" }, *ac[] = { "a", "c" };
-	char		 a2[] = "a", b2[] = "b";
-	const char	*ab2[] = { a2, b2 };
-	struct seen	 v = { 0 };
-	int		 n = 0;
+	struct profile *p = profile_new();
+	const char *ab[] = { "a", "b" }, *ac[] = { "a", "c" };
+	char a2[] = "a", b2[] = "b";
+	const char *ab2[] = { a2, b2 };
+	struct seen v = { 0 };
+	int n = 0;
 
 	CHECK_INTEQ(profile_add_stack(p, 42, "py", ab, 2, 3), 0, "add");
 	CHECK_INTEQ(profile_add_stack(p, 42, "py", ab2, 2, 4), 0,
@@ -90,8 +90,8 @@ test_aggregate(void)
 static void
 test_attributes(void)
 {
-	struct profile	*p = profile_new();
-	const char	*f[] = { "x" };
+	struct profile *p = profile_new();
+	const char *f[] = { "x" };
 	struct json_object *md = json_object_new_object();
 
 	profile_add_stack(p, 1, "c", f, 1, 1);
@@ -122,11 +122,11 @@ test_attributes(void)
 static void
 test_growth(void)
 {
-	struct profile	*p = profile_new();
-	char		 buf[32];
-	const char	*f[3];
-	struct seen	 v = { 0 };
-	int		 pid, i;
+	struct profile *p = profile_new();
+	char buf[32];
+	const char *f[3];
+	struct seen v = { 0 };
+	int pid, i;
 
 	for (pid = 1; pid <= 300; pid++)
 		for (i = 0; i < 50; i++) {

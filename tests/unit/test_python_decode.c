@@ -143,7 +143,7 @@ test_line_tables(const struct py_interp *pi)
 #define IMG_SIZE	0x50000	/* room for a 200 KB line table, 64 codes */
 
 struct image {
-	uint8_t		 b[IMG_SIZE];
+	uint8_t b[IMG_SIZE];
 };
 
 static int
@@ -234,9 +234,9 @@ image_build(struct image *im, int nframes)
 }
 
 struct got {
-	char		 text[4096];
-	int		 calls;
-	int32_t		 tid;
+	char text[4096];
+	int calls;
+	int32_t tid;
 };
 
 static void

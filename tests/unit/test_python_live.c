@@ -22,10 +22,10 @@
 #define MAX_STACKS	512
 
 struct stacks {
-	char		*s[MAX_STACKS];
-	int		 n;
-	int		 max_depth;
-	char		 deepest[65536];
+	char *s[MAX_STACKS];
+	int n;
+	int max_depth;
+	char deepest[65536];
 };
 
 static void

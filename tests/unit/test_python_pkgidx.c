@@ -24,8 +24,8 @@
 #include "../../core/base/safeopen.h"
 
 /* The fake host: one timer, no log, files read through safeopen. */
-static void	(*fake_cb)(void *);
-static void	*fake_arg;
+static void (*fake_cb)(void *);
+static void *fake_arg;
 
 static void
 fake_log(struct gp_plugin_ctx *ctx, int level, const char *fmt, ...)

@@ -7,8 +7,8 @@
 int
 main(void)
 {
-	struct ratelim	 r = RATELIM_INIT(2, 60000), c = RATELIM_INIT(1, 0);
-	unsigned	 held = 99, i, out = 0;
+	struct ratelim r = RATELIM_INIT(2, 60000), c = RATELIM_INIT(1, 0);
+	unsigned held = 99, i, out = 0;
 
 	CHECK(ratelim_admit(&r, 1000, &held) && held == 0, "first line out");
 	CHECK(ratelim_admit(&r, 1001, &held) && held == 0, "second line out");

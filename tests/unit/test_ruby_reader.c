@@ -56,8 +56,8 @@ put_str(const struct ruby_offsets *o, uint64_t addr, const char *s)
 }
 
 struct collect {
-	char		 f[8][512];
-	uint32_t	 n;
+	char f[8][512];
+	uint32_t n;
 };
 
 static int
@@ -284,9 +284,9 @@ walk_version(int major, int minor)
 
 /* Code bytes for ruby_ids_locate: a buffer at a virtual address. */
 struct code {
-	const uint8_t	*b;
-	size_t		 len;
-	uint64_t	 vaddr;
+	const uint8_t *b;
+	size_t len;
+	uint64_t vaddr;
 };
 
 static int64_t
@@ -658,13 +658,13 @@ test_real_library(void)
 struct capture {
 	struct ruby_target *t;
 	struct {
-		uint64_t	 addr;
-		uint32_t	 len;
-		uint32_t	 off;
+		uint64_t addr;
+		uint32_t len;
+		uint32_t off;
 	} r[CAP_MAX];
-	uint32_t	 n;
-	uint8_t		*buf;
-	size_t		 used, cap;
+	uint32_t n;
+	uint8_t *buf;
+	size_t used, cap;
 };
 
 /* Reads through to the process and records what was read. */

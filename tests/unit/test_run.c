@@ -27,17 +27,17 @@
 
 static const struct gp_host_api *api;
 static struct event_base *base;
-static int	 abandoned, stopped, finished, cycles, timer_hits, watch_hits;
-static char	*last_col;
+static int abandoned, stopped, finished, cycles, timer_hits, watch_hits;
+static char *last_col;
 static struct cycle_output last_co;
-static int64_t	 span_ms;
-static char	 err_buf[256];
+static int64_t span_ms;
+static char err_buf[256];
 
 static int
 sys_snapshot(void *priv, struct gp_snapshot *snap)
 {
-	const char	*f[] = { "main", "native_leaf" };
-	const char	*g[] = { "start", "work" };
+	const char *f[] = { "main", "native_leaf" };
+	const char *g[] = { "start", "work" };
 
 	api->snapshot_add_stack(snap, 4242, "python", f, 2, 10);
 	api->snapshot_add_stack(snap, 77, "nginx", g, 2, 3);
@@ -50,8 +50,8 @@ sys_snapshot(void *priv, struct gp_snapshot *snap)
 static int
 py_snapshot(void *priv, struct gp_snapshot *snap)
 {
-	const char	*f[] = { "<module> (/srv/a.py:1)_[p]", "hot_[p]" };
-	struct gp_json	*md = api->json_new();
+	const char *f[] = { "<module> (/srv/a.py:1)_[p]", "hot_[p]" };
+	struct gp_json *md = api->json_new();
 
 	api->snapshot_add_stack(snap, 4242, "python", f, 2, 5);
 	api->snapshot_set_appid(snap, 4242, "python: a.py");
@@ -99,15 +99,15 @@ p_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *a, void **privp)
 
 /* A system profiler that answers every other snapshot 0.8 s late: the
  * late cycle ends in the same second as the next one most of the time. */
-static int		 late_n;
-static struct gp_timer	*late_timer;
+static int late_n;
+static struct gp_timer *late_timer;
 static struct gp_plugin_ctx *late_ctx;
 
 static void
 late_answer(void *arg)
 {
-	struct gp_snapshot	*snap = arg;
-	const char		*f[] = { "main" };
+	struct gp_snapshot *snap = arg;
+	const char *f[] = { "main" };
 
 	api->timer_del(late_timer);
 	late_timer = NULL;
@@ -148,7 +148,7 @@ static struct plugin *
 mkplugin(struct plugin_list *pl, const struct gp_plugin *d,
     const struct config *cfg)
 {
-	struct plugin	*p = xcalloc(1, sizeof(*p));
+	struct plugin *p = xcalloc(1, sizeof(*p));
 
 	p->magic = PLUGIN_MAGIC;
 	p->manifest.name = xstrdup(d->name);
@@ -162,14 +162,14 @@ mkplugin(struct plugin_list *pl, const struct gp_plugin *d,
 }
 
 #define NENDS	6
-static time_t	 ends[NENDS];
-static char	 ctimes[NENDS][32];
+static time_t ends[NENDS];
+static char ctimes[NENDS][32];
 
 static void
 on_cycle(const struct cycle_output *co, const char *col, size_t len,
     void *arg)
 {
-	struct json_object	*md, *ct;
+	struct json_object *md, *ct;
 
 	if (cycles < NENDS) {
 		ends[cycles] = co->end.tv_sec;
@@ -214,9 +214,9 @@ wake(evutil_socket_t fd, short w, void *a)
 static void
 loop_until(int *flag, int ms)
 {
-	struct event	*t = event_new(base, -1, EV_PERSIST, wake, NULL);
-	struct timeval	 tv = { 0, 20000 };
-	struct timespec	 now, end;
+	struct event *t = event_new(base, -1, EV_PERSIST, wake, NULL);
+	struct timeval tv = { 0, 20000 };
+	struct timespec now, end;
 
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += ms / 1000;
@@ -245,7 +245,7 @@ tick(void *arg)
 static void
 readable(int32_t fd, uint32_t ev, void *arg)
 {
-	char	 c;
+	char c;
 
 	if ((ev & GP_EV_READ) && read(fd, &c, 1) == 1)
 		watch_hits++;
@@ -255,11 +255,11 @@ static void
 test_host_api(struct plugin *p, struct config *cfg)
 {
 	struct gp_plugin_ctx *ctx = p->ctx;
-	struct gp_timer	*t;
-	struct gp_watch	*w;
-	struct gp_json	*j;
-	char		 err[256];
-	int		 fds[2], one = 0;
+	struct gp_timer *t;
+	struct gp_watch *w;
+	struct gp_json *j;
+	char err[256];
+	int fds[2], one = 0;
 
 	CHECK(api->size == sizeof(struct gp_host_api), "table size");
 	CHECK_STREQ(api->option_get(ctx, "profiling-duration"), "1",
@@ -300,7 +300,7 @@ test_host_api(struct plugin *p, struct config *cfg)
 static void
 free_plugins(struct plugin_list *pl)
 {
-	struct plugin	*p;
+	struct plugin *p;
 
 	while ((p = TAILQ_FIRST(pl)) != NULL) {
 		TAILQ_REMOVE(pl, p, entry);
@@ -320,9 +320,9 @@ test_distinct_seconds(struct config *cfg)
 {
 	struct plugin_list pl = TAILQ_HEAD_INITIALIZER(pl);
 	struct run_hooks hooks = { on_cycle, on_finished, NULL, NULL };
-	struct run	*r;
-	char		 err[256];
-	int		 i, sdone = 0, ok_end = 1, ok_ct = 1, never = 0;
+	struct run *r;
+	char err[256];
+	int i, sdone = 0, ok_end = 1, ok_ct = 1, never = 0;
 
 	config_set(cfg, "continuous", "true", SRC_CLI, "test", err,
 	    sizeof(err));
@@ -355,8 +355,8 @@ test_distinct_seconds(struct config *cfg)
  * it (the inline answer once ended the cycle before the others were asked,
  * and PerfSpect's summary never reached any header).
  */
-static int		 met_answered, met_abandoned;
-static struct gp_timer	*met_timer;
+static int met_answered, met_abandoned;
+static struct gp_timer *met_timer;
 static struct gp_plugin_ctx *met_ctx;
 
 static void
@@ -408,8 +408,8 @@ test_inline_then_late(struct config *cfg)
 {
 	struct plugin_list pl = TAILQ_HEAD_INITIALIZER(pl);
 	struct run_hooks hooks = { on_cycle, on_finished, NULL, NULL };
-	struct run	*r;
-	int		 sdone = 0;
+	struct run *r;
+	int sdone = 0;
 
 	mkplugin(&pl, &d_sys, cfg);
 	mkplugin(&pl, &d_met, cfg);
@@ -434,14 +434,14 @@ test_inline_then_late(struct config *cfg)
  * run must not gain cycles.
  */
 #define NWIN	6
-static struct timespec	 wstart[NWIN], wend[NWIN];
-static int		 nwin;
+static struct timespec wstart[NWIN], wend[NWIN];
+static int nwin;
 
 static void
 on_cycle_slow(const struct cycle_output *co, const char *col, size_t len,
     void *arg)
 {
-	struct timespec	 t0, t1;
+	struct timespec t0, t1;
 
 	if (nwin < NWIN) {
 		wstart[nwin] = co->start;
@@ -467,11 +467,11 @@ test_tiling(struct config *cfg)
 {
 	struct plugin_list pl = TAILQ_HEAD_INITIALIZER(pl);
 	struct run_hooks hooks = { on_cycle_slow, on_finished, NULL, NULL };
-	struct timespec	 t0, t1, a, now, next;
-	struct run	*r;
-	char		 msg[160];
-	int		 i, sdone = 0, never = 0, tiled = 1, len_ok = 1;
-	int64_t		 len, minlen = 1 << 30, maxlen = 0, w;
+	struct timespec t0, t1, a, now, next;
+	struct run *r;
+	char msg[160];
+	int i, sdone = 0, never = 0, tiled = 1, len_ok = 1;
+	int64_t len, minlen = 1 << 30, maxlen = 0, w;
 
 	config_set(cfg, "continuous", "true", SRC_CLI, "test", err_buf,
 	    sizeof(err_buf));
@@ -537,11 +537,11 @@ main(void)
 {
 	struct plugin_list pl = TAILQ_HEAD_INITIALIZER(pl);
 	struct run_hooks hooks = { on_cycle, on_finished, cname, NULL };
-	struct config	*cfg;
-	struct run	*r;
-	struct plugin	*p;
-	char		 err[256];
-	int		 sdone = 0;
+	struct config *cfg;
+	struct run *r;
+	struct plugin *p;
+	char err[256];
+	int sdone = 0;
 
 	log_init(0, "test_run");
 	base = event_base_new();

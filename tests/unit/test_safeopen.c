@@ -26,13 +26,13 @@
 #include "base/safeopen.h"
 #include "testing.h"
 
-static char	 dir[PATH_MAX];
+static char dir[PATH_MAX];
 
 static void
 put(const char *rel, const char *text, mode_t mode)
 {
-	char	 p[PATH_MAX];
-	int	 fd;
+	char p[PATH_MAX];
+	int fd;
 
 	snprintf(p, sizeof(p), "%s/%s", dir, rel);
 	unlink(p);
@@ -48,8 +48,8 @@ put(const char *rel, const char *text, mode_t mode)
 static char *
 at(const char *rel)
 {
-	static char	 p[4][PATH_MAX];
-	static int	 i;
+	static char p[4][PATH_MAX];
+	static int i;
 
 	i = (i + 1) % 4;
 	snprintf(p[i], sizeof(p[i]), "%s/%s", dir, rel);
@@ -59,7 +59,7 @@ at(const char *rel)
 static struct gp_open_spec
 spec(const char *root, const char *path, uint32_t flags)
 {
-	struct gp_open_spec	 s;
+	struct gp_open_spec s;
 
 	memset(&s, 0, sizeof(s));
 	s.size = sizeof(s);
@@ -74,8 +74,8 @@ spec(const char *root, const char *path, uint32_t flags)
 static const char *
 rd(struct gp_open_spec s, int *rcp)
 {
-	static char	 buf[256];
-	ssize_t		 n;
+	static char buf[256];
+	ssize_t n;
 
 	n = safeopen_read(&s, buf, sizeof(buf) - 1);
 	*rcp = n < 0 ? (int)n : 0;
@@ -94,10 +94,10 @@ on_alarm(int sig)
 static void
 test_fifo(const char *mode)
 {
-	struct gp_file_info	 info;
-	struct gp_open_spec	 s;
-	char			 what[128];
-	int			 rc;
+	struct gp_file_info info;
+	struct gp_open_spec s;
+	char what[128];
+	int rc;
 
 	unlink(at("fifo"));
 	mkfifo(at("fifo"), 0644);
@@ -116,9 +116,9 @@ test_fifo(const char *mode)
 static void
 test_symlinks(const char *mode)
 {
-	struct gp_open_spec	 s;
-	char			 what[128];
-	int			 rc;
+	struct gp_open_spec s;
+	char what[128];
+	int rc;
 
 	put("secret", "root only", 0600);
 	put("public", "for all", 0644);
@@ -156,9 +156,9 @@ test_symlinks(const char *mode)
 static void
 test_container(const char *mode, pid_t ct)
 {
-	struct gp_open_spec	 s;
-	char			 root[64], what[160];
-	int			 rc;
+	struct gp_open_spec s;
+	char root[64], what[160];
+	int rc;
 
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)ct);
 	s = spec(root, "/tmp/escape", 0);
@@ -187,10 +187,10 @@ test_container(const char *mode, pid_t ct)
 static void
 test_device(const char *mode)
 {
-	struct gp_file_info	 info;
-	struct gp_open_spec	 s;
-	char			 what[128];
-	int			 rc;
+	struct gp_file_info info;
+	struct gp_open_spec s;
+	char what[128];
+	int rc;
 
 	s = spec(NULL, "/dev/null", 0);
 	rc = safeopen_open(&s, &info);
@@ -209,10 +209,10 @@ test_device(const char *mode)
 static void
 test_huge(const char *mode)
 {
-	struct gp_open_spec	 s;
-	char			 buf[4096], what[128];
-	ssize_t			 n;
-	int			 fd;
+	struct gp_open_spec s;
+	char buf[4096], what[128];
+	ssize_t n;
+	int fd;
 
 	fd = open(at("huge"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	CHECK(fd >= 0 && ftruncate(fd, (off_t)1 << 32) == 0, "a 4 GiB file");
@@ -230,10 +230,10 @@ test_huge(const char *mode)
 static void
 test_replaced(const char *mode)
 {
-	struct gp_open_spec	 s;
-	char			 buf[64], what[128], victim[PATH_MAX];
-	ssize_t			 n;
-	int			 fd, w;
+	struct gp_open_spec s;
+	char buf[64], what[128], victim[PATH_MAX];
+	ssize_t n;
+	int fd, w;
 
 	put("victim", "original", 0644);
 	snprintf(victim, sizeof(victim), "%s", at("victim"));
@@ -272,10 +272,10 @@ test_replaced(const char *mode)
 static void
 test_reader(const char *mode)
 {
-	struct gp_file_info	 info;
-	struct gp_open_spec	 s;
-	char			 what[128];
-	int			 rc;
+	struct gp_file_info info;
+	struct gp_open_spec s;
+	char what[128];
+	int rc;
 
 	put("rootonly", "root secret", 0600);
 	put("rootpub", "root public", 0644);
@@ -334,9 +334,9 @@ run_all(const char *mode, pid_t ct)
 static pid_t
 container_start(void)
 {
-	int	 p[2];
-	pid_t	 pid;
-	char	 c;
+	int p[2];
+	pid_t pid;
+	char c;
 
 	mkdir(at("ct"), 0755);
 	mkdir(at("ct/tmp"), 0755);
@@ -375,8 +375,8 @@ rm_one(const char *path, const struct stat *sb, int type, struct FTW *f)
 int
 main(void)
 {
-	char	 tmpl[] = "/tmp/test_safeopen.XXXXXX";
-	pid_t	 ct;
+	char tmpl[] = "/tmp/test_safeopen.XXXXXX";
+	pid_t ct;
 
 	if (geteuid() != 0)
 		SKIP_ALL("needs root (chroot, chown, mknod)");

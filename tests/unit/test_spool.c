@@ -14,9 +14,9 @@
 static int
 count_files(const char *dir, const char *prefix)
 {
-	DIR		*d;
-	struct dirent	*de;
-	int		 n = 0;
+	DIR *d;
+	struct dirent *de;
+	int n = 0;
 
 	if ((d = opendir(dir)) == NULL)
 		return (-1);
@@ -30,9 +30,9 @@ count_files(const char *dir, const char *prefix)
 static int
 first_is(const char *want)
 {
-	unsigned char	*buf;
-	size_t		 len;
-	int		 ok;
+	unsigned char *buf;
+	size_t len;
+	int ok;
 
 	if (spool_first() == NULL)
 		return (0);
@@ -45,14 +45,14 @@ first_is(const char *want)
 int
 main(void)
 {
-	char		 tmpl[] = "/tmp/gpspool.XXXXXX", dir[128], path[256];
-	char		 rec[100];
-	struct stat	 st;
-	const char	*m;
+	char tmpl[] = "/tmp/gpspool.XXXXXX", dir[128], path[256];
+	char rec[100];
+	struct stat st;
+	const char *m;
 	const unsigned char *b;
-	unsigned char	*r;
-	size_t		 ml, bl, rl;
-	int		 i;
+	unsigned char *r;
+	size_t ml, bl, rl;
+	int i;
 
 	if (mkdtemp(tmpl) == NULL)
 		SKIP_ALL("mkdtemp");

@@ -26,8 +26,8 @@ sysc(const char *s, long *nr, unsigned long long a[6])
 static void
 test_syscall(void)
 {
-	unsigned long long	 a[6] = { 0 };
-	long			 nr = -7;
+	unsigned long long a[6] = { 0 };
+	long nr = -7;
 
 	CHECK(sysc("310 0x1e61 0x7ffc9d1c 0x1 0x7ffc9d2c 0x1 0x0 "
 	    "0x7ffc9d08 0x7f01", &nr, a) == 0 && nr == 310 && a[0] == 0x1e61 &&

@@ -28,17 +28,17 @@
 #include "testing.h"
 
 static struct event_base *base;
-static char	 tmp[] = "/tmp/gpstudio.XXXXXX";
-static int	 port;
-static pid_t	 srv;
+static char tmp[] = "/tmp/gpstudio.XXXXXX";
+static int port;
+static pid_t srv;
 static struct json_object *got;
 
 static void
 start_server(void)
 {
-	char	 pf[128], buf[32], *py, *script;
-	FILE	*f;
-	int	 i;
+	char pf[128], buf[32], *py, *script;
+	FILE *f;
+	int i;
 
 	snprintf(pf, sizeof(pf), "%s/port", tmp);
 	py = getenv("PYTHON3") ? getenv("PYTHON3") : "python3";
@@ -68,8 +68,8 @@ loop_stop(evutil_socket_t fd, short w, void *a)
 static int
 run_until(int (*pred)(void), int timeout)
 {
-	struct timeval	 tv = { 0, 100000 };
-	int		 i;
+	struct timeval tv = { 0, 100000 };
+	int i;
 
 	for (i = 0; i < timeout * 10; i++) {
 		if (pred())
@@ -80,7 +80,7 @@ run_until(int (*pred)(void), int timeout)
 	return (pred());
 }
 
-static int	 fake_done;
+static int fake_done;
 static void
 fake_cb(void *arg, const struct http_result *r)
 {
@@ -98,8 +98,8 @@ fake_is_done(void)
 static struct json_object *
 fake(const char *method, const char *path, const char *body)
 {
-	struct http_req_opts	 o;
-	char			 url[256];
+	struct http_req_opts o;
+	char url[256];
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", port, path);
 	memset(&o, 0, sizeof(o));
@@ -114,7 +114,7 @@ fake(const char *method, const char *path, const char *body)
 	return (got);
 }
 
-static uint64_t	 want_sent;
+static uint64_t want_sent;
 static int
 sent_enough(void)
 {
@@ -124,9 +124,9 @@ sent_enough(void)
 static void
 enqueue(struct json_object *md, int n)
 {
-	struct cycle_output	 co;
-	struct json_object	*h;
-	char			*col;
+	struct cycle_output co;
+	struct json_object *h;
+	char *col;
 
 	h = json_object_new_object();
 	json_object_object_add(h, "containers", json_object_new_array());
@@ -147,8 +147,8 @@ enqueue(struct json_object *md, int n)
 static int
 frame_of(struct json_object *prof)
 {
-	struct json_object	*v;
-	const char		*s;
+	struct json_object *v;
+	const char *s;
 
 	if (!json_object_object_get_ex(prof, "profile", &v))
 		return (-1);
@@ -159,12 +159,12 @@ frame_of(struct json_object *prof)
 int
 main(void)
 {
-	struct config		*cfg;
-	struct json_object	*md, *p, *v;
-	char			 err[256], url[64], spool[128];
-	const char		*gpid;
-	int			 i, order_ok, ma, mi, pa;
-	size_t			 n;
+	struct config *cfg;
+	struct json_object *md, *p, *v;
+	char err[256], url[64], spool[128];
+	const char *gpid;
+	int i, order_ok, ma, mi, pa;
+	size_t n;
 
 	if (mkdtemp(tmp) == NULL)
 		SKIP_ALL("mkdtemp");

@@ -29,8 +29,8 @@
 static int
 same_table(const struct elfsym_table *a, const struct elfsym_table *b)
 {
-	char	 na[4096], nb[4096];
-	size_t	 i;
+	char na[4096], nb[4096];
+	size_t i;
 
 	if (a->nsyms != b->nsyms || a->has_symtab != b->has_symtab ||
 	    a->nsegs != b->nsegs || a->build_id_len != b->build_id_len ||
@@ -54,9 +54,9 @@ same_table(const struct elfsym_table *a, const struct elfsym_table *b)
 static struct elfsym_table *
 load_steps(int fd, int lazy, size_t budget, size_t *steps)
 {
-	struct elfsym_load	*l;
-	struct elfsym_table	*t = NULL;
-	int			 r;
+	struct elfsym_load *l;
+	struct elfsym_table *t = NULL;
+	int r;
 
 	*steps = 0;
 	if (elfsym_load_begin(fd, lazy, &l) != 0)
@@ -72,11 +72,11 @@ load_steps(int fd, int lazy, size_t budget, size_t *steps)
 static void
 test_same(const char *path, const char *what)
 {
-	static const size_t	 budgets[] = { 1, 7, 4096, SIZE_MAX };
-	struct elfsym_table	*one, *t;
-	size_t			 i, steps;
-	char			 msg[256];
-	int			 fd, lazy;
+	static const size_t budgets[] = { 1, 7, 4096, SIZE_MAX };
+	struct elfsym_table *one, *t;
+	size_t i, steps;
+	char msg[256];
+	int fd, lazy;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		printf("# skip: %s: cannot open\n", what);
@@ -110,7 +110,7 @@ test_same(const char *path, const char *what)
 static int
 find_libc(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	char	*out = arg;
+	char *out = arg;
 
 	(void)size;
 	if (strstr(info->dlpi_name, "libc.so") != NULL && out[0] == '\0')
@@ -125,13 +125,13 @@ find_libc(struct dl_phdr_info *info, size_t size, void *arg)
 static void
 test_lying(const char *dir)
 {
-	struct elfsym_table	*t = NULL, *good = NULL;
-	Elf64_Ehdr		 eh;
-	Elf64_Shdr		 sh;
-	char			 path[512];
-	off_t			 fsize;
-	size_t			 i, steps;
-	int			 fd, patched = 0, r;
+	struct elfsym_table *t = NULL, *good = NULL;
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh;
+	char path[512];
+	off_t fsize;
+	size_t i, steps;
+	int fd, patched = 0, r;
 
 	snprintf(path, sizeof(path), "%s/lying", dir);
 	if (tsu_copy("/proc/self/exe", path, -1) != 0 ||
@@ -147,7 +147,7 @@ test_lying(const char *dir)
 		return;
 	}
 	for (i = 0; i < eh.e_shnum; i++) {
-		off_t	 o = (off_t)(eh.e_shoff + i * eh.e_shentsize);
+		off_t o = (off_t)(eh.e_shoff + i * eh.e_shentsize);
 
 		if (pread(fd, &sh, sizeof(sh), o) != sizeof(sh) ||
 		    sh.sh_type != SHT_SYMTAB)
@@ -183,11 +183,11 @@ test_lying(const char *dir)
 static void
 test_shstr_unterminated(const char *dir)
 {
-	struct elfsym_table	*t = NULL;
-	Elf64_Ehdr		 eh;
-	Elf64_Shdr		 sh;
-	char			 path[512], c = 'A';
-	int			 fd, r;
+	struct elfsym_table *t = NULL;
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh;
+	char path[512], c = 'A';
+	int fd, r;
 
 	snprintf(path, sizeof(path), "%s/shstr", dir);
 	if (tsu_copy("/proc/self/exe", path, -1) != 0 ||
@@ -224,7 +224,7 @@ test_32bit(const char *dir)
 	    "int gp32_beta(int x) { return gp32_alpha(x) + 1; }\n"
 	    "void _start(void) { for (;;); }\n";
 	static const struct {
-		const char	*what, *cc;
+		const char *what, *cc;
 	} b[] = {
 		{ "i386", "gcc -m32 -O1 -nostdlib -static -Wl,--build-id=sha1" },
 		{ "i386 shared", "gcc -m32 -O1 -nostdlib -shared -fPIC "
@@ -232,14 +232,14 @@ test_32bit(const char *dir)
 		{ "armhf", "clang --target=armv7-linux-gnueabihf -O1 "
 		    "-nostdlib -static -fuse-ld=lld -Wl,--build-id=sha1" },
 	};
-	struct elfsym_table	*t;
-	char			 path[512], csrc[512], cmd[2048], line[512];
-	char			 name[256], nb[256], what[64], msg[256];
-	unsigned long long	 addr;
-	FILE			*fp;
-	size_t			 i, found, asked;
-	long			 k;
-	int			 fd;
+	struct elfsym_table *t;
+	char path[512], csrc[512], cmd[2048], line[512];
+	char name[256], nb[256], what[64], msg[256];
+	unsigned long long addr;
+	FILE *fp;
+	size_t i, found, asked;
+	long k;
+	int fd;
 
 	snprintf(csrc, sizeof(csrc), "%s/gp32.c", dir);
 	if ((fp = fopen(csrc, "w")) == NULL)
@@ -295,13 +295,13 @@ test_32bit(const char *dir)
 int
 main(void)
 {
-	char		 libc[256] = "";
-	const char	*big[] = {
+	char libc[256] = "";
+	const char *big[] = {
 		"/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
 		"/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
 	};
-	char		*dir;
-	size_t		 i;
+	char *dir;
+	size_t i;
 
 	if ((dir = tsu_tmpdir()) == NULL)
 		SKIP_ALL("no temporary directory");

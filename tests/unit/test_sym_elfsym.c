@@ -41,11 +41,11 @@ static_helper(int x)
 static int
 self_mapping(const void *addr, char *path, size_t len, uint64_t *off)
 {
-	struct procmaps	 m;
-	char		*buf;
-	size_t		 blen;
-	long		 i;
-	FILE		*f = fopen("/proc/self/maps", "r");
+	struct procmaps m;
+	char *buf;
+	size_t blen;
+	long i;
+	FILE *f = fopen("/proc/self/maps", "r");
 
 	buf = malloc(1 << 20);
 	blen = fread(buf, 1, (1 << 20) - 1, f);
@@ -66,7 +66,7 @@ self_mapping(const void *addr, char *path, size_t len, uint64_t *off)
 static const char *
 lookup_at(const struct elfsym_table *t, uint64_t off)
 {
-	uint64_t	 vaddr;
+	uint64_t vaddr;
 
 	if (elfsym_file_to_vaddr(t, off, &vaddr) != 0)
 		return (NULL);
@@ -76,8 +76,8 @@ lookup_at(const struct elfsym_table *t, uint64_t off)
 static struct elfsym_table *
 load_path(const char *path, int *err)
 {
-	struct elfsym_table	*t = NULL;
-	int			 fd;
+	struct elfsym_table *t = NULL;
+	int fd;
 
 	if ((fd = open(path, O_RDONLY)) < 0) {
 		*err = -errno;
@@ -91,10 +91,10 @@ load_path(const char *path, int *err)
 static void
 test_self(void)
 {
-	struct elfsym_table	*t;
-	char			 path[128], hex[129];
-	uint64_t		 off, off2;
-	int			 err;
+	struct elfsym_table *t;
+	char path[128], hex[129];
+	uint64_t off, off2;
+	int err;
 
 	CHECK(self_mapping((const char *)elfsym_test_marker + 3, path,
 	    sizeof(path), &off) == 0, "own mapping");
@@ -120,12 +120,12 @@ static uint64_t libc_getpid_off;
 static void
 test_libc(void)
 {
-	struct elfsym_table	*t;
-	struct timespec		 a, b;
-	const char		*name;
-	uint64_t		 vaddr;
-	size_t			 i, hits = 0;
-	int			 err;
+	struct elfsym_table *t;
+	struct timespec a, b;
+	const char *name;
+	uint64_t vaddr;
+	size_t i, hits = 0;
+	int err;
 
 	self_mapping((const void *)getpid, libc_path, sizeof(libc_path),
 	    &libc_getpid_off);
@@ -159,10 +159,10 @@ test_libc(void)
 static void
 test_lazy(const char *path, const char *what)
 {
-	struct elfsym_table	*c = NULL, *l = NULL;
-	char			 buf[4096], msg[128];
-	size_t			 i, same = 0;
-	int			 fd;
+	struct elfsym_table *c = NULL, *l = NULL;
+	char buf[4096], msg[128];
+	size_t i, same = 0;
+	int fd;
 
 	if ((fd = open(path, O_RDONLY)) < 0) {
 		CHECK(0, "open for the lazy table");
@@ -200,20 +200,20 @@ out:
 static void
 test_plt(const char *path, const char *what, const char *dir)
 {
-	struct elfsym_table	*t[2] = { NULL, NULL };
-	Elf			*e = NULL;
-	Elf_Scn			*scn = NULL, *rela = NULL, *dyn;
-	Elf_Data		*rd, *dd;
-	GElf_Shdr		 sh, dsh;
-	GElf_Rela		 r;
-	GElf_Sym		 sym;
-	uint64_t		 plt = 0, skip = 1, ent = 16;
-	size_t			 shstr, k, last, ks[2], i, good = 0;
-	const char		*n, *nm;
-	char			 want[2][256], buf[512], msg[640];
-	char			 dbg[256], real[256];
-	long			 j;
-	int			 fd, dfd, pass, sec = 0;
+	struct elfsym_table *t[2] = { NULL, NULL };
+	Elf *e = NULL;
+	Elf_Scn *scn = NULL, *rela = NULL, *dyn;
+	Elf_Data *rd, *dd;
+	GElf_Shdr sh, dsh;
+	GElf_Rela r;
+	GElf_Sym sym;
+	uint64_t plt = 0, skip = 1, ent = 16;
+	size_t shstr, k, last, ks[2], i, good = 0;
+	const char *n, *nm;
+	char want[2][256], buf[512], msg[640];
+	char dbg[256], real[256];
+	long j;
+	int fd, dfd, pass, sec = 0;
 
 	(void)elf_version(EV_CURRENT);
 	if ((fd = open(path, O_RDONLY)) < 0 ||
@@ -287,7 +287,7 @@ test_plt(const char *path, const char *what, const char *dir)
 		if (readlink(path, real, sizeof(real) - 1) <= 0)
 			snprintf(real, sizeof(real), "%s", path);
 		{
-			char	*a[] = { "objcopy", "--only-keep-debug", real,
+			char *a[] = { "objcopy", "--only-keep-debug", real,
 			    dbg, NULL };
 
 			if (tsu_run(a) != 0 ||
@@ -313,13 +313,13 @@ out:
 static void
 test_bad_files(const char *dir)
 {
-	static const off_t	 cuts[] = { 0, 16, 63, 64, 1000, 4096, 65536 };
-	struct elfsym_table	*t;
-	struct stat		 sb;
-	char			 path[256];
-	unsigned char		 junk[512];
-	size_t			 i;
-	int			 err, fd, survived = 0;
+	static const off_t cuts[] = { 0, 16, 63, 64, 1000, 4096, 65536 };
+	struct elfsym_table *t;
+	struct stat sb;
+	char path[256];
+	unsigned char junk[512];
+	size_t i;
+	int err, fd, survived = 0;
 
 	snprintf(path, sizeof(path), "%s/libc.trunc", dir);
 	stat(libc_path, &sb);
@@ -358,11 +358,11 @@ test_bad_files(const char *dir)
 static void
 test_debuginfo(const char *dir)
 {
-	struct elfsym_table	*t;
-	char			 self[128], stripped[256], dbg[256];
-	char			 other[256];
-	uint64_t		 off;
-	int			 err, fd;
+	struct elfsym_table *t;
+	char self[128], stripped[256], dbg[256];
+	char other[256];
+	uint64_t off;
+	int err, fd;
 
 	self_mapping((const char *)elfsym_test_marker + 3, self, sizeof(self),
 	    &off);
@@ -375,10 +375,10 @@ test_debuginfo(const char *dir)
 	snprintf(other, sizeof(other), "%s/true.debug", dir);
 	tsu_copy(self, stripped, -1);
 	{
-		char	*a1[] = { "objcopy", "--only-keep-debug", self, dbg,
+		char *a1[] = { "objcopy", "--only-keep-debug", self, dbg,
 		    NULL };
-		char	*a2[] = { "strip", "--strip-all", stripped, NULL };
-		char	*a3[] = { "objcopy", "--only-keep-debug", "/bin/true",
+		char *a2[] = { "strip", "--strip-all", stripped, NULL };
+		char *a3[] = { "objcopy", "--only-keep-debug", "/bin/true",
 		    other, NULL };
 
 		if (tsu_run(a1) != 0 || tsu_run(a2) != 0 || tsu_run(a3) != 0) {
@@ -417,19 +417,19 @@ test_plt_abis(const char *dir)
 	    "extern int gp_ext_b(int);\n"
 	    "int gp_lib(int x) { return gp_ext_a(x) * 3 + gp_ext_b(x); }\n";
 	static const struct {
-		const char	*what, *cc, *objdump;
+		const char *what, *cc, *objdump;
 	} b[] = {
 		{ "i386", "gcc -m32", "objdump" },
 		{ "arm64", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-objdump" },
 	};
-	struct elfsym_table	*t[2];
-	char			 path[512], csrc[512], cmd[2048], line[512];
-	char			 name[256], nb[256], msg[256];
-	unsigned long long	 addr;
-	FILE			*fp;
-	size_t			 i, k, found, asked;
-	long			 j;
-	int			 fd;
+	struct elfsym_table *t[2];
+	char path[512], csrc[512], cmd[2048], line[512];
+	char name[256], nb[256], msg[256];
+	unsigned long long addr;
+	FILE *fp;
+	size_t i, k, found, asked;
+	long j;
+	int fd;
 
 	snprintf(csrc, sizeof(csrc), "%s/gpplt.c", dir);
 	if ((fp = fopen(csrc, "w")) == NULL)
@@ -487,7 +487,7 @@ test_plt_abis(const char *dir)
 int
 main(void)
 {
-	char	*dir;
+	char *dir;
 
 	CHECK(elfsym_test_marker(1) == 4 && static_helper(0) == 0x55,
 	    "markers run");

@@ -32,7 +32,7 @@
 static size_t
 header(uint8_t *b, const char *ver, uint8_t flags)
 {
-	size_t	 n = strlen(ver);
+	size_t n = strlen(ver);
 
 	memset(b, 0, 64);
 	memcpy(b, "\xff Go buildinf:", 14);
@@ -47,10 +47,10 @@ header(uint8_t *b, const char *ver, uint8_t flags)
 static void
 test_synthetic(void)
 {
-	uint8_t		 b[64], c[64];
-	char		 v[GOBUILDINFO_VER_MAX], small[8];
-	size_t		 len, i, j, bad = 0, ok = 0;
-	int		 r;
+	uint8_t b[64], c[64];
+	char v[GOBUILDINFO_VER_MAX], small[8];
+	size_t len, i, j, bad = 0, ok = 0;
+	int r;
 
 	len = header(b, "go1.21.4", 0x2);
 	CHECK(gobuildinfo_version(b, len, v, sizeof(v)) == 0 &&
@@ -107,7 +107,7 @@ test_synthetic(void)
 
 /* An image for the pre-1.18 layout: link-time addresses from IMG_BASE. */
 #define IMG_BASE	0x500000u
-static uint8_t	img[0x400];
+static uint8_t img[0x400];
 
 static int
 img_read(void *arg, uint64_t addr, void *buf, size_t n)
@@ -123,7 +123,7 @@ img_read(void *arg, uint64_t addr, void *buf, size_t n)
 static void
 put(uint8_t *p, uint64_t v, unsigned ps)
 {
-	unsigned	 i;
+	unsigned i;
 
 	for (i = 0; i < ps; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
@@ -149,9 +149,9 @@ old_layout(uint8_t *b, unsigned ps, const char *ver, uint64_t len)
 static void
 test_old_layout(void)
 {
-	uint8_t		 b[64];
-	char		 v[GOBUILDINFO_VER_MAX];
-	size_t		 len, i, bad = 0;
+	uint8_t b[64];
+	char v[GOBUILDINFO_VER_MAX];
+	size_t len, i, bad = 0;
 
 	len = old_layout(b, 8, "go1.16.15", 9);
 	CHECK(gobuildinfo_version_at(b, len, img_read, NULL, v, sizeof(v)) ==
@@ -199,9 +199,9 @@ static const char go_src[] =
 static int
 go_build(const char *dir, const char *out, const char *f1, const char *f2)
 {
-	char	 src[512], dst[512];
-	char	*argv[8];
-	int	 n = 0;
+	char src[512], dst[512];
+	char *argv[8];
+	int n = 0;
 
 	snprintf(src, sizeof(src), "%s/m.go", dir);
 	snprintf(dst, sizeof(dst), "%s/%s", dir, out);
@@ -221,8 +221,8 @@ go_build(const char *dir, const char *out, const char *f1, const char *f2)
 static struct elfsym_table *
 load(const char *path, int lazy)
 {
-	struct elfsym_table	*t = NULL;
-	int			 fd;
+	struct elfsym_table *t = NULL;
+	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return (NULL);
@@ -237,8 +237,8 @@ static void
 test_one(const char *dir, const char *name, const char *want, int stripped,
     int dynamic, int musl)
 {
-	struct elfsym_table	*t, *l;
-	char			 path[512], what[128];
+	struct elfsym_table *t, *l;
+	char path[512], what[128];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	t = load(path, 0);
@@ -275,16 +275,16 @@ out:
 static void
 test_rewritten(const char *dir, const char *from, const char *want)
 {
-	struct elfsym_table	*t = NULL;
-	Elf			*e = NULL;
-	Elf_Scn			*scn = NULL;
-	GElf_Shdr		 sh;
-	const char		*n;
-	char			 src[512], dst[512];
-	uint8_t			 w[16];
-	size_t			 shstrndx;
-	uint64_t		 off = 0, addr = 0;
-	int			 fd = -1;
+	struct elfsym_table *t = NULL;
+	Elf *e = NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *n;
+	char src[512], dst[512];
+	uint8_t w[16];
+	size_t shstrndx;
+	uint64_t off = 0, addr = 0;
+	int fd = -1;
 
 	snprintf(src, sizeof(src), "%s/%s", dir, from);
 	snprintf(dst, sizeof(dst), "%s/%s.old", dir, from);
@@ -333,10 +333,10 @@ out:
 static void
 test_real(void)
 {
-	struct elfsym_table	*t;
-	char			*dir, path[512], env[600], want[64];
-	FILE			*f;
-	size_t			 n;
+	struct elfsym_table *t;
+	char *dir, path[512], env[600], want[64];
+	FILE *f;
+	size_t n;
 
 	if (tsu_run((char *[]){ "sh", "-c", "command -v go >/dev/null",
 	    NULL }) != 0) {

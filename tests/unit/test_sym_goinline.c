@@ -31,7 +31,7 @@
 static void
 put32(uint8_t *p, uint32_t v)
 {
-	int	 i;
+	int i;
 
 	for (i = 0; i < 4; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
@@ -40,7 +40,7 @@ put32(uint8_t *p, uint32_t v)
 static void
 put64(uint8_t *p, uint64_t v)
 {
-	int	 i;
+	int i;
 
 	for (i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
@@ -69,7 +69,7 @@ static const uint8_t pcinl_tab[] = { 0, 0x10, 2, 0x30, 2, 0x40, 3, 0x80,
 static size_t
 table(uint8_t *b, int v120)
 {
-	size_t	 f, o, fixed = v120 ? 44 : 40;
+	size_t f, o, fixed = v120 ? 44 : 40;
 
 	memset(b, 0, T_LEN);
 	put32(b, v120 ? GOPCLNTAB_MAGIC_120 : GOPCLNTAB_MAGIC_118);
@@ -140,10 +140,10 @@ static const char *
 chain(const struct gopclntab *g, const struct gopclntab_fn *fn,
     const uint8_t *t, size_t tl, uint64_t pc, char *buf, size_t len)
 {
-	uint32_t	 no[8];
-	const char	*n;
-	size_t		 l;
-	int		 k, i;
+	uint32_t no[8];
+	const char *n;
+	size_t l;
+	int k, i;
 
 	buf[0] = '\0';
 	if ((k = gopclntab_inline(g, fn, t, tl, pc, no, 8)) < 0)
@@ -161,14 +161,14 @@ chain(const struct gopclntab *g, const struct gopclntab_fn *fn,
 static void
 walk(const uint8_t *b, size_t len, const uint8_t *t, size_t tl)
 {
-	struct gopclntab	 g;
-	struct gopclntab_fn	 fn;
-	struct gopclntab_pciter	 it;
-	const char		*f;
-	uint64_t		 lo, hi, pc;
-	uint32_t		 no[GOPCLNTAB_INL_DEPTH];
-	int32_t			 v, line;
-	size_t			 fl, i, steps;
+	struct gopclntab g;
+	struct gopclntab_fn fn;
+	struct gopclntab_pciter it;
+	const char *f;
+	uint64_t lo, hi, pc;
+	uint32_t no[GOPCLNTAB_INL_DEPTH];
+	int32_t v, line;
+	size_t fl, i, steps;
 
 	if (gopclntab_open(&g, b, len, 0x401000) != 0)
 		return;
@@ -191,16 +191,16 @@ walk(const uint8_t *b, size_t len, const uint8_t *t, size_t tl)
 static void
 test_layout(int v120)
 {
-	uint8_t			 b[T_LEN], c[T_LEN], t[40], u[40];
-	struct gopclntab	 g;
-	struct gopclntab_fn	 fn;
-	const char		*f;
-	char			 buf[64], what[64];
-	const char		*ver = v120 ? "1.20" : "1.18";
-	size_t			 len = table(b, v120), tl = tree(t, v120), fl;
-	size_t			 i;
-	int32_t			 line;
-	int			 bit;
+	uint8_t b[T_LEN], c[T_LEN], t[40], u[40];
+	struct gopclntab g;
+	struct gopclntab_fn fn;
+	const char *f;
+	char buf[64], what[64];
+	const char *ver = v120 ? "1.20" : "1.18";
+	size_t len = table(b, v120), tl = tree(t, v120), fl;
+	size_t i;
+	int32_t line;
+	int bit;
 
 	snprintf(what, sizeof(what), "%s: _func record", ver);
 	CHECK(gopclntab_open(&g, b, len, 0) == 0 && gopclntab_fn(&g, 0,
@@ -290,8 +290,8 @@ static const char go_src[] =
 static struct elfsym_table *
 load(const char *path)
 {
-	struct elfsym_table	*t = NULL;
-	int			 fd;
+	struct elfsym_table *t = NULL;
+	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return (NULL);
@@ -322,7 +322,7 @@ go_open(int fd, struct elfread **e, struct elfsym_go *go,
 static int
 go_names_same(const struct elfsym_table *u, const struct elfsym_table *t)
 {
-	size_t	 n;
+	size_t n;
 
 	if (u->go_lazy == NULL || t->go_lazy == NULL)
 		return (0);
@@ -340,13 +340,13 @@ go_names_same(const struct elfsym_table *u, const struct elfsym_table *t)
 static int
 sliced_same(const char *path, const struct elfsym_table *t, size_t budget)
 {
-	struct elfsym_build	 b;
-	struct elfsym_goread	 r;
-	struct elfsym_go	 go;
-	struct elfsym_table	*u;
-	struct elfread		*e;
-	size_t			 steps = 0;
-	int			 fd, rc, same = 0;
+	struct elfsym_build b;
+	struct elfsym_goread r;
+	struct elfsym_go go;
+	struct elfsym_table *u;
+	struct elfread *e;
+	size_t steps = 0;
+	int fd, rc, same = 0;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return (0);
@@ -385,13 +385,13 @@ sliced_same(const char *path, const struct elfsym_table *t, size_t budget)
 static int
 cut_before_trees(const char *path, const struct elfsym_table *t)
 {
-	struct elfsym_build	 b;
-	struct elfsym_goread	 r;
-	struct elfsym_go	 go;
-	struct elfsym_table	*u;
-	struct elfread		*e;
-	char			 cut[600];
-	int			 fd, rc, cutdone = 0, ok = 0;
+	struct elfsym_build b;
+	struct elfsym_goread r;
+	struct elfsym_go go;
+	struct elfsym_table *u;
+	struct elfread *e;
+	char cut[600];
+	int fd, rc, cutdone = 0, ok = 0;
 
 	snprintf(cut, sizeof(cut), "%s.cut", path);
 	if (tsu_copy(path, cut, -1) != 0 ||
@@ -429,18 +429,18 @@ out:
 static void
 test_real(void)
 {
-	struct elfsym_table	*t = NULL, *pie;
-	struct timespec		 t0, t1;
-	uint64_t		*rng = NULL;
-	size_t			 nrng = 0, nfn;
-	double			 tfirst;
-	char			*dir, path[512], full[512], env[600];
-	char			 cmd[1200], line[1024], want[1024];
-	const char		*n[GOPCLNTAB_INL_DEPTH];
-	size_t			 i, k, nn, asked = 0, same = 0, in_caller = 0;
-	size_t			 caller_bad = 0;
-	long			 f;
-	FILE			*fp, *addrs;
+	struct elfsym_table *t = NULL, *pie;
+	struct timespec t0, t1;
+	uint64_t *rng = NULL;
+	size_t nrng = 0, nfn;
+	double tfirst;
+	char *dir, path[512], full[512], env[600];
+	char cmd[1200], line[1024], want[1024];
+	const char *n[GOPCLNTAB_INL_DEPTH];
+	size_t i, k, nn, asked = 0, same = 0, in_caller = 0;
+	size_t caller_bad = 0;
+	long f;
+	FILE *fp, *addrs;
 
 	if (tsu_run((char *[]){ "sh", "-c", "command -v go >/dev/null && "
 	    "command -v llvm-addr2line >/dev/null", NULL }) != 0) {
@@ -529,8 +529,8 @@ test_real(void)
 		goto out;
 	}
 	while (fgets(line, sizeof(line), fp) != NULL) {
-		uint64_t	 a;
-		char		*sp;
+		uint64_t a;
+		char *sp;
 
 		line[strcspn(line, "\n")] = '\0';
 		if ((sp = strchr(line, ' ')) == NULL)
@@ -615,8 +615,8 @@ test_real(void)
 	 * third in inlined code.
 	 */
 	if (t->nsyms > 0) {
-		uint64_t	 base = t->syms[0].addr, span, a;
-		size_t		 got = 0, reps = 2000000;
+		uint64_t base = t->syms[0].addr, span, a;
+		size_t got = 0, reps = 2000000;
 
 		span = t->syms[t->nsyms - 1].addr - base + 1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -26,7 +26,7 @@
 static void
 put32(uint8_t *p, uint32_t v)
 {
-	int	 i;
+	int i;
 
 	for (i = 0; i < 4; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
@@ -35,7 +35,7 @@ put32(uint8_t *p, uint32_t v)
 static void
 put64(uint8_t *p, uint64_t v)
 {
-	int	 i;
+	int i;
 
 	for (i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
@@ -49,10 +49,10 @@ put64(uint8_t *p, uint64_t v)
 static size_t
 small_table(uint8_t *b)
 {
-	static const char	 names[24] = "main.a\0main.b\0runtime.c";
-	static const uint32_t	 entry[4] = { 0x0, 0x40, 0x100, 0x180 };
-	static const uint32_t	 nameoff[3] = { 0, 7, 14 };
-	size_t			 pcln = 72 + 24, i;
+	static const char names[24] = "main.a\0main.b\0runtime.c";
+	static const uint32_t entry[4] = { 0x0, 0x40, 0x100, 0x180 };
+	static const uint32_t nameoff[3] = { 0, 7, 14 };
+	size_t pcln = 72 + 24, i;
 
 	memset(b, 0, SMALL_LEN);
 	put32(b, GOPCLNTAB_MAGIC_118);
@@ -77,10 +77,10 @@ small_table(uint8_t *b)
 static size_t
 walk(const uint8_t *b, size_t len)
 {
-	struct gopclntab	 g;
-	uint64_t		 e, end;
-	const char		*n;
-	size_t			 i, l, total = 0;
+	struct gopclntab g;
+	uint64_t e, end;
+	const char *n;
+	size_t i, l, total = 0;
 
 	if (gopclntab_open(&g, b, len, 0x401000) != 0)
 		return (0);
@@ -106,15 +106,15 @@ walk(const uint8_t *b, size_t len)
 static void
 test_small116(void)
 {
-	static const char	 names[24] = "main.a\0main.b\0runtime.c";
-	static const uint64_t	 entry[4] = { 0x401000, 0x401040, 0x401100,
+	static const char names[24] = "main.a\0main.b\0runtime.c";
+	static const uint64_t entry[4] = { 0x401000, 0x401040, 0x401100,
 	    0x401180 };
-	static const uint32_t	 nameoff[3] = { 0, 7, 14 };
-	uint8_t			 b[SMALL116_LEN], c[SMALL_LEN];
-	struct gopclntab	 g;
-	uint64_t		 e, end;
-	const char		*n;
-	size_t			 pcln = 64 + 24, i, l;
+	static const uint32_t nameoff[3] = { 0, 7, 14 };
+	uint8_t b[SMALL116_LEN], c[SMALL_LEN];
+	struct gopclntab g;
+	uint64_t e, end;
+	const char *n;
+	size_t pcln = 64 + 24, i, l;
 
 	memset(b, 0, sizeof(b));
 	put32(b, GOPCLNTAB_MAGIC_116);
@@ -151,12 +151,12 @@ test_small116(void)
 static void
 test_small(void)
 {
-	uint8_t			 b[SMALL_LEN], c[SMALL_LEN];
-	struct gopclntab	 g;
-	uint64_t		 e, end;
-	const char		*n;
-	size_t			 len = small_table(b), l, i, ok;
-	int			 bit;
+	uint8_t b[SMALL_LEN], c[SMALL_LEN];
+	struct gopclntab g;
+	uint64_t e, end;
+	const char *n;
+	size_t len = small_table(b), l, i, ok;
+	int bit;
 
 	CHECK(gopclntab_open(&g, b, len, 0) == 0 && g.nfunc == 3 &&
 	    g.version == 118 && g.text_start == 0x401000, "small: header");
@@ -238,9 +238,9 @@ static const char go_src[] =
 static int
 go_build(const char *dir, const char *out, int strip, int pie)
 {
-	char	 src[512], dst[512];
-	char	*argv[8];
-	int	 n = 0;
+	char src[512], dst[512];
+	char *argv[8];
+	int n = 0;
 
 	snprintf(src, sizeof(src), "%s/hot.go", dir);
 	snprintf(dst, sizeof(dst), "%s/%s", dir, out);
@@ -260,9 +260,9 @@ go_build(const char *dir, const char *out, int strip, int pie)
 static struct elfsym_table *
 load(const char *dir, const char *name, int lazy)
 {
-	struct elfsym_table	*t = NULL;
-	char			 path[512];
-	int			 fd;
+	struct elfsym_table *t = NULL;
+	char path[512];
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
@@ -282,7 +282,7 @@ load(const char *dir, const char *name, int lazy)
 static int
 go_name_eq(const char *go, const char *sym)
 {
-	size_t	 n;
+	size_t n;
 
 	while (*go != '\0' && *sym != '\0') {
 		if (strncmp(go, "[...]", 5) == 0 && *sym == '[' &&
@@ -300,7 +300,7 @@ go_name_eq(const char *go, const char *sym)
 static uint64_t
 addr_of(const struct elfsym_table *t, const char *name)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < t->nsyms; i++)
 		if (go_name_eq(name, t->names + t->syms[i].name))
@@ -313,10 +313,10 @@ static void
 test_pair(const char *dir, const char *full_name, const char *strip_name,
     int pie)
 {
-	struct elfsym_table	*full, *go;
-	const char		*b;
-	size_t			 i, same = 0;
-	char			 what[128];
+	struct elfsym_table *full, *go;
+	const char *b;
+	size_t i, same = 0;
+	char what[128];
 
 	snprintf(what, sizeof(what), "%s: every .gopclntab name matches "
 	    ".symtab", strip_name);
@@ -345,14 +345,14 @@ test_real(void)
 {
 	static const char *const	 want[] = { "main.hotA", "main.hotB",
 	    "main.main", "runtime.mallocgc", "runtime.goexit" };
-	struct elfsym_table	*full, *go, *lazy;
-	struct timespec		 t0, t1;
-	const char		*a, *b;
-	char			*dir, path[512], env[600];
-	size_t			 i, same = 0, diff = 0, nfull = 0;
-	uint64_t		 addr;
-	FILE			*f;
-	int			 fd, ok;
+	struct elfsym_table *full, *go, *lazy;
+	struct timespec t0, t1;
+	const char *a, *b;
+	char *dir, path[512], env[600];
+	size_t i, same = 0, diff = 0, nfull = 0;
+	uint64_t addr;
+	FILE *f;
+	int fd, ok;
 
 	if (tsu_run((char *[]){ "sh", "-c", "command -v go >/dev/null",
 	    NULL }) != 0) {
@@ -442,9 +442,9 @@ test_real(void)
 	snprintf(env, sizeof(env), "%s/bad", dir);
 	ok = 1;
 	if (tsu_copy(path, env, -1) == 0 && (fd = open(env, O_RDWR)) >= 0) {
-		struct elfsym_table	*bad;
-		off_t			 off;
-		uint8_t			 junk[4096];
+		struct elfsym_table *bad;
+		off_t off;
+		uint8_t junk[4096];
 
 		srandom(1);
 		for (i = 0; i < sizeof(junk); i++)
@@ -476,15 +476,15 @@ out:
 /* The small table read in place: its bytes from mem, the reads counted;
  * fail_after reads, every read fails (the file cut while read). */
 struct memsrc {
-	const uint8_t	*b;
-	size_t		 len;
-	int		 reads, fail_after;
+	const uint8_t *b;
+	size_t len;
+	int reads, fail_after;
 };
 
 static int
 memsrc_read(void *arg, uint64_t off, void *buf, size_t len)
 {
-	struct memsrc	*m = arg;
+	struct memsrc *m = arg;
 
 	if (m->reads++ >= m->fail_after || off > m->len ||
 	    len > m->len - off)
@@ -496,14 +496,14 @@ memsrc_read(void *arg, uint64_t off, void *buf, size_t len)
 static void
 test_src(void)
 {
-	uint8_t			 b[SMALL_LEN];
-	struct gopclntab_src	 src;
-	struct gopclntab	 g, gb;
-	struct memsrc		 m;
-	uint64_t		 e, end, e2, end2;
-	const char		*n, *n2;
-	size_t			 len = small_table(b), l, l2, i;
-	int			 same = 1;
+	uint8_t b[SMALL_LEN];
+	struct gopclntab_src src;
+	struct gopclntab g, gb;
+	struct memsrc m;
+	uint64_t e, end, e2, end2;
+	const char *n, *n2;
+	size_t len = small_table(b), l, l2, i;
+	int same = 1;
 
 	m.b = b;
 	m.len = len;

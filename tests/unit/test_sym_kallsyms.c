@@ -28,7 +28,7 @@ static const char text[] =
 static void
 test_literal(void)
 {
-	struct kallsyms	 k;
+	struct kallsyms k;
 
 	CHECK_EQ(kallsyms_parse(text, sizeof(text) - 1, &k), 0);
 	CHECK_EQ(k.n, 4);
@@ -54,11 +54,11 @@ test_literal(void)
 static void
 test_live(void)
 {
-	struct kallsyms	 k;
-	char		*buf, line[512], name[256], type, want[256] = "";
+	struct kallsyms k;
+	char *buf, line[512], name[256], type, want[256] = "";
 	unsigned long long addr, waddr = 0, prev = 0;
-	size_t		 len = 0, cap = 64 << 20;
-	FILE		*f;
+	size_t len = 0, cap = 64 << 20;
+	FILE *f;
 
 	if ((f = fopen("/proc/kallsyms", "r")) == NULL) {
 		CHECK(0, "open /proc/kallsyms");

@@ -24,8 +24,8 @@ test_parse(void)
 	    "3000 10 py::f:/x.py\r\n"
 	    "\n"
 	    "4000 10 partial";
-	struct perfmap	 pm;
-	size_t		 used;
+	struct perfmap pm;
+	size_t used;
 
 	memset(&pm, 0, sizeof(pm));
 	CHECK_EQ(perfmap_feed(&pm, text, sizeof(text) - 1, 0, &used), 0);
@@ -56,8 +56,8 @@ test_overlap(void)
 {
 	static const char a[] = "1000 100 old\n1200 10 other\n";
 	static const char b[] = "1000 100 new\n1040 20 inner\n";
-	struct perfmap	 pm;
-	size_t		 used;
+	struct perfmap pm;
+	size_t used;
 
 	memset(&pm, 0, sizeof(pm));
 	perfmap_feed(&pm, a, sizeof(a) - 1, 0, &used);
@@ -75,10 +75,10 @@ test_overlap(void)
 static void
 test_many(void)
 {
-	struct perfmap	 pm;
-	char		 line[64];
-	size_t		 used, i;
-	int		 ok = 1;
+	struct perfmap pm;
+	char line[64];
+	size_t used, i;
+	int ok = 1;
 
 	memset(&pm, 0, sizeof(pm));
 	for (i = 0; i < 20000; i++) {
@@ -103,11 +103,11 @@ test_many(void)
 static void
 test_stable_names(void)
 {
-	struct perfmap		 pm;
-	struct perfmap_chunk	*old;
-	const char		*first;
-	char			 line[64];
-	size_t			 used, i;
+	struct perfmap pm;
+	struct perfmap_chunk *old;
+	const char *first;
+	char line[64];
+	size_t used, i;
 
 	memset(&pm, 0, sizeof(pm));
 	perfmap_feed(&pm, "10 10 first\n", 12, 0, &used);
@@ -133,11 +133,11 @@ test_stable_names(void)
 static void
 test_long_line(void)
 {
-	struct perfmap	 pm;
-	static char	 buf[3 * PERFMAP_MAX_NAME];
-	static char	 work[PERFMAP_MAX_NAME + 64 + 1024];
-	size_t		 used, off, n, carry = 0;
-	const char	*tail;
+	struct perfmap pm;
+	static char buf[3 * PERFMAP_MAX_NAME];
+	static char work[PERFMAP_MAX_NAME + 64 + 1024];
+	size_t used, off, n, carry = 0;
+	const char *tail;
 
 	memset(&pm, 0, sizeof(pm));
 	memcpy(buf, "1000 10 ", 8);
@@ -177,11 +177,11 @@ test_long_line(void)
 static void
 test_sort_steps(void)
 {
-	struct perfmap	 pm, ref;
-	char		 line[64];
-	size_t		 used, i, steps = 0, seen_during = 0;
-	uint64_t	 a;
-	int		 ok = 1, r;
+	struct perfmap pm, ref;
+	char line[64];
+	size_t used, i, steps = 0, seen_during = 0;
+	uint64_t a;
+	int ok = 1, r;
 
 	memset(&pm, 0, sizeof(pm));
 	memset(&ref, 0, sizeof(ref));
@@ -229,11 +229,11 @@ test_sort_steps(void)
 static void
 test_tail_slices(void)
 {
-	struct perfmap	 pm, ref;
-	char		 line[64];
-	size_t		 used, moves, i, fed = 0, o, tail_steps = 0;
-	int		 r, ok = 1, bounded = 1;
-	const char	*x, *y;
+	struct perfmap pm, ref;
+	char line[64];
+	size_t used, moves, i, fed = 0, o, tail_steps = 0;
+	int r, ok = 1, bounded = 1;
+	const char *x, *y;
 
 	memset(&pm, 0, sizeof(pm));
 	memset(&ref, 0, sizeof(ref));

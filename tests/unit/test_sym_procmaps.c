@@ -32,8 +32,8 @@ static const char maps_text[] =
 static void
 test_maps_same(const struct procmaps *m)
 {
-	struct procmaps	 b;
-	char		*t = strdup(maps_text), *c;
+	struct procmaps b;
+	char *t = strdup(maps_text), *c;
 
 	CHECK_EQ(procmaps_parse(t, strlen(t), &b), 0);
 	CHECK(procmaps_same(m, &b), "the same text: the same mappings");
@@ -62,8 +62,8 @@ test_maps_same(const struct procmaps *m)
 static void
 test_maps_literal(void)
 {
-	struct procmaps	 m;
-	long		 i;
+	struct procmaps m;
+	long i;
 
 	CHECK_EQ(procmaps_parse(maps_text, sizeof(maps_text) - 1, &m), 0);
 	CHECK_EQ(m.n, 6);
@@ -94,8 +94,8 @@ test_maps_literal(void)
 static char *
 slurp(const char *path, size_t *len)
 {
-	char	*buf = malloc(1 << 20);
-	FILE	*f = fopen(path, "r");
+	char *buf = malloc(1 << 20);
+	FILE *f = fopen(path, "r");
 
 	*len = fread(buf, 1, (1 << 20) - 1, f);
 	fclose(f);
@@ -106,11 +106,11 @@ slurp(const char *path, size_t *len)
 static void
 test_maps_self(void)
 {
-	struct procmaps	 m;
-	char		*buf, exe[4096];
-	size_t		 len;
-	long		 i;
-	ssize_t		 n;
+	struct procmaps m;
+	char *buf, exe[4096];
+	size_t len;
+	long i;
+	ssize_t n;
 
 	buf = slurp("/proc/self/maps", &len);
 	CHECK_EQ(procmaps_parse(buf, len, &m), 0);
@@ -133,9 +133,9 @@ test_status(void)
 {
 	static const char st[] = "Name:\tmy prog\nUmask:\t0022\n"
 	    "Tgid:\t4242\nNSpid:\t4242\t17\t3\nPPid:\t1\n";
-	struct procstatus	 ps;
-	char			*buf;
-	size_t			 len;
+	struct procstatus ps;
+	char *buf;
+	size_t len;
 
 	CHECK_EQ(procstatus_parse(st, sizeof(st) - 1, &ps), 0);
 	CHECK_STREQ(ps.name, "my prog", "Name with a space");
@@ -157,10 +157,10 @@ test_stat(void)
 {
 	static const char st[] = "1234 (a) b) c) S 1 2 3 4 5 6 7 8 9 10 11 "
 	    "12 13 14 15 16 17 18 987654 20 21\n";
-	uint64_t	 t = 0, t2 = 0;
-	int32_t		 pp = 0;
-	char		*buf, path[64];
-	size_t		 len;
+	uint64_t t = 0, t2 = 0;
+	int32_t pp = 0;
+	char *buf, path[64];
+	size_t len;
 
 	CHECK_EQ(procstat_starttime(st, sizeof(st) - 1, &t), 0);
 	CHECK_EQ(t, 987654);
@@ -187,9 +187,9 @@ test_stat(void)
 static void
 test_maps_add(void)
 {
-	struct procmaps		 m, out, out2;
-	struct procmaps_entry	 e;
-	size_t			 src[8];
+	struct procmaps m, out, out2;
+	struct procmaps_entry e;
+	size_t src[8];
 
 	CHECK_EQ(procmaps_parse(maps_text, sizeof(maps_text) - 1, &m), 0);
 	memset(&e, 0, sizeof(e));

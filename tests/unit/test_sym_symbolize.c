@@ -37,7 +37,7 @@
 static struct symbolizer *
 test_sym_new(void (*log)(void *, int, const char *), void *arg)
 {
-	struct symbolizer	*s = symbolizer_new(log, arg);
+	struct symbolizer *s = symbolizer_new(log, arg);
 
 	if (s != NULL)
 		symbolizer_set_opener(s, safeopen_open_cb, NULL);
@@ -54,7 +54,7 @@ sym_test_marker(int x)
 	return (x * 7 + 3);
 }
 
-static int	nlogs, nwarns;
+static int nlogs, nwarns;
 
 static void
 test_log(void *arg, int level, const char *msg)
@@ -68,7 +68,7 @@ test_log(void *arg, int level, const char *msg)
 static int
 child_main(void)
 {
-	char	 c;
+	char c;
 
 	printf("%" PRIxPTR "\n", (uintptr_t)sym_test_marker + 4);
 	fflush(stdout);
@@ -77,14 +77,14 @@ child_main(void)
 	return (sym_test_marker(0) == 3 ? 0 : 1);
 }
 
-static char	 self_exe[4096];
-static char	*tmp;
+static char self_exe[4096];
+static char *tmp;
 
 struct child {
-	pid_t		 pid;
-	int		 to;
-	int		 from;
-	uint64_t	 addr;
+	pid_t pid;
+	int to;
+	int from;
+	uint64_t addr;
 };
 
 static int
@@ -100,7 +100,7 @@ child_start(struct child *c, char *const argv[])
 static void
 child_stop(struct child *c)
 {
-	int	 st;
+	int st;
 
 	close(c->to);
 	close(c->from);
@@ -126,9 +126,9 @@ test_cur_gen(void *arg, int32_t pid, uint32_t *gen)
 static void
 test_generations(void)
 {
-	struct symbolizer	*s = test_sym_new(test_log, NULL);
-	uintptr_t		 marker = (uintptr_t)sym_test_marker + 2;
-	int32_t			 me = getpid();
+	struct symbolizer *s = test_sym_new(test_log, NULL);
+	uintptr_t marker = (uintptr_t)sym_test_marker + 2;
+	int32_t me = getpid();
 
 	symbolizer_set_gen_resolver(s, test_cur_gen, NULL);
 	test_gen_now = 1;
@@ -173,10 +173,10 @@ test_child_gen(void *arg, int32_t pid, uint32_t *gen)
 static void
 test_fork_exec(void)
 {
-	struct symbolizer	*s = test_sym_new(test_log, NULL);
-	uintptr_t		 marker = (uintptr_t)sym_test_marker + 2;
-	pid_t			 pid;
-	int			 st;
+	struct symbolizer *s = test_sym_new(test_log, NULL);
+	uintptr_t marker = (uintptr_t)sym_test_marker + 2;
+	pid_t pid;
+	int st;
 
 	if ((pid = fork()) == 0) {
 		pause();
@@ -200,11 +200,11 @@ test_fork_exec(void)
 static void
 test_self(struct symbolizer *s)
 {
-	struct symbolizer_stats	 st0, st1;
-	struct sym_mapping	 m;
-	const char		*name;
-	struct timespec		 a, b;
-	size_t			 i;
+	struct symbolizer_stats st0, st1;
+	struct sym_mapping m;
+	const char *name;
+	struct timespec a, b;
+	size_t i;
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	CHECK_EQ(symbolizer_process_seen(s, getpid()), 0);
@@ -242,7 +242,7 @@ test_self(struct symbolizer *s)
 	    st1.table_bytes);
 }
 
-static int	nbudget;
+static int nbudget;
 
 static void
 test_budget_log(void *arg, int level, const char *msg)
@@ -263,18 +263,18 @@ test_budget_log(void *arg, int level, const char *msg)
 static void
 test_budget(void)
 {
-	struct symbolizer	*s;
-	struct symbolizer_stats	 st;
-	struct child		 c1, c2;
-	char			 bin[256], dbg[256], addlink[320];
-	char			*argv[] = { bin, "child", NULL };
-	char			*keep[] = { "objcopy", "--only-keep-debug",
+	struct symbolizer *s;
+	struct symbolizer_stats st;
+	struct child c1, c2;
+	char bin[256], dbg[256], addlink[320];
+	char *argv[] = { bin, "child", NULL };
+	char *keep[] = { "objcopy", "--only-keep-debug",
 	    self_exe, dbg, NULL };
-	char			*strip[] = { "strip", "--strip-all", bin, NULL };
-	char			*link[] = { "objcopy", addlink, bin, NULL };
-	const char		*name;
-	uint64_t		 n0, ev;
-	int			 i;
+	char *strip[] = { "strip", "--strip-all", bin, NULL };
+	char *link[] = { "objcopy", addlink, bin, NULL };
+	const char *name;
+	uint64_t n0, ev;
+	int i;
 
 	s = test_sym_new(test_budget_log, NULL);
 	symbolizer_set_table_budget(s, 1);
@@ -351,10 +351,10 @@ out:
 static void
 test_deleted(struct symbolizer *s)
 {
-	struct symbolizer_stats	 st0, st1;
-	struct child		 c;
-	char			 bin[256];
-	char			*argv[] = { bin, "child", NULL };
+	struct symbolizer_stats st0, st1;
+	struct child c;
+	char bin[256];
+	char *argv[] = { bin, "child", NULL };
 
 	snprintf(bin, sizeof(bin), "%s/deleted_copy", tmp);
 	tsu_copy(self_exe, bin, -1);
@@ -386,19 +386,19 @@ test_deleted(struct symbolizer *s)
 static void
 test_stripped(void)
 {
-	struct symbolizer	*s;
-	struct child		 c;
-	char			 bin[256], dbg[256], root[256], want[300];
-	char			 bid_dir[300], link[400];
-	char			*argv[] = { bin, "child", NULL };
-	char			*strip[] = { "strip", "--strip-all", bin, NULL };
-	char			*keep[] = { "objcopy", "--only-keep-debug",
+	struct symbolizer *s;
+	struct child c;
+	char bin[256], dbg[256], root[256], want[300];
+	char bid_dir[300], link[400];
+	char *argv[] = { bin, "child", NULL };
+	char *strip[] = { "strip", "--strip-all", bin, NULL };
+	char *keep[] = { "objcopy", "--only-keep-debug",
 	    self_exe, dbg, NULL };
-	FILE			*f;
-	char			 line[512], bid[64] = "";
-	char			*rargv[] = { "readelf", "-n", self_exe, NULL };
-	int			 to = -1, from = -1;
-	pid_t			 pid;
+	FILE *f;
+	char line[512], bid[64] = "";
+	char *rargv[] = { "readelf", "-n", self_exe, NULL };
+	int to = -1, from = -1;
+	pid_t pid;
 
 	snprintf(bin, sizeof(bin), "%s/stripped_copy", tmp);
 	snprintf(dbg, sizeof(dbg), "%s/self.debug", tmp);
@@ -472,18 +472,18 @@ debuglink_alarm(int sig)
 static void
 test_debuglink(void)
 {
-	struct symbolizer	*s;
-	struct child		 c;
-	char			 dir[256], bin[300], dbg[300], away[300];
-	char			 want[400];
-	char			*argv[] = { bin, "child", NULL };
-	char			*keep[] = { "objcopy", "--only-keep-debug",
+	struct symbolizer *s;
+	struct child c;
+	char dir[256], bin[300], dbg[300], away[300];
+	char want[400];
+	char *argv[] = { bin, "child", NULL };
+	char *keep[] = { "objcopy", "--only-keep-debug",
 	    self_exe, dbg, NULL };
-	char			*strip[] = { "strip", "--strip-all", bin, NULL };
-	char			 addlink[320];
-	char			*link[] = { "objcopy", addlink, bin, NULL };
-	int			 before, i;
-	const char		*name;
+	char *strip[] = { "strip", "--strip-all", bin, NULL };
+	char addlink[320];
+	char *link[] = { "objcopy", addlink, bin, NULL };
+	int before, i;
+	const char *name;
 	static const char *const what[] = { "a FIFO", "a symlink",
 	    "the real file" };
 
@@ -540,10 +540,10 @@ test_debuglink(void)
 static void
 test_mount_ns(struct symbolizer *s)
 {
-	struct child	 c;
-	struct stat	 sb;
-	char		 mnt[256], nsbin[300];
-	char		*argv[] = { "unshare", "-m", "sh", "-c",
+	struct child c;
+	struct stat sb;
+	char mnt[256], nsbin[300];
+	char *argv[] = { "unshare", "-m", "sh", "-c",
 	    "mount -t tmpfs none \"$1\" && cp \"$2\" \"$1/nsbin\" && "
 	    "exec \"$1/nsbin\" child", "sh", mnt, self_exe, NULL };
 
@@ -574,11 +574,11 @@ static const char cxx_src[] =
 static void
 test_cxx(struct symbolizer *s)
 {
-	struct child	 c;
-	char		 src[256], bin[256];
-	char		*cc[] = { "g++", "-O0", "-o", bin, src, NULL };
-	char		*argv[] = { bin, NULL };
-	FILE		*f;
+	struct child c;
+	char src[256], bin[256];
+	char *cc[] = { "g++", "-O0", "-o", bin, src, NULL };
+	char *argv[] = { bin, NULL };
+	FILE *f;
 
 	snprintf(src, sizeof(src), "%s/w.cc", tmp);
 	snprintf(bin, sizeof(bin), "%s/cxx", tmp);
@@ -603,8 +603,8 @@ test_cxx(struct symbolizer *s)
 static void
 write_map(const char *path, const char *text, time_t mtime)
 {
-	struct timespec	 ts[2];
-	FILE		*f = fopen(path, "a");
+	struct timespec ts[2];
+	FILE *f = fopen(path, "a");
 
 	fputs(text, f);
 	fclose(f);
@@ -619,11 +619,11 @@ write_map(const char *path, const char *text, time_t mtime)
 static void
 test_perfmap(void)
 {
-	struct symbolizer	*s;
-	struct symbolizer_stats	 st;
-	char			 path[64], line[256];
-	uint8_t			*code;
-	uint64_t		 base;
+	struct symbolizer *s;
+	struct symbolizer_stats st;
+	char path[64], line[256];
+	uint8_t *code;
+	uint64_t base;
 
 	code = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -695,7 +695,7 @@ test_perfmap(void)
 static void
 rewrite_map(const char *path, uint64_t base, const char *name)
 {
-	char	 line[256];
+	char line[256];
 
 	unlink(path);
 	snprintf(line, sizeof(line), "%" PRIx64 " 40 %s\n", base, name);
@@ -710,12 +710,12 @@ rewrite_map(const char *path, uint64_t base, const char *name)
 static void
 test_perfmap_reread(void)
 {
-	struct symbolizer	*s;
-	struct symbolizer_stats	 st;
-	const char		*name;
-	char			 path[64];
-	uint8_t			*code;
-	uint64_t		 base;
+	struct symbolizer *s;
+	struct symbolizer_stats st;
+	const char *name;
+	char path[64];
+	uint8_t *code;
+	uint64_t base;
 
 	code = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -764,13 +764,13 @@ test_perfmap_reread(void)
 static void
 test_reread_backoff(void)
 {
-	struct symbolizer	*s = test_sym_new(test_log, NULL);
-	struct sym_proc		*p;
-	struct sym_snap		*snap;
-	const uint64_t		 nowhere = 0x10000;	/* below any mapping */
-	char			 path[256];
-	void			*m;
-	int			 fd;
+	struct symbolizer *s = test_sym_new(test_log, NULL);
+	struct sym_proc *p;
+	struct sym_snap *snap;
+	const uint64_t nowhere = 0x10000;	/* below any mapping */
+	char path[256];
+	void *m;
+	int fd;
 
 	(void)symbolizer_user_frame(s, getpid(), (uintptr_t)test_reread_backoff);
 	p = sym_proc_find(s, getpid(), sym_gen_now(s, getpid()));
@@ -809,11 +809,11 @@ test_reread_backoff(void)
 static void
 test_truncated(struct symbolizer *s)
 {
-	char		 path[256], want[300], libc[4096] = "";
-	FILE		*f = fopen("/proc/self/maps", "r");
-	char		 line[4096 + 128], p[4096];
-	void		*m;
-	int		 fd;
+	char path[256], want[300], libc[4096] = "";
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096 + 128], p[4096];
+	void *m;
+	int fd;
 
 	while (fgets(line, sizeof(line), f) != NULL)
 		if (sscanf(line, "%*s %*s %*s %*s %*s %4095s", p) == 1 &&
@@ -840,8 +840,8 @@ test_truncated(struct symbolizer *s)
 static void
 test_kernel(struct symbolizer *s)
 {
-	FILE		*f = fopen("/proc/kallsyms", "r");
-	char		 line[512], name[256], type, want[300];
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], type, want[300];
 	unsigned long long addr, found = 0;
 
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
@@ -865,7 +865,7 @@ test_kernel(struct symbolizer *s)
 static void
 test_demangle(void)
 {
-	struct symbolizer	*s = test_sym_new(NULL, NULL);
+	struct symbolizer *s = test_sym_new(NULL, NULL);
 
 	CHECK_STREQ(sym_demangle(s, "_ZN2ns6Widget4spinEi"),
 	    "ns::Widget::spin", "C++ as perf shows it: no parameters");
@@ -894,9 +894,9 @@ test_demangle(void)
 static void
 test_bad_kallsyms(void)
 {
-	struct symbolizer	*s = test_sym_new(test_log, NULL);
-	char			 path[256];
-	int			 before = nlogs;
+	struct symbolizer *s = test_sym_new(test_log, NULL);
+	char path[256];
+	int before = nlogs;
 
 	snprintf(path, sizeof(path), "%s/no-such-kallsyms", tmp);
 	symbolizer_set_kallsyms_path(s, path);
@@ -911,8 +911,8 @@ test_bad_kallsyms(void)
 int
 main(int argc, char **argv)
 {
-	struct symbolizer	*s;
-	ssize_t			 n;
+	struct symbolizer *s;
+	ssize_t n;
 
 	if (argc > 1 && strcmp(argv[1], "child") == 0)
 		return (child_main());

@@ -22,8 +22,8 @@ extern char **environ;
 static inline int
 tsu_run(char *const argv[])
 {
-	pid_t	 pid;
-	int	 st;
+	pid_t pid;
+	int st;
 
 	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0)
 		return (-1);
@@ -36,9 +36,9 @@ tsu_run(char *const argv[])
 static inline pid_t
 tsu_spawn(char *const argv[], int *to_child, int *from_child)
 {
-	posix_spawn_file_actions_t	 fa;
-	int				 in[2], out[2];
-	pid_t				 pid;
+	posix_spawn_file_actions_t fa;
+	int in[2], out[2];
+	pid_t pid;
 
 	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
 		return (-1);
@@ -58,10 +58,10 @@ tsu_spawn(char *const argv[], int *to_child, int *from_child)
 static inline int
 tsu_copy(const char *from, const char *to, off_t limit)
 {
-	char	 buf[65536];
-	ssize_t	 n;
-	off_t	 total = 0;
-	int	 in, out, r = 0;
+	char buf[65536];
+	ssize_t n;
+	off_t total = 0;
+	int in, out, r = 0;
 
 	if ((in = open(from, O_RDONLY)) < 0)
 		return (-1);
@@ -86,8 +86,8 @@ tsu_copy(const char *from, const char *to, off_t limit)
 static inline uint64_t
 tsu_read_addr(int fd)
 {
-	char	 buf[64];
-	size_t	 n = 0;
+	char buf[64];
+	size_t n = 0;
 
 	while (n < sizeof(buf) - 1 && read(fd, buf + n, 1) == 1 &&
 	    buf[n] != '\n')
@@ -99,7 +99,7 @@ tsu_read_addr(int fd)
 static inline char *
 tsu_tmpdir(void)
 {
-	static char	 dir[] = "/tmp/test_sym.XXXXXX";
+	static char dir[] = "/tmp/test_sym.XXXXXX";
 
 	return (mkdtemp(dir));
 }
@@ -107,7 +107,7 @@ tsu_tmpdir(void)
 static inline void
 tsu_rmtree(const char *dir)
 {
-	char	*argv[] = { "rm", "-rf", (char *)dir, NULL };
+	char *argv[] = { "rm", "-rf", (char *)dir, NULL };
 
 	(void)tsu_run(argv);
 }

@@ -25,7 +25,7 @@ esc(const char *s, int flags)
 static void
 check_esc(const char *in, int flags, const char *want, const char *what)
 {
-	char	*o = esc(in, flags);
+	char *o = esc(in, flags);
 
 	CHECK_STREQ(o, want, what);
 	CHECK(o != NULL && textesc_clean(o, strlen(o), flags) &&
@@ -67,8 +67,8 @@ test_rule(void)
 static void
 test_idempotent(void)
 {
-	char	 in[2], *a, *b;
-	int	 i, j, bad = 0;
+	char in[2], *a, *b;
+	int i, j, bad = 0;
 
 	for (i = 0; i < 256; i++)
 		for (j = 0; j < 256; j++) {
@@ -100,13 +100,13 @@ static void
 test_profile_col(void)
 {
 	static const char *const fr[] = { "f;g\n", "\xc3(" };
-	const char		*want[4] = { "\\xffx", "f|g\\x0a", "\\xc3(",
+	const char *want[4] = { "\\xffx", "f|g\\x0a", "\\xc3(",
 				    NULL };
-	struct cycle_output	 co;
-	struct profile		*p = profile_new();
-	struct json_object	*h, *md, *jo;
-	char			*col, *nl;
-	size_t			 len;
+	struct cycle_output co;
+	struct profile *p = profile_new();
+	struct json_object *h, *md, *jo;
+	char *col, *nl;
+	size_t len;
 
 	profile_add_stack(p, 7, "\xffx", fr, 2, 3);
 	profile_set_container(p, 7, "ctr\x1e;x");

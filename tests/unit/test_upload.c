@@ -17,10 +17,10 @@
 static char *
 gunzip(const unsigned char *gz, size_t len, size_t *outlen)
 {
-	z_stream	 z;
-	size_t		 cap = 1 << 20;
-	char		*out = malloc(cap);
-	int		 rc;
+	z_stream z;
+	size_t cap = 1 << 20;
+	char *out = malloc(cap);
+	int rc;
 
 	memset(&z, 0, sizeof(z));
 	inflateInit2(&z, 15 + 16);
@@ -54,12 +54,12 @@ static const char *HDR = "# {\"containers\": [], \"metadata\": {\"hostname\": "
 static void
 test_plain_body(void)
 {
-	struct upload_body_args	 a;
-	struct json_object	*o, *v;
-	unsigned char		*gz;
-	char			*txt, col[512];
-	size_t			 len, tlen;
-	unsigned		 trunc = 99;
+	struct upload_body_args a;
+	struct json_object *o, *v;
+	unsigned char *gz;
+	char *txt, col[512];
+	size_t len, tlen;
+	unsigned trunc = 99;
 
 	snprintf(col, sizeof(col), "%s\n0;;python3;main;f/g 7\n0;;sh;x 2",
 	    HDR);
@@ -102,12 +102,12 @@ test_plain_body(void)
 static void
 test_header_only(void)
 {
-	struct upload_body_args	 a;
-	unsigned char		*gz;
-	char			 col[2048];
-	size_t			 len, i;
-	unsigned		 trunc = 7;
-	uint64_t		 x = 88172645463325252ull;
+	struct upload_body_args a;
+	unsigned char *gz;
+	char col[2048];
+	size_t len, i;
+	unsigned trunc = 7;
+	uint64_t x = 88172645463325252ull;
 
 	strcpy(col, "# {\"h\": \"");
 	for (i = strlen(col); i < sizeof(col) - 8; i++) {
@@ -135,13 +135,13 @@ test_header_only(void)
 static void
 test_empty_header(void)
 {
-	struct upload_body_args	 a;
-	unsigned char		*gz;
-	char			 col[8192];
-	size_t			 len, off = 0;
-	unsigned		 trunc = 0;
-	uint64_t		 x = 88172645463325252ull;
-	int			 i, j;
+	struct upload_body_args a;
+	unsigned char *gz;
+	char col[8192];
+	size_t len, off = 0;
+	unsigned trunc = 0;
+	uint64_t x = 88172645463325252ull;
+	int i, j;
 
 	col[off++] = '\n';
 	for (i = 0; i < 100; i++) {
@@ -169,14 +169,14 @@ test_empty_header(void)
 static void
 test_truncation(void)
 {
-	struct upload_body_args	 a;
-	struct json_object	*o, *v, *h, *note;
-	unsigned char		*gz;
-	char			*col, *txt, *p, *last;
-	size_t			 len, tlen, off, i;
-	unsigned		 trunc = 0, nlines = 0, seen_big = 0;
-	uint64_t		 x = 88172645463325252ull, total = 0, got = 0;
-	const char		*prof;
+	struct upload_body_args a;
+	struct json_object *o, *v, *h, *note;
+	unsigned char *gz;
+	char *col, *txt, *p, *last;
+	size_t len, tlen, off, i;
+	unsigned trunc = 0, nlines = 0, seen_big = 0;
+	uint64_t x = 88172645463325252ull, total = 0, got = 0;
+	const char *prof;
 
 	col = malloc(4 << 20);
 	off = sprintf(col, "%s", HDR);
@@ -213,7 +213,7 @@ test_truncation(void)
 	/* Sum counts: nothing lost, the big stack kept. */
 	last = NULL;
 	for (p = strchr(prof, '\n'); p != NULL; p = strchr(p + 1, '\n')) {
-		const char	*eol = strchr(p + 1, '\n'), *sp;
+		const char *eol = strchr(p + 1, '\n'), *sp;
 
 		if (eol == NULL)
 			eol = p + 1 + strlen(p + 1);
@@ -240,7 +240,7 @@ test_truncation(void)
 static void
 test_responses(void)
 {
-	char	 g[32], m[256];
+	char g[32], m[256];
 
 	CHECK(upload_parse_response("{\"message\": \"ok\", \"gpid\": \"3\"}",
 	    30, g, sizeof(g)) == 0 && strcmp(g, "3") == 0, "gpid string");
@@ -287,7 +287,7 @@ test_responses(void)
 static void
 test_sizes(void)
 {
-	uint64_t	 v = 0;
+	uint64_t v = 0;
 
 	CHECK(upload_parse_size("2mb", &v) == 0 && v == 2097152, "2mb");
 	CHECK(upload_parse_size("100", &v) == 0 && v == 100, "bytes");
@@ -299,7 +299,7 @@ test_sizes(void)
 static void
 test_backoff(void)
 {
-	unsigned	 d, i, ok = 1;
+	unsigned d, i, ok = 1;
 
 	for (i = 0; i < 200; i++) {
 		d = backoff_delay_ms(0, 1000, 30000);

@@ -17,15 +17,15 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile unsigned long	spins;
+static volatile unsigned long spins;
 
 int
 main(int argc, char **argv)
 {
-	struct stat	 st;
-	time_t		 end;
-	void		*p;
-	int		 fd;
+	struct stat st;
+	time_t end;
+	void *p;
+	int fd;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: elf_mapper FILE COMM SECONDS\n");

@@ -27,12 +27,12 @@ static volatile unsigned long sink;
 int
 main(int argc, char **argv)
 {
-	uintptr_t	 fn, page, here = (uintptr_t)&fn;
-	long		 psz = sysconf(_SC_PAGESIZE);
-	struct timespec	 t0, t;
-	double		 secs;
-	FILE		*f;
-	int		 fd;
+	uintptr_t fn, page, here = (uintptr_t)&fn;
+	long psz = sysconf(_SC_PAGESIZE);
+	struct timespec t0, t;
+	double secs;
+	FILE *f;
+	int fd;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: execfn_fuse FILE READY_FILE SECONDS\n");

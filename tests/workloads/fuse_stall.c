@@ -35,8 +35,8 @@
 #define STALL_S		600
 #define STALL_SIZE	4096
 
-static uid_t	stall_uid;
-static gid_t	stall_gid;
+static uid_t stall_uid;
+static gid_t stall_gid;
 
 static void
 stall_sleep(void)

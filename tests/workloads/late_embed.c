@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <time.h>
 
-static volatile unsigned long	spins;
+static volatile unsigned long spins;
 
 /* Native work, its own frame in perf's stacks. */
 static void __attribute__((noinline))
 late_native_spin(int secs)
 {
-	time_t	 end = time(NULL) + secs;
+	time_t end = time(NULL) + secs;
 
 	while (time(NULL) < end)
 		spins++;
@@ -27,10 +27,10 @@ late_native_spin(int secs)
 int
 main(int argc, char **argv)
 {
-	void	(*init)(void);
-	int	(*run)(const char *);
-	char	 code[512];
-	void	*lib;
+	void (*init)(void);
+	int (*run)(const char *);
+	char code[512];
+	void *lib;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: late_embed LIB DELAY SECONDS\n");

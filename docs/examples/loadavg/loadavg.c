@@ -18,17 +18,17 @@
 #include <gprofiler/plugin.h>
 
 struct loadavg {
-	struct gp_plugin_ctx		*ctx;
-	const struct gp_host_api	*api;
-	double				 avg[3];
-	int				 have;
+	struct gp_plugin_ctx *ctx;
+	const struct gp_host_api *api;
+	double avg[3];
+	int have;
 };
 
 static int
 loadavg_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
 {
-	struct loadavg	*l;
+	struct loadavg *l;
 
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		return (-ENOMEM);
@@ -49,10 +49,10 @@ loadavg_start(void *priv)
 static int
 loadavg_snapshot(void *priv, struct gp_snapshot *snap)
 {
-	struct loadavg	*l = priv;
-	char		 buf[128];
-	ssize_t		 n;
-	int		 fd;
+	struct loadavg *l = priv;
+	char buf[128];
+	ssize_t n;
+	int fd;
 
 	l->have = 0;
 	if ((fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC)) != -1) {
@@ -73,7 +73,7 @@ loadavg_snapshot(void *priv, struct gp_snapshot *snap)
 static int
 loadavg_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
 {
-	struct loadavg	*l = priv;
+	struct loadavg *l = priv;
 
 	(void)hdr;
 	if (!l->have)
@@ -87,7 +87,7 @@ loadavg_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
 static int
 loadavg_stop(void *priv)
 {
-	struct loadavg	*l = priv;
+	struct loadavg *l = priv;
 
 	l->api->stop_done(l->ctx);
 	return (0);

@@ -8,19 +8,19 @@
 #include "elfbad.h"
 
 static struct elfbad {
-	int		 rc;		/* 0: free */
-	dev_t		 dev;
-	ino_t		 ino;
-	off_t		 size;
-	struct timespec	 mtim;
+	int rc;	/* 0: free */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtim;
 } elfbad[ELFBAD_SLOTS];
-static unsigned int	 elfbad_next;
+static unsigned int elfbad_next;
 
 static struct elfbad *
 elfbad_lookup(const struct stat *st)
 {
-	struct elfbad	*b;
-	size_t			 i;
+	struct elfbad *b;
+	size_t i;
 
 	for (i = 0; i < ELFBAD_SLOTS; i++) {
 		b = &elfbad[i];
@@ -36,7 +36,7 @@ elfbad_lookup(const struct stat *st)
 int
 elfbad_find(const struct stat *st)
 {
-	struct elfbad	*b = elfbad_lookup(st);
+	struct elfbad *b = elfbad_lookup(st);
 
 	return (b != NULL ? b->rc : 0);
 }
@@ -44,7 +44,7 @@ elfbad_find(const struct stat *st)
 int
 elfbad_mark(const struct stat *st, int rc)
 {
-	struct elfbad	*b;
+	struct elfbad *b;
 
 	if (rc == 0)
 		return (0);

@@ -12,9 +12,9 @@
 #define ELFBAD_SLOTS	64	/* the oldest forgotten first */
 
 /* The answer given when it was marked (-errno), 0 when not bad. */
-int	elfbad_find(const struct stat *);
+int elfbad_find(const struct stat *);
 /* Remember it with that answer; 1 if new (to be logged), 0 if known. */
-int	elfbad_mark(const struct stat *, int);
-void	elfbad_clear(void);
+int elfbad_mark(const struct stat *, int);
+void elfbad_clear(void);
 
 #endif

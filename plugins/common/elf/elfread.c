@@ -35,12 +35,12 @@
 #define ELFREAD_LOG_BURST	10
 #define ELFREAD_LOG_WINDOW_MS	60000
 
-static void	(*elfread_log_fn)(void *, const char *);
-static uint64_t	 elfread_total_bytes, elfread_total_reads;
+static void (*elfread_log_fn)(void *, const char *);
+static uint64_t elfread_total_bytes, elfread_total_reads;
 /* The loop turn's reads from files: since turn_ms, of the monotonic clock
  * (0: none yet). */
-static uint64_t	 elfread_turn_ms, elfread_turn_bytes, elfread_turn_reads;
-static void	*elfread_log_arg;
+static uint64_t elfread_turn_ms, elfread_turn_bytes, elfread_turn_reads;
+static void *elfread_log_arg;
 static struct ratelim elfread_log_limit = RATELIM_INIT(ELFREAD_LOG_BURST,
     ELFREAD_LOG_WINDOW_MS);
 
@@ -74,7 +74,7 @@ elfread_turn_clear(void)
 static uint64_t
 elfread_now_ms(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
 		return (0);
@@ -89,7 +89,7 @@ elfread_now_ms(void)
 static int
 elfread_turn_open(void)
 {
-	uint64_t	 now = elfread_now_ms();
+	uint64_t now = elfread_now_ms();
 
 	if (elfread_turn_ms == 0 || now < elfread_turn_ms ||
 	    now - elfread_turn_ms >= ELFREAD_TURN_MS) {
@@ -130,8 +130,8 @@ elfread_strerror(int rc)
 int
 elfread_pread(struct elfread *le, uint64_t off, void *buf, size_t len)
 {
-	size_t	 got = 0;
-	ssize_t	 n;
+	size_t got = 0;
+	ssize_t n;
 
 	if (le->error != 0)
 		return (-1);
@@ -170,7 +170,7 @@ elfread_pread(struct elfread *le, uint64_t off, void *buf, size_t len)
 static void
 elfread_ehdr32(Elf64_Ehdr *eh, const Elf32_Ehdr *e)
 {
-	Elf64_Ehdr	 o;
+	Elf64_Ehdr o;
 
 	memset(&o, 0, sizeof(o));
 	memcpy(o.e_ident, e->e_ident, EI_NIDENT);
@@ -195,7 +195,7 @@ elfread_ehdr32(Elf64_Ehdr *eh, const Elf32_Ehdr *e)
 static void
 elfread_shdr32(Elf64_Shdr *o, const Elf32_Shdr *s)
 {
-	Elf32_Shdr	 c = *s;	/* o and s may overlap */
+	Elf32_Shdr c = *s;	/* o and s may overlap */
 
 	o->sh_name = c.sh_name;
 	o->sh_type = c.sh_type;
@@ -217,7 +217,7 @@ elfread_shdr32(Elf64_Shdr *o, const Elf32_Shdr *s)
 static void
 elfread_phdr32(Elf64_Phdr *o, const Elf32_Phdr *p)
 {
-	Elf32_Phdr	 c = *p;
+	Elf32_Phdr c = *p;
 
 	o->p_type = c.p_type;
 	o->p_flags = c.p_flags;
@@ -238,10 +238,10 @@ static int
 elfread_headers(struct elfread *le, uint64_t off, void *out, size_t n,
     size_t esz64, int ph)
 {
-	size_t		 i, esz = le->class32 ? (ph ? sizeof(Elf32_Phdr) :
+	size_t i, esz = le->class32 ? (ph ? sizeof(Elf32_Phdr) :
 			    sizeof(Elf32_Shdr)) : esz64;
-	Elf32_Phdr	 p;
-	Elf32_Shdr	 s;
+	Elf32_Phdr p;
+	Elf32_Shdr s;
 
 	if (elfread_pread(le, off, out, n * esz) != 0)
 		return (-1);
@@ -262,11 +262,11 @@ elfread_headers(struct elfread *le, uint64_t off, void *out, size_t n,
 int
 elfread_open(struct elfread *le)
 {
-	const Elf64_Ehdr	*eh = &le->eh;
-	Elf32_Ehdr		 e32;
-	Elf64_Shdr		 s0;
-	const Elf64_Shdr	*ss;
-	size_t			 shnum, shstrndx;
+	const Elf64_Ehdr *eh = &le->eh;
+	Elf32_Ehdr e32;
+	Elf64_Shdr s0;
+	const Elf64_Shdr *ss;
+	size_t shnum, shstrndx;
 
 	if (le->size < sizeof(e32) ||
 	    elfread_pread(le, 0, &e32, sizeof(e32)) != 0)
@@ -350,7 +350,7 @@ elfread_close(struct elfread *le)
 static int
 elfread_run(struct elfread *le, elfread_fn fn, void *arg)
 {
-	int	 rc;
+	int rc;
 
 	if ((rc = elfread_open(le)) == 0)
 		rc = fn(le, arg);
@@ -365,10 +365,10 @@ elfread_run(struct elfread *le, elfread_fn fn, void *arg)
 void
 elfread_log_bad(int fd, const struct stat *st, int rc)
 {
-	char	 link[64], path[512], msg[1024], more[96];
+	char link[64], path[512], msg[1024], more[96];
 	uint64_t now = elfread_now_ms();
 	unsigned unnamed;
-	ssize_t	 n;
+	ssize_t n;
 
 	if (elfread_log_fn == NULL ||
 	    !ratelim_admit(&elfread_log_limit, now, &unnamed))
@@ -400,9 +400,9 @@ elfread_is_bad(int rc)
 int
 elfread_read_fd(int fd, elfread_fn fn, void *arg)
 {
-	struct elfread	 le;
-	struct stat	 st, st2;
-	int		 rc;
+	struct elfread le;
+	struct stat st, st2;
+	int rc;
 
 	if (fstat(fd, &st) != 0)
 		return (-errno);
@@ -433,7 +433,7 @@ elfread_read_fd(int fd, elfread_fn fn, void *arg)
 int
 elfread_read_mem(const void *buf, size_t len, elfread_fn fn, void *arg)
 {
-	struct elfread	 le;
+	struct elfread le;
 
 	memset(&le, 0, sizeof(le));
 	le.fd = -1;
@@ -447,8 +447,8 @@ elfread_read_mem(const void *buf, size_t len, elfread_fn fn, void *arg)
 int
 elfread_first_load(struct elfread *le, uint64_t *vaddr)
 {
-	uint64_t	 align;
-	size_t		 i;
+	uint64_t align;
+	size_t i;
 
 	for (i = 0; i < le->nph; i++) {
 		if (le->ph[i].p_type != PT_LOAD)
@@ -466,7 +466,7 @@ int
 elfread_name_eq(const uint8_t *p, size_t avail, uint64_t off, uint64_t len,
     const char *name)
 {
-	size_t	 n = strlen(name) + 1;	/* with its NUL */
+	size_t n = strlen(name) + 1;	/* with its NUL */
 
 	return (off < len && n <= len - off && n <= avail &&
 	    memcmp(p, name, n) == 0);
@@ -475,7 +475,7 @@ elfread_name_eq(const uint8_t *p, size_t avail, uint64_t off, uint64_t len,
 int
 elfread_section_is(const struct elfread *le, size_t i, const char *name)
 {
-	uint64_t	 off;
+	uint64_t off;
 
 	if (i >= le->nsh || le->shstr == NULL)
 		return (0);
@@ -496,12 +496,12 @@ elfread_symtab(struct elfread *le, const Elf64_Shdr *sh,
     const char *const *names, size_t nnames, size_t maxlen,
     elfread_sym_fn fn, void *arg)
 {
-	Elf64_Sym		*syms = NULL;
-	const Elf64_Shdr	*ss;
-	uint8_t			*str = NULL, one[ELFREAD_NAME_MAX + 1];
-	const uint8_t		*p;
-	uint64_t		 nsyms, i, strsz, avail;
-	size_t			 k, j, m;
+	Elf64_Sym *syms = NULL;
+	const Elf64_Shdr *ss;
+	uint8_t *str = NULL, one[ELFREAD_NAME_MAX + 1];
+	const uint8_t *p;
+	uint64_t nsyms, i, strsz, avail;
+	size_t k, j, m;
 
 	if (sh->sh_entsize != sizeof(Elf64_Sym) || sh->sh_link >= le->nsh)
 		return (0);
@@ -561,8 +561,8 @@ int
 elfread_symbols(struct elfread *le, uint32_t type, const char *const *names,
     size_t n, elfread_sym_fn fn, void *arg)
 {
-	size_t	 i, maxlen = 0, l;
-	int	 rc;
+	size_t i, maxlen = 0, l;
+	int rc;
 
 	for (i = 0; i < n; i++) {
 		l = strlen(names[i]) + 1;
@@ -583,9 +583,9 @@ size_t
 elfread_note_build_id(const uint8_t *p, size_t len, uint8_t *out,
     size_t cap)
 {
-	Elf64_Nhdr	 nh;
-	size_t		 off = 0, name, desc, next;
-	int		 guard;
+	Elf64_Nhdr nh;
+	size_t off = 0, name, desc, next;
+	int guard;
 
 	for (guard = 0; guard < 64 && len - off >= sizeof(nh); guard++) {
 		memcpy(&nh, p + off, sizeof(nh));
@@ -613,8 +613,8 @@ elfread_note_build_id(const uint8_t *p, size_t len, uint8_t *out,
 size_t
 elfread_build_id(struct elfread *le, uint8_t *out, size_t cap)
 {
-	uint8_t		*buf;
-	size_t		 i, n = 0;
+	uint8_t *buf;
+	size_t i, n = 0;
 
 	for (i = 0; i < le->nsh && n == 0; i++) {
 		if (le->sh[i].sh_type != SHT_NOTE || le->sh[i].sh_size == 0 ||
@@ -635,7 +635,7 @@ int
 elfread_read_section(struct elfread *le, size_t i, uint64_t off, void *buf,
     size_t len)
 {
-	const Elf64_Shdr	*sh;
+	const Elf64_Shdr *sh;
 
 	if (i >= le->nsh)
 		return (-1);
@@ -650,9 +650,9 @@ int64_t
 elfread_read_vaddr(struct elfread *le, uint64_t vaddr, void *buf,
     size_t len, int exec)
 {
-	const Elf64_Shdr	*sh;
-	uint64_t		 off;
-	size_t			 i;
+	const Elf64_Shdr *sh;
+	uint64_t off;
+	size_t i;
 
 	for (i = 0; i < le->nsh; i++) {
 		sh = &le->sh[i];

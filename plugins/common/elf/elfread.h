@@ -60,27 +60,27 @@
 #define ELFREAD_TURN_READS	256u
 
 struct elfread {
-	int			 fd;		/* -1: mem */
-	const uint8_t		*mem;
-	uint64_t		 size;		/* the file's, at open */
-	Elf64_Ehdr		 eh;
-	Elf64_Phdr		*ph;
-	size_t			 nph;
-	Elf64_Shdr		*sh;
-	size_t			 nsh;
-	char			*shstr;		/* section names; NULL: none */
-	size_t			 shstr_len;
-	uint64_t		 bytes, reads;	/* spent */
-	uint64_t		 max_bytes, max_reads;	/* the budget */
-	int			 error;		/* first fatal error, -errno */
-	int			 class32;	/* ELFCLASS32: converted */
-	int			 held;		/* elfread_open_fd's */
-	struct stat		 st;		/* held: the file at open */
+	int fd;	/* -1: mem */
+	const uint8_t *mem;
+	uint64_t size;	/* the file's, at open */
+	Elf64_Ehdr eh;
+	Elf64_Phdr *ph;
+	size_t nph;
+	Elf64_Shdr *sh;
+	size_t nsh;
+	char *shstr;	/* section names; NULL: none */
+	size_t shstr_len;
+	uint64_t bytes, reads;		/* spent */
+	uint64_t max_bytes, max_reads;	/* the budget */
+	int error;			/* first fatal error, -errno */
+	int class32;			/* ELFCLASS32: converted */
+	int held;			/* elfread_open_fd's */
+	struct stat st;			/* held: the file at open */
 };
 
-typedef int	(*elfread_fn)(struct elfread *, void *);
+typedef int (*elfread_fn)(struct elfread *, void *);
 /* A symbol whose name is names[which]; st_shndx is never SHN_UNDEF. */
-typedef void	(*elfread_sym_fn)(void *, size_t which, const Elf64_Sym *);
+typedef void (*elfread_sym_fn)(void *, size_t which, const Elf64_Sym *);
 
 /*
  * fn(le, arg)'s result, or: -ENOEXEC not a 64-bit little-endian ELF;
@@ -90,45 +90,45 @@ typedef void	(*elfread_sym_fn)(void *, size_t which, const Elf64_Sym *);
  * (ask again in a later turn).  -EBADMSG, -E2BIG, -EIO and -ESTALE mark
  * the file bad: the same answer, without reading, until it changes.
  */
-int	elfread_read_fd(int fd, elfread_fn fn, void *arg);
-int	elfread_read_mem(const void *buf, size_t len, elfread_fn fn,
+int elfread_read_fd(int fd, elfread_fn fn, void *arg);
+int elfread_read_mem(const void *buf, size_t len, elfread_fn fn,
 	    void *arg);
 /* Whether rc is one of those that mark a file bad. */
-int	elfread_is_bad(int);
+int elfread_is_bad(int);
 /* Text for the codes above ("over its read budget", ...). */
 const char *elfread_strerror(int);
 /* What every read so far cost, in all (benchmarks, tests). */
-void	elfread_spent(uint64_t *bytes, uint64_t *reads);
+void elfread_spent(uint64_t *bytes, uint64_t *reads);
 /* A new loop turn now, whatever the clock says (tests, benchmarks). */
-void	elfread_turn_clear(void);
+void elfread_turn_clear(void);
 /* Where the one line about a bad file goes (the plugin's log); at most
  * ten such lines a minute, the next one counting those not named. */
-void	elfread_set_log(void (*)(void *, const char *), void *);
+void elfread_set_log(void (*)(void *, const char *), void *);
 /* A new minute for those lines, whatever the clock says (tests). */
-void	elfread_log_clear(void);
+void elfread_log_clear(void);
 
 /* Link-time address of the first PT_LOAD, aligned down; -ENOEXEC. */
-int	elfread_first_load(struct elfread *, uint64_t *);
+int elfread_first_load(struct elfread *, uint64_t *);
 /* Whether section i is named name (compared within the names read). */
-int	elfread_section_is(const struct elfread *, size_t i, const char *);
+int elfread_section_is(const struct elfread *, size_t i, const char *);
 /*
  * Walk the symbol tables of type (SHT_DYNSYM, SHT_SYMTAB): fn for each
  * defined symbol named one of names[0..n) (each at most ELFREAD_NAME_MAX
  * bytes).  0, or the reader's error.
  */
-int	elfread_symbols(struct elfread *, uint32_t type,
+int elfread_symbols(struct elfread *, uint32_t type,
 	    const char *const *names, size_t n, elfread_sym_fn fn, void *arg);
 /* The GNU build-id (at most cap bytes): its length, 0 without one. */
-size_t	elfread_build_id(struct elfread *, uint8_t *, size_t cap);
+size_t elfread_build_id(struct elfread *, uint8_t *, size_t cap);
 /*
  * Up to len bytes at vaddr from the PROGBITS section holding it
  * (executable ones only with exec): the count read (cut at the
  * section's end), -1 when none holds it or the read failed.
  */
-int64_t	elfread_read_vaddr(struct elfread *, uint64_t vaddr, void *,
+int64_t elfread_read_vaddr(struct elfread *, uint64_t vaddr, void *,
 	    size_t len, int exec);
 /* len bytes at off of section i's data; 0 or -1. */
-int	elfread_read_section(struct elfread *, size_t i, uint64_t off,
+int elfread_read_section(struct elfread *, size_t i, uint64_t off,
 	    void *, size_t len);
 
 /*
@@ -143,34 +143,34 @@ int	elfread_read_section(struct elfread *, size_t i, uint64_t off,
  * elfread_is_bad, marks the file in elfbad (one log line): its result
  * is the reader's error, or -ESTALE, or 0.
  */
-int	elfread_open_fd(int fd, uint64_t max_bytes, uint64_t max_reads,
+int elfread_open_fd(int fd, uint64_t max_bytes, uint64_t max_reads,
 	    struct elfread **out);
-int	elfread_open_mem(const void *, size_t, uint64_t max_bytes,
+int elfread_open_mem(const void *, size_t, uint64_t max_bytes,
 	    uint64_t max_reads, struct elfread **out);
-int	elfread_free(struct elfread *);
+int elfread_free(struct elfread *);
 /* len bytes at file offset off: 0 or -1 (outside the file, or failed). */
-int	elfread_read_at(struct elfread *, uint64_t off, void *, size_t len);
+int elfread_read_at(struct elfread *, uint64_t off, void *, size_t len);
 /*
  * Symbols [first, first + n) of symbol section i, in the 64-bit form;
  * the count read (cut at the section's end), -1 on failure.  Its
  * entries must be Elf32_Sym or Elf64_Sym as the class says.
  */
-int64_t	elfread_read_syms(struct elfread *, size_t i, uint64_t first,
+int64_t elfread_read_syms(struct elfread *, size_t i, uint64_t first,
 	    Elf64_Sym *, size_t n);
 /* Its number of symbols (0: not a symbol section of this class). */
 uint64_t elfread_nsyms(const struct elfread *, size_t i);
 /* The same for the entries of a SHT_RELA or SHT_REL section (i386's
  * .rel.plt), as Elf64_Rela (r_info in ELF64's form: ELF64_R_SYM gives the
  * symbol; a REL entry's addend 0). */
-int64_t	elfread_read_relas(struct elfread *, size_t i, uint64_t first,
+int64_t elfread_read_relas(struct elfread *, size_t i, uint64_t first,
 	    Elf64_Rela *, size_t n);
 uint64_t elfread_nrelas(const struct elfread *, size_t i);
 
 /* Pure parsers, tested and fuzzed on their own. */
-size_t	elfread_note_build_id(const uint8_t *, size_t, uint8_t *, size_t);
+size_t elfread_note_build_id(const uint8_t *, size_t, uint8_t *, size_t);
 /* Whether the name at off of a string table of len bytes (no final NUL
  * needed) is name; p holds the table's bytes from off, avail of them. */
-int	elfread_name_eq(const uint8_t *p, size_t avail, uint64_t off,
+int elfread_name_eq(const uint8_t *p, size_t avail, uint64_t off,
 	    uint64_t len, const char *name);
 
 #endif

@@ -22,8 +22,8 @@ static int
 elfread_held(struct elfread *le, uint64_t max_bytes, uint64_t max_reads,
     struct elfread **out)
 {
-	struct elfread	*h;
-	int		 rc;
+	struct elfread *h;
+	int rc;
 
 	le->held = 1;
 	le->max_bytes = max_bytes;
@@ -58,9 +58,9 @@ int
 elfread_open_fd(int fd, uint64_t max_bytes, uint64_t max_reads,
     struct elfread **out)
 {
-	struct elfread	 le;
-	struct stat	 st2;
-	int		 rc;
+	struct elfread le;
+	struct stat st2;
+	int rc;
 
 	*out = NULL;
 	memset(&le, 0, sizeof(le));
@@ -85,7 +85,7 @@ int
 elfread_open_mem(const void *buf, size_t len, uint64_t max_bytes,
     uint64_t max_reads, struct elfread **out)
 {
-	struct elfread	 le;
+	struct elfread le;
 
 	*out = NULL;
 	memset(&le, 0, sizeof(le));
@@ -98,8 +98,8 @@ elfread_open_mem(const void *buf, size_t len, uint64_t max_bytes,
 int
 elfread_free(struct elfread *le)
 {
-	struct stat	 st2;
-	int		 rc;
+	struct stat st2;
+	int rc;
 
 	if (le == NULL)
 		return (0);
@@ -124,7 +124,7 @@ elfread_read_at(struct elfread *le, uint64_t off, void *buf, size_t len)
 uint64_t
 elfread_nsyms(const struct elfread *le, size_t i)
 {
-	const Elf64_Shdr	*sh;
+	const Elf64_Shdr *sh;
 
 	if (i >= le->nsh)
 		return (0);
@@ -141,7 +141,7 @@ elfread_nsyms(const struct elfread *le, size_t i)
 static size_t
 elfread_rel_size(const struct elfread *le, size_t i)
 {
-	const Elf64_Shdr	*sh;
+	const Elf64_Shdr *sh;
 
 	if (i >= le->nsh)
 		return (0);
@@ -156,7 +156,7 @@ elfread_rel_size(const struct elfread *le, size_t i)
 uint64_t
 elfread_nrelas(const struct elfread *le, size_t i)
 {
-	size_t	 esz = elfread_rel_size(le, i);
+	size_t esz = elfread_rel_size(le, i);
 
 	return (esz == 0 ? 0 : le->sh[i].sh_size / esz);
 }
@@ -185,9 +185,9 @@ int64_t
 elfread_read_syms(struct elfread *le, size_t i, uint64_t first,
     Elf64_Sym *out, size_t n)
 {
-	Elf32_Sym	 s;
-	int64_t		 got;
-	size_t		 k;
+	Elf32_Sym s;
+	int64_t got;
+	size_t k;
 
 	got = elfread_entries(le, i, elfread_nsyms(le, i), le->class32 ?
 	    sizeof(Elf32_Sym) : sizeof(Elf64_Sym), first, out, n);
@@ -211,11 +211,11 @@ int64_t
 elfread_read_relas(struct elfread *le, size_t i, uint64_t first,
     Elf64_Rela *out, size_t n)
 {
-	Elf32_Rela	 r;
-	Elf64_Rel	 r64;
-	size_t		 esz = elfread_rel_size(le, i), k;
-	int64_t		 got;
-	uint8_t		*b = (uint8_t *)out;
+	Elf32_Rela r;
+	Elf64_Rel r64;
+	size_t esz = elfread_rel_size(le, i), k;
+	int64_t got;
+	uint8_t *b = (uint8_t *)out;
 
 	if (esz == 0)
 		return (0);

@@ -15,11 +15,11 @@
 #include "elfread.h"
 
 /* len bytes at off, within the file and the budget: 0, or -1. */
-int	elfread_pread(struct elfread *le, uint64_t off, void *buf, size_t len);
+int elfread_pread(struct elfread *le, uint64_t off, void *buf, size_t len);
 /* The headers read and checked: 0 or the reader's error. */
-int	elfread_open(struct elfread *le);
-void	elfread_close(struct elfread *le);
+int elfread_open(struct elfread *le);
+void elfread_close(struct elfread *le);
 /* A file given up on, marked bad by identity and said once. */
-void	elfread_log_bad(int fd, const struct stat *st, int rc);
+void elfread_log_bad(int fd, const struct stat *st, int rc);
 
 #endif

@@ -12,20 +12,20 @@
 #include "langagg.h"
 
 struct langagg_entry {
-	uint64_t	 hash;
-	int32_t		 pid;
-	uint32_t	 nframes;
-	uint64_t	 count;
-	size_t		 bloblen;
-	char		*blob;	/* NULL: empty slot */
+	uint64_t hash;
+	int32_t pid;
+	uint32_t nframes;
+	uint64_t count;
+	size_t bloblen;
+	char *blob;	/* NULL: empty slot */
 };
 
 struct langagg {
 	struct langagg_entry *slots;
-	uint32_t	 cap;	/* power of two */
-	uint32_t	 used;
-	const char	**ptrs;	/* scratch for foreach */
-	uint32_t	 max_frames;
+	uint32_t cap;	/* power of two */
+	uint32_t used;
+	const char **ptrs;	/* scratch for foreach */
+	uint32_t max_frames;
 };
 
 struct langagg *

@@ -10,17 +10,17 @@
 
 struct langagg;
 
-typedef void	(*langagg_fn)(void *, int32_t, const char *const *, uint32_t,
+typedef void (*langagg_fn)(void *, int32_t, const char *const *, uint32_t,
 		    uint64_t);
 
 /* Empty stacks and those deeper than max_frames are refused (-EINVAL). */
-struct langagg	*langagg_new(uint32_t max_frames);
-void		 langagg_free(struct langagg *);
-int		 langagg_add(struct langagg *, int32_t, const char *const *,
+struct langagg *langagg_new(uint32_t max_frames);
+void langagg_free(struct langagg *);
+int langagg_add(struct langagg *, int32_t, const char *const *,
 		    uint32_t, uint64_t);
-void		 langagg_foreach(struct langagg *, langagg_fn, void *);
-uint64_t	 langagg_pid_total(struct langagg *, int32_t);
-uint32_t	 langagg_count(const struct langagg *);
-void		 langagg_clear(struct langagg *);
+void langagg_foreach(struct langagg *, langagg_fn, void *);
+uint64_t langagg_pid_total(struct langagg *, int32_t);
+uint32_t langagg_count(const struct langagg *);
+void langagg_clear(struct langagg *);
 
 #endif

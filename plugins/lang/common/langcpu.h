@@ -9,9 +9,9 @@
 #include <stdint.h>
 
 struct langcpu {
-	uint64_t	 ticks;	/* utime + stime at the last scan */
-	double		 at;	/* the process's age then, seconds */
-	double		 rate;	/* ticks a second */
+	uint64_t ticks;	/* utime + stime at the last scan */
+	double at;	/* the process's age then, seconds */
+	double rate;	/* ticks a second */
 };
 
 /* First sight: its average over its life. */

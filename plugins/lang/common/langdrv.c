@@ -17,10 +17,10 @@
 #include "langplug.h"
 #include "langproc.h"
 
-static void	langdrv_sample_cb(void *);
-static void	langdrv_retry_cb(void *);
-static void	langdrv_scan_cb(void *);
-static void	langdrv_discover_sync(struct langdrv *);
+static void langdrv_sample_cb(void *);
+static void langdrv_retry_cb(void *);
+static void langdrv_scan_cb(void *);
+static void langdrv_discover_sync(struct langdrv *);
 
 /* The plugin examines; an attached process may then be walked in the
  * samples (langdrv_walk.c), one that is no longer, no more. */

@@ -31,49 +31,49 @@ struct langagg;
  */
 struct langdrv_proc {
 	struct langtab_proc lp;
-	int		 reported;	/* its skip/error went out once */
-	uint32_t	 fails;		/* failed samples in a row */
-	char		 comm[64];
-	char		 reason[256];	/* why skipped, or the error */
+	int reported;	/* its skip/error went out once */
+	uint32_t fails;	/* failed samples in a row */
+	char comm[64];
+	char reason[256];	/* why skipped, or the error */
 	/* reported by the system profiler this cycle or the last (2, 1):
 	 * with reports, the timer samples only these, so a process asleep
 	 * is not read (a busy one is reported each cycle, at the latest by
 	 * the system profiler's own snapshot) */
-	int		 ran;
+	int ran;
 	/* walked in the system profiler's samples (langdrv_walk.c): the
 	 * thread that runs the interpreter, its root and check value */
-	int		 walking;
-	int32_t		 walk_tid;
-	uint64_t	 walk_root, walk_check;
+	int walking;
+	int32_t walk_tid;
+	uint64_t walk_root, walk_check;
 };
 
 struct langdrv_ops {
-	size_t	 proc_size;	/* the plugin's entry, a langdrv_proc first */
+	size_t proc_size;	/* the plugin's entry, a langdrv_proc first */
 	/* A process forgotten: its entry freed. */
-	void	 (*release)(void *, struct langtab_proc *);
+	void (*release)(void *, struct langtab_proc *);
 	/* The plugin's own state dropped with the driver's (optional):
 	 * at each start, at stop and at destroy (langdrv_reset). */
-	void	 (*reset)(void *);
+	void (*reset)(void *);
 	/* A new or re-exec'd process, or one whose attach is due again:
 	 * sets lp->state (langtab_attach_state). */
-	void	 (*examine)(void *, struct langtab_proc *, double age);
+	void (*examine)(void *, struct langtab_proc *, double age);
 	/* One sample of an attached (LANGTAB_ACTIVE) process. */
-	void	 (*sample)(void *, struct langtab_proc *);
+	void (*sample)(void *, struct langtab_proc *);
 	/* How processes are found is known (optional): its log line. */
-	void	 (*started)(void *);
+	void (*started)(void *);
 	/* Walk /proc at start when no system profiler reports processes
 	 * yet, rather than a second later. */
-	int	 scan_at_start;
+	int scan_at_start;
 	uint32_t rescan_ms;	/* the walk's period without reports */
 	/* A snapshot is taken: the process's own metadata, its caches
 	 * reset (optional; lp->samples says whether it gave stacks). */
-	void	 (*cycle_end)(void *, struct langdrv_proc *,
+	void (*cycle_end)(void *, struct langdrv_proc *,
 		    struct gp_snapshot *);
 	/* Its stacks (langdrv_stack.c): frames a sample, each frame's
 	 * text size and gProfiler's suffix ("_[php]"); the language as
 	 * logs name it and the comm of a process already forgotten. */
 	uint32_t max_frames;
-	size_t	 text_size;
+	size_t text_size;
 	const char *suffix;
 	const char *lang;
 	const char *comm;
@@ -89,76 +89,76 @@ struct langdrv_ops {
 	 * a stack it reads (langdrv_sample_begin, langdrv_frame from the
 	 * leaf, langdrv_sample_end).
 	 */
-	int	 (*walk_layout)(void *, struct langtab_proc *,
+	int (*walk_layout)(void *, struct langtab_proc *,
 		    struct gp_frame_walk *, int32_t *tid, uint64_t *root,
 		    uint64_t *check);
-	void	 (*walked)(void *, struct langtab_proc *, const uint64_t *walk,
+	void (*walked)(void *, struct langtab_proc *, const uint64_t *walk,
 		    uint32_t n, uint64_t count);
 };
 
 struct langdrv {
-	struct gp_plugin_ctx	*ctx;
+	struct gp_plugin_ctx *ctx;
 	const struct gp_host_api *api;
 	const struct langdrv_ops *ops;
-	void			*arg;	/* the plugin's, for its ops */
-	int			 enabled;	/* its mode option says so */
-	uint32_t		 freq;
-	double			 min_duration;
-	struct gp_timer		*sample_timer;
-	struct gp_timer		*scan_timer;
-	struct gp_timer		*first_timer;	/* once all plugins started */
-	int			 discover;	/* from the host's reports */
-	int			 walk_once;	/* reports began: what came before */
-	struct langtab		 tab;
+	void *arg;	/* the plugin's, for its ops */
+	int enabled;	/* its mode option says so */
+	uint32_t freq;
+	double min_duration;
+	struct gp_timer *sample_timer;
+	struct gp_timer *scan_timer;
+	struct gp_timer *first_timer;	/* once all plugins started */
+	int discover;			/* from the host's reports */
+	int walk_once;			/* reports began: what came before */
+	struct langtab tab;
 	/* the stacks since the last snapshot, and the one being read
 	 * (root last) */
-	struct langagg		*agg;
-	char			*texts;
-	const char		**frames;	/* the texts, root first */
-	uint32_t		 ntexts;
-	uint64_t		 nsamples, nfailed, nwalked;
-	int			 subscribed;	/* to walked samples' reports */
-	int			 walks;		/* a system profiler walks */
+	struct langagg *agg;
+	char *texts;
+	const char **frames;	/* the texts, root first */
+	uint32_t ntexts;
+	uint64_t nsamples, nfailed, nwalked;
+	int subscribed;	/* to walked samples' reports */
+	int walks;	/* a system profiler walks */
 };
 
 /* The table, and the readers' files opened and their ELF complaints
  * logged through the host (langproc, elfread). */
-int	langdrv_init(struct langdrv *, struct gp_plugin_ctx *,
+int langdrv_init(struct langdrv *, struct gp_plugin_ctx *,
 	    const struct gp_host_api *, const struct langdrv_ops *, void *arg);
-void	langdrv_free(struct langdrv *);
+void langdrv_free(struct langdrv *);
 /* Sampling at -f Hz (capped) from now, processes younger than
  * --min-duration left for later: 0, or -ENOMEM (everything reset). */
-int	langdrv_start(struct langdrv *);
+int langdrv_start(struct langdrv *);
 /* Timers off, reports unsubscribed, every process forgotten. */
-void	langdrv_reset(struct langdrv *);
+void langdrv_reset(struct langdrv *);
 /* The known processes checked, or /proc walked; the vanished pruned. */
-void	langdrv_scan(struct langdrv *);
+void langdrv_scan(struct langdrv *);
 /* The sample timer on while a process is attached, the retry timer while
  * one waits to be. */
-void	langdrv_timer_sync(struct langdrv *);
+void langdrv_timer_sync(struct langdrv *);
 
 /* (langdrv_stack.c) A sample begins; each frame from the leaf, a reader's
  * callback (arg: the driver): 0, or -E2BIG past max_frames. */
-void	langdrv_sample_begin(struct langdrv *);
-int	langdrv_frame(void *, const char *text);
+void langdrv_sample_begin(struct langdrv *);
+int langdrv_frame(void *, const char *text);
 /* The sample ended with the reader's rc: its stack counted count times,
  * or its failure (an error after fail_limit in a row, at once for a
  * refused read, -EREMOTE, whose reason is refused_why). */
-void	langdrv_sample_end(struct langdrv *, struct langdrv_proc *, int rc,
+void langdrv_sample_end(struct langdrv *, struct langdrv_proc *, int rc,
 	    const char *refused_why, uint64_t count);
 /* The snapshot: the processes checked, the stacks delivered, each
  * process that could not be read named once. */
-int	langdrv_snapshot(struct langdrv *, struct gp_snapshot *);
-void	langdrv_abandon(struct langdrv *);
+int langdrv_snapshot(struct langdrv *, struct gp_snapshot *);
+void langdrv_abandon(struct langdrv *);
 
 /* (langdrv_walk.c) Walked samples' reports subscribed to, or no more;
  * a process walked or not as it and the system profiler are now; at each
  * snapshot, every process (the caches emptied: their walks told again). */
-void	langdrv_walk_start(struct langdrv *);
-void	langdrv_walk_stop(struct langdrv *);
-void	langdrv_walk_sync(struct langdrv *, struct langdrv_proc *);
-void	langdrv_walk_off(struct langdrv *, struct langdrv_proc *);
-void	langdrv_walk_cycle(struct langdrv *);
+void langdrv_walk_start(struct langdrv *);
+void langdrv_walk_stop(struct langdrv *);
+void langdrv_walk_sync(struct langdrv *, struct langdrv_proc *);
+void langdrv_walk_off(struct langdrv *, struct langdrv_proc *);
+void langdrv_walk_cycle(struct langdrv *);
 
 /*
  * (langdrv_plugin.c) The gp_plugin entry points of a plugin whose state,
@@ -166,15 +166,15 @@ void	langdrv_walk_cycle(struct langdrv *);
  * arg).  init: the host checked (langplug_new), the state allocated and
  * its driver set up; 0 or -errno.
  */
-int	langdrv_plugin_init(struct gp_plugin_ctx *, const struct gp_host_api *,
+int langdrv_plugin_init(struct gp_plugin_ctx *, const struct gp_host_api *,
 	    size_t size, const struct langdrv_ops *, void **privp);
-void	langdrv_plugin_destroy(void *);
-int	langdrv_plugin_stop(void *);
-int	langdrv_plugin_snapshot(void *, struct gp_snapshot *);
-void	langdrv_plugin_abandon(void *, struct gp_snapshot *);
+void langdrv_plugin_destroy(void *);
+int langdrv_plugin_stop(void *);
+int langdrv_plugin_snapshot(void *, struct gp_snapshot *);
+void langdrv_plugin_abandon(void *, struct gp_snapshot *);
 /* The plugin's start begins here: everything reset, then enabled when
  * --option is value; whether it is. */
-int	langdrv_plugin_enable(struct langdrv *, const char *option,
+int langdrv_plugin_enable(struct langdrv *, const char *option,
 	    const char *value);
 
 #endif

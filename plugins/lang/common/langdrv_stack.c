@@ -76,8 +76,8 @@ langdrv_sample_end(struct langdrv *d, struct langdrv_proc *pr, int rc,
 }
 
 struct langdrv_deliver {
-	struct langdrv		*d;
-	struct gp_snapshot	*snap;
+	struct langdrv *d;
+	struct gp_snapshot *snap;
 };
 
 static void

@@ -9,8 +9,8 @@
 
 #include "langfile.h"
 
-static langfile_open_fn	 langfile_opener;
-static void		*langfile_opener_arg;
+static langfile_open_fn langfile_opener;
+static void *langfile_opener_arg;
 
 void
 langfile_set_opener(langfile_open_fn fn, void *arg)

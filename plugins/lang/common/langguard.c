@@ -31,12 +31,12 @@
  */
 #define LANGGUARD_PM_FDS	8
 static struct {
-	int		 open;
-	int		 fd;
-	pid_t		 pid;
-	uint64_t	 used;
+	int open;
+	int fd;
+	pid_t pid;
+	uint64_t used;
 } langguard_pm[LANGGUARD_PM_FDS];
-static uint64_t			 langguard_pm_clock;
+static uint64_t langguard_pm_clock;
 
 /*
  * Checks made together right before one read of them all (a batch of
@@ -50,13 +50,13 @@ static uint64_t			 langguard_pm_clock;
 					 * than it saves in calls) */
 #define LANGGUARD_WINS		4
 static struct {
-	uint64_t	 first;		/* page number of ent[0] */
-	uint64_t	 ent[LANGGUARD_WIN];
-	pid_t		 pid;
-	int		 valid;
+	uint64_t first;	/* page number of ent[0] */
+	uint64_t ent[LANGGUARD_WIN];
+	pid_t pid;
+	int valid;
 } langguard_win[LANGGUARD_WINS];
-static int			 langguard_in_batch;
-static uint32_t			 langguard_win_next;
+static int langguard_in_batch;
+static uint32_t langguard_win_next;
 
 void
 langguard_batch(int on)
@@ -103,8 +103,8 @@ langguard_pm_close(pid_t pid)
 }
 
 /* All processes' refreshes: bytes read in the current second. */
-static uint64_t			 langguard_budget_sec;
-static uint64_t			 langguard_budget_used;
+static uint64_t langguard_budget_sec;
+static uint64_t langguard_budget_used;
 
 void
 langguard_set_opener(langguard_open_fn fn, void *arg)
@@ -169,9 +169,9 @@ uint32_t
 langguard_parse_mountinfo(const char *buf, size_t len,
     struct langguard_mount *out, uint32_t max)
 {
-	struct fsguard_mount	*m;
-	char			*copy;
-	uint32_t		 n, i;
+	struct fsguard_mount *m;
+	char *copy;
+	uint32_t n, i;
 
 	if ((copy = malloc(len + 1)) == NULL)
 		return (0);

@@ -60,9 +60,9 @@
 
 /* A mount: its device (major << 20 | minor, as the kernel's dev_t). */
 struct langguard_mount {
-	uint32_t	 dev;
-	uint8_t		 local;
-	char		 fstype[LANGGUARD_FSTYPE];
+	uint32_t dev;
+	uint8_t local;
+	char fstype[LANGGUARD_FSTYPE];
 };
 
 #define LANGGUARD_OK		0
@@ -70,36 +70,36 @@ struct langguard_mount {
 
 /* A run of mappings, sorted by start; allowed runs that touch merge. */
 struct langguard_range {
-	uint64_t	 start, end;
-	uint32_t	 dev;
-	uint32_t	 verdict;
+	uint64_t start, end;
+	uint32_t dev;
+	uint32_t verdict;
 };
 
 struct langguard {
-	pid_t			 pid;
-	struct langguard_range	*r;
-	uint32_t		 n;
-	int			 truncated;	/* maps past the cap: unknown */
-	struct langguard_mount	*bad;	/* mounts refused, for reasons */
-	uint32_t		 nbad;
-	uint64_t		 refreshed;	/* CLOCK_MONOTONIC ns, 0: never */
-	uint64_t		 nonres;	/* the last refresh for pages
+	pid_t pid;
+	struct langguard_range *r;
+	uint32_t n;
+	int truncated;			/* maps past the cap: unknown */
+	struct langguard_mount *bad;	/* mounts refused, for reasons */
+	uint32_t nbad;
+	uint64_t refreshed;	/* CLOCK_MONOTONIC ns, 0: never */
+	uint64_t nonres;	/* the last refresh for pages
 						 * not resident, ns */
-	uint64_t		 cost_ns;	/* of the last refresh, CPU */
-	uint64_t		 nrefresh;
-	char			 why[192];	/* the last refusal */
+	uint64_t cost_ns;	/* of the last refresh, CPU */
+	uint64_t nrefresh;
+	char why[192];	/* the last refusal */
 };
 
-typedef int	(*langguard_open_fn)(void *, const struct gp_open_spec *,
+typedef int (*langguard_open_fn)(void *, const struct gp_open_spec *,
 		    struct gp_file_info *);
 
 /* The host's file_open (or a test's): -ENOSYS until set.  It is
  * langfile_set_opener's, every file of the plugin's. */
-void	 langguard_set_opener(langguard_open_fn, void *);
+void langguard_set_opener(langguard_open_fn, void *);
 
 /* Whether a filesystem type is one whose pages come from local memory or
  * a local disk: 1 or 0 (FUSE, NFS, CIFS, 9p, Ceph, unknown ones...). */
-int	 langguard_fs_local(const char *fstype, size_t len);
+int langguard_fs_local(const char *fstype, size_t len);
 /*
  * The mounts of a /proc/PID/mountinfo text, at most max into out (out may
  * be NULL to count): their number.  Malformed lines are skipped.
@@ -109,7 +109,7 @@ uint32_t langguard_parse_mountinfo(const char *buf, size_t len,
 /*
  * One /proc/PID/maps line: its range, device and inode.  0 or -EINVAL.
  */
-int	 langguard_parse_map_line(const char *s, size_t len, uint64_t *start,
+int langguard_parse_map_line(const char *s, size_t len, uint64_t *start,
 	    uint64_t *end, uint32_t *dev, uint64_t *ino);
 /*
  * The ranges of a /proc/PID/maps text with their verdicts against the
@@ -126,14 +126,14 @@ uint32_t langguard_parse_maps(const char *buf, size_t len,
  * -EREMOTE when a part is refused (*bad names it), -ENOENT when a part is
  * in no range.  Pure.
  */
-int	 langguard_lookup(const struct langguard_range *, uint32_t n,
+int langguard_lookup(const struct langguard_range *, uint32_t n,
 	    uint64_t addr, uint64_t len, const struct langguard_range **bad);
 
 /* A target's guard, its mounts read now, and its maps (or the text given,
  * when the caller has just read them): 0 or -errno. */
-int	 langguard_init(struct langguard *, pid_t, const char *maps,
+int langguard_init(struct langguard *, pid_t, const char *maps,
 	    size_t len);
-void	 langguard_free(struct langguard *);
+void langguard_free(struct langguard *);
 /*
  * Whether [addr, addr + len) may be read: 0; -EREMOTE, refused (the
  * reason in g->why); -EFAULT, not mapped as far as known (the maps are
@@ -141,12 +141,12 @@ void	 langguard_free(struct langguard *);
  * -EAGAIN, pages not resident that could not be judged now (the maps
  * were read again for another less than LANGGUARD_NONRES_NS ago).
  */
-int	 langguard_check(struct langguard *, uint64_t addr, uint64_t len);
+int langguard_check(struct langguard *, uint64_t addr, uint64_t len);
 /*
  * langguard_batch(1) before the checks of pages read together right
  * after (one process_vm_readv), langguard_batch(0) after them: their
  * pagemap lookups share reads of nearby entries.
  */
-void	 langguard_batch(int on);
+void langguard_batch(int on);
 
 #endif

@@ -15,11 +15,11 @@
  * plugin can run in (its ABI major, a safe file open: never an unsafe
  * open instead).  NULL with *rcp -EINVAL, -ENOTSUP or -ENOMEM.
  */
-void	*langplug_new(const struct gp_host_api *, size_t size, int *rcp);
+void *langplug_new(const struct gp_host_api *, size_t size, int *rcp);
 /* The host's file_open for the readers' openers; arg: the plugin's ctx. */
-int	 langplug_open(void *, const struct gp_open_spec *,
+int langplug_open(void *, const struct gp_open_spec *,
 	    struct gp_file_info *);
 /* A warning through the host's log (the ELF reader's); arg: the ctx. */
-void	 langplug_warn(void *, const char *msg);
+void langplug_warn(void *, const char *msg);
 
 #endif

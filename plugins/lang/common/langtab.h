@@ -45,68 +45,68 @@
 #define LANGTAB_RECHECK_MAX_S	60.0
 
 struct langtab_proc {
-	pid_t		 pid;
-	uint64_t	 starttime;	/* clock ticks since boot */
-	uint64_t	 exe_id;	/* changes on exec, unlike the PID */
-	int		 state;
-	int		 seen;		/* at the last scan */
-	uint64_t	 samples;	/* stacks awaiting a snapshot */
-	uint64_t	 vsize;		/* at the last look */
-	double		 recheck_at;	/* uptime: not looked at again before */
-	double		 recheck_s;	/* the wait after the next look */
+	pid_t pid;
+	uint64_t starttime;	/* clock ticks since boot */
+	uint64_t exe_id;	/* changes on exec, unlike the PID */
+	int state;
+	int seen;		/* at the last scan */
+	uint64_t samples;	/* stacks awaiting a snapshot */
+	uint64_t vsize;		/* at the last look */
+	double recheck_at;	/* uptime: not looked at again before */
+	double recheck_s;	/* the wait after the next look */
 };
 
 struct langtab {
 	struct langtab_proc **procs;	/* LANGTAB_MAX slots */
-	uint32_t	 n;
+	uint32_t n;
 	/* frees an entry (the plugin's whole struct) */
-	void		(*release)(void *, struct langtab_proc *);
-	void		*arg;
-	struct gp_timer	*retry;		/* while any entry is LANGTAB_NEW */
+	void (*release)(void *, struct langtab_proc *);
+	void *arg;
+	struct gp_timer *retry;	/* while any entry is LANGTAB_NEW */
 };
 
-int	 langtab_init(struct langtab *,
+int langtab_init(struct langtab *,
 	    void (*)(void *, struct langtab_proc *), void *);
 /* Every entry released, the table freed. */
-void	 langtab_free(struct langtab *);
+void langtab_free(struct langtab *);
 /* The entry of pid: a live one first (a gone one may await a snapshot
  * with its stacks while the PID already runs something else). */
 struct langtab_proc *langtab_find(const struct langtab *, pid_t);
 /* Adds pr (a new entry, state and identity set): -ENOSPC when full. */
-int	 langtab_add(struct langtab *, struct langtab_proc *);
+int langtab_add(struct langtab *, struct langtab_proc *);
 /* A new entry of size bytes (the plugin's struct, beginning with its
  * langtab_proc), zeroed, its identity set, added; NULL if out of memory
  * or the table is full. */
 struct langtab_proc *langtab_new(struct langtab *, size_t size, pid_t,
 	    uint64_t start, uint64_t exe_id);
-void	 langtab_remove(struct langtab *, struct langtab_proc *);
+void langtab_remove(struct langtab *, struct langtab_proc *);
 /*
  * pid's identity now is (start, exe_id): whether pr (its entry, or NULL)
  * is still that process.  If not, pr is marked gone and dropped unless
  * stacks await a snapshot; *prp is then NULL.
  */
-int	 langtab_same(struct langtab *, struct langtab_proc **prp,
+int langtab_same(struct langtab *, struct langtab_proc **prp,
 	    uint64_t start, uint64_t exe_id);
 /* The entry is about to be examined, its virtual size vsize, at uptime. */
-void	 langtab_looked(struct langtab_proc *, uint64_t vsize, double uptime);
+void langtab_looked(struct langtab_proc *, uint64_t vsize, double uptime);
 /* Whether an ignored entry is to be examined again (LANGTAB_RECHECK_MIN_S):
  * if so, recorded as looked at. */
-int	 langtab_recheck(struct langtab_proc *, uint64_t vsize, double uptime);
+int langtab_recheck(struct langtab_proc *, uint64_t vsize, double uptime);
 /* Whether a known entry is to be examined now: new, or rechecked (said
  * at DEBUG through api, "pid N: its mappings changed"). */
-int	 langtab_due(struct langtab_proc *, uint64_t vsize, double uptime,
+int langtab_due(struct langtab_proc *, uint64_t vsize, double uptime,
 	    const struct gp_host_api *, struct gp_plugin_ctx *);
 /* The state after a failed attach: final, or LANGTAB_NEW while young. */
-int	 langtab_settle(int state, double age);
+int langtab_settle(int state, double age);
 /*
  * The state after a reader's attach returned rc for a process age seconds
  * old: 0 active; -ESRCH gone; -ENOENT not this runtime; -EAGAIN not yet
  * (the dynamic linker at work), -ENOTSUP skipped, else an error -- each
  * of these three final only once the process is settled.
  */
-int	 langtab_attach_state(int rc, double age);
+int langtab_attach_state(int rc, double age);
 /* The log line for an entry whose attach failed (its state set). */
-void	 langtab_attach_log(const struct gp_host_api *, struct gp_plugin_ctx *,
+void langtab_attach_log(const struct gp_host_api *, struct gp_plugin_ctx *,
 	    const struct langtab_proc *, double age, const char *comm,
 	    const char *reason);
 /*
@@ -115,27 +115,27 @@ void	 langtab_attach_log(const struct gp_host_api *, struct gp_plugin_ctx *,
  * is no longer itself is unseen (young_only: gone), one still itself and
  * LANGTAB_NEW is examined again.
  */
-void	 langtab_refresh(struct langtab *, int young_only,
+void langtab_refresh(struct langtab *, int young_only,
 	    int (*stat)(pid_t, uint64_t *, uint64_t *),
 	    void (*examine)(void *, struct langtab_proc *, double), void *);
 /* How many entries are in this state. */
 uint32_t langtab_count(const struct langtab *, int state);
 /* The retry timer (every LANGTAB_RETRY_MS, calling fn) armed while an
  * entry is LANGTAB_NEW, else removed. */
-void	 langtab_retry_sync(struct langtab *, const struct gp_host_api *,
+void langtab_retry_sync(struct langtab *, const struct gp_host_api *,
 	    struct gp_plugin_ctx *, void (*fn)(void *), void *);
-void	 langtab_retry_stop(struct langtab *, const struct gp_host_api *);
+void langtab_retry_stop(struct langtab *, const struct gp_host_api *);
 /* Before a scan: no entry seen yet. */
-void	 langtab_unsee(struct langtab *);
+void langtab_unsee(struct langtab *);
 /* After a scan: the unseen are gone; the gone without stacks dropped. */
-void	 langtab_prune(struct langtab *);
+void langtab_prune(struct langtab *);
 /* Calls fn for each process in /proc, with the uptime: -errno if
  * /proc cannot be read. */
-int	 langtab_walk_proc(void (*fn)(void *, pid_t, double), void *);
+int langtab_walk_proc(void (*fn)(void *, pid_t, double), void *);
 /* Seconds since boot (/proc/uptime's clock); -1 if unknown. */
-double	 langtab_uptime(void);
+double langtab_uptime(void);
 /* The age in seconds of a process started start ticks after boot; -1 if
  * unknown. */
-double	 langtab_age(uint64_t start, double uptime);
+double langtab_age(uint64_t start, double uptime);
 
 #endif

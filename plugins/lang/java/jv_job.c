@@ -25,17 +25,17 @@
 #define JV_ARGV_MAX	8
 
 struct jv_job {
-	struct gp_plugin_ctx		*ctx;
-	const struct gp_host_api	*api;
-	struct gp_child			*child;
-	struct gp_timer			*timer;
-	jv_job_done_fn			 done;
-	void				*arg;
-	char				*out;
-	size_t				 outlen;
-	int				 truncated;
-	uint32_t			 timeout_ms;
-	char				 cancel[128];	/* set: report this */
+	struct gp_plugin_ctx *ctx;
+	const struct gp_host_api *api;
+	struct gp_child *child;
+	struct gp_timer *timer;
+	jv_job_done_fn done;
+	void *arg;
+	char *out;
+	size_t outlen;
+	int truncated;
+	uint32_t timeout_ms;
+	char cancel[128];	/* set: report this */
 };
 
 static void

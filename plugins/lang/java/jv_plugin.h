@@ -54,72 +54,72 @@
 struct jv;
 
 struct jv_jvm {
-	struct jv	*p;
-	pid_t		 pid;
-	uint64_t	 starttime;
-	struct langcpu	 cpu;
-	int		 seen, gone;
-	int		 sampled;	/* reported by the system profiler this
+	struct jv *p;
+	pid_t pid;
+	uint64_t starttime;
+	struct langcpu cpu;
+	int seen, gone;
+	int sampled;	/* reported by the system profiler this
 					 * cycle */
-	int		 watched;	/* sample reports on (sample_watch) */
-	int		 judged;	/* watched during this cycle */
-	int		 needmap;	/* a sample with an unnamed frame */
-	uint32_t	 reports;	/* sample reports this cycle */
-	int		 skip;		/* for good: report reason each cycle */
-	char		 comm[64];
-	char		 reason[256];	/* reported at the next snapshot */
-	int		 rkind;		/* GP_PID_* or JV_NO_REPORT */
-	char		 logged[256];	/* last reason logged at INFO */
-	uint32_t	 ops;		/* still to run this cycle */
-	uint32_t	 done;		/* JV_OP_INFO answered (or refused) */
-	struct jv_job	*job;
-	uint32_t	 job_op;
-	uint32_t	 fails;
-	int		 perfmap_unsupported;
-	int		 no_allinfo;	/* ask the INFO commands one by one */
-	int		 fp;		/* -XX:+PreserveFramePointer */
-	char		 appid[JV_APPID_MAX];
-	char		 version[256];
-	char		 flags[JV_FLAGS_MAX];
+	int watched;		/* sample reports on (sample_watch) */
+	int judged;		/* watched during this cycle */
+	int needmap;		/* a sample with an unnamed frame */
+	uint32_t reports;	/* sample reports this cycle */
+	int skip;		/* for good: report reason each cycle */
+	char comm[64];
+	char reason[256];	/* reported at the next snapshot */
+	int rkind;		/* GP_PID_* or JV_NO_REPORT */
+	char logged[256];	/* last reason logged at INFO */
+	uint32_t ops;		/* still to run this cycle */
+	uint32_t done;		/* JV_OP_INFO answered (or refused) */
+	struct jv_job *job;
+	uint32_t job_op;
+	uint32_t fails;
+	int perfmap_unsupported;
+	int no_allinfo;	/* ask the INFO commands one by one */
+	int fp;		/* -XX:+PreserveFramePointer */
+	char appid[JV_APPID_MAX];
+	char version[256];
+	char flags[JV_FLAGS_MAX];
 };
 
 struct jv {
-	struct gp_plugin_ctx	 *ctx;
+	struct gp_plugin_ctx *ctx;
 	const struct gp_host_api *api;
-	int			  enabled, stopping;
-	int			  discover;	/* JVMs from the host's reports */
-	int			  stacks;	/* sample reports subscribed */
-	char			  jattach[PATH_MAX];
-	regex_t			  filters[JV_MAX_FILTERS];
-	size_t			  nfilters;
-	double			  min_duration;
-	uint32_t		  max_procs;	/* top N by CPU; 0: all */
-	uint32_t		  timeout_ms;	/* one jattach run */
-	uint64_t		  round_ms;
-	struct gp_timer		 *round_timer;
-	struct jv_jvm		**jvms;
-	uint32_t		  njvms;
+	int enabled, stopping;
+	int discover;	/* JVMs from the host's reports */
+	int stacks;	/* sample reports subscribed */
+	char jattach[PATH_MAX];
+	regex_t filters[JV_MAX_FILTERS];
+	size_t nfilters;
+	double min_duration;
+	uint32_t max_procs;	/* top N by CPU; 0: all */
+	uint32_t timeout_ms;	/* one jattach run */
+	uint64_t round_ms;
+	struct gp_timer *round_timer;
+	struct jv_jvm **jvms;
+	uint32_t njvms;
 	/* Reported processes examined a second later: most of those a
 	 * busy host starts (compilers, shells) are gone by then, and an
 	 * exited process costs one failed open instead of its stat and
 	 * maps. */
-	pid_t			 *pending;
-	uint32_t		  npending;
-	struct gp_timer		 *pending_timer;
-	uint32_t		  running;
-	uint64_t		  rounds, perfmaps, spared;
+	pid_t *pending;
+	uint32_t npending;
+	struct gp_timer *pending_timer;
+	uint32_t running;
+	uint64_t rounds, perfmaps, spared;
 };
 
 /* jv_round.c */
-void	jv_report(struct jv_jvm *, int, const char *);
-void	jv_arm(struct jv *);
+void jv_report(struct jv_jvm *, int, const char *);
+void jv_arm(struct jv *);
 
 /* jv_watch.c */
-void	jv_discover_sync(struct jv *);
-void	jv_pending_flush(struct jv *);
-void	jv_prune(struct jv *);
-void	jv_scan(struct jv *);
-void	jv_sample_cb(void *, int32_t, int32_t, uint64_t,
+void jv_discover_sync(struct jv *);
+void jv_pending_flush(struct jv *);
+void jv_prune(struct jv *);
+void jv_scan(struct jv *);
+void jv_sample_cb(void *, int32_t, int32_t, uint64_t,
 	    const struct gp_sample_stack *);
 
 #endif /* JV_PLUGIN_H */

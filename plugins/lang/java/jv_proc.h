@@ -17,32 +17,32 @@
 /* Files are opened through langfile_set_opener's (gp_host_api.file_open);
  * until it is set nothing opens. */
 /* Start time (ticks since boot) and, if cpu, utime + stime (ticks). */
-int	jv_proc_starttime(pid_t pid, uint64_t *start, uint64_t *cpu);
-int	jv_proc_is_jvm(pid_t pid);
-double	jv_proc_age(uint64_t start);
-void	jv_proc_comm(pid_t pid, char *out, size_t len);
-int	jv_proc_attach_safe(pid_t pid, char *why, size_t whylen,
+int jv_proc_starttime(pid_t pid, uint64_t *start, uint64_t *cpu);
+int jv_proc_is_jvm(pid_t pid);
+double jv_proc_age(uint64_t start);
+void jv_proc_comm(pid_t pid, char *out, size_t len);
+int jv_proc_attach_safe(pid_t pid, char *why, size_t whylen,
 	    int *permanent);
 
 /* One jattach run: the JVM's answer or why there is none. */
 struct jv_result {
-	int		 ok;		/* the JVM answered with code 0 */
-	int		 permanent;	/* !ok: do not try this JVM again */
-	const char	*body;		/* ok: the answer (borrowed) */
-	size_t		 bodylen;
-	char		 reason[256];	/* !ok */
+	int ok;			/* the JVM answered with code 0 */
+	int permanent;		/* !ok: do not try this JVM again */
+	const char *body;	/* ok: the answer (borrowed) */
+	size_t bodylen;
+	char reason[256];	/* !ok */
 };
 
 struct jv_job;
-typedef void	(*jv_job_done_fn)(void *arg, const struct jv_result *r);
+typedef void (*jv_job_done_fn)(void *arg, const struct jv_result *r);
 
-struct jv_job	*jv_job_start(struct gp_plugin_ctx *ctx,
+struct jv_job *jv_job_start(struct gp_plugin_ctx *ctx,
 		    const struct gp_host_api *api, const char *jattach,
 		    pid_t pid, const char *const *cmd, uint32_t timeout_ms,
 		    jv_job_done_fn done, void *arg);
-void		 jv_job_cancel(struct jv_job *j, const char *why);
+void jv_job_cancel(struct jv_job *j, const char *why);
 /* The plugin goes away with the job's jattach still running: the host
  * reaps it without calling back, and the job is freed now.  NULL: none. */
-void		 jv_job_forget(struct jv_job *j);
+void jv_job_forget(struct jv_job *j);
 
 #endif /* JV_PROC_H */

@@ -14,8 +14,8 @@
 
 #include "jv_plugin.h"
 
-static int	jv_absorb(struct jv_jvm *, uint32_t, const struct jv_result *);
-static void	jv_pump(struct jv *);
+static int jv_absorb(struct jv_jvm *, uint32_t, const struct jv_result *);
+static void jv_pump(struct jv *);
 
 void
 jv_report(struct jv_jvm *j, int kind, const char *reason)

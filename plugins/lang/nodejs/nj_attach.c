@@ -72,23 +72,23 @@
  * checked against. */
 #define NJA_V8_MAJOR	"11"
 
-static int	 nja_pid;
-static int	 nja_procfd = -1;	/* /proc/PID, pinned to the process */
-static int	 nja_tmpfd = -1;	/* the target's /tmp (O_PATH) */
-static char	 nja_copy[64];		/* the copy's name in it, once made */
-static char	 nja_target_so[96];	/* the copy, as the target names it */
-static int	 nja_ws = -1;		/* the WebSocket, until closed */
-static uint32_t	 nja_mask;
-static int	 nja_signalled;		/* SIGUSR1 was sent */
-static uint64_t	 nja_end;		/* NJA_TOTAL_MS after the start */
+static int nja_pid;
+static int nja_procfd = -1;	/* /proc/PID, pinned to the process */
+static int nja_tmpfd = -1;	/* the target's /tmp (O_PATH) */
+static char nja_copy[64];		/* the copy's name in it, once made */
+static char nja_target_so[96];	/* the copy, as the target names it */
+static int nja_ws = -1;		/* the WebSocket, until closed */
+static uint32_t nja_mask;
+static int nja_signalled;		/* SIGUSR1 was sent */
+static uint64_t nja_end;		/* NJA_TOTAL_MS after the start */
 static volatile sig_atomic_t nja_term;	/* the agent asked us to stop */
 
-static void	 nja_close_inspector(void);
+static void nja_close_inspector(void);
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
 nja_exit(int code, const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	/* Through the directory held since the start: the copy goes even
 	 * if the target died meanwhile. */
@@ -128,7 +128,7 @@ nja_check_term(void)
 static uint64_t
 nja_now_ms(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
@@ -138,7 +138,7 @@ nja_now_ms(void)
 static uint64_t
 nja_deadline(uint64_t ms)
 {
-	uint64_t	 d = nja_now_ms() + ms;
+	uint64_t d = nja_now_ms() + ms;
 
 	return (d < nja_end ? d : nja_end);
 }
@@ -148,8 +148,8 @@ nja_deadline(uint64_t ms)
 static ssize_t
 nja_read_proc(const char *what, char *buf, size_t len)
 {
-	ssize_t	 n, got = 0;
-	int	 fd;
+	ssize_t n, got = 0;
+	int fd;
 
 	if ((fd = openat(nja_procfd, what, O_RDONLY | O_CLOEXEC |
 	    O_NOFOLLOW)) == -1)
@@ -167,8 +167,8 @@ nja_read_proc(const char *what, char *buf, size_t len)
 static unsigned long long
 nja_starttime(char *state)
 {
-	char		 buf[1024], *p;
-	int		 i;
+	char buf[1024], *p;
+	int i;
 
 	*state = '?';
 	if (nja_read_proc("stat", buf, sizeof(buf)) <= 0 ||
@@ -182,9 +182,9 @@ nja_starttime(char *state)
 }
 
 struct nja_match {
-	uint64_t	 inode;
-	uint32_t	 uid;
-	int		 found;		/* among the target's descriptors */
+	uint64_t inode;
+	uint32_t uid;
+	int found;	/* among the target's descriptors */
 };
 
 /* The sockets of one /proc/PID/net table that nj_tcp_is_inspector()
@@ -193,11 +193,11 @@ static int
 nja_tcp_scan(const char *table, unsigned peer_port, struct nja_match *m,
     size_t *nm)
 {
-	static char		 buf[NJA_BUF];
-	struct nj_tcp_sock	 s;
-	size_t			 got = 0, off;
-	ssize_t			 n;
-	int			 fd, rc = 0;
+	static char buf[NJA_BUF];
+	struct nj_tcp_sock s;
+	size_t got = 0, off;
+	ssize_t n;
+	int fd, rc = 0;
 
 	if ((fd = openat(nja_procfd, table, O_RDONLY | O_CLOEXEC |
 	    O_NOFOLLOW)) == -1)
@@ -239,14 +239,14 @@ out:
 static int
 nja_owned(unsigned peer_port, char *why, size_t whylen)
 {
-	struct nja_match	 m[NJA_MATCH_MAX];
-	struct dirent		*de;
-	char			 link[64];
-	uint64_t		 ino;
-	size_t			 nm = 0, i, left;
-	ssize_t			 len;
-	DIR			*d;
-	int			 dfd;
+	struct nja_match m[NJA_MATCH_MAX];
+	struct dirent *de;
+	char link[64];
+	uint64_t ino;
+	size_t nm = 0, i, left;
+	ssize_t len;
+	DIR *d;
+	int dfd;
 
 	if (nja_tcp_scan("net/tcp", peer_port, m, &nm) != 0 ||
 	    nja_tcp_scan("net/tcp6", peer_port, m, &nm) != 0) {
@@ -301,10 +301,10 @@ nja_owned(unsigned peer_port, char *why, size_t whylen)
 static int
 nja_connect(unsigned port)
 {
-	struct sockaddr_in	 sa;
-	struct timeval		 tv = { NJA_IO_MS / 1000,
+	struct sockaddr_in sa;
+	struct timeval tv = { NJA_IO_MS / 1000,
 	    (NJA_IO_MS % 1000) * 1000 };
-	int			 s;
+	int s;
 
 	if ((s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		return (-1);
@@ -333,11 +333,11 @@ nja_connect(unsigned port)
 static int
 nja_connect_owned(void)
 {
-	struct sockaddr_in	 me;
-	socklen_t		 ml = sizeof(me);
-	uint64_t		 deadline;
-	char			 why[256];
-	int			 s, r;
+	struct sockaddr_in me;
+	socklen_t ml = sizeof(me);
+	uint64_t deadline;
+	char why[256];
+	int s, r;
 
 	if ((r = nja_owned(0, why, sizeof(why))) != 1)
 		nja_exit(1, "refused: %s", r == 0 ? "node's inspector "
@@ -363,8 +363,8 @@ nja_connect_owned(void)
 static int
 nja_send_all(int s, const void *buf, size_t len)
 {
-	const char	*p = buf;
-	ssize_t		 n;
+	const char *p = buf;
+	ssize_t n;
 
 	while (len > 0) {
 		if ((n = send(s, p, len, MSG_NOSIGNAL)) <= 0)
@@ -379,12 +379,12 @@ nja_send_all(int s, const void *buf, size_t len)
 static void
 nja_json_list(char *path, size_t pathlen)
 {
-	static char	 buf[NJA_BUF];
-	const char	 req[] = "GET /json/list HTTP/1.1\r\n"
+	static char buf[NJA_BUF];
+	const char req[] = "GET /json/list HTTP/1.1\r\n"
 	    "Host: 127.0.0.1:9229\r\nConnection: close\r\n\r\n";
-	size_t		 got = 0;
-	ssize_t		 n;
-	int		 s, rc = -EAGAIN;
+	size_t got = 0;
+	ssize_t n;
+	int s, rc = -EAGAIN;
 
 	s = nja_connect_owned();
 	if (nja_send_all(s, req, sizeof(req) - 1) == -1)
@@ -407,10 +407,10 @@ nja_json_list(char *path, size_t pathlen)
 static void
 nja_base64(const uint8_t *in, size_t n, char *out)
 {
-	static const char	 t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	    "abcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t			 i, o = 0;
-	uint32_t		 v;
+	size_t i, o = 0;
+	uint32_t v;
 
 	for (i = 0; i + 2 < n; i += 3) {
 		v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
@@ -441,9 +441,9 @@ nja_close_inspector(void)
 	static const char msg[] = "{\"id\":2,\"method\":\"Runtime.evaluate\","
 	    "\"params\":{\"expression\":\"try{process._debugEnd()}"
 	    "catch(e){}\"}}";
-	uint8_t		 frame[sizeof(msg) + 14];
-	size_t		 fl;
-	int		 s = nja_ws;
+	uint8_t frame[sizeof(msg) + 14];
+	size_t fl;
+	int s = nja_ws;
 
 	nja_ws = -1;
 	if ((fl = nj_ws_build_text(msg, sizeof(msg) - 1, nja_mask, frame,
@@ -462,16 +462,16 @@ nja_close_inspector(void)
 static void
 nja_evaluate(const char *path, char *result, size_t reslen)
 {
-	static char	 req[2048], expr[1536], msg[4096];
-	static uint8_t	 buf[NJA_BUF], frame[4096 + 14];
+	static char req[2048], expr[1536], msg[4096];
+	static uint8_t buf[NJA_BUF], frame[4096 + 14];
 	struct nj_ws_frame f;
-	uint8_t		 key[16];
-	char		 key64[32];
-	uint32_t	 mask;
-	uint64_t	 deadline;
-	size_t		 got = 0, fl;
-	ssize_t		 n;
-	int		 s, h, rc, len;
+	uint8_t key[16];
+	char key64[32];
+	uint32_t mask;
+	uint64_t deadline;
+	size_t got = 0, fl;
+	ssize_t n;
+	int s, h, rc, len;
 
 	if (getrandom(key, sizeof(key), 0) != sizeof(key) ||
 	    getrandom(&mask, sizeof(mask), 0) != sizeof(mask))
@@ -575,8 +575,8 @@ done:
 static void
 nja_open_tmp(void)
 {
-	struct open_how	 how;
-	int		 rootfd;
+	struct open_how how;
+	int rootfd;
 
 	if ((rootfd = openat(nja_procfd, "root", O_PATH | O_DIRECTORY |
 	    O_CLOEXEC)) == -1)
@@ -602,12 +602,12 @@ nja_open_tmp(void)
 static void
 nja_copy_writer(int wfd, const char *src)
 {
-	static char	 data[NJA_SO_MAX];
-	struct stat	 st;
-	uint64_t	 r;
-	ssize_t		 n;
-	size_t		 got = 0;
-	int		 fd;
+	static char data[NJA_SO_MAX];
+	struct stat st;
+	uint64_t r;
+	ssize_t n;
+	size_t got = 0;
+	int fd;
 
 	while (got < sizeof(data) &&
 	    (n = read(wfd, data + got, sizeof(data) - got)) > 0)
@@ -643,14 +643,14 @@ nja_copy_writer(int wfd, const char *src)
 int
 main(int argc, char **argv)
 {
-	char			 path[128], status[4096], result[512];
-	char			 why[256];
-	unsigned long long	 start;
-	uint32_t		 uid, gid;
-	uint64_t		 deadline, t0;
-	int			 nsfd, wfd, usr1, r;
-	char			 state;
-	struct sigaction	 sa;
+	char path[128], status[4096], result[512];
+	char why[256];
+	unsigned long long start;
+	uint32_t uid, gid;
+	uint64_t deadline, t0;
+	int nsfd, wfd, usr1, r;
+	char state;
+	struct sigaction sa;
 
 	nja_end = nja_now_ms() + NJA_TOTAL_MS;
 	if (argc != 4)

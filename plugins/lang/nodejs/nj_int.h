@@ -36,83 +36,83 @@
 #define NJ_DONE		2	/* attached, refused, or given up */
 
 struct nj_proc {
-	int32_t		 pid;
-	uint64_t	 starttime;
-	int		 seen;
-	int		 state;		/* NJ_WAIT, ... */
-	uint32_t	 tries;
-	uint64_t	 seq;		/* first seen: the oldest goes first */
-	uint64_t	 not_before;	/* NJ_WAIT: ms, monotonic */
-	uint64_t	 netns;		/* its ns/net inode, at first sight */
-	uint32_t	 uid;		/* its effective uid, at first sight */
-	uint32_t	 young_looks;	/* without a SIGUSR1 handler yet */
+	int32_t pid;
+	uint64_t starttime;
+	int seen;
+	int state;	/* NJ_WAIT, ... */
+	uint32_t tries;
+	uint64_t seq;		/* first seen: the oldest goes first */
+	uint64_t not_before;	/* NJ_WAIT: ms, monotonic */
+	uint64_t netns;		/* its ns/net inode, at first sight */
+	uint32_t uid;		/* its effective uid, at first sight */
+	uint32_t young_looks;	/* without a SIGUSR1 handler yet */
 };
 
 /* A network namespace seen in one scan of /proc: the users in it. */
 struct nj_netns {
-	uint64_t	 dev, ino;
-	uint32_t	 uid;		/* a non-root uid in it, or NJ_NOUID */
-	int32_t		 pid;		/* ... and a process of that uid */
-	int		 multi;		/* two non-root uids or more */
+	uint64_t dev, ino;
+	uint32_t uid;	/* a non-root uid in it, or NJ_NOUID */
+	int32_t pid;	/* ... and a process of that uid */
+	int multi;	/* two non-root uids or more */
 };
 
 struct nj;
 
 struct nj_slot {
-	struct nj		*n;
-	struct gp_child		*child;
-	struct gp_timer		*kill_timer;
-	int32_t			 pid;	/* the target */
-	uint64_t		 start;
-	uint64_t		 netns;
-	uint32_t		 uid;
-	char			 comm[64];
-	char			 line[512];	/* the helper's result */
-	int			 tmpfd;		/* the target's /tmp, O_PATH */
-	char			 copy[64];	/* its copy of the writer */
-	int			 copy_said;
-	unsigned long long	 copy_dev, copy_ino;
+	struct nj *n;
+	struct gp_child *child;
+	struct gp_timer *kill_timer;
+	int32_t pid;	/* the target */
+	uint64_t start;
+	uint64_t netns;
+	uint32_t uid;
+	char comm[64];
+	char line[512];	/* the helper's result */
+	int tmpfd;	/* the target's /tmp, O_PATH */
+	char copy[64];	/* its copy of the writer */
+	int copy_said;
+	unsigned long long copy_dev, copy_ino;
 };
 
 struct nj {
-	struct gp_plugin_ctx	*ctx;
+	struct gp_plugin_ctx *ctx;
 	const struct gp_host_api *api;
-	int			 mode;
-	int			 shared_ok;	/* --nodejs-attach-shared-netns */
-	int			 usable;	/* helper and writer found */
-	char			 helper[PATH_MAX];
-	char			 writer[PATH_MAX];
-	struct gp_timer		*scan_timer;
-	struct gp_timer		*next_timer;
-	int			 stopping;	/* stop_done when helpers end */
-	struct nj_slot		 slots[NJ_SLOTS];
-	uint32_t		 running;
-	struct nj_proc		*procs;
-	uint32_t		 nprocs;
-	uint64_t		 seq;
-	int			 full_said;
-	uint32_t		 attached, left_alone;
-	struct nj_netns		*ns;		/* the scan's, built on demand */
-	uint32_t		 nns;
-	int			 ns_valid;	/* for this scan */
-	int			 ns_full;
-	char			*rbuf;
+	int mode;
+	int shared_ok;	/* --nodejs-attach-shared-netns */
+	int usable;	/* helper and writer found */
+	char helper[PATH_MAX];
+	char writer[PATH_MAX];
+	struct gp_timer *scan_timer;
+	struct gp_timer *next_timer;
+	int stopping;	/* stop_done when helpers end */
+	struct nj_slot slots[NJ_SLOTS];
+	uint32_t running;
+	struct nj_proc *procs;
+	uint32_t nprocs;
+	uint64_t seq;
+	int full_said;
+	uint32_t attached, left_alone;
+	struct nj_netns *ns;	/* the scan's, built on demand */
+	uint32_t nns;
+	int ns_valid;	/* for this scan */
+	int ns_full;
+	char *rbuf;
 };
 
 /* nodejs.c */
 /* nj_proc.c */
-int64_t	nj_read_proc(struct nj *, int32_t, const char *);
+int64_t nj_read_proc(struct nj *, int32_t, const char *);
 uint64_t nj_starttime(struct nj *, int32_t);
-int	nj_is_node(int32_t);
-void	nj_comm(struct nj *, int32_t, char *, size_t);
+int nj_is_node(int32_t);
+void nj_comm(struct nj *, int32_t, char *, size_t);
 /* Why pid must be left alone (a line), or NULL to attach. */
 const char *nj_reason(struct nj *, int32_t, int *);
 /* The target's /tmp in its root, O_PATH: an fd or -errno. */
-int	nj_open_tmp(int32_t);
+int nj_open_tmp(int32_t);
 
 /* nj_netns.c */
-int	nj_proc_ns_uid(struct nj *, int32_t, uint64_t *, uint32_t *, int *);
-int	nj_netns_shared(struct nj *, int32_t, uint32_t, uint32_t *,
+int nj_proc_ns_uid(struct nj *, int32_t, uint64_t *, uint32_t *, int *);
+int nj_netns_shared(struct nj *, int32_t, uint32_t, uint32_t *,
 	    int32_t *);
 
 #endif

@@ -36,11 +36,11 @@ int
 nj_proc_ns_uid(struct nj *n, int32_t pid, uint64_t *netns, uint32_t *uid,
     int *usr1p)
 {
-	struct stat	 st;
-	char		 path[64];
-	uint32_t	 gid;
-	int64_t		 got;
-	int		 usr1;
+	struct stat st;
+	char path[64];
+	uint32_t gid;
+	int64_t got;
+	int usr1;
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
 	if (stat(path, &st) != 0)
@@ -57,7 +57,7 @@ nj_proc_ns_uid(struct nj *n, int32_t pid, uint64_t *netns, uint32_t *uid,
 static struct nj_netns *
 nj_netns_find(struct nj *n, uint64_t dev, uint64_t ino)
 {
-	uint32_t	 i;
+	uint32_t i;
 
 	for (i = 0; i < n->nns; i++)
 		if (n->ns[i].ino == ino && n->ns[i].dev == dev)
@@ -70,7 +70,7 @@ nj_netns_find(struct nj *n, uint64_t dev, uint64_t ino)
 static int
 nj_is_helper(struct nj *n, int32_t pid)
 {
-	int	 i;
+	int i;
 
 	for (i = 0; i < NJ_SLOTS; i++)
 		if (n->slots[i].child != NULL &&
@@ -90,15 +90,15 @@ nj_is_helper(struct nj *n, int32_t pid)
 static void
 nj_netns_build(struct nj *n)
 {
-	struct nj_netns	*e;
-	struct dirent	*de;
-	struct stat	 st;
-	char		 path[64], *end;
-	uint32_t	 uids[4];
-	int64_t		 got;
-	long		 pid;
-	DIR		*d;
-	int		 k;
+	struct nj_netns *e;
+	struct dirent *de;
+	struct stat st;
+	char path[64], *end;
+	uint32_t uids[4];
+	int64_t got;
+	long pid;
+	DIR *d;
+	int k;
 
 	n->nns = 0;
 	n->ns_full = 0;
@@ -152,15 +152,15 @@ int
 nj_netns_shared(struct nj *n, int32_t pid, uint32_t uid, uint32_t *ouid,
     int32_t *opid)
 {
-	struct nj_netns	*e;
-	struct stat	 st;
-	char		 path[64], *end;
-	uint32_t	 uids[4];
-	struct dirent	*de;
-	int64_t		 got;
-	long		 p;
-	DIR		*d;
-	int		 k;
+	struct nj_netns *e;
+	struct stat st;
+	char path[64], *end;
+	uint32_t uids[4];
+	struct dirent *de;
+	int64_t got;
+	long p;
+	DIR *d;
+	int k;
 
 	if (!n->ns_valid)
 		nj_netns_build(n);

@@ -29,9 +29,9 @@
 int64_t
 nj_read_proc(struct nj *n, int32_t pid, const char *what)
 {
-	struct gp_open_spec	 spec;
-	char			 path[64];
-	int64_t			 got;
+	struct gp_open_spec spec;
+	char path[64];
+	int64_t got;
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
 	memset(&spec, 0, sizeof(spec));
@@ -47,8 +47,8 @@ nj_read_proc(struct nj *n, int32_t pid, const char *what)
 uint64_t
 nj_starttime(struct nj *n, int32_t pid)
 {
-	char	*p;
-	int	 i;
+	char *p;
+	int i;
 
 	if (nj_read_proc(n, pid, "stat") <= 0 ||
 	    (p = strrchr(n->rbuf, ')')) == NULL)
@@ -62,9 +62,9 @@ nj_starttime(struct nj *n, int32_t pid)
 int
 nj_is_node(int32_t pid)
 {
-	char	 path[64], exe[PATH_MAX];
-	ssize_t	 len;
-	char	*b;
+	char path[64], exe[PATH_MAX];
+	ssize_t len;
+	char *b;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if ((len = readlink(path, exe, sizeof(exe) - 1)) <= 0)
@@ -91,8 +91,8 @@ nj_comm(struct nj *n, int32_t pid, char *out, size_t len)
 const char *
 nj_reason(struct nj *n, int32_t pid, int *quiet)
 {
-	int64_t	 got;
-	int	 r;
+	int64_t got;
+	int r;
 
 	*quiet = 0;
 	if ((got = nj_read_proc(n, pid, "cmdline")) < 0)
@@ -124,9 +124,9 @@ nj_reason(struct nj *n, int32_t pid, int *quiet)
 int
 nj_open_tmp(int32_t pid)
 {
-	struct open_how	 how;
-	char		 path[64];
-	int		 rootfd, fd, e;
+	struct open_how how;
+	char path[64];
+	int rootfd, fd, e;
 
 	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
 	if ((rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)

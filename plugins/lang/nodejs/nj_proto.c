@@ -20,7 +20,7 @@
 static int
 nj_arg_is(const char *a, size_t n, const char *opt, int family)
 {
-	size_t	 ol = strlen(opt);
+	size_t ol = strlen(opt);
 
 	if (n < ol || memcmp(a, opt, ol) != 0)
 		return (0);
@@ -49,8 +49,8 @@ nj_arg_classify(const char *a, size_t n)
 static int
 nj_options_check(const char *v, size_t n)
 {
-	size_t	 i = 0, s;
-	int	 worst = NJ_ARGS_PLAIN, r;
+	size_t i = 0, s;
+	int worst = NJ_ARGS_PLAIN, r;
 
 	while (i < n) {
 		while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == '"' ||
@@ -69,8 +69,8 @@ nj_options_check(const char *v, size_t n)
 int
 nj_args_check(const char *buf, size_t len, int is_environ)
 {
-	size_t	 i = 0, n;
-	int	 worst = NJ_ARGS_PLAIN, r;
+	size_t i = 0, n;
+	int worst = NJ_ARGS_PLAIN, r;
 	const char *a, *end;
 
 	static const char key[] = "NODE_OPTIONS=";
@@ -114,7 +114,7 @@ static int
 nj_status_field(const char *buf, size_t len, const char *key,
     const char **v, size_t *vlen)
 {
-	size_t	 i = 0, e, kl = strlen(key);
+	size_t i = 0, e, kl = strlen(key);
 
 	while (i < len) {
 		for (e = i; e < len && buf[e] != '\n'; e++)
@@ -133,9 +133,9 @@ nj_status_field(const char *buf, size_t len, const char *key,
 static int
 nj_status_ids(const char *v, size_t n, uint32_t *out, int count)
 {
-	size_t		 i = 0;
-	uint64_t	 x;
-	int		 k;
+	size_t i = 0;
+	uint64_t x;
+	int k;
 
 	for (k = 0; k < count; k++) {
 		while (i < n && (v[i] == '\t' || v[i] == ' '))
@@ -156,7 +156,7 @@ nj_status_ids(const char *v, size_t n, uint32_t *out, int count)
 static int
 nj_status_id(const char *v, size_t n, uint32_t *out)
 {
-	uint32_t	 ids[2];
+	uint32_t ids[2];
 
 	if (nj_status_ids(v, n, ids, 2) != 0)
 		return (-EPROTO);
@@ -167,8 +167,8 @@ nj_status_id(const char *v, size_t n, uint32_t *out)
 int
 nj_status_uids(const char *buf, size_t len, uint32_t uids[4])
 {
-	const char	*v;
-	size_t		 n;
+	const char *v;
+	size_t n;
 
 	if (nj_status_field(buf, len, "Uid:", &v, &n) != 0)
 		return (-EPROTO);
@@ -179,9 +179,9 @@ int
 nj_status_parse(const char *buf, size_t len, uint32_t *uid, uint32_t *gid,
     int *catches_usr1)
 {
-	const char	*v;
-	size_t		 n, i, digits;
-	int		 h;
+	const char *v;
+	size_t n, i, digits;
+	int h;
 
 	if (nj_status_field(buf, len, "Uid:", &v, &n) != 0 ||
 	    nj_status_id(v, n, uid) != 0 ||
@@ -208,7 +208,7 @@ nj_status_parse(const char *buf, size_t len, uint32_t *uid, uint32_t *gid,
 static const char *
 nj_word(const char **p, const char *e, size_t *n)
 {
-	const char	*w;
+	const char *w;
 
 	while (*p < e && (**p == ' ' || **p == '\t'))
 		(*p)++;
@@ -226,10 +226,10 @@ static int
 nj_tcp_addr(const char *w, size_t n, uint8_t *addr, unsigned *alen,
     unsigned *port)
 {
-	uint32_t	 word;
-	size_t		 i, k, hl;
-	unsigned	 p = 0;
-	int		 h;
+	uint32_t word;
+	size_t i, k, hl;
+	unsigned p = 0;
+	int h;
 
 	for (hl = 0; hl < n && w[hl] != ':'; hl++)
 		;
@@ -257,8 +257,8 @@ nj_tcp_addr(const char *w, size_t n, uint8_t *addr, unsigned *alen,
 static int
 nj_dec(const char *w, size_t n, uint64_t max, uint64_t *out)
 {
-	uint64_t	 v = 0;
-	size_t		 i;
+	uint64_t v = 0;
+	size_t i;
 
 	if (n == 0 || n > 20)
 		return (-EPROTO);
@@ -276,11 +276,11 @@ nj_dec(const char *w, size_t n, uint64_t max, uint64_t *out)
 static int
 nj_tcp_line(const char *l, const char *e, struct nj_tcp_sock *s)
 {
-	const char	*w;
-	uint64_t	 v;
-	unsigned	 ra;
-	size_t		 n;
-	int		 f, h1, h2;
+	const char *w;
+	uint64_t v;
+	unsigned ra;
+	size_t n;
+	int f, h1, h2;
 
 	memset(s, 0, sizeof(*s));
 	w = nj_word(&l, e, &n);			/* "sl:" */
@@ -318,7 +318,7 @@ nj_tcp_line(const char *l, const char *e, struct nj_tcp_sock *s)
 int
 nj_tcp_next(const char *buf, size_t len, size_t *off, struct nj_tcp_sock *s)
 {
-	const char	*l, *e;
+	const char *l, *e;
 
 	while (*off < len) {
 		l = buf + *off;
@@ -334,8 +334,8 @@ nj_tcp_next(const char *buf, size_t len, size_t *off, struct nj_tcp_sock *s)
 int
 nj_tcp_listening(const char *buf, size_t len, unsigned port)
 {
-	struct nj_tcp_sock	 s;
-	size_t			 off = 0;
+	struct nj_tcp_sock s;
+	size_t off = 0;
 
 	while (nj_tcp_next(buf, len, &off, &s) == 1)
 		if (s.state == NJ_TCP_LISTEN && s.lport == port)
@@ -375,7 +375,7 @@ nj_tcp_is_inspector(const struct nj_tcp_sock *s, unsigned port,
 int
 nj_fd_socket_inode(const char *link, size_t len, uint64_t *ino)
 {
-	static const char	 pre[] = "socket:[";
+	static const char pre[] = "socket:[";
 
 	if (len < sizeof(pre) + 1 || memcmp(link, pre, sizeof(pre) - 1) != 0 ||
 	    link[len - 1] != ']')
@@ -390,7 +390,7 @@ nj_fd_socket_inode(const char *link, size_t len, uint64_t *ino)
 static size_t
 nj_http_header_end(const char *buf, size_t len)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i + 4 <= len; i++)
 		if (memcmp(buf + i, "\r\n\r\n", 4) == 0)
@@ -403,8 +403,8 @@ nj_http_header_end(const char *buf, size_t len)
 static long
 nj_http_header_num(const char *buf, size_t hlen, const char *name)
 {
-	size_t	 i, nl = strlen(name), j;
-	long	 v;
+	size_t i, nl = strlen(name), j;
+	long v;
 
 	for (i = 0; i + nl + 1 < hlen; i++) {
 		if ((i > 0 && buf[i - 1] != '\n') ||
@@ -437,7 +437,7 @@ nj_http_status(const char *buf, size_t len, const char *code)
 int
 nj_http_upgrade(const char *buf, size_t len)
 {
-	size_t	 h;
+	size_t h;
 
 	if (len >= 12 && !nj_http_status(buf, len, "101"))
 		return (-EPROTO);
@@ -452,13 +452,13 @@ int
 nj_http_json_list(const char *buf, size_t len, unsigned port, char *path,
     size_t pathlen)
 {
-	struct json_tokener	*tok = NULL;
-	struct json_object	*root = NULL, *t, *u;
-	const char		*url, *p;
-	char			 prefix[40];
-	size_t			 h, i, n, body;
-	long			 clen;
-	int			 rc = -EPROTO;
+	struct json_tokener *tok = NULL;
+	struct json_object *root = NULL, *t, *u;
+	const char *url, *p;
+	char prefix[40];
+	size_t h, i, n, body;
+	long clen;
+	int rc = -EPROTO;
 
 	if (len >= 12 && !nj_http_status(buf, len, "200"))
 		return (-EPROTO);
@@ -504,8 +504,8 @@ out:
 int
 nj_ws_parse(const uint8_t *buf, size_t len, struct nj_ws_frame *f)
 {
-	uint64_t	 plen;
-	size_t		 hl = 2, i;
+	uint64_t plen;
+	size_t hl = 2, i;
 
 	if (len < 2)
 		return (-EAGAIN);
@@ -541,8 +541,8 @@ size_t
 nj_ws_build_text(const char *payload, size_t len, uint32_t mask,
     uint8_t *out, size_t outlen)
 {
-	uint8_t	 m[4];
-	size_t	 hl, i;
+	uint8_t m[4];
+	size_t hl, i;
 
 	hl = len < 126 ? 2 : len <= 0xffff ? 4 : 10;
 	if (len > NJ_WS_MAX_PAYLOAD || outlen < hl + 4 + len)
@@ -572,10 +572,10 @@ nj_ws_build_text(const char *payload, size_t len, uint32_t mask,
 int
 nj_cdp_result(const char *msg, size_t len, int id, char *out, size_t outlen)
 {
-	struct json_tokener	*tok;
-	struct json_object	*root, *v, *r, *rr, *ty, *val;
-	const char		*s;
-	int			 rc = 0;
+	struct json_tokener *tok;
+	struct json_object *root, *v, *r, *rr, *ty, *val;
+	const char *s;
+	int rc = 0;
 
 	if (outlen == 0)
 		return (-EINVAL);

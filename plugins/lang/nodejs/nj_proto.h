@@ -21,31 +21,31 @@
 					 * already writes a map */
 #define NJ_ARGS_INSPECT		2	/* --inspect*, --debug-port: the
 					 * user's own inspector */
-int	nj_args_check(const char *buf, size_t len, int is_environ);
+int nj_args_check(const char *buf, size_t len, int is_environ);
 
 /* From /proc/PID/status: the effective uid and gid, and whether the
  * process catches SIGUSR1 (SigCgt): 0, or -EPROTO when a field is
  * missing. */
-int	nj_status_parse(const char *buf, size_t len, uint32_t *uid,
+int nj_status_parse(const char *buf, size_t len, uint32_t *uid,
 	    uint32_t *gid, int *catches_usr1);
 
 /* The four uids of /proc/PID/status's Uid line (real, effective, saved,
  * filesystem): 0, or -EPROTO. */
-int	nj_status_uids(const char *buf, size_t len, uint32_t uids[4]);
+int nj_status_uids(const char *buf, size_t len, uint32_t uids[4]);
 
 /* Whether /proc/net/tcp or tcp6 text has a listening socket on `port`:
  * 1 yes, 0 no. */
-int	nj_tcp_listening(const char *buf, size_t len, unsigned port);
+int nj_tcp_listening(const char *buf, size_t len, unsigned port);
 
 /* One socket line of /proc/net/tcp or tcp6. */
 struct nj_tcp_sock {
-	uint8_t		 laddr[16];	/* network byte order; IPv4 in 0..3 */
-	uint8_t		 raddr[16];
-	unsigned	 alen;		/* 4 (tcp) or 16 (tcp6) */
-	unsigned	 lport, rport;
-	unsigned	 state;		/* NJ_TCP_* */
-	uint32_t	 uid;
-	uint64_t	 inode;		/* 0: not (yet) owned by a descriptor */
+	uint8_t laddr[16];	/* network byte order; IPv4 in 0..3 */
+	uint8_t raddr[16];
+	unsigned alen;	/* 4 (tcp) or 16 (tcp6) */
+	unsigned lport, rport;
+	unsigned state;	/* NJ_TCP_* */
+	uint32_t uid;
+	uint64_t inode;	/* 0: not (yet) owned by a descriptor */
 };
 #define NJ_TCP_ESTABLISHED	0x01
 #define NJ_TCP_LISTEN		0x0a
@@ -55,7 +55,7 @@ struct nj_tcp_sock {
  * in pieces keeps the bytes from *off).  The header and lines that do not
  * parse are skipped.
  */
-int	nj_tcp_next(const char *buf, size_t len, size_t *off,
+int nj_tcp_next(const char *buf, size_t len, size_t *off,
 	    struct nj_tcp_sock *s);
 /*
  * Whether s is what reaches node's inspector on 127.0.0.1:port: with
@@ -64,11 +64,11 @@ int	nj_tcp_next(const char *buf, size_t len, size_t *off,
  * otherwise the accepted end of the connection from 127.0.0.1:peer_port
  * to it.
  */
-int	nj_tcp_is_inspector(const struct nj_tcp_sock *s, unsigned port,
+int nj_tcp_is_inspector(const struct nj_tcp_sock *s, unsigned port,
 	    unsigned peer_port);
 /* The inode of a /proc/PID/fd link "socket:[N]": 0 and *ino; -EINVAL
  * for anything else. */
-int	nj_fd_socket_inode(const char *link, size_t len, uint64_t *ino);
+int nj_fd_socket_inode(const char *link, size_t len, uint64_t *ino);
 
 /*
  * The HTTP reply to GET /json/list: the WebSocket path ("/<uuid>") of the
@@ -76,28 +76,28 @@ int	nj_fd_socket_inode(const char *link, size_t len, uint64_t *ino);
  * path.  0; -EAGAIN the reply is incomplete; -EPROTO not a 200 JSON list
  * of inspector targets.
  */
-int	nj_http_json_list(const char *buf, size_t len, unsigned port,
+int nj_http_json_list(const char *buf, size_t len, unsigned port,
 	    char *path, size_t pathlen);
 
 /* Whether buf holds a complete "HTTP/1.1 101" WebSocket upgrade reply:
  * its header length (> 0); -EAGAIN incomplete; -EPROTO refused. */
-int	nj_http_upgrade(const char *buf, size_t len);
+int nj_http_upgrade(const char *buf, size_t len);
 
 /* One WebSocket frame parsed from buf. */
 struct nj_ws_frame {
-	unsigned	 fin;
-	unsigned	 opcode;	/* 1 text, 8 close, 9 ping, 10 pong */
-	size_t		 off;		/* payload offset in buf */
-	size_t		 len;		/* payload length */
-	size_t		 total;		/* bytes of the whole frame */
+	unsigned fin;
+	unsigned opcode;	/* 1 text, 8 close, 9 ping, 10 pong */
+	size_t off;		/* payload offset in buf */
+	size_t len;		/* payload length */
+	size_t total;		/* bytes of the whole frame */
 };
 #define NJ_WS_MAX_PAYLOAD	(1u << 20)
 /* 0 and *f; -EAGAIN more bytes needed; -EPROTO bad or oversized frame.
  * A masked frame (servers never send one) is refused. */
-int	nj_ws_parse(const uint8_t *buf, size_t len, struct nj_ws_frame *f);
+int nj_ws_parse(const uint8_t *buf, size_t len, struct nj_ws_frame *f);
 /* A masked client text frame with `payload` into out (which needs
  * len + 14 bytes): its size, or 0 when out is too small. */
-size_t	nj_ws_build_text(const char *payload, size_t len, uint32_t mask,
+size_t nj_ws_build_text(const char *payload, size_t len, uint32_t mask,
 	    uint8_t *out, size_t outlen);
 
 /*
@@ -106,7 +106,7 @@ size_t	nj_ws_build_text(const char *payload, size_t len, uint32_t mask,
  * message is something else (an event, another id); -EPROTO when the
  * reply is an exception, an error or not a string (out holds why).
  */
-int	nj_cdp_result(const char *msg, size_t len, int id, char *out,
+int nj_cdp_result(const char *msg, size_t len, int id, char *out,
 	    size_t outlen);
 
 #endif /* NJ_PROTO_H */

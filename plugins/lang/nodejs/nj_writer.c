@@ -46,15 +46,15 @@ extern napi_status napi_set_named_property(napi_env, napi_value,
 
 /* struct v8::JitCodeEvent, the prefix this writer reads. */
 struct nw_jit_event {
-	int32_t		 type;		/* CODE_ADDED = 0 */
-	int32_t		 code_type;
-	void		*code_start;
-	size_t		 code_len;
-	void		*script;	/* Local<UnboundScript> */
-	void		*user_data;
-	void		*wasm_source_info;
-	const char	*name_str;	/* name.str, not NUL-terminated */
-	size_t		 name_len;
+	int32_t type;	/* CODE_ADDED = 0 */
+	int32_t code_type;
+	void *code_start;
+	size_t code_len;
+	void *script;	/* Local<UnboundScript> */
+	void *user_data;
+	void *wasm_source_info;
+	const char *name_str;	/* name.str, not NUL-terminated */
+	size_t name_len;
 };
 
 #define NW_CODE_ADDED		0
@@ -62,20 +62,20 @@ struct nw_jit_event {
 #define NW_ENUM_EXISTING	1	/* kJitCodeEventEnumExisting */
 #define NW_NAME_MAX		1024
 
-typedef void	*(*nw_get_current_fn)(void);
-typedef void	 (*nw_handler_fn)(const struct nw_jit_event *);
-typedef void	 (*nw_set_handler_fn)(void *, int, nw_handler_fn);
+typedef void *(*nw_get_current_fn)(void);
+typedef void (*nw_handler_fn)(const struct nw_jit_event *);
+typedef void (*nw_set_handler_fn)(void *, int, nw_handler_fn);
 
-napi_value	 napi_register_module_v1(napi_env, napi_value);
+napi_value napi_register_module_v1(napi_env, napi_value);
 
-static int	 nw_fd = -1;
+static int nw_fd = -1;
 
 static void
 nw_on_code(const struct nw_jit_event *ev)
 {
-	char	 line[NW_NAME_MAX + 64];
-	size_t	 nlen, i;
-	int	 n;
+	char line[NW_NAME_MAX + 64];
+	size_t nlen, i;
+	int n;
 
 	if (ev == NULL || ev->type != NW_CODE_ADDED ||
 	    ev->code_type == NW_BYTE_CODE || nw_fd == -1 ||
@@ -101,7 +101,7 @@ nw_on_code(const struct nw_jit_event *ev)
 static void
 nw_set(napi_env env, napi_value exports, const char *key, const char *val)
 {
-	napi_value	 v;
+	napi_value v;
 
 	if (napi_create_string_utf8(env, val, strlen(val), &v) == 0)
 		(void)napi_set_named_property(env, exports, key, v);
@@ -110,12 +110,12 @@ nw_set(napi_env env, napi_value exports, const char *key, const char *val)
 __attribute__((visibility("default"))) napi_value
 napi_register_module_v1(napi_env env, napi_value exports)
 {
-	nw_get_current_fn	 get_current;
-	nw_set_handler_fn	 set_handler;
-	napi_value		 ok;
-	void			*isolate;
-	char			 path[64];
-	const char		*err = NULL;
+	nw_get_current_fn get_current;
+	nw_set_handler_fn set_handler;
+	napi_value ok;
+	void *isolate;
+	char path[64];
+	const char *err = NULL;
 
 	get_current = (nw_get_current_fn)dlsym(RTLD_DEFAULT,
 	    "_ZN2v87Isolate10GetCurrentEv");

@@ -69,7 +69,7 @@ static const struct gp_option nj_options[] = {
 static uint64_t
 nj_now_ms(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
@@ -81,8 +81,8 @@ nj_now_ms(void)
 static void
 nj_remove_copy(struct nj_slot *sl)
 {
-	struct nj	*n = sl->n;
-	struct stat	 st;
+	struct nj *n = sl->n;
+	struct stat st;
 
 	if (sl->copy[0] == '\0' || sl->tmpfd == -1)
 		return;
@@ -109,7 +109,7 @@ nj_remove_copy(struct nj_slot *sl)
 		    strerror(errno));
 }
 
-static void	nj_fill(struct nj *);
+static void nj_fill(struct nj *);
 
 static void
 nj_fill_next(void *arg)
@@ -139,9 +139,9 @@ nj_kill_timeout(void *arg)
 static void
 nj_child_copy(struct nj_slot *sl, const char *line, size_t len)
 {
-	static const char	 pre[] = ".gprofiler-nodejs-perfmap-";
-	char			 buf[160], name[64];
-	unsigned long long	 dev, ino;
+	static const char pre[] = ".gprofiler-nodejs-perfmap-";
+	char buf[160], name[64];
+	unsigned long long dev, ino;
 
 	if (len >= sizeof(buf))
 		return;
@@ -175,7 +175,7 @@ nj_child_line(void *arg, const char *line, size_t len)
 static struct nj_proc *
 nj_find(struct nj *n, int32_t pid, uint64_t start)
 {
-	uint32_t	 i;
+	uint32_t i;
 
 	for (i = 0; i < n->nprocs; i++)
 		if (n->procs[i].pid == pid && n->procs[i].starttime == start)
@@ -186,11 +186,11 @@ nj_find(struct nj *n, int32_t pid, uint64_t start)
 static void
 nj_child_exit(void *arg, int status)
 {
-	struct nj_slot	*sl = arg;
-	struct nj	*n = sl->n;
-	struct nj_proc	*pr;
-	uint64_t	 wait;
-	int		 again = 0;
+	struct nj_slot *sl = arg;
+	struct nj *n = sl->n;
+	struct nj_proc *pr;
+	uint64_t wait;
+	int again = 0;
 
 	sl->child = NULL;
 	n->running--;
@@ -248,10 +248,10 @@ nj_child_exit(void *arg, int status)
 static int
 nj_spawn(struct nj *n, struct nj_slot *sl, struct nj_proc *pr)
 {
-	struct gp_child_spec	 spec;
-	const char		*argv[5];
-	char			 pidstr[16], startstr[24];
-	int			 fd;
+	struct gp_child_spec spec;
+	const char *argv[5];
+	char pidstr[16], startstr[24];
+	int fd;
 
 	memset(sl, 0, sizeof(*sl));
 	sl->n = n;
@@ -304,7 +304,7 @@ nj_spawn(struct nj *n, struct nj_slot *sl, struct nj_proc *pr)
 static int
 nj_may_start(struct nj *n, const struct nj_proc *pr)
 {
-	int	 i, same_uid = 0;
+	int i, same_uid = 0;
 
 	for (i = 0; i < NJ_SLOTS; i++) {
 		if (n->slots[i].child == NULL)
@@ -321,14 +321,14 @@ nj_may_start(struct nj *n, const struct nj_proc *pr)
 static void
 nj_fill(struct nj *n)
 {
-	struct nj_proc	*pr, *best;
-	struct nj_slot	*sl;
-	uint64_t	 now = nj_now_ms();
-	uint32_t	 i, ouid, uid;
-	uint64_t	 netns;
-	int32_t		 opid;
-	int		 k, r, usr1;
-	char		 comm[64];
+	struct nj_proc *pr, *best;
+	struct nj_slot *sl;
+	uint64_t now = nj_now_ms();
+	uint32_t i, ouid, uid;
+	uint64_t netns;
+	int32_t opid;
+	int k, r, usr1;
+	char comm[64];
 
 	while (n->mode == NJ_MODE_ATTACH && !n->stopping &&
 	    n->running < NJ_SLOTS) {
@@ -401,16 +401,16 @@ nj_fill(struct nj *n)
 static void
 nj_scan(void *arg)
 {
-	struct nj	*n = arg;
-	struct nj_proc	*pr;
-	struct dirent	*de;
-	const char	*why;
-	char		 comm[64], *end;
-	uint64_t	 start, netns;
-	uint32_t	 i, uid;
-	DIR		*d;
-	long		 pid;
-	int		 quiet;
+	struct nj *n = arg;
+	struct nj_proc *pr;
+	struct dirent *de;
+	const char *why;
+	char comm[64], *end;
+	uint64_t start, netns;
+	uint32_t i, uid;
+	DIR *d;
+	long pid;
+	int quiet;
 
 	if ((d = opendir("/proc")) == NULL)
 		return;
@@ -479,10 +479,10 @@ nj_scan(void *arg)
 static int
 nj_files_in(struct nj *n, const char *dir, size_t dlen)
 {
-	struct stat	 st;
-	char		 rel[PATH_MAX], sub[PATH_MAX - 32];
-	const char	*paths[3];
-	int		 i;
+	struct stat st;
+	char rel[PATH_MAX], sub[PATH_MAX - 32];
+	const char *paths[3];
+	int i;
 
 	snprintf(rel, sizeof(rel), "%.*s/nodejs", (int)dlen, dir);
 	if (realpath(rel, sub) == NULL)
@@ -504,9 +504,9 @@ nj_files_in(struct nj *n, const char *dir, size_t dlen)
 static int
 nj_find_files(struct nj *n)
 {
-	const char	*dirs = n->api->option_get(n->ctx, "plugin-dir");
-	const char	*e;
-	size_t		 len;
+	const char *dirs = n->api->option_get(n->ctx, "plugin-dir");
+	const char *e;
+	size_t len;
 
 	while (dirs != NULL && *dirs != '\0') {
 		len = strcspn(dirs, ",");
@@ -527,7 +527,7 @@ nj_find_files(struct nj *n)
 static void
 nj_reset(struct nj *n)
 {
-	int	 i;
+	int i;
 
 	n->api->timer_del(n->scan_timer);
 	n->scan_timer = NULL;
@@ -545,9 +545,9 @@ nj_reset(struct nj *n)
 static int
 nj_start(void *priv)
 {
-	struct nj	*n = priv;
-	const char	*m = n->api->option_get(n->ctx, "nodejs-mode");
-	int		 rc;
+	struct nj *n = priv;
+	const char *m = n->api->option_get(n->ctx, "nodejs-mode");
+	int rc;
 
 	nj_reset(n);
 	n->mode = m != NULL && strcmp(m, "attach-maps") == 0 ?
@@ -622,8 +622,8 @@ static int
 nj_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
 {
-	struct nj	*n;
-	int		 i, rc;
+	struct nj *n;
+	int i, rc;
 
 	if ((n = langplug_new(api, sizeof(*n), &rc)) == NULL)
 		return (rc);
@@ -648,8 +648,8 @@ nj_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 static void
 nj_destroy(void *priv)
 {
-	struct nj	*n = priv;
-	int		 i;
+	struct nj *n = priv;
+	int i;
 
 	if (n == NULL)
 		return;

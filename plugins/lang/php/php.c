@@ -47,9 +47,9 @@ struct phpp_proc {
 };
 
 struct phpp {
-	struct langdrv	 drv;		/* first; its table: phpp_proc */
-	regex_t		 filter;
-	int		 have_filter;
+	struct langdrv drv;	/* first; its table: phpp_proc */
+	regex_t filter;
+	int have_filter;
 };
 
 static const struct gp_option phpp_options[] = {

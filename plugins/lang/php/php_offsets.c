@@ -23,7 +23,7 @@
 
 static const struct {
 	struct langver_key v;
-	uint32_t	 filename, line_start, last, opcodes;
+	uint32_t filename, line_start, last, opcodes;
 } php_offsets_table[] = {
 	{ { 7, 4 }, 136, 144, 60, 64 },
 	{ { 8, 0 }, 144, 152, 68, 72 },

@@ -18,53 +18,53 @@
 #define PHP_MAX_FRAME_TEXT	(2 * PHP_MAX_NAME + PHP_MAX_FILE + 32)
 
 struct php_version {
-	int		 major, minor, patch;
+	int major, minor, patch;
 };
 
 /* Offsets into the engine's structs (x86-64, non-ZTS), see php_offsets.c. */
 struct php_offsets {
-	uint32_t	 eg_current_execute_data;
-	uint32_t	 eg_fake_scope;	/* the pointer after it */
-	uint32_t	 ed_opline;
-	uint32_t	 ed_func;
-	uint32_t	 ed_prev;
-	uint32_t	 fn_type;
-	uint32_t	 fn_name;
-	uint32_t	 fn_scope;
-	uint32_t	 op_filename;
-	uint32_t	 op_line_start;
-	uint32_t	 op_last;	/* opcodes in the function */
-	uint32_t	 op_opcodes;	/* its zend_op array */
-	uint32_t	 ce_name;
-	uint32_t	 zs_len;
-	uint32_t	 zs_val;
+	uint32_t eg_current_execute_data;
+	uint32_t eg_fake_scope;	/* the pointer after it */
+	uint32_t ed_opline;
+	uint32_t ed_func;
+	uint32_t ed_prev;
+	uint32_t fn_type;
+	uint32_t fn_name;
+	uint32_t fn_scope;
+	uint32_t op_filename;
+	uint32_t op_line_start;
+	uint32_t op_last;	/* opcodes in the function */
+	uint32_t op_opcodes;	/* its zend_op array */
+	uint32_t ce_name;
+	uint32_t zs_len;
+	uint32_t zs_val;
 };
 
 /* Reads len bytes at addr of the target; 0 or -errno (-ESRCH: gone). */
-typedef int	(*php_read_fn)(void *, uint64_t, void *, size_t);
+typedef int (*php_read_fn)(void *, uint64_t, void *, size_t);
 
 struct php_mem {
-	php_read_fn	 read;
-	void		*arg;
+	php_read_fn read;
+	void *arg;
 };
 
 /* --- php_offsets.c ---------------------------------------------------- */
-int	php_version_parse(const char *, size_t, struct php_version *);
-int	php_version_find(const uint8_t *, size_t, struct php_version *);
-int	php_offsets_for(const struct php_version *, struct php_offsets *,
+int php_version_parse(const char *, size_t, struct php_version *);
+int php_version_find(const uint8_t *, size_t, struct php_version *);
+int php_offsets_for(const struct php_version *, struct php_offsets *,
 	    char *, size_t);
 
 /* --- php_elf.c -------------------------------------------------------- */
 struct php_elf {
-	uint64_t	 executor_globals;	/* st_value; 0: none */
-	int		 zts;			/* executor_globals_offset */
-	uint64_t	 first_load_vaddr;
+	uint64_t executor_globals;	/* st_value; 0: none */
+	int zts;			/* executor_globals_offset */
+	uint64_t first_load_vaddr;
 	struct php_version ver;
-	int		 has_ver;
+	int has_ver;
 };
 
-int	php_elf_read_fd(int, struct php_elf *);
-int	php_elf_read_mem(const void *, size_t, struct php_elf *);
+int php_elf_read_fd(int, struct php_elf *);
+int php_elf_read_mem(const void *, size_t, struct php_elf *);
 
 /* --- php_walk.c ------------------------------------------------------- */
 /*
@@ -75,7 +75,7 @@ int	php_elf_read_mem(const void *, size_t, struct php_elf *);
  * not NULL, keeps frame texts between calls.  0 (the execute_data visited
  * in *n), -errno of the first failed read, or fn's non-zero return.
  */
-typedef int	(*php_frame_fn)(void *, const char *);
+typedef int (*php_frame_fn)(void *, const char *);
 
 /*
  * Frame texts by function, so a sample reads each function's strings
@@ -94,19 +94,19 @@ typedef int	(*php_frame_fn)(void *, const char *);
 
 struct php_fcache {
 	struct {
-		uint64_t	 func, zname, scope, zfile;
-		uint64_t	 opcodes;	/* user code: its zend_op array */
-		uint32_t	 nops, line;
-		uint32_t	 text;		/* offset in texts */
-		uint8_t		 type, valid;
+		uint64_t func, zname, scope, zfile;
+		uint64_t opcodes;	/* user code: its zend_op array */
+		uint32_t nops, line;
+		uint32_t text;	/* offset in texts */
+		uint8_t type, valid;
 	} e[PHP_FCACHE];
-	uint32_t	 used;			/* bytes of texts */
-	uint64_t	 eg;	/* &executor_globals: see PHP_EG_SPAN */
-	uint64_t	 hits, misses;
-	char		 texts[PHP_FCACHE_TEXT];
+	uint32_t used;	/* bytes of texts */
+	uint64_t eg;	/* &executor_globals: see PHP_EG_SPAN */
+	uint64_t hits, misses;
+	char texts[PHP_FCACHE_TEXT];
 };
 
-int	php_walk_stack(const struct php_mem *, const struct php_offsets *,
+int php_walk_stack(const struct php_mem *, const struct php_offsets *,
 	    uint64_t, uint32_t, struct php_fcache *, php_frame_fn, void *,
 	    uint32_t *);
 /*
@@ -117,19 +117,19 @@ int	php_walk_stack(const struct php_mem *, const struct php_offsets *,
  * read as php_walk_stack does, into
  * out when it cannot be kept.  0 or -errno.
  */
-int	php_walked_frame(const struct php_mem *, const struct php_offsets *,
+int php_walked_frame(const struct php_mem *, const struct php_offsets *,
 	    struct php_fcache *, uint64_t func, uint64_t opline, char *out,
 	    size_t outlen, const char **text);
-int	php_read_zstring(const struct php_mem *, const struct php_offsets *,
+int php_read_zstring(const struct php_mem *, const struct php_offsets *,
 	    uint64_t, char *, size_t);
 
 /* --- php_maps.c ------------------------------------------------------- */
 struct php_object {
-	uint64_t	 start, end;	/* the mapping at file offset 0 */
-	char		 path[512];
-	int		 found;
+	uint64_t start, end;	/* the mapping at file offset 0 */
+	char path[512];
+	int found;
 };
 
-int	php_maps_find(const char *, size_t, uint64_t, struct php_object *);
+int php_maps_find(const char *, size_t, uint64_t, struct php_object *);
 
 #endif

@@ -31,13 +31,13 @@
  * RSS (bench/plugin_cost.sh, case b).
  */
 struct py_code_cache {
-	struct py_code	*slots;
-	uint32_t	 nslots;	/* power of two */
-	uint32_t	 used;
-	size_t		 bytes;		/* held, against PY_CODE_BYTES */
-	uint64_t	 code_type;	/* learned type pointer, when unknown */
-	char		*scratch;	/* a text over the budget, for a call */
-	size_t		 scratchcap;
+	struct py_code *slots;
+	uint32_t nslots;	/* power of two */
+	uint32_t used;
+	size_t bytes;		/* held, against PY_CODE_BYTES */
+	uint64_t code_type;	/* learned type pointer, when unknown */
+	char *scratch;		/* a text over the budget, for a call */
+	size_t scratchcap;
 };
 
 struct py_code_cache *

@@ -30,11 +30,11 @@
  * of its CPU (page clearing).
  */
 struct py_page {
-	uint64_t	 addr;
-	uint32_t	 gen;	/* valid when equal to the mem's gen */
-	uint32_t	 used;	/* the gen that last used it (the hints) */
-	int		 bad;	/* the page could not be read */
-	uint8_t		*data;	/* PY_PAGE bytes, NULL until the slot is used */
+	uint64_t addr;
+	uint32_t gen;	/* valid when equal to the mem's gen */
+	uint32_t used;	/* the gen that last used it (the hints) */
+	int bad;	/* the page could not be read */
+	uint8_t *data;	/* PY_PAGE bytes, NULL until the slot is used */
 };
 
 int

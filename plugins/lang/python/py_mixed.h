@@ -38,7 +38,7 @@
  * in buf, buflen bytes) and returns their count: py's frames, then native,
  * then kernel, each part cut when out or buf is full.  st may be NULL.
  */
-uint32_t	py_mixed_merge(const char *const *py, uint32_t npy,
+uint32_t py_mixed_merge(const char *const *py, uint32_t npy,
 		    const struct gp_sample_stack *st, uint64_t lo, uint64_t hi,
 		    const char **out, uint32_t cap, char *buf, size_t buflen);
 

@@ -167,9 +167,9 @@ py_debug_field(const uint8_t *b, int size_idx, int idx, uint32_t width,
 }
 
 struct py_debug_row {
-	int		 size_idx, idx;
-	uint32_t	 width;
-	size_t		 where;	/* offsetof in struct py_offsets */
+	int size_idx, idx;
+	uint32_t width;
+	size_t where;	/* offsetof in struct py_offsets */
 };
 
 #define ROW(s, i, w, f)	{ s, i, w, offsetof(struct py_offsets, f) }

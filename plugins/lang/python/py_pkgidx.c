@@ -162,7 +162,7 @@ py_pkgidx_free(struct py_pkgidx *x)
 	free(x);
 }
 
-static void	pkg_turn_cb(void *);
+static void pkg_turn_cb(void *);
 
 /*
  * The timer runs while a directory waits to be read: every PKG_TURN_MS,

@@ -47,65 +47,65 @@
 #define PKG_FAILED	3
 
 struct pkg_dir {
-	uint64_t	 mntns;
-	uint64_t	 hash;
-	char		*path;	/* ends with '/' */
-	size_t		 plen;
-	int		 state;
-	pid_t		 pid;	/* whose root it is read in */
-	int64_t		 euid;
-	pid_t		 pids[PKG_DIR_PIDS];	/* live ones keep it */
-	uint32_t	 npids, pidnext;
-	char		**ents;	/* distribution directories to read */
-	uint32_t	 nents, next;
-	size_t		 entbytes;	/* ents and tags arrays */
-	const char	**tags;	/* "name==version", in files' arena */
-	uint32_t	 ntags;
+	uint64_t mntns;
+	uint64_t hash;
+	char *path;	/* ends with '/' */
+	size_t plen;
+	int state;
+	pid_t pid;	/* whose root it is read in */
+	int64_t euid;
+	pid_t pids[PKG_DIR_PIDS];	/* live ones keep it */
+	uint32_t npids, pidnext;
+	char **ents;	/* distribution directories to read */
+	uint32_t nents, next;
+	size_t entbytes;	/* ents and tags arrays */
+	const char **tags;	/* "name==version", in files' arena */
+	uint32_t ntags;
 	struct py_pkgtab files;	/* file -> tag */
 	struct py_pkgtab lists;	/* "dev:ino" of the lists read */
-	uint32_t	 shared;	/* lists that were one read already */
-	uint32_t	 cut;		/* lists cut at PKG_LIST_MAX/RECORDS */
-	int		 full;		/* stopped growing: the budget */
-	int		 gave_way;	/* its index was dropped for another */
-	int		 warned_full;	/* the budget's lines were logged */
-	int		 warned_remote;	/* the refusal (FUSE...) was */
-	char		 why[160];	/* why it was refused */
-	int		 warned_gave;
-	double		 used_at, failed_at;
-	double		 started, cpu;	/* time spent indexing, for the log */
-	double		 longest;	/* the longest loop turn */
-	uint64_t	 bytes;		/* read */
+	uint32_t shared;	/* lists that were one read already */
+	uint32_t cut;		/* lists cut at PKG_LIST_MAX/RECORDS */
+	int full;		/* stopped growing: the budget */
+	int gave_way;		/* its index was dropped for another */
+	int warned_full;	/* the budget's lines were logged */
+	int warned_remote;	/* the refusal (FUSE...) was */
+	char why[160];		/* why it was refused */
+	int warned_gave;
+	double used_at, failed_at;
+	double started, cpu;	/* time spent indexing, for the log */
+	double longest;		/* the longest loop turn */
+	uint64_t bytes;		/* read */
 };
 
 struct py_pkgidx {
 	struct gp_plugin_ctx *ctx;
 	const struct gp_host_api *api;
-	struct pkg_dir	*dirs[PKG_MAX_DIRS];
-	uint32_t	 ndirs;
-	struct gp_timer	*timer;
-	int		 timer_ms;
-	int		 no_openat2;
+	struct pkg_dir *dirs[PKG_MAX_DIRS];
+	uint32_t ndirs;
+	struct gp_timer *timer;
+	int timer_ms;
+	int no_openat2;
 	/* The one file list being parsed, of lister's next distribution. */
-	struct pkg_dir	*lister;
+	struct pkg_dir *lister;
 	struct py_pkglist list;
-	char		*window;
-	int		 listfd;
-	uint32_t	 listdist;	/* its tag */
-	double		 tokens, refilled;	/* bytes it may read now */
-	size_t		 freed;		/* since the heap was last trimmed */
+	char *window;
+	int listfd;
+	uint32_t listdist;		/* its tag */
+	double tokens, refilled;	/* bytes it may read now */
+	size_t freed;			/* since the heap was last trimmed */
 };
 
 /* py_pkgidx.c */
-double	pkg_now(void);
-size_t	pkg_dir_bytes(const struct pkg_dir *d);
-size_t	pkg_total(const struct py_pkgidx *x);
-void	pkg_list_stop(struct py_pkgidx *x);
-void	pkg_dir_clear(struct py_pkgidx *x, struct pkg_dir *d);
+double pkg_now(void);
+size_t pkg_dir_bytes(const struct pkg_dir *d);
+size_t pkg_total(const struct py_pkgidx *x);
+void pkg_list_stop(struct py_pkgidx *x);
+void pkg_dir_clear(struct py_pkgidx *x, struct pkg_dir *d);
 
 /* py_pkgread.c */
-double	pkg_tokens(struct py_pkgidx *x, double now);
-size_t	pkg_parse_some(struct py_pkgidx *x, struct pkg_dir *d);
-size_t	pkg_read_dist(struct py_pkgidx *x, struct pkg_dir *d);
-int	pkg_list(struct py_pkgidx *x, struct pkg_dir *d);
+double pkg_tokens(struct py_pkgidx *x, double now);
+size_t pkg_parse_some(struct py_pkgidx *x, struct pkg_dir *d);
+size_t pkg_read_dist(struct py_pkgidx *x, struct pkg_dir *d);
+int pkg_list(struct py_pkgidx *x, struct pkg_dir *d);
 
 #endif

@@ -16,8 +16,8 @@
 
 struct py_pkgchunk {
 	struct py_pkgchunk *next;
-	size_t		 used;
-	char		 data[];
+	size_t used;
+	char data[];
 };
 
 uint64_t

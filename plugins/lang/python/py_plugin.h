@@ -32,55 +32,55 @@
 
 struct pyp_proc {
 	struct langtab_proc lp;		/* first: the table's entry */
-	uint32_t	 fails;
-	struct langcpu	 cpu;
-	int		 chosen;	/* among the top N by CPU (sampled) */
-	int		 watched;	/* host sample_watch on */
-	int		 walking;	/* and sample_walk: frames come walked */
-	char		 comm[64];
-	char		 reason[256];
-	char		 appid[1024];
-	uint64_t	 mntns;		/* package versions are per mount ns */
+	uint32_t fails;
+	struct langcpu cpu;
+	int chosen;	/* among the top N by CPU (sampled) */
+	int watched;	/* host sample_watch on */
+	int walking;	/* and sample_walk: frames come walked */
+	char comm[64];
+	char reason[256];
+	char appid[1024];
+	uint64_t mntns;	/* package versions are per mount ns */
 	struct py_target t;
 };
 
 struct pyp {
 	struct gp_plugin_ctx *ctx;
 	const struct gp_host_api *api;
-	int		 enabled;
-	uint32_t	 freq;
-	double		 min_duration;
-	uint32_t	 max_procs;	/* top N by CPU; 0: every process */
-	struct gp_timer	*sample_timer;
-	struct gp_timer	*scan_timer;
-	struct langtab	 tab;		/* of struct pyp_proc */
-	struct langagg	*agg;
-	uint64_t	 nsamples, nfailed, nwalked;
-	int		 subscribed;	/* sample reports from the host */
-	int		 discover;	/* processes from the host's reports */
-	int		 walk_once;	/* reports began: what came before */
-	int		 by_reports;	/* watched PIDs sampled on reports */
-	uint64_t	 count;		/* samples the stack being emitted is */
+	int enabled;
+	uint32_t freq;
+	double min_duration;
+	uint32_t max_procs;	/* top N by CPU; 0: every process */
+	struct gp_timer *sample_timer;
+	struct gp_timer *scan_timer;
+	struct langtab tab;	/* of struct pyp_proc */
+	struct langagg *agg;
+	uint64_t nsamples, nfailed, nwalked;
+	int subscribed;	/* sample reports from the host */
+	int discover;	/* processes from the host's reports */
+	int walk_once;	/* reports began: what came before */
+	int by_reports;	/* watched PIDs sampled on reports */
+	uint64_t count;	/* samples the stack being emitted is */
 	/* The report being read: its native frames join the Python ones. */
 	const struct gp_sample_stack *st;
-	int		 emitted;	/* a stack of this report went out */
-	const char	**mixed;	/* PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA */
-	char		 mixed_buf[16384];	/* their "name_[pn]" texts */
-	struct py_pkgidx *pkgs;		/* NULL: --no-python-versions */
-	char		*deco;		/* decorated frames at delivery */
-	const char	**decop;
+	int emitted;		/* a stack of this report went out */
+	const char **mixed;	/* PY_MAX_FRAMES + PY_MIXED_MAX_EXTRA */
+	char mixed_buf[16384];	/* their "name_[pn]" texts */
+	struct py_pkgidx *pkgs;	/* NULL: --no-python-versions */
+	char *deco;		/* decorated frames at delivery */
+	const char **decop;
 };
 
 /* py_procs.c */
-struct pyp_proc	*pyp_find(struct pyp *, pid_t);
-void		 pyp_release(void *, struct langtab_proc *);
-void		 pyp_scan(struct pyp *);
-void		 pyp_scan_proc(struct pyp *);
-void		 pyp_discover_sync(struct pyp *);
-void		 pyp_timer_sync(struct pyp *);
+struct pyp_proc *pyp_find(struct pyp *, pid_t);
+void pyp_release(void *, struct langtab_proc *);
+void pyp_scan(struct pyp *);
+void pyp_scan_proc(struct pyp *);
+void pyp_discover_sync(struct pyp *);
+void pyp_timer_sync(struct pyp *);
 
 /* python.c */
-void		 pyp_sample_cb(void *);
-void		 pyp_walk_set(struct pyp *, struct pyp_proc *, int);
+void pyp_sample_cb(void *);
+void pyp_walk_set(struct pyp *, struct pyp_proc *, int);
 
 #endif /* PY_PLUGIN_H */

@@ -18,10 +18,10 @@
 #include "langmaps.h"
 #include "py_plugin.h"
 
-static void	pyp_process_cb(void *, int32_t);
-static void	pyp_scan_cb(void *);
-static void	pyp_retry_cb(void *);
-static void	pyp_refresh(struct pyp *, int);
+static void pyp_process_cb(void *, int32_t);
+static void pyp_scan_cb(void *);
+static void pyp_retry_cb(void *);
+static void pyp_refresh(struct pyp *, int);
 
 struct pyp_proc *
 pyp_find(struct pyp *p, pid_t pid)

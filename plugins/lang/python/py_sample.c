@@ -140,8 +140,8 @@ py_sample_begin(struct py_target *t)
 
 /* A walk of the interpreter's thread states, at most PY_MAX_THREADS. */
 struct py_tswalk {
-	uint64_t	 interp, cur;
-	uint32_t	 n;
+	uint64_t interp, cur;
+	uint32_t n;
 };
 
 static int

@@ -44,11 +44,11 @@ py_set_opener(langproc_open_fn fn, void *arg)
 }
 
 struct py_object {
-	uint64_t	 start, end;	/* the mapping at file offset 0 */
-	uint64_t	 lo, hi;	/* all its executable mappings */
-	uint64_t	 inode;
-	char		 path[512];
-	int		 found;
+	uint64_t start, end;	/* the mapping at file offset 0 */
+	uint64_t lo, hi;	/* all its executable mappings */
+	uint64_t inode;
+	char path[512];
+	int found;
 };
 
 static void

@@ -89,7 +89,7 @@ pyp_emit(void *arg, struct py_target *t, int32_t tid,
 		py_pkgidx_note(p->pkgs, t->pid, pr->mntns, frames, n);
 }
 
-static void	pyp_sample_done(struct pyp *, struct pyp_proc *, int);
+static void pyp_sample_done(struct pyp *, struct pyp_proc *, int);
 
 static void
 pyp_sample_proc(struct pyp *p, struct pyp_proc *pr)
@@ -262,7 +262,7 @@ pyp_report_stack_cb(void *arg, int32_t pid, int32_t tid, uint64_t count,
 }
 
 struct pyp_deliver {
-	struct pyp	*p;
+	struct pyp *p;
 	struct gp_snapshot *snap;
 };
 

@@ -35,12 +35,12 @@
 
 struct rubyp_proc {
 	struct langdrv_proc dp;		/* first: the driver's part */
-	char		 appid[1024];
+	char appid[1024];
 	struct ruby_target t;
 };
 
 struct rubyp {
-	struct langdrv	 drv;		/* first; its table: rubyp_proc */
+	struct langdrv drv;	/* first; its table: rubyp_proc */
 };
 
 static const struct gp_option rubyp_options[] = {

@@ -42,10 +42,10 @@
 
 static const struct {
 	struct langver_key v;
-	uint32_t	 cfp_size;
-	uint32_t	 running_ec;	/* 0: the ec symbol (2.x) */
-	uint32_t	 insn_body, insn_size, succ_table, entry_size;
-	int		 v32;		/* 3.2+ String, location */
+	uint32_t cfp_size;
+	uint32_t running_ec;	/* 0: the ec symbol (2.x) */
+	uint32_t insn_body, insn_size, succ_table, entry_size;
+	int v32;	/* 3.2+ String, location */
 } ruby_offsets_table[] = {
 	{ { 2, 7 }, 56, 0, 120, 136, 144, 8, 0 },
 	{ { 3, 0 }, 56, 520, 120, 136, 144, 8, 0 },

@@ -34,8 +34,8 @@ static const char *const bpflog_helpers[] = {
 
 /* The release that added each helper the sampler calls past Linux 4.14. */
 static const struct {
-	const char	*name;
-	const char	*since;
+	const char *name;
+	const char *since;
 } bpflog_since[] = {
 	{ "bpf_get_stack",		"4.18" },
 	{ "bpf_get_current_cgroup_id",	"4.18" },

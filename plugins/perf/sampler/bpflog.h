@@ -20,7 +20,7 @@
  * --") only the last KEEP lines, after one line saying how many were left
  * out: the kernel's reason is at its end.  Empty lines are skipped.
  */
-void	 bpflog_lines(const char *msg, size_t len, size_t width, int keep,
+void bpflog_lines(const char *msg, size_t len, size_t width, int keep,
 	    void (*emit)(void *, const char *, size_t), void *arg);
 
 /*
@@ -30,7 +30,7 @@ void	 bpflog_lines(const char *msg, size_t len, size_t width, int keep,
  * the number is past this build's table), or -1 when the log names none.
  * The last such line wins.
  */
-int	 bpflog_refused_helper(const char *msg, size_t len, char *name,
+int bpflog_refused_helper(const char *msg, size_t len, char *name,
 	    size_t namelen);
 
 /* The first Linux release with helper NAME ("5.11"), or NULL if unknown. */

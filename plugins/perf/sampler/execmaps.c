@@ -15,24 +15,24 @@
 
 /* One image of one process: what it mapped since its exec (or fork). */
 struct em_img {
-	int32_t		 pid;
-	uint32_t	 gen;
-	int32_t		 parent;	/* forked from, for gen 0 */
-	uint64_t	 touched_ns;	/* last mapping added */
-	uint64_t	 exited_ns;	/* 0: live */
-	uint64_t	 seeded_ns;	/* read from /proc then (0: not) */
-	struct execmap	*v;		/* sorted by start */
-	size_t		 n;
-	size_t		 cap;
-	struct em_img	*next;		/* bucket chain, newest first */
+	int32_t pid;
+	uint32_t gen;
+	int32_t parent;		/* forked from, for gen 0 */
+	uint64_t touched_ns;	/* last mapping added */
+	uint64_t exited_ns;	/* 0: live */
+	uint64_t seeded_ns;	/* read from /proc then (0: not) */
+	struct execmap *v;	/* sorted by start */
+	size_t n;
+	size_t cap;
+	struct em_img *next;	/* bucket chain, newest first */
 };
 
 struct execmaps {
-	struct em_img	*b[EM_BUCKETS];
-	uint64_t	 images;
-	uint64_t	 maps;
-	uint64_t	 dropped;
-	uint64_t	 lost;
+	struct em_img *b[EM_BUCKETS];
+	uint64_t images;
+	uint64_t maps;
+	uint64_t dropped;
+	uint64_t lost;
 };
 
 static uint32_t

@@ -24,39 +24,39 @@
 #define EXECREC_OTHER	6	/* anything else (a thread's fork too) */
 
 struct execrec {
-	int		 type;
-	uint32_t	 pid;
-	uint32_t	 tid;
-	uint32_t	 ppid;		/* FORK */
-	uint64_t	 addr;		/* MMAP */
-	uint64_t	 len;
-	uint64_t	 pgoff;
-	uint64_t	 ino;
-	uint32_t	 maj;
-	uint32_t	 min;
-	uint32_t	 prot;
-	const char	*path;		/* MMAP: into the record, path_len */
-	size_t		 path_len;
-	uint64_t	 lost;		/* LOST */
-	uint64_t	 time;		/* CLOCK_MONOTONIC ns (sample_id) */
+	int type;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t ppid;	/* FORK */
+	uint64_t addr;	/* MMAP */
+	uint64_t len;
+	uint64_t pgoff;
+	uint64_t ino;
+	uint32_t maj;
+	uint32_t min;
+	uint32_t prot;
+	const char *path;	/* MMAP: into the record, path_len */
+	size_t path_len;
+	uint64_t lost;	/* LOST */
+	uint64_t time;	/* CLOCK_MONOTONIC ns (sample_id) */
 };
 
 /*
  * One record (a struct perf_event_header first, sample_id_all with
  * PERF_SAMPLE_TIME only: the time is its last 8 bytes): 0, or -EINVAL.
  */
-int		 execrec_parse(const void *rec, size_t len,
+int execrec_parse(const void *rec, size_t len,
 		    struct execrec *out);
 
 /* A mapping as the kernel reported it; path valid until the next feed. */
 struct execmap {
-	uint64_t	 start;
-	uint64_t	 end;
-	uint64_t	 pgoff;
-	uint64_t	 ino;
-	uint32_t	 maj;
-	uint32_t	 min;
-	const char	*path;
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	uint64_t ino;
+	uint32_t maj;
+	uint32_t min;
+	const char *path;
 };
 
 /* Past this a live image's mappings are left to /proc, an exited one's
@@ -68,22 +68,22 @@ struct execmap {
 #define EXECMAPS_MAX_ALL	(256 * 1024)
 
 struct execmaps;
-struct execmaps	*execmaps_new(void);
-void		 execmaps_free(struct execmaps *);
+struct execmaps *execmaps_new(void);
+void execmaps_free(struct execmaps *);
 /* Apply one record received at now_ns: 0, or -ENOMEM. */
-int		 execmaps_feed(struct execmaps *, const struct execrec *,
+int execmaps_feed(struct execmaps *, const struct execrec *,
 		    uint64_t now_ns);
 /*
  * The mapping holding addr in pid's image gen (the exec count since the
  * log started, as the sampler counts them): 0, or -ENOENT.
  */
-int		 execmaps_find(const struct execmaps *, int32_t pid,
+int execmaps_find(const struct execmaps *, int32_t pid,
 		    uint32_t gen, uint64_t addr, struct execmap *out);
 /* The parent a forked pid's image gen 0 was copied from, or 0. */
-int32_t		 execmaps_parent(const struct execmaps *, int32_t pid,
+int32_t execmaps_parent(const struct execmaps *, int32_t pid,
 		    uint32_t gen);
 /* Drop what is older than EXECMAPS_KEEP_NS. */
-void		 execmaps_expire(struct execmaps *, uint64_t now_ns);
+void execmaps_expire(struct execmaps *, uint64_t now_ns);
 /*
  * What /proc showed of a process the records began too late for (it was
  * running when the log started): its executable mappings, as image gen
@@ -92,16 +92,16 @@ void		 execmaps_expire(struct execmaps *, uint64_t now_ns);
  * was read, and are not applied to it again; newer ones are.  0, -EEXIST
  * when the log already follows pid, or -ENOMEM.
  */
-int		 execmaps_seed(struct execmaps *, int32_t pid, uint32_t gen,
+int execmaps_seed(struct execmaps *, int32_t pid, uint32_t gen,
 		    const struct execmap *v, size_t n, uint64_t now_ns);
 
 struct execmaps_stats {
-	uint64_t	 images;	/* kept now */
-	uint64_t	 maps;		/* kept now */
-	uint64_t	 dropped;	/* over a bound */
-	uint64_t	 lost;		/* the kernel's LOST records */
+	uint64_t images;	/* kept now */
+	uint64_t maps;		/* kept now */
+	uint64_t dropped;	/* over a bound */
+	uint64_t lost;		/* the kernel's LOST records */
 };
-void		 execmaps_stats(const struct execmaps *,
+void execmaps_stats(const struct execmaps *,
 		    struct execmaps_stats *);
 
 #endif

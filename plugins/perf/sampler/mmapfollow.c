@@ -25,10 +25,10 @@
 #define MF_MAX_PAGES	64
 
 struct mmapfollow {
-	struct perf_buffer	*pb;
-	int			 map_fd;
-	void			(*cb)(void *, const void *, size_t);
-	void			*arg;
+	struct perf_buffer *pb;
+	int map_fd;
+	void (*cb)(void *, const void *, size_t);
+	void *arg;
 };
 
 static enum bpf_perf_event_ret

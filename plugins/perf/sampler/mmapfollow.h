@@ -15,9 +15,9 @@ struct mmapfollow;
 struct mmapfollow *mmapfollow_open(void (*cb)(void *, const void *, size_t),
 		    void *arg, char *err, size_t errlen);
 /* Readable when a CPU's buffer is half full: drain then. */
-int		 mmapfollow_fd(const struct mmapfollow *);
+int mmapfollow_fd(const struct mmapfollow *);
 /* Hand every pending record to cb: the count, or -errno. */
-int		 mmapfollow_drain(struct mmapfollow *);
-void		 mmapfollow_close(struct mmapfollow *);
+int mmapfollow_drain(struct mmapfollow *);
+void mmapfollow_close(struct mmapfollow *);
 
 #endif

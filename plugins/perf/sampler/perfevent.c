@@ -16,10 +16,10 @@
 #include "perfevent.h"
 
 struct perfevent_sym {
-	const char	*name;
-	const char	*alias;
-	uint32_t	 type;
-	uint64_t	 config;
+	const char *name;
+	const char *alias;
+	uint32_t type;
+	uint64_t config;
 };
 
 static const struct perfevent_sym perfevent_syms[] = {
@@ -64,8 +64,8 @@ static const struct perfevent_sym perfevent_syms[] = {
 
 /* perf's cache names and their spellings (parse-events.c). */
 static const struct {
-	const char	*name;
-	uint64_t	 id;
+	const char *name;
+	uint64_t id;
 } perfevent_caches[] = {
 	{ "L1-dcache", PERF_COUNT_HW_CACHE_L1D },
 	{ "L1-icache", PERF_COUNT_HW_CACHE_L1I },
@@ -77,8 +77,8 @@ static const struct {
 };
 
 static const struct {
-	const char	*name;
-	uint64_t	 id;
+	const char *name;
+	uint64_t id;
 } perfevent_cache_ops[] = {
 	{ "load", PERF_COUNT_HW_CACHE_OP_READ },
 	{ "store", PERF_COUNT_HW_CACHE_OP_WRITE },
@@ -97,8 +97,8 @@ static const char PERFEVENT_HELP[] = "expected a perf event name as `perf "
 static int
 perfevent_cache(const char *s, uint64_t *config)
 {
-	const char	*rest, *op;
-	size_t		 i, j, n, k;
+	const char *rest, *op;
+	size_t i, j, n, k;
 
 	for (i = 0; i < NELEM(perfevent_caches); i++) {
 		n = strlen(perfevent_caches[i].name);
@@ -134,7 +134,7 @@ perfevent_cache(const char *s, uint64_t *config)
 static int
 perfevent_ident(const char *s, size_t n, char *out, size_t max)
 {
-	size_t	 i;
+	size_t i;
 
 	if (n == 0 || n >= max)
 		return (-EINVAL);
@@ -167,9 +167,9 @@ int
 perfevent_parse(const char *s, struct perfevent *ev, char *err,
     size_t errlen)
 {
-	const char	*colon;
-	char		*end;
-	size_t		 i, n;
+	const char *colon;
+	char *end;
+	size_t i, n;
 
 	memset(ev, 0, sizeof(*ev));
 	n = s != NULL ? strlen(s) : 0;
@@ -254,8 +254,8 @@ perfevent_kind(const struct perfevent *ev)
 int
 perfevent_tp_id(const char *buf, size_t len, uint64_t *id)
 {
-	uint64_t	 v = 0;
-	size_t		 i;
+	uint64_t v = 0;
+	size_t i;
 
 	for (i = 0; i < len && buf[i] >= '0' && buf[i] <= '9'; i++) {
 		if (v > (UINT64_MAX - 9) / 10)

@@ -13,12 +13,12 @@
 #define PERFEVENT_NAME_LEN	128
 
 struct perfevent {
-	uint32_t	 type;		/* PERF_TYPE_* */
-	uint64_t	 config;	/* tracepoints: set by perfevent_tp_id */
-	char		 name[PERFEVENT_NAME_LEN];	/* canonical name */
+	uint32_t type;		/* PERF_TYPE_* */
+	uint64_t config;	/* tracepoints: set by perfevent_tp_id */
+	char name[PERFEVENT_NAME_LEN];	/* canonical name */
 	/* tracepoints: "sys:name" split, each [A-Za-z0-9_] only */
-	char		 tp_sys[64];
-	char		 tp_name[PERFEVENT_NAME_LEN];
+	char tp_sys[64];
+	char tp_name[PERFEVENT_NAME_LEN];
 };
 
 /*
@@ -28,11 +28,11 @@ struct perfevent {
  * ("sched:sched_switch", config left 0).  0, or -EINVAL with one line in
  * err saying what is accepted.
  */
-int		 perfevent_parse(const char *s, struct perfevent *ev, char *err,
+int perfevent_parse(const char *s, struct perfevent *ev, char *err,
 		    size_t errlen);
 /* The name of the kind of event: "hardware", "software", ... */
-const char	*perfevent_kind(const struct perfevent *ev);
+const char *perfevent_kind(const struct perfevent *ev);
 /* A tracefs "id" file's bytes into *id: 0, or -EINVAL. */
-int		 perfevent_tp_id(const char *buf, size_t len, uint64_t *id);
+int perfevent_tp_id(const char *buf, size_t len, uint64_t *id);
 
 #endif

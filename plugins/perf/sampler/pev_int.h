@@ -26,78 +26,78 @@
 #endif
 
 struct pev_cpu {
-	int		 fd;		/* -1: offline */
-	int		 exec_fd;	/* sched_process_exec, or -1 */
-	uint64_t	 exec_id;	/* its samples' identifier */
+	int fd;			/* -1: offline */
+	int exec_fd;		/* sched_process_exec, or -1 */
+	uint64_t exec_id;	/* its samples' identifier */
 	struct perf_event_mmap_page *meta;
-	uint8_t		*data;
-	uint64_t	 size;		/* data bytes, a power of two */
-	uint64_t	 head;		/* read this drain */
-	uint64_t	 done;		/* the tail once this drain ends */
-	uint64_t	 rate_start;	/* the rate cap's window */
-	uint32_t	 rate_n;
+	uint8_t *data;
+	uint64_t size;		/* data bytes, a power of two */
+	uint64_t head;		/* read this drain */
+	uint64_t done;		/* the tail once this drain ends */
+	uint64_t rate_start;	/* the rate cap's window */
+	uint32_t rate_n;
 };
 
 /* A thread: its name, and its process's exec generation when it leads. */
 struct pev_thread {
-	uint32_t	 tid;		/* 0: free */
-	uint32_t	 gen;
-	uint32_t	 gen_old;	/* before the exec under way */
-	int		 in_exec;	/* a COMM exec, no sample since */
-	char		 comm[SAMPLE_COMM_LEN];
+	uint32_t tid;	/* 0: free */
+	uint32_t gen;
+	uint32_t gen_old;	/* before the exec under way */
+	int in_exec;		/* a COMM exec, no sample since */
+	char comm[SAMPLE_COMM_LEN];
 };
 
 /* A record still in a ring, in the order records are handled. */
 struct pev_ref {
-	uint64_t	 time;
-	uint64_t	 pos;		/* in its CPU's ring */
-	uint32_t	 cpu;
-	uint32_t	 seq;		/* ties: the ring's order */
+	uint64_t time;
+	uint64_t pos;	/* in its CPU's ring */
+	uint32_t cpu;
+	uint32_t seq;	/* ties: the ring's order */
 };
 
 struct spev {
-	struct sampler		 base;		/* first */
-	struct sampler_opts	 opts;
-	struct sampler_ev	 ev;
-	struct perf_event_attr	 attr;		/* every CPU's template */
-	uint64_t		 exec_tp;	/* the tracepoint's id; 0: none */
-	uint64_t		 exec_code[PEV_EXEC_RANGES][2];	/* kernel */
-	size_t			 nexec_code;
-	int			 ncpus;
-	struct pev_cpu		*cpus;
-	uint64_t		 ring_pages;	/* data pages a CPU */
-	int			 epfd;
-	int			 more;		/* eventfd: a drain stopped */
-	int			 paused;
-	uint64_t		 stats[STAT_NSTATS];
-	struct pev_thread	*threads;	/* open addressing */
-	size_t			 nthreads, cap;
-	int32_t			*pids;		/* sorted: opts.pids */
-	int32_t			*watch;		/* sorted */
-	size_t			 nwatch;
-	uint64_t		*cgroups;	/* sorted */
-	size_t			 ncgroups;
-	struct pev_ref		*refs;
-	size_t			 nrefs, refcap;
-	struct sample_buf	*out;		/* the record handed on */
-	uint8_t			*copy;		/* a record across the wrap */
-	size_t			 copycap;
+	struct sampler base;	/* first */
+	struct sampler_opts opts;
+	struct sampler_ev ev;
+	struct perf_event_attr attr;		/* every CPU's template */
+	uint64_t exec_tp;	/* the tracepoint's id; 0: none */
+	uint64_t exec_code[PEV_EXEC_RANGES][2];	/* kernel */
+	size_t nexec_code;
+	int ncpus;
+	struct pev_cpu *cpus;
+	uint64_t ring_pages;	/* data pages a CPU */
+	int epfd;
+	int more;	/* eventfd: a drain stopped */
+	int paused;
+	uint64_t stats[STAT_NSTATS];
+	struct pev_thread *threads;	/* open addressing */
+	size_t nthreads, cap;
+	int32_t *pids;	/* sorted: opts.pids */
+	int32_t *watch;	/* sorted */
+	size_t nwatch;
+	uint64_t *cgroups;	/* sorted */
+	size_t ncgroups;
+	struct pev_ref *refs;
+	size_t nrefs, refcap;
+	struct sample_buf *out;	/* the record handed on */
+	uint8_t *copy;		/* a record across the wrap */
+	size_t copycap;
 };
 
 /* pev_threads.c */
-struct pev_thread	*pev_find(const struct spev *, uint32_t tid);
-struct pev_thread	*pev_get(struct spev *, uint32_t tid);
-void			 pev_forget(struct spev *, uint32_t tid);
-void			 pev_comm(struct spev *, uint32_t pid, uint32_t tid,
+struct pev_thread *pev_find(const struct spev *, uint32_t tid);
+struct pev_thread *pev_get(struct spev *, uint32_t tid);
+void pev_forget(struct spev *, uint32_t tid);
+void pev_comm(struct spev *, uint32_t pid, uint32_t tid,
 			    char *comm);
 
 /* pev_record.c */
-int	pev_cmp_i32(const void *, const void *);
-int	pev_cmp_u64(const void *, const void *);
-void	pev_exec_code(struct spev *);
-void	pev_exec(struct spev *, uint32_t pid, int from_comm);
-int	pev_sample(struct spev *, struct pev_cpu *, const uint8_t *, size_t);
-void	pev_sideband(struct spev *, const struct perf_event_header *,
+int pev_cmp_i32(const void *, const void *);
+int pev_cmp_u64(const void *, const void *);
+void pev_exec_code(struct spev *);
+void pev_exec(struct spev *, uint32_t pid, int from_comm);
+int pev_sample(struct spev *, struct pev_cpu *, const uint8_t *, size_t);
+void pev_sideband(struct spev *, const struct perf_event_header *,
 	    const uint8_t *, size_t);
 
 #endif

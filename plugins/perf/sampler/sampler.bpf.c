@@ -106,7 +106,7 @@ struct {
 /* One frame's bytes (a map value: fields are read at offsets the
  * verifier bounds, which a stack buffer would not allow on old kernels). */
 struct walk_frame {
-	__u8	b[WALK_FRAME_BUF];
+	__u8 b[WALK_FRAME_BUF];
 };
 
 struct {

@@ -107,18 +107,18 @@
 #define STAT_NSTATS		13
 
 struct sample_hdr {
-	__u32	pid;		/* tgid; 0 = idle */
-	__u32	tid;
-	__u32	cpu;
-	__u16	nkern;
-	__u16	nuser;
-	__u32	flags;		/* SAMPLE_F_* */
-	__u32	stack_off;	/* offset of regs[], when SAMPLE_F_DWARF */
-	__u32	stack_len;	/* bytes of stack after regs[] */
-	__u32	gen;		/* the tgid's exec generation (0: none seen) */
-	char	comm[SAMPLE_COMM_LEN];	/* the thread's comm */
-	__u32	nwalk;		/* interpreter frames, when SAMPLE_F_WALKED */
-	__u32	walk_stat;	/* the walk's STAT_WALK_*, 0: none made */
+	__u32 pid;	/* tgid; 0 = idle */
+	__u32 tid;
+	__u32 cpu;
+	__u16 nkern;
+	__u16 nuser;
+	__u32 flags;		/* SAMPLE_F_* */
+	__u32 stack_off;	/* offset of regs[], when SAMPLE_F_DWARF */
+	__u32 stack_len;	/* bytes of stack after regs[] */
+	__u32 gen;		/* the tgid's exec generation (0: none seen) */
+	char comm[SAMPLE_COMM_LEN];	/* the thread's comm */
+	__u32 nwalk;		/* interpreter frames, when SAMPLE_F_WALKED */
+	__u32 walk_stat;	/* the walk's STAT_WALK_*, 0: none made */
 };
 
 /*
@@ -128,30 +128,30 @@ struct sample_hdr {
  * up to the end of its last field used (set by sampler_walk_set).
  */
 struct walk_cfg {
-	__u32	root_check;
-	__u32	root_frame;
-	__s32	holder_frame;	/* -1: none */
-	__u32	frame_next;
-	__u32	frame_code;
-	__u32	frame_pos;
-	__u32	pos_size;	/* 4 or 8 */
-	__s32	frame_owner;	/* -1: none */
-	__u32	owner_skip;
-	__u32	frame_read;
+	__u32 root_check;
+	__u32 root_frame;
+	__s32 holder_frame;	/* -1: none */
+	__u32 frame_next;
+	__u32 frame_code;
+	__u32 frame_pos;
+	__u32 pos_size;		/* 4 or 8 */
+	__s32 frame_owner;	/* -1: none */
+	__u32 owner_skip;
+	__u32 frame_read;
 	/* The program's: when a walked sample of the process last woke
 	 * user space (WALK_WAKE_NS), and the code words seen (hashed). */
-	__u64	woken_ns;
-	__u64	known[WALK_KNOWN_BITS / 64];
+	__u64 woken_ns;
+	__u64 known[WALK_KNOWN_BITS / 64];
 };
 
 /* root WALK_ROOT_NONE: no interpreter frames until check (ns, the
  * program's clock, CLOCK_MONOTONIC) */
 #define WALK_ROOT_NONE		1
 struct walk_root {
-	__u64	root;
-	__u64	check;
-	__u32	tgid;
-	__u32	pad;
+	__u64 root;
+	__u64 check;
+	__u32 tgid;
+	__u32 pad;
 };
 
 /*
@@ -161,10 +161,10 @@ struct walk_root {
 struct sample_buf {
 	struct sample_hdr hdr;
 	/* kernel, user, then walk pairs; room for a masked pair index */
-	__u64	ips[WALK_SLOT_MASK + 2];
-	__u64	regs[SAMPLE_NREGS];
+	__u64 ips[WALK_SLOT_MASK + 2];
+	__u64 regs[SAMPLE_NREGS];
 	/* one extra page so a page-sized read at any offset stays inside */
-	__u8	stack[SAMPLE_MAX_STACK + 8 + SAMPLE_PAGE];
+	__u8 stack[SAMPLE_MAX_STACK + 8 + SAMPLE_PAGE];
 };
 
 #ifndef __bpf__
@@ -178,71 +178,71 @@ struct sampler;
 #define SAMPLER_AUTO	(-1)	/* sampler_opts.backend: the best that loads */
 struct sampler_opts {
 	/* SAMPLER_AUTO, or sampler_backend_parse's answer */
-	int		 backend;
-	int32_t		 self_pid;	/* never sampled */
-	uint32_t	 freq;		/* Hz, when period is 0 */
-	uint64_t	 period;	/* one sample every period events */
+	int backend;
+	int32_t self_pid;	/* never sampled */
+	uint32_t freq;		/* Hz, when period is 0 */
+	uint64_t period;	/* one sample every period events */
 	/* At most this many samples a second per CPU (0: no cap): with a
 	 * period, the rate is the event's, not ours (sampler_set_period) */
-	uint32_t	 max_rate;
+	uint32_t max_rate;
 	/* The event (--perf-event), or ev_name NULL: the first of cycles,
 	 * cpu-clock, task-clock the host has.  A named event that cannot be
 	 * opened fails sampler_open; there is no fallback. */
-	const char	*ev_name;
-	uint32_t	 ev_type;	/* PERF_TYPE_* */
-	uint64_t	 ev_config;
-	int		 want_fp;
-	int		 want_dwarf;
-	uint32_t	 dwarf_size;	/* bytes of user stack */
-	const int32_t	*pids;		/* only these tgids; NULL: all */
-	uint32_t	 npids;
+	const char *ev_name;
+	uint32_t ev_type;	/* PERF_TYPE_* */
+	uint64_t ev_config;
+	int want_fp;
+	int want_dwarf;
+	uint32_t dwarf_size;	/* bytes of user stack */
+	const int32_t *pids;	/* only these tgids; NULL: all */
+	uint32_t npids;
 	/* only tasks of the cgroups given to sampler_cgroups_set (none until
 	 * then) */
-	int		 filter_cgroups;
+	int filter_cgroups;
 	/* take no sample until sampler_resume (exec and exit are followed
 	 * from the start): what user space reads first is complete */
-	int		 start_paused;
+	int start_paused;
 	/* one record (a ring-buffer sample); non-zero stops the drain */
-	int		(*on_record)(void *arg, const void *rec, size_t len);
+	int (*on_record)(void *arg, const void *rec, size_t len);
 	/* libbpf warnings and sampler notes */
-	void		(*log)(void *arg, int level, const char *msg);
-	int		 quiet_load;	/* no libbpf lines (sampler_open) */
-	void		*arg;
+	void (*log)(void *arg, int level, const char *msg);
+	int quiet_load;	/* no libbpf lines (sampler_open) */
+	void *arg;
 };
 /* "auto", "bpf", "bpf-compat" or "perf-events": a backend, or -EINVAL. */
-int		 sampler_backend_parse(const char *);
+int sampler_backend_parse(const char *);
 /* The backend sampling: "bpf", "bpf-compat" or "perf-events". */
-const char	*sampler_backend_name(const struct sampler *);
+const char *sampler_backend_name(const struct sampler *);
 /* What the compat BPF program gives up against the full one, in words. */
-const char	*sampler_compat_costs(const struct sampler_opts *);
+const char *sampler_compat_costs(const struct sampler_opts *);
 /* What the perf-events backend gives up against BPF, for o, in words. */
-const char	*sampler_pev_costs(const struct sampler_opts *o);
+const char *sampler_pev_costs(const struct sampler_opts *o);
 /* NULL with a message in err saying what is missing. */
-struct sampler	*sampler_open(const struct sampler_opts *, char *err,
+struct sampler *sampler_open(const struct sampler_opts *, char *err,
 		    size_t errlen);
-void		 sampler_close(struct sampler *);
+void sampler_close(struct sampler *);
 /* Start sampling (opened with start_paused). */
-void		 sampler_resume(struct sampler *);
+void sampler_resume(struct sampler *);
 /* Consume what the ring buffer holds: records, or -errno. */
-int		 sampler_drain(struct sampler *);
+int sampler_drain(struct sampler *);
 /* Readable when the program wakes user space (a new process, a ring a
  * quarter full): watch it and drain. */
-int		 sampler_wakeup_fd(const struct sampler *);
+int sampler_wakeup_fd(const struct sampler *);
 /* Follow CPU hot-plug: events for CPUs that came online, close the rest.
  * Returns the number of CPUs sampled. */
-int		 sampler_sync_cpus(struct sampler *);
+int sampler_sync_cpus(struct sampler *);
 /* A perf event's new period on every CPU (PERF_EVENT_IOC_PERIOD): 0 or
  * -errno (a tracepoint's program counts its own period: -ENOTSUP). */
-int		 sampler_set_period(struct sampler *, uint64_t);
+int sampler_set_period(struct sampler *, uint64_t);
 /* Cumulative STAT_* counters summed over CPUs. */
-void		 sampler_stats(struct sampler *, uint64_t out[STAT_NSTATS]);
+void sampler_stats(struct sampler *, uint64_t out[STAT_NSTATS]);
 /*
  * Kernel symbol names of n addresses by the kernel's own lookup, into
  * names[i * name_len] ("name+0xoff/0xsize", then " [module]" for a module;
  * "0x..." when unknown).
  * -ENOTSUP when the kernel cannot run the resolver (before Linux 5.14).
  */
-int		 sampler_ksym_resolve(struct sampler *, const uint64_t *addrs,
+int sampler_ksym_resolve(struct sampler *, const uint64_t *addrs,
 		    size_t n, char *names, size_t name_len);
 /*
  * The exec generation the program gives pid now (0 when it has seen no
@@ -250,16 +250,16 @@ int		 sampler_ksym_resolve(struct sampler *, const uint64_t *addrs,
  * that differs from this one belongs to an image the process has left.
  * 0, or -ENOENT (*gen = 0) when the kernel has no entry for pid.
  */
-int		 sampler_exec_gen(struct sampler *, int32_t pid,
+int sampler_exec_gen(struct sampler *, int32_t pid,
 		    uint32_t *gen);
 /*
  * Wake user space at every sample of pid (on) and flag its records
  * SAMPLE_F_WATCHED, for a process profiler reading the sampled thread's
  * stack right after; or no more (!on).  0 or -errno.
  */
-int		 sampler_watch(struct sampler *, int32_t pid, int on);
+int sampler_watch(struct sampler *, int32_t pid, int on);
 /* Whether the backend can walk interpreter frames (BPF). */
-int		 sampler_walks(const struct sampler *);
+int sampler_walks(const struct sampler *);
 /*
  * Walk pid's interpreter frames in each of its samples as c says (NULL:
  * no more; frame_read, woken_ns and known are set here: set again, every
@@ -268,41 +268,41 @@ int		 sampler_walks(const struct sampler *);
  * out of bounds or misaligned), -ENOTSUP (the perf-events backend cannot
  * walk) or -errno.
  */
-int		 sampler_walk_set(struct sampler *, int32_t pid,
+int sampler_walk_set(struct sampler *, int32_t pid,
 		    const struct walk_cfg *c);
 /* tid's root and check value (root 0: forget it): 0, -ENOENT (pid has
  * no walk), -ENOTSUP or -errno. */
-int		 sampler_walk_root(struct sampler *, int32_t pid, int32_t tid,
+int sampler_walk_root(struct sampler *, int32_t pid, int32_t tid,
 		    uint64_t root, uint64_t check);
 /*
  * With filter_cgroups: sample the tasks of these cgroup v2 ids (at most
  * SAMPLER_MAX_CGROUPS) and no others from now on.  0 or -errno.
  */
 #define SAMPLER_MAX_CGROUPS	4096
-int		 sampler_cgroups_set(struct sampler *, const uint64_t *ids,
+int sampler_cgroups_set(struct sampler *, const uint64_t *ids,
 		    size_t n);
 /* Whether exec and exit events are followed (generations counted). */
-int		 sampler_follows_exec(const struct sampler *);
+int sampler_follows_exec(const struct sampler *);
 /* The event sampled: "cpu-cycles", "cpu-clock", "task-clock", or the
  * --perf-event name. */
-const char	*sampler_event_name(const struct sampler *);
+const char *sampler_event_name(const struct sampler *);
 
 /* record.c: a ring-buffer record checked and split into its parts. */
 struct sample_view {
-	struct sample_hdr	 hdr;
-	const uint64_t		*kips;	/* hdr.nkern, leaf first */
-	const uint64_t		*uips;	/* hdr.nuser, leaf first */
-	const uint64_t		*walk;	/* 2 * hdr.nwalk words, leaf first */
-	const uint64_t		*regs;	/* SAMPLE_NREGS, or NULL */
-	const uint8_t		*stack;	/* hdr.stack_len bytes, or NULL */
+	struct sample_hdr hdr;
+	const uint64_t *kips;	/* hdr.nkern, leaf first */
+	const uint64_t *uips;	/* hdr.nuser, leaf first */
+	const uint64_t *walk;	/* 2 * hdr.nwalk words, leaf first */
+	const uint64_t *regs;	/* SAMPLE_NREGS, or NULL */
+	const uint8_t *stack;	/* hdr.stack_len bytes, or NULL */
 };
 /* 0, or -EINVAL when the record is malformed (then v is undefined). */
-int		 sample_record_parse(const void *rec, size_t len,
+int sample_record_parse(const void *rec, size_t len,
 		    struct sample_view *v);
 
 /* cpulist.c: "0-3,5" as in /sys/devices/system/cpu/online. */
 /* Sets set[i] = 1 for each listed CPU below n; the count, or -EINVAL. */
-int		 cpulist_parse(const char *buf, size_t len, uint8_t *set,
+int cpulist_parse(const char *buf, size_t len, uint8_t *set,
 		    size_t n);
 #endif
 

@@ -29,18 +29,18 @@
 #include "sampler.skel.h"
 
 struct sbpf {
-	struct sampler		 base;		/* first */
-	struct sampler_bpf	*skel;
-	struct ring_buffer	*rb;
-	struct sampler_opts	 opts;
-	int			 ncpus;		/* possible CPUs */
-	int			*fds;		/* perf event per CPU, -1 */
-	struct bpf_link	       **links;
-	struct sampler_ev	 ev;
-	int			 ksym_ok;	/* ksym_resolve loaded */
-	int			 compat;	/* the *_compat programs */
-	struct bpf_link		*exec_link;	/* exec generations */
-	struct bpf_link		*exit_link;
+	struct sampler base;	/* first */
+	struct sampler_bpf *skel;
+	struct ring_buffer *rb;
+	struct sampler_opts opts;
+	int ncpus;	/* possible CPUs */
+	int *fds;	/* perf event per CPU, -1 */
+	struct bpf_link **links;
+	struct sampler_ev ev;
+	int ksym_ok;			/* ksym_resolve loaded */
+	int compat;			/* the *_compat programs */
+	struct bpf_link *exec_link;	/* exec generations */
+	struct bpf_link *exit_link;
 };
 
 /* libbpf's printer is process-global: route it to the sampler loading. */

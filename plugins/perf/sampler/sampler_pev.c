@@ -44,7 +44,7 @@
 #include "perfevent.h"
 #include "pev_int.h"
 
-static void	pev_close(struct sampler *);
+static void pev_close(struct sampler *);
 
 /* --- the rings ----------------------------------------------------------- */
 

@@ -30,10 +30,10 @@ int
 elfsym_push_at(struct elfsym_build *b, uint64_t addr, uint64_t size,
     uint32_t name, uint8_t attr)
 {
-	struct elfsym_table	*t = b->t;
-	struct elfsym_sym	*v;
-	size_t			 ncap;
-	uint8_t			*a;
+	struct elfsym_table *t = b->t;
+	struct elfsym_sym *v;
+	size_t ncap;
+	uint8_t *a;
 
 	if (t->nsyms >= ELFSYM_MAX_SYMS) {
 		t->dropped++;
@@ -62,9 +62,9 @@ int
 elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
     const char *name, size_t st_name, uint8_t attr)
 {
-	struct elfsym_table	*t = b->t;
-	size_t			 len, ncap, off;
-	char			*p;
+	struct elfsym_table *t = b->t;
+	size_t len, ncap, off;
+	char *p;
 
 	if (t->nsyms >= ELFSYM_MAX_SYMS) {
 		t->dropped++;
@@ -96,7 +96,7 @@ elfsym_push(struct elfsym_build *b, uint64_t addr, uint64_t size,
 void
 elfsym_read_note(struct elfsym_table *t, const uint8_t *p, size_t len)
 {
-	size_t	 n;
+	size_t n;
 
 	/* the plugins' one note parser (plugins/common/elf) */
 	if ((n = elfread_note_build_id(p, len, t->build_id,
@@ -107,7 +107,7 @@ elfsym_read_note(struct elfsym_table *t, const uint8_t *p, size_t len)
 void
 elfsym_read_debuglink(struct elfsym_table *t, const char *p, size_t size)
 {
-	size_t	 len;
+	size_t len;
 
 	if (size < 2 || t->debuglink != NULL)
 		return;
@@ -126,7 +126,7 @@ static void
 elfsym_read_interp(struct elfsym_table *t, struct elfread *le,
     const Elf64_Phdr *ph)
 {
-	char	 buf[4096];
+	char buf[4096];
 
 	if (ph->p_filesz == 0 || ph->p_filesz > sizeof(buf) ||
 	    elfread_read_at(le, ph->p_offset, buf, (size_t)ph->p_filesz) != 0)
@@ -138,8 +138,8 @@ elfsym_read_interp(struct elfsym_table *t, struct elfread *le,
 void
 elfsym_read_segments(struct elfsym_table *t, struct elfread *le)
 {
-	const Elf64_Phdr	*ph;
-	size_t			 i;
+	const Elf64_Phdr *ph;
+	size_t i;
 
 	for (i = 0; i < le->nph; i++) {
 		ph = &le->ph[i];
@@ -161,8 +161,8 @@ static int
 elfsym_load_all(struct elfread *le, int fd, uint64_t size, int lazy,
     struct elfsym_table **out)
 {
-	struct elfsym_load	 l;
-	int			 r;
+	struct elfsym_load l;
+	int r;
 
 	*out = NULL;
 	if ((r = elfsym_load_init(&l, le, 0, fd, size, lazy, NULL)) == 0)
@@ -183,8 +183,8 @@ elfsym_load_all(struct elfread *le, int fd, uint64_t size, int lazy,
 static int
 elfsym_load_fd_mode(int fd, int lazy, struct elfsym_table **out)
 {
-	struct elfsym_load	*l;
-	int			 r;
+	struct elfsym_load *l;
+	int r;
 
 	*out = NULL;
 	if ((r = elfsym_load_begin(fd, lazy, &l)) != 0)
@@ -211,9 +211,9 @@ elfsym_load_fd_lazy(int fd, struct elfsym_table **out)
 static int
 elfsym_materialize(struct elfsym_table *t)
 {
-	char	*str[ELFSYM_NSTR] = { NULL, NULL }, *names = NULL, *p;
-	size_t	 i, len, cap = 0, nlen = 0, src, off;
-	int	 plt, r = -ENOMEM;
+	char *str[ELFSYM_NSTR] = { NULL, NULL }, *names = NULL, *p;
+	size_t i, len, cap = 0, nlen = 0, src, off;
+	int plt, r = -ENOMEM;
 
 	if (t->names != NULL || t->fd < 0)
 		return (0);
@@ -275,8 +275,8 @@ out:
 int
 elfsym_load_mem(const void *buf, size_t len, struct elfsym_table **out)
 {
-	struct elfread	*le;
-	int		 r;
+	struct elfread *le;
+	int r;
 
 	*out = NULL;
 	if ((r = elfread_open_mem(buf, len, ELFSYM_READ_BYTES,
@@ -291,7 +291,7 @@ elfsym_load_mem(const void *buf, size_t len, struct elfsym_table **out)
 static void
 elfsym_probe_build_id(struct elfread *le, struct elfsym_table *probe)
 {
-	size_t	 n;
+	size_t n;
 
 	if ((n = elfread_build_id(le, probe->build_id,
 	    ELFSYM_BUILD_ID_MAX)) > 0)
@@ -301,10 +301,10 @@ elfsym_probe_build_id(struct elfread *le, struct elfsym_table *probe)
 int
 elfsym_add_debug_fd(struct elfsym_table *t, int fd)
 {
-	struct elfsym_table	 probe;
-	struct elfsym_load	 l;
-	struct elfread		*le;
-	int			 r;
+	struct elfsym_table probe;
+	struct elfsym_load l;
+	struct elfread *le;
+	int r;
 
 	if ((r = elfsym_materialize(t)) != 0)
 		return (r);
@@ -356,7 +356,7 @@ int
 elfsym_file_to_vaddr(const struct elfsym_table *t, uint64_t off,
     uint64_t *vaddr)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < t->nsegs; i++) {
 		if (off >= t->segs[i].off &&
@@ -374,7 +374,7 @@ elfsym_file_to_vaddr(const struct elfsym_table *t, uint64_t off,
 const char *
 elfsym_lookup(const struct elfsym_table *t, uint64_t vaddr, size_t *idx)
 {
-	long	 i = elfsym_find(t, vaddr);
+	long i = elfsym_find(t, vaddr);
 
 	if (i < 0 || t->names == NULL)
 		return (NULL);
@@ -386,9 +386,9 @@ elfsym_lookup(const struct elfsym_table *t, uint64_t vaddr, size_t *idx)
 const char *
 elfsym_name(const struct elfsym_table *t, size_t idx, char *buf, size_t len)
 {
-	uint64_t	 src, off;
-	size_t		 want;
-	ssize_t		 n;
+	uint64_t src, off;
+	size_t want;
+	ssize_t n;
 
 	if (idx >= t->nsyms || len == 0)
 		return (NULL);
@@ -425,7 +425,7 @@ elfsym_name(const struct elfsym_table *t, size_t idx, char *buf, size_t len)
 long
 elfsym_find(const struct elfsym_table *t, uint64_t vaddr)
 {
-	size_t	 lo = 0, hi = t->nsyms, mid, i, k;
+	size_t lo = 0, hi = t->nsyms, mid, i, k;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -445,8 +445,8 @@ elfsym_find(const struct elfsym_table *t, uint64_t vaddr)
 void
 elfsym_build_id_hex(const struct elfsym_table *t, char *buf, size_t len)
 {
-	static const char	 hex[] = "0123456789abcdef";
-	size_t			 i;
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
 
 	if (len == 0)
 		return;

@@ -17,8 +17,8 @@
 void
 elfsym_go_probe(struct elfread *le, struct elfsym_go *go)
 {
-	const Elf64_Shdr	*sh;
-	size_t			 i;
+	const Elf64_Shdr *sh;
+	size_t i;
 
 	memset(go, 0, sizeof(*go));
 	go->le = le;
@@ -45,17 +45,17 @@ elfsym_go_probe(struct elfread *le, struct elfsym_go *go)
 }
 
 struct elfsym_va {
-	struct elfread			*le;
-	const struct elfsym_table	*t;
+	struct elfread *le;
+	const struct elfsym_table *t;
 };
 
 /* Bytes at a link-time address, from the file through PT_LOAD. */
 static int
 elfsym_read_va(void *arg, uint64_t addr, void *buf, size_t n)
 {
-	const struct elfsym_va	*va = arg;
-	const struct elfsym_seg	*sg;
-	size_t			 i;
+	const struct elfsym_va *va = arg;
+	const struct elfsym_seg *sg;
+	size_t i;
 
 	for (i = 0; i < va->t->nsegs; i++) {
 		sg = &va->t->segs[i];
@@ -77,9 +77,9 @@ void
 elfsym_go_buildinfo(struct elfsym_table *t, const struct elfsym_go *go)
 {
 	struct elfsym_va va;
-	uint8_t		 buf[GOBUILDINFO_HDR + 2 + GOBUILDINFO_VER_MAX];
+	uint8_t buf[GOBUILDINFO_HDR + 2 + GOBUILDINFO_VER_MAX];
 	const Elf64_Shdr *sh;
-	size_t		 n;
+	size_t n;
 
 	t->go_buildinfo = -ENOENT;
 	if (go->buildinfo == 0)
@@ -119,8 +119,8 @@ elfsym_go_gofunc(struct elfsym_goread *r, size_t *budget)
 	const struct elfsym_go *go = r->go;
 	const struct gopclntab *g = &r->g;
 	const Elf64_Shdr *sh;
-	uint8_t		*p;
-	size_t		 ps = g->ptrsize, at, k, size, len;
+	uint8_t *p;
+	size_t ps = g->ptrsize, at, k, size, len;
 
 	r->gofunc = 0;
 	if (go->noptrdata == 0)
@@ -194,7 +194,7 @@ elfsym_go_free(struct elfsym_goread *r)
 static int
 elfsym_go_src_read(void *arg, uint64_t off, void *buf, size_t len)
 {
-	struct elfsym_goread	*r = arg;
+	struct elfsym_goread *r = arg;
 
 	return (elfread_read_at(r->go->le, r->pcoff + off, buf, len) != 0 ?
 	    -1 : 0);
@@ -204,7 +204,7 @@ elfsym_go_src_read(void *arg, uint64_t off, void *buf, size_t len)
 static size_t
 elfsym_go_charge(struct elfsym_goread *r, size_t budget)
 {
-	uint64_t	 u = (r->src.fills - r->fills) *
+	uint64_t u = (r->src.fills - r->fills) *
 	    (GOPCLNTAB_WIN / ELFSYM_GO_UNIT_BYTES);
 
 	r->fills = r->src.fills;
@@ -216,7 +216,7 @@ static int
 elfsym_go_pread(struct elfread *le, uint8_t *own, uint64_t off, size_t len,
     size_t *got, size_t *budget)
 {
-	size_t	 want;
+	size_t want;
 
 	while (*got < len && *budget > 0) {
 		want = len - *got;
@@ -243,14 +243,14 @@ static int
 elfsym_go_inl1(struct elfsym_goread *r, struct elfsym_table *t, size_t i,
     size_t *u)
 {
-	const struct gopclntab	*g = &r->g;
-	struct gopclntab_fn	 fn;
-	struct gopclntab_pciter	 it;
-	uint64_t		 at, plo, phi;
-	struct elfsym_goinl	*ni;
-	uint32_t		*c, maxix;
-	int32_t			 ix;
-	size_t			 end, es = GOPCLNTAB_INL_SIZE(g), ncap;
+	const struct gopclntab *g = &r->g;
+	struct gopclntab_fn fn;
+	struct gopclntab_pciter it;
+	uint64_t at, plo, phi;
+	struct elfsym_goinl *ni;
+	uint32_t *c, maxix;
+	int32_t ix;
+	size_t end, es = GOPCLNTAB_INL_SIZE(g), ncap;
 
 	*u = 4;
 	if (gopclntab_fn(g, i, &fn) != 0 || !fn.has_inltree ||
@@ -303,8 +303,8 @@ static size_t
 elfsym_go_tree_len(const struct elfsym_goread *r,
     const struct elfsym_table *t, size_t i, uint64_t *at)
 {
-	const uint32_t	*c = &t->go_chain[4 * i];
-	size_t		 tl;
+	const uint32_t *c = &t->go_chain[4 * i];
+	size_t tl;
 
 	*at = (uint64_t)c[3] << 32 | c[2];
 	if (*at < r->saddr || *at - r->saddr >= r->slen)
@@ -326,12 +326,12 @@ elfsym_go_tree_len(const struct elfsym_goread *r,
 static size_t
 elfsym_go_inl2(struct elfsym_goread *r, struct elfsym_table *t, size_t i)
 {
-	struct elfsym_golazy	*L = t->go_lazy;
-	struct elfsym_goinl	*f;
-	uint8_t			*tabs = (uint8_t *)(L + 1);
-	uint32_t		*c = &t->go_chain[4 * i], pcinl, tblen;
-	uint64_t		 at;
-	size_t			 tl;
+	struct elfsym_golazy *L = t->go_lazy;
+	struct elfsym_goinl *f;
+	uint8_t *tabs = (uint8_t *)(L + 1);
+	uint32_t *c = &t->go_chain[4 * i], pcinl, tblen;
+	uint64_t at;
+	size_t tl;
 
 	pcinl = c[0];
 	tblen = c[1];
@@ -364,12 +364,12 @@ elfsym_go_inl2(struct elfsym_goread *r, struct elfsym_table *t, size_t i)
 static int
 elfsym_go_func(struct elfsym_goread *r, struct elfsym_build *b, size_t i)
 {
-	struct elfsym_table	*t = b->t;
-	const char		*name;
-	uint64_t		 entry, end;
-	uint32_t		 off;
-	size_t			 len;
-	int			 e;
+	struct elfsym_table *t = b->t;
+	const char *name;
+	uint64_t entry, end;
+	uint32_t off;
+	size_t len;
+	int e;
 
 	if (gopclntab_func_off(&r->g, i, &entry, &end, &off) != 0 ||
 	    entry == 0 || end <= entry)
@@ -393,17 +393,17 @@ elfsym_go_func(struct elfsym_goread *r, struct elfsym_build *b, size_t i)
 int
 elfsym_go_step(struct elfsym_goread *r, struct elfsym_build *b, size_t budget)
 {
-	struct elfsym_table	*t = b->t;
-	const struct elfsym_go	*go = r->go;
-	struct elfsym_golazy	*L;
-	const struct gopclntab	*g = &r->g;
-	const Elf64_Shdr	*sh;
-	struct elfread		*le = go->le;
-	size_t			 scn;
-	char			*p;
-	uint64_t		 at;
-	size_t			 i, u;
-	int			 e;
+	struct elfsym_table *t = b->t;
+	const struct elfsym_go *go = r->go;
+	struct elfsym_golazy *L;
+	const struct gopclntab *g = &r->g;
+	const Elf64_Shdr *sh;
+	struct elfread *le = go->le;
+	size_t scn;
+	char *p;
+	uint64_t at;
+	size_t i, u;
+	int e;
 
 	while (budget > 0) {
 		switch (r->phase) {
@@ -602,8 +602,8 @@ done:
 int
 elfsym_go_read(struct elfsym_build *b, const struct elfsym_go *go)
 {
-	struct elfsym_goread	 r;
-	int			 e;
+	struct elfsym_goread r;
+	int e;
 
 	elfsym_go_begin(&r, go);
 	while ((e = elfsym_go_step(&r, b, SIZE_MAX)) == 1)

@@ -18,8 +18,8 @@ static int
 elfsym_go_chain_add(struct elfsym_table *t, size_t *cap, const uint32_t *v,
     size_t n, uint32_t *at)
 {
-	uint32_t	*c;
-	size_t		 ncap;
+	uint32_t *c;
+	size_t ncap;
 
 	/* Indexes stay below ELFSYM_GOINL_LAZY, which marks the unbuilt. */
 	if (t->go_nchain + n >= ELFSYM_GOINL_LAZY)
@@ -49,25 +49,25 @@ elfsym_go_inl_cmp(const void *a, const void *b)
 
 /* One function's inline-index ranges, while its chains are built. */
 struct elfsym_go_rng {
-	uint64_t	 lo;
-	uint64_t	 hi;
-	int32_t		 ix;
-	uint32_t	 chain;		/* UINT32_MAX: none */
+	uint64_t lo;
+	uint64_t hi;
+	int32_t ix;
+	uint32_t chain;	/* UINT32_MAX: none */
 };
 
 struct elfsym_go_fnw {
-	struct elfsym_go_rng	*r;
-	size_t			 n;
-	size_t			 cap;
-	uint32_t		*ixc;		/* chain per inline index */
-	size_t			 nixc;
+	struct elfsym_go_rng *r;
+	size_t n;
+	size_t cap;
+	uint32_t *ixc;	/* chain per inline index */
+	size_t nixc;
 };
 
 /* The inline index at pc (the ranges are in pc order); -1 outside. */
 static int32_t
 elfsym_go_ix_at(const struct elfsym_go_fnw *w, uint64_t pc)
 {
-	size_t	 lo = 0, hi = w->n, mid;
+	size_t lo = 0, hi = w->n, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -93,15 +93,15 @@ elfsym_go_inl_func(struct elfsym_table *t, const struct gopclntab *g,
     const struct gopclntab_fn *fn, const uint8_t *tree, size_t tlen,
     struct elfsym_go_fnw *w)
 {
-	struct elfsym_golazy	*L = t->go_lazy;
-	struct gopclntab_pciter	 it;
-	struct elfsym_go_rng	*nr;
-	uint32_t		 v[GOPCLNTAB_INL_DEPTH + 1], no, ppc, chain, *nc;
-	uint64_t		 lo, hi;
-	int32_t			 ix, parent;
-	size_t			 i, n;
-	int			 r;
-	int32_t			 maxix = -1;
+	struct elfsym_golazy *L = t->go_lazy;
+	struct gopclntab_pciter it;
+	struct elfsym_go_rng *nr;
+	uint32_t v[GOPCLNTAB_INL_DEPTH + 1], no, ppc, chain, *nc;
+	uint64_t lo, hi;
+	int32_t ix, parent;
+	size_t i, n;
+	int r;
+	int32_t maxix = -1;
 
 	w->n = 0;
 	gopclntab_pcstart(&it, g, fn->pcinl, fn->entry);
@@ -173,13 +173,13 @@ elfsym_go_inl_func(struct elfsym_table *t, const struct gopclntab *g,
 static void
 elfsym_go_build(struct elfsym_table *t, struct elfsym_goinl *f)
 {
-	struct elfsym_golazy	*L = t->go_lazy;
-	struct elfsym_go_fnw	 w = { NULL, 0, 0, NULL, 0 };
-	struct gopclntab_fn	 fn;
-	uint32_t		 k = f->chain & ~ELFSYM_GOINL_LAZY, at;
-	const uint32_t		*c = &t->go_chain[3 * (size_t)k];
-	uint32_t		*list = NULL;
-	size_t			 i, n = 0;
+	struct elfsym_golazy *L = t->go_lazy;
+	struct elfsym_go_fnw w = { NULL, 0, 0, NULL, 0 };
+	struct gopclntab_fn fn;
+	uint32_t k = f->chain & ~ELFSYM_GOINL_LAZY, at;
+	const uint32_t *c = &t->go_chain[3 * (size_t)k];
+	uint32_t *list = NULL;
+	size_t i, n = 0;
 
 	memset(&fn, 0, sizeof(fn));
 	fn.entry = f->addr;
@@ -235,8 +235,8 @@ elfsym_go_inl_none(struct elfsym_table *t)
 static const struct elfsym_goinl *
 elfsym_go_fn_at(const struct elfsym_table *t, uint64_t vaddr)
 {
-	struct elfsym_goinl	*f;
-	size_t			 lo = 0, hi = t->go_ninl, mid;
+	struct elfsym_goinl *f;
+	size_t lo = 0, hi = t->go_ninl, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -259,10 +259,10 @@ size_t
 elfsym_go_inlined(const struct elfsym_table *t, uint64_t vaddr,
     const char **names, size_t max)
 {
-	const struct elfsym_goinl	*f;
-	const uint32_t			*list;
-	size_t				 lo, hi, mid, n, k;
-	uint32_t			 c, off;
+	const struct elfsym_goinl *f;
+	const uint32_t *list;
+	size_t lo, hi, mid, n, k;
+	uint32_t c, off;
 
 	if ((f = elfsym_go_fn_at(t, vaddr)) == NULL)
 		return (0);
@@ -289,9 +289,9 @@ elfsym_go_inlined(const struct elfsym_table *t, uint64_t vaddr,
 size_t
 elfsym_go_inl_ranges(const struct elfsym_table *t, uint64_t *lo, size_t max)
 {
-	const struct elfsym_goinl	*f;
-	const uint32_t			*list;
-	size_t				 i, k, n = 0;
+	const struct elfsym_goinl *f;
+	const uint32_t *list;
+	size_t i, k, n = 0;
 
 	for (i = 0; i < t->go_ninl; i++) {
 		if ((f = elfsym_go_fn_at(t, t->go_inl[i].addr)) == NULL)

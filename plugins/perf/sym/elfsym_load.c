@@ -56,7 +56,7 @@ elfsym_section_exec(const struct elfread *le, size_t shndx)
 static uint8_t
 elfsym_attr(const Elf64_Sym *s, uint32_t sh_type)
 {
-	int	 bind = ELF64_ST_BIND(s->st_info);
+	int bind = ELF64_ST_BIND(s->st_info);
 
 	return ((bind == STB_WEAK ? ELFSYM_A_WEAK : 0) |
 	    (bind != STB_GLOBAL ? ELFSYM_A_NONGLOBAL : 0) |
@@ -70,7 +70,7 @@ elfsym_attr(const Elf64_Sym *s, uint32_t sh_type)
 static void
 elfsym_load_note_syms(struct elfsym_load *l, size_t i, const Elf64_Shdr *sh)
 {
-	const Elf64_Shdr	*ssh;
+	const Elf64_Shdr *ssh;
 
 	if (l->nsyms == ELFSYM_LOAD_SCNS || sh->sh_entsize == 0 ||
 	    !elfsym_load_within(sh->sh_offset, sh->sh_size, l->file_size))
@@ -90,8 +90,8 @@ elfsym_load_small(struct elfread *le, size_t i, uint64_t max,
     struct elfsym_table *t,
     void (*fn)(struct elfsym_table *, const uint8_t *, size_t))
 {
-	const Elf64_Shdr	*sh = &le->sh[i];
-	uint8_t			*buf;
+	const Elf64_Shdr *sh = &le->sh[i];
+	uint8_t *buf;
 
 	if (sh->sh_size == 0 || sh->sh_size > max || sh->sh_type == SHT_NOBITS)
 		return;
@@ -119,8 +119,8 @@ elfsym_load_debuglink(struct elfsym_table *t, const uint8_t *p, size_t n)
  * machine: the entry size for both, as perf does; 0, no stubs named.
  */
 static const struct {
-	uint16_t	 machine;
-	uint8_t		 head, ent;
+	uint16_t machine;
+	uint8_t head, ent;
 } elfsym_plt_layouts[] = {
 	{ EM_X86_64,	16, 16 },
 	{ EM_386,	16, 16 },
@@ -132,11 +132,11 @@ static const struct {
 static void
 elfsym_plt_layout(const struct elfsym_load *l, uint64_t *head, uint64_t *ent)
 {
-	const Elf64_Shdr	*sh = &l->le->sh[l->plt_scn];
-	uint64_t		 n = l->rela_plt != 0 ?
+	const Elf64_Shdr *sh = &l->le->sh[l->plt_scn];
+	uint64_t n = l->rela_plt != 0 ?
 	    elfread_nrelas(l->le, l->rela_plt) : 0;
-	size_t			 k;
-	int			 first = 1;
+	size_t k;
+	int first = 1;
 
 	*head = *ent = sh->sh_entsize;
 	for (k = 0; k < sizeof(elfsym_plt_layouts) /
@@ -158,10 +158,10 @@ elfsym_plt_layout(const struct elfsym_load *l, uint64_t *head, uint64_t *ent)
 static void
 elfsym_load_section(struct elfsym_load *l, size_t i)
 {
-	struct elfsym_table	*t = l->b.t;
-	struct elfread		*le = l->le;
-	const Elf64_Shdr	*sh = &le->sh[i];
-	int			 sec;
+	struct elfsym_table *t = l->b.t;
+	struct elfread *le = l->le;
+	const Elf64_Shdr *sh = &le->sh[i];
+	int sec;
 
 	if (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM)
 		elfsym_load_note_syms(l, i, sh);
@@ -198,7 +198,7 @@ elfsym_load_section(struct elfsym_load *l, size_t i)
 static void
 elfsym_load_charge(size_t *budget, uint64_t size)
 {
-	uint64_t	 u = size / ELFSYM_LOAD_UNIT_BYTES;
+	uint64_t u = size / ELFSYM_LOAD_UNIT_BYTES;
 
 	*budget -= u < *budget ? (size_t)u : *budget;
 }
@@ -210,7 +210,7 @@ elfsym_load_charge(size_t *budget, uint64_t size)
 static void
 elfsym_load_charge_entry(size_t *budget, uint64_t size)
 {
-	size_t	 keep;
+	size_t keep;
 
 	if (*budget <= 1)
 		return;
@@ -238,8 +238,8 @@ elfsym_load_str_free(struct elfsym_load *l)
 static int
 elfsym_load_strings(struct elfsym_load *l, size_t ss, size_t *budget)
 {
-	const Elf64_Shdr	*ssh = &l->le->sh[ss];
-	uint64_t		 want;
+	const Elf64_Shdr *ssh = &l->le->sh[ss];
+	uint64_t want;
 
 	if (l->str == NULL) {
 		if (ssh->sh_type != SHT_STRTAB || ssh->sh_size == 0 ||
@@ -287,11 +287,11 @@ elfsym_load_strings(struct elfsym_load *l, size_t ss, size_t *budget)
 static int
 elfsym_load_open_syms(struct elfsym_load *l, size_t *budget)
 {
-	struct elfsym_build	*b = &l->b;
-	struct elfsym_table	*t = b->t;
-	const Elf64_Shdr	*ssh;
-	size_t			 scn = l->syms[l->cur];
-	int			 r, src;
+	struct elfsym_build *b = &l->b;
+	struct elfsym_table *t = b->t;
+	const Elf64_Shdr *ssh;
+	size_t scn = l->syms[l->cur];
+	int r, src;
 
 	l->sh = l->le->sh[scn];
 	if (l->sh.sh_link >= l->le->nsh)
@@ -331,7 +331,7 @@ elfsym_load_open_syms(struct elfsym_load *l, size_t *budget)
 static void
 elfsym_load_close_syms(struct elfsym_load *l)
 {
-	int	 src = l->sh.sh_type == SHT_DYNSYM;
+	int src = l->sh.sh_type == SHT_DYNSYM;
 
 	if (l->b.lazy && l->str != NULL && l->b.str[src] == NULL) {
 		l->b.str[src] = l->str;
@@ -355,8 +355,8 @@ elfsym_load_close_syms(struct elfsym_load *l)
 static const Elf64_Sym *
 elfsym_load_sym(struct elfsym_load *l, size_t k, size_t *budget)
 {
-	int64_t	 got;
-	size_t	 i;
+	int64_t got;
+	size_t i;
 
 	if (k < l->chunk_first || k - l->chunk_first >= l->chunk_n) {
 		l->chunk_n = 0;
@@ -379,10 +379,10 @@ elfsym_load_sym(struct elfsym_load *l, size_t k, size_t *budget)
 static int
 elfsym_load_read_syms(struct elfsym_load *l, size_t *budget)
 {
-	struct elfsym_build	*b = &l->b;
-	const Elf64_Sym		*s;
-	const char		*name;
-	int			 type, r;
+	struct elfsym_build *b = &l->b;
+	const Elf64_Sym *s;
+	const char *name;
+	int type, r;
 
 	for (; l->i < l->n && *budget > 0; l->i++, (*budget)--) {
 		/* A full table reads no further: what is left is counted,
@@ -447,13 +447,13 @@ elfsym_load_plt_sym(struct elfsym_load *l, size_t k, Elf64_Sym *s)
 static int
 elfsym_load_plt(struct elfsym_load *l, size_t *budget)
 {
-	const Elf64_Rela	*rel;
-	Elf64_Sym		 s;
-	const char		*name;
-	char			 buf[512];
-	size_t			 symi, st_name;
-	int64_t			 got;
-	int			 r;
+	const Elf64_Rela *rel;
+	Elf64_Sym s;
+	const char *name;
+	char buf[512];
+	size_t symi, st_name;
+	int64_t got;
+	int r;
 
 	if (!l->plt_open) {
 		elfsym_plt_layout(l, &l->plt_head, &l->plt_ent);
@@ -551,8 +551,8 @@ elfsym_load_init(struct elfsym_load *l, struct elfread *le, int own_le,
 int
 elfsym_load_run(struct elfsym_load *l, size_t budget)
 {
-	struct elfsym_table	*t = l->b.t;
-	int			 r;
+	struct elfsym_table *t = l->b.t;
+	int r;
 
 	if (l->error != 0)
 		return (l->error);
@@ -646,7 +646,7 @@ elfsym_load_run(struct elfsym_load *l, size_t budget)
 void
 elfsym_load_fini(struct elfsym_load *l)
 {
-	size_t	 i;
+	size_t i;
 
 	elfsym_load_str_free(l);
 	for (i = 0; i < ELFSYM_NSTR; i++) {
@@ -674,9 +674,9 @@ elfsym_load_fini(struct elfsym_load *l)
 int
 elfsym_load_begin(int fd, int lazy, struct elfsym_load **out)
 {
-	struct elfsym_load	*l;
-	struct elfread		*le;
-	int			 r;
+	struct elfsym_load *l;
+	struct elfread *le;
+	int r;
 
 	*out = NULL;
 	if ((r = elfread_open_fd(fd, ELFSYM_READ_BYTES, ELFSYM_READ_CALLS,
@@ -700,8 +700,8 @@ int
 elfsym_load_step(struct elfsym_load *l, size_t budget,
     struct elfsym_table **out)
 {
-	struct elfsym_table	*t;
-	int			 r;
+	struct elfsym_table *t;
+	int r;
 
 	*out = NULL;
 	if ((r = elfsym_load_run(l, budget)) != 0)

@@ -30,7 +30,7 @@ enum {
 static const char *
 elfsym_build_name(const struct elfsym_build *b, const struct elfsym_sym *v)
 {
-	const char	*str;
+	const char *str;
 
 	if (!b->lazy)
 		return (b->t->names + v->name);
@@ -50,11 +50,11 @@ static int
 elfsym_prefer(const struct elfsym_build *bld, size_t ia, size_t ib)
 {
 	const struct elfsym_table *t = bld->t;
-	const struct elfsym_sym	*a = &t->syms[ia], *b = &t->syms[ib];
-	const char	*na = elfsym_build_name(bld, a);
-	const char	*nb = elfsym_build_name(bld, b);
-	uint8_t		 ta = t->attr[ia], tb = t->attr[ib];
-	size_t		 ua = strspn(na, "_"), ub = strspn(nb, "_");
+	const struct elfsym_sym *a = &t->syms[ia], *b = &t->syms[ib];
+	const char *na = elfsym_build_name(bld, a);
+	const char *nb = elfsym_build_name(bld, b);
+	uint8_t ta = t->attr[ia], tb = t->attr[ib];
+	size_t ua = strspn(na, "_"), ub = strspn(nb, "_");
 
 	if ((a->size == 0) != (b->size == 0))
 		return (a->size == 0 ? 1 : -1);
@@ -76,8 +76,8 @@ static int
 elfsym_cmp(const void *va, const void *vb, void *arg)
 {
 	const struct elfsym_build *b = arg;
-	uint32_t	 ia = *(const uint32_t *)va, ib = *(const uint32_t *)vb;
-	uint64_t	 aa = b->t->syms[ia].addr, ab = b->t->syms[ib].addr;
+	uint32_t ia = *(const uint32_t *)va, ib = *(const uint32_t *)vb;
+	uint64_t aa = b->t->syms[ia].addr, ab = b->t->syms[ib].addr;
 
 	if (aa != ab)
 		return (aa < ab ? -1 : 1);
@@ -127,7 +127,7 @@ static size_t
 elfsym_sort_merge(struct elfsym_sort *s, struct elfsym_build *b,
     size_t budget)
 {
-	size_t	 mid, hi, used = 0;
+	size_t mid, hi, used = 0;
 
 	mid = s->w < s->n - s->lo ? s->lo + s->w : s->n;
 	hi = s->w < s->n - mid ? mid + s->w : s->n;
@@ -156,13 +156,13 @@ int
 elfsym_sort_step(struct elfsym_sort *s, struct elfsym_build *b,
     size_t budget)
 {
-	struct elfsym_table	*t = b->t;
-	struct elfsym_sym	*v;
-	uint32_t		*x;
-	uint8_t			*a;
-	size_t			 i, len, u;
-	uint64_t		 gap;
-	char			*p;
+	struct elfsym_table *t = b->t;
+	struct elfsym_sym *v;
+	uint32_t *x;
+	uint8_t *a;
+	size_t i, len, u;
+	uint64_t gap;
+	char *p;
 
 	while (budget > 0) {
 		switch (s->phase) {

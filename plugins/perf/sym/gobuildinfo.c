@@ -17,7 +17,7 @@ static const char gobuildinfo_magic[14] = "\xff Go buildinf:";
 static int
 gobuildinfo_uvarint(const uint8_t *p, size_t len, size_t *off, uint64_t *v)
 {
-	unsigned	 shift, i;
+	unsigned shift, i;
 
 	*v = 0;
 	for (i = 0, shift = 0; i < 10; i++, shift += 7) {
@@ -36,7 +36,7 @@ gobuildinfo_uvarint(const uint8_t *p, size_t len, size_t *off, uint64_t *v)
 static int
 gobuildinfo_copy(const uint8_t *p, uint64_t n, char *out, size_t outlen)
 {
-	size_t	 i;
+	size_t i;
 
 	if (n == 0 || n >= outlen || n >= GOBUILDINFO_VER_MAX)
 		return (-EINVAL);
@@ -53,8 +53,8 @@ gobuildinfo_copy(const uint8_t *p, uint64_t n, char *out, size_t outlen)
 uint64_t
 gobuildinfo_ptr(const uint8_t *p, unsigned ps)
 {
-	uint64_t	 v = 0;
-	unsigned	 i;
+	uint64_t v = 0;
+	unsigned i;
 
 	for (i = 0; i < ps; i++)
 		v |= (uint64_t)p[i] << (8 * i);
@@ -65,11 +65,11 @@ int
 gobuildinfo_version_at(const void *buf, size_t len, gobuildinfo_read_fn read,
     void *arg, char *out, size_t outlen)
 {
-	const uint8_t	*p = buf;
-	uint8_t		 hdr[16], str[GOBUILDINFO_VER_MAX];
-	uint64_t	 addr, n;
-	unsigned	 ps;
-	int		 r;
+	const uint8_t *p = buf;
+	uint8_t hdr[16], str[GOBUILDINFO_VER_MAX];
+	uint64_t addr, n;
+	unsigned ps;
+	int r;
 
 	if ((r = gobuildinfo_version(buf, len, out, outlen)) != -ENOTSUP)
 		return (r);
@@ -91,9 +91,9 @@ gobuildinfo_version_at(const void *buf, size_t len, gobuildinfo_read_fn read,
 int
 gobuildinfo_version(const void *buf, size_t len, char *out, size_t outlen)
 {
-	const uint8_t	*p = buf;
-	uint64_t	 n;
-	size_t		 off = GOBUILDINFO_HDR;
+	const uint8_t *p = buf;
+	uint64_t n;
+	size_t off = GOBUILDINFO_HDR;
 
 	if (outlen > 0)
 		out[0] = '\0';

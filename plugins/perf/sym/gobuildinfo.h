@@ -29,16 +29,16 @@
  */
 /* A little-endian pointer of ps bytes (4 or 8) at p. */
 uint64_t gobuildinfo_ptr(const uint8_t *, unsigned);
-int	gobuildinfo_version(const void *, size_t, char *, size_t);
+int gobuildinfo_version(const void *, size_t, char *, size_t);
 
 /* Read n bytes at a link-time address into buf: 0, or -1 if unmapped. */
-typedef int	(*gobuildinfo_read_fn)(void *, uint64_t, void *, size_t);
+typedef int (*gobuildinfo_read_fn)(void *, uint64_t, void *, size_t);
 /*
  * The same for either layout, the pre-1.18 one (little-endian, 4- or
  * 8-byte pointers) read through read(arg, ...).  Errors as above; a
  * pointer read refuses gives -EINVAL.
  */
-int	gobuildinfo_version_at(const void *, size_t, gobuildinfo_read_fn,
+int gobuildinfo_version_at(const void *, size_t, gobuildinfo_read_fn,
 	    void *, char *, size_t);
 
 #endif

@@ -15,7 +15,7 @@ int
 gopclntab_src_init(struct gopclntab_src *src,
     int (*read)(void *, uint64_t, void *, size_t), void *arg, size_t len)
 {
-	unsigned	 i;
+	unsigned i;
 
 	memset(src, 0, sizeof(*src));
 	if ((src->mem = malloc(GOPCLNTAB_NWIN * GOPCLNTAB_WIN)) == NULL)
@@ -44,8 +44,8 @@ static const uint8_t *
 gopclntab_src_at(struct gopclntab_src *src, size_t tlen, size_t off,
     size_t n)
 {
-	unsigned	 i, lru = 0;
-	size_t		 len;
+	unsigned i, lru = 0;
+	size_t len;
 
 	src->tick++;
 	for (i = 0; i < GOPCLNTAB_NWIN; i++) {
@@ -90,8 +90,8 @@ static int
 gopclntab_get(const struct gopclntab *g, size_t off, unsigned n,
     uint64_t *v)
 {
-	const uint8_t	*p = gopclntab_at(g, off, n);
-	unsigned	 i;
+	const uint8_t *p = gopclntab_at(g, off, n);
+	unsigned i;
 
 	if (p == NULL)
 		return (-1);
@@ -106,8 +106,8 @@ static int
 gopclntab_text(const struct gopclntab *g, size_t off, const char **text,
     size_t *tlen)
 {
-	const uint8_t	*p, *z;
-	size_t		 max;
+	const uint8_t *p, *z;
+	size_t max;
 
 	if (off >= g->len)
 		return (-EINVAL);
@@ -126,10 +126,10 @@ gopclntab_text(const struct gopclntab *g, size_t off, const char **text,
 static int
 gopclntab_header(struct gopclntab *g, uint64_t text_addr)
 {
-	const uint8_t	*p;
-	uint64_t	 magic, nfunc, funcname, pcln, text = 0, esz, tail;
-	uint64_t	 cutab, filetab, pctab;
-	size_t		 ps, f, len = g->len;
+	const uint8_t *p;
+	uint64_t magic, nfunc, funcname, pcln, text = 0, esz, tail;
+	uint64_t cutab, filetab, pctab;
+	size_t ps, f, len = g->len;
 
 	if (gopclntab_get(g, 0, 4, &magic) != 0)
 		return (-ENOEXEC);
@@ -196,7 +196,7 @@ int
 gopclntab_open(struct gopclntab *g, const void *buf, size_t len,
     uint64_t text_addr)
 {
-	int	 r;
+	int r;
 
 	memset(g, 0, sizeof(*g));
 	g->p = buf;
@@ -212,7 +212,7 @@ int
 gopclntab_open_src(struct gopclntab *g, struct gopclntab_src *src,
     size_t len, uint64_t text_addr)
 {
-	int	 r;
+	int r;
 
 	memset(g, 0, sizeof(*g));
 	g->src = src;
@@ -228,7 +228,7 @@ gopclntab_open_src(struct gopclntab *g, struct gopclntab_src *src,
 static int
 gopclntab_entry(const struct gopclntab *g, size_t i, uint64_t *entry)
 {
-	uint64_t	 v;
+	uint64_t v;
 
 	if (g->version >= 118) {
 		if (gopclntab_get(g, g->pcln + i * 8, 4, &v) != 0)
@@ -244,8 +244,8 @@ int
 gopclntab_func_off(const struct gopclntab *g, size_t i, uint64_t *entry,
     uint64_t *end, uint32_t *nameoffp)
 {
-	uint64_t	 funcoff, nameoff, fo;
-	size_t		 fw;
+	uint64_t funcoff, nameoff, fo;
+	size_t fw;
 
 	if (i >= g->nfunc || gopclntab_entry(g, i, entry) != 0 ||
 	    gopclntab_entry(g, i + 1, end) != 0)
@@ -269,7 +269,7 @@ int
 gopclntab_func(const struct gopclntab *g, size_t i, uint64_t *entry,
     uint64_t *end, const char **name, size_t *namelen)
 {
-	uint32_t	 nameoff;
+	uint32_t nameoff;
 
 	if (gopclntab_func_off(g, i, entry, end, &nameoff) != 0)
 		return (-EINVAL);
@@ -279,8 +279,8 @@ gopclntab_func(const struct gopclntab *g, size_t i, uint64_t *entry,
 long
 gopclntab_find(const struct gopclntab *g, uint64_t pc)
 {
-	size_t		 lo = 0, hi = g->nfunc, mid;
-	uint64_t	 e, end;
+	size_t lo = 0, hi = g->nfunc, mid;
+	uint64_t e, end;
 
 	/* The last slot whose entry is <= pc; unsorted bytes only make the
 	 * answer wrong, and it is checked below. */
@@ -315,8 +315,8 @@ gopclntab_name(const struct gopclntab *g, uint32_t nameoff, const char **name,
 int
 gopclntab_fn(const struct gopclntab *g, size_t i, struct gopclntab_fn *fn)
 {
-	uint64_t	 funcoff, v, npcdata, nfuncdata;
-	size_t		 fw, fo, base, fixed, pcd, fd;
+	uint64_t funcoff, v, npcdata, nfuncdata;
+	size_t fw, fo, base, fixed, pcd, fd;
 
 	memset(fn, 0, sizeof(*fn));
 	if (i >= g->nfunc || gopclntab_entry(g, i, &fn->entry) != 0 ||
@@ -398,10 +398,10 @@ gopclntab_pcstart(struct gopclntab_pciter *it, const struct gopclntab *g,
 static size_t
 gopclntab_varint(const struct gopclntab *g, size_t p, uint32_t *v)
 {
-	size_t	 n;
+	size_t n;
 	unsigned shift = 0;
 
-	const uint8_t	*b;
+	const uint8_t *b;
 
 	*v = 0;
 	for (n = 0; n < 5 && (b = gopclntab_at(g, p + n, 1)) != NULL; n++,
@@ -417,10 +417,10 @@ int
 gopclntab_pcnext(struct gopclntab_pciter *it, uint64_t *lo, uint64_t *hi,
     int32_t *val)
 {
-	const struct gopclntab	*g = it->g;
-	const uint8_t		*b;
-	uint32_t		 uv, pcd;
-	size_t			 n;
+	const struct gopclntab *g = it->g;
+	const uint8_t *b;
+	uint32_t uv, pcd;
+	size_t n;
 
 	if (it->done)
 		return (0);
@@ -458,10 +458,10 @@ int
 gopclntab_pcvalue(const struct gopclntab *g, uint32_t off, uint64_t entry,
     uint64_t pc, int32_t *val)
 {
-	struct gopclntab_pciter	 it;
-	uint64_t		 lo, hi;
-	int32_t			 v;
-	int			 r;
+	struct gopclntab_pciter it;
+	uint64_t lo, hi;
+	int32_t v;
+	int r;
 
 	gopclntab_pcstart(&it, g, off, entry);
 	while ((r = gopclntab_pcnext(&it, &lo, &hi, &v)) == 1) {
@@ -485,7 +485,7 @@ gopclntab_inl_entry(const struct gopclntab *g, const uint8_t *tree,
     size_t len, int32_t ix, uint32_t *nameoff, int32_t *parent,
     uint32_t *parentpc)
 {
-	size_t	 es = GOPCLNTAB_INL_SIZE(g), e;
+	size_t es = GOPCLNTAB_INL_SIZE(g), e;
 
 	if (ix < 0 || (size_t)ix >= GOPCLNTAB_INL_IDX_MAX ||
 	    (size_t)ix >= len / es)
@@ -513,10 +513,10 @@ gopclntab_inline(const struct gopclntab *g, const struct gopclntab_fn *fn,
     const uint8_t *tree, size_t len, uint64_t pc, uint32_t *nameoffs,
     size_t max)
 {
-	size_t		 n = 0;
-	uint32_t	 no, ppc;
-	int32_t		 ix, parent;
-	int		 r;
+	size_t n = 0;
+	uint32_t no, ppc;
+	int32_t ix, parent;
+	int r;
 
 	if (fn->pcinl == 0 || !fn->has_inltree)
 		return (0);
@@ -543,9 +543,9 @@ int
 gopclntab_line(const struct gopclntab *g, const struct gopclntab_fn *fn,
     uint64_t pc, const char **file, size_t *flen, int32_t *line)
 {
-	uint64_t	 fo;
-	int32_t		 fileno;
-	int		 r;
+	uint64_t fo;
+	int32_t fileno;
+	int r;
 
 	if ((r = gopclntab_pcvalue(g, fn->pcfile, fn->entry, pc,
 	    &fileno)) != 0 ||

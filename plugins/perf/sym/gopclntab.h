@@ -34,32 +34,32 @@
 #define GOPCLNTAB_WIN		(16u << 10)
 #define GOPCLNTAB_NWIN		8
 struct gopclntab_src {
-	int		(*read)(void *, uint64_t, void *, size_t);
-	void		*arg;
-	uint64_t	 fills, max_fills;
-	uint64_t	 tick;
+	int (*read)(void *, uint64_t, void *, size_t);
+	void *arg;
+	uint64_t fills, max_fills;
+	uint64_t tick;
 	struct {
-		size_t		 off, len;
-		uint64_t	 used;
-		uint8_t		*buf;
+		size_t off, len;
+		uint64_t used;
+		uint8_t *buf;
 	}		 w[GOPCLNTAB_NWIN];
-	uint8_t		*mem;		/* the windows' bytes */
+	uint8_t *mem;	/* the windows' bytes */
 };
 
 struct gopclntab {
-	const uint8_t	*p;		/* NULL when read in place */
+	const uint8_t *p;	/* NULL when read in place */
 	struct gopclntab_src *src;
-	size_t		 len;
-	int		 version;	/* 116, 118 or 120 */
-	unsigned	 ptrsize;	/* 4 or 8 */
-	size_t		 nfunc;
-	uint64_t	 text_start;	/* 1.18+: base of entry offsets */
-	size_t		 funcname;	/* offset of funcnametab in p */
-	size_t		 pcln;		/* offset of pclntab (functab) in p */
-	unsigned	 minlc;		/* pc quantum: 1 (x86), 4 (arm64) */
-	size_t		 cutab;		/* offset of cutab (uint32 file offsets) */
-	size_t		 filetab;	/* offset of filetab (NUL-ended names) */
-	size_t		 pctab;		/* offset of pctab (pc-value tables) */
+	size_t len;
+	int version;		/* 116, 118 or 120 */
+	unsigned ptrsize;	/* 4 or 8 */
+	size_t nfunc;
+	uint64_t text_start;	/* 1.18+: base of entry offsets */
+	size_t funcname;	/* offset of funcnametab in p */
+	size_t pcln;		/* offset of pclntab (functab) in p */
+	unsigned minlc;		/* pc quantum: 1 (x86), 4 (arm64) */
+	size_t cutab;		/* offset of cutab (uint32 file offsets) */
+	size_t filetab;		/* offset of filetab (NUL-ended names) */
+	size_t pctab;		/* offset of pctab (pc-value tables) */
 };
 
 /*
@@ -70,15 +70,15 @@ struct gopclntab {
  * go:func.* data in .rodata), 1.16/1.17 its address.
  */
 struct gopclntab_fn {
-	uint64_t	 entry;
-	uint64_t	 end;
-	uint32_t	 nameoff;	/* into funcnametab */
-	uint32_t	 pcfile;
-	uint32_t	 pcln;
-	uint32_t	 pcinl;		/* PCDATA_InlTreeIndex */
-	uint32_t	 cuoff;		/* first of its files in cutab */
-	int		 has_inltree;
-	uint64_t	 inltree;	/* 1.18+: gofunc offset; 1.16: address */
+	uint64_t entry;
+	uint64_t end;
+	uint32_t nameoff;	/* into funcnametab */
+	uint32_t pcfile;
+	uint32_t pcln;
+	uint32_t pcinl;	/* PCDATA_InlTreeIndex */
+	uint32_t cuoff;	/* first of its files in cutab */
+	int has_inltree;
+	uint64_t inltree;	/* 1.18+: gofunc offset; 1.16: address */
 };
 
 /*
@@ -93,12 +93,12 @@ struct gopclntab_fn {
 
 /* A walk over a pc-value table: the ranges [lo, hi) and their values. */
 struct gopclntab_pciter {
-	const struct gopclntab	*g;
-	size_t			 p;	/* next byte in g->p */
-	uint64_t		 pc;
-	uint64_t		 entry;
-	int32_t			 val;
-	int			 done;
+	const struct gopclntab *g;
+	size_t p;	/* next byte in g->p */
+	uint64_t pc;
+	uint64_t entry;
+	int32_t val;
+	int done;
 };
 
 /*
@@ -108,18 +108,18 @@ struct gopclntab_pciter {
  * relocation): the .text section's address.  0, -ENOEXEC (not a Go 1.16+
  * table) or -EINVAL (inconsistent).
  */
-int	 gopclntab_open(struct gopclntab *, const void *, size_t, uint64_t);
+int gopclntab_open(struct gopclntab *, const void *, size_t, uint64_t);
 /*
  * The same over a file: len bytes that src->read gives (0 or -1), read
  * as they are needed; src (its windows set up by gopclntab_src_init)
  * must outlive g.  Names and file names returned point into a window:
  * valid until the next call on g.
  */
-int	 gopclntab_open_src(struct gopclntab *, struct gopclntab_src *,
+int gopclntab_open_src(struct gopclntab *, struct gopclntab_src *,
 	    size_t, uint64_t);
-int	 gopclntab_src_init(struct gopclntab_src *,
+int gopclntab_src_init(struct gopclntab_src *,
 	    int (*)(void *, uint64_t, void *, size_t), void *, size_t);
-void	 gopclntab_src_free(struct gopclntab_src *);
+void gopclntab_src_free(struct gopclntab_src *);
 /* len bytes at off, from the buffer or a window; NULL past the end (or
  * when the file can no longer be read). */
 const uint8_t *gopclntab_at(const struct gopclntab *, size_t, size_t);
@@ -128,29 +128,29 @@ const uint8_t *gopclntab_at(const struct gopclntab *, size_t, size_t);
  * and its name (not NUL-terminated in *name; *len bytes).  0 or -EINVAL
  * when the record points outside the buffer.
  */
-int	 gopclntab_func(const struct gopclntab *, size_t, uint64_t *,
+int gopclntab_func(const struct gopclntab *, size_t, uint64_t *,
 	    uint64_t *, const char **, size_t *);
 /* The same with the name's offset in funcnametab rather than its text. */
-int	 gopclntab_func_off(const struct gopclntab *, size_t, uint64_t *,
+int gopclntab_func_off(const struct gopclntab *, size_t, uint64_t *,
 	    uint64_t *, uint32_t *);
 /* Index of the function holding pc (binary search), or -1. */
-long	 gopclntab_find(const struct gopclntab *, uint64_t);
+long gopclntab_find(const struct gopclntab *, uint64_t);
 /* Function i's record (pc-value tables, inline tree); 0 or -EINVAL. */
-int	 gopclntab_fn(const struct gopclntab *, size_t, struct gopclntab_fn *);
+int gopclntab_fn(const struct gopclntab *, size_t, struct gopclntab_fn *);
 /* A name in funcnametab (nameoff from a _func or an inline entry). */
-int	 gopclntab_name(const struct gopclntab *, uint32_t, const char **,
+int gopclntab_name(const struct gopclntab *, uint32_t, const char **,
 	    size_t *);
 /*
  * Walk the pc-value table at pctab offset off of the function starting
  * at entry (runtime.step): each gopclntab_pcnext gives the next range
  * and its value; 1, 0 at the end, -EINVAL on bytes past the buffer.
  */
-void	 gopclntab_pcstart(struct gopclntab_pciter *, const struct gopclntab *,
+void gopclntab_pcstart(struct gopclntab_pciter *, const struct gopclntab *,
 	    uint32_t, uint64_t);
-int	 gopclntab_pcnext(struct gopclntab_pciter *, uint64_t *, uint64_t *,
+int gopclntab_pcnext(struct gopclntab_pciter *, uint64_t *, uint64_t *,
 	    int32_t *);
 /* The value at pc (runtime.pcvalue): 0, -ENOENT (pc not covered). */
-int	 gopclntab_pcvalue(const struct gopclntab *, uint32_t, uint64_t,
+int gopclntab_pcvalue(const struct gopclntab *, uint32_t, uint64_t,
 	    uint64_t, int32_t *);
 /*
  * The functions inlined at pc of fn, given the bytes of its inline tree
@@ -159,7 +159,7 @@ int	 gopclntab_pcvalue(const struct gopclntab *, uint32_t, uint64_t,
  * -EINVAL.  pc is an instruction of fn (for a return address, the
  * caller passes ret - 1, as runtime's tracepc).
  */
-int	 gopclntab_inline(const struct gopclntab *, const struct gopclntab_fn *,
+int gopclntab_inline(const struct gopclntab *, const struct gopclntab_fn *,
 	    const uint8_t *, size_t, uint64_t, uint32_t *, size_t);
 /*
  * Entry ix of an inline tree: its nameoff, and its parent as an index
@@ -167,13 +167,13 @@ int	 gopclntab_inline(const struct gopclntab *, const struct gopclntab_fn *,
  * pc offset from the entry whose inline index is the parent.  0 or
  * -EINVAL (ix outside the tree).
  */
-int	 gopclntab_inl_entry(const struct gopclntab *, const uint8_t *, size_t,
+int gopclntab_inl_entry(const struct gopclntab *, const uint8_t *, size_t,
 	    int32_t, uint32_t *, int32_t *, uint32_t *);
 /*
  * File and line of pc in fn (pcfile, pcln through cutab and filetab);
  * for inlined code, the innermost function's.  0, -ENOENT, -EINVAL.
  */
-int	 gopclntab_line(const struct gopclntab *, const struct gopclntab_fn *,
+int gopclntab_line(const struct gopclntab *, const struct gopclntab_fn *,
 	    uint64_t, const char **, size_t *, int32_t *);
 /* "1.16" ... for the log. */
 const char *gopclntab_version(const struct gopclntab *);

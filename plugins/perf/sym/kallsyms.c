@@ -13,14 +13,14 @@
 #include "kallsyms.h"
 
 struct ksym_tmp {
-	uint64_t	 addr;
-	uint32_t	 name;
+	uint64_t addr;
+	uint32_t name;
 };
 
 static int
 ksym_cmp(const void *va, const void *vb)
 {
-	const struct ksym_tmp	*a = va, *b = vb;
+	const struct ksym_tmp *a = va, *b = vb;
 
 	if (a->addr != b->addr)
 		return (a->addr < b->addr ? -1 : 1);
@@ -32,9 +32,9 @@ static int
 kallsyms_line(const char *p, const char *end, uint64_t *addr,
     const char **name, size_t *nlen)
 {
-	uint64_t	 v = 0;
-	int		 nd = 0, d;
-	char		 type;
+	uint64_t v = 0;
+	int nd = 0, d;
+	char type;
 
 	for (; p < end && *p != ' '; p++, nd++) {
 		if (*p >= '0' && *p <= '9')
@@ -70,12 +70,12 @@ static int
 kallsyms_collect(const char *buf, size_t len, struct kallsyms *k,
     struct ksym_tmp **out, size_t *nout)
 {
-	struct ksym_tmp	*v = NULL, *nv;
-	const char	*line = buf, *nl, *end, *name;
-	size_t		 n = 0, cap = 0, ncap = 0, nlen;
-	uint64_t	 addr;
-	char		*p;
-	int		 r, nonzero = 0;
+	struct ksym_tmp *v = NULL, *nv;
+	const char *line = buf, *nl, *end, *name;
+	size_t n = 0, cap = 0, ncap = 0, nlen;
+	uint64_t addr;
+	char *p;
+	int r, nonzero = 0;
 
 	while (line < buf + len) {
 		nl = memchr(line, '\n', (size_t)(buf + len - line));
@@ -122,9 +122,9 @@ fail:
 int
 kallsyms_parse(const char *buf, size_t len, struct kallsyms *k)
 {
-	struct ksym_tmp	*v;
-	size_t		 n, i, o;
-	char		*p;
+	struct ksym_tmp *v;
+	size_t n, i, o;
+	char *p;
 
 	memset(k, 0, sizeof(*k));
 	if (kallsyms_collect(buf, len, k, &v, &n) != 0) {
@@ -175,7 +175,7 @@ kallsyms_free(struct kallsyms *k)
 const char *
 kallsyms_lookup(const struct kallsyms *k, uint64_t addr)
 {
-	size_t	 lo = 0, hi = k->n, mid;
+	size_t lo = 0, hi = k->n, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;

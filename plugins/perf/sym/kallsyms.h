@@ -12,18 +12,18 @@
 #define KALLSYMS_MAX_FUNC	(1024 * 1024)
 
 struct kallsyms {
-	uint64_t	*addr;		/* sorted */
-	uint32_t	*name;		/* offsets into names */
-	size_t		 n;
-	char		*names;
-	size_t		 names_len;
-	size_t		 bad_lines;
-	int		 zeroed;	/* every address was 0 (kptr_restrict) */
+	uint64_t *addr;	/* sorted */
+	uint32_t *name;	/* offsets into names */
+	size_t n;
+	char *names;
+	size_t names_len;
+	size_t bad_lines;
+	int zeroed;	/* every address was 0 (kptr_restrict) */
 };
 
 /* 0, -ENOMEM, or -ENOENT when nothing usable was found. */
-int		 kallsyms_parse(const char *, size_t, struct kallsyms *);
-void		 kallsyms_free(struct kallsyms *);
-const char	*kallsyms_lookup(const struct kallsyms *, uint64_t);
+int kallsyms_parse(const char *, size_t, struct kallsyms *);
+void kallsyms_free(struct kallsyms *);
+const char *kallsyms_lookup(const struct kallsyms *, uint64_t);
 
 #endif

@@ -17,9 +17,9 @@
 static int
 perfmap_hex(const char **pp, const char *end, uint64_t *out)
 {
-	const char	*p = *pp;
-	uint64_t	 v = 0;
-	int		 n = 0, d;
+	const char *p = *pp;
+	uint64_t v = 0;
+	int n = 0, d;
 
 	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
@@ -50,9 +50,9 @@ perfmap_hex(const char **pp, const char *end, uint64_t *out)
 static char *
 perfmap_name_alloc(struct perfmap *pm, size_t len)
 {
-	struct perfmap_chunk	*c = pm->names;
-	size_t			 size;
-	char			*p;
+	struct perfmap_chunk *c = pm->names;
+	size_t size;
+	char *p;
 
 	if (c == NULL || c->size - c->used < len) {
 		size = len > PERFMAP_CHUNK ? len : PERFMAP_CHUNK;
@@ -73,10 +73,10 @@ static int
 perfmap_add(struct perfmap *pm, uint64_t start, uint64_t end,
     const char *name, size_t len)
 {
-	const size_t		 slen = sizeof(PERFMAP_SUFFIX) - 1;
-	struct perfmap_entry	*v;
-	size_t			 ncap;
-	char			*p;
+	const size_t slen = sizeof(PERFMAP_SUFFIX) - 1;
+	struct perfmap_entry *v;
+	size_t ncap;
+	char *p;
 
 	if (pm->n >= PERFMAP_MAX_ENTRIES) {
 		pm->dropped++;
@@ -105,7 +105,7 @@ perfmap_add(struct perfmap *pm, uint64_t start, uint64_t end,
 static int
 perfmap_line(struct perfmap *pm, const char *p, const char *end)
 {
-	uint64_t	 start, size;
+	uint64_t start, size;
 
 	while (end > p && (end[-1] == '\r' || end[-1] == ' ' ||
 	    end[-1] == '\t'))
@@ -125,7 +125,7 @@ perfmap_line(struct perfmap *pm, const char *p, const char *end)
 int
 perfmap_cmp(const void *va, const void *vb)
 {
-	const struct perfmap_entry	*a = va, *b = vb;
+	const struct perfmap_entry *a = va, *b = vb;
 
 	if (a->start != b->start)
 		return (a->start < b->start ? -1 : 1);
@@ -140,8 +140,8 @@ int
 perfmap_feed(struct perfmap *pm, const char *buf, size_t len, int final,
     size_t *consumed)
 {
-	const char	*line = buf, *nl;
-	int		 r = 0;
+	const char *line = buf, *nl;
+	int r = 0;
 
 	if (pm->skipping) {
 		if ((nl = memchr(buf, '\n', len)) == NULL) {
@@ -176,8 +176,8 @@ perfmap_feed(struct perfmap *pm, const char *buf, size_t len, int final,
 const char *
 perfmap_lookup(const struct perfmap *pm, uint64_t addr)
 {
-	const struct perfmap_entry	*best = NULL, *e;
-	size_t				 lo = 0, hi = pm->sorted, mid, k;
+	const struct perfmap_entry *best = NULL, *e;
+	size_t lo = 0, hi = pm->sorted, mid, k;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -197,7 +197,7 @@ perfmap_lookup(const struct perfmap *pm, uint64_t addr)
 void
 perfmap_chunks_free(struct perfmap_chunk *c)
 {
-	struct perfmap_chunk	*next;
+	struct perfmap_chunk *next;
 
 	for (; c != NULL; c = next) {
 		next = c->next;
@@ -208,7 +208,7 @@ perfmap_chunks_free(struct perfmap_chunk *c)
 struct perfmap_chunk *
 perfmap_detach_names(struct perfmap *pm)
 {
-	struct perfmap_chunk	*c = pm->names;
+	struct perfmap_chunk *c = pm->names;
 
 	pm->names = NULL;
 	perfmap_free(pm);

@@ -29,7 +29,7 @@ enum { IG_NONE, IG_CHUNKS, IG_PASSES, IG_FINAL, IG_TAIL };
 static int
 perfmap_ig_begin(struct perfmap *pm)
 {
-	size_t	 p = pm->n - pm->sorted;
+	size_t p = pm->n - pm->sorted;
 
 	pm->ig_end = pm->n;
 	pm->ig_phase = IG_CHUNKS;
@@ -64,7 +64,7 @@ perfmap_merge(const struct perfmap_entry *a, size_t na,
     const struct perfmap_entry *b, size_t nb, struct perfmap_entry *o,
     size_t *ia, size_t *ib, size_t budget, size_t *used)
 {
-	size_t	 i = *ia, j = *ib, k = 0;
+	size_t i = *ia, j = *ib, k = 0;
 
 	while (k < budget && (i < na || j < nb)) {
 		if (j == nb || (i < na && perfmap_cmp(&a[i], &b[j]) <= 0))
@@ -83,8 +83,8 @@ perfmap_merge(const struct perfmap_entry *a, size_t na,
 static void
 perfmap_ig_pass(struct perfmap *pm, size_t budget, size_t *used)
 {
-	size_t			 p = pm->ig_end - pm->sorted, lo, mid, hi;
-	struct perfmap_entry	*src, *dst;
+	size_t p = pm->ig_end - pm->sorted, lo, mid, hi;
+	struct perfmap_entry *src, *dst;
 
 	src = pm->ig_in_tmp ? pm->ig_tmp : pm->v + pm->sorted;
 	dst = pm->ig_in_tmp ? pm->v + pm->sorted : pm->ig_tmp;
@@ -115,8 +115,8 @@ perfmap_ig_pass(struct perfmap *pm, size_t budget, size_t *used)
 static int
 perfmap_ig_tail(struct perfmap *pm, size_t budget, size_t *used)
 {
-	struct perfmap_entry	*nv = pm->ig_new;
-	size_t			 k = pm->n - pm->ig_o;
+	struct perfmap_entry *nv = pm->ig_new;
+	size_t k = pm->n - pm->ig_o;
 
 	/* ig_new has v's capacity as the round began: a copy of the whole
 	 * table happens only if more than that was fed since. */
@@ -148,9 +148,9 @@ perfmap_ig_tail(struct perfmap *pm, size_t budget, size_t *used)
 static int
 perfmap_sort_slice(struct perfmap *pm, size_t budget, size_t *used)
 {
-	struct perfmap_entry	*b;
-	size_t			 k, p;
-	int			 r;
+	struct perfmap_entry *b;
+	size_t k, p;
+	int r;
 
 	while (*used < budget) {
 		switch (pm->ig_phase) {
@@ -215,8 +215,8 @@ perfmap_sort_slice(struct perfmap *pm, size_t budget, size_t *used)
 int
 perfmap_sort_step(struct perfmap *pm, size_t budget, size_t *usedp)
 {
-	size_t	 used = 0;
-	int	 r;
+	size_t used = 0;
+	int r;
 
 	r = perfmap_sort_slice(pm, budget, &used);
 	if (usedp != NULL)
@@ -227,7 +227,7 @@ perfmap_sort_step(struct perfmap *pm, size_t budget, size_t *usedp)
 int
 perfmap_reserve(struct perfmap *pm, size_t n)
 {
-	struct perfmap_entry	*v;
+	struct perfmap_entry *v;
 
 	if (n > PERFMAP_MAX_ENTRIES)
 		n = PERFMAP_MAX_ENTRIES;
@@ -243,7 +243,7 @@ perfmap_reserve(struct perfmap *pm, size_t n)
 int
 perfmap_sort(struct perfmap *pm)
 {
-	int	 r;
+	int r;
 
 	while ((r = perfmap_sort_step(pm, SIZE_MAX / 2, NULL)) == 1)
 		;

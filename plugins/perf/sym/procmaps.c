@@ -12,16 +12,16 @@
 #define DELETED_TAG	" (deleted)"
 
 struct cursor {
-	const char	*p;
-	const char	*end;
+	const char *p;
+	const char *end;
 };
 
 /* Parse hex digits; at least one, at most 16. */
 static int
 cursor_hex(struct cursor *c, uint64_t *out)
 {
-	uint64_t	 v = 0;
-	int		 n = 0, d;
+	uint64_t v = 0;
+	int n = 0, d;
 
 	while (c->p < c->end) {
 		if (*c->p >= '0' && *c->p <= '9')
@@ -44,8 +44,8 @@ cursor_hex(struct cursor *c, uint64_t *out)
 static int
 cursor_dec(struct cursor *c, uint64_t *out)
 {
-	uint64_t	 v = 0;
-	int		 n = 0;
+	uint64_t v = 0;
+	int n = 0;
 
 	while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
 		if (v > (UINT64_MAX - 9) / 10)
@@ -71,7 +71,7 @@ cursor_char(struct cursor *c, char ch)
 static int
 cursor_blanks(struct cursor *c)
 {
-	const char	*s = c->p;
+	const char *s = c->p;
 
 	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t'))
 		c->p++;
@@ -81,8 +81,8 @@ cursor_blanks(struct cursor *c)
 static int
 procmaps_grow(struct procmaps *m, size_t *cap)
 {
-	struct procmaps_entry	*v;
-	size_t			 ncap;
+	struct procmaps_entry *v;
+	size_t ncap;
 
 	if (m->n < *cap)
 		return (0);
@@ -98,8 +98,8 @@ static int
 procmaps_add_path(struct procmaps *m, size_t *cap, const char *s, size_t len,
     uint32_t *off)
 {
-	char	*p;
-	size_t	 ncap;
+	char *p;
+	size_t ncap;
 
 	if (m->paths_len + len + 1 > UINT32_MAX)
 		return (-ENOMEM);
@@ -127,8 +127,8 @@ static int
 procmaps_parse_line(struct cursor *c, struct procmaps_entry *e,
     const char **path, size_t *path_len)
 {
-	uint64_t	 maj, min;
-	const char	*perms;
+	uint64_t maj, min;
+	const char *perms;
 
 	memset(e, 0, sizeof(*e));
 	if (cursor_hex(c, &e->start) || cursor_char(c, '-') ||
@@ -156,11 +156,11 @@ procmaps_parse_line(struct cursor *c, struct procmaps_entry *e,
 int
 procmaps_parse(const char *buf, size_t len, struct procmaps *m)
 {
-	struct cursor		 c;
-	struct procmaps_entry	 e;
-	const char		*line, *nl, *path;
-	size_t			 vcap = 0, pcap = 0, path_len, tag;
-	int			 r;
+	struct cursor c;
+	struct procmaps_entry e;
+	const char *line, *nl, *path;
+	size_t vcap = 0, pcap = 0, path_len, tag;
+	int r;
 
 	memset(m, 0, sizeof(*m));
 	line = buf;
@@ -219,8 +219,8 @@ procmaps_path(const struct procmaps *m, const struct procmaps_entry *e)
 long
 procmaps_find(const struct procmaps *m, uint64_t addr)
 {
-	size_t	 lo = 0, hi = m->n, mid;
-	long	 i;
+	size_t lo = 0, hi = m->n, mid;
+	long i;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -270,9 +270,9 @@ int
 procmaps_add(const struct procmaps *from, const struct procmaps_entry *e,
     const char *path, struct procmaps *out, size_t *src)
 {
-	size_t	 n = from != NULL ? from->n : 0, i, o = 0, plen;
-	size_t	 blob = from != NULL ? from->paths_len : 0;
-	int	 placed = 0;
+	size_t n = from != NULL ? from->n : 0, i, o = 0, plen;
+	size_t blob = from != NULL ? from->paths_len : 0;
+	int placed = 0;
 
 	memset(out, 0, sizeof(*out));
 	plen = path != NULL ? strlen(path) : 0;
@@ -309,7 +309,7 @@ static int
 status_field(const char *line, const char *end, const char *key,
     const char **val, size_t *vlen)
 {
-	size_t	 klen = strlen(key);
+	size_t klen = strlen(key);
 
 	if ((size_t)(end - line) < klen || memcmp(line, key, klen) != 0)
 		return (-1);
@@ -326,8 +326,8 @@ status_field(const char *line, const char *end, const char *key,
 static int32_t
 status_last_int(const char *v, size_t len)
 {
-	struct cursor	 c = { v, v + len };
-	uint64_t	 x, last = 0;
+	struct cursor c = { v, v + len };
+	uint64_t x, last = 0;
 
 	while (c.p < c.end) {
 		while (c.p < c.end && (*c.p == ' ' || *c.p == '\t'))
@@ -343,9 +343,9 @@ status_last_int(const char *v, size_t len)
 static int64_t
 status_uid(const char *v, size_t len)
 {
-	int64_t	 uid = -1;
-	size_t	 i = 0;
-	int	 field;
+	int64_t uid = -1;
+	size_t i = 0;
+	int field;
 
 	for (field = 0; field < 2; field++) {
 		while (i < len && (v[i] == ' ' || v[i] == '\t'))
@@ -364,8 +364,8 @@ status_uid(const char *v, size_t len)
 int
 procstatus_parse(const char *buf, size_t len, struct procstatus *st)
 {
-	const char	*line = buf, *nl, *end, *v;
-	size_t		 vlen;
+	const char *line = buf, *nl, *end, *v;
+	size_t vlen;
 
 	memset(st, 0, sizeof(*st));
 	st->euid = -1;
@@ -395,10 +395,10 @@ procstatus_parse(const char *buf, size_t len, struct procstatus *st)
 static int
 procstat_field(const char *buf, size_t len, int want, uint64_t *out)
 {
-	struct cursor	 c;
-	const char	*rp = NULL;
-	size_t		 i;
-	int		 field;
+	struct cursor c;
+	const char *rp = NULL;
+	size_t i;
+	int field;
 
 	for (i = 0; i < len; i++)
 		if (buf[i] == ')')
@@ -428,8 +428,8 @@ procstat_starttime(const char *buf, size_t len, uint64_t *out)
 int
 procstat_ppid(const char *buf, size_t len, int32_t *out)
 {
-	uint64_t	v;
-	int		r;
+	uint64_t v;
+	int r;
 
 	if ((r = procstat_field(buf, len, 4, &v)) != 0)
 		return (r);

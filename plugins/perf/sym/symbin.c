@@ -34,7 +34,7 @@
 static struct sym_binary *
 sym_binary_new(struct symbolizer *s, struct elfsym_table *t)
 {
-	struct sym_binary	*b;
+	struct sym_binary *b;
 
 	if ((b = calloc(1, sizeof(*b))) == NULL)
 		return (NULL);
@@ -67,8 +67,8 @@ sym_binary_unref(struct symbolizer *s, struct sym_binary *b)
 static struct sym_filekey *
 sym_key_find(struct symbolizer *s, const struct gp_file_info *sb)
 {
-	struct sym_filekey	*k;
-	size_t			 i;
+	struct sym_filekey *k;
+	size_t i;
 
 	for (i = 0; i < s->nkeys; i++) {
 		k = &s->keys[i];
@@ -83,8 +83,8 @@ static int
 sym_key_add(struct symbolizer *s, const struct gp_file_info *sb,
     struct sym_binary *b)
 {
-	struct sym_filekey	*k;
-	size_t			 ncap;
+	struct sym_filekey *k;
+	size_t ncap;
 
 	if (s->nkeys == s->keys_cap) {
 		ncap = s->keys_cap ? s->keys_cap * 2 : 64;
@@ -105,7 +105,7 @@ sym_key_add(struct symbolizer *s, const struct gp_file_info *sb,
 static struct sym_binary *
 sym_binary_by_build_id(struct symbolizer *s, const struct elfsym_table *t)
 {
-	struct sym_binary	*b;
+	struct sym_binary *b;
 
 	if (t->build_id_len == 0)
 		return (NULL);
@@ -121,12 +121,12 @@ sym_binary_by_build_id(struct symbolizer *s, const struct elfsym_table *t)
 static struct sym_binary *
 sym_vdso(struct symbolizer *s)
 {
-	struct procmaps		 m;
-	struct elfsym_table	*t;
-	const char		*path;
-	unsigned long		 base;
-	char			*buf;
-	size_t			 len, i;
+	struct procmaps m;
+	struct elfsym_table *t;
+	const char *path;
+	unsigned long base;
+	char *buf;
+	size_t len, i;
 
 	if (s->vdso_tried)
 		return (s->vdso);
@@ -167,8 +167,8 @@ sym_open_mapping(struct symbolizer *s, struct sym_proc *p,
     const struct procmaps_entry *e, const char *path,
     struct gp_file_info *info)
 {
-	char	 buf[96];
-	int	 fd;
+	char buf[96];
+	int fd;
 
 	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 	    (int)p->pid, e->start, e->end);
@@ -192,7 +192,7 @@ static void
 sym_binary_loaded(struct symbolizer *s, struct sym_binary *b, int r,
     struct elfsym_table *t)
 {
-	struct sym_binary	*o;
+	struct sym_binary *o;
 
 	b->loaded = 1;
 	if (b->ld != NULL) {
@@ -287,8 +287,8 @@ keep:
 static void
 sym_binary_parse(struct symbolizer *s, struct sym_binary *b)
 {
-	struct elfsym_table	*t = NULL;
-	int			 r;
+	struct elfsym_table *t = NULL;
+	int r;
 
 	if (b->fd < 0) {
 		b->loaded = 1;
@@ -338,7 +338,7 @@ sym_binary_user(struct sym_binary *b, const struct sym_proc *p)
 void
 sym_binary_touch(struct symbolizer *s, struct sym_binary *b)
 {
-	int	 r;
+	int r;
 
 	if (b == NULL)
 		return;
@@ -358,9 +358,9 @@ sym_binary_touch(struct symbolizer *s, struct sym_binary *b)
 int
 sym_binaries_work(struct symbolizer *s)
 {
-	struct elfsym_table	*t;
-	struct sym_binary	*b;
-	int			 r;
+	struct elfsym_table *t;
+	struct sym_binary *b;
+	int r;
 
 	for (b = s->bins; b != NULL && s->loading > 0; b = b->next) {
 		while (b->ld != NULL) {
@@ -396,7 +396,7 @@ static struct sym_binary *
 sym_binary_open(struct symbolizer *s, struct sym_proc *p, int fd,
     const struct gp_file_info *sb, const char *path)
 {
-	struct sym_binary	*b;
+	struct sym_binary *b;
 
 	if ((b = sym_binary_new(s, NULL)) == NULL)
 		return (NULL);
@@ -424,8 +424,8 @@ sym_binary_open(struct symbolizer *s, struct sym_proc *p, int fd,
 static struct sym_binary *
 sym_binary_pinned(struct symbolizer *s, const struct procmaps_entry *e)
 {
-	struct sym_binary	*b;
-	dev_t			 dev;
+	struct sym_binary *b;
+	dev_t dev;
 
 	if (e->inode == 0)
 		return (NULL);
@@ -448,8 +448,8 @@ static struct sym_binary *
 sym_binary_of_fd(struct symbolizer *s, struct sym_proc *p, int fd,
     struct gp_file_info *sb, const char *path)
 {
-	struct sym_filekey	*k;
-	struct sym_binary	*b;
+	struct sym_filekey *k;
+	struct sym_binary *b;
 
 	if ((k = sym_key_find(s, sb)) != NULL) {
 		close(fd);
@@ -475,10 +475,10 @@ static struct sym_binary *
 sym_binary_for_gone(struct symbolizer *s, struct sym_proc *p,
     const struct procmaps_entry *e, const char *path)
 {
-	struct sym_binary	*b;
-	struct gp_file_info	 sb;
-	dev_t			 dev = makedev(e->dev_major, e->dev_minor);
-	int			 fd;
+	struct sym_binary *b;
+	struct gp_file_info sb;
+	dev_t dev = makedev(e->dev_major, e->dev_minor);
+	int fd;
 
 	if (e->inode == 0)
 		return (NULL);
@@ -514,9 +514,9 @@ struct sym_binary *
 sym_binary_for_mapping(struct symbolizer *s, struct sym_proc *p,
     const struct procmaps_entry *e, const char *path)
 {
-	struct sym_binary	*b;
-	struct gp_file_info	 sb;
-	int			 fd;
+	struct sym_binary *b;
+	struct gp_file_info sb;
+	int fd;
 
 	if (path == NULL)
 		return (NULL);
@@ -548,7 +548,7 @@ sym_binary_for_mapping(struct symbolizer *s, struct sym_proc *p,
 static void
 sym_keys_drop(struct symbolizer *s, const struct sym_binary *b)
 {
-	size_t	 i, o;
+	size_t i, o;
 
 	for (i = 0, o = 0; i < s->nkeys; i++)
 		if (s->keys[i].bin != b)
@@ -559,7 +559,7 @@ sym_keys_drop(struct symbolizer *s, const struct sym_binary *b)
 static int
 sym_binaries_aliased(const struct symbolizer *s, const struct sym_binary *o)
 {
-	const struct sym_binary	*b;
+	const struct sym_binary *b;
 
 	for (b = s->bins; b != NULL; b = b->next)
 		if (b->alias == o)
@@ -594,8 +594,8 @@ sym_binary_free(struct symbolizer *s, struct sym_binary *b)
 void
 sym_binaries_expire(struct symbolizer *s, int all)
 {
-	struct sym_binary	**bp, *b;
-	int			 again = 1;
+	struct sym_binary **bp, *b;
+	int again = 1;
 
 	/* Aliases first: they hold a reference on the table they share
 	 * (which may share another's, since reloaded after an eviction). */
@@ -623,8 +623,8 @@ sym_binaries_expire(struct symbolizer *s, int all)
 size_t
 sym_binaries_bytes(const struct symbolizer *s)
 {
-	const struct sym_binary	*b;
-	size_t			 n = 0;
+	const struct sym_binary *b;
+	size_t n = 0;
 
 	for (b = s->bins; b != NULL; b = b->next)
 		if (b->t != NULL && b->alias == NULL)
@@ -641,7 +641,7 @@ sym_binaries_bytes(const struct symbolizer *s)
 static int
 sym_binary_evict(struct symbolizer *s, struct sym_binary *b)
 {
-	int	 fd;
+	int fd;
 
 	if (b->t->fd >= 0)
 		fd = fcntl(b->t->fd, F_DUPFD_CLOEXEC, 0);
@@ -664,8 +664,8 @@ sym_binary_evict(struct symbolizer *s, struct sym_binary *b)
 static int
 sym_binary_lru_cmp(const void *a, const void *b)
 {
-	const struct sym_binary	*x = *(struct sym_binary * const *)a;
-	const struct sym_binary	*y = *(struct sym_binary * const *)b;
+	const struct sym_binary *x = *(struct sym_binary * const *)a;
+	const struct sym_binary *y = *(struct sym_binary * const *)b;
 
 	return ((x->used_cycle > y->used_cycle) -
 	    (x->used_cycle < y->used_cycle));
@@ -674,9 +674,9 @@ sym_binary_lru_cmp(const void *a, const void *b)
 void
 sym_binaries_budget(struct symbolizer *s)
 {
-	struct sym_binary	**v, *b;
-	size_t			 n = 0, i, total, bytes;
-	uint64_t		 before = s->evictions;
+	struct sym_binary **v, *b;
+	size_t n = 0, i, total, bytes;
+	uint64_t before = s->evictions;
 
 	total = sym_binaries_bytes(s) + sym_jit_bytes(s) +
 	    s->ksyms.n * (sizeof(uint64_t) + sizeof(uint32_t)) +

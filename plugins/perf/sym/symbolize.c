@@ -23,9 +23,9 @@ const char sym_unknown[] = "[unknown]";
 static uint64_t
 sym_read_btime(struct symbolizer *s)
 {
-	char		*buf, *p;
-	size_t		 len;
-	uint64_t	 bt = 0;
+	char *buf, *p;
+	size_t len;
+	uint64_t bt = 0;
 
 	if (sym_read_file(s, "/proc/stat", 1u << 22, &buf, &len) != 0)
 		return (0);
@@ -43,7 +43,7 @@ sym_read_btime(struct symbolizer *s)
 struct symbolizer *
 symbolizer_new(void (*log)(void *, int, const char *), void *arg)
 {
-	struct symbolizer	*s;
+	struct symbolizer *s;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return (NULL);
@@ -64,8 +64,8 @@ symbolizer_new(void (*log)(void *, int, const char *), void *arg)
 void
 symbolizer_free(struct symbolizer *s)
 {
-	struct sym_snap	*sn;
-	size_t		 i;
+	struct sym_snap *sn;
+	size_t i;
 
 	if (s == NULL)
 		return;
@@ -90,7 +90,7 @@ symbolizer_free(struct symbolizer *s)
 static int
 sym_set_string(char **dst, const char *v)
 {
-	char	*p;
+	char *p;
 
 	if (v == NULL || (p = strdup(v)) == NULL)
 		return (-ENOMEM);
@@ -126,8 +126,8 @@ symbolizer_set_kallsyms_path(struct symbolizer *s, const char *path)
 static const char *
 sym_dso_name(struct sym_snap *sn, long i)
 {
-	const char	*path = procmaps_path(&sn->maps, &sn->maps.v[i]);
-	size_t		 len;
+	const char *path = procmaps_path(&sn->maps, &sn->maps.v[i]);
+	size_t len;
 
 	if (sn->dso[i] != NULL)
 		return (sn->dso[i]);
@@ -157,8 +157,8 @@ sym_anon_path(const char *path)
 static const char *
 sym_elf_name(struct symbolizer *s, const struct elfsym_table *t, size_t k)
 {
-	const char	*v;
-	char		 buf[4096];
+	const char *v;
+	char buf[4096];
 
 	if (t->names != NULL)
 		return (t->names + t->syms[k].name);
@@ -183,9 +183,9 @@ static const char *
 sym_with_dso(struct symbolizer *s, struct sym_snap *sn, long i,
     const char *name)
 {
-	const char	*dso, *v;
-	char		 buf[4096];
-	int		 n;
+	const char *dso, *v;
+	char buf[4096];
+	int n;
 
 	if ((v = sym_derived_get(s, sym_dkey(name))) != NULL)
 		return (v);
@@ -214,12 +214,12 @@ symbolizer_set_insert_dso(struct symbolizer *s, int on)
 static const char *
 sym_user_resolve(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 {
-	const struct procmaps_entry	*e;
-	const struct elfsym_table	*t;
-	struct sym_snap			*sn;
-	const char			*path, *name;
-	uint64_t			 vaddr;
-	long				 i, k;
+	const struct procmaps_entry *e;
+	const struct elfsym_table *t;
+	struct sym_snap *sn;
+	const char *path, *name;
+	uint64_t vaddr;
+	long i, k;
 
 	if ((i = sym_proc_mapping(s, p, addr)) < 0)
 		return (sym_jit_lookup(s, p, addr));
@@ -246,12 +246,12 @@ size_t
 symbolizer_user_inlined_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
     uint64_t addr, int ret, const char **names, size_t max)
 {
-	const struct procmaps_entry	*e;
-	const struct elfsym_table	*t;
-	struct sym_proc			*p;
-	uint64_t			 vaddr;
-	size_t				 n, k;
-	long				 i;
+	const struct procmaps_entry *e;
+	const struct elfsym_table *t;
+	struct sym_proc *p;
+	uint64_t vaddr;
+	size_t n, k;
+	long i;
 
 	/* After symbolizer_user_frame_gen: its maps are current. */
 	if ((p = sym_proc_find(s, pid, gen)) == NULL || p->snap == NULL ||
@@ -287,10 +287,10 @@ void
 symbolizer_cover_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
     const uint64_t *addrs, size_t n)
 {
-	struct sym_proc	*p = sym_proc_find(s, pid, gen);
-	size_t		 i;
-	long		 k;
-	int		 jit;
+	struct sym_proc *p = sym_proc_find(s, pid, gen);
+	size_t i;
+	long k;
+	int jit;
 
 	if (p == NULL || (p->snap == NULL && (!p->gone ||
 	    s->map_log == NULL)))
@@ -330,8 +330,8 @@ const char *
 symbolizer_user_frame_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
     uint64_t addr)
 {
-	struct sym_proc	*p;
-	const char	*name = NULL;
+	struct sym_proc *p;
+	const char *name = NULL;
 
 	s->st.user_frames++;
 	if ((p = sym_proc_get(s, pid, gen)) != NULL)
@@ -352,12 +352,12 @@ int
 symbolizer_mapping(struct symbolizer *s, int32_t pid, uint64_t addr,
     struct sym_mapping *out)
 {
-	const struct procmaps_entry	*e;
-	struct sym_proc			*p;
-	const char			*path;
-	char				 buf[96];
-	long				 i;
-	int				 n;
+	const struct procmaps_entry *e;
+	struct sym_proc *p;
+	const char *path;
+	char buf[96];
+	long i;
+	int n;
 
 	if ((p = sym_proc_get(s, pid, sym_gen_now(s, pid))) == NULL ||
 	    (i = sym_proc_mapping(s, p, addr)) < 0)
@@ -403,9 +403,9 @@ symbolizer_turn(struct symbolizer *s, size_t bytes)
 int
 symbolizer_work(struct symbolizer *s)
 {
-	struct sym_proc	*p;
-	size_t		 i;
-	int		 more = 0;
+	struct sym_proc *p;
+	size_t i;
+	int more = 0;
 
 	for (i = 0; i < SYM_PROC_BUCKETS; i++)
 		for (p = s->procs[i]; p != NULL; p = p->hnext)
@@ -429,10 +429,10 @@ symbolizer_loading(const struct symbolizer *s)
 void
 symbolizer_cycle_end(struct symbolizer *s)
 {
-	struct sym_proc	*p, *next;
-	struct sym_snap	*sn;
-	size_t		 i;
-	unsigned	 held;
+	struct sym_proc *p, *next;
+	struct sym_snap *sn;
+	size_t i;
+	unsigned held;
 
 	for (i = 0; i < SYM_PROC_BUCKETS; i++) {
 		for (p = s->procs[i]; p != NULL; p = next) {
@@ -459,7 +459,7 @@ symbolizer_cycle_end(struct symbolizer *s)
 	sym_binaries_expire(s, 0);
 	sym_binaries_budget(s);
 	if ((held = ratelim_end(&s->log_limit)) > 0 && s->log != NULL) {
-		char	 msg[128];
+		char msg[128];
 
 		snprintf(msg, sizeof(msg), "symbolizer: %u more warnings "
 		    "suppressed this cycle", held);
@@ -470,7 +470,7 @@ symbolizer_cycle_end(struct symbolizer *s)
 void
 symbolizer_stats(const struct symbolizer *s, struct symbolizer_stats *out)
 {
-	const struct sym_binary	*b;
+	const struct sym_binary *b;
 
 	*out = s->st;
 	out->processes = s->nprocs;

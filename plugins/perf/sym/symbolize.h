@@ -32,59 +32,59 @@ struct gp_open_spec;
 struct gp_file_info;
 
 /* How the symbolizer opens files: the host's file_open (plugin.h). */
-typedef int	(*sym_open_fn)(void *, const struct gp_open_spec *,
+typedef int (*sym_open_fn)(void *, const struct gp_open_spec *,
 		    struct gp_file_info *);
 
 struct sym_mapping {
-	const char	*path;	/* openable: /proc/PID/map_files/START-END */
-	uint64_t	 start;
-	uint64_t	 end;
-	uint64_t	 pgoff;
+	const char *path;	/* openable: /proc/PID/map_files/START-END */
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
 };
 
 struct symbolizer_stats {
-	uint64_t	 user_frames;
-	uint64_t	 user_resolved;
-	uint64_t	 kernel_frames;
-	uint64_t	 kernel_resolved;
+	uint64_t user_frames;
+	uint64_t user_resolved;
+	uint64_t kernel_frames;
+	uint64_t kernel_resolved;
 	/* Additions (not in the original API). */
-	uint64_t	 perfmap_bad_lines;	/* skipped perf map lines */
-	uint64_t	 elf_failures;		/* binaries we could not read */
-	uint64_t	 processes;		/* known now */
-	uint64_t	 binaries;		/* symbol tables cached now */
-	uint64_t	 table_bytes;		/* heap held by those + kallsyms */
+	uint64_t perfmap_bad_lines;	/* skipped perf map lines */
+	uint64_t elf_failures;		/* binaries we could not read */
+	uint64_t processes;		/* known now */
+	uint64_t binaries;		/* symbol tables cached now */
+	uint64_t table_bytes;		/* heap held by those + kallsyms */
 	/* Names of superseded perf maps kept until the cycle ends (only
 	 * maps whose names were returned this cycle). */
-	uint64_t	 perfmap_retired_bytes;
+	uint64_t perfmap_retired_bytes;
 	/* Mappings taken from the kernel's records (images /proc had
 	 * lost, or had not shown yet). */
-	uint64_t	 logged_maps;
+	uint64_t logged_maps;
 	/* The tables' byte budget (tables, perf maps, kallsyms) and how
 	 * many tables it evicted, in all. */
-	uint64_t	 perfmap_bytes;		/* every process's perf map */
-	uint64_t	 table_budget;
-	uint64_t	 table_evictions;
+	uint64_t perfmap_bytes;	/* every process's perf map */
+	uint64_t table_budget;
+	uint64_t table_evictions;
 };
 
 /* log(arg, GP_LOG_*, msg); log may be NULL. */
-struct symbolizer	*symbolizer_new(void (*)(void *, int, const char *),
+struct symbolizer *symbolizer_new(void (*)(void *, int, const char *),
 			    void *);
-void			 symbolizer_free(struct symbolizer *);
+void symbolizer_free(struct symbolizer *);
 
 /*
  * First sight (or exec) of a process: snapshot it.  Cheap when known and
  * unchanged (checked at most once a second).  -ESRCH if gone; a process
  * known before it went away still resolves until symbolizer_cycle_end.
  */
-int		 symbolizer_process_seen(struct symbolizer *, int32_t);
+int symbolizer_process_seen(struct symbolizer *, int32_t);
 /* Exec comm (Name: of /proc/PID/status) at first sight; NULL if unknown. */
-const char	*symbolizer_comm(struct symbolizer *, int32_t);
+const char *symbolizer_comm(struct symbolizer *, int32_t);
 /* Borrowed strings, valid until symbolizer_cycle_end. */
-const char	*symbolizer_user_frame(struct symbolizer *, int32_t, uint64_t);
-const char	*symbolizer_kernel_frame(struct symbolizer *, uint64_t);
+const char *symbolizer_user_frame(struct symbolizer *, int32_t, uint64_t);
+const char *symbolizer_kernel_frame(struct symbolizer *, uint64_t);
 /* The mapping holding addr (for DWARF unwinding); 0 or -ENOENT.  The path
  * is valid until symbolizer_cycle_end. */
-int		 symbolizer_mapping(struct symbolizer *, int32_t, uint64_t,
+int symbolizer_mapping(struct symbolizer *, int32_t, uint64_t,
 		    struct sym_mapping *);
 /*
  * A loop turn begins: until the next call, read at most `bytes` of perf
@@ -92,19 +92,19 @@ int		 symbolizer_mapping(struct symbolizer *, int32_t, uint64_t,
  * SYM_LOAD_TURN_NS.  What a budget cut short is read by symbolizer_work
  * or at the next lookup.
  */
-void		 symbolizer_turn(struct symbolizer *, size_t bytes);
+void symbolizer_turn(struct symbolizer *, size_t bytes);
 /* Do pending reads within the turn's budget; 1 if work remains. */
-int		 symbolizer_work(struct symbolizer *);
+int symbolizer_work(struct symbolizer *);
 /* Whether a lookup or symbolizer_cover_gen left a perf map half read
  * or a symbol table loading (then symbolizer_work has something to do). */
-int		 symbolizer_work_pending(const struct symbolizer *);
+int symbolizer_work_pending(const struct symbolizer *);
 /* Whether symbol tables are loading (their binaries were sampled): a
  * snapshot emitted now would load the rest in its callback. */
-int		 symbolizer_loading(const struct symbolizer *);
+int symbolizer_loading(const struct symbolizer *);
 /* The file of a mapping (symbolizer_mapping), opened as the symbolizer
  * opens binaries (regular files only, through the host's safe open): an
  * fd or -errno. */
-int		 symbolizer_open_mapping(struct symbolizer *,
+int symbolizer_open_mapping(struct symbolizer *,
 		    const struct sym_mapping *);
 /*
  * Exec generations (the perf plugin's BPF program counts each PID's
@@ -115,9 +115,9 @@ int		 symbolizer_open_mapping(struct symbolizer *,
  * maps read while it says another are not the image's and are dropped.
  * Without it every process is generation 0 (the calls without _gen).
  */
-void		 symbolizer_set_gen_resolver(struct symbolizer *,
+void symbolizer_set_gen_resolver(struct symbolizer *,
 		    int (*cur_gen)(void *, int32_t, uint32_t *), void *);
-int		 symbolizer_process_seen_gen(struct symbolizer *, int32_t,
+int symbolizer_process_seen_gen(struct symbolizer *, int32_t,
 		    uint32_t);
 /*
  * The kernel's own record of an image's mappings (sampler/execmaps.h),
@@ -128,16 +128,16 @@ int		 symbolizer_process_seen_gen(struct symbolizer *, int32_t,
  * was forked from (0: none known).
  */
 struct procmaps_entry;
-void		 symbolizer_set_map_log(struct symbolizer *,
+void symbolizer_set_map_log(struct symbolizer *,
 		    int (*map_log)(void *, int32_t, uint32_t, uint64_t,
 		    struct procmaps_entry *, const char **, int32_t *), void *);
 /* pid's executable mappings from /proc/PID/maps, read as every /proc
  * file is (the core's guarded open): 0, or -errno. */
 struct procmaps;
-int		 symbolizer_read_maps(struct symbolizer *, int32_t,
+int symbolizer_read_maps(struct symbolizer *, int32_t,
 		    struct procmaps *);
-const char	*symbolizer_comm_gen(struct symbolizer *, int32_t, uint32_t);
-const char	*symbolizer_user_frame_gen(struct symbolizer *, int32_t,
+const char *symbolizer_comm_gen(struct symbolizer *, int32_t, uint32_t);
+const char *symbolizer_user_frame_gen(struct symbolizer *, int32_t,
 		    uint32_t, uint64_t);
 /*
  * The functions the compiler inlined into the frame at addr, which
@@ -146,11 +146,11 @@ const char	*symbolizer_user_frame_gen(struct symbolizer *, int32_t,
  * records them; other binaries have none: 0).  ret: addr is a return
  * address (every frame but the leaf).  Borrowed as the frame's names.
  */
-size_t		 symbolizer_user_inlined_gen(struct symbolizer *, int32_t,
+size_t symbolizer_user_inlined_gen(struct symbolizer *, int32_t,
 		    uint32_t, uint64_t, int, const char **, size_t);
 /* Re-read the image's maps now, while it lives, if one of the n user
  * addresses lies outside them (libraries mapped after the first look). */
-void		 symbolizer_cover_gen(struct symbolizer *, int32_t, uint32_t,
+void symbolizer_cover_gen(struct symbolizer *, int32_t, uint32_t,
 		    const uint64_t *, size_t);
 /*
  * gProfiler's application metadata of a Go image
@@ -161,29 +161,29 @@ void		 symbolizer_cover_gen(struct symbolizer *, int32_t, uint32_t,
  */
 #define SYMBOLIZER_GO_VER_MAX	128
 struct symbolizer_go_meta {
-	char		 version[SYMBOLIZER_GO_VER_MAX];	/* "go1.19.8" */
-	int		 stripped;	/* no .symtab section */
-	int		 dynamic;	/* a PT_DYNAMIC segment */
-	int		 musl;		/* an ld-musl interpreter or mapping */
+	char version[SYMBOLIZER_GO_VER_MAX];	/* "go1.19.8" */
+	int stripped;	/* no .symtab section */
+	int dynamic;	/* a PT_DYNAMIC segment */
+	int musl;		/* an ld-musl interpreter or mapping */
 };
 /* Whether the image maps a file whose last path component is base: 1,
  * 0, or -1 while its maps are not known. */
-int		 symbolizer_maps_file_gen(struct symbolizer *, int32_t,
+int symbolizer_maps_file_gen(struct symbolizer *, int32_t,
 		    uint32_t, const char *base);
-int		 symbolizer_go_meta_gen(struct symbolizer *, int32_t,
+int symbolizer_go_meta_gen(struct symbolizer *, int32_t,
 		    uint32_t, struct symbolizer_go_meta *);
 /* Forget exited processes, free per-cycle strings, bound the caches. */
-void		 symbolizer_cycle_end(struct symbolizer *);
-void		 symbolizer_stats(const struct symbolizer *,
+void symbolizer_cycle_end(struct symbolizer *);
+void symbolizer_stats(const struct symbolizer *,
 		    struct symbolizer_stats *);
 
 /* Additions for tests and configuration. */
 /* Open every file through fn(arg, spec, info) (gp_host_api.file_open);
  * until this is called nothing can be opened. */
-void		 symbolizer_set_opener(struct symbolizer *, sym_open_fn,
+void symbolizer_set_opener(struct symbolizer *, sym_open_fn,
 		    void *);
 /* Where separate debug info lives (default /usr/lib/debug); copied. */
-int		 symbolizer_set_debug_root(struct symbolizer *, const char *);
+int symbolizer_set_debug_root(struct symbolizer *, const char *);
 /*
  * Kernel names from resolve(arg, addrs, n, names, name_len) instead of
  * /proc/kallsyms: names[i * name_len] gets "name+0xoff/0xsize", maybe
@@ -191,18 +191,18 @@ int		 symbolizer_set_debug_root(struct symbolizer *, const char *);
  * which /proc/kallsyms is used.
  * Not used when symbolizer_set_kallsyms_path named another file.
  */
-void		 symbolizer_set_kernel_resolver(struct symbolizer *,
+void symbolizer_set_kernel_resolver(struct symbolizer *,
 		    int (*)(void *, const uint64_t *, size_t, char *, size_t),
 		    void *);
 /* Kernel addresses symbolizer_kernel_frame will be asked for this cycle:
  * resolved together (one batch) on the first such call. */
-void		 symbolizer_kernel_prefetch(struct symbolizer *,
+void symbolizer_kernel_prefetch(struct symbolizer *,
 		    const uint64_t *, size_t);
 /* Read kernel symbols from this file instead of /proc/kallsyms; copied. */
-int		 symbolizer_set_kallsyms_path(struct symbolizer *, const char *);
+int symbolizer_set_kallsyms_path(struct symbolizer *, const char *);
 /* The symbol tables' byte budget (default SYM_TABLE_BUDGET, 24 MiB). */
-void		 symbolizer_set_table_budget(struct symbolizer *, size_t);
+void symbolizer_set_table_budget(struct symbolizer *, size_t);
 /* gProfiler's --insert-dso-name: "sym (dso)" for resolved user frames. */
-void		 symbolizer_set_insert_dso(struct symbolizer *, int);
+void symbolizer_set_insert_dso(struct symbolizer *, int);
 
 #endif

@@ -34,8 +34,8 @@ static int
 sym_debug_try(struct symbolizer *s, struct elfsym_table *t,
     const struct sym_binary *bin, const char *root, const char *path)
 {
-	struct gp_file_info	 info;
-	int			 fd, r;
+	struct gp_file_info info;
+	int fd, r;
 
 	if (root != NULL)
 		fd = sym_open_for(s, root, path, GP_OPEN_NO_SYMLINKS |
@@ -67,8 +67,8 @@ sym_debug_try(struct symbolizer *s, struct elfsym_table *t,
 static int __attribute__((format(printf, 3, 4)))
 sym_path_fmt(char *buf, size_t len, const char *fmt, ...)
 {
-	va_list	 ap;
-	int	 n;
+	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(buf, len, fmt, ap);
@@ -85,12 +85,12 @@ void
 sym_debug_find(struct symbolizer *s, struct sym_binary *b,
     struct elfsym_table *t)
 {
-	const struct sym_binary	*sb = b;
-	const char		*path = b->path;
-	char		 bid[2 * ELFSYM_BUILD_ID_MAX + 1], dir[PATH_MAX];
-	char		 cand[PATH_MAX], root[64];
-	const char	*slash;
-	size_t		 dlen;
+	const struct sym_binary *sb = b;
+	const char *path = b->path;
+	char bid[2 * ELFSYM_BUILD_ID_MAX + 1], dir[PATH_MAX];
+	char cand[PATH_MAX], root[64];
+	const char *slash;
+	size_t dlen;
 
 	elfsym_build_id_hex(t, bid, sizeof(bid));
 	if (strlen(bid) > 2) {

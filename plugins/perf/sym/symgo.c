@@ -25,11 +25,11 @@ _Static_assert(SYMBOLIZER_GO_VER_MAX == GOBUILDINFO_VER_MAX,
 static struct sym_binary *
 sym_go_exe(struct symbolizer *s, struct sym_proc *p)
 {
-	struct sym_snap		*sn = p->snap;
-	const char		*mp;
-	char			 link[PATH_MAX], path[64];
-	ssize_t			 n;
-	size_t			 i;
+	struct sym_snap *sn = p->snap;
+	const char *mp;
+	char link[PATH_MAX], path[64];
+	ssize_t n;
+	size_t i;
 
 	(void)s;
 	if (sn == NULL)
@@ -55,11 +55,11 @@ int
 symbolizer_go_meta_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
     struct symbolizer_go_meta *m)
 {
-	const struct elfsym_table	*t;
-	const char			*mp;
-	struct sym_proc			*p;
-	struct sym_binary		*b;
-	size_t				 i;
+	const struct elfsym_table *t;
+	const char *mp;
+	struct sym_proc *p;
+	struct sym_binary *b;
+	size_t i;
 
 	memset(m, 0, sizeof(*m));
 	if ((p = sym_proc_get(s, pid, gen)) == NULL || p->snap == NULL)

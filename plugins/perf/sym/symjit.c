@@ -35,7 +35,7 @@
 static size_t
 sym_jit_budget_left(struct symbolizer *s)
 {
-	size_t	 left;
+	size_t left;
 
 	if (s->jit_entries >= SYM_JIT_MAX_ENTRIES ||
 	    s->jit_cycle_bytes >= SYM_JIT_CYCLE_BYTES) {
@@ -71,8 +71,8 @@ sym_jit_budget_use(struct symbolizer *s, size_t n)
 void
 sym_jit_reset(struct symbolizer *s, struct sym_jit *j)
 {
-	struct perfmap_chunk	*c, *tail;
-	size_t			 len = j->pm.names_len;
+	struct perfmap_chunk *c, *tail;
+	size_t len = j->pm.names_len;
 
 	s->jit_entries -= j->pm.n < s->jit_entries ? j->pm.n : s->jit_entries;
 
@@ -97,7 +97,7 @@ static int
 sym_jit_older(struct symbolizer *s, struct sym_proc *p,
     const struct gp_file_info *sb)
 {
-	uint64_t	 start;
+	uint64_t start;
 
 	if (s->btime == 0 || s->clk_tck <= 0)
 		return (0);
@@ -109,7 +109,7 @@ sym_jit_older(struct symbolizer *s, struct sym_proc *p,
 static int
 sym_jit_rewritten(struct sym_jit *j, int fd, const struct gp_file_info *sb)
 {
-	char	 head[sizeof(j->head)];
+	char head[sizeof(j->head)];
 
 	if ((dev_t)sb->dev != j->dev || (ino_t)sb->ino != j->ino ||
 	    (off_t)sb->size < j->off)
@@ -129,12 +129,12 @@ sym_jit_rewritten(struct sym_jit *j, int fd, const struct gp_file_info *sb)
 static void
 sym_jit_read(struct symbolizer *s, struct sym_proc *p, int fd, off_t size)
 {
-	struct sym_jit	*j = &p->jit;
-	char		*buf;
-	size_t		 carry = 0, used, want, bad = j->pm.bad_lines;
-	size_t		 before = j->pm.n, dropped = j->pm.dropped;
-	ssize_t		 n;
-	int		 small;
+	struct sym_jit *j = &p->jit;
+	char *buf;
+	size_t carry = 0, used, want, bad = j->pm.bad_lines;
+	size_t before = j->pm.n, dropped = j->pm.dropped;
+	ssize_t n;
+	int small;
 
 	if ((buf = malloc(JIT_CHUNK + PERFMAP_MAX_NAME + 128)) == NULL)
 		return;
@@ -188,9 +188,9 @@ sym_jit_read(struct symbolizer *s, struct sym_proc *p, int fd, off_t size)
 static void
 sym_jit_sort(struct symbolizer *s, struct sym_proc *p)
 {
-	struct sym_jit	*j = &p->jit;
-	size_t		 budget = (size_t)-1 / 2, used;
-	int		 r;
+	struct sym_jit *j = &p->jit;
+	size_t budget = (size_t)-1 / 2, used;
+	int r;
 
 	/* A small map is always finished (a fraction of a millisecond): one
 	 * large map must not keep every other process's names out of the
@@ -217,7 +217,7 @@ static void
 sym_jit_refused(struct symbolizer *s, struct sym_proc *p, const char *path,
     int rc, const struct gp_file_info *info)
 {
-	struct sym_jit	*j = &p->jit;
+	struct sym_jit *j = &p->jit;
 
 	if (rc == -ENOENT || rc == -ENOTDIR || rc == -ESRCH || j->refused == rc)
 		return;
@@ -232,10 +232,10 @@ sym_jit_refused(struct symbolizer *s, struct sym_proc *p, const char *path,
 static void
 sym_jit_refresh(struct symbolizer *s, struct sym_proc *p)
 {
-	struct sym_jit		*j = &p->jit;
-	struct gp_file_info	 sb;
-	char			 root[64], path[64];
-	int			 fd;
+	struct sym_jit *j = &p->jit;
+	struct gp_file_info sb;
+	char root[64], path[64];
+	int fd;
 
 	j->turn = s->turn_id;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)p->pid);
@@ -287,7 +287,7 @@ out_close:
 static uint64_t
 sym_jit_stamp(void)
 {
-	uint64_t	 now = sym_now_ns();
+	uint64_t now = sym_now_ns();
 
 	return (now != 0 ? now : 1);
 }
@@ -325,7 +325,7 @@ sym_jit_touch(struct symbolizer *s, struct sym_proc *p)
 const char *
 sym_jit_lookup(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 {
-	const char	*name;
+	const char *name;
 
 	sym_jit_touch(s, p);
 	if (p->jit.stale)
@@ -338,9 +338,9 @@ sym_jit_lookup(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 size_t
 sym_jit_bytes(const struct symbolizer *s)
 {
-	const struct perfmap	*pm;
-	const struct sym_proc	*p;
-	size_t			 i, n = s->jit_retired_bytes;
+	const struct perfmap *pm;
+	const struct sym_proc *p;
+	size_t i, n = s->jit_retired_bytes;
 
 	for (i = 0; i < SYM_PROC_BUCKETS; i++)
 		for (p = s->procs[i]; p != NULL; p = p->hnext) {
@@ -355,9 +355,9 @@ sym_jit_bytes(const struct symbolizer *s)
 size_t
 sym_jit_evict(struct symbolizer *s, size_t over)
 {
-	struct sym_proc	*p;
-	struct perfmap	*pm;
-	size_t		 i, n, freed = 0;
+	struct sym_proc *p;
+	struct perfmap *pm;
+	size_t i, n, freed = 0;
 
 	for (i = 0; i < SYM_PROC_BUCKETS && freed < over; i++)
 		for (p = s->procs[i]; p != NULL && freed < over;

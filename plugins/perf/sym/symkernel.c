@@ -21,9 +21,9 @@ static const char sym_kpending[] = "[pending]";
 static void
 sym_kallsyms_load(struct symbolizer *s)
 {
-	char	*buf;
-	size_t	 len;
-	int	 r;
+	char *buf;
+	size_t len;
+	int r;
 
 	s->ksyms_state = -1;
 	if ((r = sym_read_file(s, s->kallsyms_path, SYM_MAX_PROC_FILE, &buf,
@@ -48,9 +48,9 @@ sym_kallsyms_load(struct symbolizer *s)
 static const char *
 sym_kernel_kallsyms(struct symbolizer *s, uint64_t addr)
 {
-	const char	*name, *v;
-	char		 buf[1100];
-	int		 n;
+	const char *name, *v;
+	char buf[1100];
+	int n;
 
 	if (s->ksyms_state == 0)
 		sym_kallsyms_load(s);
@@ -93,8 +93,8 @@ void
 symbolizer_kernel_prefetch(struct symbolizer *s, const uint64_t *addrs,
     size_t n)
 {
-	uint64_t	*v;
-	size_t		 i, ncap;
+	uint64_t *v;
+	size_t i, ncap;
 
 	if (!sym_kresolver_on(s))
 		return;
@@ -125,9 +125,9 @@ symbolizer_kernel_prefetch(struct symbolizer *s, const uint64_t *addrs,
 static const char *
 sym_kname(struct symbolizer *s, const char *r, uint64_t addr, uint64_t *pad)
 {
-	char			 buf[SYM_KNAME_LEN + 8];
-	size_t			 len = strcspn(r, "+ \t");
-	unsigned long long	 off;
+	char buf[SYM_KNAME_LEN + 8];
+	size_t len = strcspn(r, "+ \t");
+	unsigned long long off;
 
 	*pad = 0;
 	if (len == 0 || (r[0] == '0' && r[1] == 'x') || len >= SYM_KNAME_LEN)
@@ -148,11 +148,11 @@ sym_kname(struct symbolizer *s, const char *r, uint64_t addr, uint64_t *pad)
 static void
 sym_kflush(struct symbolizer *s)
 {
-	const char	*v;
-	char		*names, before[SYM_KNAME_LEN];
-	uint64_t	 pad, prev;
-	size_t		 i;
-	int		 r = -ENOMEM;
+	const char *v;
+	char *names, before[SYM_KNAME_LEN];
+	uint64_t pad, prev;
+	size_t i;
+	int r = -ENOMEM;
 
 	if (s->nkpend == 0)
 		return;
@@ -187,7 +187,7 @@ sym_kflush(struct symbolizer *s)
 const char *
 symbolizer_kernel_frame(struct symbolizer *s, uint64_t addr)
 {
-	const char	*v;
+	const char *v;
 
 	s->st.kernel_frames++;
 	if (sym_kresolver_on(s)) {

@@ -24,7 +24,7 @@
 void
 sym_snap_free(struct symbolizer *s, struct sym_snap *sn)
 {
-	size_t	 i;
+	size_t i;
 
 	if (sn == NULL)
 		return;
@@ -44,7 +44,7 @@ sym_snap_free(struct symbolizer *s, struct sym_snap *sn)
 static void
 sym_snap_retire(struct symbolizer *s, struct sym_snap *sn)
 {
-	size_t	 i;
+	size_t i;
 
 	if (sn == NULL)
 		return;
@@ -59,7 +59,7 @@ sym_snap_retire(struct symbolizer *s, struct sym_snap *sn)
 struct sym_proc *
 sym_proc_find(struct symbolizer *s, int32_t pid, uint32_t gen)
 {
-	struct sym_proc	*p;
+	struct sym_proc *p;
 
 	if (s->last_proc != NULL && s->last_proc->pid == pid &&
 	    s->last_proc->gen == gen)
@@ -92,7 +92,7 @@ symbolizer_set_map_log(struct symbolizer *s, int (*fn)(void *, int32_t,
 uint32_t
 sym_gen_now(struct symbolizer *s, int32_t pid)
 {
-	uint32_t	 gen = 0;
+	uint32_t gen = 0;
 
 	if (s->cur_gen != NULL && s->cur_gen(s->cur_gen_arg, pid, &gen) != 0)
 		gen = 0;
@@ -109,7 +109,7 @@ sym_proc_current(struct symbolizer *s, const struct sym_proc *p)
 void
 sym_proc_free(struct symbolizer *s, struct sym_proc *p)
 {
-	struct sym_proc	**pp;
+	struct sym_proc **pp;
 
 	for (pp = &s->procs[(uint32_t)p->pid % SYM_PROC_BUCKETS]; *pp != p;
 	    pp = &(*pp)->hnext)
@@ -128,9 +128,9 @@ static int
 sym_proc_identity(struct symbolizer *s, int32_t pid, uint64_t *starttime,
     struct stat *exe)
 {
-	char	 path[64], *buf;
-	size_t	 len;
-	int	 r;
+	char path[64], *buf;
+	size_t len;
+	int r;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((r = sym_read_file(s, path, 4096, &buf, &len)) != 0)
@@ -159,12 +159,12 @@ sym_proc_identity(struct symbolizer *s, int32_t pid, uint64_t *starttime,
 static int32_t
 sym_proc_forked_from(struct symbolizer *s, int32_t pid)
 {
-	struct timespec	 ts;
-	char		 path[64], *buf;
-	size_t		 len;
-	uint64_t	 start, now;
-	int32_t		 ppid = 0;
-	long		 hz = sysconf(_SC_CLK_TCK);
+	struct timespec ts;
+	char path[64], *buf;
+	size_t len;
+	uint64_t start, now;
+	int32_t ppid = 0;
+	long hz = sysconf(_SC_CLK_TCK);
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (hz <= 0 || sym_read_file(s, path, 4096, &buf, &len) != 0)
@@ -184,9 +184,9 @@ sym_proc_forked_from(struct symbolizer *s, int32_t pid)
 int
 symbolizer_read_maps(struct symbolizer *s, int32_t pid, struct procmaps *out)
 {
-	char	 path[64], *buf;
-	size_t	 len;
-	int	 r;
+	char path[64], *buf;
+	size_t len;
+	int r;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
@@ -201,9 +201,9 @@ symbolizer_read_maps(struct symbolizer *s, int32_t pid, struct procmaps *out)
 static int
 sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p, int reread)
 {
-	struct sym_snap	*sn;
-	size_t		 i;
-	int		 r;
+	struct sym_snap *sn;
+	size_t i;
+	int r;
 
 	if ((sn = calloc(1, sizeof(*sn))) == NULL)
 		return (-ENOMEM);
@@ -255,10 +255,10 @@ sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p, int reread)
 static int
 sym_proc_status(struct symbolizer *s, struct sym_proc *p)
 {
-	struct procstatus	 st;
-	char			 path[64], *buf;
-	size_t			 len;
-	int			 r;
+	struct procstatus st;
+	char path[64], *buf;
+	size_t len;
+	int r;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)p->pid);
 	if ((r = sym_read_file(s, path, 1u << 16, &buf, &len)) != 0)
@@ -280,7 +280,7 @@ static int
 sym_proc_load(struct symbolizer *s, struct sym_proc *p, uint64_t starttime,
     const struct stat *exe)
 {
-	int	 r;
+	int r;
 
 	p->starttime = starttime;
 	p->exe_dev = exe->st_dev;
@@ -296,7 +296,7 @@ static int
 sym_proc_add(struct symbolizer *s, int32_t pid, uint32_t gen,
     struct sym_proc **out)
 {
-	struct sym_proc	*p;
+	struct sym_proc *p;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return (-ENOMEM);
@@ -325,10 +325,10 @@ symbolizer_process_seen(struct symbolizer *s, int32_t pid)
 int
 symbolizer_process_seen_gen(struct symbolizer *s, int32_t pid, uint32_t gen)
 {
-	struct sym_proc	*p;
-	struct stat	 exe;
-	uint64_t	 now = sym_now_ns(), starttime;
-	int		 r;
+	struct sym_proc *p;
+	struct stat exe;
+	uint64_t now = sym_now_ns(), starttime;
+	int r;
 
 	if (pid <= 0)
 		return (-EINVAL);
@@ -386,7 +386,7 @@ symbolizer_comm(struct symbolizer *s, int32_t pid)
 const char *
 symbolizer_comm_gen(struct symbolizer *s, int32_t pid, uint32_t gen)
 {
-	struct sym_proc	*p = sym_proc_find(s, pid, gen);
+	struct sym_proc *p = sym_proc_find(s, pid, gen);
 
 	return (p != NULL && p->comm[0] != '\0' ? p->comm : NULL);
 }
@@ -395,7 +395,7 @@ symbolizer_comm_gen(struct symbolizer *s, int32_t pid, uint32_t gen)
 struct sym_proc *
 sym_proc_get(struct symbolizer *s, int32_t pid, uint32_t gen)
 {
-	struct sym_proc	*p;
+	struct sym_proc *p;
 
 	if ((p = sym_proc_find(s, pid, gen)) == NULL &&
 	    symbolizer_process_seen_gen(s, pid, gen) == 0)
@@ -413,13 +413,13 @@ sym_proc_get(struct symbolizer *s, int32_t pid, uint32_t gen)
 static long
 sym_proc_logged(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 {
-	struct procmaps_entry	 e;
-	struct sym_snap		*sn, *old = p->snap;
-	const char		*path = NULL;
-	size_t			*src = NULL, i;
-	int32_t			 parent = 0;
-	long			 k = -1;
-	int			 r;
+	struct procmaps_entry e;
+	struct sym_snap *sn, *old = p->snap;
+	const char *path = NULL;
+	size_t *src = NULL, i;
+	int32_t parent = 0;
+	long k = -1;
+	int r;
 
 	memset(&e, 0, sizeof(e));
 	if (s->map_log == NULL)
@@ -473,9 +473,9 @@ sym_proc_logged(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 long
 sym_proc_mapping(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 {
-	uint64_t	 now;
-	long		 i = -1;
-	int		 r;
+	uint64_t now;
+	long i = -1;
+	int r;
 
 	if (p->snap != NULL && (i = procmaps_find(&p->snap->maps, addr)) >= 0)
 		return (i);
@@ -499,8 +499,8 @@ sym_proc_mapping(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 int
 sym_proc_alive(struct symbolizer *s, struct sym_proc *p)
 {
-	struct stat	 exe;
-	uint64_t	 starttime;
+	struct stat exe;
+	uint64_t starttime;
 
 	if (p->gone || !sym_proc_current(s, p) ||
 	    sym_proc_identity(s, p->pid, &starttime, &exe) != 0)
@@ -512,9 +512,9 @@ int
 symbolizer_maps_file_gen(struct symbolizer *s, int32_t pid, uint32_t gen,
     const char *base)
 {
-	struct sym_proc	*p = sym_proc_find(s, pid, gen);
-	const char	*path, *b;
-	size_t		 i, bl = strlen(base);
+	struct sym_proc *p = sym_proc_find(s, pid, gen);
+	const char *path, *b;
+	size_t i, bl = strlen(base);
 
 	if (p == NULL || p->snap == NULL)
 		return (-1);

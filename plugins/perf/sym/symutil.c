@@ -27,8 +27,8 @@
 void
 sym_log(struct symbolizer *s, int level, const char *fmt, ...)
 {
-	char	 msg[512];
-	va_list	 ap;
+	char msg[512];
+	va_list ap;
 	unsigned held;
 
 	if (s->log == NULL)
@@ -47,7 +47,7 @@ sym_log(struct symbolizer *s, int level, const char *fmt, ...)
 uint64_t
 sym_now_ns(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
@@ -57,7 +57,7 @@ sym_now_ns(void)
 uint64_t
 sym_clock_ns(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
@@ -67,9 +67,9 @@ sym_clock_ns(void)
 int
 sym_read_fd(int fd, size_t max, char **out, size_t *outlen)
 {
-	char	*buf = NULL, *nb;
-	size_t	 len = 0, cap = 0;
-	ssize_t	 n;
+	char *buf = NULL, *nb;
+	size_t len = 0, cap = 0;
+	ssize_t n;
 
 	for (;;) {
 		if (len == cap) {
@@ -113,7 +113,7 @@ sym_open_for(struct symbolizer *s, const char *root, const char *path,
     uint32_t flags, uint64_t max_size, int64_t owner, int64_t reader,
     struct gp_file_info *info)
 {
-	struct gp_open_spec	 spec;
+	struct gp_open_spec spec;
 
 	if (info != NULL)
 		memset(info, 0, sizeof(*info));
@@ -142,7 +142,7 @@ sym_open(struct symbolizer *s, const char *root, const char *path,
 const char *
 sym_open_strerror(int rc, const struct gp_file_info *info)
 {
-	uint32_t	 m = info != NULL ? info->mode : 0;
+	uint32_t m = info != NULL ? info->mode : 0;
 
 	switch (-rc) {
 	case EINVAL:
@@ -175,7 +175,7 @@ int
 sym_read_file(struct symbolizer *s, const char *path, size_t max,
     char **out, size_t *outlen)
 {
-	int	 fd, r;
+	int fd, r;
 
 	if ((fd = sym_open(s, NULL, path, 0, 0, -1, NULL)) < 0) {
 		/* Not one process's trouble: the path to /proc itself crosses
@@ -200,9 +200,9 @@ sym_read_file(struct symbolizer *s, const char *path, size_t max,
 const char *
 sym_strdup(struct symbolizer *s, const char *str, size_t len)
 {
-	struct sym_arena_chunk	*c = s->arena;
-	size_t			 size;
-	char			*p;
+	struct sym_arena_chunk *c = s->arena;
+	size_t size;
+	char *p;
 
 	if (c == NULL || c->size - c->used < len + 1) {
 		size = len + 1 > ARENA_CHUNK ? len + 1 : ARENA_CHUNK;
@@ -223,7 +223,7 @@ sym_strdup(struct symbolizer *s, const char *str, size_t len)
 static size_t
 derived_slot(const void *key, size_t cap)
 {
-	uint64_t	 h = (uint64_t)(uintptr_t)key;
+	uint64_t h = (uint64_t)(uintptr_t)key;
 
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
@@ -234,7 +234,7 @@ derived_slot(const void *key, size_t cap)
 const char *
 sym_derived_get(struct symbolizer *s, const void *key)
 {
-	size_t	 i;
+	size_t i;
 
 	if (s->derived_cap == 0)
 		return (NULL);
@@ -248,8 +248,8 @@ sym_derived_get(struct symbolizer *s, const void *key)
 static int
 derived_grow(struct symbolizer *s)
 {
-	struct sym_derived	*old = s->derived, *nv;
-	size_t			 ocap = s->derived_cap, ncap, i, j;
+	struct sym_derived *old = s->derived, *nv;
+	size_t ocap = s->derived_cap, ncap, i, j;
 
 	ncap = ocap ? ocap * 2 : 1024;
 	if ((nv = calloc(ncap, sizeof(*nv))) == NULL)
@@ -272,7 +272,7 @@ derived_grow(struct symbolizer *s)
 const char *
 sym_derived_put(struct symbolizer *s, const void *key, const char *val)
 {
-	size_t	 i;
+	size_t i;
 
 	if (val == NULL)
 		return (NULL);
@@ -292,7 +292,7 @@ sym_derived_put(struct symbolizer *s, const void *key, const char *val)
 void
 sym_cycle_strings_free(struct symbolizer *s)
 {
-	struct sym_arena_chunk	*c, *next;
+	struct sym_arena_chunk *c, *next;
 
 	for (c = s->arena; c != NULL; c = next) {
 		next = c->next;
@@ -314,8 +314,8 @@ sym_cycle_strings_free(struct symbolizer *s)
 const char *
 sym_demangle(struct symbolizer *s, const char *name)
 {
-	const char	*v;
-	char		*d;
+	const char *v;
+	char *d;
 
 	if (!(name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')))
 		return (name);
