@@ -4,7 +4,8 @@
 # (no thread dump on its stdout), and stays alive; a good JVM profiled in
 # the same cycle still gets its method names.  A jattach that hangs is
 # killed and reported, and the snapshot (the profile) still completes in
-# time; SIGTERM while one hangs ends the agent, and the jattach, in 2 s.
+# time; SIGTERM while one hangs ends the agent, and the jattach, in 2 s,
+# even a jattach that ignores SIGTERM.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/java_lib.sh"
 jv_require
@@ -90,33 +91,51 @@ jv_check_py "$TMP/check.py" "$TMP/a" "$TMP/b" $rpid $gpid
 
 # SIGTERM while a jattach hangs (30 s bound): the agent still ends within
 # 2 s, and the jattach it started ends with it (the plugin's destroy kills
-# what the stop bound left running).
-mkdir -p "$TMP/d"
-GP_JATTACH=$TMP/jattach-hang GPROFILER_LOCK_NAME=gptest-java-$$ "$GP_BIN" \
-    --plugin-dir "$GP_PLUGIN_DIR" -o "$TMP/d" -d 3 -c --no-flamegraph \
-    --pids $gpid >"$TMP/d/daemon.log" 2>&1 &
-apid=$!
-i=0
-while [ $i -lt 150 ] && ! pgrep -f "$TMP/jattach-hang" >/dev/null; do
-	sleep 0.1; i=$((i + 1))
-done
-pgrep -f "$TMP/jattach-hang" >/dev/null
-ok $? "a jattach hangs under the running agent"
-t0=$(date +%s.%N)
-kill -TERM $apid
-i=0
-while kill -0 $apid 2>/dev/null && [ $i -lt 50 ]; do
-	sleep 0.1; i=$((i + 1))
-done
-gone=$(awk -v t0="$t0" -v t="$(date +%s.%N)" 'BEGIN { printf "%.1f", t - t0 }')
-kill -0 $apid 2>/dev/null && { kill -KILL $apid; gone=never; }
-wait $apid
-rc=$?
-awk -v g="$gone" 'BEGIN { exit !(g != "never" && g <= 2) }' && [ $rc -eq 0 ]
-ok $? "SIGTERM mid-jattach ended the agent within 2 s (${gone} s, exit $rc)" ||
-    { sanitizer_report "$TMP/d/daemon.log" ||
-    tail -15 "$TMP/d/daemon.log" | sed 's/^/# /'; }
-sleep 0.2
-! pgrep -f "$TMP/jattach-hang" >/dev/null
-ok $? "no jattach outlives the agent"
+# what the stop bound left running).  A jattach that ignores SIGTERM too:
+# only that kill ends it, and the agent still ends in time.
+cat >"$TMP/jattach-deaf" <<SH
+#!$(readlink -f /usr/bin/python3)
+import signal, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+time.sleep(60)
+SH
+chmod 755 "$TMP/jattach-deaf"
+
+# term_mid_jattach JATTACH DIR WHAT
+term_mid_jattach() {
+	mkdir -p "$2"
+	GP_JATTACH=$1 GPROFILER_LOCK_NAME=gptest-java-$$ "$GP_BIN" \
+	    --plugin-dir "$GP_PLUGIN_DIR" -o "$2" -d 3 -c --no-flamegraph \
+	    --pids $gpid >"$2/daemon.log" 2>&1 &
+	apid=$!
+	i=0
+	while [ $i -lt 150 ] && ! pgrep -f "$1" >/dev/null; do
+		sleep 0.1; i=$((i + 1))
+	done
+	pgrep -f "$1" >/dev/null
+	ok $? "a jattach that $3 hangs under the running agent"
+	t0=$(date +%s.%N)
+	kill -TERM $apid
+	i=0
+	while kill -0 $apid 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	gone=$(awk -v t0="$t0" -v t="$(date +%s.%N)" \
+	    'BEGIN { printf "%.1f", t - t0 }')
+	kill -0 $apid 2>/dev/null && { kill -KILL $apid; gone=never; }
+	wait $apid
+	rc=$?
+	awk -v g="$gone" 'BEGIN { exit !(g != "never" && g <= 2) }' &&
+	    [ $rc -eq 0 ]
+	ok $? "SIGTERM mid-jattach ($3) ended the agent within 2 s (${gone} s, exit $rc)" ||
+	    { sanitizer_report "$2/daemon.log" ||
+	    tail -15 "$2/daemon.log" | sed 's/^/# /'; }
+	sleep 0.2
+	! pgrep -f "$1" >/dev/null
+	ok $? "no jattach ($3) outlives the agent"
+}
+term_mid_jattach "$TMP/jattach-hang" "$TMP/d" "honours SIGTERM"
+term_mid_jattach "$TMP/jattach-deaf" "$TMP/e" "ignores SIGTERM"
+grep -i "jattach\|stop" "$TMP/e/daemon.log" | tail -6 | cut -c1-200 |
+    sed 's/^/# /'
 done_testing
