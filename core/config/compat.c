@@ -33,7 +33,7 @@ struct compat_flag {
 	unsigned modes;		/* MODE_* where it applies */
 	const char *bare;	/* optional value: what a bare flag means */
 	const char *inert;	/* value for which it does what it
-					 * does in gProfiler (NULL: none) */
+				 * does in gProfiler (NULL: none) */
 	const char *why;	/* why it has no effect here */
 };
 

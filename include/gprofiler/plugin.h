@@ -364,7 +364,7 @@ struct gp_child_spec {
 	void (*on_exit)(void *arg, int status);
 	void *arg;
 	uint32_t stderr_keep;	/* stderr lines kept for child_stderr_tail
-					 * (0: 50) */
+				 * (0: 50) */
 	uint32_t max_line;	/* 0: 64 KiB */
 };
 

@@ -90,8 +90,7 @@ struct perf {
 	int mode;	/* PERF_MODE_* */
 	int backend;	/* --perf-backend */
 	int64_t freq;
-	int64_t period;	/* --perf-event-period, 0;
-						 * raised over the rate cap */
+	int64_t period;	/* --perf-event-period, 0; raised over the rate cap */
 	int rate_said;	/* the rate cap warned of */
 	int cfi_said;	/* the unwinder's budget, too */
 	int have_ev;	/* --perf-event given */
@@ -109,7 +108,7 @@ struct perf {
 	struct sampler *sampler;
 	struct gp_timer *drain_timer;
 	struct gp_timer *work_timer;	/* perf maps left to read,
-						 * tables to load */
+					 * tables to load */
 	struct gp_snapshot *snap_wait;	/* waiting for tables */
 	uint64_t snap_until;		/* CLOCK_MONOTONIC ns */
 	int trim_due;			/* an emit just ended */
@@ -135,7 +134,7 @@ struct perf {
 	struct perf_cycle_stats cur;	/* being collected */
 	struct perf_cycle_stats last;	/* the last snapshot's */
 	struct ratelim complain_limit;	/* of bad input: a line a
-						 * minute (perf_complain) */
+					 * minute (perf_complain) */
 };
 
 /* perf.c */

@@ -17,7 +17,7 @@ struct pidinfo {
 	char comm[16];		/* thread comm from the first sample */
 	int32_t emitted;	/* stacks handed to the host */
 	int32_t jvm;		/* maps libjvm.so: 0 unknown, 1 no,
-					 * 2 yes (asked at the emit) */
+				 * 2 yes (asked at the emit) */
 	/* reported to process profilers (CLOCK_MONOTONIC ns; 0: not
 	 * yet), and the wait before a new mapping reports it again */
 	uint64_t report_ns;

@@ -51,8 +51,7 @@ struct unwinder {
 	unsigned nprocs;
 	struct unwind_sample cur;	/* the sample being unwound */
 	int32_t cur_pid;
-	uint64_t held;	/* CFI bytes of the cached
-						 * handles */
+	uint64_t held;	/* CFI bytes of the cached handles */
 	uint64_t over_budget;	/* modules refused, this cycle */
 	int budget_said;
 };

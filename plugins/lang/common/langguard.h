@@ -84,7 +84,7 @@ struct langguard {
 	uint32_t nbad;
 	uint64_t refreshed;	/* CLOCK_MONOTONIC ns, 0: never */
 	uint64_t nonres;	/* the last refresh for pages
-						 * not resident, ns */
+				 * not resident, ns */
 	uint64_t cost_ns;	/* of the last refresh, CPU */
 	uint64_t nrefresh;
 	char why[192];	/* the last refusal */

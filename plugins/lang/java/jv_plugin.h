@@ -59,8 +59,7 @@ struct jv_jvm {
 	uint64_t starttime;
 	struct langcpu cpu;
 	int seen, gone;
-	int sampled;	/* reported by the system profiler this
-					 * cycle */
+	int sampled;	/* reported by the system profiler this cycle */
 	int watched;		/* sample reports on (sample_watch) */
 	int judged;		/* watched during this cycle */
 	int needmap;		/* a sample with an unnamed frame */

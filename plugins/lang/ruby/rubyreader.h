@@ -86,7 +86,7 @@ int ruby_offsets_for(const struct ruby_version *, struct ruby_offsets *,
 struct ruby_elf {
 	uint64_t current_vm_ptr;	/* ruby_current_vm_ptr (3.x) */
 	uint64_t current_ec_ptr;	/* ruby_current_execution_
-						 * context_ptr (2.5-2.7) */
+					 * context_ptr (2.5-2.7) */
 	uint64_t version_sym;		/* &ruby_version[] */
 	uint64_t description_sym;	/* &ruby_description[] */
 	uint64_t first_load_vaddr;

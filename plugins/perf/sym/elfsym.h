@@ -115,7 +115,7 @@ struct elfsym_table {
 	int go_inl_state;	/* 0 read, -errno: none */
 	int go_buildinfo;	/* 0: read; -ENOENT: none */
 	int symtab_sect;	/* a SHT_SYMTAB section, even
-						 * empty ("stripped" is none) */
+				 * empty ("stripped" is none) */
 	int dynamic;		/* a PT_DYNAMIC segment */
 	int interp_musl;	/* PT_INTERP names ld-musl */
 };

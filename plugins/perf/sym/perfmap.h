@@ -37,8 +37,7 @@ struct perfmap_chunk {
 struct perfmap {
 	struct perfmap_entry *v;
 	size_t n;
-	size_t sorted;	/* v[0..sorted) is in order:
-						 * what lookups see */
+	size_t sorted;	/* v[0..sorted) is in order: what lookups see */
 	int skipping;	/* inside an over-long line */
 	/* Sorting v[sorted..ig_end) in slices (perfmap_sort.c): chunks
 	 * sorted, runs merged pass by pass, then merged with v[0..sorted)
