@@ -1,11 +1,12 @@
 /*
  * The stop guard: see stopguard.h.
  *
- * The thread sleeps in sigwaitinfo (no wake-up while the agent runs) and,
- * once a stop signal came, in sigtimedwait, waking every STOPGUARD_BEAT_MS
- * to look at the loop's beat.  It shares with the loop only atomics and
- * the pipe; its one line goes through log_last_words, which waits for no
- * lock the loop may hold.
+ * The thread sleeps in sigtimedwait and looks at the loop's beat: every
+ * STOPGUARD_WATCH_MS while the agent runs (the loop beats as often), every
+ * STOPGUARD_BEAT_MS once a stop signal came.  It shares with the loop only
+ * atomics, the pipe and the stall line the pipe announces; its one line at
+ * a stop goes through log_last_words, which waits for no lock the loop may
+ * hold.
  */
 #include "config.h"
 
@@ -24,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fusebreak.h"
 #include "base/log.h"
 #include "base/stopguard.h"
 
@@ -35,11 +37,17 @@ static struct {
 	sigset_t sigs;
 	struct event *ev_pipe;
 	struct event *ev_beat;
+	struct event *ev_watch;	/* the beat while running */
 	void (*cb)(int, void *);
 	void *arg;
 	_Atomic uint64_t stop_ns;	/* the first stop signal */
 	_Atomic uint64_t beat_ns;	/* the loop's last turn since */
 	atomic_int quit;
+	/* A stall while running (sg_watch): the line for the loop to log
+	 * when it turns again, announced by a 0 byte in the pipe. */
+	uint64_t stall_beat;	/* the beat of the stall handled */
+	char stall_line[1024];
+	atomic_int stall_ready;
 } sg = { .rfd = -1, .wfd = -1 };
 
 static uint64_t
@@ -106,17 +114,18 @@ sg_fd_path(unsigned long long fd, char *out, size_t outlen)
 	out[n] = '\0';
 }
 
-/* What the loop's thread waits for, in words ("" if not known). */
+/* What the loop's thread waits for, in words ("" if not known), and its
+ * system call (nr -1: none known). */
 static void
-sg_loop_call(char *out, size_t outlen)
+sg_loop_call(char *out, size_t outlen, long *nrp, unsigned long long a[6])
 {
 	char path[64], buf[256], file[160];
-	unsigned long long a[6];
 	ssize_t n;
 	long nr;
 	int fd;
 
 	out[0] = '\0';
+	*nrp = -1;
 	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall",
 	    (int)sg.loop_tid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
@@ -125,6 +134,7 @@ sg_loop_call(char *out, size_t outlen)
 	close(fd);
 	if (n <= 0 || stopguard_parse_syscall(buf, (size_t)n, &nr, a) != 0)
 		return;
+	*nrp = nr;
 	if (nr == SYS_process_vm_readv)
 		snprintf(out, outlen, ", reading the memory of pid %llu", a[0]);
 	else if (nr == SYS_read || nr == SYS_pread64 || nr == SYS_readv ||
@@ -161,15 +171,51 @@ sg_loop_state(char *wchan, size_t wlen)
 	return (n > 0 ? stopguard_task_state(buf, (size_t)n) : 0);
 }
 
+/*
+ * Running: a loop that has not turned for STOPGUARD_STALL_MS, asleep in the
+ * kernel, may be held by a FUSE server (fusebreak.h): its connection
+ * aborted if it can be, and the loop told, once a stall.  A stall that is
+ * no FUSE wait (a slow disk) is left to end by itself, unsaid.
+ */
+static void
+sg_watch(void)
+{
+	uint64_t beat = atomic_load(&sg.beat_ns), since;
+	char wchan[64], call[256], what[384];
+	unsigned long long a[6];
+	uint8_t zero = 0;
+	long nr;
+
+	since = (sg_now_ns() - beat) / 1000000;
+	if (since < STOPGUARD_STALL_MS || beat == sg.stall_beat ||
+	    atomic_load(&sg.stall_ready))
+		return;
+	if (sg_loop_state(wchan, sizeof(wchan)) == 'R')
+		return;
+	sg.stall_beat = beat;
+	sg_loop_call(call, sizeof(call), &nr, a);
+	if (nr < 0 || fusebreak_run(nr, a, what, sizeof(what)) == 0 || what[0] == '\0')
+		return;
+	snprintf(sg.stall_line, sizeof(sg.stall_line), "the event loop "
+	    "waited %llu ms in the kernel%s: %s", (unsigned long long)since,
+	    call, what);
+	atomic_store(&sg.stall_ready, 1);
+	(void)write(sg.wfd, &zero, 1);
+}
+
 /* A stop signal came: is the loop still turning?  If not, the end. */
 static void
 sg_check(void)
 {
 	uint64_t stop = atomic_load(&sg.stop_ns), beat, since;
 	char wchan[64], call[256], line[512], st;
+	unsigned long long a[6];
+	long nr;
 
-	if (stop == 0)
+	if (stop == 0) {
+		sg_watch();
 		return;
+	}
 	beat = atomic_load(&sg.beat_ns);
 	since = (sg_now_ns() - (beat > stop ? beat : stop)) / 1000000;
 	if (since < STOPGUARD_WAIT_MS)
@@ -179,7 +225,7 @@ sg_check(void)
 		return;
 	if (strcmp(wchan, "0") == 0)
 		wchan[0] = '\0';	/* not waiting */
-	sg_loop_call(call, sizeof(call));
+	sg_loop_call(call, sizeof(call), &nr, a);
 	snprintf(line, sizeof(line), "stopping: the event loop has not run "
 	    "for %llu ms (%s%s%s%s): exiting without finishing the cycle",
 	    (unsigned long long)since, st == 'R' ? "on CPU" :
@@ -192,17 +238,18 @@ sg_check(void)
 static void *
 sg_thread(void *unused)
 {
-	struct timespec tick = { 0, STOPGUARD_BEAT_MS * 1000000L };
+	struct timespec beat = { 0, STOPGUARD_BEAT_MS * 1000000L };
+	struct timespec watch = { STOPGUARD_WATCH_MS / 1000,
+	    (STOPGUARD_WATCH_MS % 1000) * 1000000L };
 	siginfo_t info;
 	uint8_t b;
 	int sig;
 
 	(void)unused;
 	while (!atomic_load(&sg.quit)) {
-		/* Asleep until a signal; ticking only once stopping. */
-		sig = atomic_load(&sg.stop_ns) == 0 ?
-		    sigwaitinfo(&sg.sigs, &info) :
-		    sigtimedwait(&sg.sigs, &info, &tick);
+		/* Asleep until a signal, or the next look at the beat. */
+		sig = sigtimedwait(&sg.sigs, &info,
+		    atomic_load(&sg.stop_ns) == 0 ? &watch : &beat);
 		if (atomic_load(&sg.quit))
 			break;
 		if (sig > 0) {
@@ -240,6 +287,14 @@ sg_read(evutil_socket_t fd, short ev, void *arg)
 	if ((n = read(fd, buf, sizeof(buf))) <= 0)
 		return;
 	for (i = 0; i < n; i++) {
+		if (buf[i] == 0) {	/* sg_watch's line */
+			if (atomic_load(&sg.stall_ready))
+				log_warnx("%s; it turned again after %.1f s",
+				    sg.stall_line, (double)(sg_now_ns() -
+				    sg.stall_beat) / 1e9);
+			atomic_store(&sg.stall_ready, 0);
+			continue;
+		}
 		/* Stopping: the loop beats so that the thread sees it
 		 * turn (and nothing wakes it otherwise). */
 		if (buf[i] != SIGHUP && !evtimer_pending(sg.ev_beat, NULL))
@@ -251,6 +306,8 @@ sg_read(evutil_socket_t fd, short ev, void *arg)
 int
 stopguard_start(struct event_base *base, void (*cb)(int, void *), void *arg)
 {
+	struct timeval watch = { STOPGUARD_WATCH_MS / 1000,
+	    (STOPGUARD_WATCH_MS % 1000) * 1000 };
 	sigset_t all, old;
 	int fds[2], rc;
 
@@ -264,13 +321,17 @@ stopguard_start(struct event_base *base, void (*cb)(int, void *), void *arg)
 	sg.arg = arg;
 	sg.loop_tid = (pid_t)syscall(SYS_gettid);
 	atomic_store(&sg.stop_ns, 0);
-	atomic_store(&sg.beat_ns, 0);
+	atomic_store(&sg.beat_ns, sg_now_ns());
 	atomic_store(&sg.quit, 0);
+	atomic_store(&sg.stall_ready, 0);
+	sg.stall_beat = 0;
 	sg.ev_pipe = event_new(base, sg.rfd, EV_READ | EV_PERSIST, sg_read,
 	    NULL);
 	sg.ev_beat = event_new(base, -1, EV_PERSIST, sg_beat, NULL);
-	if (sg.ev_pipe == NULL || sg.ev_beat == NULL ||
-	    event_add(sg.ev_pipe, NULL) != 0) {
+	sg.ev_watch = event_new(base, -1, EV_PERSIST, sg_beat, NULL);
+	if (sg.ev_pipe == NULL || sg.ev_beat == NULL || sg.ev_watch == NULL ||
+	    event_add(sg.ev_pipe, NULL) != 0 ||
+	    event_add(sg.ev_watch, &watch) != 0) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -295,7 +356,9 @@ fail:
 		event_free(sg.ev_pipe);
 	if (sg.ev_beat != NULL)
 		event_free(sg.ev_beat);
-	sg.ev_pipe = sg.ev_beat = NULL;
+	if (sg.ev_watch != NULL)
+		event_free(sg.ev_watch);
+	sg.ev_pipe = sg.ev_beat = sg.ev_watch = NULL;
 	close(sg.rfd);
 	close(sg.wfd);
 	sg.rfd = sg.wfd = -1;
@@ -314,7 +377,8 @@ stopguard_stop(void)
 	sg.running = 0;
 	event_free(sg.ev_pipe);
 	event_free(sg.ev_beat);
-	sg.ev_pipe = sg.ev_beat = NULL;
+	event_free(sg.ev_watch);
+	sg.ev_pipe = sg.ev_beat = sg.ev_watch = NULL;
 	close(sg.rfd);
 	close(sg.wfd);
 	sg.rfd = sg.wfd = -1;

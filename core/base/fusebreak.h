@@ -1,0 +1,43 @@
+/*
+ * fusebreak.c: the event loop let go of a FUSE server that holds it.
+ *
+ * The runtime readers and the safe open refuse files on FUSE, but a race
+ * of microseconds remains (docs/RUNTIMES.md): a local user who wins it
+ * leaves the loop waiting in the kernel for their FUSE server, in a wait
+ * that only a fatal signal ends, for as long as the server likes.  The
+ * stop guard's thread (stopguard.c) sees the loop stop turning in a read;
+ * this finds the FUSE connection it waits on and aborts it through the FUSE control filesystem, as an
+ * administrator would (echo 1 > /sys/fs/fuse/connections/N/abort): the
+ * waiting read fails, the loop turns again.  Only a connection that a
+ * user other than root mounted is aborted (its control directory belongs
+ * to the mounting user, a user namespace's mount to that namespace's
+ * owner): a root mount's server (an sshfs) is the host's, never ended by
+ * the agent.  Runs in the guard's thread: it reads /proc and /sys only,
+ * never the target's memory map (a read of /proc/PID/maps could queue
+ * behind that process's own mmap_lock writer, held up by the same wait).
+ */
+#ifndef GP_BASE_FUSEBREAK_H
+#define GP_BASE_FUSEBREAK_H
+
+#include <stddef.h>
+
+/* Where the FUSE control filesystem is (the kernel's documented place). */
+#define FUSEBREAK_CTL	"/sys/fs/fuse/connections"
+
+/*
+ * The loop's thread, asleep in the kernel in system call nr with args (its
+ * /proc/.../syscall), has not run for a while: abort the FUSE connection
+ * it waits on.  For a read of a descriptor (read, pread64, readv, preadv),
+ * the descriptor's mount's, when that is FUSE.  For process_vm_readv, each
+ * connection with requests waiting that the target's user mounted: the
+ * page itself cannot be looked up without the target's mmap_lock, and the
+ * loop's kernel stack does not tell either (the fault started the FUSE
+ * read and waits on the page's lock, in folio_wait_bit_common).  1:
+ * aborted (what says which); 0: no FUSE wait found; -EPERM: root's mount
+ * or process, left alone; -errno.  what: one phrase for the log, set for
+ * 1 and -EPERM.
+ */
+int fusebreak_run(long nr, const unsigned long long args[6], char *what,
+	    size_t wlen);
+
+#endif

@@ -1,0 +1,113 @@
+#!/bin/sh
+# A running agent let go of a FUSE server that holds its event loop.  A
+# local user (nobody) who wins the race of microseconds between a runtime
+# reader's check of a page and its read (docs/RUNTIMES.md) leaves the loop
+# waiting in the kernel for their FUSE server, which need never answer.
+# Here a fixture plugin makes that read for certain (process_vm_readv of a
+# page of nobody's process that is a page of a file on nobody's FUSE
+# mount, whose reads never answer).  Within seconds the stop guard's
+# thread must abort that user's FUSE connection, the loop turn again, one
+# WARN say what it waited for and what was done, and the cycles go on.
+# A FUSE mount of root's (an sshfs) is never aborted: with the loop held
+# in a read of a file on one, nothing is done until its server answers
+# (here: is killed), and then the line says it was left alone.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/fuse_lib.sh"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+[ -x "$GP_BIN" ] || skip_all "no daemon"
+tap_tmpdir
+chmod 0711 "$TMP"
+trap 'kill -KILL $agent $victim 2>/dev/null; fuse_stall_stop; rm -rf "$TMP"' EXIT
+export GPROFILER_LOCK_NAME="gptest-fusebreak-$$"
+agent= victim=
+
+d="$TMP/plugins"
+mkdir -p "$d"
+cp "$top_builddir/tests/fixtures/.libs/fixture_stall.so" "$d/"
+printf 'name = fixture_stall\nkind = process\nmodes = cpu\nabi = 1\noptions = fixture_stall-level\n' \
+    >"$d/fixture_stall.plugin"
+chmod 0644 "$d"/*
+
+# start LABEL: the agent on 1 s cycles with the fixture, its env as set.
+start() {
+	mkdir -p "$TMP/$1"
+	"$GP_BIN" --plugin-dir "$d" --plugin-dir "$GP_PLUGIN_DIR" \
+	    --perf-mode disabled -o "$TMP/$1" -d 1 -c --no-flamegraph \
+	    >"$TMP/$1.log" 2>&1 &
+	agent=$!
+	wait_line "$TMP/$1.log" "fixture_stall: reading" 20
+}
+# stop LABEL: SIGTERM; the exit status in $rc.
+stop() {
+	kill -TERM "$agent"
+	n=0
+	while kill -0 "$agent" 2>/dev/null && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	kill -KILL "$agent" 2>/dev/null
+	wait "$agent"
+	rc=$?
+	agent=
+	[ "$rc" = 0 ] || tail -5 "$TMP/$1.log" | sed 's/^/# /'
+}
+cycles() { grep -c "output: wrote" "$1"; }
+
+# 1. nobody's process, nobody's FUSE mount.
+fuse_stall_start "$TMP/fz"
+mkdir "$TMP/v" && chown 65534:65534 "$TMP/v"
+setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 \
+    "$top_srcdir/tests/workloads/fuse_page.py" "$FUSE_MNT/page" \
+    "$TMP/v/ready" 120 >"$TMP/victim.log" 2>&1 &
+victim=$!
+wait_file() { i=0; while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done; }
+wait_file "$TMP/v/ready"
+read -r vpid vaddr <"$TMP/v/ready" || skip_all "the victim did not map the page: $(cat "$TMP/victim.log")"
+conn=$(awk -v m="$FUSE_MNT" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo)
+
+FIXTURE_STALL_PID=$vpid FIXTURE_STALL_ADDR=$vaddr start user
+sleep 1
+[ "$(awk '{ print $3 }' /proc/$agent/stat)" = D ]
+ok $? "the loop waits in the kernel for nobody's FUSE server"
+wait_line "$TMP/user.log" "fixture_stall: the read returned" 15
+grep -q "fixture_stall: the read returned -1" "$TMP/user.log"
+ok $? "within seconds the read failed and the loop turned again"
+grep "event loop waited" "$TMP/user.log" | sed 's/^/# /'
+grep -q "WARN the event loop waited [0-9]* ms in the kernel, reading the memory of pid $vpid: aborted FUSE connection $conn (mounted by uid 65534, the process's user, with requests waiting); it turned again after [0-9.]* s" \
+    "$TMP/user.log"
+ok $? "one WARN names the wait, the connection aborted and its user"
+[ "$(grep -c 'event loop waited' "$TMP/user.log")" -eq 1 ]
+ok $? "... once"
+c0=$(cycles "$TMP/user.log")
+sleep 3
+c1=$(cycles "$TMP/user.log")
+[ "$c1" -ge $((c0 + 2)) ]
+ok $? "the cycles go on ($c0, then $c1 three seconds later)"
+err=$(timeout 5 setpriv --reuid=65534 --regid=65534 --clear-groups \
+    stat "$FUSE_MNT/another" 2>&1)
+case $err in *"not connected"*) true ;; *) false ;; esac
+ok $? "nobody's FUSE mount answers no more: its connection is aborted ($err)"
+stop user
+[ "$rc" = 0 ]
+ok $? "SIGTERM then ends it cleanly (exit $rc)"
+kill -KILL $victim 2>/dev/null
+wait $victim 2>/dev/null
+victim=
+fuse_stall_stop
+
+# 2. A plain read of a file on a FUSE mount of root's: left alone.
+fuse_stall_start "$TMP/fz2" other
+FIXTURE_STALL_FILE=$FUSE_MNT/stall start root
+sleep 7
+! grep -q "fixture_stall: the read returned" "$TMP/root.log"
+ok $? "root's FUSE mount: the loop still waits after 7 s (nothing aborted)"
+kill -KILL "$FUSE_PID"
+wait_line "$TMP/root.log" "event loop waited" 10
+grep "event loop waited" "$TMP/root.log" | sed 's/^/# /'
+grep -q "WARN the event loop waited [0-9]* ms in the kernel, reading $FUSE_MNT/stall: a file on $FUSE_MNT, a FUSE mount of root's: not aborted; it turned again after [0-9.]* s" \
+    "$TMP/root.log"
+ok $? "once its server is gone, one WARN says the mount was root's and left alone"
+stop root
+[ "$rc" = 0 ]
+ok $? "SIGTERM then ends it cleanly (exit $rc)"
+done_testing
