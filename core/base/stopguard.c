@@ -1,12 +1,13 @@
 /*
  * The stop guard: see stopguard.h.
  *
- * The thread sleeps in sigtimedwait and looks at the loop's beat: every
- * STOPGUARD_WATCH_MS while the agent runs (the loop beats as often), every
- * STOPGUARD_BEAT_MS once a stop signal came.  It shares with the loop only
- * atomics, the pipe and the stall line the pipe announces; its one line at
- * a stop goes through log_last_words, which waits for no lock the loop may
- * hold.
+ * The thread sleeps in sigtimedwait.  While the agent runs it wakes every
+ * STOPGUARD_WATCH_MS to look at the loop's thread in /proc (the loop does
+ * nothing for it: no timer, no wake-up); once a stop signal came, every
+ * STOPGUARD_BEAT_MS to look at the loop's beat.  It shares with the loop
+ * only atomics, the pipe and the stall line the pipe announces; its one
+ * line at a stop goes through log_last_words, which waits for no lock the
+ * loop may hold.
  */
 #include "config.h"
 
@@ -37,15 +38,18 @@ static struct {
 	sigset_t sigs;
 	struct event *ev_pipe;
 	struct event *ev_beat;
-	struct event *ev_watch;	/* the beat while running */
 	void (*cb)(int, void *);
 	void *arg;
 	_Atomic uint64_t stop_ns;	/* the first stop signal */
 	_Atomic uint64_t beat_ns;	/* the loop's last turn since */
 	atomic_int quit;
-	/* A stall while running (sg_watch): the line for the loop to log
-	 * when it turns again, announced by a 0 byte in the pipe. */
-	uint64_t stall_beat;	/* the beat of the stall handled */
+	/* While running (sg_watch): the loop's thread asleep in the kernel
+	 * since watch_ns with watch_sw context switches (none since), and
+	 * whether that sleep was handled; the line for the loop to log when
+	 * it turns again, announced by a 0 byte in the pipe. */
+	uint64_t watch_ns, watch_sw;
+	int watch_done;
+	uint64_t stall_ns;	/* the sleep's start, for the line */
 	char stall_line[1024];
 	atomic_int stall_ready;
 } sg = { .rfd = -1, .wfd = -1 };
@@ -171,34 +175,67 @@ sg_loop_state(char *wchan, size_t wlen)
 	return (n > 0 ? stopguard_task_state(buf, (size_t)n) : 0);
 }
 
+/* The loop's thread's context switches, voluntary and not (UINT64_MAX if
+ * unknown): unchanged between two looks, it has not run in between. */
+static uint64_t
+sg_loop_switches(void)
+{
+	char path[64], buf[2048], *p;
+	uint64_t n = 0;
+	ssize_t len;
+	int fd, found = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status",
+	    (int)sg.loop_tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (UINT64_MAX);
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return (UINT64_MAX);
+	buf[len] = '\0';
+	for (p = buf; (p = strstr(p, "ctxt_switches:")) != NULL; found++) {
+		p += strlen("ctxt_switches:");
+		n += strtoull(p, &p, 10);
+	}
+	return (found == 2 ? n : UINT64_MAX);
+}
+
 /*
- * Running: a loop that has not turned for STOPGUARD_STALL_MS, asleep in the
- * kernel, may be held by a FUSE server (fusebreak.h): its connection
- * aborted if it can be, and the loop told, once a stall.  A stall that is
- * no FUSE wait (a slow disk) is left to end by itself, unsaid.
+ * Running: a loop asleep in the kernel for STOPGUARD_STALL_MS (in D state
+ * at each look, no context switch between) may be held by a FUSE server
+ * (fusebreak.h): its connection aborted if it can be, and the loop told,
+ * once a sleep.  A sleep that is no FUSE wait (a slow disk) is left to end
+ * by itself, unsaid.
  */
 static void
 sg_watch(void)
 {
-	uint64_t beat = atomic_load(&sg.beat_ns), since;
+	uint64_t now = sg_now_ns(), sw = sg_loop_switches(), since;
 	char wchan[64], call[256], what[384];
 	unsigned long long a[6];
 	uint8_t zero = 0;
 	long nr;
 
-	since = (sg_now_ns() - beat) / 1000000;
-	if (since < STOPGUARD_STALL_MS || beat == sg.stall_beat ||
+	if (sg_loop_state(wchan, sizeof(wchan)) != 'D' || sw == UINT64_MAX ||
+	    sw != sg.watch_sw) {
+		sg.watch_sw = sw;
+		sg.watch_ns = now;
+		sg.watch_done = 0;
+		return;
+	}
+	since = (now - sg.watch_ns) / 1000000;
+	if (since < STOPGUARD_STALL_MS || sg.watch_done ||
 	    atomic_load(&sg.stall_ready))
 		return;
-	if (sg_loop_state(wchan, sizeof(wchan)) == 'R')
-		return;
-	sg.stall_beat = beat;
+	sg.watch_done = 1;
 	sg_loop_call(call, sizeof(call), &nr, a);
 	if (nr < 0 || fusebreak_run(nr, a, what, sizeof(what)) == 0 || what[0] == '\0')
 		return;
 	snprintf(sg.stall_line, sizeof(sg.stall_line), "the event loop "
-	    "waited %llu ms in the kernel%s: %s", (unsigned long long)since,
+	    "waited at least %llu ms in the kernel%s: %s", (unsigned long long)since,
 	    call, what);
+	sg.stall_ns = sg.watch_ns;
 	atomic_store(&sg.stall_ready, 1);
 	(void)write(sg.wfd, &zero, 1);
 }
@@ -291,7 +328,7 @@ sg_read(evutil_socket_t fd, short ev, void *arg)
 			if (atomic_load(&sg.stall_ready))
 				log_warnx("%s; it turned again after %.1f s",
 				    sg.stall_line, (double)(sg_now_ns() -
-				    sg.stall_beat) / 1e9);
+				    sg.stall_ns) / 1e9);
 			atomic_store(&sg.stall_ready, 0);
 			continue;
 		}
@@ -306,8 +343,6 @@ sg_read(evutil_socket_t fd, short ev, void *arg)
 int
 stopguard_start(struct event_base *base, void (*cb)(int, void *), void *arg)
 {
-	struct timeval watch = { STOPGUARD_WATCH_MS / 1000,
-	    (STOPGUARD_WATCH_MS % 1000) * 1000 };
 	sigset_t all, old;
 	int fds[2], rc;
 
@@ -324,14 +359,13 @@ stopguard_start(struct event_base *base, void (*cb)(int, void *), void *arg)
 	atomic_store(&sg.beat_ns, sg_now_ns());
 	atomic_store(&sg.quit, 0);
 	atomic_store(&sg.stall_ready, 0);
-	sg.stall_beat = 0;
+	sg.watch_sw = UINT64_MAX;
+	sg.watch_done = 0;
 	sg.ev_pipe = event_new(base, sg.rfd, EV_READ | EV_PERSIST, sg_read,
 	    NULL);
 	sg.ev_beat = event_new(base, -1, EV_PERSIST, sg_beat, NULL);
-	sg.ev_watch = event_new(base, -1, EV_PERSIST, sg_beat, NULL);
-	if (sg.ev_pipe == NULL || sg.ev_beat == NULL || sg.ev_watch == NULL ||
-	    event_add(sg.ev_pipe, NULL) != 0 ||
-	    event_add(sg.ev_watch, &watch) != 0) {
+	if (sg.ev_pipe == NULL || sg.ev_beat == NULL ||
+	    event_add(sg.ev_pipe, NULL) != 0) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -356,9 +390,7 @@ fail:
 		event_free(sg.ev_pipe);
 	if (sg.ev_beat != NULL)
 		event_free(sg.ev_beat);
-	if (sg.ev_watch != NULL)
-		event_free(sg.ev_watch);
-	sg.ev_pipe = sg.ev_beat = sg.ev_watch = NULL;
+	sg.ev_pipe = sg.ev_beat = NULL;
 	close(sg.rfd);
 	close(sg.wfd);
 	sg.rfd = sg.wfd = -1;
@@ -377,8 +409,7 @@ stopguard_stop(void)
 	sg.running = 0;
 	event_free(sg.ev_pipe);
 	event_free(sg.ev_beat);
-	event_free(sg.ev_watch);
-	sg.ev_pipe = sg.ev_beat = sg.ev_watch = NULL;
+	sg.ev_pipe = sg.ev_beat = NULL;
 	close(sg.rfd);
 	close(sg.wfd);
 	sg.rfd = sg.wfd = -1;

@@ -27,7 +27,7 @@
 #define STOPGUARD_WAIT_MS	2000	/* the loop asleep in the kernel */
 #define STOPGUARD_BUSY_MS	10000	/* the loop on CPU (one long turn) */
 #define STOPGUARD_BEAT_MS	250	/* the loop's beat while it stops */
-#define STOPGUARD_WATCH_MS	1000	/* the loop's beat while it runs */
+#define STOPGUARD_WATCH_MS	2500	/* its look at a running loop */
 #define STOPGUARD_STALL_MS	5000	/* a running loop asleep this long:
 					 * a FUSE wait is broken (fusebreak.h) */
 #define STOPGUARD_EXIT		1	/* the status it ends the process with */
