@@ -2,8 +2,8 @@
  * The stop guard: see stopguard.h.
  *
  * The thread sleeps in sigtimedwait.  While the agent runs it wakes every
- * STOPGUARD_WATCH_MS to look at the loop's thread in /proc (the loop does
- * nothing for it: no timer, no wake-up); once a stop signal came, every
+ * STOPGUARD_WATCH_MS, on the tick grid, to look at the loop's thread in
+ * /proc (the loop does nothing for it: no timer, no wake-up); once a stop signal came, every
  * STOPGUARD_BEAT_MS to look at the loop's beat.  It shares with the loop
  * only atomics, the pipe and the stall line the pipe announces; its one
  * line at a stop goes through log_last_words, which waits for no lock the
@@ -29,6 +29,7 @@
 #include "base/fusebreak.h"
 #include "base/log.h"
 #include "base/stopguard.h"
+#include "base/tick.h"
 
 static struct {
 	pthread_t thread;
@@ -202,8 +203,8 @@ sg_loop_switches(void)
 }
 
 /*
- * Running: a loop asleep in the kernel for STOPGUARD_STALL_MS (in D state
- * at each look, no context switch between) may be held by a FUSE server
+ * Running: a loop asleep in the kernel at two looks in a row (in D state,
+ * no context switch between: STOPGUARD_WATCH_MS or more) may be held by a FUSE server
  * (fusebreak.h): its connection aborted if it can be, and the loop told,
  * once a sleep.  A sleep that is no FUSE wait (a slow disk) is left to end
  * by itself, unsaid.
@@ -224,9 +225,9 @@ sg_watch(void)
 		sg.watch_done = 0;
 		return;
 	}
+	/* Two looks in a row (STOPGUARD_WATCH_MS apart) found it so. */
 	since = (now - sg.watch_ns) / 1000000;
-	if (since < STOPGUARD_STALL_MS || sg.watch_done ||
-	    atomic_load(&sg.stall_ready))
+	if (sg.watch_done || atomic_load(&sg.stall_ready))
 		return;
 	sg.watch_done = 1;
 	sg_loop_call(call, sizeof(call), &nr, a);
@@ -275,16 +276,20 @@ sg_check(void)
 static void *
 sg_thread(void *unused)
 {
-	struct timespec beat = { 0, STOPGUARD_BEAT_MS * 1000000L };
-	struct timespec watch = { STOPGUARD_WATCH_MS / 1000,
-	    (STOPGUARD_WATCH_MS % 1000) * 1000000L };
+	struct timespec beat = { 0, STOPGUARD_BEAT_MS * 1000000L }, watch;
+	struct timeval tv;
 	siginfo_t info;
 	uint8_t b;
 	int sig;
 
 	(void)unused;
 	while (!atomic_load(&sg.quit)) {
-		/* Asleep until a signal, or the next look at the beat. */
+		/* Asleep until a signal, or the next look: while running on
+		 * the agent's tick grid, so that it wakes when the loop's slow
+		 * timers wake the process anyway. */
+		tick_next(STOPGUARD_WATCH_MS, &tv);
+		watch.tv_sec = tv.tv_sec;
+		watch.tv_nsec = tv.tv_usec * 1000L;
 		sig = sigtimedwait(&sg.sigs, &info,
 		    atomic_load(&sg.stop_ns) == 0 ? &watch : &beat);
 		if (atomic_load(&sg.quit))

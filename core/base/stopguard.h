@@ -13,8 +13,8 @@
  * does not for STOPGUARD_WAIT_MS while it sleeps in the kernel, or for
  * STOPGUARD_BUSY_MS while it computes, the thread says so in one line,
  * naming where the loop waits, and ends the process.  While the agent
- * runs, a loop asleep in the kernel for STOPGUARD_STALL_MS is looked at
- * too: a wait for a FUSE server that a user mounted is ended by aborting
+ * runs, a loop asleep in the kernel at two looks STOPGUARD_WATCH_MS apart
+ * is looked at too: a wait for a FUSE server that a user mounted is ended by aborting
  * its connection (fusebreak.h), and the loop logs one line when it turns.
  */
 #ifndef GP_STOPGUARD_H
@@ -27,9 +27,11 @@
 #define STOPGUARD_WAIT_MS	2000	/* the loop asleep in the kernel */
 #define STOPGUARD_BUSY_MS	10000	/* the loop on CPU (one long turn) */
 #define STOPGUARD_BEAT_MS	250	/* the loop's beat while it stops */
-#define STOPGUARD_WATCH_MS	2500	/* its look at a running loop */
-#define STOPGUARD_STALL_MS	5000	/* a running loop asleep this long:
-					 * a FUSE wait is broken (fusebreak.h) */
+#define STOPGUARD_WATCH_MS	5000	/* its look at a running loop (the
+					 * tick grid's memory sampling): one
+					 * asleep in the kernel at two looks
+					 * in a row may be held by a FUSE
+					 * server (fusebreak.h) */
 #define STOPGUARD_EXIT		1	/* the status it ends the process with */
 
 /*

@@ -6,7 +6,8 @@
 # Here a fixture plugin makes that read for certain (process_vm_readv of a
 # page of nobody's process that is a page of a file on nobody's FUSE
 # mount, whose reads never answer).  Within seconds the stop guard's
-# thread must abort that user's FUSE connection, the loop turn again, one
+# thread (two looks, 5 s apart, find the loop asleep in the read) must
+# abort that user's FUSE connection, the loop turn again, one
 # WARN say what it waited for and what was done, and the cycles go on.
 # A FUSE mount of root's (an sshfs) is never aborted: with the loop held
 # in a read of a file on one, nothing is done until its server answers
@@ -69,7 +70,7 @@ FIXTURE_STALL_PID=$vpid FIXTURE_STALL_ADDR=$vaddr start user
 sleep 1
 [ "$(awk '{ print $3 }' /proc/$agent/stat)" = D ]
 ok $? "the loop waits in the kernel for nobody's FUSE server"
-wait_line "$TMP/user.log" "fixture_stall: the read returned" 15
+wait_line "$TMP/user.log" "fixture_stall: the read returned" 20
 grep -q "fixture_stall: the read returned -1" "$TMP/user.log"
 ok $? "within seconds the read failed and the loop turned again"
 grep "event loop waited" "$TMP/user.log" | sed 's/^/# /'
@@ -98,9 +99,10 @@ fuse_stall_stop
 # 2. A plain read of a file on a FUSE mount of root's: left alone.
 fuse_stall_start "$TMP/fz2" other
 FIXTURE_STALL_FILE=$FUSE_MNT/stall start root
-sleep 7
+# the guard looks every 5 s: two looks have found the loop asleep by 11 s
+sleep 11
 ! grep -q "fixture_stall: the read returned" "$TMP/root.log"
-ok $? "root's FUSE mount: the loop still waits after 7 s (nothing aborted)"
+ok $? "root's FUSE mount: the loop still waits after 11 s (nothing aborted)"
 kill -KILL "$FUSE_PID"
 wait_line "$TMP/root.log" "event loop waited" 10
 grep "event loop waited" "$TMP/root.log" | sed 's/^/# /'
