@@ -6,13 +6,14 @@
  * leaves the loop waiting in the kernel for their FUSE server, in a wait
  * that only a fatal signal ends, for as long as the server likes.  The
  * stop guard's thread (stopguard.c) sees the loop stop turning in a read;
- * this finds the FUSE connection it waits on and aborts it through the FUSE control filesystem, as an
- * administrator would (echo 1 > /sys/fs/fuse/connections/N/abort): the
- * waiting read fails, the loop turns again.  Only a connection that a
- * user other than root mounted is aborted (its control directory belongs
- * to the mounting user, a user namespace's mount to that namespace's
- * owner): a root mount's server (an sshfs) is the host's, never ended by
- * the agent.  Runs in the guard's thread: it reads /proc and /sys only,
+ * this finds the FUSE connection it waits on and aborts it through the
+ * FUSE control filesystem, as an administrator would (echo 1 >
+ * /sys/fs/fuse/connections/N/abort): the waiting read fails, the loop
+ * turns again.  Only a connection that a user other than root mounted is
+ * aborted (its control directory belongs to the mounting user): a root
+ * mount's server (an sshfs) is the host's, never ended by the agent.  (A
+ * mount made in a user namespace cannot hold the agent: the kernel
+ * refuses a FUSE request from a caller that namespace does not map.)  Runs in the guard's thread: it reads /proc and /sys only,
  * never the target's memory map (a read of /proc/PID/maps could queue
  * behind that process's own mmap_lock writer, held up by the same wait).
  */

@@ -3,11 +3,11 @@
  *
  * The thread sleeps in sigtimedwait.  While the agent runs it wakes every
  * STOPGUARD_WATCH_MS, on the tick grid, to look at the loop's thread in
- * /proc (the loop does nothing for it: no timer, no wake-up); once a stop signal came, every
- * STOPGUARD_BEAT_MS to look at the loop's beat.  It shares with the loop
- * only atomics, the pipe and the stall line the pipe announces; its one
- * line at a stop goes through log_last_words, which waits for no lock the
- * loop may hold.
+ * /proc (the loop does nothing for it: no timer, no wake-up); once a stop
+ * signal came, every STOPGUARD_BEAT_MS to look at the loop's beat.  It
+ * shares with the loop only atomics, the pipe and the stall line the pipe
+ * announces; its one line at a stop goes through log_last_words, which
+ * waits for no lock the loop may hold.
  */
 #include "config.h"
 
@@ -204,7 +204,8 @@ sg_loop_switches(void)
 
 /*
  * Running: a loop asleep in the kernel at two looks in a row (in D state,
- * no context switch between: STOPGUARD_WATCH_MS or more) may be held by a FUSE server
+ * no context switch between, about STOPGUARD_WATCH_MS apart: a look that a
+ * signal brought early does not count) may be held by a FUSE server
  * (fusebreak.h): its connection aborted if it can be, and the loop told,
  * once a sleep.  A sleep that is no FUSE wait (a slow disk) is left to end
  * by itself, unsaid.
@@ -214,6 +215,7 @@ sg_watch(void)
 {
 	uint64_t now = sg_now_ns(), sw = sg_loop_switches(), since;
 	char wchan[64], call[256], what[384];
+	int rc;
 	unsigned long long a[6];
 	uint8_t zero = 0;
 	long nr;
@@ -225,17 +227,20 @@ sg_watch(void)
 		sg.watch_done = 0;
 		return;
 	}
-	/* Two looks in a row (STOPGUARD_WATCH_MS apart) found it so. */
 	since = (now - sg.watch_ns) / 1000000;
-	if (sg.watch_done || atomic_load(&sg.stall_ready))
+	if (since + STOPGUARD_WATCH_MS / 10 < STOPGUARD_WATCH_MS ||
+	    sg.watch_done || atomic_load(&sg.stall_ready))
 		return;
 	sg.watch_done = 1;
 	sg_loop_call(call, sizeof(call), &nr, a);
-	if (nr < 0 || fusebreak_run(nr, a, what, sizeof(what)) == 0 || what[0] == '\0')
+	if (nr < 0)
+		return;
+	rc = fusebreak_run(nr, a, what, sizeof(what));
+	if (rc == 0 || what[0] == '\0')
 		return;
 	snprintf(sg.stall_line, sizeof(sg.stall_line), "the event loop "
-	    "waited at least %llu ms in the kernel%s: %s", (unsigned long long)since,
-	    call, what);
+	    "waited at least %llu ms in the kernel%s: %s",
+	    (unsigned long long)since, call, what);
 	sg.stall_ns = sg.watch_ns;
 	atomic_store(&sg.stall_ready, 1);
 	(void)write(sg.wfd, &zero, 1);

@@ -14,8 +14,9 @@
  * STOPGUARD_BUSY_MS while it computes, the thread says so in one line,
  * naming where the loop waits, and ends the process.  While the agent
  * runs, a loop asleep in the kernel at two looks STOPGUARD_WATCH_MS apart
- * is looked at too: a wait for a FUSE server that a user mounted is ended by aborting
- * its connection (fusebreak.h), and the loop logs one line when it turns.
+ * is looked at too: a wait for a FUSE server that a user mounted is ended
+ * by aborting its connection (fusebreak.h), and the loop logs one line
+ * when it turns.
  */
 #ifndef GP_STOPGUARD_H
 #define GP_STOPGUARD_H
