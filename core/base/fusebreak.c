@@ -192,7 +192,8 @@ fusebreak_run(long nr, const unsigned long long a[6], char *what, size_t wlen)
 
 	what[0] = '\0';
 	if (nr != SYS_process_vm_readv && nr != SYS_read &&
-	    nr != SYS_pread64 && nr != SYS_readv && nr != SYS_preadv)
+	    nr != SYS_pread64 && nr != SYS_readv && nr != SYS_preadv &&
+	    nr != SYS_getdents64)
 		return (0);
 	if ((rc = fb_ctl_ready()) != 0) {
 		snprintf(what, wlen, "no FUSE connection aborted: the FUSE "
@@ -220,8 +221,8 @@ fusebreak_run(long nr, const unsigned long long a[6], char *what, size_t wlen)
 		return (rc == -ENOENT ? 0 : rc);
 	rc = fb_abort(conn, &owner);
 	if (rc == -EPERM)
-		snprintf(what, wlen, "a file on %s, a FUSE mount of root's: "
-		    "not aborted", where);
+		snprintf(what, wlen, "a FUSE mount of root's (%s): not aborted",
+		    where);
 	else if (rc == 1)
 		snprintf(what, wlen, "aborted FUSE connection %lu (mounted by "
 		    "uid %u) of %s", conn, (unsigned)owner, where);

@@ -28,8 +28,8 @@
 /*
  * The loop's thread, asleep in the kernel in system call nr with args (its
  * /proc/.../syscall), has not run for a while: abort the FUSE connection
- * it waits on.  For a read of a descriptor (read, pread64, readv, preadv),
- * the descriptor's mount's, when that is FUSE.  For process_vm_readv, each
+ * it waits on.  For a read of a descriptor (read, pread64, readv, preadv,
+ * getdents64), the descriptor's mount's, when that is FUSE.  For process_vm_readv, each
  * connection with requests waiting that the target's user mounted: the
  * page itself cannot be looked up without the target's mmap_lock, and the
  * loop's kernel stack does not tell either (the fault started the FUSE

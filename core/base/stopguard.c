@@ -147,6 +147,10 @@ sg_loop_call(char *out, size_t outlen, long *nrp, unsigned long long a[6])
 		sg_fd_path(a[0], file, sizeof(file));
 		snprintf(out, outlen, ", reading %s", file[0] != '\0' ? file :
 		    "a file");
+	} else if (nr == SYS_getdents64) {
+		sg_fd_path(a[0], file, sizeof(file));
+		snprintf(out, outlen, ", listing %s", file[0] != '\0' ? file :
+		    "a directory");
 	} else
 		snprintf(out, outlen, ", in system call %ld", nr);
 }
