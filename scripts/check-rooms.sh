@@ -22,22 +22,8 @@
 # Output is TAP; run by `make check`, or by hand: sh scripts/check-rooms.sh
 set -u
 
-top=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$(dirname "$0")/check_lib.sh"
 core=$top/core
-n=0
-fail=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-notok() {
-	n=$((n + 1))
-	fail=1
-	echo "not ok $n - $1"
-	shift
-	printf '%s\n' "$@" | sed 's/^/# /'
-}
 
 rooms=$(cd "$core" && for d in */; do
 	[ -d "$d" ] && echo "${d%/}"

@@ -9,21 +9,7 @@
 # Output is TAP; run by `make check`, or by hand: sh scripts/check-style.sh
 set -u
 
-top=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
-n=0
-fail=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-notok() {
-	n=$((n + 1))
-	fail=1
-	echo "not ok $n - $1"
-	shift
-	printf '%s\n' "$@" | sed 's/^/# /'
-}
+. "$(dirname "$0")/check_lib.sh"
 
 cd "$top" || exit 1
 files=$(find bench core docs fuzz include lib plugins tests \

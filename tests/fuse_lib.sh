@@ -13,6 +13,9 @@
 #                          are: served by root, its files nobody's
 #   fuse_stall_stop        kill the server (a reader waiting on it is let
 #                          go) and unmount; safe to call twice
+#   fixture_stall_plugin DIR  a plugin directory holding the fixture that
+#                          puts the agent's loop in such a read
+#                          (tests/fixtures/fixture_plugin.c, FIXTURE_STALL)
 #
 # Skips the test when FUSE cannot be mounted (no fuse3, no libfuse3-dev, no
 # /dev/fuse).  /dev/fuse is made world-usable (Debian's default, 0666) for
@@ -50,6 +53,14 @@ fuse_stall_start() {
 	awk -v m="$FUSE_MNT" '$5 == m { f = 1 } END { exit !f }' \
 	    /proc/self/mountinfo ||
 	    skip_all "cannot mount FUSE: $(head -1 "$_fz/server.log")"
+}
+
+fixture_stall_plugin() {
+	mkdir -p "$1"
+	cp "$top_builddir/tests/fixtures/.libs/fixture_stall.so" "$1/"
+	printf 'name = fixture_stall\nkind = process\nmodes = cpu\nabi = 1\noptions = fixture_stall-level\n' \
+	    >"$1/fixture_stall.plugin"
+	chmod 0644 "$1"/*
 }
 
 fuse_stall_stop() {

@@ -18,11 +18,7 @@ fuse_stall_start "$TMP/fz" other
 export GPROFILER_LOCK_NAME="gptest-stopguard-$$"
 
 d="$TMP/plugins"
-mkdir -p "$d"
-cp "$top_builddir/tests/fixtures/.libs/fixture_stall.so" "$d/"
-printf 'name = fixture_stall\nkind = process\nmodes = cpu\nabi = 1\noptions = fixture_stall-level\n' \
-    >"$d/fixture_stall.plugin"
-chmod 0644 "$d"/*
+fixture_stall_plugin "$d"
 
 # run LABEL STALL_FILE: the agent started, SIGTERM once the fixture reads;
 # the exit status in $rc and the milliseconds it took in $took.

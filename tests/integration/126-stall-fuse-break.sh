@@ -23,11 +23,7 @@ export GPROFILER_LOCK_NAME="gptest-fusebreak-$$"
 agent= victim=
 
 d="$TMP/plugins"
-mkdir -p "$d"
-cp "$top_builddir/tests/fixtures/.libs/fixture_stall.so" "$d/"
-printf 'name = fixture_stall\nkind = process\nmodes = cpu\nabi = 1\noptions = fixture_stall-level\n' \
-    >"$d/fixture_stall.plugin"
-chmod 0644 "$d"/*
+fixture_stall_plugin "$d"
 
 # start LABEL: the agent on 1 s cycles with the fixture, its env as set.
 start() {

@@ -12,16 +12,12 @@ import os
 import sys
 import time
 
-path, ready, secs = sys.argv[1], sys.argv[2], float(sys.argv[3])
+sys.dont_write_bytecode = True	# nothing written beside the sources
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fuse_page import map_page  # noqa: E402
 
-libc = ctypes.CDLL(None, use_errno=True)
-libc.mmap.restype = ctypes.c_void_p
-libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
-                      ctypes.c_int, ctypes.c_int, ctypes.c_long]
-fd = os.open(path, os.O_RDONLY)
-page = libc.mmap(None, 4096, 1, 2, fd, 0)	# PROT_READ, MAP_PRIVATE
-if page is None or page == ctypes.c_void_p(-1).value:
-    sys.exit("mmap failed")
+path, ready, secs = sys.argv[1], sys.argv[2], float(sys.argv[3])
+page = map_page(path)
 
 
 def a_frame_whose_name_lives_on_a_fuse_page(deadline):
