@@ -195,6 +195,10 @@ fusebreak_run(long nr, const unsigned long long a[6], char *what, size_t wlen)
 	    nr != SYS_pread64 && nr != SYS_readv && nr != SYS_preadv &&
 	    nr != SYS_getdents64)
 		return (0);
+	/* A descriptor's read: on FUSE at all?  (A slow disk is not.) */
+	if (nr != SYS_process_vm_readv && (rc = fb_fd_conn((int)a[0], &conn,
+	    where, sizeof(where))) != 0)
+		return (rc == -ENOENT ? 0 : rc);
 	if ((rc = fb_ctl_ready()) != 0) {
 		snprintf(what, wlen, "no FUSE connection aborted: the FUSE "
 		    "control filesystem is not at " FUSEBREAK_CTL " and could "
@@ -217,8 +221,6 @@ fusebreak_run(long nr, const unsigned long long a[6], char *what, size_t wlen)
 		    rc > 1 ? "s" : "", list, (unsigned)st.st_uid);
 		return (1);
 	}
-	if ((rc = fb_fd_conn((int)a[0], &conn, where, sizeof(where))) != 0)
-		return (rc == -ENOENT ? 0 : rc);
 	rc = fb_abort(conn, &owner);
 	if (rc == -EPERM)
 		snprintf(what, wlen, "a FUSE mount of root's (%s): not aborted",
