@@ -24,40 +24,12 @@
 #include <unistd.h>
 
 #include "base/fusebreak.h"
+#include "base/procfs.h"
 #include "fsguard.h"
 
 #define FUSEBREAK_CTL_MAGIC	0x65735543	/* FUSE_CTL_SUPER_MAGIC */
 #define FUSEBREAK_MOUNTINFO_MAX	(4u << 20)	/* the agent's own mounts */
 #define FUSEBREAK_MAX_CONNS	4096	/* control directories looked at */
-
-/* A small file of /proc or /sys into buf (NUL-terminated): its length,
- * or -errno. */
-static ssize_t
-fb_read(const char *path, char *buf, size_t cap)
-{
-	size_t len = 0;
-	ssize_t n;
-	int fd, e;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
-		return (-errno);
-	while (len + 1 < cap) {
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			e = errno;
-			close(fd);
-			return (-e);
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return ((ssize_t)len);
-}
 
 /* The control filesystem is there, mounted now if it was not (systemd
  * mounts it at boot; a minimal host or a container may not have). */
@@ -112,13 +84,13 @@ fb_fd_conn(int fd, unsigned long *conn, char *where, size_t wlen)
 	int rc = -ENOENT;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	if ((len = fb_read(path, info, sizeof(info))) < 0)
+	if ((len = procfs_read_buf(path, info, sizeof(info))) < 0)
 		return ((int)len);
 	if (fsguard_fdinfo_mnt_id(info, (size_t)len, &id) != 0)
 		return (-EINVAL);
 	if ((mi = malloc(FUSEBREAK_MOUNTINFO_MAX)) == NULL)
 		return (-ENOMEM);
-	if ((len = fb_read("/proc/self/mountinfo", mi,
+	if ((len = procfs_read_buf("/proc/self/mountinfo", mi,
 	    FUSEBREAK_MOUNTINFO_MAX)) < 0) {
 		rc = (int)len;
 		goto out;
@@ -167,7 +139,7 @@ fb_abort_waiting(uid_t uid, char *list, size_t llen)
 			continue;
 		snprintf(path, sizeof(path), FUSEBREAK_CTL "/%lu/waiting",
 		    conn);
-		if (fb_read(path, num, sizeof(num)) <= 0 ||
+		if (procfs_read_buf(path, num, sizeof(num)) <= 0 ||
 		    strtoul(num, NULL, 10) == 0)
 			continue;
 		if (fb_abort(conn, &owner) == 1) {

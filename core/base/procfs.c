@@ -333,3 +333,30 @@ procfs_read(const char *path, char **bufp, size_t *lenp, size_t max)
 	*lenp = len;
 	return (0);
 }
+
+ssize_t
+procfs_read_buf(const char *path, char *buf, size_t cap)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd, e;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return (-errno);
+	while (len + 1 < cap) {
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			close(fd);
+			return (-e);
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return ((ssize_t)len);
+}

@@ -5,6 +5,8 @@
 #ifndef GP_BASE_PROCFS_H
 #define GP_BASE_PROCFS_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +34,11 @@ int procfs_cpuinfo(const char *, size_t, struct cpu_info *);
 int procfs_auxv_execfn(const unsigned char *, size_t,
 		    uint64_t *addr);
 const char *procfs_elf_arch(const unsigned char *, size_t);
+/* A file of /proc or /sys, which no user serves, into buf (NUL-terminated,
+ * cut at cap - 1 bytes): its length, or -errno.  No allocation, no log
+ * and no safe open: for the stop guard's thread (stopguard.c, fusebreak.c)
+ * while the loop may hold anything. */
+ssize_t procfs_read_buf(const char *path, char *buf, size_t cap);
 /* Read a small file whole (NUL-terminated); caller frees.  -errno. */
 int procfs_read(const char *path, char **bufp, size_t *lenp,
 		    size_t max);

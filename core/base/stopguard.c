@@ -28,6 +28,7 @@
 
 #include "base/fusebreak.h"
 #include "base/log.h"
+#include "base/procfs.h"
 #include "base/stopguard.h"
 #include "base/tick.h"
 
@@ -119,24 +120,30 @@ sg_fd_path(unsigned long long fd, char *out, size_t outlen)
 	out[n] = '\0';
 }
 
+/* A file of the loop's thread's /proc/self/task/TID/ into buf: its
+ * length, or -errno. */
+static ssize_t
+sg_task_read(const char *name, char *buf, size_t cap)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/%s",
+	    (int)sg.loop_tid, name);
+	return (procfs_read_buf(path, buf, cap));
+}
+
 /* What the loop's thread waits for, in words ("" if not known), and its
  * system call (nr -1: none known). */
 static void
 sg_loop_call(char *out, size_t outlen, long *nrp, unsigned long long a[6])
 {
-	char path[64], buf[256], file[160];
+	char buf[256], file[160];
 	ssize_t n;
 	long nr;
-	int fd;
 
 	out[0] = '\0';
 	*nrp = -1;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall",
-	    (int)sg.loop_tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
+	n = sg_task_read("syscall", buf, sizeof(buf));
 	if (n <= 0 || stopguard_parse_syscall(buf, (size_t)n, &nr, a) != 0)
 		return;
 	*nrp = nr;
@@ -159,51 +166,37 @@ sg_loop_call(char *out, size_t outlen, long *nrp, unsigned long long a[6])
 static char
 sg_loop_state(char *wchan, size_t wlen)
 {
-	char path[64], buf[512];
+	char buf[512];
 	ssize_t n;
-	int fd;
 
-	wchan[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan",
-	    (int)sg.loop_tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		if ((n = read(fd, wchan, wlen - 1)) > 0)
-			wchan[n] = '\0';
-		close(fd);
-	}
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
-	    (int)sg.loop_tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return (0);
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
+	if (sg_task_read("wchan", wchan, wlen) < 0)
+		wchan[0] = '\0';
+	n = sg_task_read("stat", buf, sizeof(buf));
 	return (n > 0 ? stopguard_task_state(buf, (size_t)n) : 0);
 }
 
-/* The loop's thread's context switches, voluntary and not (UINT64_MAX if
- * unknown): unchanged between two looks, it has not run in between. */
-static uint64_t
-sg_loop_switches(void)
+/* The loop's thread's state letter and its context switches, voluntary
+ * and not (UINT64_MAX if unknown), from one read of its status:
+ * unchanged between two looks, it has not run in between. */
+static char
+sg_loop_sleep(uint64_t *switches)
 {
-	char path[64], buf[2048], *p;
-	uint64_t n = 0;
-	ssize_t len;
-	int fd, found = 0;
+	char buf[2048], *p, st = 0;
+	int found = 0;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/status",
-	    (int)sg.loop_tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return (UINT64_MAX);
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return (UINT64_MAX);
-	buf[len] = '\0';
-	for (p = buf; (p = strstr(p, "ctxt_switches:")) != NULL; found++) {
+	*switches = UINT64_MAX;
+	if (sg_task_read("status", buf, sizeof(buf)) <= 0)
+		return (0);
+	if ((p = strstr(buf, "\nState:")) != NULL)
+		st = p[strspn(p + 7, " \t") + 7];
+	for (*switches = 0, p = buf; (p = strstr(p, "ctxt_switches:")) !=
+	    NULL; found++) {
 		p += strlen("ctxt_switches:");
-		n += strtoull(p, &p, 10);
+		*switches += strtoull(p, &p, 10);
 	}
-	return (found == 2 ? n : UINT64_MAX);
+	if (found != 2)
+		*switches = UINT64_MAX;
+	return (st);
 }
 
 /*
@@ -217,14 +210,14 @@ sg_loop_switches(void)
 static void
 sg_watch(void)
 {
-	uint64_t now = sg_now_ns(), sw = sg_loop_switches(), since;
-	char wchan[64], call[256], what[384];
+	uint64_t now = sg_now_ns(), sw, since;
+	char call[256], what[384];
 	int rc;
 	unsigned long long a[6];
 	uint8_t zero = 0;
 	long nr;
 
-	if (sg_loop_state(wchan, sizeof(wchan)) != 'D' || sw == UINT64_MAX ||
+	if (sg_loop_sleep(&sw) != 'D' || sw == UINT64_MAX ||
 	    sw != sg.watch_sw) {
 		sg.watch_sw = sw;
 		sg.watch_ns = now;
