@@ -49,6 +49,15 @@ wait_line() {
 	done
 	grep -q "$2" "$1" 2>/dev/null
 }
+# wait_gone PID SECONDS: until the process is gone (0), or still there
+# after SECONDS (1).
+wait_gone() {
+	_g=0
+	while kill -0 "$1" 2>/dev/null && [ $_g -lt $(($2 * 10)) ]; do
+		sleep 0.1; _g=$((_g + 1))
+	done
+	! kill -0 "$1" 2>/dev/null
+}
 # sanitizer_report LOG: a sanitizer's report in an agent's log, as
 # diagnostics (from its first line: a leak report names the leak first);
 # false when there is none.

@@ -34,14 +34,11 @@ run() {
 	sleep 0.5
 	t0=$(date +%s%N)
 	kill -TERM "$agent"
-	n=0
-	while kill -0 "$agent" 2>/dev/null && [ $n -lt 100 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
+	wait_gone "$agent" 10
+	gone=$?
 	took=$((($(date +%s%N) - t0) / 1000000))
 	killed=
-	if kill -0 "$agent" 2>/dev/null; then
+	if [ $gone -ne 0 ]; then
 		killed=1
 		kill -KILL "$agent"
 	fi

@@ -37,12 +37,7 @@ start() {
 # stop LABEL: SIGTERM; the exit status in $rc.
 stop() {
 	kill -TERM "$agent"
-	n=0
-	while kill -0 "$agent" 2>/dev/null && [ $n -lt 50 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	kill -KILL "$agent" 2>/dev/null
+	wait_gone "$agent" 5 || kill -KILL "$agent"
 	wait "$agent"
 	rc=$?
 	agent=
