@@ -95,7 +95,8 @@ fsguard_unescape(char *s, size_t len)
  * superopts": paths are octal-escaped, so fields hold no space.
  */
 static int
-fsguard_mount_line(char *s, size_t len, size_t base, struct fsguard_mount *m)
+fsguard_mount_line(char *s, size_t len, size_t base, int unescape,
+    struct fsguard_mount *m)
 {
 	uint32_t parent, ma, mi;
 	size_t i = 0, f, fl;
@@ -128,7 +129,10 @@ fsguard_mount_line(char *s, size_t len, size_t base, struct fsguard_mount *m)
 			break;
 	}
 	m->point = (uint32_t)(base + f);
-	m->pointlen = (uint32_t)fsguard_unescape(s + f, fl);
+	/* Only when kept: a count leaves the text as it was, for the parse
+	 * that follows it (unescaped twice, "a\040b" would be cut at the
+	 * space, and a path under it judged by the mount above). */
+	m->pointlen = (uint32_t)(unescape ? fsguard_unescape(s + f, fl) : fl);
 	i += 2;
 	while (i < len && s[i] == ' ')
 		i++;
@@ -160,7 +164,7 @@ fsguard_parse_mountinfo(char *buf, size_t len, struct fsguard_mount *out,
 			nl = end;
 		memset(&m, 0, sizeof(m));
 		if (fsguard_mount_line(s, (size_t)(nl - s), (size_t)(s - buf),
-		    &m) == 0) {
+		    out != NULL, &m) == 0) {
 			if (out != NULL)
 				out[n] = m;
 			n++;

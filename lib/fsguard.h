@@ -33,8 +33,9 @@ struct fsguard_mount {
 int fsguard_fs_local(const char *fstype, size_t len);
 /*
  * The mounts of a /proc/PID/mountinfo text, at most max into out (NULL:
- * count only): their number.  Mount points are unescaped in place (buf is
- * modified; each is at buf + point, pointlen bytes, not NUL-terminated).
+ * count only, buf left as it is): their number.  Mount points are
+ * unescaped in place (buf is modified; each is at buf + point, pointlen
+ * bytes, not NUL-terminated).
  * Malformed lines are skipped.
  */
 uint32_t fsguard_parse_mountinfo(char *buf, size_t len,

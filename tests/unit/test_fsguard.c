@@ -60,6 +60,12 @@ main(void)
 	CHECK(m[3].pointlen == 11 && memcmp(buf + m[3].point, "/srv/my dir",
 	    11) == 0, "an escaped mount point is unescaped");
 	CHECK(m[8].id == 36 && !m[8].local, "the last line without newline");
+	/* as every caller does: count, then parse the same text */
+	memcpy(buf, table, sizeof(table));
+	nm = fsguard_parse_mountinfo(buf, sizeof(table) - 1, NULL, 0);
+	nm = fsguard_parse_mountinfo(buf, sizeof(table) - 1, m, nm);
+	CHECK(nm == 9 && m[3].pointlen == 11 && memcmp(buf + m[3].point,
+	    "/srv/my dir", 11) == 0, "a count leaves the text for the parse");
 	x = fsguard_by_id(m, nm, 32);
 	CHECK(x != NULL && x->local && strcmp(x->fstype, "tmpfs") == 0,
 	    "by mount id");
