@@ -64,6 +64,8 @@ ok $? "the loop waits in the kernel for nobody's FUSE server"
 wait_line "$TMP/user.log" "fixture_stall: the read returned" 20
 grep -q "fixture_stall: the read returned -1" "$TMP/user.log"
 ok $? "within seconds the read failed and the loop turned again"
+# the loop logs it on its next turn, after the fixture's own line
+wait_line "$TMP/user.log" "event loop waited" 10
 grep "event loop waited" "$TMP/user.log" | sed 's/^/# /'
 grep -q "WARN the event loop waited at least [0-9]* ms in the kernel, reading the memory of pid $vpid: aborted FUSE connection $conn (mounted by uid 65534, the process's user, with requests waiting); it turned again after [0-9.]* s" \
     "$TMP/user.log"
