@@ -2,15 +2,21 @@
 # for the hostile-input tests of what the agent reads from other processes.
 # Source after tests/tap.sh, inside a tap_tmpdir.
 #
-#   fuse_stall_start DIR [other]  build it and mount it on DIR/mnt: the file
-#                          DIR/mnt/stall (any name there is a file);
+#   fuse_stall_start DIR [other|user-other]  build it and mount it on
+#                          DIR/mnt: the file DIR/mnt/stall (any name there
+#                          is a file, a name "hang..." never looked up);
 #                          FUSE_MNT the mount point, FUSE_PID the server.
 #                          Served by nobody (fusermount3), whose mount
 #                          only nobody can enter; with "other", a mount
 #                          every user may enter (allow_other), as root's
 #                          own (an sshfs whose server went away) or a
 #                          user's where /etc/fuse.conf has user_allow_other
-#                          are: served by root, its files nobody's
+#                          are: served by root, its files nobody's; with
+#                          "user-other", a user's mount every user may
+#                          enter, as where /etc/fuse.conf has
+#                          user_allow_other: mounted for nobody (its
+#                          user_id, the owner of its control directory)
+#                          without fusermount3 and that file
 #   fuse_stall_stop        kill the server (a reader waiting on it is let
 #                          go) and unmount; safe to call twice
 #   fixture_stall_plugin DIR  a plugin directory holding the fixture that
@@ -39,6 +45,13 @@ fuse_stall_start() {
 	if [ "${2:-}" = other ]; then
 		FUSE_STALL_UID=65534 "$_fz/fuse_stall" "$_fz/mnt" -f \
 		    -o allow_other >"$_fz/server.log" 2>&1 &
+	elif [ "${2:-}" = user-other ]; then
+		# libfuse mounts with user_id = its real uid; the effective
+		# root lets it mount(2) itself, as fusermount3 would for
+		# nobody with user_allow_other.
+		setpriv --ruid=65534 --rgid=65534 --clear-groups \
+		    "$_fz/fuse_stall" "$_fz/mnt" -f -o allow_other \
+		    >"$_fz/server.log" 2>&1 &
 	else
 		chown 65534:65534 "$_fz/mnt"
 		setpriv --reuid=65534 --regid=65534 --clear-groups \

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/vfs.h>
 
 #include <dirent.h>
@@ -25,11 +26,13 @@
 
 #include "base/fusebreak.h"
 #include "base/procfs.h"
+#include "base/safeopen.h"
 #include "fsguard.h"
 
 #define FUSEBREAK_CTL_MAGIC	0x65735543	/* FUSE_CTL_SUPER_MAGIC */
 #define FUSEBREAK_MOUNTINFO_MAX	(4u << 20)	/* the agent's own mounts */
 #define FUSEBREAK_MAX_CONNS	4096	/* control directories looked at */
+#define FUSEBREAK_NS_CONNS	64	/* FUSE mounts of a namespace tried */
 
 /* The control filesystem is there, mounted now if it was not (systemd
  * mounts it at boot; a minimal host or a container may not have). */
@@ -112,12 +115,23 @@ out:
 	return (rc);
 }
 
+/* Connection conn has requests its server has not answered. */
+static int
+fb_waiting(unsigned long conn)
+{
+	char path[96], num[32];
+
+	snprintf(path, sizeof(path), FUSEBREAK_CTL "/%lu/waiting", conn);
+	return (procfs_read_buf(path, num, sizeof(num)) > 0 &&
+	    strtoul(num, NULL, 10) > 0);
+}
+
 /* Each connection with requests waiting that uid mounted, aborted: how
  * many (-errno if the control directory cannot be read). */
 static int
 fb_abort_waiting(uid_t uid, char *list, size_t llen)
 {
-	char path[96], num[32];
+	char path[96];
 	struct dirent *de;
 	struct stat st;
 	unsigned long conn;
@@ -135,12 +149,8 @@ fb_abort_waiting(uid_t uid, char *list, size_t llen)
 		if (de->d_name[0] < '0' || de->d_name[0] > '9' || *end != '\0')
 			continue;
 		snprintf(path, sizeof(path), FUSEBREAK_CTL "/%lu", conn);
-		if (lstat(path, &st) != 0 || st.st_uid != uid)
-			continue;
-		snprintf(path, sizeof(path), FUSEBREAK_CTL "/%lu/waiting",
-		    conn);
-		if (procfs_read_buf(path, num, sizeof(num)) <= 0 ||
-		    strtoul(num, NULL, 10) == 0)
+		if (lstat(path, &st) != 0 || st.st_uid != uid ||
+		    !fb_waiting(conn))
 			continue;
 		if (fb_abort(conn, &owner) == 1) {
 			n++;
@@ -153,6 +163,166 @@ fb_abort_waiting(uid_t uid, char *list, size_t llen)
 	return (n);
 }
 
+/* Which argument of system call nr names a path it looks up: -1 for a
+ * call that looks up none. */
+static int
+fb_lookup_arg(long nr)
+{
+	switch (nr) {
+	case SYS_openat:
+	case SYS_newfstatat:
+	case SYS_statx:
+	case SYS_readlinkat:
+	case SYS_faccessat:
+#ifdef SYS_openat2
+	case SYS_openat2:
+#endif
+#ifdef SYS_faccessat2
+	case SYS_faccessat2:
+#endif
+		return (1);
+#ifdef SYS_open
+	case SYS_open:
+	case SYS_stat:
+	case SYS_lstat:
+	case SYS_readlink:
+	case SYS_access:
+		return (0);
+#endif
+	}
+	return (-1);
+}
+
+int
+fusebreak_lookup_path(long nr, const unsigned long long a[6], char *out,
+    size_t len)
+{
+	struct iovec local, remote;
+	ssize_t n;
+	int arg;
+
+	out[0] = '\0';
+	if ((arg = fb_lookup_arg(nr)) < 0 || len < 2)
+		return (-EINVAL);
+	local.iov_base = out;
+	local.iov_len = len - 1;
+	remote.iov_base = (void *)(uintptr_t)a[arg];
+	remote.iov_len = len - 1;
+	/* Up to an unmapped page, if one follows the string. */
+	if ((n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0)) < 0)
+		return (-errno);
+	out[n] = '\0';
+	return (0);
+}
+
+/*
+ * The process whose files a look-up is for: the one the safe open works
+ * for, else the PID of a path "/proc/PID/..."; 0 when neither says.
+ */
+static int
+fb_lookup_pid(long nr, const unsigned long long a[6])
+{
+	char buf[32], *end;
+	long pid;
+
+	if ((pid = safeopen_target()) > 0)
+		return ((int)pid);
+	if (fusebreak_lookup_path(nr, a, buf, sizeof(buf)) != 0 ||
+	    strncmp(buf, "/proc/", 6) != 0)
+		return (0);
+	pid = strtol(buf + 6, &end, 10);
+	if (end == buf + 6 || (*end != '/' && *end != '\0') || pid <= 0 ||
+	    pid >= (1L << 22))
+		return (0);
+	return ((int)pid);
+}
+
+/*
+ * The FUSE mounts of pid's mount namespace with requests waiting, each
+ * aborted unless root mounted it: how many were (-errno if its mount table
+ * cannot be read).  rootw: where one of root's waits, left alone.
+ */
+static int
+fb_abort_ns(int pid, char *list, size_t llen, char *rootw, size_t rlen)
+{
+	unsigned long tried[FUSEBREAK_NS_CONNS];
+	struct fsguard_mount *m = NULL;
+	char path[64], *mi = NULL;
+	uint32_t n, i, j, nt = 0;
+	size_t off = 0;
+	ssize_t len;
+	uid_t owner;
+	int rc, count = 0;
+
+	list[0] = rootw[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	if ((mi = malloc(FUSEBREAK_MOUNTINFO_MAX)) == NULL)
+		return (-ENOMEM);
+	if ((len = procfs_read_buf(path, mi, FUSEBREAK_MOUNTINFO_MAX)) < 0) {
+		count = (int)len;
+		goto out;
+	}
+	n = fsguard_parse_mountinfo(mi, (size_t)len, NULL, 0);
+	if (n == 0 || (m = calloc(n, sizeof(*m))) == NULL)
+		goto out;
+	n = fsguard_parse_mountinfo(mi, (size_t)len, m, n);
+	for (i = 0; i < n && nt < FUSEBREAK_NS_CONNS; i++) {
+		if (strncmp(m[i].fstype, "fuse", 4) != 0)
+			continue;
+		/* A filesystem mounted twice is one connection. */
+		for (j = 0; j < nt && tried[j] != m[i].dev; j++)
+			;
+		if (j < nt)
+			continue;
+		tried[nt++] = m[i].dev;
+		if (!fb_waiting(m[i].dev))
+			continue;
+		rc = fb_abort(m[i].dev, &owner);
+		if (rc == -EPERM && rootw[0] == '\0')
+			snprintf(rootw, rlen, "%.*s", (int)(m[i].pointlen <
+			    200 ? m[i].pointlen : 200), mi + m[i].point);
+		if (rc != 1)
+			continue;
+		count++;
+		if (off < llen)
+			off += (size_t)snprintf(list + off, llen - off,
+			    "%s%u at %.*s", count > 1 ? ", " : "", m[i].dev,
+			    (int)(m[i].pointlen < 100 ? m[i].pointlen : 100),
+			    mi + m[i].point);
+	}
+out:
+	free(m);
+	free(mi);
+	return (count);
+}
+
+/* A look-up held in pid's mount namespace: its users' FUSE mounts with
+ * requests waiting aborted (fusebreak_run's result). */
+static int
+fb_lookup(int pid, char *what, size_t wlen)
+{
+	char list[256], rootw[256];
+	int rc;
+
+	if ((rc = fb_abort_ns(pid, list, sizeof(list), rootw,
+	    sizeof(rootw))) < 0)
+		return (rc);
+	if (rc > 0) {
+		snprintf(what, wlen, "aborted FUSE connection%s %s (in the "
+		    "mount namespace of process %d, mounted by a user other "
+		    "than root, with requests waiting)", rc > 1 ? "s" : "",
+		    list, pid);
+		return (1);
+	}
+	if (rootw[0] != '\0') {
+		snprintf(what, wlen, "a FUSE mount of root's with requests "
+		    "waiting (%s, in the mount namespace of process %d): not "
+		    "aborted", rootw, pid);
+		return (-EPERM);
+	}
+	return (0);
+}
+
 int
 fusebreak_run(long nr, const unsigned long long a[6], char *what, size_t wlen)
 {
@@ -160,23 +330,31 @@ fusebreak_run(long nr, const unsigned long long a[6], char *what, size_t wlen)
 	unsigned long conn = 0;
 	struct stat st;
 	uid_t owner = 0;
-	int rc;
+	int rc, arg, pid = 0;
 
 	what[0] = '\0';
-	if (nr != SYS_process_vm_readv && nr != SYS_read &&
-	    nr != SYS_pread64 && nr != SYS_readv && nr != SYS_preadv &&
-	    nr != SYS_getdents64)
-		return (0);
-	/* A descriptor's read: on FUSE at all?  (A slow disk is not.) */
-	if (nr != SYS_process_vm_readv && (rc = fb_fd_conn((int)a[0], &conn,
-	    where, sizeof(where))) != 0)
-		return (rc == -ENOENT ? 0 : rc);
+	if ((arg = fb_lookup_arg(nr)) >= 0) {
+		/* A look-up: for whom?  (The agent's own are root's.) */
+		if ((pid = fb_lookup_pid(nr, a)) == 0)
+			return (0);
+	} else if (nr != SYS_process_vm_readv) {
+		if (nr != SYS_read && nr != SYS_pread64 && nr != SYS_readv &&
+		    nr != SYS_preadv && nr != SYS_getdents64)
+			return (0);
+		/* A descriptor's read: on FUSE at all?  (A slow disk is
+		 * not.) */
+		if ((rc = fb_fd_conn((int)a[0], &conn, where,
+		    sizeof(where))) != 0)
+			return (rc == -ENOENT ? 0 : rc);
+	}
 	if ((rc = fb_ctl_ready()) != 0) {
 		snprintf(what, wlen, "no FUSE connection aborted: the FUSE "
 		    "control filesystem is not at " FUSEBREAK_CTL " and could "
 		    "not be mounted there (%s)", strerror(-rc));
 		return (rc);
 	}
+	if (pid > 0)
+		return (fb_lookup(pid, what, wlen));
 	if (nr == SYS_process_vm_readv) {
 		snprintf(path, sizeof(path), "/proc/%llu", a[0]);
 		if (stat(path, &st) != 0)

@@ -37,6 +37,13 @@
 #define SAFEOPEN_RETRIES	8	/* openat2 -EAGAIN: a rename raced */
 
 static int safeopen_no_openat2;
+static int safeopen_pid;	/* whose root safeopen_open is in, or 0 */
+
+int
+safeopen_target(void)
+{
+	return (__atomic_load_n(&safeopen_pid, __ATOMIC_RELAXED));
+}
 
 void
 safeopen_set_fallback(int on)
@@ -325,8 +332,13 @@ safeopen_open(const struct gp_open_spec *sp, struct gp_file_info *info)
 	reader = sp->size >= offsetof(struct gp_open_spec, reader) +
 	    sizeof(sp->reader) ? sp->reader : 0;
 	safefs_ctx_init(&fc, sp);
-	if ((pfd = safeopen_resolve(sp, &fc)) < 0)
-		return (pfd);
+	/* Whose look-ups these are, should one hold the loop (a mount table
+	 * judged up to a second ago may have changed): fusebreak.h. */
+	__atomic_store_n(&safeopen_pid, fc.pid, __ATOMIC_RELAXED);
+	if ((pfd = safeopen_resolve(sp, &fc)) < 0) {
+		r = pfd;
+		goto out;
+	}
 	/* Before fstat: a stat on FUSE is answered by its server. */
 	if ((r = safefs_check_fd(&fc, pfd)) != 0)
 		goto out_close;
@@ -368,6 +380,8 @@ safeopen_open(const struct gp_open_spec *sp, struct gp_file_info *info)
 	r = fd;
 out_close:
 	close(pfd);
+out:
+	__atomic_store_n(&safeopen_pid, 0, __ATOMIC_RELAXED);
 	return (r);
 }
 

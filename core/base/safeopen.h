@@ -28,6 +28,9 @@ ssize_t safeopen_read(const struct gp_open_spec *, void *, size_t);
 ssize_t safeopen_pread(int, void *, size_t, off_t);
 /* A phrase for safeopen's refusals ("not a regular file (a FIFO)"). */
 const char *safeopen_strerror(int, const struct gp_file_info *);
+/* The process in whose root safeopen_open now looks paths up (0: none),
+ * for the stop guard's thread should a look-up hold the loop. */
+int safeopen_target(void);
 /* Tests: 1 forces the per-component walk used without openat2(2). */
 void safeopen_set_fallback(int);
 

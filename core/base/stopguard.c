@@ -54,6 +54,7 @@ static struct {
 	uint64_t stall_ns;	/* the sleep's start, for the line */
 	char stall_line[1024];
 	atomic_int stall_ready;
+	int stop_broke;		/* at a stop: a FUSE wait was looked for */
 } sg = { .rfd = -1, .wfd = -1 };
 
 static uint64_t
@@ -158,7 +159,9 @@ sg_loop_call(char *out, size_t outlen, long *nrp, unsigned long long a[6])
 		sg_fd_path(a[0], file, sizeof(file));
 		snprintf(out, outlen, ", listing %s", file[0] != '\0' ? file :
 		    "a directory");
-	} else
+	} else if (fusebreak_lookup_path(nr, a, file, sizeof(file)) == 0)
+		snprintf(out, outlen, ", looking up %s", file);
+	else
 		snprintf(out, outlen, ", in system call %ld", nr);
 }
 
@@ -199,9 +202,26 @@ sg_loop_sleep(uint64_t *switches)
 	return (st);
 }
 
+/* The line for the loop to log when it turns again, announced by a 0
+ * byte in the pipe; the sleep began since_ms ago. */
+static void
+sg_stall_line(uint64_t since_ms, const char *call, const char *what)
+{
+	uint8_t zero = 0;
+
+	if (atomic_load(&sg.stall_ready))
+		return;
+	snprintf(sg.stall_line, sizeof(sg.stall_line), "the event loop "
+	    "waited at least %llu ms in the kernel%s: %s",
+	    (unsigned long long)since_ms, call, what);
+	sg.stall_ns = sg_now_ns() - since_ms * 1000000ull;
+	atomic_store(&sg.stall_ready, 1);
+	(void)write(sg.wfd, &zero, 1);
+}
+
 /*
- * Running: a loop asleep in the kernel at two looks in a row (in D state,
- * no context switch between, about STOPGUARD_WATCH_MS apart: a look that a
+ * Running: a loop asleep in the kernel at two looks in a row (in D or S
+ * state, no context switch between, about STOPGUARD_WATCH_MS apart: a look that a
  * signal brought early does not count) may be held by a FUSE server
  * (fusebreak.h): its connection aborted if it can be, and the loop told,
  * once a sleep.  A sleep that is no FUSE wait (a slow disk) is left to end
@@ -211,13 +231,16 @@ static void
 sg_watch(void)
 {
 	uint64_t now = sg_now_ns(), sw, since;
-	char call[256], what[384];
+	char call[256], what[384], st;
 	int rc;
 	unsigned long long a[6];
-	uint8_t zero = 0;
 	long nr;
 
-	if (sg_loop_sleep(&sw) != 'D' || sw == UINT64_MAX ||
+	/* S too: a FUSE look-up waits interruptibly (the loop's signals are
+	 * blocked, so it is never interrupted); its own sleep, in epoll,
+	 * is no call fusebreak_run acts on. */
+	st = sg_loop_sleep(&sw);
+	if ((st != 'D' && st != 'S') || sw == UINT64_MAX ||
 	    sw != sg.watch_sw) {
 		sg.watch_sw = sw;
 		sg.watch_ns = now;
@@ -235,12 +258,7 @@ sg_watch(void)
 	rc = fusebreak_run(nr, a, what, sizeof(what));
 	if (rc == 0 || what[0] == '\0')
 		return;
-	snprintf(sg.stall_line, sizeof(sg.stall_line), "the event loop "
-	    "waited at least %llu ms in the kernel%s: %s",
-	    (unsigned long long)since, call, what);
-	sg.stall_ns = sg.watch_ns;
-	atomic_store(&sg.stall_ready, 1);
-	(void)write(sg.wfd, &zero, 1);
+	sg_stall_line(since, call, what);
 }
 
 /* A stop signal came: is the loop still turning?  If not, the end. */
@@ -248,7 +266,7 @@ static void
 sg_check(void)
 {
 	uint64_t stop = atomic_load(&sg.stop_ns), beat, since;
-	char wchan[64], call[256], line[512], st;
+	char wchan[64], call[256], line[1024], what[384], st;
 	unsigned long long a[6];
 	long nr;
 
@@ -266,11 +284,21 @@ sg_check(void)
 	if (strcmp(wchan, "0") == 0)
 		wchan[0] = '\0';	/* not waiting */
 	sg_loop_call(call, sizeof(call), &nr, a);
+	/* Held by a user's FUSE server?  Let go, the loop may still end
+	 * its run itself (the wait would outlive even the exit). */
+	what[0] = '\0';
+	if (st != 'R' && nr >= 0 && !sg.stop_broke) {
+		sg.stop_broke = 1;
+		if (fusebreak_run(nr, a, what, sizeof(what)) == 1) {
+			sg_stall_line(since, call, what);
+			return;
+		}
+	}
 	snprintf(line, sizeof(line), "stopping: the event loop has not run "
-	    "for %llu ms (%s%s%s%s): exiting without finishing the cycle",
+	    "for %llu ms (%s%s%s%s): exiting without finishing the cycle%s%s",
 	    (unsigned long long)since, st == 'R' ? "on CPU" :
 	    "waiting in the kernel", wchan[0] != '\0' ? " in " : "", wchan,
-	    call);
+	    call, what[0] != '\0' ? "; " : "", what);
 	log_last_words(line);
 	_exit(STOPGUARD_EXIT);
 }

@@ -12,7 +12,10 @@
  * through a pipe.  After a stop signal the loop must keep turning: if it
  * does not for STOPGUARD_WAIT_MS while it sleeps in the kernel, or for
  * STOPGUARD_BUSY_MS while it computes, the thread says so in one line,
- * naming where the loop waits, and ends the process.  While the agent
+ * naming where the loop waits, and ends the process; a wait for a user's
+ * FUSE server is first ended as below, and the loop given that long again
+ * (a process cannot exit while one of its threads waits for FUSE: the
+ * agent would linger, unkillable, until the server answers).  While the agent
  * runs, a loop asleep in the kernel at two looks STOPGUARD_WATCH_MS apart
  * is looked at too: a wait for a FUSE server that a user mounted is ended
  * by aborting its connection (fusebreak.h), and the loop logs one line

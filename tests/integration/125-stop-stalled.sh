@@ -64,4 +64,7 @@ grep "event loop has not run" "$TMP/stalled.log" | sed 's/^/# /'
 grep -q "stopping: the event loop has not run for [0-9]* ms (waiting in the kernel.*, reading $FUSE_MNT/stall): exiting without finishing the cycle" \
     "$TMP/stalled.log"
 ok $? "one line says the loop waits in the kernel, and on what"
+grep -q "exiting without finishing the cycle; a FUSE mount of root's ($FUSE_MNT): not aborted" \
+    "$TMP/stalled.log"
+ok $? "... and that the mount is root's, left alone"
 done_testing

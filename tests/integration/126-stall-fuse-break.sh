@@ -9,6 +9,8 @@
 # thread (two looks, 5 s apart, find the loop asleep in the read) must
 # abort that user's FUSE connection, the loop turn again, one
 # WARN say what it waited for and what was done, and the cycles go on.
+# The same for a look-up (a path of nobody's process) held by nobody's
+# mount, and at a stop.
 # A FUSE mount of root's (an sshfs) is never aborted: with the loop held
 # in a read of a file on one, nothing is done until its server answers
 # (here: is killed), and then the line says it was left alone.
@@ -105,4 +107,47 @@ ok $? "once its server is gone, one WARN says the mount was root's and left alon
 stop root
 [ "$rc" = 0 ]
 ok $? "SIGTERM then ends it cleanly (exit $rc)"
+
+# 3. A look-up for nobody's process, held by nobody's FUSE mount that every
+# user may enter (user_allow_other): the safe open judges a process's
+# mounts up to a second before its walk, and the mount may come between.
+fuse_stall_start "$TMP/fz3" user-other
+setpriv --reuid=65534 --regid=65534 --clear-groups sleep 120 &
+victim=$!
+conn=$(awk -v m="$FUSE_MNT" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo)
+hang=/proc/$victim/root$FUSE_MNT/hang
+FIXTURE_STALL_LOOKUP=$hang start lookup
+wait_line "$TMP/lookup.log" "fixture_stall: the read returned" 20
+grep -q "fixture_stall: the read returned -1" "$TMP/lookup.log"
+ok $? "a look-up held by nobody's FUSE server failed within seconds"
+wait_line "$TMP/lookup.log" "event loop waited" 10
+grep "event loop waited" "$TMP/lookup.log" | sed 's/^/# /'
+grep -q "WARN the event loop waited at least [0-9]* ms in the kernel, looking up $hang: aborted FUSE connection $conn at $FUSE_MNT (in the mount namespace of process $victim, mounted by a user other than root, with requests waiting); it turned again after [0-9.]* s" \
+    "$TMP/lookup.log"
+ok $? "one WARN names the path, the connection aborted and the namespace"
+c0=$(cycles "$TMP/lookup.log")
+sleep 2
+[ "$(cycles "$TMP/lookup.log")" -gt "$c0" ]
+ok $? "the cycles go on"
+stop lookup
+[ "$rc" = 0 ]
+ok $? "SIGTERM then ends it cleanly (exit $rc)"
+fuse_stall_stop
+
+# 4. SIGTERM while such a look-up holds the loop: the process could not
+# even exit (a thread waiting for FUSE outlives a fatal signal), so the
+# stop lets the server go first, and the loop ends its run itself.
+fuse_stall_start "$TMP/fz4" user-other
+hang=/proc/$victim/root$FUSE_MNT/hang
+FIXTURE_STALL_LOOKUP=$hang start term
+sleep 1
+stop term
+[ "$rc" = 0 ]
+ok $? "SIGTERM during the look-up: a clean exit (status $rc), not an exit left waiting for the server"
+grep -q "WARN the event loop waited at least [0-9]* ms in the kernel, looking up $hang: aborted FUSE connection" \
+    "$TMP/term.log"
+ok $? "... after aborting nobody's FUSE connection, in one WARN"
+kill -KILL $victim 2>/dev/null
+wait $victim 2>/dev/null
+victim=
 done_testing

@@ -4,7 +4,8 @@
  * look (a file older than its process is ignored by some readers), whose read
  * blocks until the server is killed (or STALL_S seconds); but a name ending
  * in "-packages" (site-packages, dist-packages) is a directory whose listing
- * blocks the same way.  A page of it,
+ * blocks the same way, and a name that begins with "hang" is one whose
+ * look-up (getattr) never answers.  A page of it,
  * mapped by the victim and never touched, left behind a pointer the agent
  * follows, or the file itself where the agent opens one on a process's
  * behalf, makes a reader that reaches it wait for this server: in an
@@ -71,6 +72,10 @@ stall_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 	}
 	if (strchr(path + 1, '/') != NULL)
 		return (-ENOENT);
+	if (strncmp(path, "/hang", 5) == 0) {
+		stall_sleep();
+		return (-EIO);
+	}
 	if (stall_is_dir(path)) {
 		st->st_mode = S_IFDIR | 0755;
 		st->st_nlink = 2;
