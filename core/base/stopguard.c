@@ -346,6 +346,16 @@ sg_beat(evutil_socket_t fd, short ev, void *arg)
 	atomic_store(&sg.beat_ns, sg_now_ns());
 }
 
+/* In the loop: the thread's line about a wait it ended, if one is due. */
+static void
+sg_stall_say(void)
+{
+	if (atomic_load(&sg.stall_ready))
+		log_warnx("%s; it turned again after %.1f s", sg.stall_line,
+		    (double)(sg_now_ns() - sg.stall_ns) / 1e9);
+	atomic_store(&sg.stall_ready, 0);
+}
+
 static void
 sg_read(evutil_socket_t fd, short ev, void *arg)
 {
@@ -360,11 +370,7 @@ sg_read(evutil_socket_t fd, short ev, void *arg)
 		return;
 	for (i = 0; i < n; i++) {
 		if (buf[i] == 0) {	/* sg_watch's line */
-			if (atomic_load(&sg.stall_ready))
-				log_warnx("%s; it turned again after %.1f s",
-				    sg.stall_line, (double)(sg_now_ns() -
-				    sg.stall_ns) / 1e9);
-			atomic_store(&sg.stall_ready, 0);
+			sg_stall_say();
 			continue;
 		}
 		/* Stopping: the loop beats so that the thread sees it
@@ -442,6 +448,10 @@ stopguard_stop(void)
 	pthread_kill(sg.thread, SIGHUP);
 	pthread_join(sg.thread, NULL);
 	sg.running = 0;
+	/* A wait ended at a stop: the loop may have turned, taken the stop
+	 * and come here before the thread, which had yet to write its
+	 * line, could announce it. */
+	sg_stall_say();
 	event_free(sg.ev_pipe);
 	event_free(sg.ev_beat);
 	sg.ev_pipe = sg.ev_beat = NULL;
