@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "fsguard.h"
+#include "clockns.h"
 #include "base/safefs.h"
 
 #define SAFEFS_CACHE		8
@@ -49,10 +50,7 @@ static char safefs_reason[160];
 static uint64_t
 safefs_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	return (clock_ns(CLOCK_MONOTONIC));
 }
 
 void

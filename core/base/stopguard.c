@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clockns.h"
 #include "base/fusebreak.h"
 #include "base/log.h"
 #include "base/procfs.h"
@@ -60,10 +61,7 @@ static struct {
 static uint64_t
 sg_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	return (clock_ns(CLOCK_MONOTONIC));
 }
 
 char

@@ -14,6 +14,7 @@
 #include <gprofiler/plugin.h>
 
 #include "cgroups.h"
+#include "clockns.h"
 #include "perf_int.h"
 
 #define CG_LOG_BYTES	1024	/* the per-cycle list, cut beyond */
@@ -43,10 +44,7 @@ perf_cgroups_init(struct perf *p)
 static uint64_t
 cg_now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
+	return (clock_ns(CLOCK_MONOTONIC) / 1000);
 }
 
 /* The choice, one line at debug level: "/a (1234 ms), ...". */

@@ -19,6 +19,7 @@
 #include <gprofiler/plugin.h>
 
 #include "cgroups.h"
+#include "clockns.h"
 #include "perf_int.h"
 #include "pidtab.h"
 #include "sampler/perfevent.h"
@@ -146,10 +147,7 @@ perf_mode_name(int mode)
 uint64_t
 perf_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	return (clock_ns(CLOCK_MONOTONIC));
 }
 
 void

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clockns.h"
 #include "elfread.h"
 #include "elfread_int.h"
 #include "elfbad.h"
@@ -74,11 +75,7 @@ elfread_turn_clear(void)
 static uint64_t
 elfread_now_ms(void)
 {
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-		return (0);
-	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+	return (clock_ns(CLOCK_MONOTONIC) / 1000000);
 }
 
 /*

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fsguard.h"
+#include "clockns.h"
 #include "langfile.h"
 #include "langguard.h"
 
@@ -341,10 +342,7 @@ langguard_cpu(void)
 static uint64_t
 langguard_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	return (clock_ns(CLOCK_MONOTONIC));
 }
 
 /* The kernel's shared memory mount, which no mount table shows: that of

@@ -54,6 +54,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clockns.h"
 #include "nj_proto.h"
 
 #define NJA_TOTAL_MS	6000	/* the whole run (the agent stops us at
@@ -128,10 +129,7 @@ nja_check_term(void)
 static uint64_t
 nja_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+	return (clock_ns(CLOCK_MONOTONIC) / 1000000);
 }
 
 /* now + ms, but never past the end of the whole run. */

@@ -46,6 +46,7 @@
 
 #include <gprofiler/plugin.h>
 
+#include "clockns.h"
 #include "langplug.h"
 #include "nj_proto.h"
 #include "nj_int.h"
@@ -69,10 +70,7 @@ static const struct gp_option nj_options[] = {
 static uint64_t
 nj_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+	return (clock_ns(CLOCK_MONOTONIC) / 1000000);
 }
 
 /* What the helper left in the target's /tmp, if it was stopped before it

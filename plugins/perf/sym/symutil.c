@@ -20,6 +20,7 @@
 
 #include <gprofiler/plugin.h>
 
+#include "clockns.h"
 #include "symbolize_int.h"
 
 #define ARENA_CHUNK	(64 * 1024)
@@ -47,20 +48,14 @@ sym_log(struct symbolizer *s, int level, const char *fmt, ...)
 uint64_t
 sym_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	return (clock_ns(CLOCK_MONOTONIC_COARSE));
 }
 
 /* A turn's time budget is a millisecond or two: finer than a tick. */
 uint64_t
 sym_clock_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	return (clock_ns(CLOCK_MONOTONIC));
 }
 
 /* Read to EOF (procfs files report size 0, so no fstat). */
