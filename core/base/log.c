@@ -17,6 +17,7 @@
 
 #include "base/log.h"
 #include "base/textesc.h"
+#include "base/utctime.h"
 
 static int log_verbose = LOG_LEVEL_INFO;
 static FILE *log_file;
@@ -151,7 +152,6 @@ log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 	char buf[4096], ts[32], *esc = NULL;
 	const char *msg = buf;
 	struct timespec now;
-	struct tm tm;
 	int n;
 
 	if (level < LOG_LEVEL_ERR)
@@ -184,8 +184,7 @@ log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 	}
 	if (log_file != NULL) {
 		clock_gettime(CLOCK_REALTIME, &now);
-		gmtime_r(&now.tv_sec, &tm);
-		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+		utc_iso_time(ts, sizeof(ts), now.tv_sec);
 		fprintf(log_file, "%s.%03ldZ %s %s: %s\n", ts,
 		    now.tv_nsec / 1000000, log_levels[level],
 		    component != NULL ? component : log_procname, msg);
@@ -205,7 +204,6 @@ log_last_words(const char *text)
 	char ts[32], *esc = NULL;
 	const char *msg = text;
 	struct timespec now;
-	struct tm tm;
 
 	/* It may quote a path a user chose, as log_vmsg's lines do. */
 	if (!textesc_clean(text, strlen(text), TEXTESC_LINES))
@@ -220,8 +218,7 @@ log_last_words(const char *text)
 	}
 	if (log_file != NULL && ftrylockfile(log_file) == 0) {
 		clock_gettime(CLOCK_REALTIME, &now);
-		gmtime_r(&now.tv_sec, &tm);
-		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+		utc_iso_time(ts, sizeof(ts), now.tv_sec);
 		fprintf(log_file, "%s.%03ldZ %s %s: %s\n", ts,
 		    now.tv_nsec / 1000000, log_levels[LOG_LEVEL_ERR],
 		    log_procname, msg);

@@ -27,6 +27,7 @@
 
 #include "base/log.h"
 #include "base/procfs.h"
+#include "base/utctime.h"
 #include "base/xmalloc.h"
 #include "config/configuration.h"
 #include "gprofiler.h"
@@ -40,10 +41,7 @@ static struct json_object *md_cloud_info;
 void
 metadata_iso_time(const struct timespec *ts, char *buf, size_t len)
 {
-	struct tm tm;
-
-	gmtime_r(&ts->tv_sec, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	utc_iso_time(buf, len, ts->tv_sec);
 }
 
 static void

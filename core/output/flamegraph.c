@@ -20,6 +20,7 @@
 
 #include "base/log.h"
 #include "base/textesc.h"
+#include "base/utctime.h"
 #include "base/xmalloc.h"
 #include "output/col_parse.h"
 #include "output/output.h"
@@ -315,16 +316,6 @@ fg_meta_kv(struct fg_buf *b, const char *k, const char *v)
 }
 
 static void
-fg_fmt_time(const struct timespec *ts, char *buf, size_t len)
-{
-	struct tm tm;
-	time_t t = ts->tv_sec;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-}
-
-static void
 fg_emit_meta(struct fg_buf *b, struct json_object *hdr,
     const struct col_result *res, const struct fg_tree *t,
     const struct timespec *start, const struct timespec *end)
@@ -342,11 +333,11 @@ fg_emit_meta(struct fg_buf *b, struct json_object *hdr,
 	if (e == NULL)
 		e = fg_json_path_str(hdr, "metadata", "current_time");
 	if (start != NULL) {
-		fg_fmt_time(start, sbuf, sizeof(sbuf));
+		utc_iso_time(sbuf, sizeof(sbuf), start->tv_sec);
 		s = sbuf;
 	}
 	if (end != NULL) {
-		fg_fmt_time(end, ebuf, sizeof(ebuf));
+		utc_iso_time(ebuf, sizeof(ebuf), end->tv_sec);
 		e = ebuf;
 	}
 	mode = fg_json_path_str(hdr, NULL, "profiling_mode");

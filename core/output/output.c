@@ -26,6 +26,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/trust.h"
+#include "base/utctime.h"
 #include "base/xmalloc.h"
 #include "config/configuration.h"
 #include "output/output.h"
@@ -201,15 +202,14 @@ output_relink(int dirfd, const char *link, const char *target, char *old,
 	return (0);
 }
 
-/* "profile_2025-01-08T11:00:00": the cycle's end in UTC, to the second. */
+/* "profile_2025-01-08T11:00:00": the cycle's end in UTC, to the second
+ * (len is a name's buffer, far more than the prefix). */
 static void
 output_stem(const struct timespec *end, char *buf, size_t len)
 {
-	struct tm tm;
-	time_t t = end->tv_sec;
+	int n = snprintf(buf, len, "profile_");
 
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "profile_%Y-%m-%dT%H:%M:%S", &tm);
+	utc_iso_time(buf + n, len - (size_t)n, end->tv_sec);
 }
 
 static int

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "base/log.h"
+#include "base/utctime.h"
 #include "base/xmalloc.h"
 #include "config/configuration.h"
 #include "gprofiler.h"
@@ -296,11 +297,9 @@ static void
 cycle_header_time(struct json_object *hdr, const char *key,
     const struct timespec *ts)
 {
-	struct tm tm;
 	char buf[64];
 
-	gmtime_r(&ts->tv_sec, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	utc_iso_time(buf, sizeof(buf), ts->tv_sec);
 	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%06ld",
 	    ts->tv_nsec / 1000);
 	json_object_object_add(hdr, key, json_object_new_string(buf));

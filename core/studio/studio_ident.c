@@ -19,6 +19,7 @@
 
 #include "base/http.h"
 #include "base/log.h"
+#include "base/utctime.h"
 #include "base/xmalloc.h"
 #include "config/configuration.h"
 #include "studio/studio.h"
@@ -63,11 +64,9 @@ studio_headers(void)
 void
 studio_iso_time(time_t t, long usec, int us, char *buf, size_t len)
 {
-	struct tm tm;
 	char s[32];
 
-	gmtime_r(&t, &tm);
-	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	utc_iso_time(s, sizeof(s), t);
 	if (us)
 		snprintf(buf, len, "%s.%06ld", s, usec);
 	else
