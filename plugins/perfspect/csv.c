@@ -92,6 +92,45 @@ csv_split(const char *line, size_t len, struct field *f, size_t max)
 	return ((int)n);
 }
 
+/*
+ * Each record of a CSV file to rec(arg, fields, count, line number, err,
+ * errlen), blank lines passed over, until rec returns other than 0 (that,
+ * or 0).  With partial, an unterminated last line is not a record: it is
+ * dropped and *partial set.  *lineno: the last line read.
+ */
+static int
+csv_each(const char *buf, size_t len, int *partial,
+    int (*rec)(void *, struct field *, int, size_t, char *, size_t),
+    void *arg, size_t *lineno, char *err, size_t errlen)
+{
+	struct lines l = { buf, len, 0, 0 };
+	struct field *f;
+	const char *line;
+	size_t linelen;
+	int n, more, rc = 0;
+
+	if ((f = calloc(PS_CSV_MAX_COLS, sizeof(*f))) == NULL)
+		return (-ENOMEM);
+	while ((more = lines_next(&l, &line, &linelen)) != 0) {
+		if (more == 2 && partial != NULL) {
+			*partial = 1;
+			break;
+		}
+		if (linelen == 0)
+			continue;
+		n = csv_split(line, linelen, f, PS_CSV_MAX_COLS);
+		if (n < 0) {
+			rc = csv_err(err, errlen, l.lineno, "too many columns");
+			break;
+		}
+		if ((rc = rec(arg, f, n, l.lineno, err, errlen)) != 0)
+			break;
+	}
+	*lineno = l.lineno;
+	free(f);
+	return (rc);
+}
+
 static void
 field_trim(struct field *f)
 {
@@ -310,49 +349,46 @@ raw_row(struct ps_raw *raw, const struct field *f, int n, size_t lineno,
 	return (0);
 }
 
+/* A row array's size while a file is parsed into it. */
+struct raw_walk {
+	struct ps_raw *raw;
+	size_t cap;
+};
+
+static int
+raw_record(void *arg, struct field *f, int n, size_t lineno, char *err,
+    size_t errlen)
+{
+	struct raw_walk *w = arg;
+	struct ps_raw *raw = w->raw;
+	int rc;
+
+	if (raw->names == NULL)
+		return (raw_header(raw, f, n, lineno, err, errlen));
+	if (raw_same_header(raw, f, n))
+		return (0);
+	if (raw->nrows == PS_CSV_MAX_ROWS)
+		return (csv_err(err, errlen, lineno, "too many rows"));
+	if (raw->nrows == w->cap && (rc = raw_grow(raw, &w->cap)) != 0)
+		return (rc);
+	return (raw_row(raw, f, n, lineno, err, errlen));
+}
+
 int
 ps_raw_parse(const char *buf, size_t len, struct ps_raw *raw, char *err,
     size_t errlen)
 {
-	struct lines l = { buf, len, 0, 0 };
-	struct field *f;
-	const char *line;
-	size_t linelen, cap = 0;
-	int n, more, rc = 0;
+	struct raw_walk w = { raw, 0 };
+	size_t lineno = 0;
+	int rc;
 
 	memset(raw, 0, sizeof(*raw));
-	if ((f = calloc(PS_CSV_MAX_COLS, sizeof(*f))) == NULL)
-		return (-ENOMEM);
-	while ((more = lines_next(&l, &line, &linelen)) != 0) {
-		/* The file is appended to while PerfSpect runs: a last line
-		 * without its newline is still being written. */
-		if (more == 2) {
-			raw->partial = 1;
-			break;
-		}
-		if (linelen == 0)
-			continue;
-		n = csv_split(line, linelen, f, PS_CSV_MAX_COLS);
-		if (n < 0) {
-			rc = csv_err(err, errlen, l.lineno, "too many columns");
-			break;
-		}
-		if (raw->names == NULL)
-			rc = raw_header(raw, f, n, l.lineno, err, errlen);
-		else if (raw_same_header(raw, f, n))
-			continue;
-		else if (raw->nrows == PS_CSV_MAX_ROWS)
-			rc = csv_err(err, errlen, l.lineno, "too many rows");
-		else if (raw->nrows == cap && (rc = raw_grow(raw, &cap)) != 0)
-			break;
-		else
-			rc = raw_row(raw, f, n, l.lineno, err, errlen);
-		if (rc != 0)
-			break;
-	}
+	/* The file is appended to while PerfSpect runs: a last line without
+	 * its newline is still being written. */
+	rc = csv_each(buf, len, &raw->partial, raw_record, &w, &lineno, err,
+	    errlen);
 	if (rc == 0 && raw->names == NULL)
-		rc = csv_err(err, errlen, l.lineno, "no header");
-	free(f);
+		rc = csv_err(err, errlen, lineno, "no header");
 	if (rc != 0)
 		ps_raw_free(raw);
 	return (rc);
@@ -495,53 +531,46 @@ summary_row(struct ps_summary *sum, struct field *f, int n, size_t lineno,
 	return (0);
 }
 
+/* A row array's size while a file is parsed into it. */
+struct summary_walk {
+	struct ps_summary *sum;
+	size_t cap;
+};
+
+static int
+summary_record(void *arg, struct field *f, int n, size_t lineno, char *err,
+    size_t errlen)
+{
+	struct summary_walk *w = arg;
+	struct ps_summary *sum = w->sum;
+	struct ps_summary_row *nr;
+
+	if (sum->cols == NULL)
+		return (summary_header(sum, f, n, lineno, err, errlen));
+	if (sum->nrows == PS_CSV_MAX_ROWS)
+		return (csv_err(err, errlen, lineno, "too many rows"));
+	if (sum->nrows == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		if ((nr = realloc(sum->rows, w->cap * sizeof(*nr))) == NULL)
+			return (-ENOMEM);
+		sum->rows = nr;
+	}
+	return (summary_row(sum, f, n, lineno, err, errlen));
+}
+
 int
 ps_summary_parse(const char *buf, size_t len, struct ps_summary *sum,
     char *err, size_t errlen)
 {
-	struct lines l = { buf, len, 0, 0 };
-	struct field *f;
-	struct ps_summary_row *nr;
-	const char *line;
-	size_t linelen, cap = 0;
-	int n, rc = 0;
+	struct summary_walk w = { sum, 0 };
+	size_t lineno = 0;
+	int rc;
 
 	memset(sum, 0, sizeof(*sum));
-	if ((f = calloc(PS_CSV_MAX_COLS, sizeof(*f))) == NULL)
-		return (-ENOMEM);
-	while (lines_next(&l, &line, &linelen) != 0) {
-		if (linelen == 0)
-			continue;
-		n = csv_split(line, linelen, f, PS_CSV_MAX_COLS);
-		if (n < 0) {
-			rc = csv_err(err, errlen, l.lineno, "too many columns");
-			break;
-		}
-		if (sum->cols == NULL) {
-			if ((rc = summary_header(sum, f, n, l.lineno, err,
-			    errlen)) != 0)
-				break;
-			continue;
-		}
-		if (sum->nrows == PS_CSV_MAX_ROWS) {
-			rc = csv_err(err, errlen, l.lineno, "too many rows");
-			break;
-		}
-		if (sum->nrows == cap) {
-			cap = cap ? cap * 2 : 64;
-			if ((nr = realloc(sum->rows, cap * sizeof(*nr))) ==
-			    NULL) {
-				rc = -ENOMEM;
-				break;
-			}
-			sum->rows = nr;
-		}
-		if ((rc = summary_row(sum, f, n, l.lineno, err, errlen)) != 0)
-			break;
-	}
+	rc = csv_each(buf, len, NULL, summary_record, &w, &lineno, err,
+	    errlen);
 	if (rc == 0 && sum->cols == NULL)
-		rc = csv_err(err, errlen, l.lineno, "no header");
-	free(f);
+		rc = csv_err(err, errlen, lineno, "no header");
 	if (rc != 0)
 		ps_summary_free(sum);
 	return (rc);
