@@ -92,8 +92,11 @@ phpp_attach(struct phpp *p, struct phpp_proc *pr, double age)
 }
 
 static void
-phpp_examine(struct phpp *p, struct phpp_proc *pr, double age)
+phpp_examine(void *arg, struct langtab_proc *lp, double age)
 {
+	struct phpp *p = arg;
+	struct phpp_proc *pr = PHPP(lp);
+
 	if (langproc_comm(pr->dp.lp.pid, pr->dp.comm, sizeof(pr->dp.comm)) != 0)
 		pr->dp.lp.state = LANGTAB_GONE;
 	else if (p->have_filter && regexec(&p->filter, pr->dp.comm, 0, NULL,
@@ -104,14 +107,10 @@ phpp_examine(struct phpp *p, struct phpp_proc *pr, double age)
 }
 
 static void
-phpp_examine_cb(void *arg, struct langtab_proc *lp, double age)
+phpp_sample(void *arg, struct langtab_proc *lp)
 {
-	phpp_examine(arg, PHPP(lp), age);
-}
-
-static void
-phpp_sample_proc(struct phpp *p, struct phpp_proc *pr)
-{
+	struct phpp *p = arg;
+	struct phpp_proc *pr = PHPP(lp);
 	uint32_t nseen;
 	int rc;
 
@@ -122,12 +121,6 @@ phpp_sample_proc(struct phpp *p, struct phpp_proc *pr)
 		    PHP_MAX_FRAMES, pr->t.fcache, langdrv_frame, &p->drv,
 		    &nseen);
 	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why, 1);
-}
-
-static void
-phpp_sample_cb(void *arg, struct langtab_proc *lp)
-{
-	phpp_sample_proc(arg, PHPP(lp));
 }
 
 /*
@@ -228,8 +221,8 @@ static const struct langdrv_ops phpp_ops = {
 	.proc_size = sizeof(struct phpp_proc),
 	.release = phpp_release,
 	.reset = phpp_reset,
-	.examine = phpp_examine_cb,
-	.sample = phpp_sample_cb,
+	.examine = phpp_examine,
+	.sample = phpp_sample,
 	.cycle_end = phpp_cycle_end,
 	.scan_at_start = 1,
 	.rescan_ms = PHPP_RESCAN_MS,

@@ -111,18 +111,15 @@ rubyp_attach(struct rubyp *p, struct rubyp_proc *pr, double age)
 }
 
 static void
-rubyp_examine(struct rubyp *p, struct rubyp_proc *pr, double age)
+rubyp_examine(void *arg, struct langtab_proc *lp, double age)
 {
+	struct rubyp *p = arg;
+	struct rubyp_proc *pr = RUBYP(lp);
+
 	if (langproc_comm(pr->dp.lp.pid, pr->dp.comm, sizeof(pr->dp.comm)) != 0)
 		pr->dp.lp.state = LANGTAB_GONE;
 	else
 		rubyp_attach(p, pr, age);
-}
-
-static void
-rubyp_examine_cb(void *arg, struct langtab_proc *lp, double age)
-{
-	rubyp_examine(arg, RUBYP(lp), age);
 }
 
 /* How processes are found, said once it is known (langdrv). */
@@ -137,8 +134,10 @@ rubyp_say_started(void *arg)
 }
 
 static void
-rubyp_sample_proc(struct rubyp *p, struct rubyp_proc *pr)
+rubyp_sample(void *arg, struct langtab_proc *lp)
 {
+	struct rubyp *p = arg;
+	struct rubyp_proc *pr = RUBYP(lp);
 	uint32_t nseen;
 	int rc;
 
@@ -150,12 +149,6 @@ rubyp_sample_proc(struct rubyp *p, struct rubyp_proc *pr)
 		    &nseen);
 	}
 	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why, 1);
-}
-
-static void
-rubyp_sample_cb(void *arg, struct langtab_proc *lp)
-{
-	rubyp_sample_proc(arg, RUBYP(lp));
 }
 
 
@@ -213,8 +206,8 @@ rubyp_cycle_end(void *arg, struct langdrv_proc *dp, struct gp_snapshot *snap)
 static const struct langdrv_ops rubyp_ops = {
 	.proc_size = sizeof(struct rubyp_proc),
 	.release = rubyp_release,
-	.examine = rubyp_examine_cb,
-	.sample = rubyp_sample_cb,
+	.examine = rubyp_examine,
+	.sample = rubyp_sample,
 	.started = rubyp_say_started,
 	.cycle_end = rubyp_cycle_end,
 	.rescan_ms = RUBYP_RESCAN_MS,
