@@ -216,43 +216,78 @@ fusebreak_lookup_path(long nr, const unsigned long long a[6], char *out,
 }
 
 /*
- * The process whose files a look-up is for: the one the safe open works
- * for, else the PID of a path "/proc/PID/..."; 0 when neither says.
+ * The process whose files a look-up of path lp is for: the one the safe
+ * open works for, else the PID of a path "/proc/PID/..."; 0 when neither
+ * says.  *inroot: the path inside that process's root, when lp says it
+ * (NULL for a step of a walk, relative to a directory).
  */
 static int
-fb_lookup_pid(long nr, const unsigned long long a[6])
+fb_lookup_whose(const char *lp, const char **inroot)
 {
-	char buf[32], *end;
+	char *end;
 	long pid;
 
-	if ((pid = safeopen_target()) > 0)
+	*inroot = NULL;
+	if ((pid = safeopen_target()) > 0) {
+		if (lp[0] == '/')
+			*inroot = lp;	/* openat2 in its root */
 		return ((int)pid);
-	if (fusebreak_lookup_path(nr, a, buf, sizeof(buf)) != 0 ||
-	    strncmp(buf, "/proc/", 6) != 0)
+	}
+	if (strncmp(lp, "/proc/", 6) != 0)
 		return (0);
-	pid = strtol(buf + 6, &end, 10);
-	if (end == buf + 6 || (*end != '/' && *end != '\0') || pid <= 0 ||
+	pid = strtol(lp + 6, &end, 10);
+	if (end == lp + 6 || (*end != '/' && *end != '\0') || pid <= 0 ||
 	    pid >= (1L << 22))
 		return (0);
+	if (strncmp(end, "/root/", 6) == 0)
+		*inroot = end + 5;
 	return ((int)pid);
 }
 
+/* Mount mp (of text mi) aborted if its connection has requests waiting
+ * and root did not mount it: 1, and its name added to the list; else 0,
+ * rootw set if it was root's. */
+static int
+fb_abort_mount(const char *mi, const struct fsguard_mount *mp, char *list,
+    size_t llen, char *rootw, size_t rlen)
+{
+	size_t off = strlen(list);
+	uid_t owner;
+	int rc;
+
+	if (!fb_waiting(mp->dev))
+		return (0);
+	if ((rc = fb_abort(mp->dev, &owner)) == -EPERM && rootw[0] == '\0')
+		snprintf(rootw, rlen, "%.*s", (int)(mp->pointlen < 200 ?
+		    mp->pointlen : 200), mi + mp->point);
+	if (rc != 1)
+		return (0);
+	if (off < llen)
+		snprintf(list + off, llen - off, "%s%u at %.*s", off > 0 ?
+		    ", " : "", mp->dev, (int)(mp->pointlen < 100 ?
+		    mp->pointlen : 100), mi + mp->point);
+	return (1);
+}
+
 /*
- * The FUSE mounts of pid's mount namespace with requests waiting, each
- * aborted unless root mounted it: how many were (-errno if its mount table
- * cannot be read).  rootw: where one of root's waits, left alone.
+ * A look-up in pid's mount namespace held: the FUSE mount that path
+ * inroot (inside pid's root) passes through, if it has requests waiting;
+ * else every FUSE mount of that namespace that has (the path may have
+ * led elsewhere since, or is a step of a walk).  Each aborted unless root
+ * mounted it: how many were (-errno if the mount table cannot be read);
+ * rootw: where one of root's waits, left alone.
  */
 static int
-fb_abort_ns(int pid, char *list, size_t llen, char *rootw, size_t rlen)
+fb_abort_ns(int pid, const char *inroot, char *list, size_t llen,
+    char *rootw, size_t rlen)
 {
+	const struct fsguard_mount *bad = NULL;
 	unsigned long tried[FUSEBREAK_NS_CONNS];
 	struct fsguard_mount *m = NULL;
 	char path[64], *mi = NULL;
 	uint32_t n, i, j, nt = 0;
-	size_t off = 0;
 	ssize_t len;
-	uid_t owner;
-	int rc, count = 0;
+	int count = 0;
 
 	list[0] = rootw[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
@@ -266,6 +301,12 @@ fb_abort_ns(int pid, char *list, size_t llen, char *rootw, size_t rlen)
 	if (n == 0 || (m = calloc(n, sizeof(*m))) == NULL)
 		goto out;
 	n = fsguard_parse_mountinfo(mi, (size_t)len, m, n);
+	if (inroot != NULL && fsguard_path_check(mi, m, n, inroot, &bad) ==
+	    -EREMOTE && strncmp(bad->fstype, "fuse", 4) == 0 &&
+	    fb_waiting(bad->dev)) {
+		count = fb_abort_mount(mi, bad, list, llen, rootw, rlen);
+		goto out;
+	}
 	for (i = 0; i < n && nt < FUSEBREAK_NS_CONNS; i++) {
 		if (strncmp(m[i].fstype, "fuse", 4) != 0)
 			continue;
@@ -275,20 +316,7 @@ fb_abort_ns(int pid, char *list, size_t llen, char *rootw, size_t rlen)
 		if (j < nt)
 			continue;
 		tried[nt++] = m[i].dev;
-		if (!fb_waiting(m[i].dev))
-			continue;
-		rc = fb_abort(m[i].dev, &owner);
-		if (rc == -EPERM && rootw[0] == '\0')
-			snprintf(rootw, rlen, "%.*s", (int)(m[i].pointlen <
-			    200 ? m[i].pointlen : 200), mi + m[i].point);
-		if (rc != 1)
-			continue;
-		count++;
-		if (off < llen)
-			off += (size_t)snprintf(list + off, llen - off,
-			    "%s%u at %.*s", count > 1 ? ", " : "", m[i].dev,
-			    (int)(m[i].pointlen < 100 ? m[i].pointlen : 100),
-			    mi + m[i].point);
+		count += fb_abort_mount(mi, &m[i], list, llen, rootw, rlen);
 	}
 out:
 	free(m);
@@ -299,12 +327,12 @@ out:
 /* A look-up held in pid's mount namespace: its users' FUSE mounts with
  * requests waiting aborted (fusebreak_run's result). */
 static int
-fb_lookup(int pid, char *what, size_t wlen)
+fb_lookup(int pid, const char *inroot, char *what, size_t wlen)
 {
 	char list[256], rootw[256];
 	int rc;
 
-	if ((rc = fb_abort_ns(pid, list, sizeof(list), rootw,
+	if ((rc = fb_abort_ns(pid, inroot, list, sizeof(list), rootw,
 	    sizeof(rootw))) < 0)
 		return (rc);
 	if (rc > 0) {
@@ -326,16 +354,18 @@ fb_lookup(int pid, char *what, size_t wlen)
 int
 fusebreak_run(long nr, const unsigned long long a[6], char *what, size_t wlen)
 {
-	char path[64], where[256], list[128];
+	char path[64], where[256], list[128], lp[4096];
+	const char *inroot = NULL;
 	unsigned long conn = 0;
 	struct stat st;
 	uid_t owner = 0;
-	int rc, arg, pid = 0;
+	int rc, pid = 0;
 
 	what[0] = '\0';
-	if ((arg = fb_lookup_arg(nr)) >= 0) {
+	if (fb_lookup_arg(nr) >= 0) {
 		/* A look-up: for whom?  (The agent's own are root's.) */
-		if ((pid = fb_lookup_pid(nr, a)) == 0)
+		if (fusebreak_lookup_path(nr, a, lp, sizeof(lp)) != 0 ||
+		    (pid = fb_lookup_whose(lp, &inroot)) == 0)
 			return (0);
 	} else if (nr != SYS_process_vm_readv) {
 		if (nr != SYS_read && nr != SYS_pread64 && nr != SYS_readv &&
@@ -354,7 +384,7 @@ fusebreak_run(long nr, const unsigned long long a[6], char *what, size_t wlen)
 		return (rc);
 	}
 	if (pid > 0)
-		return (fb_lookup(pid, what, wlen));
+		return (fb_lookup(pid, inroot, what, wlen));
 	if (nr == SYS_process_vm_readv) {
 		snprintf(path, sizeof(path), "/proc/%llu", a[0]);
 		if (stat(path, &st) != 0)

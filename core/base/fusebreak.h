@@ -43,9 +43,10 @@
  * or process, left alone; -errno.  what: one phrase for the log, set for
  * 1 and -EPERM.  For a look-up of a path (openat, openat2, statx, ...)
  * on behalf of a process (the safe open's, safeopen_target, or a path
- * "/proc/PID/..."), each FUSE mount of that process's mount namespace
- * with requests waiting: the look-up may be in any of them, and the path
- * alone does not tell (the mounts may have changed since it was judged).
+ * "/proc/PID/..."), the FUSE mount the path passes through in that
+ * process's mount namespace if it has requests waiting, else each one
+ * there that has (the path may have led elsewhere, or is a step of a
+ * walk, relative to a directory).
  */
 int fusebreak_run(long nr, const unsigned long long args[6], char *what,
 	    size_t wlen);

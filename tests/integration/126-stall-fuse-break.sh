@@ -20,9 +20,9 @@
 [ -x "$GP_BIN" ] || skip_all "no daemon"
 tap_tmpdir
 chmod 0711 "$TMP"
-trap 'kill -KILL $agent $victim 2>/dev/null; fuse_stall_stop; rm -rf "$TMP"' EXIT
+trap 'kill -KILL $agent $victim $other_pid $other_stat 2>/dev/null; fuse_stall_stop; [ -n "$other_mnt" ] && umount -l "$other_mnt"; rm -rf "$TMP"' EXIT
 export GPROFILER_LOCK_NAME="gptest-fusebreak-$$"
-agent= victim=
+agent= victim= other_pid= other_mnt= other_stat=
 
 d="$TMP/plugins"
 fixture_stall_plugin "$d"
@@ -111,6 +111,13 @@ ok $? "SIGTERM then ends it cleanly (exit $rc)"
 # 3. A look-up for nobody's process, held by nobody's FUSE mount that every
 # user may enter (user_allow_other): the safe open judges a process's
 # mounts up to a second before its walk, and the mount may come between.
+# Another such mount, with a look-up of its own waiting, is not the
+# loop's: left alone.
+fuse_stall_start "$TMP/fz3b" user-other
+other_pid=$FUSE_PID other_mnt=$FUSE_MNT FUSE_PID= FUSE_MNT=
+other_conn=$(awk -v m="$other_mnt" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo)
+stat "$other_mnt/hang-other" >/dev/null 2>&1 &
+other_stat=$!
 fuse_stall_start "$TMP/fz3" user-other
 setpriv --reuid=65534 --regid=65534 --clear-groups sleep 600 &
 victim=$!
@@ -125,6 +132,13 @@ grep "event loop waited" "$TMP/lookup.log" | sed 's/^/# /'
 grep -q "WARN the event loop waited at least [0-9]* ms in the kernel, looking up $hang: aborted FUSE connection $conn at $FUSE_MNT (in the mount namespace of process $victim, mounted by a user other than root, with requests waiting); it turned again after [0-9.]* s" \
     "$TMP/lookup.log"
 ok $? "one WARN names the path, the connection aborted and the namespace"
+kill -0 "$other_stat" 2>/dev/null &&
+    [ "$(cat "/sys/fs/fuse/connections/$other_conn/waiting")" -gt 0 ]
+ok $? "the other waiting mount of nobody's (connection $other_conn) is left alone"
+kill -KILL "$other_pid"
+umount -l "$other_mnt"
+wait "$other_stat" 2>/dev/null
+other_pid= other_mnt= other_stat=
 c0=$(cycles "$TMP/lookup.log")
 sleep 2
 [ "$(cycles "$TMP/lookup.log")" -gt "$c0" ]
