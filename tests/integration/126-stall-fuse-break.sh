@@ -10,7 +10,9 @@
 # abort that user's FUSE connection, the loop turn again, one
 # WARN say what it waited for and what was done, and the cycles go on.
 # The same for a look-up (a path of nobody's process) held by nobody's
-# mount, and at a stop.
+# mount that every user may enter, at a stop too, and for the race the
+# safe open leaves (a mount that comes between its look at the mount
+# table and its walk): only the mount on the path is aborted.
 # A FUSE mount of root's (an sshfs) is never aborted: with the loop held
 # in a read of a file on one, nothing is done until its server answers
 # (here: is killed), and then the line says it was left alone.
@@ -164,6 +166,29 @@ grep -q "WARN the event loop waited at least [0-9]* ms in the kernel, looking up
 r=$?
 [ $r = 0 ] || grep -v "output: wrote" "$TMP/term.log" | tail -8 | sed 's/^/# /'
 ok $r "... after aborting nobody's FUSE connection, in one WARN"
+fuse_stall_stop
+
+# 5. The race itself, through the safe open: a path of nobody's process
+# judged by its mount table, a FUSE mount bound over the directory in the
+# second the table is kept (the fixture mounts it, for certain), then the
+# walk.  The guard knows whose root the safe open is in.
+fuse_stall_start "$TMP/fz5" user-other
+mkdir "$TMP/race"
+FIXTURE_STALL_ROOT=/proc/$victim/root FIXTURE_STALL_DIR=$TMP/race \
+    FIXTURE_STALL_FUSE=$FUSE_MNT start race
+wait_line "$TMP/race.log" "fixture_stall: the read returned" 20
+grep "fixture_stall: " "$TMP/race.log" | sed 's/^/# /'
+grep -q "fixture_stall: the read returned -[0-9]* (Software caused connection abort)" "$TMP/race.log"
+ok $? "the safe open's look-up, past a stale mount table, failed within seconds"
+wait_line "$TMP/race.log" "event loop waited" 10
+grep "event loop waited" "$TMP/race.log" | sed 's/^/# /'
+conn=$(awk -v m="$FUSE_MNT" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo)
+grep -q "WARN the event loop waited at least [0-9]* ms in the kernel, looking up $TMP/race/hang: aborted FUSE connection $conn at $TMP/race (in the mount namespace of process $victim, " \
+    "$TMP/race.log"
+ok $? "one WARN: the connection of the mount on the path, aborted"
+stop race
+[ "$rc" = 0 ]
+ok $? "SIGTERM then ends it cleanly (exit $rc)"
 kill -KILL $victim 2>/dev/null
 wait $victim 2>/dev/null
 victim=
