@@ -109,6 +109,7 @@ ok $? "once its server is gone, one WARN says the mount was root's and left alon
 stop root
 [ "$rc" = 0 ]
 ok $? "SIGTERM then ends it cleanly (exit $rc)"
+fuse_stall_stop
 
 # 3. A look-up for nobody's process, held by nobody's FUSE mount that every
 # user may enter (user_allow_other): the safe open judges a process's
@@ -192,4 +193,7 @@ ok $? "SIGTERM then ends it cleanly (exit $rc)"
 kill -KILL $victim 2>/dev/null
 wait $victim 2>/dev/null
 victim=
+fuse_stall_stop
+! grep -q " $TMP/" /proc/self/mountinfo
+ok $? "no mount of the test's is left behind"
 done_testing
