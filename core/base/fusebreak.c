@@ -32,7 +32,6 @@
 #define FUSEBREAK_CTL_MAGIC	0x65735543	/* FUSE_CTL_SUPER_MAGIC */
 #define FUSEBREAK_MOUNTINFO_MAX	(4u << 20)	/* the agent's own mounts */
 #define FUSEBREAK_MAX_CONNS	4096	/* control directories looked at */
-#define FUSEBREAK_NS_CONNS	64	/* FUSE mounts of a namespace tried */
 
 /* The control filesystem is there, mounted now if it was not (systemd
  * mounts it at boot; a minimal host or a container may not have). */
@@ -271,84 +270,86 @@ fb_abort_mount(const char *mi, const struct fsguard_mount *mp, char *list,
 
 /*
  * A look-up in pid's mount namespace held: the FUSE mount that path
- * inroot (inside pid's root) passes through, if it has requests waiting;
- * else every FUSE mount of that namespace that has (the path may have
- * led elsewhere since, or is a step of a walk).  Each aborted unless root
- * mounted it: how many were (-errno if the mount table cannot be read);
- * rootw: where one of root's waits, left alone.
+ * inroot (inside pid's root) passes through, when it has requests waiting
+ * (another user's mount that also waits is not the loop's).  1 if it was
+ * aborted, -EPERM if it is root's (rootw names it), 0 when the table
+ * names none (a path the look-up does not tell, or a mount unmounted
+ * lazily while the look-up waits in it), -errno.
  */
 static int
-fb_abort_ns(int pid, const char *inroot, char *list, size_t llen,
+fb_abort_path(int pid, const char *inroot, char *list, size_t llen,
     char *rootw, size_t rlen)
 {
 	const struct fsguard_mount *bad = NULL;
-	unsigned long tried[FUSEBREAK_NS_CONNS];
 	struct fsguard_mount *m = NULL;
 	char path[64], *mi = NULL;
-	uint32_t n, i, j, nt = 0;
 	ssize_t len;
-	int count = 0;
+	uint32_t n;
+	int rc = 0;
 
 	list[0] = rootw[0] = '\0';
+	if (inroot == NULL)
+		return (0);
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
 	if ((mi = malloc(FUSEBREAK_MOUNTINFO_MAX)) == NULL)
 		return (-ENOMEM);
 	if ((len = procfs_read_buf(path, mi, FUSEBREAK_MOUNTINFO_MAX)) < 0) {
-		count = (int)len;
+		rc = (int)len;
 		goto out;
 	}
 	n = fsguard_parse_mountinfo(mi, (size_t)len, NULL, 0);
 	if (n == 0 || (m = calloc(n, sizeof(*m))) == NULL)
 		goto out;
 	n = fsguard_parse_mountinfo(mi, (size_t)len, m, n);
-	if (inroot != NULL && fsguard_path_check(mi, m, n, inroot, &bad) ==
-	    -EREMOTE && strncmp(bad->fstype, "fuse", 4) == 0 &&
-	    fb_waiting(bad->dev)) {
-		count = fb_abort_mount(mi, bad, list, llen, rootw, rlen);
-		goto out;
-	}
-	for (i = 0; i < n && nt < FUSEBREAK_NS_CONNS; i++) {
-		if (strncmp(m[i].fstype, "fuse", 4) != 0)
-			continue;
-		/* A filesystem mounted twice is one connection. */
-		for (j = 0; j < nt && tried[j] != m[i].dev; j++)
-			;
-		if (j < nt)
-			continue;
-		tried[nt++] = m[i].dev;
-		count += fb_abort_mount(mi, &m[i], list, llen, rootw, rlen);
+	if (fsguard_path_check(mi, m, n, inroot, &bad) == -EREMOTE &&
+	    strncmp(bad->fstype, "fuse", 4) == 0) {
+		rc = fb_abort_mount(mi, bad, list, llen, rootw, rlen);
+		if (rc == 0 && rootw[0] != '\0')
+			rc = -EPERM;
 	}
 out:
 	free(m);
 	free(mi);
-	return (count);
+	return (rc);
 }
 
-/* A look-up held in pid's mount namespace: its users' FUSE mounts with
- * requests waiting aborted (fusebreak_run's result). */
+/*
+ * A look-up held on pid's behalf: the FUSE mount on its path; else, as
+ * for a remote read, the connections with requests waiting that pid's
+ * user mounted (a mount unmounted lazily under the waiting look-up is
+ * in no mount table but still has its connection).  fusebreak_run's
+ * result.
+ */
 static int
 fb_lookup(int pid, const char *inroot, char *what, size_t wlen)
 {
-	char list[256], rootw[256];
+	char list[256], rootw[256], path[64];
+	struct stat st;
 	int rc;
 
-	if ((rc = fb_abort_ns(pid, inroot, list, sizeof(list), rootw,
-	    sizeof(rootw))) < 0)
-		return (rc);
-	if (rc > 0) {
-		snprintf(what, wlen, "aborted FUSE connection%s %s (in the "
-		    "mount namespace of process %d, mounted by a user other "
-		    "than root, with requests waiting)", rc > 1 ? "s" : "",
-		    list, pid);
+	rc = fb_abort_path(pid, inroot, list, sizeof(list), rootw,
+	    sizeof(rootw));
+	if (rc == 1) {
+		snprintf(what, wlen, "aborted FUSE connection %s (on the path, "
+		    "in the mount namespace of process %d; mounted by a user "
+		    "other than root, with requests waiting)", list, pid);
 		return (1);
 	}
-	if (rootw[0] != '\0') {
+	if (rc == -EPERM) {
 		snprintf(what, wlen, "a FUSE mount of root's with requests "
-		    "waiting (%s, in the mount namespace of process %d): not "
-		    "aborted", rootw, pid);
+		    "waiting (%s, on the path in the mount namespace of "
+		    "process %d): not aborted", rootw, pid);
 		return (-EPERM);
 	}
-	return (0);
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (stat(path, &st) != 0 || st.st_uid == 0)
+		return (0);
+	if ((rc = fb_abort_waiting(st.st_uid, list, sizeof(list))) <= 0)
+		return (rc);
+	snprintf(what, wlen, "aborted FUSE connection%s %s (mounted by uid %u, "
+	    "the user of process %d, with requests waiting)", rc > 1 ? "s" :
+	    "", list, (unsigned)st.st_uid, pid);
+	return (1);
 }
 
 int

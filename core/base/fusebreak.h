@@ -44,9 +44,10 @@
  * 1 and -EPERM.  For a look-up of a path (openat, openat2, statx, ...)
  * on behalf of a process (the safe open's, safeopen_target, or a path
  * "/proc/PID/..."), the FUSE mount the path passes through in that
- * process's mount namespace if it has requests waiting, else each one
- * there that has (the path may have led elsewhere, or is a step of a
- * walk, relative to a directory).
+ * process's mount namespace if it has requests waiting; else, as for
+ * process_vm_readv, each connection with requests waiting that the
+ * process's user mounted (a mount unmounted lazily while the look-up
+ * waits in it is in no mount table, but its connection is still there).
  */
 int fusebreak_run(long nr, const unsigned long long args[6], char *what,
 	    size_t wlen);

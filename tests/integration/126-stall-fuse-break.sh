@@ -132,7 +132,7 @@ grep -q "fixture_stall: the read returned -1" "$TMP/lookup.log"
 ok $? "a look-up held by nobody's FUSE server failed within seconds"
 wait_line "$TMP/lookup.log" "event loop waited" 10
 grep "event loop waited" "$TMP/lookup.log" | sed 's/^/# /'
-grep -q "WARN the event loop waited at least [0-9]* ms in the kernel, looking up $hang: aborted FUSE connection $conn at $FUSE_MNT (in the mount namespace of process $victim, mounted by a user other than root, with requests waiting); it turned again after [0-9.]* s" \
+grep -q "WARN the event loop waited at least [0-9]* ms in the kernel, looking up $hang: aborted FUSE connection $conn at $FUSE_MNT (on the path, in the mount namespace of process $victim; mounted by a user other than root, with requests waiting); it turned again after [0-9.]* s" \
     "$TMP/lookup.log"
 ok $? "one WARN names the path, the connection aborted and the namespace"
 kill -0 "$other_stat" 2>/dev/null &&
@@ -153,20 +153,24 @@ fuse_stall_stop
 
 # 4. SIGTERM while such a look-up holds the loop: the process could not
 # even exit (a thread waiting for FUSE outlives a fatal signal), so the
-# stop lets the server go first, and the loop ends its run itself.
+# stop lets the server go first, and the loop ends its run itself.  The
+# mount is unmounted lazily meanwhile (in no mount table now, its
+# connection still held by the look-up): found by its user.
 fuse_stall_start "$TMP/fz4" user-other
 hang=/proc/$victim/root$FUSE_MNT/hang
+conn=$(awk -v m="$FUSE_MNT" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo)
 FIXTURE_STALL_LOOKUP=$hang start term
 sleep 1
+umount -l "$FUSE_MNT"
 stop term
 [ "$rc" = 0 ]
 ok $? "SIGTERM during the look-up: a clean exit (status $rc), not an exit left waiting for the server"
 grep "fixture_stall: the read returned" "$TMP/term.log" | sed 's/^/# /'
-grep -q "WARN the event loop waited at least [0-9]* ms in the kernel, looking up $hang: aborted FUSE connection" \
+grep -q "WARN the event loop waited at least [0-9]* ms in the kernel, looking up $hang: aborted FUSE connection $conn (mounted by uid 65534, the user of process $victim, with requests waiting)" \
     "$TMP/term.log"
 r=$?
 [ $r = 0 ] || grep -v "output: wrote" "$TMP/term.log" | tail -8 | sed 's/^/# /'
-ok $r "... after aborting nobody's FUSE connection, in one WARN"
+ok $r "... after aborting nobody's FUSE connection, unmounted as it was, in one WARN"
 fuse_stall_stop
 
 # 5. The race itself, through the safe open: a path of nobody's process
@@ -184,7 +188,7 @@ ok $? "the safe open's look-up, past a stale mount table, failed within seconds"
 wait_line "$TMP/race.log" "event loop waited" 10
 grep "event loop waited" "$TMP/race.log" | sed 's/^/# /'
 conn=$(awk -v m="$FUSE_MNT" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo)
-grep -q "WARN the event loop waited at least [0-9]* ms in the kernel, looking up $TMP/race/hang: aborted FUSE connection $conn at $TMP/race (in the mount namespace of process $victim, " \
+grep -q "WARN the event loop waited at least [0-9]* ms in the kernel, looking up $TMP/race/hang: aborted FUSE connection $conn at $TMP/race (on the path, in the mount namespace of process $victim; " \
     "$TMP/race.log"
 ok $? "one WARN: the connection of the mount on the path, aborted"
 stop race
