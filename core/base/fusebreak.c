@@ -243,51 +243,26 @@ fb_lookup_whose(const char *lp, const char **inroot)
 	return ((int)pid);
 }
 
-/* Mount mp (of text mi) aborted if its connection has requests waiting
- * and root did not mount it: 1, and its name added to the list; else 0,
- * rootw set if it was root's. */
-static int
-fb_abort_mount(const char *mi, const struct fsguard_mount *mp, char *list,
-    size_t llen, char *rootw, size_t rlen)
-{
-	size_t off = strlen(list);
-	uid_t owner;
-	int rc;
-
-	if (!fb_waiting(mp->dev))
-		return (0);
-	if ((rc = fb_abort(mp->dev, &owner)) == -EPERM && rootw[0] == '\0')
-		snprintf(rootw, rlen, "%.*s", (int)(mp->pointlen < 200 ?
-		    mp->pointlen : 200), mi + mp->point);
-	if (rc != 1)
-		return (0);
-	if (off < llen)
-		snprintf(list + off, llen - off, "%s%u at %.*s", off > 0 ?
-		    ", " : "", mp->dev, (int)(mp->pointlen < 100 ?
-		    mp->pointlen : 100), mi + mp->point);
-	return (1);
-}
-
 /*
  * A look-up in pid's mount namespace held: the FUSE mount that path
- * inroot (inside pid's root) passes through, when it has requests waiting
- * (another user's mount that also waits is not the loop's).  1 if it was
- * aborted, -EPERM if it is root's (rootw names it), 0 when the table
+ * inroot (inside pid's root) passes through, aborted if it has requests
+ * waiting (another user's mount that also waits is not the loop's).  1,
+ * or -EPERM for one of root's, with *conn and where set; 0 when the table
  * names none (a path the look-up does not tell, or a mount unmounted
- * lazily while the look-up waits in it), -errno.
+ * lazily while the look-up waits in it); -errno.
  */
 static int
-fb_abort_path(int pid, const char *inroot, char *list, size_t llen,
-    char *rootw, size_t rlen)
+fb_abort_path(int pid, const char *inroot, unsigned long *conn,
+    char *where, size_t wlen)
 {
 	const struct fsguard_mount *bad = NULL;
 	struct fsguard_mount *m = NULL;
 	char path[64], *mi = NULL;
 	ssize_t len;
+	uid_t owner;
 	uint32_t n;
 	int rc = 0;
 
-	list[0] = rootw[0] = '\0';
 	if (inroot == NULL)
 		return (0);
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
@@ -301,12 +276,14 @@ fb_abort_path(int pid, const char *inroot, char *list, size_t llen,
 	if (n == 0 || (m = calloc(n, sizeof(*m))) == NULL)
 		goto out;
 	n = fsguard_parse_mountinfo(mi, (size_t)len, m, n);
-	if (fsguard_path_check(mi, m, n, inroot, &bad) == -EREMOTE &&
-	    strncmp(bad->fstype, "fuse", 4) == 0) {
-		rc = fb_abort_mount(mi, bad, list, llen, rootw, rlen);
-		if (rc == 0 && rootw[0] != '\0')
-			rc = -EPERM;
-	}
+	if (fsguard_path_check(mi, m, n, inroot, &bad) != -EREMOTE ||
+	    strncmp(bad->fstype, "fuse", 4) != 0 || !fb_waiting(bad->dev))
+		goto out;
+	*conn = bad->dev;
+	snprintf(where, wlen, "%.*s", (int)(bad->pointlen < 200 ?
+	    bad->pointlen : 200), mi + bad->point);
+	if ((rc = fb_abort(bad->dev, &owner)) != 1 && rc != -EPERM)
+		rc = 0;
 out:
 	free(m);
 	free(mi);
@@ -323,22 +300,23 @@ out:
 static int
 fb_lookup(int pid, const char *inroot, char *what, size_t wlen)
 {
-	char list[256], rootw[256], path[64];
+	char where[256], list[128], path[64];
+	unsigned long conn = 0;
 	struct stat st;
 	int rc;
 
-	rc = fb_abort_path(pid, inroot, list, sizeof(list), rootw,
-	    sizeof(rootw));
+	rc = fb_abort_path(pid, inroot, &conn, where, sizeof(where));
 	if (rc == 1) {
-		snprintf(what, wlen, "aborted FUSE connection %s (on the path, "
-		    "in the mount namespace of process %d; mounted by a user "
-		    "other than root, with requests waiting)", list, pid);
+		snprintf(what, wlen, "aborted FUSE connection %lu at %s (on the "
+		    "path, in the mount namespace of process %d; mounted by a "
+		    "user other than root, with requests waiting)", conn, where,
+		    pid);
 		return (1);
 	}
 	if (rc == -EPERM) {
 		snprintf(what, wlen, "a FUSE mount of root's with requests "
 		    "waiting (%s, on the path in the mount namespace of "
-		    "process %d): not aborted", rootw, pid);
+		    "process %d): not aborted", where, pid);
 		return (-EPERM);
 	}
 	snprintf(path, sizeof(path), "/proc/%d", pid);
