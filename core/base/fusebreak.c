@@ -73,44 +73,77 @@ fb_abort(unsigned long conn, uid_t *owner)
 	return (rc);
 }
 
+/* A mount table read from /proc: its text and its mounts. */
+struct fb_mounts {
+	char *text;
+	struct fsguard_mount *m;
+	uint32_t n;
+};
+
+/* The mount table at path (a /proc/PID/mountinfo) into t: 0 or -errno;
+ * fb_mounts_free(t) either way. */
+static int
+fb_mounts_read(const char *path, struct fb_mounts *t)
+{
+	ssize_t len;
+
+	memset(t, 0, sizeof(*t));
+	if ((t->text = malloc(FUSEBREAK_MOUNTINFO_MAX)) == NULL)
+		return (-ENOMEM);
+	if ((len = procfs_read_buf(path, t->text,
+	    FUSEBREAK_MOUNTINFO_MAX)) < 0)
+		return ((int)len);
+	t->n = fsguard_parse_mountinfo(t->text, (size_t)len, NULL, 0);
+	if (t->n == 0 || (t->m = calloc(t->n, sizeof(*t->m))) == NULL)
+		return (t->n == 0 ? -EINVAL : -ENOMEM);
+	t->n = fsguard_parse_mountinfo(t->text, (size_t)len, t->m, t->n);
+	return (0);
+}
+
+static void
+fb_mounts_free(struct fb_mounts *t)
+{
+	free(t->m);
+	free(t->text);
+}
+
+/* Mount mp of t, a FUSE one, named for the line: its connection. */
+static unsigned long
+fb_mount_conn(const struct fb_mounts *t, const struct fsguard_mount *mp,
+    char *where, size_t wlen)
+{
+	snprintf(where, wlen, "%.*s", (int)(mp->pointlen < 200 ?
+	    mp->pointlen : 200), t->text + mp->point);
+	return (mp->dev);
+}
+
 /* The connection a descriptor of this process reads from (its mount's
  * device, which names the control directory): 0, -ENOENT if not FUSE. */
 static int
 fb_fd_conn(int fd, unsigned long *conn, char *where, size_t wlen)
 {
-	char path[64], info[512], *mi = NULL;
-	struct fsguard_mount *m = NULL;
+	char path[64], info[512];
 	const struct fsguard_mount *hit;
-	uint32_t id, n;
+	struct fb_mounts t;
 	ssize_t len;
-	int rc = -ENOENT;
+	uint32_t id;
+	int rc;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	if ((len = procfs_read_buf(path, info, sizeof(info))) < 0)
 		return ((int)len);
 	if (fsguard_fdinfo_mnt_id(info, (size_t)len, &id) != 0)
 		return (-EINVAL);
-	if ((mi = malloc(FUSEBREAK_MOUNTINFO_MAX)) == NULL)
-		return (-ENOMEM);
-	if ((len = procfs_read_buf("/proc/self/mountinfo", mi,
-	    FUSEBREAK_MOUNTINFO_MAX)) < 0) {
-		rc = (int)len;
+	if ((rc = fb_mounts_read("/proc/self/mountinfo", &t)) != 0)
 		goto out;
-	}
-	n = fsguard_parse_mountinfo(mi, (size_t)len, NULL, 0);
-	if (n == 0 || (m = calloc(n, sizeof(*m))) == NULL)
-		goto out;
-	n = fsguard_parse_mountinfo(mi, (size_t)len, m, n);
-	if ((hit = fsguard_by_id(m, n, id)) == NULL ||
+	rc = -ENOENT;
+	if ((hit = fsguard_by_id(t.m, t.n, id)) == NULL ||
 	    strncmp(hit->fstype, "fuse", 4) != 0)
 		goto out;
-	*conn = hit->dev;
-	snprintf(where, wlen, "%.*s", (int)(hit->pointlen < 200 ?
-	    hit->pointlen : 200), mi + hit->point);
+	*conn = fb_mount_conn(&t, hit, where, wlen);
 	rc = 0;
 out:
-	free(m);
-	free(mi);
+	fb_mounts_free(&t);
 	return (rc);
 }
 
@@ -256,37 +289,24 @@ fb_abort_path(int pid, const char *inroot, unsigned long *conn,
     char *where, size_t wlen)
 {
 	const struct fsguard_mount *bad = NULL;
-	struct fsguard_mount *m = NULL;
-	char path[64], *mi = NULL;
-	ssize_t len;
+	struct fb_mounts t;
+	char path[64];
 	uid_t owner;
-	uint32_t n;
-	int rc = 0;
+	int rc;
 
 	if (inroot == NULL)
 		return (0);
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
-	if ((mi = malloc(FUSEBREAK_MOUNTINFO_MAX)) == NULL)
-		return (-ENOMEM);
-	if ((len = procfs_read_buf(path, mi, FUSEBREAK_MOUNTINFO_MAX)) < 0) {
-		rc = (int)len;
+	if ((rc = fb_mounts_read(path, &t)) != 0)
 		goto out;
-	}
-	n = fsguard_parse_mountinfo(mi, (size_t)len, NULL, 0);
-	if (n == 0 || (m = calloc(n, sizeof(*m))) == NULL)
-		goto out;
-	n = fsguard_parse_mountinfo(mi, (size_t)len, m, n);
-	if (fsguard_path_check(mi, m, n, inroot, &bad) != -EREMOTE ||
+	if (fsguard_path_check(t.text, t.m, t.n, inroot, &bad) != -EREMOTE ||
 	    strncmp(bad->fstype, "fuse", 4) != 0 || !fb_waiting(bad->dev))
 		goto out;
-	*conn = bad->dev;
-	snprintf(where, wlen, "%.*s", (int)(bad->pointlen < 200 ?
-	    bad->pointlen : 200), mi + bad->point);
+	*conn = fb_mount_conn(&t, bad, where, wlen);
 	if ((rc = fb_abort(bad->dev, &owner)) != 1 && rc != -EPERM)
 		rc = 0;
 out:
-	free(m);
-	free(mi);
+	fb_mounts_free(&t);
 	return (rc);
 }
 
