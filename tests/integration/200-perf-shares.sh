@@ -14,10 +14,11 @@ other=$!
 perf_wait_exec $busy perf_busy
 perf_profile "$TMP/out" 8 profiling-frequency=997 pids=$busy
 ok $? "plugin ran one cycle"
+perf_want "$TMP/out" $busy 997 500
 kill $busy $other 2>/dev/null; wait
 
 cat >"$TMP/check.py" <<'PY'
-import sys
+import os, sys
 stacks = [l.rsplit(' ', 1) for l in open(sys.argv[1]) if l.strip()]
 def ok(c, what):
     print(("PASS " if c else "FAIL ") + what)
@@ -25,7 +26,8 @@ comms = {s.split(';', 1)[0] for s, c in stacks}
 ok(comms == {'perf_busy'}, "--pids: only the workload (%s)" % sorted(comms))
 total = sum(int(c) for s, c in stacks)
 print("%d samples" % total)
-ok(total >= 500, "enough samples (%d) at 997 Hz" % total)
+want = int(os.environ["PERF_WANT"])
+ok(total >= want, "enough samples (%d, want %d) at 997 Hz" % (total, want))
 share = {}
 chain_ok = {}
 for s, c in stacks:

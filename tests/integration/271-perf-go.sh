@@ -86,6 +86,7 @@ perf_wait_exec $hot gohot
 perf_wait_exec $busy perf_busy
 perf_profile "$TMP/out" 8 profiling-frequency=997 pids=$hot,$busy,$pie
 ok $? "plugin ran one cycle"
+perf_want "$TMP/out" $hot 997 500
 kill $hot $busy $pie 2>/dev/null; wait
 
 cat >"$TMP/check.py" <<'PY'
@@ -97,7 +98,8 @@ def ok(c, what):
     print(("PASS " if c else "FAIL ") + what)
 total = sum(int(c) for s, c in stacks)
 print("%d samples" % total)
-ok(total >= 500, "enough samples (%d) at 997 Hz" % total)
+want = int(os.environ["PERF_WANT"])
+ok(total >= want, "enough samples (%d, want %d) at 997 Hz" % (total, want))
 share, under_main = {}, {}
 for s, c in stacks:
     user = [f for f in s.split(';')[1:] if not f.endswith('_[k]')]

@@ -70,17 +70,19 @@ hot=$!
 perf_wait_exec $hot goinl
 perf_profile "$TMP/out" 8 profiling-frequency=997 pids=$hot
 ok $? "plugin ran one cycle"
+perf_want "$TMP/out" $hot 997 500
 kill $hot 2>/dev/null; wait
 
 cat >"$TMP/check.py" <<'PY'
-import sys
+import os, sys
 stacks = [l.rsplit(' ', 1) for l in open(sys.argv[1]) if l.strip()]
 stacks = [sc for sc in stacks if sc[0].startswith('goinl;')]
 def ok(c, what):
     print(("PASS " if c else "FAIL ") + what)
 total = sum(int(c) for s, c in stacks)
 print("%d samples" % total)
-ok(total >= 500, "enough samples (%d) at 997 Hz" % total)
+want = int(os.environ["PERF_WANT"])
+ok(total >= want, "enough samples (%d, want %d) at 997 Hz" % (total, want))
 share = {}
 for s, c in stacks:
     user = [f for f in s.split(';')[1:] if not f.endswith('_[k]')]
