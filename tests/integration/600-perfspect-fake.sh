@@ -26,6 +26,16 @@ settled() {
 	done
 }
 
+# a_row DIR: wait until the fake's raw CSV in DIR holds a row (a summary
+# needs one; on a loaded host a fixed wait may end before the first).
+a_row() {
+	i=0
+	while [ "$(wc -l 2>/dev/null <"$1/${H}_metrics.csv" || echo 0)" -lt 2 ] &&
+	    [ $i -lt 600 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+}
+
 test "$("$F" --version)" = "perfspect version 3.17.0_2026-04-20_956744c9"
 ok $? "#1 --version line on stdout"
 
@@ -45,12 +55,12 @@ test -s perfspect.log
 ok $? "#2 perfspect.log in the current directory"
 
 "$F" metrics --output sig >stdout 2>stderr & pid=$!
-settled stderr; fsleep 2; kill -TERM $pid; wait $pid
+settled stderr; a_row sig; kill -TERM $pid; wait $pid
 ok $? "#3 SIGTERM mid-run exits 0"
 test -s "sig/${H}_metrics_summary.csv" && test -s "sig/${H}_metrics_summary.html"
 ok $? "#3 summaries written after SIGTERM"
 "$F" metrics --output int >stdout 2>stderr & pid=$!
-settled stderr; fsleep 2; kill -INT $pid; wait $pid
+settled stderr; a_row int; kill -INT $pid; wait $pid
 ok $? "#4 SIGINT mid-run exits 0"
 test -s "int/${H}_metrics_summary.csv"
 ok $? "#4 summaries written after SIGINT"

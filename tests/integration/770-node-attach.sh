@@ -24,6 +24,17 @@ WL=$top_srcdir/tests/workloads/node_attach.js
 # failed "keeps running".
 IDLE='setTimeout(() => {}, 600000)'
 
+# forget_maps PID...: a map at one of these fresh PIDs was left by an
+# earlier process under the same PID (the suite goes through pid_max many
+# times, and not every writer of perf maps cleans up): not theirs.
+forget_maps() {
+	for p in "$@"; do
+		[ -e "/tmp/perf-$p.map" ] || continue
+		diag "an earlier process's /tmp/perf-$p.map removed"
+		rm -f "/tmp/perf-$p.map"
+	done
+}
+
 # node_in_ns PIDFILE [node args...]: node in a new network namespace (its
 # own loopback), started from $TMP; prints nothing.
 node_in_ns() {
@@ -44,6 +55,7 @@ echo $! >"$TMP/c.pid"
 node_in_ns "$TMP/d.pid" --inspect=127.0.0.1:9339 -e "$IDLE"
 apid=$(cat "$TMP/a.pid"); bpid=$(cat "$TMP/b.pid")
 cpid=$(cat "$TMP/c.pid"); dpid=$(cat "$TMP/d.pid"); epid=
+forget_maps $apid $bpid $cpid $dpid
 trap 'kill $apid $bpid $cpid $dpid $epid 2>/dev/null
     pkill -P $cpid 2>/dev/null
     rm -rf "$TMP" /tmp/perf-$apid.map /tmp/perf-$bpid.map
@@ -118,6 +130,7 @@ while [ -z "$(pgrep -P $upid)" ] && kill -0 $upid 2>/dev/null &&
 done
 fpid=$(pgrep -P $upid | head -1)
 [ -n "$fpid" ] || diag "the container did not start: $(cat "$TMP/container.err")"
+forget_maps $epid $fpid $gpid
 # (the container's node is its PID namespace's init: only SIGKILL ends it)
 trap 'kill $apid $bpid $cpid $dpid $epid $gpid 2>/dev/null
     [ -n "$fpid" ] && kill -KILL $fpid 2>/dev/null
