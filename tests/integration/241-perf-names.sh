@@ -118,9 +118,16 @@ gpw = {c for c in comms if re.fullmatch(r'gpw-\d{3}', c)}
 ptids = {p['tid'] for p in perf}
 print("ours: %d distinct comms (%d gpw-NNN); perf: %d distinct threads" %
       (len(comms), len(gpw), len(ptids)))
-ok(len(gpw) >= 50 and len(gpw) >= 0.6 * (len(ptids) - 5),
-   "thread names as comm frames (%d of perf's %d threads)" %
-   (len(gpw), len(ptids)))
+# Which of the 200 alike threads a sample lands in is chance: n samples
+# among them name 200 * (1 - (1 - 1/200)^n) threads on average.  Judged
+# against our own count, not perf's: its window is not ours (under ASan
+# the agent starts seconds later), and its thread count varied with it.
+gn = sum(int(c) for s, c in ours if re.fullmatch(r'gpw-\d{3}', s.split(';', 1)[0]))
+expect = 200 * (1 - (1 - 1 / 200) ** gn)
+print("ours: %d samples in gpw-NNN threads, %.0f names expected" % (gn, expect))
+ok(gn >= 30 and len(gpw) >= 0.8 * expect,
+   "thread names as comm frames (%d names in %d samples, %.0f expected; "
+   "perf: %d threads)" % (len(gpw), gn, expect, len(ptids)))
 hostile = {'semi|colon', 'new\\x0aline', 'bad\\xffbyte', 'ctl\\x0b\\x1e'}
 ok(hostile <= comms, "hostile thread names escaped (%s)" %
    sorted(hostile - comms))
