@@ -146,6 +146,26 @@ log_close_file(void)
 	log_path = NULL;
 }
 
+/*
+ * Put one message's text: a message of several lines (a verifier's
+ * listing) has its later lines indented, so no text a message quotes (a
+ * path a user chose, with a newline in it) can begin a line of its own
+ * that passes for one of the agent's.
+ */
+static void
+log_put(FILE *f, const char *msg)
+{
+	const char *nl;
+
+	while ((nl = strchr(msg, '\n')) != NULL) {
+		fwrite(msg, 1, (size_t)(nl - msg), f);
+		fputs("\n\t", f);
+		msg = nl + 1;
+	}
+	fputs(msg, f);
+	fputc('\n', f);
+}
+
 void
 log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 {
@@ -176,18 +196,22 @@ log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 		log_in_sink = 0;
 	}
 	if (level <= log_verbose) {
+		flockfile(stderr);
 		if (component != NULL)
-			fprintf(stderr, "%s %s: %s\n", log_levels[level],
-			    component, msg);
+			fprintf(stderr, "%s %s: ", log_levels[level],
+			    component);
 		else
-			fprintf(stderr, "%s %s\n", log_levels[level], msg);
+			fprintf(stderr, "%s ", log_levels[level]);
+		log_put(stderr, msg);
+		funlockfile(stderr);
 	}
 	if (log_file != NULL) {
 		clock_gettime(CLOCK_REALTIME, &now);
 		utc_iso_time(ts, sizeof(ts), now.tv_sec);
-		fprintf(log_file, "%s.%03ldZ %s %s: %s\n", ts,
+		fprintf(log_file, "%s.%03ldZ %s %s: ", ts,
 		    now.tv_nsec / 1000000, log_levels[level],
-		    component != NULL ? component : log_procname, msg);
+		    component != NULL ? component : log_procname);
+		log_put(log_file, msg);
 		log_rotate();
 	}
 	free(esc);
@@ -213,15 +237,17 @@ log_last_words(const char *text)
 		msg = "(a line that could not be escaped)";
 
 	if (ftrylockfile(stderr) == 0) {
-		fprintf(stderr, "%s %s\n", log_levels[LOG_LEVEL_ERR], msg);
+		fprintf(stderr, "%s ", log_levels[LOG_LEVEL_ERR]);
+		log_put(stderr, msg);
 		funlockfile(stderr);
 	}
 	if (log_file != NULL && ftrylockfile(log_file) == 0) {
 		clock_gettime(CLOCK_REALTIME, &now);
 		utc_iso_time(ts, sizeof(ts), now.tv_sec);
-		fprintf(log_file, "%s.%03ldZ %s %s: %s\n", ts,
+		fprintf(log_file, "%s.%03ldZ %s %s: ", ts,
 		    now.tv_nsec / 1000000, log_levels[LOG_LEVEL_ERR],
-		    log_procname, msg);
+		    log_procname);
+		log_put(log_file, msg);
 		fflush(log_file);
 		funlockfile(log_file);
 	}
