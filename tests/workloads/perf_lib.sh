@@ -19,16 +19,20 @@ perf_require() {
 perf_profile() {
 	out=$1; secs=$2; shift 2
 	# the profiled processes' CPU over the call, for perf_want
-	cpids=$(for kv in "$@"; do case $kv in pids=*) echo "${kv#pids=}" | tr , ' ';; esac; done)
-	t0=$(date +%s.%N)
-	for pid in $cpids; do echo "$pid $(perf_cpu_s $pid)"; done >"$out.cpu0"
+	_pp_pids=$(for kv in "$@"; do
+		case $kv in pids=*) echo "${kv#pids=}" | tr , ' ';; esac
+	done)
+	_pp_t0=$(date +%s.%N)
+	for _pp_pid in $_pp_pids; do
+		echo "$_pp_pid $(perf_cpu_s $_pp_pid)"
+	done >"$out.cpu0"
 	perf_profile_call "$out" "$secs" "$@"
 	rc=$?
 	{
 		echo "window $secs"
-		echo "wall $(echo "$(date +%s.%N) $t0" | awk '{ print $1 - $2 }')"
-		while read -r pid c0; do
-			echo "cpu $pid $(perf_cpu_s $pid) $c0"
+		echo "wall $(echo "$(date +%s.%N) $_pp_t0" | awk '{ print $1 - $2 }')"
+		while read -r _pp_pid _pp_c0; do
+			echo "cpu $_pp_pid $(perf_cpu_s $_pp_pid) $_pp_c0"
 		done <"$out.cpu0"
 	} >"$out.cpu"
 	return $rc
