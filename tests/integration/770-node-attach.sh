@@ -58,7 +58,7 @@ cpid=$(cat "$TMP/c.pid"); dpid=$(cat "$TMP/d.pid"); epid=
 forget_maps $apid $bpid $cpid $dpid
 trap 'kill $apid $bpid $cpid $dpid $epid 2>/dev/null
     pkill -P $cpid 2>/dev/null
-    rm -rf "$TMP" /tmp/perf-$apid.map /tmp/perf-$bpid.map
+    rm -rf "$TMP" /tmp/perf-$apid.map /tmp/perf-$bpid.map \
     /tmp/perf-$cpid.map /tmp/perf-$dpid.map /tmp/perf-$epid.map' EXIT
 sleep 2
 [ ! -e "/tmp/perf-$apid.map" ] && [ ! -e "/tmp/perf-$bpid.map" ]
@@ -135,8 +135,8 @@ forget_maps $epid $fpid $gpid
 trap 'kill $apid $bpid $cpid $dpid $epid $gpid 2>/dev/null
     [ -n "$fpid" ] && kill -KILL $fpid 2>/dev/null
     pkill -P $cpid 2>/dev/null
-    rm -rf "$TMP" /tmp/perf-$apid.map /tmp/perf-$bpid.map
-    /tmp/perf-$cpid.map /tmp/perf-$dpid.map /tmp/perf-$epid.map
+    rm -rf "$TMP" /tmp/perf-$apid.map /tmp/perf-$bpid.map \
+    /tmp/perf-$cpid.map /tmp/perf-$dpid.map /tmp/perf-$epid.map \
     /tmp/perf-$gpid.map' EXIT
 jv_profile "$TMP/alone" 3 $(echo $cpid $dpid $epid $fpid $gpid | tr ' ' ,) \
     --nodejs-mode attach-maps
