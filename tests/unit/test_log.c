@@ -14,8 +14,8 @@
 #include "base/log.h"
 #include "testing.h"
 
-/* The lines of path, each checked: the first is a log line, every later
- * one a continuation (begins with a tab).  Returns the number of lines. */
+/* The lines of path (-1: none), all of them in all, and in *conts how
+ * many after the first are continuations (begin with a tab). */
 static int
 read_lines(const char *path, int *conts, char *all, size_t allsz)
 {
@@ -61,13 +61,13 @@ main(void)
 	CHECK(strstr(all, " DEBUG perf: reading /tmp/x\n") != NULL,
 	    "the message's first line is the log line");
 
-	truncate(path, 0);
+	CHECK(truncate(path, 0) == 0, "log emptied");
 	log_msg(LOG_LEVEL_INFO, NULL, "esc \x1b[31mred\r\x7f");
 	n = read_lines(path, &conts, all, sizeof(all));
 	CHECK(n == 1 && strstr(all, "esc \\x1b[31mred\\x0d\\x7f\n") != NULL,
 	    "control bytes escaped, one line");
 
-	truncate(path, 0);
+	CHECK(truncate(path, 0) == 0, "log emptied");
 	log_last_words("stopping: /tmp/a\nERROR forged");
 	n = read_lines(path, &conts, all, sizeof(all));
 	CHECK(n == 2 && conts == 1, "last words: the same discipline");
