@@ -6,6 +6,9 @@
 tap_tmpdir
 . "$top_srcdir/tests/integration/iaprof_lib.sh"
 L="$TMP/log"
+# iaprof's stderr tail, quoted in a message, continues it: its later lines
+# are indented (core/base/log.c)
+TAB=$(printf '\t')
 
 fresh() { rm -rf "$TMP/out" "$TMP/fake.log" "$TMP/fake.state"; }
 
@@ -32,7 +35,7 @@ ok $? "#4 no GPU: iaprof failed to start with its stderr"
 fresh
 GP_IAPROF_START_TIMEOUT_MS=1500 FAKE_IAPROF_MODE=nointerval gp -d 1 >"$L" 2>&1
 test $? -ne 0 && grep -q "iaprof failed to start: " "$L" &&
-    grep -q "^INFO: waiting for a kernel\$" "$L"
+    grep -q "^${TAB}INFO: waiting for a kernel\$" "$L"
 ok $? "#7 no interval: start times out with the stderr tail"
 grep -q " INT\$" "$TMP/fake.log"
 ok $? "#7 the child is stopped with SIGINT"
@@ -93,7 +96,7 @@ ok $? "#12 the daemon stops"
 # Death mid-run: the cycle fails with the stderr tail, a restart follows.
 fresh
 FAKE_IAPROF_MODE=dies FAKE_IAPROF_MODE_RUNS=1 gp_bg -c -d 1 >"$L" 2>&1
-wait_for 20 grep -q "^device lost\$" "$L"
+wait_for 20 grep -q "^${TAB}device lost\$" "$L"
 grep -q "snapshot failed: iaprof snapshot failed: " "$L"
 ok $? "#6 died: iaprof snapshot failed: <stderr tail ending in device lost>"
 wait_for 20 grep -q "iaprof not running (unexpectedly), restarting" "$L"
