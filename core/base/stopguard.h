@@ -13,9 +13,10 @@
  * does not for STOPGUARD_WAIT_MS while it sleeps in the kernel, or for
  * STOPGUARD_BUSY_MS while it computes, the thread says so in one line,
  * naming where the loop waits, and ends the process; a wait for a user's
- * FUSE server is first ended as below, and the loop given that long again
- * (a process cannot exit while one of its threads waits for FUSE: the
- * agent would linger, unkillable, until the server answers).  While the agent
+ * FUSE server is first ended as below, and the loop given one more beat
+ * to end its run (a process cannot exit while one of its threads waits
+ * for FUSE: the agent would linger, unkillable, until the server
+ * answers).  Either way the agent is gone within 2 s of the signal.  While the agent
  * runs, a loop asleep in the kernel at two looks STOPGUARD_WATCH_MS apart
  * is looked at too: a wait for a FUSE server that a user mounted is ended
  * by aborting its connection (fusebreak.h), and the loop logs one line
@@ -28,7 +29,7 @@
 
 #include <event2/event.h>
 
-#define STOPGUARD_WAIT_MS	2000	/* the loop asleep in the kernel */
+#define STOPGUARD_WAIT_MS	1500	/* the loop asleep in the kernel */
 #define STOPGUARD_BUSY_MS	10000	/* the loop on CPU (one long turn) */
 #define STOPGUARD_BEAT_MS	250	/* the loop's beat while it stops */
 #define STOPGUARD_WATCH_MS	5000	/* its look at a running loop (the

@@ -58,8 +58,9 @@ ok $? "control: the stop guard said nothing"
 run stalled "$FUSE_MNT/stall"
 grep -q "fixture_stall: reading $FUSE_MNT/stall" "$TMP/stalled.log"
 ok $? "the loop went into the FUSE read"
-[ "$rc" = 1 ] && [ "$took" -le 4000 ]
-ok $? "stalled: SIGTERM still ends it, exit 1, within 4 s ($rc, $took ms)"
+# 2 s (the guard's 1.5 s and a beat), and half a second for a loaded host
+[ "$rc" = 1 ] && [ "$took" -le 2500 ]
+ok $? "stalled: SIGTERM still ends it, exit 1, within 2 s ($rc, $took ms)"
 grep "event loop has not run" "$TMP/stalled.log" | sed 's/^/# /'
 grep -q "stopping: the event loop has not run for [0-9]* ms (waiting in the kernel.*, reading $FUSE_MNT/stall): exiting without finishing the cycle" \
     "$TMP/stalled.log"
