@@ -61,10 +61,15 @@ diag "systemd-analyze security: $score"
 [ -n "$score" ] && awk "BEGIN { exit !($score <= 4.0) }"
 ok $? "the unit's exposure score is at most 4.0 ($score)"
 
-# A third-party plugin, built with only the -dev package.
+# A third-party plugin, built with only the -dev package: pkg-config
+# kept to the system's directories (an agent installed from source under
+# /usr/local, as the README's quick start does, puts its own .pc first).
 cp -r "$src/docs/examples/loadavg" "$TMP/loadavg"
-make -s -C "$TMP/loadavg" >"$TMP/plugin.log" 2>&1 &&
-    make -s -C "$TMP/loadavg" install >>"$TMP/plugin.log" 2>&1
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
+pcdirs=/usr/lib/$ma/pkgconfig:/usr/lib/pkgconfig:/usr/share/pkgconfig
+PKG_CONFIG_LIBDIR=$pcdirs make -s -C "$TMP/loadavg" >"$TMP/plugin.log" 2>&1 &&
+    PKG_CONFIG_LIBDIR=$pcdirs make -s -C "$TMP/loadavg" install \
+    >>"$TMP/plugin.log" 2>&1
 ok $? "a third-party plugin builds against gprofiler-plugin-dev and installs"
 [ -f /usr/lib/gprofiler/loadavg.so ]
 ok $? "it is in /usr/lib/gprofiler"
