@@ -220,21 +220,25 @@ log_vmsg(int level, const char *component, const char *fmt, va_list ap)
 /*
  * From another thread, the process about to _exit: stderr and the file
  * only, each if its lock is free (the loop may be stuck holding it), not
- * the sink, no rotation; flushed.
+ * the sink, no rotation; flushed.  Nothing allocated: the loop may be
+ * stuck inside the allocator.
  */
 void
 log_last_words(const char *text)
 {
-	char ts[32], *esc = NULL;
+	char ts[32], esc[4096];
 	const char *msg = text;
 	struct timespec now;
+	size_t n = strlen(text);
 
 	/* It may quote a path a user chose, as log_vmsg's lines do. */
-	if (!textesc_clean(text, strlen(text), TEXTESC_LINES))
-		msg = esc = textesc_dup(text, strlen(text), TEXTESC_LINES,
-		    NULL);
-	if (msg == NULL)
-		msg = "(a line that could not be escaped)";
+	if (!textesc_clean(text, n, TEXTESC_LINES)) {
+		msg = "(a line too long to show)";
+		if (textesc_len(text, n, TEXTESC_LINES) < sizeof(esc)) {
+			textesc_write(esc, text, n, TEXTESC_LINES);
+			msg = esc;
+		}
+	}
 
 	if (ftrylockfile(stderr) == 0) {
 		fprintf(stderr, "%s ", log_levels[LOG_LEVEL_ERR]);
@@ -251,7 +255,6 @@ log_last_words(const char *text)
 		fflush(log_file);
 		funlockfile(log_file);
 	}
-	free(esc);
 }
 
 void

@@ -30,7 +30,6 @@
 #include "base/fusebreak.h"
 #include "base/log.h"
 #include "base/procfs.h"
-#include "base/textesc.h"
 #include "base/stopguard.h"
 #include "base/tick.h"
 
@@ -201,23 +200,6 @@ sg_loop_sleep(uint64_t *switches)
 	return (st);
 }
 
-/*
- * A line of the guard's made one line: it quotes paths and mount points a
- * user chose, and the log keeps a newline (its multi-line messages), so a
- * name holding one would start a line of the user's.  Into out (cap
- * bytes), without allocating (the guard's thread calls it at the end).
- */
-static const char *
-sg_one_line(const char *line, char *out, size_t cap)
-{
-	size_t n = strlen(line);
-
-	if (textesc_len(line, n, 0) >= cap)
-		return ("(a line too long to show)");
-	textesc_write(out, line, n, 0);
-	return (out);
-}
-
 /* The line for the loop to log when it turns again, announced by a 0
  * byte in the pipe; the sleep began since_ms ago. */
 static void
@@ -283,7 +265,6 @@ sg_check(void)
 {
 	uint64_t stop = atomic_load(&sg.stop_ns), beat, since;
 	char wchan[64], call[256], line[1024], what[384], st;
-	char one[4 * sizeof(line)];
 	unsigned long long a[6];
 	long nr;
 
@@ -316,7 +297,7 @@ sg_check(void)
 	    (unsigned long long)since, st == 'R' ? "on CPU" :
 	    "waiting in the kernel", wchan[0] != '\0' ? " in " : "", wchan,
 	    call, what[0] != '\0' ? "; " : "", what);
-	log_last_words(sg_one_line(line, one, sizeof(one)));
+	log_last_words(line);
 	_exit(STOPGUARD_EXIT);
 }
 
@@ -367,11 +348,8 @@ sg_beat(evutil_socket_t fd, short ev, void *arg)
 static void
 sg_stall_say(void)
 {
-	char one[4 * sizeof(sg.stall_line)];
-
 	if (atomic_load(&sg.stall_ready))
-		log_warnx("%s; it turned again after %.1f s",
-		    sg_one_line(sg.stall_line, one, sizeof(one)),
+		log_warnx("%s; it turned again after %.1f s", sg.stall_line,
 		    (double)(sg_now_ns() - sg.stall_ns) / 1e9);
 	atomic_store(&sg.stall_ready, 0);
 }
