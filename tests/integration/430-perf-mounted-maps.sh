@@ -95,6 +95,9 @@ ctl=$!
 perf_wait_exec $ctl perf_jit
 i=0
 while [ ! -s /tmp/perf-$ctl.map ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+# Both JIT processes' maps outlive them: removed with the test's files.
+trap 'kill $ctl $attacker $jit $busy 2>/dev/null
+    rm -rf "$TMP" /tmp/perf-$jit.map /tmp/perf-$ctl.map' EXIT
 
 out=$TMP/out
 attack_start "$out" 3 -f 99 --perf-mode fp --pids "$jit,$busy,$ctl"

@@ -23,6 +23,8 @@ jit=$!
 perf_wait_exec $jit perf_jit
 i=0
 while [ ! -s /tmp/perf-$jit.map ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+# The JIT process's map outlives it: removed with the test's files.
+trap 'kill $jit $attacker 2>/dev/null; rm -rf "$TMP" /tmp/perf-$jit.map' EXIT
 line=$(head -1 /tmp/perf-$jit.map)
 [ -n "$line" ]
 ok $? "nobody's JIT process wrote its map ($line)"
