@@ -213,7 +213,7 @@ host_sample_walk(struct gp_plugin_ctx *ctx, int32_t pid,
 	host_ctx_check(ctx);
 	if (host_walker.walk == NULL)
 		return (-ENOTSUP);
-	if (pid <= 0 || (w != NULL && w->size < sizeof(*w)))
+	if (pid <= 0 || (w != NULL && w->size < GP_FRAME_WALK_SIZE_1_6))
 		return (-EINVAL);
 	return (host_walker.walk(host_walker.arg, pid, w));
 }

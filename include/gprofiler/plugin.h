@@ -38,6 +38,9 @@
  *                     sample_walker, struct gp_frame_walk and
  *                     gp_sample_stack's walk fields (interpreter frames
  *                     walked in the sample).
+ *   1.7 (2026-12-06)  gp_frame_walk's array walk (frame_stride), code
+ *                     word behind a pointer (frame_alt) and roots in
+ *                     the thread's TLS (root_tls).
  *
  * Types: fixed-width integers, double, const char *, pointers to ABI structs
  * and function pointers only; no bool, enum, long, time_t or structs by value.
@@ -63,7 +66,7 @@ extern "C" {
 
 #define GP_PLUGIN_MAGIC		0x47504c47u	/* "GPLG" */
 #define GP_ABI_MAJOR		1
-#define GP_ABI_MINOR		6
+#define GP_ABI_MINOR		7
 #define GP_PLUGIN_SYMBOL	"gprofiler_plugin"
 
 /*
@@ -86,6 +89,7 @@ extern "C" {
 #define GP_CHILD_SPEC_SIZE_1_0	80u	/* struct gp_child_spec */
 #define GP_OPEN_SPEC_SIZE_1_1	40u	/* struct gp_open_spec, as in 1.1 */
 #define GP_SAMPLE_STACK_SIZE_1_3 40u	/* struct gp_sample_stack, as in 1.3 */
+#define GP_FRAME_WALK_SIZE_1_6	40u	/* struct gp_frame_walk, as in 1.6 */
 
 /* Put on the descriptor; plugins are built with -fvisibility=hidden. */
 #define GP_PLUGIN_EXPORT	__attribute__((visibility("default")))
@@ -194,6 +198,30 @@ struct gp_sample_stack {
  * The 8 bytes at root + root_check must equal the thread's check value,
  * else the root is stale (freed, or another thread's) and not walked.
  * All offsets are below 256.
+ *
+ * 1.7, read only when size covers them (zero: as in 1.6):
+ * - frame_stride > 0: the frames are an array that grows down (Ruby's
+ *   control frames), not a chain: the top frame is found as above, each
+ *   caller lies frame_stride bytes above the frame it called, and the
+ *   array ends at *(root + stack_base) + 8 * *(root + stack_words) (a
+ *   stack's base and its size in 8-byte words), whose last end_skip
+ *   frames are the interpreter's own and not walked.  frame_next is
+ *   then unused.
+ * - flags GP_WALK_F_ALT: a frame whose code word is 0 (Ruby: a C
+ *   function's, no instruction sequence) gives as its code word the 8
+ *   bytes at *(frame + frame_alt) + alt_off (Ruby: the method entry
+ *   below the frame's ep), 0 when they cannot be read.
+ * - flags GP_WALK_F_TLS: the root is no value told per thread but
+ *   the sampled thread's own thread-local variable, read from its thread
+ *   pointer through its dynamic thread vector: *(*(*(tp + tls_dtv) +
+ *   tls_dtv_entry * tls_module) + tls_offset) (glibc: tls_dtv 8 on
+ *   x86-64, 0 on arm64, entries of 16 bytes).  A thread whose variable
+ *   is 0 (or not allocated yet) runs no interpreter code: its samples
+ *   come walked with no frame.  root_check is not used; sample_walk_thread
+ *   is not needed.
+ * - flags GP_WALK_F_POS_NEW: a code word at a position not seen with it
+ *   wakes you as a new code word does (Ruby reads a pc's line from its
+ *   iseq's table: it must do so while the iseq lives).
  */
 struct gp_frame_walk {
 	uint32_t size;	/* sizeof(struct gp_frame_walk) */
@@ -206,7 +234,24 @@ struct gp_frame_walk {
 	uint32_t pos_size;	/* 4 or 8 */
 	int32_t frame_owner;	/* -1: none */
 	int32_t owner_skip;
+	/* 1.7 */
+	uint32_t flags;		/* GP_WALK_F_* */
+	uint32_t frame_stride;	/* 0: a chain through frame_next */
+	uint32_t stack_base;
+	uint32_t stack_words;
+	uint32_t end_skip;
+	uint32_t frame_alt;
+	int32_t alt_off;	/* -256 .. 255 */
+	uint32_t tls_dtv;
+	uint32_t tls_dtv_entry;
+	uint32_t tls_module;
+	uint64_t tls_offset;
 };
+
+/* gp_frame_walk.flags (1.7) */
+#define GP_WALK_F_ALT		1u	/* frame_alt, alt_off are used */
+#define GP_WALK_F_TLS		2u	/* the root is in the thread's TLS */
+#define GP_WALK_F_POS_NEW	4u	/* a new position wakes, as new code */
 
 struct gp_open_spec {
 	uint32_t size;	/* sizeof(struct gp_open_spec) */
@@ -587,7 +632,12 @@ struct gp_host_api {
 	 *                       when one of its code words is new to pid
 	 *                       (so you read it while it lives); calling
 	 *                       again makes every word new again: do it when
-	 *                       your cache of them is emptied.
+	 *                       your cache of them is emptied.  A layout
+	 *                       using 1.7's fields the profiler cannot walk
+	 *                       is refused with -ENOTSUP (the perf plugin
+	 *                       walks them where the kernel has bpf_loop,
+	 *                       5.17, and a TLS root where its BTF names the
+	 *                       task's thread pointer).
 	 *   sample_walk_thread  tid's root and check value (root 0: forget
 	 *                       it; GP_WALK_ROOT_NONE: tid runs no
 	 *                       interpreter code, its samples come walked

@@ -31,6 +31,26 @@ perf_walk(void *arg, int32_t pid, const struct gp_frame_walk *w)
 	c.pos_size = w->pos_size;
 	c.frame_owner = w->frame_owner < 0 ? -1 : w->frame_owner;
 	c.owner_skip = w->frame_owner < 0 ? 0 : (uint32_t)w->owner_skip;
+	c.frame_alt = -1;
+	if (w->size >= sizeof(*w)) {	/* 1.7 */
+		c.frame_stride = w->frame_stride;
+		c.stack_base = w->stack_base;
+		c.stack_words = w->stack_words;
+		c.end_skip = w->end_skip;
+		if (w->flags & GP_WALK_F_ALT) {
+			c.frame_alt = w->frame_alt > WALK_FRAME_BUF ?
+			    WALK_FRAME_BUF : (int32_t)w->frame_alt;
+			c.alt_off = w->alt_off;
+		}
+		c.pos_new = (w->flags & GP_WALK_F_POS_NEW) != 0;
+		if (w->flags & GP_WALK_F_TLS) {
+			c.root_tls = WALK_ROOT_TLS;
+			c.tls_dtv = w->tls_dtv;
+			c.tls_dtv_entry = w->tls_dtv_entry;
+			c.tls_module = w->tls_module;
+			c.tls_offset = w->tls_offset;
+		}
+	}
 	return (sampler_walk_set(p->sampler, pid, &c));
 }
 

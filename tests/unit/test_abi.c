@@ -78,7 +78,12 @@ AT(gp_sample_stack, nwalk, 44);
 AT(gp_sample_stack, walk, 48);
 _Static_assert(sizeof(struct gp_sample_stack) == 56, "gp_sample_stack 1.6");
 _Static_assert(GP_SAMPLE_STACK_SIZE_1_3 == 40, "gp_sample_stack 1.3");
-_Static_assert(sizeof(struct gp_frame_walk) == 40, "gp_frame_walk 1.6");
+_Static_assert(GP_FRAME_WALK_SIZE_1_6 == 40, "gp_frame_walk 1.6");
+AT(gp_frame_walk, flags, 40);
+AT(gp_frame_walk, frame_alt, 60);
+AT(gp_frame_walk, tls_module, 76);
+AT(gp_frame_walk, tls_offset, 80);
+_Static_assert(sizeof(struct gp_frame_walk) == 88, "gp_frame_walk 1.7");
 
 AT(gp_open_spec, size, 0);
 AT(gp_open_spec, flags, 4);

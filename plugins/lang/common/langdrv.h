@@ -83,7 +83,8 @@ struct langdrv_ops {
 	 * Frames walked in the system profiler's samples (optional,
 	 * langdrv_walk.c).  walk_layout: an attached process's frame
 	 * layout, the thread that runs its interpreter and that thread's
-	 * root and check value (plugin.h's gp_frame_walk); 0 or -errno (then
+	 * root and check value (plugin.h's gp_frame_walk; root 0 with
+	 * GP_WALK_F_TLS: every thread's is in its TLS); 0 or -errno (then
 	 * it is sampled on the timer).  walked: one walked sample's frames,
 	 * root first, two words each, counted count times as sample counts
 	 * a stack it reads (langdrv_sample_begin, langdrv_frame from the

@@ -50,6 +50,8 @@ langdrv_walk_tell(struct langdrv *d, struct langdrv_proc *dp)
 		return (rc);
 	if ((rc = d->api->sample_walk(d->ctx, dp->lp.pid, &w)) != 0)
 		return (rc);
+	if (dp->walk_root == 0)	/* each thread's root is in its TLS */
+		return (0);
 	return (d->api->sample_walk_thread(d->ctx, dp->lp.pid, dp->walk_tid,
 	    dp->walk_root, dp->walk_check));
 }
@@ -168,8 +170,9 @@ langdrv_walk_report(void *arg, int32_t pid, int32_t tid, uint64_t count,
 	else if (state == GP_WALK_NONE && st != NULL &&
 	    langdrv_walk_tell(d, dp) != 0)	/* the profiler restarted */
 		langdrv_walk_off(d, dp);
-	/* another thread has no interpreter frames */
-	if (tid == dp->walk_tid)
+	/* another thread has no interpreter frames (roots in the TLS: any
+	 * thread may have) */
+	if (tid == dp->walk_tid || dp->walk_root == 0)
 		d->ops->sample(d->arg, &dp->lp);
 	if (!dp->walking)	/* the walk is off: the timer samples it */
 		langdrv_timer_sync(d);

@@ -83,40 +83,6 @@ struct {
 } watch SEC(".maps");
 
 /*
- * Interpreter frame walks (sampler_walk_set): a watched tgid's frame
- * layout, and each of its threads' roots by TID (LRU: a thread whose exit
- * was missed ages out; an evicted root only costs a wake-up).  A sample
- * of a thread whose walk completes does not wake user space: the frames
- * travel in the record, read at the sample.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct walk_cfg);
-} walk_cfgs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, struct walk_root);
-} walk_roots SEC(".maps");
-
-/* One frame's bytes (a map value: fields are read at offsets the
- * verifier bounds, which a stack buffer would not allow on old kernels). */
-struct walk_frame {
-	__u8 b[WALK_FRAME_BUF];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct walk_frame);
-} walk_buf SEC(".maps");
-
-/*
  * User tgids user space has been woken for, with the generation (+1) it
  * was woken for (LRU: exited ones age out).
  * Only on_sample touches it, and a sampling interrupt (an NMI with the
@@ -362,130 +328,7 @@ wakeup_flags(__u32 tgid, __u32 gen, int is_user, int urgent)
 	return BPF_RB_NO_WAKEUP;
 }
 
-/* A field of the frame just read, at an offset below WALK_FRAME_BUF. */
-static __always_inline __u64
-walk_u64(const struct walk_frame *b, __u32 off)
-{
-	return *(const __u64 *)&b->b[off & (WALK_FRAME_BUF - 8)];
-}
-
-static __always_inline __u64
-walk_u32(const struct walk_frame *b, __u32 off)
-{
-	return *(const __u32 *)&b->b[off & (WALK_FRAME_BUF - 4)];
-}
-
-/* Whether the code word is new to the process (walk_cfg.known), marking
- * it seen.  CPUs racing on a word at worst wake user space twice. */
-static __always_inline int
-walk_code_new(struct walk_cfg *c, __u64 code)
-{
-	__u32 h = (__u32)(((code >> 4) * 0x9e3779b97f4a7c15ull) >> 40);
-	__u64 bit = 1ull << (h & 63);
-	__u64 *w = &c->known[(h >> 6) & (WALK_KNOWN_BITS / 64 - 1)];
-
-	if (*w & bit)
-		return 0;
-	*w |= bit;
-	return 1;
-}
-
-/*
- * Follow the thread's interpreter frames from its root, leaf first, into
- * the record after its user ips: (code word, position) per frame.  One
- * read per frame (bpf_probe_read_user never faults a page in: a frame on
- * a page that is not resident ends the walk, and user space reads it).
- * Returns the STAT_WALK_* outcome; hdr.nwalk counts the frames written.
- * The count lives in the record, not in a register, so the verifier sees
- * every iteration end in the same state whichever branch it took.
- */
-static __always_inline __u32
-walk_frames(struct sample_buf *s, struct walk_cfg *c, __u32 tgid,
-    __u32 tid)
-{
-	struct walk_root *r = bpf_map_lookup_elem(&walk_roots, &tid);
-	struct walk_frame *b;
-	__u32 k = 0, i, n, idx, base, slot;
-	__u64 *d;
-	__u64 f, v;
-
-	if (r == NULL || r->tgid != tgid)
-		return STAT_WALK_NOROOT;
-	/* a thread without interpreter frames, for a while: nothing to
-	 * walk, nothing to wake for */
-	if (r->root == WALK_ROOT_NONE)
-		return bpf_ktime_get_ns() < r->check ? STAT_WALK_OK :
-		    STAT_WALK_NOROOT;
-	if (bpf_probe_read_user(&v, sizeof(v), (void *)(r->root +
-	    (c->root_check & (WALK_FRAME_BUF - 8)))) != 0 || v != r->check)
-		return STAT_WALK_STALE;
-	if (bpf_probe_read_user(&f, sizeof(f), (void *)(r->root +
-	    (c->root_frame & (WALK_FRAME_BUF - 8)))) != 0)
-		return STAT_WALK_FAULT;
-	if (c->holder_frame >= 0 && f != 0 &&
-	    bpf_probe_read_user(&f, sizeof(f), (void *)(f +
-	    (c->holder_frame & (WALK_FRAME_BUF - 8)))) != 0)
-		return STAT_WALK_FAULT;
-	b = bpf_map_lookup_elem(&walk_buf, &k);
-	if (b == NULL)
-		return STAT_WALK_FAULT;
-	n = c->frame_read;
-	base = s->hdr.nkern + s->hdr.nuser;
-	if (n == 0 || n > WALK_FRAME_BUF || base > 2 * SAMPLE_MAX_DEPTH)
-		return STAT_WALK_FAULT;
-	s->hdr.nwalk = 0;
-	/* shim frames are passed over: a few more reads than frames */
-	for (i = 0; i < SAMPLE_MAX_WALK + 32; i++) {
-		if (f == 0)
-			return STAT_WALK_OK;
-		barrier_var(n);
-		if (n == 0 || n > WALK_FRAME_BUF)
-			return STAT_WALK_FAULT;
-		if (bpf_probe_read_user(b->b, n, (void *)f) != 0)
-			return STAT_WALK_FAULT;
-		if (c->frame_owner < 0 || b->b[c->frame_owner &
-		    (WALK_FRAME_BUF - 1)] != (__u8)c->owner_skip) {
-			idx = s->hdr.nwalk;
-			if (idx >= SAMPLE_MAX_WALK)
-				return STAT_WALK_DEEP;
-			/* Masked where it is used, into one pointer: older
-			 * verifiers (6.1) lose a bound checked on another
-			 * copy of the index.  The mask never cuts a valid
-			 * one (sampler.h). */
-			slot = base + 2 * idx;
-			barrier_var(slot);
-			slot &= WALK_SLOT_MASK;
-			d = &s->ips[slot];
-			d[0] = walk_u64(b, c->frame_code);
-			d[1] = c->pos_size == 8 ? walk_u64(b, c->frame_pos) :
-			    walk_u32(b, c->frame_pos);
-			if (walk_code_new(c, d[0]))
-				s->hdr.flags |= SAMPLE_F_WALK_NEW;
-			s->hdr.nwalk = idx + 1;
-		}
-		f = walk_u64(b, c->frame_next);
-	}
-	return f == 0 ? STAT_WALK_OK : STAT_WALK_DEEP;
-}
-
-/* Whether this walked sample wakes user space: it names a code word new
- * to the process, and the last wake-up for one was WALK_WAKE_NS ago (a
- * word marked seen meanwhile is read at the next drain).  CPUs racing on
- * woken_ns at worst wake it twice. */
-static __always_inline int
-walk_wake_due(struct sample_buf *s, struct walk_cfg *c)
-{
-	__u64 now;
-
-	if (!(s->hdr.flags & SAMPLE_F_WALK_NEW))
-		return 0;
-	now = bpf_ktime_get_ns();
-	if (now - c->woken_ns < WALK_WAKE_NS)
-		return 0;
-	c->woken_ns = now;
-	stat_inc(STAT_WALK_WAKE);
-	return 1;
-}
+#include "walk.bpf.h"
 
 /*
  * One sample; ctx is what bpf_get_stack takes in both program types (the
@@ -601,7 +444,10 @@ sample_take(void *ctx, __u64 period, int compat, int ctx_regs)
 	urgent = watched;
 	if (watched && is_user &&
 	    (wc = bpf_map_lookup_elem(&walk_cfgs, &tgid)) != NULL) {
-		walk = walk_frames(s, wc, tgid, (__u32)id);
+		/* compat (before 5.15) has no bpf_loop: never looped */
+		walk = !wc->looped ? walk_frames(s, wc, tgid, (__u32)id) :
+		    compat ? STAT_WALK_FAULT :
+		    walk_frames_loop(s, wc, tgid, (__u32)id);
 		stat_inc(walk);
 		s->hdr.walk_stat = walk;
 		if (walk == STAT_WALK_OK) {

@@ -157,6 +157,32 @@ sampler_watch(struct sampler *s, int32_t pid, int on)
 }
 
 /*
+ * 1.7's fields: an array's stride and its end's words in the root, the
+ * pointer to an alternative code word, a root in the TLS (the module a
+ * small index: the DTV is an array).  All zero (a 1.6 layout) is valid.
+ */
+static int
+sampler_walk_ok_1_7(const struct walk_cfg *c)
+{
+	if (c->frame_stride > 0 && (c->frame_stride % 8 != 0 ||
+	    c->frame_stride > 1024 || c->stack_base > WALK_FRAME_BUF - 8 ||
+	    c->stack_words > WALK_FRAME_BUF - 8 ||
+	    ((c->stack_base | c->stack_words) & 7) || c->end_skip > 4))
+		return (0);
+	if (c->frame_alt >= 0 && (c->frame_alt > (int32_t)WALK_FRAME_BUF - 8 ||
+	    (c->frame_alt & 7) || c->alt_off < -256 || c->alt_off > 255))
+		return (0);
+	if (c->root_tls > WALK_ROOT_TLS)
+		return (0);
+	if (c->root_tls == WALK_ROOT_TLS && (c->tls_dtv > WALK_FRAME_BUF - 8 ||
+	    (c->tls_dtv & 7) || (c->tls_dtv_entry != 8 &&
+	    c->tls_dtv_entry != 16) || c->tls_module == 0 ||
+	    c->tls_module > 4096 || c->tls_offset > (1u << 20)))
+		return (0);
+	return (1);
+}
+
+/*
  * What the BPF program can read of a frame: every field inside its
  * WALK_FRAME_BUF bytes, at its alignment (the program masks offsets).
  * frame_read is set: the bytes up to the end of the last field, so a
@@ -183,7 +209,11 @@ sampler_walk_ok(struct walk_cfg *c)
 	    7 || (c->holder_frame >= 0 && (c->holder_frame & 7)) ||
 	    (c->frame_pos & (c->pos_size - 1)))
 		return (0);
-	end = c->frame_next + 8;
+	if (!sampler_walk_ok_1_7(c))
+		return (0);
+	end = c->frame_stride > 0 ? 0 : c->frame_next + 8;
+	if (c->frame_alt >= 0 && (uint32_t)c->frame_alt + 8 > end)
+		end = (uint32_t)c->frame_alt + 8;
 	if (c->frame_code + 8 > end)
 		end = c->frame_code + 8;
 	if (c->frame_pos + c->pos_size > end)
@@ -191,6 +221,9 @@ sampler_walk_ok(struct walk_cfg *c)
 	if (c->frame_owner >= 0 && (uint32_t)c->frame_owner + 1 > end)
 		end = (uint32_t)c->frame_owner + 1;
 	c->frame_read = end;
+	/* 1.7's choices: the BPF program's bpf_loop walker */
+	c->looped = c->frame_stride > 0 || c->frame_alt >= 0 ||
+	    c->root_tls != 0 || c->pos_new != 0;
 	c->woken_ns = 0;
 	memset(c->known, 0, sizeof(c->known));
 	return (1);

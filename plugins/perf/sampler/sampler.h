@@ -137,7 +137,23 @@ struct walk_cfg {
 	__u32 pos_size;		/* 4 or 8 */
 	__s32 frame_owner;	/* -1: none */
 	__u32 owner_skip;
+	/* an array of frames (frame_stride > 0), a code word behind a
+	 * pointer, the root in the thread's TLS (plugin.h, 1.7) */
+	__u32 frame_stride;
+	__u32 stack_base;
+	__u32 stack_words;
+	__u32 end_skip;
+	__s32 frame_alt;	/* -1: none */
+	__s32 alt_off;
+	__u32 root_tls;		/* WALK_ROOT_TLS, or 0: told per thread */
+	__u32 tls_dtv;
+	__u32 tls_dtv_entry;
+	__u32 tls_module;
 	__u32 frame_read;
+	__u64 tls_offset;
+	__u32 pos_new;		/* a new (code, position) pair wakes */
+	__u32 looped;		/* 1.7's walker (bpf_loop), set by
+				 * sampler_walk_set */
 	/* The program's: when a walked sample of the process last woke
 	 * user space (WALK_WAKE_NS), and the code words seen (hashed). */
 	__u64 woken_ns;
@@ -147,6 +163,8 @@ struct walk_cfg {
 /* root WALK_ROOT_NONE: no interpreter frames until check (ns, the
  * program's clock, CLOCK_MONOTONIC) */
 #define WALK_ROOT_NONE		1
+/* walk_cfg.root_tls: the root is the sampled thread's TLS variable */
+#define WALK_ROOT_TLS		1
 struct walk_root {
 	__u64 root;
 	__u64 check;

@@ -39,6 +39,8 @@ struct sbpf {
 	struct sampler_ev ev;
 	int ksym_ok;			/* ksym_resolve loaded */
 	int compat;			/* the *_compat programs */
+	int tp_known;			/* task_tp_off looked up */
+	int have_loop;			/* bpf_loop: 1.7's walks */
 	struct bpf_link *exec_link;	/* exec generations */
 	struct bpf_link *exit_link;
 };
@@ -302,6 +304,11 @@ sampler_load(struct sbpf *s, int with_ksym)
 	skel->rodata->dwarf_size = s->opts.dwarf_size;
 	skel->rodata->tp_period = s->opts.period > 0 ? s->opts.period : 1;
 	skel->rodata->max_rate = s->opts.max_rate;
+	/* 1.7's walks (walk_frames_loop) need bpf_loop (5.17); the compat
+	 * program has none of that code */
+	s->have_loop = !s->compat && libbpf_probe_bpf_helper(
+	    BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 1;
+	skel->rodata->have_loop = (uint8_t)s->have_loop;
 	if ((rc = bpf_map__set_max_entries(skel->maps.scratch,
 	    (uint32_t)s->ncpus)) != 0 ||
 	    (rc = bpf_map__set_max_entries(skel->maps.events,
@@ -380,6 +387,17 @@ sbpf_walk_set(struct sampler *base, int32_t pid, const struct walk_cfg *c)
 		    sizeof(key), 0);
 		return (rc == -ENOENT ? 0 : rc);
 	}
+	if (c->looped && !s->have_loop)
+		return (-ENOTSUP);
+	/* A root in the TLS needs the thread pointer's place in the task,
+	 * looked up in the kernel's BTF once, when first needed (a few MB
+	 * parsed, then freed). */
+	if (c->root_tls == WALK_ROOT_TLS && !s->tp_known) {
+		s->skel->bss->task_tp_off = sampler_task_tp_off();
+		s->tp_known = 1;
+	}
+	if (c->root_tls == WALK_ROOT_TLS && s->skel->bss->task_tp_off == 0)
+		return (-ENOTSUP);
 	return (bpf_map__update_elem(s->skel->maps.walk_cfgs, &key,
 	    sizeof(key), c, sizeof(*c), BPF_ANY));
 }

@@ -69,4 +69,8 @@ void sampler_ev_explain(const struct sampler_ev *, int rc, char *err,
 /* Why no sampling event could be opened at all. */
 void sampler_ev_explain_any(int rc, char *err, size_t errlen);
 
+/* Where the kernel saves a task's user thread pointer, from its BTF
+ * (tasktp.c): the byte offset in task_struct, or 0 (unknown). */
+uint32_t sampler_task_tp_off(void);
+
 #endif
