@@ -7,6 +7,9 @@
  * out of range) must end within RUBY_MAX_FRAMES control frames of reads.
  * The walks are repeated with a global symbol table inside the image (C
  * function frames named), and the input is searched as code for it.
+ * Frames as the system profiler walks them (ruby_walked_frame: code
+ * words and pcs taken from the input, twice, the second time from its
+ * caches) cost a bounded number of reads each.
  * The same input is also given to the ELF reader as a file image.
  * FUZZ_SOURCES: plugins/common/elf/elfread.c plugins/common/elf/elfread_held.c plugins/common/elf/elfbad.c plugins/lang/ruby/ruby_offsets.c plugins/lang/ruby/ruby_walk.c plugins/lang/ruby/ruby_ids.c plugins/lang/ruby/ruby_maps.c plugins/lang/ruby/ruby_elf.c plugins/lang/common/langproc.c plugins/lang/common/langmaps.c plugins/lang/common/langmem.c plugins/lang/common/langver.c plugins/lang/common/langguard.c plugins/lang/common/langfile.c lib/fsguard.c
  * FUZZ_LIBS: -lelf
@@ -93,6 +96,30 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    &syms, &op);
 		if (syms == 0 && op != 0)
 			abort();
+	}
+	/* walked frames: (code, pc) pairs from the input, twice */
+	if (size >= 17) {
+		char text[RUBY_MAX_FRAME_TEXT];
+		uint64_t code, pc;
+		size_t i, k;
+		int pass;
+
+		for (pass = 0; pass < 2; pass++)
+			for (i = 1; i + 16 <= size && i < 1 + 16 * 32; i += 16) {
+				code = pc = 0;
+				for (k = 8; k-- > 0;) {
+					code = code << 8 | data[i + k];
+					pc = pc << 8 | data[i + 8 + k];
+				}
+				/* inside the image, or as given */
+				if (data[i] & 1)
+					code = BASE + code % (im.len + 1);
+				im.reads = 0;
+				(void)ruby_walked_frame(&m, &o, &fc, code, pc,
+				    text, sizeof(text));
+				if (im.reads > 64)
+					abort();
+			}
 	}
 	/* the line table of a body at the image's start, pc anywhere */
 	if (size >= 9) {

@@ -282,6 +282,87 @@ walk_version(int major, int minor)
 	CHECK(rc == 0 && c.n == 3, "not a C frame's magic: left out");
 }
 
+/* The reads a walked frame costs (ruby_walked_frame). */
+static unsigned walked_reads;
+
+static int
+count_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	walked_reads++;
+	return (img_read(arg, addr, buf, len));
+}
+
+/*
+ * The frames the system profiler walks over the same image, root first
+ * as they arrive (iseq and pc; the C function's method entry with pc 0):
+ * the texts ruby_walk_stack gives, then, known, without a read.
+ */
+static void
+walked_version(int major, int minor)
+{
+	struct ruby_mem m = { count_read, NULL };
+	struct ruby_version v = { major, minor, 1 };
+	static struct ruby_fcache fc;
+	struct ruby_offsets o;
+	static const uint64_t walk[] = {
+		0x14800, 0x18008,		/* <main> */
+		0x14400, 0x17000 + 8,		/* block in work */
+		0x14f00, 0,			/* sort, a C function */
+		0x14000, 0x16000 + 6 * 8,	/* hot_a, the leaf */
+	};
+	static const char *const want[] = {
+		"<main> (/srv/app/x.rb:1)",
+		"block in work (/srv/app/lib/a/rather/long/path/work.rb:7)",
+		"sort [c function] ((unknown):0)",
+		"hot_a (/srv/app/x.rb:6)",
+	};
+	char text[RUBY_MAX_FRAME_TEXT], why[128], what[96];
+	unsigned k, i, first = 0, ok = 1;
+	int rc;
+
+	(void)ruby_offsets_for(&v, &o, why, sizeof(why));
+	build_stack(&o);
+	o.global_symbols = SYMS;
+	o.last_op_id = 0xa9;
+	memset(&fc, 0, sizeof(fc));
+	/* <main> has no line table: its first line, read each time (a
+	 * failed table is not trusted), so it is left out of the count */
+	for (k = 0; k < 2; k++) {
+		walked_reads = 0;
+		for (i = 0; i < 4; i++) {
+			if (i == 1)
+				walked_reads = 0;
+			rc = ruby_walked_frame(&m, &o, &fc, walk[2 * i],
+			    walk[2 * i + 1], text, sizeof(text));
+			ok &= rc == 0 && strcmp(text, want[i]) == 0;
+		}
+		if (k == 0)
+			first = walked_reads;
+	}
+	snprintf(what, sizeof(what), "%d.%d: walked frames named as read "
+	    "ones (%u reads, then %u)", major, minor, first, walked_reads);
+	CHECK(ok && first > 0 && walked_reads == 0, what);
+	/* a new pc of a known iseq: its line, read once */
+	walked_reads = 0;
+	rc = ruby_walked_frame(&m, &o, &fc, 0x14000, 0x16000 + 1 * 8, text,
+	    sizeof(text));
+	CHECK(rc == 0 && strcmp(text, "hot_a (/srv/app/x.rb:5)") == 0 &&
+	    walked_reads > 0, "walked: a new pc of a known iseq, its line");
+	/* what is no frame: not an object, an ifunc's, a freed method */
+	CHECK(ruby_walked_frame(&m, &o, &fc, 0, 0, text, sizeof(text)) ==
+	    1 && ruby_walked_frame(&m, &o, &fc, 0x14003, 5, text,
+	    sizeof(text)) == 1, "walked: a code word not an object: no frame");
+	put64(0x14e00, 0x1a | 10u << 12);	/* imemo_ifunc */
+	CHECK(ruby_walked_frame(&m, &o, &fc, 0x14e00, 0, text,
+	    sizeof(text)) == 1, "walked: a C block's ifunc: no frame");
+	CHECK(ruby_walked_frame(&m, &o, &fc, 0x90000, 0, text,
+	    sizeof(text)) == 1, "walked: a method entry gone: that frame only");
+	/* an iseq gone (the process exited): no line to give, the sample
+	 * fails rather than show a wrong one */
+	CHECK(ruby_walked_frame(&m, &o, &fc, 0x90000, 0x16008, text,
+	    sizeof(text)) == -EFAULT, "walked: an iseq not readable fails");
+}
+
 /* Code bytes for ruby_ids_locate: a buffer at a virtual address. */
 struct code {
 	const uint8_t *b;
@@ -370,6 +451,9 @@ test_walk(void)
 	walk_version(3, 2);
 	walk_version(3, 3);
 	walk_version(3, 4);
+	walked_version(3, 0);
+	walked_version(3, 1);
+	walked_version(3, 3);
 
 	(void)ruby_offsets_for(&v, &o, why, sizeof(why));
 	CHECK_INTEQ(o.cfp_size, 64, "3.1 control frame is 64 bytes");
@@ -590,6 +674,7 @@ test_appid(void)
  * own ELF stands for a static ruby.
  */
 __attribute__((used)) void *ruby_current_vm_ptr;
+__attribute__((used)) __thread void *ruby_current_ec;
 __attribute__((used)) const char ruby_version[] = "3.3.7";
 __attribute__((used)) const char ruby_description[] =
     "ruby 3.3.7 (2025-01-15 revision be31f993d7) [x86_64-linux]";
@@ -612,6 +697,9 @@ test_elf(void)
 	    re.ver.patch == 7, "version read at the ruby_version symbol");
 	CHECK_STREQ(re.description, ruby_description,
 	    "ruby_description read at its symbol");
+	CHECK(re.has_tls_ec && re.has_pt_tls && re.tls_module_got == 0,
+	    "static ruby: ruby_current_ec in its own TLS block (module 1, "
+	    "no GOT slot)");
 	CHECK(ruby_elf_read_mem("\177ELF", 4, &re) == -ENOEXEC,
 	    "a truncated ELF is refused");
 }
@@ -644,6 +732,12 @@ test_real_library(void)
 		CHECK(re.global_symbols != 0 && re.last_op_id == 0xa9,
 		    "libruby-3.1: the global symbol table found from "
 		    "rb_id2str's code");
+		printf("# ruby_current_ec at %#jx of the TLS block, its "
+		    "module ID in the GOT at %#jx\n", (uintmax_t)re.tls_ec,
+		    (uintmax_t)re.tls_module_got);
+		CHECK(re.has_tls_ec && re.has_pt_tls &&
+		    re.tls_module_got != 0, "libruby-3.1: ruby_current_ec "
+		    "and its module's GOT slot (R_X86_64_DTPMOD64)");
 		CHECK(strncmp(re.description, "ruby 3.1.", 9) == 0 &&
 		    strncmp(id, "buildid:", 8) == 0 && strlen(id) == 8 + 40,
 		    "libruby-3.1: its description and build id");

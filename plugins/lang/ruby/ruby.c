@@ -151,6 +151,73 @@ rubyp_sample(void *arg, struct langtab_proc *lp)
 	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why, 1);
 }
 
+/*
+ * How the system profiler walks a Ruby process's frames in its samples:
+ * from the sampled thread's own execution context (ruby_current_ec, in
+ * its TLS: every thread, GVL or not, gives its own stack), its cfp up
+ * the array of control frames to the end of its VM stack, less the VM's
+ * own top frame; each frame's iseq and pc, and for a C function's (no
+ * iseq) the method entry below its ep (ep[VM_ENV_DATA_INDEX_ME_CREF]).
+ */
+static int
+rubyp_walk_layout(void *arg, struct langtab_proc *lp, struct gp_frame_walk *w,
+    int32_t *tid, uint64_t *root, uint64_t *check)
+{
+	const struct ruby_target *t = &RUBYP(lp)->t;
+	const struct ruby_offsets *o = &t->off;
+
+	(void)arg;
+	if (t->tls_module == 0)
+		return (-ENOTSUP);
+	w->root_frame = o->ec_cfp;
+	w->holder_frame = -1;
+	w->frame_code = o->cfp_iseq;
+	w->frame_pos = o->cfp_pc;
+	w->pos_size = 8;
+	w->frame_owner = -1;
+	w->flags = GP_WALK_F_ALT | GP_WALK_F_TLS | GP_WALK_F_POS_NEW;
+	w->frame_stride = o->cfp_size;
+	w->stack_base = o->ec_vm_stack;
+	w->stack_words = o->ec_vm_stack_size;
+	w->end_skip = 1;
+	w->frame_alt = o->cfp_ep;
+	w->alt_off = -16;
+	/* glibc on x86-64: the DTV pointer after the TCB's self pointer,
+	 * entries of {value, to_free} */
+	w->tls_dtv = 8;
+	w->tls_dtv_entry = 16;
+	w->tls_module = t->tls_module;
+	w->tls_offset = t->tls_ec;
+	*tid = 0;
+	*root = 0;	/* in each thread's TLS */
+	*check = 0;
+	return (0);
+}
+
+/* A walked sample: code known since the last snapshot costs no read. */
+static void
+rubyp_walked(void *arg, struct langtab_proc *lp, const uint64_t *walk,
+    uint32_t n, uint64_t count)
+{
+	struct rubyp *p = arg;
+	struct rubyp_proc *pr = RUBYP(lp);
+	char text[RUBY_MAX_FRAME_TEXT];
+	uint32_t i;
+	int rc;
+
+	langdrv_sample_begin(&p->drv);
+	if ((rc = ruby_target_wake(&pr->t)) == 0)
+		ruby_target_begin(&pr->t);
+	for (i = n; i-- > 0 && rc == 0;) {	/* from the leaf */
+		rc = ruby_walked_frame(&pr->t.mem, &pr->t.off, pr->t.fcache,
+		    walk[2 * i], walk[2 * i + 1], text, sizeof(text));
+		if (rc == 1)
+			rc = 0;
+		else if (rc == 0)
+			rc = langdrv_frame(&p->drv, text);
+	}
+	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why, count);
+}
 
 /* The appid, and gProfiler's Ruby application metadata keys. */
 static void
@@ -218,6 +285,8 @@ static const struct langdrv_ops rubyp_ops = {
 	.comm = "ruby",
 	.max_freq = RUBYP_MAX_FREQ,
 	.fail_limit = RUBYP_FAIL_LIMIT,
+	.walk_layout = rubyp_walk_layout,
+	.walked = rubyp_walked,
 };
 
 static int

@@ -21,7 +21,8 @@ enum {
 	RUBY_SYM_EC,
 	RUBY_SYM_DESCRIPTION,
 	RUBY_SYM_VERSION,
-	RUBY_SYM_ID2STR
+	RUBY_SYM_ID2STR,
+	RUBY_SYM_TLS_EC
 };
 
 static const char *const ruby_elf_names[] = {
@@ -29,7 +30,8 @@ static const char *const ruby_elf_names[] = {
 	"ruby_current_execution_context_ptr",
 	"ruby_description",
 	"ruby_version",
-	"rb_id2str"
+	"rb_id2str",
+	"ruby_current_ec"
 };
 
 static void
@@ -37,6 +39,15 @@ ruby_elf_symbol(void *arg, size_t which, const Elf64_Sym *sym)
 {
 	struct ruby_elf *re = arg;
 
+	/* 3.x's thread-local execution context: its offset in the
+	 * object's TLS block (0 is one) */
+	if (which == RUBY_SYM_TLS_EC) {
+		if (ELF64_ST_TYPE(sym->st_info) == STT_TLS && !re->has_tls_ec) {
+			re->tls_ec = sym->st_value;
+			re->has_tls_ec = 1;
+		}
+		return;
+	}
 	if (sym->st_value == 0 || ELF64_ST_TYPE(sym->st_info) == STT_TLS)
 		return;
 	switch (which) {
@@ -101,6 +112,48 @@ ruby_elf_description(struct elfread *le, struct ruby_elf *re)
 	re->description[i] = '\0';
 }
 
+/*
+ * Where the dynamic linker writes the module ID of this object's TLS
+ * block: the GOT slot of an R_X86_64_DTPMOD64 relocation against the
+ * object itself (symbol 0, local-dynamic) or against a TLS symbol it
+ * defines (general-dynamic: libruby's ruby_current_ec).  An executable
+ * has no such slot: its block, when it has one (PT_TLS), is module 1.
+ */
+static void
+ruby_elf_tls_module(struct elfread *le, struct ruby_elf *re)
+{
+	Elf64_Rela r[64];
+	Elf64_Sym sym;
+	uint64_t first, sidx;
+	uint32_t link;
+	int64_t got, k;
+	size_t i;
+
+	for (i = 0; i < le->nph; i++)
+		if (le->ph[i].p_type == PT_TLS)
+			re->has_pt_tls = 1;
+	for (i = 0; re->has_pt_tls && i < le->nsh; i++) {
+		if (le->sh[i].sh_type != SHT_RELA)
+			continue;
+		link = le->sh[i].sh_link;
+		for (first = 0; (got = elfread_read_relas(le, i, first, r,
+		    sizeof(r) / sizeof(r[0]))) > 0; first += (uint64_t)got)
+			for (k = 0; k < got; k++) {
+				if (ELF64_R_TYPE(r[k].r_info) !=
+				    R_X86_64_DTPMOD64)
+					continue;
+				sidx = ELF64_R_SYM(r[k].r_info);
+				if (sidx != 0 && (link >= le->nsh ||
+				    elfread_read_syms(le, link, sidx, &sym,
+				    1) != 1 || sym.st_shndx == SHN_UNDEF ||
+				    ELF64_ST_TYPE(sym.st_info) != STT_TLS))
+					continue;
+				re->tls_module_got = r[k].r_offset;
+				return;
+			}
+	}
+}
+
 /* "buildid:<hex>" as gProfiler's *_elfid keys hold it; "" without one. */
 void
 ruby_elf_buildid_text(const struct ruby_elf *re, char *out, size_t len)
@@ -139,6 +192,8 @@ ruby_elf_read(struct elfread *le, struct ruby_elf *re)
 	/* Once every symbol table was read: ruby_version may be in any. */
 	ruby_elf_version(le, re);
 	ruby_elf_description(le, re);
+	if (re->has_tls_ec)
+		ruby_elf_tls_module(le, re);
 	return (re->current_vm_ptr != 0 || re->current_ec_ptr != 0 ? 0 :
 	    -ENOENT);
 }

@@ -182,9 +182,7 @@ int
 ruby_cfunc_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
     uint64_t ep, struct ruby_fcache *fc, char *out, size_t outlen)
 {
-	struct ruby_centry *ce = NULL;
-	char name[RUBY_MAX_NAME];
-	uint64_t magic, me, flags, id;
+	uint64_t magic, me;
 	int rc;
 
 	if (o->global_symbols == 0 || ep == 0 || (ep & 7) != 0)
@@ -196,7 +194,24 @@ ruby_cfunc_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
 	/* ep[VM_ENV_DATA_INDEX_ME_CREF], ep[-2]: the method entry. */
 	if ((rc = ruby_read_u64(m, ep - 16, &me)) != 0)
 		return (rc);
-	if (me == 0 || (me & 7) != 0 ||
+	return (ruby_cfunc_me(m, o, me, fc, out, outlen));
+}
+
+/*
+ * The same from the method entry (the system profiler's walk reads it
+ * from the frame: ruby_walked_frame): 1 if it is none, or its name is
+ * not known.
+ */
+int
+ruby_cfunc_me(const struct ruby_mem *m, const struct ruby_offsets *o,
+    uint64_t me, struct ruby_fcache *fc, char *out, size_t outlen)
+{
+	struct ruby_centry *ce = NULL;
+	char name[RUBY_MAX_NAME];
+	uint64_t flags, id;
+	int rc = 0;
+
+	if (o->global_symbols == 0 || me == 0 || (me & 7) != 0 ||
 	    (rc = ruby_read_u64(m, me, &flags)) != 0)
 		return (rc != 0 ? rc : 1);
 	if ((flags & RUBY_T_MASK) != RUBY_T_IMEMO ||
@@ -205,8 +220,7 @@ ruby_cfunc_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
 	if ((rc = ruby_read_u64(m, me + RUBY_ME_CALLED_ID, &id)) != 0)
 		return (rc);
 	if (fc != NULL) {
-		ce = &fc->c[((me >> 3) * 0x9e3779b97f4a7c15ull) >> 59 &
-		    (RUBY_CCACHE - 1)];
+		ce = ruby_centry_of(fc, me);
 		if (ce->me == me && ce->id == id) {
 			snprintf(out, outlen, "%s [c function] ((unknown):0)",
 			    ce->name);

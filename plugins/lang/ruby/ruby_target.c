@@ -79,6 +79,7 @@ static struct langattach_elf ruby_elf_files = {
 
 struct ruby_found {
 	struct ruby_object ob, exe;
+	int musl;
 };
 
 static int
@@ -86,7 +87,37 @@ ruby_find(void *arg, const char *maps, size_t len, uint64_t exe_ino)
 {
 	struct ruby_found *f = arg;
 
+	/* musl lays out its threads' DTVs its own way */
+	f->musl = memmem(maps, len, "/ld-musl-", 9) != NULL;
 	return (ruby_maps_find(maps, len, exe_ino, &f->ob, &f->exe));
+}
+
+/*
+ * Where each thread's execution context is (ruby_current_ec, 3.x): the
+ * module ID of the object's TLS block, which the dynamic linker wrote
+ * in its GOT (an executable's own block is module 1), and the offset.
+ * Without it (2.x, musl, a module ID not sane) the process is sampled
+ * on the timer only.
+ */
+static void
+ruby_target_tls(struct ruby_target *t, const struct ruby_found *f,
+    const struct ruby_elf *pe)
+{
+	uint64_t mod = 0;
+
+	if (!pe->has_tls_ec || !pe->has_pt_tls || t->off.ec_direct ||
+	    f->musl)
+		return;
+	if (f->exe.found && f->exe.start == f->ob.start)
+		mod = 1;
+	else if (pe->tls_module_got == 0 || ruby_read_u64(&t->mem,
+	    f->ob.start - pe->first_load_vaddr + pe->tls_module_got,
+	    &mod) != 0)
+		return;
+	if (mod == 0 || mod > 4096)
+		return;
+	t->tls_module = (uint32_t)mod;
+	t->tls_ec = pe->tls_ec;
 }
 
 /*
@@ -177,6 +208,8 @@ ruby_target_attach(pid_t pid, struct ruby_target *t, char *why, size_t whylen)
 		    "Ruby %d.%d.%d: cannot read the running thread's frames",
 		    t->ver.major, t->ver.minor, t->ver.patch);
 		ruby_target_release(t);
+		return (rc);
 	}
-	return (rc);
+	ruby_target_tls(t, &f, &pe);
+	return (0);
 }

@@ -16,6 +16,11 @@ struct ruby_target {
 	struct ruby_version ver;
 	struct ruby_offsets off;
 	uint64_t root;	/* &ruby_current_vm_ptr (or ec) */
+	/* Each thread's own execution context, ruby_current_ec, in its
+	 * TLS (3.x with glibc): the block's module ID (0: unknown, the
+	 * system profiler cannot walk this process) and the offset. */
+	uint32_t tls_module;
+	uint64_t tls_ec;
 	struct ruby_mem mem;
 	struct ruby_fcache *fcache;	/* cleared per snapshot */
 	char object[512];

@@ -216,18 +216,53 @@ ruby_first_line(const struct ruby_mem *m, const struct ruby_offsets *o,
 	return ((uint32_t)v);
 }
 
+/*
+ * The line at pc of an iseq body: known (fc), else from its line table
+ * (kept), else, when the table is not sane, the method's first line (not
+ * kept: it may be a torn read).  0, or -errno of a failed read (the
+ * process gone, the code freed: no line to give).
+ */
+static int
+ruby_line_cached(const struct ruby_mem *m, const struct ruby_offsets *o,
+    struct ruby_fcache *fc, uint64_t body, uint64_t pc, uint32_t *line)
+{
+	struct ruby_lentry *l = NULL;
+	int rc;
+
+	if (fc != NULL) {
+		l = &fc->l[((body ^ pc * 0x9e3779b97f4a7c15ull) *
+		    0x9e3779b97f4a7c15ull) >> 54 & (RUBY_LCACHE - 1)];
+		if (l->pc == pc && l->body == body) {
+			*line = l->line;
+			return (0);
+		}
+	}
+	if ((rc = ruby_line_of(m, o, body, pc, line)) == -EINVAL) {
+		*line = ruby_first_line(m, o, body);
+		return (0);
+	}
+	if (rc == 0 && l != NULL) {
+		l->body = body;
+		l->pc = pc;
+		l->line = *line;
+	}
+	return (rc);
+}
+
+/* The frame of an iseq at pc; *ep: its entry in fc (NULL: none). */
 static int
 ruby_walk_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
     uint64_t iseq, uint64_t pc, struct ruby_fcache *fc, char *out,
-    size_t outlen)
+    size_t outlen, struct ruby_fentry **ep)
 {
 	char name[RUBY_MAX_NAME], file[RUBY_MAX_FILE];
 	const char *prefix;
 	uint64_t flags, body, label, pathobj;
-	uint32_t line, i;
+	uint32_t line;
 	int rc, k;
 	struct ruby_fentry *e = NULL;
 
+	*ep = NULL;
 	/* Only instruction sequences: C frames hold a method entry. */
 	if ((rc = ruby_read_u64(m, iseq, &flags)) != 0)
 		return (rc);
@@ -267,21 +302,9 @@ ruby_walk_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
 			prefix = e->text;
 		}
 	}
-	for (i = 0; e != NULL && i < RUBY_FCACHE_PCS; i++)
-		if (e->pc[i] == pc)
-			break;
-	if (e != NULL && i < RUBY_FCACHE_PCS)
-		line = e->line[i];
-	else {
-		/* Only a line the table gave is kept: a failed read may be
-		 * a torn one. */
-		if (ruby_line_of(m, o, body, pc, &line) != 0)
-			line = ruby_first_line(m, o, body);
-		else if (e != NULL) {
-			e->pc[e->next % RUBY_FCACHE_PCS] = pc;
-			e->line[e->next++ % RUBY_FCACHE_PCS] = line;
-		}
-	}
+	if ((rc = ruby_line_cached(m, o, fc, body, pc, &line)) != 0)
+		return (rc);
+	*ep = e;
 	if (prefix != out)
 		snprintf(out, outlen, "%s:%u)", prefix, line);
 	else {
@@ -329,6 +352,7 @@ ruby_walk_stack(const struct ruby_mem *m, const struct ruby_offsets *o,
 	char text[RUBY_MAX_FRAME_TEXT];
 	uint8_t cf[128];
 	uint64_t ec, stack, size, cfp, end, pc, iseq;
+	struct ruby_fentry *e;
 	int rc;
 
 	*n = 0;
@@ -378,7 +402,8 @@ ruby_walk_stack(const struct ruby_mem *m, const struct ruby_offsets *o,
 				return (rc);
 			continue;
 		}
-		rc = ruby_walk_frame(m, o, iseq, pc, fc, text, sizeof(text));
+		rc = ruby_walk_frame(m, o, iseq, pc, fc, text, sizeof(text),
+		    &e);
 		if (rc == 1)
 			continue;
 		if (rc != 0)
@@ -387,4 +412,50 @@ ruby_walk_stack(const struct ruby_mem *m, const struct ruby_offsets *o,
 			return (rc);
 	}
 	return (0);
+}
+
+int
+ruby_walked_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
+    struct ruby_fcache *fc, uint64_t code, uint64_t pc, char *out,
+    size_t outlen)
+{
+	struct ruby_wentry *w;
+	struct ruby_fentry *e;
+	struct ruby_centry *ce;
+	uint32_t line;
+	int rc;
+
+	if (!ruby_is_object(code))
+		return (1);
+	/* No pc: a C function's method entry (or a C block's ifunc, a
+	 * dummy frame's: not shown).  A known entry is named unread. */
+	if (pc == 0) {
+		ce = ruby_centry_of(fc, code);
+		if (ce->me == code && ce->name[0] != '\0') {
+			snprintf(out, outlen, "%s [c function] ((unknown):0)",
+			    ce->name);
+			return (0);
+		}
+		rc = ruby_cfunc_me(m, o, code, fc, out, outlen);
+		/* one frame's method gone since: that frame, not the stack */
+		return (rc < 0 && rc != -ESRCH ? 1 : rc);
+	}
+	w = &fc->w[((code >> 3) * 0x9e3779b97f4a7c15ull) >> 56 &
+	    (RUBY_WCACHE - 1)];
+	e = &fc->e[w->slot % RUBY_FCACHE];
+	if (w->iseq == code && e->valid && e->body == w->body) {
+		fc->hits++;
+		if ((rc = ruby_line_cached(m, o, fc, e->body, pc,
+		    &line)) != 0)
+			return (rc);
+		snprintf(out, outlen, "%s:%u)", e->text, line);
+		return (0);
+	}
+	if ((rc = ruby_walk_frame(m, o, code, pc, fc, out, outlen,
+	    &e)) == 0 && e != NULL) {
+		w->iseq = code;
+		w->body = e->body;
+		w->slot = (uint32_t)(e - fc->e);
+	}
+	return (rc);
 }

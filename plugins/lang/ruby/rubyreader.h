@@ -93,6 +93,12 @@ struct ruby_elf {
 	uint64_t id2str_sym;		/* &rb_id2str */
 	uint64_t global_symbols;	/* &ruby_global_symbols, 0 */
 	uint32_t last_op_id;		/* tLAST_OP_ID, 0 */
+	/* 3.x: ruby_current_ec's offset in the object's TLS block, and the
+	 * GOT slot holding the block's module ID (0: none, ruby_elf.c) */
+	uint64_t tls_ec;
+	uint64_t tls_module_got;
+	int has_tls_ec;
+	int has_pt_tls;
 	struct ruby_version ver;
 	int has_ver;
 	char description[128];	/* "ruby 3.1.2p20 ..." */
@@ -122,20 +128,24 @@ typedef int (*ruby_frame_fn)(void *, const char *);
  * Frame texts by iseq body, so a sample reads each method's strings once:
  * an entry is used only while the body still has the same label and
  * path pointers (a method freed and another compiled at its address
- * differs in them), with the lines of the last few pcs seen in it (a
- * compiled body's line table does not change).  Direct-mapped.  The main
- * ractor's address is kept too: it is set at boot and never moves.
+ * differs in them).  Lines by body and pc, apart: a hot method's samples
+ * land on many pcs (a compiled body's line table does not change).
+ * Direct-mapped.  The main ractor's address is kept too: it is set at
+ * boot and never moves.
  */
 #define RUBY_FCACHE	64
-#define RUBY_FCACHE_PCS	4	/* lines kept per body, by pc */
+#define RUBY_LCACHE	1024
 
 struct ruby_fentry {
 	uint64_t body, label, pathobj;
-	uint64_t pc[RUBY_FCACHE_PCS];	/* 0: none */
-	uint32_t line[RUBY_FCACHE_PCS];
-	uint32_t next;
 	uint8_t valid;
 	char text[RUBY_MAX_FRAME_TEXT];	/* last */
+};
+
+struct ruby_lentry {
+	uint64_t body, pc;	/* pc 0: none */
+	uint32_t line;
+	uint32_t pad;
 };
 
 /* C function names by method entry (and ID, should the entry be reused). */
@@ -146,9 +156,25 @@ struct ruby_centry {
 	char name[RUBY_MAX_NAME];
 };
 
+/*
+ * Iseqs the system profiler walked (ruby_walked_frame), by address: the
+ * body they had when first read and its frame text's entry, so a walked
+ * sample of known code reads nothing.  Emptied with the rest at each
+ * snapshot, when the walk's own record of known code words is too.
+ */
+#define RUBY_WCACHE	256
+
+struct ruby_wentry {
+	uint64_t iseq, body;
+	uint32_t slot;	/* in e[] */
+	uint32_t pad;
+};
+
 struct ruby_fcache {
 	struct ruby_fentry e[RUBY_FCACHE];
 	struct ruby_centry c[RUBY_CCACHE];
+	struct ruby_wentry w[RUBY_WCACHE];
+	struct ruby_lentry l[RUBY_LCACHE];
 	uint64_t ractor;	/* the main ractor, once read */
 	uint64_t hits, misses;
 };
@@ -156,6 +182,14 @@ struct ruby_fcache {
 int ruby_walk_stack(const struct ruby_mem *, const struct ruby_offsets *,
 	    uint64_t, uint32_t, struct ruby_fcache *, ruby_frame_fn, void *,
 	    uint32_t *);
+/*
+ * One frame the system profiler walked in a sample: its code word (an
+ * iseq; for a C function's frame, whose pc is 0, its method entry) and
+ * pc, as text into out.  Code seen since fc was cleared costs no read
+ * (a pc new to it, its line's).  0, 1 (not a frame to show) or -errno.
+ */
+int ruby_walked_frame(const struct ruby_mem *, const struct ruby_offsets *,
+	    struct ruby_fcache *, uint64_t, uint64_t, char *, size_t);
 int ruby_read_u64(const struct ruby_mem *, uint64_t, uint64_t *);
 int ruby_array_elems(const struct ruby_mem *, const struct ruby_offsets *,
 	    uint64_t, uint64_t, uint64_t *);
@@ -173,6 +207,15 @@ int ruby_id_name(const struct ruby_mem *, const struct ruby_offsets *,
 	    uint64_t, char *, size_t);
 int ruby_cfunc_frame(const struct ruby_mem *, const struct ruby_offsets *,
 	    uint64_t, struct ruby_fcache *, char *, size_t);
+int ruby_cfunc_me(const struct ruby_mem *, const struct ruby_offsets *,
+	    uint64_t, struct ruby_fcache *, char *, size_t);
+/* The C function name cache's slot for a method entry. */
+static inline struct ruby_centry *
+ruby_centry_of(struct ruby_fcache *fc, uint64_t me)
+{
+	return (&fc->c[((me >> 3) * 0x9e3779b97f4a7c15ull) >> 59 &
+	    (RUBY_CCACHE - 1)]);
+}
 
 /* --- ruby_appid.c ----------------------------------------------------- */
 int ruby_appid(const char *const *, int, const char *, char *, size_t);
