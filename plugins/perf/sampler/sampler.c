@@ -224,7 +224,7 @@ sampler_walk_ok(struct walk_cfg *c)
 	/* 1.7's choices: the BPF program's bpf_loop walker */
 	c->looped = c->frame_stride > 0 || c->frame_alt >= 0 ||
 	    c->root_tls != 0 || c->pos_new != 0;
-	c->woken_ns = 0;
+	c->woken_ns = c->pos_woken_ns = 0;
 	memset(c->known, 0, sizeof(c->known));
 	return (1);
 }

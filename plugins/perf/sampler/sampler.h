@@ -48,6 +48,10 @@
  * wakes nobody; a collision only defers a read to the next drain.
  */
 #define WALK_WAKE_NS		5000000ull
+/* A position new to a known code word (walk_cfg.pos_new: its line is read
+ * from the code's table) wakes at most this often: a hot method's samples
+ * land on tens of positions, and each cycle starts over. */
+#define WALK_WAKE_POS_NS	250000000ull
 #define WALK_KNOWN_BITS		2048	/* per process: 256 bytes */
 #define SAMPLE_MAX_STACK	65528	/* --perf-dwarf-stack-size maximum */
 #define SAMPLE_PAGE		4096
@@ -86,6 +90,7 @@
 #define SAMPLE_F_WATCHED	0x10	/* the tgid is watched (sampler_watch) */
 #define SAMPLE_F_WALKED		0x20	/* nwalk interpreter frames follow */
 #define SAMPLE_F_WALK_NEW	0x40	/* one of them new: wake user space */
+#define SAMPLE_F_WALK_NEWPOS	0x80	/* a position new to its code word */
 
 /* Per-CPU counters in the "stats" map, summed by user space. */
 #define STAT_SAMPLES		0	/* program runs that passed the filter */
@@ -157,6 +162,7 @@ struct walk_cfg {
 	/* The program's: when a walked sample of the process last woke
 	 * user space (WALK_WAKE_NS), and the code words seen (hashed). */
 	__u64 woken_ns;
+	__u64 pos_woken_ns;
 	__u64 known[WALK_KNOWN_BITS / 64];
 };
 

@@ -170,9 +170,9 @@ struct walk_loop {
 	struct sample_buf *s;
 	struct walk_cfg *c;
 	struct walk_frame *b;
-	__u64 f, end, stride, pos_mask, new_mask;
+	__u64 f, end, stride, pos_mask;
 	__s64 alt_add;
-	__u32 base, n, stat;
+	__u32 base, n, stat, pos_new;
 	__s32 alt, owner, next;
 	__u32 code, pos;
 	__u8 skip;
@@ -262,9 +262,11 @@ walk_step(__u32 i, void *arg)
 		    bpf_probe_read_user(&d[0], sizeof(d[0]),
 		    (void *)(walk_u64(b, L->alt) + L->alt_add)) != 0)
 			d[0] = 0;
-		if (walk_code_new(L->c, d[0] ^ (d[1] * 0x9e3779b97f4a7c15ull &
-		    L->new_mask)))
+		if (walk_code_new(L->c, d[0]))
 			s->hdr.flags |= SAMPLE_F_WALK_NEW;
+		if (L->pos_new && walk_code_new(L->c, d[0] ^ d[1] *
+		    0x9e3779b97f4a7c15ull))
+			s->hdr.flags |= SAMPLE_F_WALK_NEWPOS;
 		s->hdr.nwalk = idx + 1;
 	}
 	if (L->stride > 0)
@@ -323,7 +325,7 @@ walk_frames_loop(struct sample_buf *s, struct walk_cfg *c, __u32 tgid,
 	L.f = f;
 	L.stride = c->frame_stride;
 	L.pos_mask = c->pos_size == 8 ? ~0ull : 0xffffffffull;
-	L.new_mask = c->pos_new ? ~0ull : 0;
+	L.pos_new = c->pos_new;
 	L.alt_add = c->alt_off;
 	L.base = s->hdr.nkern + s->hdr.nuser;
 	L.n = c->frame_read;
@@ -342,20 +344,26 @@ walk_frames_loop(struct sample_buf *s, struct walk_cfg *c, __u32 tgid,
 }
 
 /* Whether this walked sample wakes user space: it names a code word new
- * to the process, and the last wake-up for one was WALK_WAKE_NS ago (a
- * word marked seen meanwhile is read at the next drain).  CPUs racing on
- * woken_ns at worst wake it twice. */
+ * to the process, and the last wake-up for one was WALK_WAKE_NS ago, or
+ * (pos_new) a position new to its code word, WALK_WAKE_POS_NS after the
+ * last such wake-up (a word marked seen meanwhile is read at the next
+ * drain).  CPUs racing on woken_ns at worst wake it twice. */
 static __always_inline int
 walk_wake_due(struct sample_buf *s, struct walk_cfg *c)
 {
 	__u64 now;
 
-	if (!(s->hdr.flags & SAMPLE_F_WALK_NEW))
-		return 0;
 	now = bpf_ktime_get_ns();
-	if (now - c->woken_ns < WALK_WAKE_NS)
+	if (s->hdr.flags & SAMPLE_F_WALK_NEW) {
+		if (now - c->woken_ns < WALK_WAKE_NS)
+			return 0;
+		c->woken_ns = now;
+	} else if (s->hdr.flags & SAMPLE_F_WALK_NEWPOS) {
+		if (now - c->pos_woken_ns < WALK_WAKE_POS_NS)
+			return 0;
+		c->pos_woken_ns = now;
+	} else
 		return 0;
-	c->woken_ns = now;
 	stat_inc(STAT_WALK_WAKE);
 	return 1;
 }
