@@ -333,6 +333,7 @@ wakeup_flags(__u32 tgid, __u32 gen, int is_user, int urgent)
 /*
  * One sample; ctx is what bpf_get_stack takes in both program types (the
  * perf event's, or the tracepoint's whose first word points at its regs).
+ * loop (a constant too): the walks of ABI 1.7, through bpf_loop.
  * compat (a constant: each program its own code): without the task's BTF
  * and bpf_task_pt_regs (Linux 5.11, 5.15), a task's user stack is what
  * bpf_get_stack finds (none for a kernel thread), and DWARF registers
@@ -340,7 +341,7 @@ wakeup_flags(__u32 tgid, __u32 gen, int is_user, int urgent)
  * back to the frame-pointer stack).
  */
 static __always_inline int
-sample_take(void *ctx, __u64 period, int compat, int ctx_regs)
+sample_take(void *ctx, __u64 period, int compat, int ctx_regs, int loop)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, cpu = bpf_get_smp_processor_id();
@@ -444,9 +445,9 @@ sample_take(void *ctx, __u64 period, int compat, int ctx_regs)
 	urgent = watched;
 	if (watched && is_user &&
 	    (wc = bpf_map_lookup_elem(&walk_cfgs, &tgid)) != NULL) {
-		/* compat (before 5.15) has no bpf_loop: never looped */
+		/* a 1.7 layout only where the program has its walk */
 		walk = !wc->looped ? walk_frames(s, wc, tgid, (__u32)id) :
-		    compat ? STAT_WALK_FAULT :
+		    !loop ? STAT_WALK_FAULT :
 		    walk_frames_loop(s, wc, tgid, (__u32)id);
 		stat_inc(walk);
 		s->hdr.walk_stat = walk;
@@ -484,7 +485,15 @@ SEC("perf_event")
 int
 on_sample(void *ctx)
 {
-	return sample_take(ctx, 1, 0, 1);
+	return sample_take(ctx, 1, 0, 1, 0);
+}
+
+/* The same with the walks of ABI 1.7, for kernels with bpf_loop. */
+SEC("perf_event")
+int
+on_sample_loop(void *ctx)
+{
+	return sample_take(ctx, 1, 0, 1, 1);
 }
 
 /* The same for kernels without the task's BTF helpers (sample_take). */
@@ -492,7 +501,7 @@ SEC("perf_event")
 int
 on_sample_compat(void *ctx)
 {
-	return sample_take(ctx, 1, 1, 1);
+	return sample_take(ctx, 1, 1, 1, 0);
 }
 
 /*
@@ -504,14 +513,21 @@ SEC("tracepoint")
 int
 on_tracepoint(void *ctx)
 {
-	return sample_take(ctx, tp_period, 0, 0);
+	return sample_take(ctx, tp_period, 0, 0, 0);
+}
+
+SEC("tracepoint")
+int
+on_tracepoint_loop(void *ctx)
+{
+	return sample_take(ctx, tp_period, 0, 0, 1);
 }
 
 SEC("tracepoint")
 int
 on_tracepoint_compat(void *ctx)
 {
-	return sample_take(ctx, tp_period, 1, 0);
+	return sample_take(ctx, tp_period, 1, 0, 0);
 }
 
 /*

@@ -105,14 +105,21 @@ sampler_cpu_close(struct sbpf *s, int cpu)
 	s->fds[cpu] = -1;
 }
 
-/* The sampling program: per event type, full or compat (sample_take). */
+/*
+ * The sampling program: per event type, full (with the walks of ABI 1.7
+ * where the kernel has bpf_loop: a kernel before 5.13 refuses the very
+ * reference to its callback, before it could say which helper it lacks)
+ * or compat (sample_take).
+ */
 static struct bpf_program *
 sampler_prog(const struct sbpf *s)
 {
 	if (s->ev.type == PERF_TYPE_TRACEPOINT)
 		return (s->compat ? s->skel->progs.on_tracepoint_compat :
+		    s->have_loop ? s->skel->progs.on_tracepoint_loop :
 		    s->skel->progs.on_tracepoint);
 	return (s->compat ? s->skel->progs.on_sample_compat :
+	    s->have_loop ? s->skel->progs.on_sample_loop :
 	    s->skel->progs.on_sample);
 }
 
@@ -273,7 +280,7 @@ sampler_explain(int rc, char *err, size_t errlen)
 static int
 sampler_load(struct sbpf *s, int with_ksym)
 {
-	struct bpf_program *progs[4];
+	struct bpf_program *progs[6];
 	size_t k;
 	struct sampler_bpf *skel;
 	uint32_t key, i;
@@ -293,7 +300,9 @@ sampler_load(struct sbpf *s, int with_ksym)
 	progs[1] = skel->progs.on_sample_compat;
 	progs[2] = skel->progs.on_tracepoint;
 	progs[3] = skel->progs.on_tracepoint_compat;
-	for (k = 0; k < 4; k++)
+	progs[4] = skel->progs.on_sample_loop;
+	progs[5] = skel->progs.on_tracepoint_loop;
+	for (k = 0; k < 6; k++)
 		if (progs[k] != sampler_prog(s))
 			bpf_program__set_autoload(progs[k], false);
 	skel->rodata->self_tgid = (uint32_t)s->opts.self_pid;
@@ -304,11 +313,6 @@ sampler_load(struct sbpf *s, int with_ksym)
 	skel->rodata->dwarf_size = s->opts.dwarf_size;
 	skel->rodata->tp_period = s->opts.period > 0 ? s->opts.period : 1;
 	skel->rodata->max_rate = s->opts.max_rate;
-	/* 1.7's walks (walk_frames_loop) need bpf_loop (5.17); the compat
-	 * program has none of that code */
-	s->have_loop = !s->compat && libbpf_probe_bpf_helper(
-	    BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 1;
-	skel->rodata->have_loop = (uint8_t)s->have_loop;
 	if ((rc = bpf_map__set_max_entries(skel->maps.scratch,
 	    (uint32_t)s->ncpus)) != 0 ||
 	    (rc = bpf_map__set_max_entries(skel->maps.events,
@@ -520,6 +524,10 @@ sbpf_open_as(const struct sampler_opts *opts, int compat, char *err,
 	}
 	s->base.ops = compat ? &sampler_bpf_compat_ops : &sampler_bpf_ops;
 	s->compat = compat;
+	/* 1.7's walks (walk_frames_loop) need bpf_loop (5.17): the program
+	 * that has them is loaded only then (sampler_prog) */
+	s->have_loop = !compat && libbpf_probe_bpf_helper(
+	    BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 1;
 	s->opts = *opts;
 	if (opts->ev_name != NULL) {
 		s->ev.name = opts->ev_name;

@@ -14,8 +14,6 @@
  * space (mmapped .bss) before the first walk that needs it; 0: unknown,
  * and no such walk is set (sbpf_walk_set refuses it). */
 __u32 task_tp_off;
-/* The kernel has bpf_loop (5.17): the layouts of ABI 1.7 are walked. */
-const volatile __u8 have_loop = 0;
 
 /*
  * Interpreter frame walks (sampler_walk_set): a watched tgid's frame
@@ -80,6 +78,72 @@ walk_code_new(struct walk_cfg *c, __u64 code)
 }
 
 /*
+ * The sampled thread's root in its TLS (walk_cfg.root_tls): its thread
+ * pointer, saved in the task at each switch to it, then the variable
+ * through the thread's DTV (plugin.h).  0: none (a thread that never set
+ * it, a module not allocated in this thread yet, a page not resident).
+ */
+static __always_inline __u64
+walk_tls_root(const struct walk_cfg *c)
+{
+	__u64 task = bpf_get_current_task(), tp, v;
+
+	if (task_tp_off == 0 || task == 0 ||
+	    bpf_probe_read_kernel(&tp, sizeof(tp), (void *)(task +
+	    task_tp_off)) != 0 || tp == 0 ||
+	    bpf_probe_read_user(&v, sizeof(v), (void *)(tp +
+	    (c->tls_dtv & (WALK_FRAME_BUF - 8)))) != 0 || v == 0 ||
+	    bpf_probe_read_user(&v, sizeof(v), (void *)(v +
+	    (__u64)c->tls_dtv_entry * (c->tls_module & 4095))) != 0 ||
+	    v == 0 || v == (__u64)-1 ||
+	    bpf_probe_read_user(&v, sizeof(v), (void *)(v +
+	    (c->tls_offset & ((1u << 20) - 1)))) != 0)
+		return 0;
+	return v;
+}
+
+/*
+ * Where a walk starts: the thread's root (told per thread, checked, or in
+ * its TLS: tls, a constant where the walk has no TLS roots) and the top
+ * frame.  0, or the STAT_WALK_* the walk ends with (STAT_WALK_OK: a
+ * thread without interpreter frames, nothing to walk or wake for).
+ */
+static __always_inline __u32
+walk_start(const struct walk_cfg *c, __u32 tgid, __u32 tid, int tls,
+    __u64 *rootp, __u64 *fp)
+{
+	struct walk_root *r;
+	__u64 root, f, v;
+
+	if (tls) {
+		if ((root = walk_tls_root(c)) == 0)
+			return STAT_WALK_OK;
+	} else {
+		r = bpf_map_lookup_elem(&walk_roots, &tid);
+		if (r == NULL || r->tgid != tgid)
+			return STAT_WALK_NOROOT;
+		if (r->root == WALK_ROOT_NONE)
+			return bpf_ktime_get_ns() < r->check ? STAT_WALK_OK :
+			    STAT_WALK_NOROOT;
+		root = r->root;
+		if (bpf_probe_read_user(&v, sizeof(v), (void *)(root +
+		    (c->root_check & (WALK_FRAME_BUF - 8)))) != 0 ||
+		    v != r->check)
+			return STAT_WALK_STALE;
+	}
+	if (bpf_probe_read_user(&f, sizeof(f), (void *)(root +
+	    (c->root_frame & (WALK_FRAME_BUF - 8)))) != 0)
+		return STAT_WALK_FAULT;
+	if (c->holder_frame >= 0 && f != 0 &&
+	    bpf_probe_read_user(&f, sizeof(f), (void *)(f +
+	    (c->holder_frame & (WALK_FRAME_BUF - 8)))) != 0)
+		return STAT_WALK_FAULT;
+	*rootp = root;
+	*fp = f;
+	return 0;
+}
+
+/*
  * Follow the thread's interpreter frames from its root, leaf first, into
  * the record after its user ips: (code word, position) per frame.  One
  * read per frame (bpf_probe_read_user never faults a page in: a frame on
@@ -92,29 +156,13 @@ static __always_inline __u32
 walk_frames(struct sample_buf *s, struct walk_cfg *c, __u32 tgid,
     __u32 tid)
 {
-	struct walk_root *r = bpf_map_lookup_elem(&walk_roots, &tid);
 	struct walk_frame *b;
 	__u32 k = 0, i, n, idx, base, slot;
 	__u64 *d;
-	__u64 f, v;
+	__u64 f, root;
 
-	if (r == NULL || r->tgid != tgid)
-		return STAT_WALK_NOROOT;
-	/* a thread without interpreter frames, for a while: nothing to
-	 * walk, nothing to wake for */
-	if (r->root == WALK_ROOT_NONE)
-		return bpf_ktime_get_ns() < r->check ? STAT_WALK_OK :
-		    STAT_WALK_NOROOT;
-	if (bpf_probe_read_user(&v, sizeof(v), (void *)(r->root +
-	    (c->root_check & (WALK_FRAME_BUF - 8)))) != 0 || v != r->check)
-		return STAT_WALK_STALE;
-	if (bpf_probe_read_user(&f, sizeof(f), (void *)(r->root +
-	    (c->root_frame & (WALK_FRAME_BUF - 8)))) != 0)
-		return STAT_WALK_FAULT;
-	if (c->holder_frame >= 0 && f != 0 &&
-	    bpf_probe_read_user(&f, sizeof(f), (void *)(f +
-	    (c->holder_frame & (WALK_FRAME_BUF - 8)))) != 0)
-		return STAT_WALK_FAULT;
+	if ((i = walk_start(c, tgid, tid, 0, &root, &f)) != 0)
+		return i;
 	b = bpf_map_lookup_elem(&walk_buf, &k);
 	if (b == NULL)
 		return STAT_WALK_FAULT;
@@ -164,7 +212,8 @@ walk_frames(struct sample_buf *s, struct walk_cfg *c, __u32 tgid,
  * verifier checks once, whatever the number of frames: the inline loop
  * above is checked frame by frame, and these choices would have taken it
  * past the verifier's budget.  Kernels without bpf_loop (before 5.17)
- * are not given such layouts (sbpf_walk_set refuses them).
+ * are not given such layouts (sbpf_walk_set refuses them) and get a program
+ * without this code (sample_take's loop).
  */
 struct walk_loop {
 	struct sample_buf *s;
@@ -177,31 +226,6 @@ struct walk_loop {
 	__u32 code, pos;
 	__u8 skip;
 };
-
-/*
- * The sampled thread's root in its TLS (walk_cfg.root_tls): its thread
- * pointer, saved in the task at each switch to it, then the variable
- * through the thread's DTV (plugin.h).  0: none (a thread that never set
- * it, a module not allocated in this thread yet, a page not resident).
- */
-static __always_inline __u64
-walk_tls_root(const struct walk_cfg *c)
-{
-	__u64 task = bpf_get_current_task(), tp, v;
-
-	if (task_tp_off == 0 || task == 0 ||
-	    bpf_probe_read_kernel(&tp, sizeof(tp), (void *)(task +
-	    task_tp_off)) != 0 || tp == 0 ||
-	    bpf_probe_read_user(&v, sizeof(v), (void *)(tp +
-	    (c->tls_dtv & (WALK_FRAME_BUF - 8)))) != 0 || v == 0 ||
-	    bpf_probe_read_user(&v, sizeof(v), (void *)(v +
-	    (__u64)c->tls_dtv_entry * (c->tls_module & 4095))) != 0 ||
-	    v == 0 || v == (__u64)-1 ||
-	    bpf_probe_read_user(&v, sizeof(v), (void *)(v +
-	    (c->tls_offset & ((1u << 20) - 1)))) != 0)
-		return 0;
-	return v;
-}
 
 /*
  * Where an array of frames (walk_cfg.frame_stride) ends for the walk:
@@ -280,37 +304,13 @@ static __always_inline __u32
 walk_frames_loop(struct sample_buf *s, struct walk_cfg *c, __u32 tgid,
     __u32 tid)
 {
-	struct walk_root *r;
 	struct walk_loop L = {};
-	__u32 k = 0;
-	__u64 f, v, root;
+	__u32 k = 0, rc;
+	__u64 f, root;
 
-	if (!have_loop)
-		return STAT_WALK_FAULT;
-	if (c->root_tls == WALK_ROOT_TLS) {
-		/* no variable set: a thread that runs no interpreter code */
-		if ((root = walk_tls_root(c)) == 0)
-			return STAT_WALK_OK;
-	} else {
-		r = bpf_map_lookup_elem(&walk_roots, &tid);
-		if (r == NULL || r->tgid != tgid)
-			return STAT_WALK_NOROOT;
-		if (r->root == WALK_ROOT_NONE)
-			return bpf_ktime_get_ns() < r->check ?
-			    STAT_WALK_OK : STAT_WALK_NOROOT;
-		root = r->root;
-		if (bpf_probe_read_user(&v, sizeof(v), (void *)(root +
-		    (c->root_check & (WALK_FRAME_BUF - 8)))) != 0 ||
-		    v != r->check)
-			return STAT_WALK_STALE;
-	}
-	if (bpf_probe_read_user(&f, sizeof(f), (void *)(root +
-	    (c->root_frame & (WALK_FRAME_BUF - 8)))) != 0)
-		return STAT_WALK_FAULT;
-	if (c->holder_frame >= 0 && f != 0 &&
-	    bpf_probe_read_user(&f, sizeof(f), (void *)(f +
-	    (c->holder_frame & (WALK_FRAME_BUF - 8)))) != 0)
-		return STAT_WALK_FAULT;
+	if ((rc = walk_start(c, tgid, tid, c->root_tls == WALK_ROOT_TLS,
+	    &root, &f)) != 0)
+		return rc;
 	if (c->frame_stride > 0 && f != 0) {
 		if ((L.end = walk_array_end(c, root, f)) == 0)
 			return STAT_WALK_FAULT;
