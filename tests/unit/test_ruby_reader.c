@@ -355,6 +355,15 @@ walked_version(int major, int minor)
 	put64(0x14e00, 0x1a | 10u << 12);	/* imemo_ifunc */
 	CHECK(ruby_walked_frame(&m, &o, &fc, 0x14e00, 0, text,
 	    sizeof(text)) == 1, "walked: a C block's ifunc: no frame");
+	walked_reads = 0;
+	CHECK(ruby_walked_frame(&m, &o, &fc, 0x14e00, 0, text,
+	    sizeof(text)) == 1 && walked_reads == 0,
+	    "walked: that ifunc again: no frame, no read");
+	walked_reads = 0;
+	CHECK(ruby_walked_frame(&m, &o, &fc, 0x14f00, 0, text,
+	    sizeof(text)) == 0 && strcmp(text,
+	    "sort [c function] ((unknown):0)") == 0 && walked_reads == 0,
+	    "walked: the C function still named unread");
 	CHECK(ruby_walked_frame(&m, &o, &fc, 0x90000, 0, text,
 	    sizeof(text)) == 1, "walked: a method entry gone: that frame only");
 	/* an iseq gone (the process exited): no line to give, the sample

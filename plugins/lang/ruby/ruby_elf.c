@@ -118,11 +118,17 @@ ruby_elf_description(struct elfread *le, struct ruby_elf *re)
  * object itself (symbol 0, local-dynamic) or against a TLS symbol it
  * defines (general-dynamic: libruby's ruby_current_ec).  An executable
  * has no such slot: its block, when it has one (PT_TLS), is module 1.
+ * Read 256 entries at a time (Debian's 3.1: 2,650 entries, 11 reads), and
+ * not in a table over 1 MiB: the file's read budget (ELFREAD_BUDGET_*) is
+ * shared with the symbols, and a table it could not cover would fail the
+ * whole attach where only the walk is lost (then sampled on the timer).
  */
+#define RUBY_RELA_CHUNK		256
+#define RUBY_RELA_MAX		(1u << 20)
 static void
 ruby_elf_tls_module(struct elfread *le, struct ruby_elf *re)
 {
-	Elf64_Rela r[64];
+	Elf64_Rela r[RUBY_RELA_CHUNK];
 	Elf64_Sym sym;
 	uint64_t first, sidx;
 	uint32_t link;
@@ -133,7 +139,8 @@ ruby_elf_tls_module(struct elfread *le, struct ruby_elf *re)
 		if (le->ph[i].p_type == PT_TLS)
 			re->has_pt_tls = 1;
 	for (i = 0; re->has_pt_tls && i < le->nsh; i++) {
-		if (le->sh[i].sh_type != SHT_RELA)
+		if (le->sh[i].sh_type != SHT_RELA ||
+		    le->sh[i].sh_size > RUBY_RELA_MAX)
 			continue;
 		link = le->sh[i].sh_link;
 		for (first = 0; (got = elfread_read_relas(le, i, first, r,

@@ -249,7 +249,8 @@ ruby_line_cached(const struct ruby_mem *m, const struct ruby_offsets *o,
 	return (rc);
 }
 
-/* The frame of an iseq at pc; *ep: its entry in fc (NULL: none). */
+/* The frame of an iseq at pc; *ep (ep may be NULL): its entry in fc
+ * (NULL: none). */
 static int
 ruby_walk_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
     uint64_t iseq, uint64_t pc, struct ruby_fcache *fc, char *out,
@@ -262,7 +263,8 @@ ruby_walk_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
 	int rc, k;
 	struct ruby_fentry *e = NULL;
 
-	*ep = NULL;
+	if (ep != NULL)
+		*ep = NULL;
 	/* Only instruction sequences: C frames hold a method entry. */
 	if ((rc = ruby_read_u64(m, iseq, &flags)) != 0)
 		return (rc);
@@ -304,7 +306,8 @@ ruby_walk_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
 	}
 	if ((rc = ruby_line_cached(m, o, fc, body, pc, &line)) != 0)
 		return (rc);
-	*ep = e;
+	if (ep != NULL)
+		*ep = e;
 	if (prefix != out)
 		snprintf(out, outlen, "%s:%u)", prefix, line);
 	else {
@@ -352,7 +355,6 @@ ruby_walk_stack(const struct ruby_mem *m, const struct ruby_offsets *o,
 	char text[RUBY_MAX_FRAME_TEXT];
 	uint8_t cf[128];
 	uint64_t ec, stack, size, cfp, end, pc, iseq;
-	struct ruby_fentry *e;
 	int rc;
 
 	*n = 0;
@@ -403,7 +405,7 @@ ruby_walk_stack(const struct ruby_mem *m, const struct ruby_offsets *o,
 			continue;
 		}
 		rc = ruby_walk_frame(m, o, iseq, pc, fc, text, sizeof(text),
-		    &e);
+		    NULL);
 		if (rc == 1)
 			continue;
 		if (rc != 0)
@@ -428,15 +430,24 @@ ruby_walked_frame(const struct ruby_mem *m, const struct ruby_offsets *o,
 	if (!ruby_is_object(code))
 		return (1);
 	/* No pc: a C function's method entry (or a C block's ifunc, a
-	 * dummy frame's: not shown).  A known entry is named unread. */
+	 * dummy frame's: not shown).  A known entry is named unread, and a
+	 * word known to name nothing (id 0: no method entry has it) is
+	 * passed over unread. */
 	if (pc == 0) {
 		ce = ruby_centry_of(fc, code);
+		if (ce->me == code && ce->id == 0)
+			return (1);
 		if (ce->me == code && ce->name[0] != '\0') {
 			snprintf(out, outlen, "%s [c function] ((unknown):0)",
 			    ce->name);
 			return (0);
 		}
 		rc = ruby_cfunc_me(m, o, code, fc, out, outlen);
+		if (rc == 1 && o->global_symbols != 0) {
+			ce->me = code;
+			ce->id = 0;
+			ce->name[0] = '\0';
+		}
 		/* one frame's method gone since: that frame, not the stack */
 		return (rc < 0 && rc != -ESRCH ? 1 : rc);
 	}
