@@ -239,15 +239,23 @@ t_examine(void *arg, struct langtab_proc *lp, double age)
 	lp->state = LANGTAB_ACTIVE;
 }
 
-static void
-t_sample(void *arg, struct langtab_proc *lp)
+static int
+t_wake(void *arg, struct langtab_proc *lp, const char **why)
+{
+	(void)arg;
+	(void)lp;
+	*why = "refused";
+	return (0);
+}
+
+static int
+t_read(void *arg, struct langtab_proc *lp)
 {
 	struct tplug *p = arg;
 
+	(void)lp;
 	p->reads++;
-	langdrv_sample_begin(&p->drv);
-	(void)langdrv_frame(&p->drv, "read");
-	langdrv_sample_end(&p->drv, (struct langdrv_proc *)lp, 0, NULL, 1);
+	return (langdrv_frame(&p->drv, "read"));
 }
 
 static int
@@ -265,29 +273,27 @@ t_walk_layout(void *arg, struct langtab_proc *lp, struct gp_frame_walk *w,
 	return (0);
 }
 
-static void
-t_walked(void *arg, struct langtab_proc *lp, const uint64_t *walk,
-    uint32_t n, uint64_t count)
+/* Code word 0 is no frame. */
+static int
+t_walked_frame(void *arg, struct langtab_proc *lp, uint64_t code,
+    uint64_t pos, char *buf, size_t len, const char **text)
 {
-	struct tplug *p = arg;
-	char text[32];
-	uint32_t i;
-
-	langdrv_sample_begin(&p->drv);
-	for (i = n; i-- > 0;) {
-		snprintf(text, sizeof(text), "f%llx",
-		    (unsigned long long)walk[2 * i]);
-		(void)langdrv_frame(&p->drv, text);
-	}
-	langdrv_sample_end(&p->drv, (struct langdrv_proc *)lp, 0, NULL,
-	    count);
+	(void)arg;
+	(void)lp;
+	(void)pos;
+	if (code == 0)
+		return (1);
+	snprintf(buf, len, "f%llx", (unsigned long long)code);
+	*text = buf;
+	return (0);
 }
 
 static const struct langdrv_ops t_ops = {
 	.proc_size = sizeof(struct langdrv_proc),
 	.release = t_release,
 	.examine = t_examine,
-	.sample = t_sample,
+	.wake = t_wake,
+	.read = t_read,
 	.rescan_ms = 1000,
 	.max_frames = 16,
 	.text_size = 64,
@@ -297,7 +303,7 @@ static const struct langdrv_ops t_ops = {
 	.max_freq = 999,
 	.fail_limit = 20,
 	.walk_layout = t_walk_layout,
-	.walked = t_walked,
+	.walked_frame = t_walked_frame,
 };
 
 static void
@@ -318,7 +324,8 @@ main(void)
 {
 	struct tplug *pp;
 	struct gp_snapshot snap;
-	const uint64_t words[4] = { 0xa, 0, 0xb, 0 };	/* root first */
+	/* root first; code word 0: no frame (t_walked_frame) */
+	const uint64_t words[6] = { 0xa, 0, 0, 7, 0xb, 0 };
 	int32_t pid = (int32_t)getpid();
 	unsigned n;
 	int rc;
@@ -357,7 +364,7 @@ main(void)
 	    last_root == 0x1000, "attached: watched, layout and root told");
 	CHECK(sample_timer == NULL, "a walked process needs no timer");
 
-	report(pid, GP_WALK_DONE, words, 2);
+	report(pid, GP_WALK_DONE, words, 3);
 	CHECK(pp->reads == 0 && pp->drv.nwalked == 1, "walked sample: no read");
 
 	n = nthread;
@@ -382,7 +389,7 @@ main(void)
 	report(pid, GP_WALK_NONE, NULL, 0);
 	CHECK(pp->reads == 3 && nunwalk == 1 && sample_timer != NULL,
 	    "the walk refused: off, the timer samples at once");
-	report(pid, GP_WALK_DONE, words, 2);
+	report(pid, GP_WALK_DONE, words, 3);
 	CHECK(pp->drv.nwalked == 1, "no longer walked: its reports ignored");
 
 	walk_rc = 0;
@@ -391,8 +398,8 @@ main(void)
 	(void)langdrv_snapshot(&pp->drv, &snap);
 	CHECK(snap.done && strstr(snap.stacks, "test;fa_[t];fb_[t] 2\n") !=
 	    NULL && strstr(snap.stacks, "test;read_[t] 3\n") != NULL,
-	    "snapshot: walked stacks root first with their count, and the "
-	    "read ones");
+	    "snapshot: walked stacks root first with their count, a word "
+	    "that names no frame left out, and the read ones");
 	CHECK(nwalk == n + 1 && sample_timer == NULL, "snapshot: walked "
 	    "again, the timer off");
 	n = nwalk;

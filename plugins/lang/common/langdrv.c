@@ -138,7 +138,8 @@ langdrv_sample_cb(void *arg)
 
 	for (i = 0; i < d->tab.n; i++)
 		if (langdrv_timed(d, (struct langdrv_proc *)d->tab.procs[i]))
-			d->ops->sample(d->arg, d->tab.procs[i]);
+			langdrv_sample(d, (struct langdrv_proc *)
+			    d->tab.procs[i]);
 }
 
 /* Young processes whose attach failed, tried again (langtab.h). */
@@ -242,8 +243,10 @@ langdrv_init(struct langdrv *d, struct gp_plugin_ctx *ctx,
 		return (-ENOMEM);
 	d->texts = calloc(ops->max_frames, ops->text_size);
 	d->frames = calloc(ops->max_frames, sizeof(*d->frames));
+	d->named = malloc(ops->text_size);
 	d->agg = langagg_new(ops->max_frames + 1);
-	if (d->texts == NULL || d->frames == NULL || d->agg == NULL) {
+	if (d->texts == NULL || d->frames == NULL || d->named == NULL ||
+	    d->agg == NULL) {
 		langdrv_free(d);
 		return (-ENOMEM);
 	}
@@ -260,9 +263,11 @@ langdrv_free(struct langdrv *d)
 	langagg_free(d->agg);
 	free(d->texts);
 	free(d->frames);
+	free(d->named);
 	d->agg = NULL;
 	d->texts = NULL;
 	d->frames = NULL;
+	d->named = NULL;
 }
 
 void

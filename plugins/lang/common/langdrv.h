@@ -57,8 +57,14 @@ struct langdrv_ops {
 	/* A new or re-exec'd process, or one whose attach is due again:
 	 * sets lp->state (langtab_attach_state). */
 	void (*examine)(void *, struct langtab_proc *, double age);
-	/* One sample of an attached (LANGTAB_ACTIVE) process. */
-	void (*sample)(void *, struct langtab_proc *);
+	/* A sample of an attached (LANGTAB_ACTIVE) process begins: its
+	 * reader's caches made, its memory's begun; 0 or -errno.  *why:
+	 * where the reason a remote read is refused (-EREMOTE) will be. */
+	int (*wake)(void *, struct langtab_proc *, const char **why);
+	/* One sample read now (on the timer, or one the walk did not
+	 * finish): its frames from the leaf, each through langdrv_frame
+	 * (arg: the driver); 0 or -errno. */
+	int (*read)(void *, struct langtab_proc *);
 	/* How processes are found is known (optional): its log line. */
 	void (*started)(void *);
 	/* Walk /proc at start when no system profiler reports processes
@@ -85,16 +91,16 @@ struct langdrv_ops {
 	 * layout, the thread that runs its interpreter and that thread's
 	 * root and check value (plugin.h's gp_frame_walk; root 0 with
 	 * GP_WALK_F_TLS: every thread's is in its TLS); 0 or -errno (then
-	 * it is sampled on the timer).  walked: one walked sample's frames,
-	 * root first, two words each, counted count times as sample counts
-	 * a stack it reads (langdrv_sample_begin, langdrv_frame from the
-	 * leaf, langdrv_sample_end).
+	 * it is sampled on the timer).  walked_frame: one frame of a walked
+	 * sample, its code word and position, named: 0 with *text (in buf,
+	 * len bytes, or the plugin's own), 1 for no frame, or -errno (the
+	 * sample fails as a read one would).
 	 */
 	int (*walk_layout)(void *, struct langtab_proc *,
 		    struct gp_frame_walk *, int32_t *tid, uint64_t *root,
 		    uint64_t *check);
-	void (*walked)(void *, struct langtab_proc *, const uint64_t *walk,
-		    uint32_t n, uint64_t count);
+	int (*walked_frame)(void *, struct langtab_proc *, uint64_t code,
+		    uint64_t pos, char *buf, size_t len, const char **text);
 };
 
 struct langdrv {
@@ -116,6 +122,7 @@ struct langdrv {
 	struct langagg *agg;
 	char *texts;
 	const char **frames;	/* the texts, root first */
+	char *named;		/* a walked frame's text, text_size bytes */
 	uint32_t ntexts;
 	uint64_t nsamples, nfailed, nwalked;
 	int subscribed;	/* to walked samples' reports */
@@ -138,15 +145,17 @@ void langdrv_scan(struct langdrv *);
  * one waits to be. */
 void langdrv_timer_sync(struct langdrv *);
 
-/* (langdrv_stack.c) A sample begins; each frame from the leaf, a reader's
- * callback (arg: the driver): 0, or -E2BIG past max_frames. */
-void langdrv_sample_begin(struct langdrv *);
+/* (langdrv_stack.c) One sample of an attached process read now (ops
+ * wake, read), or one walked in the system profiler's sample, its n
+ * frames root first, two words each (ops wake, walked_frame): its stack
+ * counted count times, or its failure (an error after fail_limit in a
+ * row, at once for a refused read). */
+void langdrv_sample(struct langdrv *, struct langdrv_proc *);
+void langdrv_walked(struct langdrv *, struct langdrv_proc *,
+	    const uint64_t *walk, uint32_t n, uint64_t count);
+/* Each frame from the leaf, a reader's callback (arg: the driver): 0, or
+ * -E2BIG past max_frames. */
 int langdrv_frame(void *, const char *text);
-/* The sample ended with the reader's rc: its stack counted count times,
- * or its failure (an error after fail_limit in a row, at once for a
- * refused read, -EREMOTE, whose reason is refused_why). */
-void langdrv_sample_end(struct langdrv *, struct langdrv_proc *, int rc,
-	    const char *refused_why, uint64_t count);
 /* The snapshot: the processes checked, the stacks delivered, each
  * process that could not be read named once. */
 int langdrv_snapshot(struct langdrv *, struct gp_snapshot *);

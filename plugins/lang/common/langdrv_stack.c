@@ -1,9 +1,10 @@
 /*
- * A sampling runtime plugin's stacks (langdrv.h): the frames of the sample
- * being read, what a sample's outcome means (a stack counted, a failure
+ * A sampling runtime plugin's stacks (langdrv.h): a sample read or walked,
+ * its frames, what its outcome means (a stack counted, a failure
  * tolerated or an error), and the snapshot that hands the stacks to the
  * host and names, once, each process that could not be read.  The
- * plugins differ only in how a frame is read, not in any of this.
+ * plugins differ only in how a frame is read or named, not in any of
+ * this.
  */
 #include "config.h"
 
@@ -16,11 +17,6 @@
 
 #define LANGDRV_PROC(lp)	((struct langdrv_proc *)(lp))
 
-void
-langdrv_sample_begin(struct langdrv *d)
-{
-	d->ntexts = 0;
-}
 
 int
 langdrv_frame(void *arg, const char *text)
@@ -36,7 +32,9 @@ langdrv_frame(void *arg, const char *text)
 	return (0);
 }
 
-void
+/* The sample ended with the reader's rc (refused_why: the reason of a
+ * refused read, -EREMOTE). */
+static void
 langdrv_sample_end(struct langdrv *d, struct langdrv_proc *pr, int rc,
     const char *refused_why, uint64_t count)
 {
@@ -73,6 +71,41 @@ langdrv_sample_end(struct langdrv *d, struct langdrv_proc *pr, int rc,
 	pr->lp.state = LANGTAB_ERROR;
 	d->api->log(d->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->lp.pid,
 	    pr->reason);
+}
+
+void
+langdrv_sample(struct langdrv *d, struct langdrv_proc *pr)
+{
+	const char *why = NULL;
+	int rc;
+
+	d->ntexts = 0;
+	if ((rc = d->ops->wake(d->arg, &pr->lp, &why)) == 0)
+		rc = d->ops->read(d->arg, &pr->lp);
+	langdrv_sample_end(d, pr, rc, why, 1);
+}
+
+/* Code known since the last snapshot costs no read (the plugin's
+ * caches). */
+void
+langdrv_walked(struct langdrv *d, struct langdrv_proc *pr,
+    const uint64_t *walk, uint32_t n, uint64_t count)
+{
+	const char *why = NULL, *text;
+	uint32_t i;
+	int rc;
+
+	d->ntexts = 0;
+	rc = d->ops->wake(d->arg, &pr->lp, &why);
+	for (i = n; i-- > 0 && rc == 0;) {	/* from the leaf */
+		rc = d->ops->walked_frame(d->arg, &pr->lp, walk[2 * i],
+		    walk[2 * i + 1], d->named, d->ops->text_size, &text);
+		if (rc == 1)
+			rc = 0;
+		else if (rc == 0)
+			rc = langdrv_frame(d, text);
+	}
+	langdrv_sample_end(d, pr, rc, why, count);
 }
 
 struct langdrv_deliver {

@@ -161,7 +161,7 @@ langdrv_walk_report(void *arg, int32_t pid, int32_t tid, uint64_t count,
 	if (dp == NULL || !dp->walking || dp->lp.state != LANGTAB_ACTIVE)
 		return;
 	if (state == GP_WALK_DONE) {
-		d->ops->walked(d->arg, &dp->lp, st->walk, st->nwalk, count);
+		langdrv_walked(d, dp, st->walk, st->nwalk, count);
 		d->nwalked++;
 		return;
 	}
@@ -173,7 +173,7 @@ langdrv_walk_report(void *arg, int32_t pid, int32_t tid, uint64_t count,
 	/* another thread has no interpreter frames (roots in the TLS: any
 	 * thread may have) */
 	if (tid == dp->walk_tid || dp->walk_root == 0)
-		d->ops->sample(d->arg, &dp->lp);
+		langdrv_sample(d, dp);
 	if (!dp->walking)	/* the walk is off: the timer samples it */
 		langdrv_timer_sync(d);
 }

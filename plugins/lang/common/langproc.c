@@ -303,15 +303,15 @@ langproc_pages_wake(struct langproc_pages *c)
 }
 
 /*
- * A new sample: what was cached may have changed.  The pages the last
- * sample used are read again at once, in one process_vm_readv: a busy
- * thread's next sample mostly walks the same stack, frames and code
+ * A sample's first read: what was cached may have changed.  The pages the
+ * last sample used are read again at once, in one process_vm_readv: a
+ * busy thread's next sample mostly walks the same stack, frames and code
  * objects (one system call instead of one a page; the guard still checks
  * each page).  A batch that fails is dropped whole: the sample then
  * reads page by page, as it would have.
  */
-void
-langproc_pages_begin(struct langproc_pages *c)
+static void
+langproc_pages_refresh(struct langproc_pages *c)
 {
 	struct iovec local[LANGPROC_PAGES], remote[LANGPROC_PAGES];
 	struct langproc_page *p[LANGPROC_PAGES];
@@ -357,6 +357,14 @@ langproc_pages_begin(struct langproc_pages *c)
 	}
 }
 
+/* Left to the sample's first read: a walked sample whose frames are all
+ * known reads nothing, and then refreshes nothing either. */
+void
+langproc_pages_begin(struct langproc_pages *c)
+{
+	c->stale = 1;
+}
+
 int
 langproc_pages_read(struct langproc_pages *c, uint64_t addr, void *buf,
     size_t len)
@@ -368,6 +376,10 @@ langproc_pages_read(struct langproc_pages *c, uint64_t addr, void *buf,
 	uint32_t i;
 	int rc;
 
+	if (c->stale) {
+		c->stale = 0;
+		langproc_pages_refresh(c);
+	}
 	if (c->pages == NULL || len > 2 * LANGPROC_PAGE || addr == 0 ||
 	    addr + len < addr) {
 		if ((rc = langguard_check(&c->guard, addr, len)) != 0)

@@ -101,6 +101,7 @@ struct langproc_pages {
 	 * (langproc_pages_begin): one call instead of one a page. */
 	uint64_t seen[LANGPROC_PAGES];
 	uint32_t nseen;
+	int stale;		/* a sample began: refresh at its first read */
 	uint64_t prefetched;	/* batches read, for the tests */
 };
 
@@ -111,7 +112,8 @@ void langproc_pages_free(struct langproc_pages *);
  * meanwhile); made again for its next sample: 0, or -ENOMEM. */
 void langproc_pages_idle(struct langproc_pages *);
 int langproc_pages_wake(struct langproc_pages *);
-/* A new sample: whatever was cached may have changed since. */
+/* A new sample: whatever was cached may have changed since (looked at
+ * again by the sample's first read). */
 void langproc_pages_begin(struct langproc_pages *);
 /* 0, -ESRCH, -EPERM, -EFAULT, or -EREMOTE: refused by the guard, the
  * reason in c->guard.why. */

@@ -106,21 +106,25 @@ phpp_examine(void *arg, struct langtab_proc *lp, double age)
 		phpp_attach(p, pr, age);
 }
 
-static void
-phpp_sample(void *arg, struct langtab_proc *lp)
+static int
+phpp_wake(void *arg, struct langtab_proc *lp, const char **why)
 {
-	struct phpp *p = arg;
-	struct phpp_proc *pr = PHPP(lp);
-	uint32_t nseen;
-	int rc;
+	struct php_target *t = &PHPP(lp)->t;
 
-	langdrv_sample_begin(&p->drv);
-	php_target_begin(&pr->t);
-	if ((rc = php_target_wake(&pr->t)) == 0)
-		rc = php_walk_stack(&pr->t.mem, &pr->t.off, pr->t.eg,
-		    PHP_MAX_FRAMES, pr->t.fcache, langdrv_frame, &p->drv,
-		    &nseen);
-	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why, 1);
+	(void)arg;
+	*why = t->pg.guard.why;
+	php_target_begin(t);
+	return (php_target_wake(t));
+}
+
+static int
+phpp_read(void *arg, struct langtab_proc *lp)
+{
+	struct php_target *t = &PHPP(lp)->t;
+	uint32_t nseen;
+
+	return (php_walk_stack(&t->mem, &t->off, t->eg, PHP_MAX_FRAMES,
+	    t->fcache, langdrv_frame, &((struct phpp *)arg)->drv, &nseen));
 }
 
 /*
@@ -163,30 +167,19 @@ phpp_walk_layout(void *arg, struct langtab_proc *lp, struct gp_frame_walk *w,
 	return (0);
 }
 
-/* A walked sample: functions known since the last snapshot cost no read. */
-static void
-phpp_walked(void *arg, struct langtab_proc *lp, const uint64_t *walk,
-    uint32_t n, uint64_t count)
+/* A walked frame: a function known since the last snapshot costs no
+ * read. */
+static int
+phpp_walked_frame(void *arg, struct langtab_proc *lp, uint64_t code,
+    uint64_t pos, char *buf, size_t len, const char **text)
 {
-	struct phpp *p = arg;
-	struct phpp_proc *pr = PHPP(lp);
-	char text[PHP_MAX_FRAME_TEXT];
-	const char *t;
-	uint32_t i;
-	int rc;
+	struct php_target *t = &PHPP(lp)->t;
 
-	langdrv_sample_begin(&p->drv);
-	php_target_begin(&pr->t);
-	rc = php_target_wake(&pr->t);
-	for (i = n; i-- > 0 && rc == 0;) {	/* from the leaf */
-		if (walk[2 * i] == 0)	/* a frame being set up */
-			continue;
-		if ((rc = php_walked_frame(&pr->t.mem, &pr->t.off,
-		    pr->t.fcache, walk[2 * i], walk[2 * i + 1], text,
-		    sizeof(text), &t)) == 0)
-			rc = langdrv_frame(&p->drv, t);
-	}
-	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why, count);
+	(void)arg;
+	if (code == 0)		/* a frame being set up */
+		return (1);
+	return (php_walked_frame(&t->mem, &t->off, t->fcache, code, pos, buf,
+	    len, text));
 }
 
 /* PHP processes are found by their comm: the first walk at start. */
@@ -222,7 +215,8 @@ static const struct langdrv_ops phpp_ops = {
 	.release = phpp_release,
 	.reset = phpp_reset,
 	.examine = phpp_examine,
-	.sample = phpp_sample,
+	.wake = phpp_wake,
+	.read = phpp_read,
 	.cycle_end = phpp_cycle_end,
 	.scan_at_start = 1,
 	.rescan_ms = PHPP_RESCAN_MS,
@@ -234,7 +228,7 @@ static const struct langdrv_ops phpp_ops = {
 	.max_freq = PHPP_MAX_FREQ,
 	.fail_limit = PHPP_FAIL_LIMIT,
 	.walk_layout = phpp_walk_layout,
-	.walked = phpp_walked,
+	.walked_frame = phpp_walked_frame,
 };
 
 static int

@@ -26,7 +26,7 @@
 void
 php_target_begin(struct php_target *t)
 {
-	t->stale = 1;
+	langproc_pages_begin(&t->pg);
 }
 
 /* The reader's memory callback (struct php_mem), through the page cache. */
@@ -35,10 +35,6 @@ php_mem_proc_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct php_target *t = arg;
 
-	if (t->stale) {
-		langproc_pages_begin(&t->pg);
-		t->stale = 0;
-	}
 	return (langproc_pages_read(&t->pg, addr, buf, len));
 }
 

@@ -17,7 +17,6 @@ struct php_target {
 	struct php_offsets off;
 	uint64_t eg;	/* &executor_globals in the target */
 	struct php_mem mem;
-	int stale;			/* pg refreshed at the next read */
 	struct php_fcache *fcache;	/* frame texts, cleared per snapshot */
 	char object[512];
 };

@@ -133,22 +133,27 @@ rubyp_say_started(void *arg)
 	    "samples" : "by scanning /proc each second");
 }
 
-static void
-rubyp_sample(void *arg, struct langtab_proc *lp)
+static int
+rubyp_wake(void *arg, struct langtab_proc *lp, const char **why)
 {
-	struct rubyp *p = arg;
-	struct rubyp_proc *pr = RUBYP(lp);
-	uint32_t nseen;
+	struct ruby_target *t = &RUBYP(lp)->t;
 	int rc;
 
-	langdrv_sample_begin(&p->drv);
-	if ((rc = ruby_target_wake(&pr->t)) == 0) {
-		ruby_target_begin(&pr->t);
-		rc = ruby_walk_stack(&pr->t.mem, &pr->t.off, pr->t.root,
-		    RUBY_MAX_FRAMES, pr->t.fcache, langdrv_frame, &p->drv,
-		    &nseen);
-	}
-	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why, 1);
+	(void)arg;
+	*why = t->pg.guard.why;
+	if ((rc = ruby_target_wake(t)) == 0)
+		ruby_target_begin(t);
+	return (rc);
+}
+
+static int
+rubyp_read(void *arg, struct langtab_proc *lp)
+{
+	struct ruby_target *t = &RUBYP(lp)->t;
+	uint32_t nseen;
+
+	return (ruby_walk_stack(&t->mem, &t->off, t->root, RUBY_MAX_FRAMES,
+	    t->fcache, langdrv_frame, &((struct rubyp *)arg)->drv, &nseen));
 }
 
 /*
@@ -194,29 +199,17 @@ rubyp_walk_layout(void *arg, struct langtab_proc *lp, struct gp_frame_walk *w,
 	return (0);
 }
 
-/* A walked sample: code known since the last snapshot costs no read. */
-static void
-rubyp_walked(void *arg, struct langtab_proc *lp, const uint64_t *walk,
-    uint32_t n, uint64_t count)
+/* A walked frame: code known since the last snapshot costs no read. */
+static int
+rubyp_walked_frame(void *arg, struct langtab_proc *lp, uint64_t code,
+    uint64_t pos, char *buf, size_t len, const char **text)
 {
-	struct rubyp *p = arg;
-	struct rubyp_proc *pr = RUBYP(lp);
-	char text[RUBY_MAX_FRAME_TEXT];
-	uint32_t i;
-	int rc;
+	struct ruby_target *t = &RUBYP(lp)->t;
 
-	langdrv_sample_begin(&p->drv);
-	if ((rc = ruby_target_wake(&pr->t)) == 0)
-		ruby_target_begin(&pr->t);
-	for (i = n; i-- > 0 && rc == 0;) {	/* from the leaf */
-		rc = ruby_walked_frame(&pr->t.mem, &pr->t.off, pr->t.fcache,
-		    walk[2 * i], walk[2 * i + 1], text, sizeof(text));
-		if (rc == 1)
-			rc = 0;
-		else if (rc == 0)
-			rc = langdrv_frame(&p->drv, text);
-	}
-	langdrv_sample_end(&p->drv, &pr->dp, rc, pr->t.pg.guard.why, count);
+	(void)arg;
+	*text = buf;
+	return (ruby_walked_frame(&t->mem, &t->off, t->fcache, code, pos, buf,
+	    len));
 }
 
 /* The appid, and gProfiler's Ruby application metadata keys. */
@@ -274,7 +267,8 @@ static const struct langdrv_ops rubyp_ops = {
 	.proc_size = sizeof(struct rubyp_proc),
 	.release = rubyp_release,
 	.examine = rubyp_examine,
-	.sample = rubyp_sample,
+	.wake = rubyp_wake,
+	.read = rubyp_read,
 	.started = rubyp_say_started,
 	.cycle_end = rubyp_cycle_end,
 	.rescan_ms = RUBYP_RESCAN_MS,
@@ -286,7 +280,7 @@ static const struct langdrv_ops rubyp_ops = {
 	.max_freq = RUBYP_MAX_FREQ,
 	.fail_limit = RUBYP_FAIL_LIMIT,
 	.walk_layout = rubyp_walk_layout,
-	.walked = rubyp_walked,
+	.walked_frame = rubyp_walked_frame,
 };
 
 static int
