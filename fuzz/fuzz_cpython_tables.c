@@ -2,7 +2,7 @@
  * Fuzz the pure CPython decoders: line tables of every version, str
  * headers and UTF-8 conversion, the 3.13 debug offsets block, version
  * strings and the /proc parsers the Python plugin uses.
- * FUZZ_SOURCES: plugins/lang/python/py_line.c plugins/lang/python/py_string.c plugins/lang/python/py_offsets.c plugins/lang/python/py_version.c plugins/lang/python/py_proc.c
+ * FUZZ_SOURCES: plugins/lang/python/py_line.c plugins/lang/python/py_string.c plugins/lang/python/py_offsets.c plugins/lang/python/py_version.c plugins/lang/python/py_proc.c lib/procstat.c
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,7 +44,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)py_proc_parse_map_line(s, size, &m);
 	(void)py_proc_map_is_python(s, size);
 	(void)py_proc_stat_state(s, size, &state, &st);
-	(void)py_proc_stat_cpu(s, size, &st);
 	(void)py_proc_status_name(s, size, out, sizeof(out));
 	(void)py_proc_cmdline_excluded(s, size);
 	free(s);

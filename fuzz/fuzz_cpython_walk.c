@@ -2,7 +2,7 @@
  * Fuzz the CPython walk (thread states, frames, code objects, strings,
  * line tables) over a fake memory image: the input is the target's memory
  * mapped at a fixed address, its first byte picks the version.
- * FUZZ_SOURCES: plugins/lang/python/py_mem.c plugins/lang/python/py_offsets.c plugins/lang/python/py_version.c plugins/lang/python/py_line.c plugins/lang/python/py_string.c plugins/lang/python/py_code.c plugins/lang/python/py_walk.c plugins/lang/python/py_proc.c plugins/lang/python/py_sample.c plugins/lang/python/py_target.c plugins/lang/python/py_elf.c plugins/common/elf/elfread.c plugins/common/elf/elfread_held.c plugins/common/elf/elfbad.c plugins/lang/common/langattach.c plugins/lang/common/langproc.c plugins/lang/common/langmaps.c plugins/lang/common/langguard.c plugins/lang/common/langfile.c lib/fsguard.c
+ * FUZZ_SOURCES: plugins/lang/python/py_mem.c plugins/lang/python/py_offsets.c plugins/lang/python/py_version.c plugins/lang/python/py_line.c plugins/lang/python/py_string.c plugins/lang/python/py_code.c plugins/lang/python/py_walk.c plugins/lang/python/py_proc.c plugins/lang/python/py_sample.c plugins/lang/python/py_target.c plugins/lang/python/py_elf.c plugins/common/elf/elfread.c plugins/common/elf/elfread_held.c plugins/common/elf/elfbad.c plugins/lang/common/langattach.c plugins/lang/common/langproc.c plugins/lang/common/langmaps.c plugins/lang/common/langguard.c plugins/lang/common/langfile.c lib/fsguard.c lib/procstat.c
  * FUZZ_LIBS: -lelf
  */
 #include <errno.h>

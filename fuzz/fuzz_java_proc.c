@@ -14,14 +14,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *in = (const char *)data, *v;
 	struct jv_opts o;
-	uint64_t m, st;
+	uint64_t m;
 	int32_t ns;
 	size_t vl;
 
 	jv_status_sigcgt(in, size, &m);
 	jv_status_nspid(in, size, &ns);
-	jv_parse_stat_starttime(in, size, &st);
-	jv_parse_stat_cpu(in, size, &st);
 	jv_maps_has_libjvm(in, size);
 	memset(&o, 0, sizeof(o));
 	jv_opts_scan(in, size, '\0', &o);

@@ -7,7 +7,7 @@
  * the sampler walked, (function, opline) pairs taken from the image's
  * first words, are named through the same text cache, at a bounded cost.
  * The same input is also given to the ELF reader as a file image.
- * FUZZ_SOURCES: plugins/lang/php/php_offsets.c plugins/lang/php/php_walk.c plugins/lang/php/php_maps.c plugins/lang/php/php_elf.c plugins/common/elf/elfread.c plugins/common/elf/elfread_held.c plugins/common/elf/elfbad.c plugins/lang/common/langproc.c plugins/lang/common/langmaps.c plugins/lang/common/langmem.c plugins/lang/common/langver.c plugins/lang/common/langguard.c plugins/lang/common/langfile.c lib/fsguard.c
+ * FUZZ_SOURCES: plugins/lang/php/php_offsets.c plugins/lang/php/php_walk.c plugins/lang/php/php_maps.c plugins/lang/php/php_elf.c plugins/common/elf/elfread.c plugins/common/elf/elfread_held.c plugins/common/elf/elfbad.c plugins/lang/common/langproc.c plugins/lang/common/langmaps.c plugins/lang/common/langmem.c plugins/lang/common/langver.c plugins/lang/common/langguard.c plugins/lang/common/langfile.c lib/fsguard.c lib/procstat.c
  * FUZZ_LIBS: -lelf
  */
 #include <errno.h>

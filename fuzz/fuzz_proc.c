@@ -1,6 +1,6 @@
 /*
  * libFuzzer target for the /proc, os-release, auxv, maps and ELF parsers.
- * FUZZ_SOURCES: core/base/procfs.c core/base/safeopen.c core/base/procstr.c core/base/safefs.c lib/fsguard.c core/base/xmalloc.c core/base/log.c core/base/textesc.c
+ * FUZZ_SOURCES: core/base/procfs.c core/base/safeopen.c core/base/procstr.c core/base/safefs.c lib/fsguard.c core/base/xmalloc.c core/base/log.c core/base/textesc.c lib/procstat.c
  * FUZZ_LIBS: -ljson-c
  */
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /*
  * Fuzz the /proc parsers: maps, status and stat from the same bytes.
- * FUZZ_SOURCES: plugins/perf/sym/procmaps.c
+ * FUZZ_SOURCES: plugins/perf/sym/procmaps.c lib/procstat.c
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -11,7 +11,7 @@
  * words and pcs taken from the input, twice, the second time from its
  * caches) cost a bounded number of reads each.
  * The same input is also given to the ELF reader as a file image.
- * FUZZ_SOURCES: plugins/common/elf/elfread.c plugins/common/elf/elfread_held.c plugins/common/elf/elfbad.c plugins/lang/ruby/ruby_offsets.c plugins/lang/ruby/ruby_walk.c plugins/lang/ruby/ruby_ids.c plugins/lang/ruby/ruby_maps.c plugins/lang/ruby/ruby_elf.c plugins/lang/common/langproc.c plugins/lang/common/langmaps.c plugins/lang/common/langmem.c plugins/lang/common/langver.c plugins/lang/common/langguard.c plugins/lang/common/langfile.c lib/fsguard.c
+ * FUZZ_SOURCES: plugins/common/elf/elfread.c plugins/common/elf/elfread_held.c plugins/common/elf/elfbad.c plugins/lang/ruby/ruby_offsets.c plugins/lang/ruby/ruby_walk.c plugins/lang/ruby/ruby_ids.c plugins/lang/ruby/ruby_maps.c plugins/lang/ruby/ruby_elf.c plugins/lang/common/langproc.c plugins/lang/common/langmaps.c plugins/lang/common/langmem.c plugins/lang/common/langver.c plugins/lang/common/langguard.c plugins/lang/common/langfile.c lib/fsguard.c lib/procstat.c
  * FUZZ_LIBS: -lelf
  */
 #include <errno.h>

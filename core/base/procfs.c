@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "procstat.h"
 #include "base/procfs.h"
 #include "base/safeopen.h"
 #include "base/xmalloc.h"
@@ -52,23 +53,13 @@ parse_u64(const char **pp, const char *end, uint64_t *v)
 	return (0);
 }
 
-/* PPID from /proc/PID/stat (after the last ')': comm may hold any byte). */
+/* PPID from /proc/PID/stat (field 4). */
 int
 procfs_stat_ppid(const char *buf, size_t len, int32_t *ppid)
 {
-	const char *p = NULL, *end = buf + len;
 	uint64_t v;
-	size_t i;
 
-	for (i = len; i > 0; i--)
-		if (buf[i - 1] == ')') {
-			p = buf + i;
-			break;
-		}
-	if (p == NULL || end - p < 4 || p[0] != ' ' || p[2] != ' ')
-		return (-EINVAL);
-	p += 3;
-	if (parse_u64(&p, end, &v) != 0 || v > INT32_MAX)
+	if (procstat_u64(buf, len, 4, &v) != 0 || v > INT32_MAX)
 		return (-EINVAL);
 	*ppid = (int32_t)v;
 	return (0);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "clockns.h"
+#include "procstat.h"
 #include "base/fusebreak.h"
 #include "base/log.h"
 #include "base/procfs.h"
@@ -67,14 +68,9 @@ sg_now_ns(void)
 char
 stopguard_task_state(const char *stat, size_t len)
 {
-	size_t i, close = len;
+	char state;
 
-	for (i = 0; i < len; i++)
-		if (stat[i] == ')')
-			close = i;
-	if (close + 2 >= len || stat[close + 1] != ' ')
-		return (0);
-	return (stat[close + 2]);
+	return (procstat_state(stat, len, &state) == 0 ? state : 0);
 }
 
 int

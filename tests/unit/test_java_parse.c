@@ -162,7 +162,7 @@ test_opts(void)
 static void
 test_proc(void)
 {
-	uint64_t m = 0, st = 0;
+	uint64_t m = 0;
 	int32_t ns = 0;
 
 	CHECK(jv_status_sigcgt(S("Name:\tjava\nSigIgn:\t0000000000000002\n"
@@ -176,16 +176,6 @@ test_proc(void)
 	CHECK(jv_status_nspid(S("NSpid:\t12\n"), &ns) == 0 && ns == 12,
 	    "no namespace");
 	CHECK(jv_status_nspid(S("NSpid:\n"), &ns) != 0, "empty NSpid");
-	CHECK(jv_parse_stat_starttime(S("12 (a b) c) S 1 2 3 4 5 6 7 8 9 10 "
-	    "11 12 13 14 15 16 17 18 777 19"), &st) == 0 && st == 777,
-	    "starttime after a comm with ') '");
-	CHECK(jv_parse_stat_starttime(S("12 (x) S 1 2"), &st) != 0,
-	    "short stat");
-	CHECK(jv_parse_stat_cpu(S("12 (a b) c) S 1 2 3 4 5 6 7 8 9 10 "
-	    "300 45 13 14 15 16 17 18 777 19"), &st) == 0 && st == 345,
-	    "utime + stime");
-	CHECK(jv_parse_stat_cpu(S("12 (x) S 1 2 3 4 5 6 7 8 9 10 11"),
-	    &st) != 0, "stat cut before stime");
 	CHECK(jv_maps_has_libjvm(S("7f00-7f01 r-xp 0 08:01 1 /usr/lib/jvm/"
 	    "java-17-openjdk-amd64/lib/server/libjvm.so\n")) == 1, "libjvm");
 	CHECK(jv_maps_has_libjvm(S("7f00-7f01 r-xp 0 08:01 1 /libjvm.so\n"))

@@ -1,7 +1,6 @@
 /*
- * Unit tests for plugins/lang/common/langproc.c: the start time and other
- * fields of a /proc/PID/stat text, whose comm a user names, and
- * /proc/PID/maps lines.
+ * Unit tests for plugins/lang/common/langproc.c: /proc/PID/maps lines,
+ * whose paths a user names (their /proc/PID/stat: test_procstat).
  */
 #include <errno.h>
 
@@ -9,45 +8,9 @@
 #include "langmaps.h"
 #include "langproc.h"
 
-static int
-st(const char *s, uint64_t *v)
-{
-	return (langproc_parse_starttime(s, strlen(s), v));
-}
-
 int
 main(void)
 {
-	/* fields 3..22 after the comm: state ppid ... starttime */
-	static const char ok[] = "123 (ruby) S 1 123 123 0 -1 4194560 100 0 "
-	    "0 0 5 6 0 0 20 0 2 0 987654 1000 200";
-	static const char nasty[] = "123 (a) b) S 1 ) 3 4) S 1 123 123 0 -1 "
-	    "4194560 100 0 0 0 5 6 0 0 20 0 2 0 42 1000";
-	uint64_t v = 0;
-
-	CHECK(st(ok, &v) == 0 && v == 987654, "the start time (field 22)");
-	CHECK(st(nasty, &v) == 0 && v == 42, "a comm with ') ' in it: "
-	    "fields counted from the last ')'");
-	CHECK_INTEQ(st("123 (x) S 1 2 3", &v), -EINVAL, "too few fields");
-	CHECK_INTEQ(st("123 x S 1 2 3", &v), -EINVAL, "no comm");
-	CHECK_INTEQ(st("", &v), -EINVAL, "empty");
-	CHECK_INTEQ(st("1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 "
-	    "99999999999999999999999", &v), -EINVAL, "a start time over 64 "
-	    "bits");
-	CHECK_INTEQ(st("1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 -5",
-	    &v), -EINVAL, "not a number");
-	CHECK_INTEQ(langproc_parse_starttime(ok, 40, &v), -EINVAL,
-	    "only its bytes");
-	CHECK(langproc_parse_stat_field(ok, sizeof(ok) - 1, 23, &v) == 0 &&
-	    v == 1000, "the virtual size (field 23)");
-	CHECK(langproc_parse_stat_field(nasty, sizeof(nasty) - 1, 3, &v) ==
-	    -EINVAL, "field 3 (the state) is no number");
-	CHECK(langproc_parse_stat_field(ok, sizeof(ok) - 1, 4, &v) == 0 &&
-	    v == 1, "the parent (field 4)");
-	CHECK_INTEQ(langproc_parse_stat_field(ok, sizeof(ok) - 1, 2, &v),
-	    -EINVAL, "the comm is not a number field");
-	CHECK_INTEQ(langproc_parse_stat_field(ok, sizeof(ok) - 1, 60, &v),
-	    -EINVAL, "past the last field");
 	{
 		static const char l1[] = "7f00a000-7f00b000 r-xp 00002000 "
 		    "fd:01 1234567   /usr/lib/libruby.so.3.1 (deleted)";

@@ -16,6 +16,7 @@
 
 #include "langfile.h"
 #include "langproc.h"
+#include "procstat.h"
 
 void
 langproc_set_opener(langproc_open_fn fn, void *arg)
@@ -119,41 +120,6 @@ langproc_open_object(pid_t pid, uint64_t start, uint64_t end,
 }
 
 int
-langproc_parse_stat_field(const char *buf, size_t len, int want,
-    uint64_t *val)
-{
-	const char *q = NULL, *end = buf + len;
-	size_t i;
-	int field;
-
-	if (want < 3)
-		return (-EINVAL);
-	/* comm may hold spaces and parentheses: fields follow the last ')' */
-	for (i = 0; i < len; i++)
-		if (buf[i] == ')')
-			q = buf + i;
-	if (q == NULL)
-		return (-EINVAL);
-	for (field = 2; field < want && q < end; q++)
-		if (*q == ' ')
-			field++;
-	if (field != want || q >= end || *q < '0' || *q > '9')
-		return (-EINVAL);
-	for (*val = 0; q < end && *q >= '0' && *q <= '9'; q++) {
-		if (*val > (UINT64_MAX - 9) / 10)
-			return (-EINVAL);
-		*val = *val * 10 + (uint64_t)(*q - '0');
-	}
-	return (0);
-}
-
-int
-langproc_parse_starttime(const char *buf, size_t len, uint64_t *start)
-{
-	return (langproc_parse_stat_field(buf, len, 22, start));
-}
-
-int
 langproc_parse_map_line(const char *s, size_t len, uint64_t *start,
     uint64_t *end, uint64_t *off, uint64_t *ino, const char **path,
     size_t *plen)
@@ -216,10 +182,9 @@ langproc_stat_vsize(pid_t pid, uint64_t *start, uint64_t *exe_id,
 	ssize_t n;
 
 	if ((n = langproc_read_stat(pid, buf, sizeof(buf), exe_id)) <= 0 ||
-	    langproc_parse_starttime(buf, (size_t)n, start) != 0)
+	    procstat_u64(buf, (size_t)n, 22, start) != 0)
 		return (-ESRCH);
-	if (vsize != NULL &&
-	    langproc_parse_stat_field(buf, (size_t)n, 23, vsize) != 0)
+	if (vsize != NULL && procstat_u64(buf, (size_t)n, 23, vsize) != 0)
 		*vsize = 0;
 	return (0);
 }

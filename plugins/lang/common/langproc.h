@@ -56,13 +56,6 @@ int langproc_stat_vsize(pid_t, uint64_t *start, uint64_t *exe_id,
 /* The text of /proc/PID/stat (as langproc_read_small_file: the count),
  * and *exe_id as langproc_stat's, for a caller parsing more of it. */
 ssize_t langproc_read_stat(pid_t, char *buf, size_t len, uint64_t *exe_id);
-/* Field want (from 3: those after the comm) of a /proc/PID/stat text,
- * a decimal: 0 or -EINVAL. */
-int langproc_parse_stat_field(const char *buf, size_t len, int want,
-	    uint64_t *val);
-/* The start time (field 22) of a /proc/PID/stat text: 0 or -EINVAL. */
-int langproc_parse_starttime(const char *buf, size_t len,
-	    uint64_t *start);
 /*
  * One /proc/PID/maps line, "start-end perms offset dev inode path" (no
  * newline): its numbers, and the path within s (NULL: anonymous).

@@ -447,51 +447,6 @@ jv_failure_reason(const char *tail, int exited, int status, char *out,
 	return (0);
 }
 
-/* Numeric field `want` (>= 3) of /proc/PID/stat; comm may hold ' ', ')'. */
-static int
-jv_stat_field(const char *buf, size_t len, int want, uint64_t *out)
-{
-	const char *p, *end = buf + len;
-	uint64_t v = 0;
-	int field = 2, digits = 0;
-
-	for (p = end; p > buf && p[-1] != ')'; p--)
-		;
-	if (p == buf)
-		return (-EINVAL);
-	while (p < end && field < want) {
-		if (*p == ' ')
-			field++;
-		p++;
-	}
-	for (; p < end && *p >= '0' && *p <= '9' && digits < 19; p++, digits++)
-		v = v * 10 + (uint64_t)(*p - '0');
-	if (field != want || digits == 0)
-		return (-EINVAL);
-	*out = v;
-	return (0);
-}
-
-/* Field 22 (starttime) of /proc/PID/stat, in clock ticks since boot. */
-int
-jv_parse_stat_starttime(const char *buf, size_t len, uint64_t *start)
-{
-	return (jv_stat_field(buf, len, 22, start));
-}
-
-/* utime + stime (fields 14 and 15) of /proc/PID/stat, in clock ticks. */
-int
-jv_parse_stat_cpu(const char *buf, size_t len, uint64_t *ticks)
-{
-	uint64_t u, s;
-
-	if (jv_stat_field(buf, len, 14, &u) != 0 ||
-	    jv_stat_field(buf, len, 15, &s) != 0)
-		return (-EINVAL);
-	*ticks = u + s;
-	return (0);
-}
-
 /* The PID in the process's own namespace: the last NSpid: value. */
 int
 jv_status_nspid(const char *status, size_t len, int32_t *nspid)

@@ -46,8 +46,6 @@ int jv_environ_get(const char *env, size_t len, const char *name,
 	    const char **val, size_t *vlen);
 int jv_status_sigcgt(const char *status, size_t len, uint64_t *mask);
 int jv_status_nspid(const char *status, size_t len, int32_t *nspid);
-int jv_parse_stat_starttime(const char *buf, size_t len, uint64_t *start);
-int jv_parse_stat_cpu(const char *buf, size_t len, uint64_t *ticks);
 int jv_maps_has_libjvm(const char *maps, size_t len);
 int jv_appid_build(const struct jv_cmdline *cl, const regex_t *filters,
 	    size_t nfilters, char *out, size_t outlen);

@@ -19,6 +19,7 @@
 
 #include "jv_proc.h"
 #include "langfile.h"
+#include "procstat.h"
 
 #define JV_SMALL_MAX	(256 * 1024)
 #define JV_MAPS_MAX	(16u << 20)
@@ -34,9 +35,9 @@ jv_proc_starttime(pid_t pid, uint64_t *start, uint64_t *cpu)
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((b = langfile_read(path, 4096, &len, NULL)) == NULL)
 		return (-ESRCH);
-	rc = jv_parse_stat_starttime(b, len, start);
+	rc = procstat_u64(b, len, 22, start);
 	if (rc == 0 && cpu != NULL)
-		rc = jv_parse_stat_cpu(b, len, cpu);
+		rc = procstat_cpu(b, len, cpu);
 	free(b);
 	return (rc);
 }

@@ -56,6 +56,7 @@
 
 #include "clockns.h"
 #include "nj_proto.h"
+#include "procstat.h"
 
 #define NJA_TOTAL_MS	6000	/* the whole run (the agent stops us at
 				 * NJ_HELPER_MS, 8 s) */
@@ -160,23 +161,21 @@ nja_read_proc(const char *what, char *buf, size_t len)
 	return (got);
 }
 
-/* Field 22 of /proc/PID/stat, after the last ')', and the state
+/* The start time (field 22 of /proc/PID/stat; 0 if unread) and the state
  * (field 3) into *state. */
 static unsigned long long
 nja_starttime(char *state)
 {
-	char buf[1024], *p;
-	int i;
+	char buf[1024];
+	uint64_t start = 0;
+	ssize_t n;
 
 	*state = '?';
-	if (nja_read_proc("stat", buf, sizeof(buf)) <= 0 ||
-	    (p = strrchr(buf, ')')) == NULL)
+	if ((n = nja_read_proc("stat", buf, sizeof(buf))) <= 0)
 		return (0);
-	if (p[1] == ' ' && p[2] != '\0')
-		*state = p[2];
-	for (i = 2; i < 22 && p != NULL; i++)
-		p = strchr(p + 1, ' ');
-	return (p == NULL ? 0 : strtoull(p + 1, NULL, 10));
+	(void)procstat_state(buf, (size_t)n, state);
+	(void)procstat_u64(buf, (size_t)n, 22, &start);
+	return (start);
 }
 
 struct nja_match {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "langfile.h"
+#include "procstat.h"
 #include "py_discover.h"
 #include "py_target.h"
 
@@ -125,10 +126,9 @@ py_discover_stat(pid_t pid, double uptime, uint64_t *starttime,
 	if ((n = langproc_read_stat(pid, buf, sizeof(buf), exe_id)) <= 0)
 		return (-ESRCH);
 	if (py_proc_stat_state(buf, (size_t)n, &state, starttime) != 0 ||
-	    py_proc_stat_cpu(buf, (size_t)n, cpu_ticks) != 0)
+	    procstat_cpu(buf, (size_t)n, cpu_ticks) != 0)
 		return (-EINVAL);
-	if (vsize != NULL &&
-	    langproc_parse_stat_field(buf, (size_t)n, 23, vsize) != 0)
+	if (vsize != NULL && procstat_u64(buf, (size_t)n, 23, vsize) != 0)
 		*vsize = 0;
 	if (uptime < 0 || hz <= 0)
 		return (-EIO);

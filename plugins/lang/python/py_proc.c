@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "procstat.h"
 #include "pyreader.h"
 
 static int
@@ -129,68 +130,14 @@ py_proc_map_is_python(const char *p, size_t len)
 	return (0);
 }
 
-/*
- * The offset of field `want` (>= 3) of /proc/PID/stat: counted from the
- * last ')', since comm may hold spaces and parentheses.
- */
-static int
-py_stat_field(const char *s, size_t len, int want, size_t *at)
-{
-	size_t i;
-	int field = 3;
-
-	for (i = len; i > 0 && s[i - 1] != ')'; i--)
-		;
-	if (i == 0 || i + 1 >= len)
-		return (-EINVAL);
-	for (i++; field < want && i < len; i++)
-		if (s[i] == ' ')
-			field++;
-	if (field != want || i >= len)
-		return (-EINVAL);
-	*at = i;
-	return (0);
-}
-
-static uint64_t
-py_stat_u64(const char *s, size_t len, size_t i)
-{
-	uint64_t v = 0;
-
-	while (i < len && s[i] >= '0' && s[i] <= '9' && v < (1ull << 58))
-		v = v * 10 + (uint64_t)(s[i++] - '0');
-	return (v);
-}
-
 /* /proc/PID/stat: the state (field 3) and start time (field 22). */
 int
 py_proc_stat_state(const char *s, size_t len, char *state,
     uint64_t *starttime)
 {
-	size_t i;
-
-	if (py_stat_field(s, len, 3, &i) != 0)
+	if (procstat_state(s, len, state) != 0 || (starttime != NULL &&
+	    procstat_u64(s, len, 22, starttime) != 0))
 		return (-EINVAL);
-	*state = s[i];
-	if (starttime == NULL)
-		return (0);
-	if (py_stat_field(s, len, 22, &i) != 0)
-		return (-EINVAL);
-	*starttime = py_stat_u64(s, len, i);
-	return (0);
-}
-
-/* utime + stime (fields 14 and 15 of /proc/PID/stat), in clock ticks. */
-int
-py_proc_stat_cpu(const char *s, size_t len, uint64_t *ticks)
-{
-	size_t u, t;
-
-	if (py_stat_field(s, len, 14, &u) != 0 ||
-	    py_stat_field(s, len, 15, &t) != 0 ||
-	    s[u] < '0' || s[u] > '9' || s[t] < '0' || s[t] > '9')
-		return (-EINVAL);
-	*ticks = py_stat_u64(s, len, u) + py_stat_u64(s, len, t);
 	return (0);
 }
 

@@ -262,7 +262,6 @@ struct py_map {
 int py_proc_parse_map_line(const char *, size_t, struct py_map *);
 int py_proc_map_is_python(const char *, size_t);
 int py_proc_stat_state(const char *, size_t, char *, uint64_t *);
-int py_proc_stat_cpu(const char *, size_t, uint64_t *);
 int py_proc_status_name(const char *, size_t, char *, size_t);
 int py_proc_cmdline_excluded(const char *, size_t);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "procmaps.h"
+#include "procstat.h"
 
 #define DELETED_TAG	" (deleted)"
 
@@ -388,41 +389,10 @@ procstatus_parse(const char *buf, size_t len, struct procstatus *st)
 	return (st->name[0] != '\0' ? 0 : -EINVAL);
 }
 
-/*
- * Field `want` (numbered as in proc(5), 3 and up) of /proc/PID/stat as a
- * decimal.  comm may hold spaces and ')': fields start after the last ')'.
- */
-static int
-procstat_field(const char *buf, size_t len, int want, uint64_t *out)
-{
-	struct cursor c;
-	const char *rp = NULL;
-	size_t i;
-	int field;
-
-	for (i = 0; i < len; i++)
-		if (buf[i] == ')')
-			rp = buf + i;
-	if (rp == NULL)
-		return (-EINVAL);
-	c.p = rp + 1;
-	c.end = buf + len;
-	/* After ')' comes field 3 (state). */
-	for (field = 3; field < want; field++) {
-		if (cursor_blanks(&c) != 0)
-			return (-EINVAL);
-		while (c.p < c.end && *c.p != ' ')
-			c.p++;
-	}
-	if (cursor_blanks(&c) != 0 || cursor_dec(&c, out) != 0)
-		return (-EINVAL);
-	return (0);
-}
-
 int
 procstat_starttime(const char *buf, size_t len, uint64_t *out)
 {
-	return (procstat_field(buf, len, 22, out));
+	return (procstat_u64(buf, len, 22, out));
 }
 
 int
@@ -431,7 +401,7 @@ procstat_ppid(const char *buf, size_t len, int32_t *out)
 	uint64_t v;
 	int r;
 
-	if ((r = procstat_field(buf, len, 4, &v)) != 0)
+	if ((r = procstat_u64(buf, len, 4, &v)) != 0)
 		return (r);
 	if (v > INT32_MAX)
 		return (-EINVAL);
