@@ -62,6 +62,7 @@ safefs_ctx_init(struct safefs_ctx *c, const struct gp_open_spec *sp)
 
 	c->pid = 0;
 	c->prefix = NULL;
+	c->on_proc = 0;
 	s = sp->root != NULL ? sp->root : sp->path;
 	if (s == NULL)
 		return;

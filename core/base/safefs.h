@@ -14,6 +14,8 @@
 struct safefs_ctx {
 	int pid;		/* 0: ours */
 	const char *prefix;	/* the spec's root when not PID's */
+	int on_proc;		/* resolved in the host's procfs, on no
+				 * other mount: no fd check needed */
 };
 
 void safefs_ctx_init(struct safefs_ctx *, const struct gp_open_spec *);

@@ -37,6 +37,8 @@
 #define SAFEOPEN_RETRIES	8	/* openat2 -EAGAIN: a rename raced */
 
 static int safeopen_no_openat2;
+static int safeopen_proc = -1;	/* the host's /proc, judged (safeopen_procfd) */
+static int safeopen_proc_bad;
 static int safeopen_pid;	/* whose root safeopen_open is in, or 0 */
 
 int
@@ -49,6 +51,10 @@ void
 safeopen_set_fallback(int on)
 {
 	safeopen_no_openat2 = on;
+	if (safeopen_proc >= 0)
+		close(safeopen_proc);
+	safeopen_proc = -1;
+	safeopen_proc_bad = 0;
 }
 
 static int
@@ -197,6 +203,36 @@ out:
 	return (fd);
 }
 
+/*
+ * The host's /proc, opened and judged once (a local mount, procfs): a
+ * path resolved below it without crossing a mount (RESOLVE_NO_XDEV) is on
+ * procfs itself, which no user serves, and needs no mount check of its
+ * own.  Most files the agent opens are there (stat, status, maps of every
+ * process sampled): the checks cost some 40 us an open, the files' read a
+ * few.  -errno when /proc is not that (then every step is checked).
+ */
+static int
+safeopen_procfd(void)
+{
+	struct safefs_ctx own = { 0, NULL, 0 };
+	struct statfs sf;
+	int fd;
+
+	if (safeopen_proc >= 0 || safeopen_proc_bad)
+		return (safeopen_proc >= 0 ? safeopen_proc : -ENOENT);
+	if ((fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return (-errno);
+	/* fstatfs only once the mount is known local: FUSE answers it */
+	if (safefs_check_fd(&own, fd) != 0 || fstatfs(fd, &sf) != 0 ||
+	    sf.f_type != PROC_SUPER_MAGIC) {
+		close(fd);
+		safeopen_proc_bad = 1;
+		return (-ENOENT);
+	}
+	safeopen_proc = fd;
+	return (safeopen_proc);
+}
+
 /* An O_PATH fd for the spec's path, resolved under its rules. */
 static int
 safeopen_resolve(const struct gp_open_spec *sp, struct safefs_ctx *fc)
@@ -222,6 +258,20 @@ safeopen_resolve(const struct gp_open_spec *sp, struct safefs_ctx *fc)
 	 */
 	hostproc = sp->root == NULL && strncmp(sp->path, "/proc/", 6) == 0;
 	path = hostproc ? sp->path + 5 : sp->path;
+	nosym = (sp->flags & GP_OPEN_NO_SYMLINKS) != 0;
+	if (hostproc && !safeopen_no_openat2 && (rootfd =
+	    safeopen_procfd()) >= 0) {
+		fd = safeopen_openat2(rootfd, path, resolve | RESOLVE_IN_ROOT |
+		    RESOLVE_NO_XDEV | (nosym ? RESOLVE_NO_SYMLINKS : 0));
+		if (fd >= 0) {
+			fc->on_proc = 1;
+			return (fd);
+		}
+		/* a mount crossed, or no openat2: resolved as below */
+		if (fd != -EXDEV && fd != -ENOSYS && fd != -E2BIG &&
+		    fd != -EINVAL)
+			return (fd);
+	}
 	if (!hostproc && (fd = safefs_check_path(fc, sp->path)) != 0)
 		return (fd);
 	/* The root itself may be a magic link (/proc/PID/root): trusted,
@@ -234,7 +284,6 @@ safeopen_resolve(const struct gp_open_spec *sp, struct safefs_ctx *fc)
 		close(rootfd);
 		return (fd);
 	}
-	nosym = (sp->flags & GP_OPEN_NO_SYMLINKS) != 0;
 	if (nosym)
 		resolve |= RESOLVE_NO_SYMLINKS;
 	resolve |= RESOLVE_IN_ROOT;
@@ -340,7 +389,7 @@ safeopen_open(const struct gp_open_spec *sp, struct gp_file_info *info)
 		goto out;
 	}
 	/* Before fstat: a stat on FUSE is answered by its server. */
-	if ((r = safefs_check_fd(&fc, pfd)) != 0)
+	if (!fc.on_proc && (r = safefs_check_fd(&fc, pfd)) != 0)
 		goto out_close;
 	if (fstat(pfd, &sb) != 0) {
 		r = -errno;

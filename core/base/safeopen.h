@@ -31,7 +31,8 @@ const char *safeopen_strerror(int, const struct gp_file_info *);
 /* The process in whose root safeopen_open now looks paths up (0: none),
  * for the stop guard's thread should a look-up hold the loop. */
 int safeopen_target(void);
-/* Tests: 1 forces the per-component walk used without openat2(2). */
+/* Tests: 1 forces the per-component walk used without openat2(2); either
+ * way the /proc judged before is forgotten (a test in a new namespace). */
 void safeopen_set_fallback(int);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -318,6 +320,64 @@ test_reader(const char *mode)
 	CHECK_INTEQ(rc, -EINVAL, "a spec smaller than 1.1 is refused");
 }
 
+/*
+ * The host's /proc: its files open (through its own links, "self"), and a
+ * path that crosses a mount below /proc (a tmpfs on binfmt_misc's
+ * directory, in a mount namespace of the test's own) is still judged by
+ * that mount, not taken for procfs.
+ */
+static void
+test_proc(const char *mode, pid_t ct)
+{
+	struct gp_open_spec s;
+	char path[64], want[32], what[128];
+	const char *got;
+	pid_t pid;
+	int rc, st;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)ct);
+	snprintf(want, sizeof(want), "%d (", (int)ct);
+	s = spec(NULL, path, 0);
+	got = rd(s, &rc);
+	snprintf(what, sizeof(what), "%s: a process's /proc file", mode);
+	CHECK(rc == 0 && strncmp(got, want, strlen(want)) == 0, what);
+	/* The walk (kernels without openat2) cannot tell a procfs link
+	 * from a magic one: it refuses them all. */
+	s = spec(NULL, "/proc/self/status", 0);
+	got = rd(s, &rc);
+	snprintf(what, sizeof(what), "%s: through /proc/self", mode);
+	if (strcmp(mode, "walk") == 0)
+		CHECK_INTEQ(rc, -ELOOP, what);
+	else
+		CHECK(rc == 0 && strncmp(got, "Name:", 5) == 0, what);
+	if ((pid = fork()) == 0) {
+		if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL,
+		    MS_REC | MS_PRIVATE, NULL) != 0 || mount("none",
+		    "/proc/sys/fs/binfmt_misc", "tmpfs", 0, NULL) != 0)
+			_exit(77);
+		/* the /proc judged before is the parent namespace's */
+		safeopen_set_fallback(strcmp(mode, "walk") == 0);
+		rc = open("/proc/sys/fs/binfmt_misc/f", O_WRONLY | O_CREAT,
+		    0644);
+		if (rc < 0 || write(rc, "tmpfs file", 10) != 10)
+			_exit(78);
+		close(rc);
+		s = spec(NULL, "/proc/sys/fs/binfmt_misc/f", 0);
+		got = rd(s, &rc);
+		_exit(rc == 0 && strcmp(got, "tmpfs file") == 0 ? 0 :
+		    rc < 0 && rc > -70 ? -rc : 1);
+	}
+	st = -1;
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	snprintf(what, sizeof(what), "%s: a mount below /proc judged as "
+	    "itself (a local tmpfs: read; %d)", mode, WEXITSTATUS(st));
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+		CHECK(1, "# SKIP no mount namespace here");
+	else
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, what);
+}
+
 static void
 run_all(const char *mode, pid_t ct)
 {
@@ -328,6 +388,7 @@ run_all(const char *mode, pid_t ct)
 	test_huge(mode);
 	test_replaced(mode);
 	test_reader(mode);
+	test_proc(mode, ct);
 }
 
 /* A process in its own root: dir/ct, with links pointing out of it. */
