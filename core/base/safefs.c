@@ -60,9 +60,7 @@ safefs_ctx_init(struct safefs_ctx *c, const struct gp_open_spec *sp)
 	char *end;
 	long pid;
 
-	c->pid = 0;
-	c->prefix = NULL;
-	c->on_proc = 0;
+	memset(c, 0, sizeof(*c));
 	s = sp->root != NULL ? sp->root : sp->path;
 	if (s == NULL)
 		return;
@@ -127,7 +125,7 @@ safefs_slurp(const char *path, size_t cap, char **out, int *more)
 
 /* The mount table of pid (0: ours), cached; NULL with *err on failure. */
 static struct safefs_ns *
-safefs_table(int pid, int force, int *err)
+safefs_table_read(int pid, int force, int *err)
 {
 	struct safefs_ns *e, *victim = NULL;
 	struct stat sb;
@@ -204,6 +202,27 @@ safefs_table(int pid, int force, int *err)
 	return (e);
 }
 
+/*
+ * The same, found once an open: its namespace and root are known from the
+ * first look (a stat and a readlink of /proc each), and every later step
+ * of the walk uses that table while it is the one read then.
+ */
+static struct safefs_ns *
+safefs_table(struct safefs_ctx *c, int pid, int force, int *err)
+{
+	struct safefs_ns *e;
+	int k = pid == c->pid ? 0 : 1;
+
+	if (!force && c->seen[k] != NULL &&
+	    c->seen[k]->read_ns == c->seen_read[k] && c->seen[k]->text != NULL)
+		return (c->seen[k]);
+	if ((e = safefs_table_read(pid, force, err)) != NULL) {
+		c->seen[k] = e;
+		c->seen_read[k] = e->read_ns;
+	}
+	return (e);
+}
+
 static int
 safefs_refuse(const struct safefs_ns *e, const struct fsguard_mount *m,
     const char *what)
@@ -236,7 +255,7 @@ safefs_check_path(struct safefs_ctx *c, const char *path)
 		path = full;
 	}
 
-	if ((e = safefs_table(c->pid, 0, &err)) == NULL)
+	if ((e = safefs_table(c, c->pid, 0, &err)) == NULL)
 		return (err);
 	if (e->truncated)
 		return (safefs_refuse(e, NULL, "a mount table larger than "
@@ -267,7 +286,7 @@ safefs_check_fd(struct safefs_ctx *c, int fd)
 	/* Its process's table, read again once if the mount is newer; then
 	 * ours (a file mapped before a chroot may be outside its root). */
 	for (pass = 0; pass < 3 && m == NULL; pass++) {
-		e = safefs_table(pass == 2 ? 0 : c->pid, pass == 1, &err);
+		e = safefs_table(c, pass == 2 ? 0 : c->pid, pass == 1, &err);
 		if (e != NULL)
 			m = fsguard_by_id(e->m, e->n, id);
 	}

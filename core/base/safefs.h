@@ -11,11 +11,17 @@
 #include <gprofiler/plugin.h>
 
 /* Whose mount table a spec's path and files are judged against. */
+struct safefs_ns;
+
 struct safefs_ctx {
 	int pid;		/* 0: ours */
 	const char *prefix;	/* the spec's root when not PID's */
 	int on_proc;		/* resolved in the host's procfs, on no
 				 * other mount: no fd check needed */
+	/* the mount tables this open found (the process's, ours), and
+	 * when each was read: its steps need not find them again */
+	struct safefs_ns *seen[2];
+	uint64_t seen_read[2];
 };
 
 void safefs_ctx_init(struct safefs_ctx *, const struct gp_open_spec *);

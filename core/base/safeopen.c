@@ -214,7 +214,7 @@ out:
 static int
 safeopen_procfd(void)
 {
-	struct safefs_ctx own = { 0, NULL, 0 };
+	struct safefs_ctx own;
 	struct statfs sf;
 	int fd;
 
@@ -222,6 +222,7 @@ safeopen_procfd(void)
 		return (safeopen_proc >= 0 ? safeopen_proc : -ENOENT);
 	if ((fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return (-errno);
+	memset(&own, 0, sizeof(own));
 	/* fstatfs only once the mount is known local: FUSE answers it */
 	if (safefs_check_fd(&own, fd) != 0 || fstatfs(fd, &sf) != 0 ||
 	    sf.f_type != PROC_SUPER_MAGIC) {
