@@ -10,9 +10,9 @@
 
 #include <gprofiler/plugin.h>
 
-/* Whose mount table a spec's path and files are judged against. */
 struct safefs_ns;
 
+/* Whose mount table a spec's path and files are judged against. */
 struct safefs_ctx {
 	int pid;		/* 0: ours */
 	const char *prefix;	/* the spec's root when not PID's */
