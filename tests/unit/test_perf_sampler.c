@@ -70,6 +70,14 @@ on_log(void *arg, int level, const char *msg)
 	printf("# libbpf: %s\n", msg);
 }
 
+/*
+ * The workloads spin until killed after the sampling window: loading the
+ * BPF program can take seconds on a loaded host (under ASan, beside other
+ * tests), and a workload of fixed length could be done before sampling
+ * begins.
+ */
+#define BUSY_SECS	"60"
+
 static pid_t
 spawn_busy(const char *secs)
 {
@@ -263,18 +271,21 @@ main(void)
 
 	/* 1: whole host, frame pointers */
 	memset(&s, 0, sizeof(s));
-	s.want = a = spawn_busy("2");
+	s.want = a = spawn_busy(BUSY_SECS);
 	text_range(a, &s);
 	sm = open_sampler(&s, 0, NULL, 0);
 	before = proc_cpu(a);
-	if (sm == NULL)
+	if (sm == NULL) {
+		kill(a, SIGKILL);
 		SKIP_ALL("BPF sampler cannot load here");
+	}
 	CHECK(strcmp(sampler_event_name(sm), "none") != 0, "an event was chosen");
 	printf("# event %s\n", sampler_event_name(sm));
 	end = time(NULL) + 1;
 	while (time(NULL) <= end)	/* the agent's own CPU: never sampled */
 		x++;
 	run(sm, 1.2);
+	kill(a, SIGKILL);
 	expect = reap_expect(a, 0.9, before);
 	sampler_drain(sm);
 	sampler_stats(sm, st);
@@ -295,8 +306,8 @@ main(void)
 
 	/* 2: --pids: only b */
 	memset(&s, 0, sizeof(s));
-	a = spawn_busy("1.5");
-	s.want = b = spawn_busy("1.5");
+	a = spawn_busy(BUSY_SECS);
+	s.want = b = spawn_busy(BUSY_SECS);
 	s.other = a;
 	text_range(b, &s);
 	filt[0] = b;
@@ -307,6 +318,8 @@ main(void)
 		run(sm, 1);
 		sampler_close(sm);
 	}
+	kill(a, SIGKILL);
+	kill(b, SIGKILL);
 	waitpid(a, NULL, 0);
 	expect = reap_expect(b, 0.5, before);
 	printf("# filtered: mine %d others %d records %d\n", s.mine, s.others,
@@ -317,7 +330,7 @@ main(void)
 
 	/* 3: DWARF: registers and stack bytes */
 	memset(&s, 0, sizeof(s));
-	s.want = a = spawn_busy("1.5");
+	s.want = a = spawn_busy(BUSY_SECS);
 	text_range(a, &s);
 	sm = open_sampler(&s, 1, NULL, 0);
 	before = proc_cpu(a);
@@ -326,6 +339,7 @@ main(void)
 		run(sm, 1);
 		sampler_close(sm);
 	}
+	kill(a, SIGKILL);
 	expect = reap_expect(a, 0.5, before);
 	printf("# dwarf: mine %d dwarf %d ok %d\n", s.mine, s.dwarf, s.dwarf_ok);
 	CHECK(s.mine >= expect && s.dwarf == s.mine, "every sample carries regs");
