@@ -297,6 +297,22 @@ sg_check(void)
 	_exit(STOPGUARD_EXIT);
 }
 
+/*
+ * A stop signal within STOPGUARD_REPEAT_MS of the first is the same
+ * request, not an operator's second: timeout(1) signals its child and then
+ * its own process group, the agent in it, and a loaded host runs the loop
+ * between the two.  Taken as "exit now", it left the children's files
+ * behind (PerfSpect's private directory).
+ */
+static int
+sg_repeat(int sig)
+{
+	uint64_t first = atomic_load(&sg.stop_ns);
+
+	return (sig != SIGHUP && first != 0 &&
+	    sg_now_ns() - first < STOPGUARD_REPEAT_MS * 1000000ULL);
+}
+
 static void *
 sg_thread(void *unused)
 {
@@ -318,7 +334,7 @@ sg_thread(void *unused)
 		    atomic_load(&sg.stop_ns) == 0 ? &watch : &beat);
 		if (atomic_load(&sg.quit))
 			break;
-		if (sig > 0) {
+		if (sig > 0 && !sg_repeat(sig)) {
 			if (sig != SIGHUP && atomic_load(&sg.stop_ns) == 0)
 				atomic_store(&sg.stop_ns, sg_now_ns());
 			b = (uint8_t)sig;

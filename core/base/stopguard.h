@@ -16,7 +16,9 @@
  * FUSE server is first ended as below, and the loop given one more beat
  * to end its run (a process cannot exit while one of its threads waits
  * for FUSE: the agent would linger, unkillable, until the server
- * answers).  Either way the agent is gone within 2 s of the signal.  While the agent
+ * answers).  Either way the agent is gone within 2 s of the signal.  A
+ * stop signal within STOPGUARD_REPEAT_MS of the first is dropped: one
+ * sender's signal to the agent and to its process group is one request.  While the agent
  * runs, a loop asleep in the kernel at two looks STOPGUARD_WATCH_MS apart
  * is looked at too: a wait for a FUSE server that a user mounted is ended
  * by aborting its connection (fusebreak.h), and the loop logs one line
@@ -38,6 +40,8 @@
 					 * in a row may be held by a FUSE
 					 * server (fusebreak.h) */
 #define STOPGUARD_EXIT		1	/* the status it ends the process with */
+#define STOPGUARD_REPEAT_MS	1000	/* a stop signal this soon after the
+					 * first is the same stop */
 
 /*
  * Take the three signals from now on; cb(sig, arg) runs in the loop for
