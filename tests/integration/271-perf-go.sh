@@ -75,13 +75,16 @@ diag "go env GOVERSION: $gover"
 readelf -S "$TMP/go/gohot" | grep -q '\.symtab'
 ok $((!$?)) "the binary has no .symtab"
 
-"$TMP/go/gohot" 60 &
+"$TMP/go/gohot" 300 &
 hot=$!
-# niced: the shares measured are gohot's own, its samples stay many
-nice -n 10 "$WL/perf_busy" -t 60 &
+# niced: the shares measured are gohot's own, its samples stay many.  They
+# run until killed after the profile (300 s at most): a workload of a fixed
+# 60 s can end inside a window that a slow start pushed late (an agent
+# built with ASan on a host busy with the suite once had 42 samples of 500).
+nice -n 10 "$WL/perf_busy" -t 300 &
 busy=$!
 pie=$busy	# no PIE process when its build failed
-if [ -x "$TMP/go/gohotpie" ]; then nice -n 10 "$TMP/go/gohotpie" 60 & pie=$!; fi
+if [ -x "$TMP/go/gohotpie" ]; then nice -n 10 "$TMP/go/gohotpie" 300 & pie=$!; fi
 perf_wait_exec $hot gohot
 perf_wait_exec $busy perf_busy
 perf_profile "$TMP/out" 8 profiling-frequency=997 pids=$hot,$busy,$pie

@@ -65,7 +65,7 @@ grep -q 'inlining call to spin' "$TMP/go/build.log" &&
     grep -q 'inlining call to mid' "$TMP/go/build.log"
 ok $? "the compiler inlined spin and mid" || diag "$(cat "$TMP/go/build.log")"
 
-"$TMP/go/goinl" 60 &
+"$TMP/go/goinl" 300 &	# until killed (271-perf-go.sh says why)
 hot=$!
 perf_wait_exec $hot goinl
 perf_profile "$TMP/out" 8 profiling-frequency=997 pids=$hot
