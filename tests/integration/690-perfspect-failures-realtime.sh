@@ -36,7 +36,10 @@ grep -q "no targets remain" "$TMP/noroot.log"
 ok $? "failing PerfSpect: logged with its stderr"
 
 # The set-up never ends and SIGTERM is ignored: killed after the grace.
-FAKE_PERFSPECT_MODE=hang run hang 48
+# Each cycle's profile waits for that kill (5 s), so the second is written
+# 45 s after the start-up: 60 s leave the start-up 15 s on a loaded host
+# (48 s once left 3 s, and the stop dropped the second cycle).
+FAKE_PERFSPECT_MODE=hang run hang 60
 headers hang | "$PYTHON3" -c '
 import json, sys
 hs = [json.loads(l) for l in sys.stdin]
