@@ -103,7 +103,7 @@ install() {
 		    --perfspect-url "$base/$tgz" \
 		    --enable-hw-metrics-collection=true "$@" >"$TMP/$name.log" 2>&1 &
 		agent=$!
-		install_wait "$name" "$secs"
+		install_wait "$name" "$secs" $agent
 		kill -TERM $agent 2>/dev/null
 		wait $agent
 		grep -q "already running" "$TMP/$name.log" || break
@@ -111,16 +111,17 @@ install() {
 	done
 }
 
-# install_wait NAME SECONDS: as install's UNTIL says, or SECONDS
+# install_wait NAME SECONDS PID: while agent PID runs, as install's UNTIL
+# says, or SECONDS
 install_wait() {
 	_t=0 _n=-1
-	while [ $_t -lt $(($2 * 10)) ] && kill -0 $agent 2>/dev/null; do
+	while [ $_t -lt $(($2 * 10)) ] && kill -0 "$3" 2>/dev/null; do
 		if [ -n "${UNTIL:-}" ] && grep -q -e "continuing without hardware metrics" \
 		    -e "PerfSpect ready" "$TMP/$1.log"; then
 			[ "$UNTIL" = outcome ] && return
-			_c=$(ls "$TMP/$1" | grep -c '^profile_.*\.col$')
-			[ $_n -lt 0 ] && _n=$_c
-			[ "$_c" -gt $_n ] && return
+			_c=$(find "$TMP/$1" -maxdepth 1 -name 'profile_*.col' | wc -l)
+			[ "$_n" -lt 0 ] && _n=$_c
+			[ "$_c" -gt "$_n" ] && return
 		fi
 		sleep 0.1
 		_t=$((_t + 1))
