@@ -8,7 +8,8 @@ tap_tmpdir; [ -n "$KEEP" ] && trap - EXIT
 # A fifth of PerfSpect's timing, so 5 s cycles hold rows.  At real timing
 # (7 s of set-up) they hold none.  The real-speed siblings:
 #   tests/integration/640-perfspect-realtime.sh: 20 s and 60 s cycles (and
-#     -d 5 for the warning that says so);
+#     -d 5 for the warning that says so), the private directory removed
+#     at exit;
 #   tests/integration/690-perfspect-failures-realtime.sh: the failure
 #     modes below at real timing.
 export FAKE_PERFSPECT_SCALE=0.2

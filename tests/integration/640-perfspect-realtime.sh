@@ -96,5 +96,11 @@ run d60 195
 check d60 0 3 >"$TMP/d60.out" 2>&1
 ok $? "default -d 60 at real timing: every cycle, the first included, has its own hwmetrics and htmlblob"
 cat "$TMP/d60.out"
+# Stopped by timeout(1), which signals the agent and then its process group:
+# one stop, that waits for PerfSpect and removes its private directory
+# (610-perfspect-cycles.sh checks it with compressed time).
+d=$(grep -o '/tmp/gprofiler-perfspect\.[A-Za-z0-9]*' "$TMP/d60.log" | head -1)
+[ -n "$d" ] && ! test -e "$d" && ! grep -q "exiting now" "$TMP/d60.log"
+ok $? "default -d 60 at real timing: private output directory removed at exit"
 
 done_testing
