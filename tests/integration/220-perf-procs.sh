@@ -10,14 +10,14 @@ command -v unshare >/dev/null || skip_all "unshare(1) missing"
 
 # deleted while running
 cp "$WL/perf_busy" "$TMP/perf_busy_del"
-"$TMP/perf_busy_del" -t 60 & del=$!
+"$TMP/perf_busy_del" -t 300 & del=$!	# until killed after the profile
 perf_wait_exec $del perf_busy_del
 rm -f "$TMP/perf_busy_del"
 
 # own mount namespace, binary on a private tmpfs
 mkdir -p "$TMP/ns"
 unshare -m sh -c 'mount -t tmpfs none "$1" && cp "$2" "$1/perf_busy_ns" &&
-    exec "$1/perf_busy_ns" -t 60' sh "$TMP/ns" "$WL/perf_busy" & ns=$!
+    exec "$1/perf_busy_ns" -t 300' sh "$TMP/ns" "$WL/perf_busy" & ns=$!
 
 # short-lived: runs of 0.3 s, one after the other, until the cycle is over
 # (however long the agent takes to start)

@@ -14,7 +14,7 @@ tap_tmpdir
 ok $? "dwarf with -f 101 is a usage error naming the option"
 
 for mode in fp dwarf smart; do
-	"$WL/perf_busy_nofp" -t 60 & b=$!
+	"$WL/perf_busy_nofp" -t 300 & b=$!	# until killed
 	perf_wait_exec $b perf_busy_nofp
 	perf_profile "$TMP/$mode" 3 profiling-frequency=99 perf-mode=$mode pids=$b
 	ok $? "plugin ran in $mode mode"

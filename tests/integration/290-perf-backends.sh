@@ -36,7 +36,9 @@ for bt in perf-events:200-perf-shares perf-events:230-perf-dwarf \
 	done <"$TMP/$t.tap"
 	[ "$n" -gt 0 ] || { ok 1 "$be, $t printed no result"; \
 	    sed 's/^/# /' "$TMP/$t.tap" | tail -20; }
-	[ "$rc" -eq 0 ] || diag "$t exited $rc"
+	[ "$rc" -eq 0 ] || { diag "$t exited $rc"; grep '^# ' "$TMP/$t.tap" |
+	    tail -12 | sed "s/^# /$be, $t: /" | while IFS= read -r l; do
+		diag "$l"; done; }
 done
 
 # The daemon: which backend took the samples is in the log and the

@@ -18,7 +18,7 @@ chown 65534:65534 "$TMP/u"
 
 # The JIT process and a 2 MiB map body (50k lines far from its code).
 # shellcheck disable=SC2086
-setpriv $NOBODY "$WL/perf_jit" -t 60 &
+setpriv $NOBODY "$WL/perf_jit" -t 300 &	# until killed at the end
 jit=$!
 perf_wait_exec $jit perf_jit
 i=0

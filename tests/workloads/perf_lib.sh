@@ -32,7 +32,10 @@ perf_profile() {
 		echo "window $secs"
 		echo "wall $(echo "$(date +%s.%N) $_pp_t0" | awk '{ print $1 - $2 }')"
 		while read -r _pp_pid _pp_c0; do
-			echo "cpu $_pp_pid $(perf_cpu_s $_pp_pid) $_pp_c0"
+			# gone (reaped by the shell) or a zombie: ended
+			_pp_c1=$(perf_cpu_s $_pp_pid)
+			[ -z "$_pp_c1" ] || echo "cpu $_pp_pid $_pp_c1 $_pp_c0"
+			perf_alive $_pp_pid || echo "ended $_pp_pid"
 		done <"$out.cpu0"
 	} >"$out.cpu"
 	return $rc
@@ -44,15 +47,25 @@ perf_cpu_s() {
 	    "/proc/$1/stat" 2>/dev/null
 }
 
+# perf_alive PID: PID still runs (neither gone nor a zombie).
+perf_alive() {
+	_st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+	[ -n "$_st" ] && [ "$_st" != Z ] && [ "$_st" != X ]
+}
+
 # perf_want OUT PID HZ MIN: sets PERF_WANT to the samples of PID a profile
 # should hold: MIN, or, when the host starved PID (the suite's neighbours
 # on a loaded CI host), half of what its CPU time over the agent's window
-# gives at HZ (never under 50), said in a diag line.
+# gives at HZ (never under 50), said in a diag line.  A PID that ended
+# before the run did still wants MIN: the test's workload was too short,
+# and a diag line says so.
 perf_want() {
 	_w=$(awk -v pid="$2" -v hz="$3" -v min="$4" '
 	    $1 == "window" { w = $2 } $1 == "wall" { wall = $2 }
 	    $1 == "cpu" && $2 == pid { cpu = $3 - $4 }
+	    $1 == "ended" && $2 == pid { ended = 1 }
 	    END {
+		if (ended) { print min; exit }	# the test is at fault: said below
 		want = int(0.5 * hz * cpu * (wall > w ? w / wall : 1))
 		if (want >= min) { print min; exit }
 		if (want < 50)
@@ -63,6 +76,8 @@ perf_want() {
 	    }' "$1.cpu")
 	export PERF_WANT=${_w%% *}
 	[ "$PERF_WANT" = "$_w" ] || diag "${_w#* }"
+	! grep -qx "ended $2" "$1.cpu" ||
+	    diag "process $2 ended before the agent's run did: its workload was too short for this host's start-up"
 }
 
 perf_profile_call() {
@@ -132,6 +147,10 @@ perf_check_py() {
 		    "$2.md" | sed 's/^/agent: /' | while IFS= read -r l; do diag "$l"; done
 		[ -f "$2.err" ] && grep -E 'WARN|ERROR|CRIT' "$2.err" | head -20 |
 		    while IFS= read -r l; do diag "agent: $l"; done
+		# the window, the call's wall time and each workload's CPU
+		# over it (perf_profile): a starved or ended workload shows
+		[ -f "$2.cpu" ] && { tr '\n' ' ' <"$2.cpu"; echo; } | sed 's/^/run: /' |
+		    while IFS= read -r l; do diag "$l"; done
 	fi
 	return 0
 }
