@@ -490,6 +490,11 @@ collector_spawn(struct ps_collector *c)
 	argv[n++] = ivl;
 	argv[n++] = "--output";
 	argv[n++] = c->dir;
+	/* The tools it unpacks go there too: removed with the rest whatever
+	 * becomes of the run (killed, it would leave them), and written
+	 * where the agent may write (the unit's /tmp is read-only). */
+	argv[n++] = "--tempdir";
+	argv[n++] = c->dir;
 	argv[n++] = "--noupdate";
 	if (c->cfg.debug)
 		argv[n++] = "--debug";
@@ -515,8 +520,8 @@ collector_spawn(struct ps_collector *c)
 		return;
 	}
 	c->api->log(c->ctx, GP_LOG_DEBUG, "PerfSpect started (pid %d): "
-	    "metrics --duration %s --interval %s --output %s",
-	    c->api->child_pid(c->child), dur, ivl, c->dir);
+	    "metrics --duration %s --interval %s --output %s --tempdir %s",
+	    c->api->child_pid(c->child), dur, ivl, c->dir, c->dir);
 }
 
 int

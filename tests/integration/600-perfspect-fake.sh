@@ -54,6 +54,32 @@ ok $? "#2 progress lines on stderr"
 test -s perfspect.log
 ok $? "#2 perfspect.log in the current directory"
 
+# Its tools: unpacked into a new directory under --tempdir (else $TMPDIR)
+# and run from there, removed at exit.
+mkdir unp
+"$F" metrics --duration 5 --output unpo --tempdir "$TMP/unp" >/dev/null \
+    2>unp.err & pid=$!
+settled unp.err
+i=0
+while ! ls unp/perfspect.*/perf >/dev/null 2>&1 && [ $i -lt 100 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+tools=$(ls -d unp/perfspect.* 2>/dev/null)
+wait $pid
+test $? -eq 0 && test -n "$tools" && test -z "$(ls -A unp)"
+ok $? "#2 tools unpacked under --tempdir ($tools), removed at exit"
+mkdir ne
+if unshare -m sh -c 'mount -t tmpfs -o noexec none "$1"' sh ne 2>/dev/null; then
+	unshare -m sh -c 'mount -t tmpfs -o noexec none "$1" &&
+	    TMPDIR=$1 "$2" metrics --duration 5 --output neo' sh "$TMP/ne" "$F" \
+	    >/dev/null 2>ne.err
+	test $? -eq 1 && grep -q "must not be on a file system mounted with the 'noexec' option" ne.err &&
+	    grep -q "no targets remain" ne.err
+	ok $? "#2 a noexec \$TMPDIR: the spec's error, exit 1"
+else
+	skip "#2 a noexec \$TMPDIR: the spec's error, exit 1" "cannot mount here"
+fi
+
 "$F" metrics --output sig >stdout 2>stderr & pid=$!
 settled stderr; a_row sig; kill -TERM $pid; wait $pid
 ok $? "#3 SIGTERM mid-run exits 0"

@@ -374,11 +374,13 @@ test_normal_cycles(void)
 	CHECK(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700,
 	    "output dir is private (0700)");
 	CHECK_INTEQ(m.spawns, 1, "PerfSpect launched at start");
-	CHECK(m.argc == 9 && strcmp(m.argv[1], "metrics") == 0 &&
+	CHECK(m.argc == 11 && strcmp(m.argv[1], "metrics") == 0 &&
 	    strcmp(m.argv[2], "--duration") == 0 &&
 	    strcmp(m.argv[3], "60") == 0 && strcmp(m.argv[5], "5") == 0 &&
 	    strcmp(m.argv[7], dir) == 0 &&
-	    strcmp(m.argv[8], "--noupdate") == 0, "argv as documented");
+	    strcmp(m.argv[8], "--tempdir") == 0 &&
+	    strcmp(m.argv[9], dir) == 0 &&
+	    strcmp(m.argv[10], "--noupdate") == 0, "argv as documented");
 	CHECK_STREQ(m.cwd, dir, "cwd is the private dir (perfspect.log)");
 
 	for (i = 0; i < 2; i++) {
