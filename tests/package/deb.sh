@@ -74,14 +74,23 @@ ok $? "a third-party plugin builds against gprofiler-plugin-dev and installs"
 [ -f /usr/lib/gprofiler/loadavg.so ]
 ok $? "it is in /usr/lib/gprofiler"
 
-# Run as the unit does.  systemd is not PID 1 here, so apply what the unit
-# says by hand: its capability bounding set, no new privileges, its
-# directories, its command line; one short cycle instead of 60 s.
-caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" |
-    tr ' ' '\n' | sed 's/^CAP_//' | tr 'A-Z' 'a-z' | sed 's/^/+/' | paste -sd, -)
-exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+# Run as the unit does (tests/package/unit_sandbox.sh: its environment,
+# directories, ProtectSystem=strict, capabilities, no new privileges), its
+# command lines; short cycles instead of 60 s.
+sandbox="$src/tests/package/unit_sandbox.sh"
+spec() { sed -n "s/^$1=//p" "$unit" | sed 's|%S|/var/lib|g'; }
+exec_start=$(spec ExecStart)
+exec_pre=$(spec ExecStartPre | sed 's/^-//')
 grep -q '^NoNewPrivileges=yes' "$unit"; ok $? "the unit sets NoNewPrivileges"
-install -d -m 0700 /var/lib/gprofiler /var/log/gprofiler /run/gprofiler
+grep -q '^ProtectSystem=strict' "$unit"; ok $? "the unit sets ProtectSystem=strict"
+tmpdir=$(spec Environment | sed -n 's/^TMPDIR=//p')
+[ -n "$tmpdir" ]; ok $? "the unit gives the agent a TMPDIR of its own ($tmpdir)"
+# What an agent made to exit at once leaves: gone at the next start.
+mkdir -p "$tmpdir/gprofiler-perfspect.stale/perfspect.x" 2>/dev/null
+# shellcheck disable=SC2086
+sh "$sandbox" "$unit" $exec_pre && [ -d "$tmpdir" ] &&
+    [ -z "$(ls -A "$tmpdir")" ]
+ok $? "its ExecStartPre runs in the sandbox and empties it ($exec_pre)"
 # A busy Python program of another user: its stacks need CAP_SYS_PTRACE.
 py=/usr/bin/python3
 [ -x "$py" ] || py=$PYTHON3
@@ -97,8 +106,7 @@ kbusy=$!
 sleep 2
 # shellcheck disable=SC2086
 GPROFILER_PROFILING_DURATION=5 GPROFILER_LOCK_NAME=gptest-deb-$$ \
-    setpriv --bounding-set=-all,$caps --inh-caps=-all --no-new-privs \
-    $exec_start >"$TMP/agent.log" 2>&1 &
+    sh "$sandbox" "$unit" $exec_start >"$TMP/agent.log" 2>&1 &
 agent=$!
 i=0
 while [ $i -lt 60 ] && [ ! -s /var/lib/gprofiler/output/last_profile.col ]; do
@@ -117,6 +125,31 @@ grep -q 'spin (<string>:[0-9]*)_\[p\]' "$col"; ok $? "with Python frames of anot
 head -1 "$col" | grep -q '"loadavg_1m"'; ok $? "with the third-party plugin's metadata"
 [ $st -eq 0 ]; ok $? "it stops cleanly on SIGTERM (status $st)"
 [ $st -eq 0 ] || tail -20 "$TMP/agent.log" | sed 's/^/# /'
+
+# PerfSpect in the same sandbox: the project's fake, which unpacks tools it
+# runs into its temp directory as PerfSpect does (its set-up shortened to
+# 1 s here; 640-perfspect-realtime runs it at real timing).  Its directory
+# and the agent's must be writable and allow exec, and be gone at exit.
+metrics_ok() { head -1 "$col" 2>/dev/null | grep -q '"perfspect_status": *"ok"'; }
+rm -f "$col"
+# shellcheck disable=SC2086
+GPROFILER_PROFILING_DURATION=5 GPROFILER_LOCK_NAME=gptest-deb-ps-$$ \
+    FAKE_PERFSPECT_STARTUP=1 sh "$sandbox" "$unit" $exec_start \
+    --enable-hw-metrics-collection --perfspect-path "$src/tests/fakes/fake_perfspect" \
+    --child-env 'FAKE_PERFSPECT_*' >"$TMP/ps.log" 2>&1 &
+agent=$!
+i=0
+while [ $i -lt 60 ] && ! metrics_ok; do sleep 1; i=$((i + 1)); done
+kill -TERM $agent 2>/dev/null
+wait $agent
+st=$?
+metrics_ok; r=$?
+ok $r "PerfSpect in the sandbox: the profile has its hardware metrics"
+[ $r -eq 0 ] || { head -1 "$col" 2>/dev/null | grep -o '"perfspect_[a-z]*": *"[^"]*"' |
+    sed 's/^/# /'; grep -i perfspect "$TMP/ps.log" | tail -10 | sed 's/^/# /'; }
+left=$(find "$tmpdir" -mindepth 1 2>/dev/null | head -3)
+[ $st -eq 0 ] && [ -z "$left" ]
+ok $? "it stops cleanly, its and PerfSpect's directories gone (status $st${left:+, left: $left})"
 
 # Upgrade over a modified configuration.
 echo "# changed by the administrator" >>/etc/gprofiler/gprofiler.conf
