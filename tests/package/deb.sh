@@ -78,7 +78,7 @@ ok $? "it is in /usr/lib/gprofiler"
 # directories, ProtectSystem=strict, capabilities, no new privileges), its
 # command lines; short cycles instead of 60 s.
 sandbox="$src/tests/package/unit_sandbox.sh"
-spec() { sed -n "s/^$1=//p" "$unit" | sed 's|%S|/var/lib|g'; }
+spec() { sh "$sandbox" "$unit" --print "$1"; }
 exec_start=$(spec ExecStart)
 exec_pre=$(spec ExecStartPre | sed 's/^-//')
 grep -q '^NoNewPrivileges=yes' "$unit"; ok $? "the unit sets NoNewPrivileges"

@@ -6,12 +6,18 @@
 # and no new privileges.  The command keeps this script's PID (each step
 # execs the next), so the caller can signal it.
 #   tests/package/unit_sandbox.sh UNIT-FILE COMMAND [ARG...]
+# or, for the caller, a setting's values with systemd's specifiers expanded:
+#   tests/package/unit_sandbox.sh UNIT-FILE --print KEY
 unit_spec() {
 	sed -n "s/^$2=//p" "$1" |
 	    sed 's|%S|/var/lib|g; s|%t|/run|g; s|%L|/var/log|g'
 }
 
 unit=$1; shift
+if [ "$1" = --print ]; then
+	unit_spec "$unit" "$2"
+	exit
+fi
 caps=$(unit_spec "$unit" CapabilityBoundingSet | tr ' ' '\n' |
     sed 's/^CAP_//' | tr 'A-Z' 'a-z' | sed 's/^/+/' | paste -sd, -)
 dirs=$(awk -F= '$1 ~ /^(State|Logs|Runtime)Directory$/ {
