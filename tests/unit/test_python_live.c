@@ -5,9 +5,11 @@
  * than 100 frames, non-ASCII names and paths, a process that exits.
  */
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,9 +348,18 @@ test_nested(const struct py_interp *pi, const char *srcdir)
 	CHECK(stacks_find(&st, want), "and made again by the next sample");
 	stacks_free(&st);
 
-	/* The process exits: the sample fails cleanly, now and reaped. */
+	/* The process exits: the sample fails cleanly, now and reaped.
+	 * Sampled once it is a zombie (waited for, not reaped), its memory
+	 * gone: a fixed 50 ms once ended before a loaded host had torn it
+	 * down, and its memory was still read. */
 	kill(pid, SIGKILL);
-	msleep(50);
+	{
+		siginfo_t si;
+
+		while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) != 0 &&
+		    errno == EINTR)
+			;
+	}
 	rc = sample_many(&t, &st, 3);
 	CHECK(rc == 3, "sampling a killed process fails cleanly");
 	waitpid(pid, NULL, 0);
