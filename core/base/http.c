@@ -556,15 +556,16 @@ http_download(struct gp_plugin_ctx *ctx, const char *url, int32_t fd,
 	d->ctx = ctx;
 	d->done = done;
 	d->arg = arg;
-	memset(&o, 0, sizeof(o));
-	o.method = "GET";
-	o.url = url;
-	o.download = 1;
-	o.fd = fd;
-	o.https_only = 1;
-	o.timeout_ms = timeout_ms;
-	o.done = http_download_done;
-	o.arg = d;
+	o = (struct http_req_opts){
+		.method = "GET",
+		.url = url,
+		.download = 1,
+		.fd = fd,
+		.https_only = 1,
+		.timeout_ms = timeout_ms,
+		.done = http_download_done,
+		.arg = d,
+	};
 	if ((d->req = http_request(&o)) == NULL) {
 		free(d);
 		/* libcurl missing: say so, not a generic I/O error. */

@@ -285,10 +285,11 @@ procfs_read(const char *path, char **bufp, size_t *lenp, size_t max)
 	ssize_t n;
 	int fd, e;
 
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.path = path;
-	spec.owner = -1;
+	spec = (struct gp_open_spec){
+		.size = sizeof(spec),
+		.path = path,
+		.owner = -1,
+	};
 	/* /proc/PID/exe is the kernel's link to the executable: followed,
 	 * and what it names is checked like any file. */
 	base = strrchr(path, '/');

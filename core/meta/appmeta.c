@@ -71,11 +71,12 @@ appmeta_arch(int32_t pid)
 	struct gp_open_spec spec;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.flags = GP_OPEN_PROC_LINK;
-	spec.path = path;
-	spec.owner = -1;
+	spec = (struct gp_open_spec){
+		.size = sizeof(spec),
+		.flags = GP_OPEN_PROC_LINK,
+		.path = path,
+		.owner = -1,
+	};
 	n = safeopen_read(&spec, hdr, sizeof(hdr));
 	if (n <= 0)
 		return (NULL);

@@ -368,15 +368,16 @@ cloud_get(const char *method, const char *url, const char *const *hdrs,
 {
 	struct http_req_opts o;
 
-	memset(&o, 0, sizeof(o));
-	o.method = method;
-	o.url = url;
-	o.headers = hdrs;
-	o.timeout_ms = CLOUD_TIMEOUT_MS;
-	o.connect_timeout_ms = CLOUD_TIMEOUT_MS;
-	o.no_proxy = 1;
-	o.max_body = 1 << 20;
-	o.done = done;
+	o = (struct http_req_opts){
+		.method = method,
+		.url = url,
+		.headers = hdrs,
+		.timeout_ms = CLOUD_TIMEOUT_MS,
+		.connect_timeout_ms = CLOUD_TIMEOUT_MS,
+		.no_proxy = 1,
+		.max_body = 1 << 20,
+		.done = done,
+	};
 	return (http_request(&o));
 }
 

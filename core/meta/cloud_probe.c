@@ -84,12 +84,13 @@ cloud_probe_start(struct event_base *base)
 		    "metadata probes");
 		return;
 	}
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.argv = argv;
-	spec.on_stdout_line = cloud_probe_line;
-	spec.on_stderr_line = cloud_probe_stderr;
-	spec.on_exit = cloud_probe_exit;
+	spec = (struct gp_child_spec){
+		.size = sizeof(spec),
+		.argv = argv,
+		.on_stdout_line = cloud_probe_line,
+		.on_stderr_line = cloud_probe_stderr,
+		.on_exit = cloud_probe_exit,
+	};
 	if (child_spawn(base, &spec, &probe) == NULL)
 		log_debug("cloud probe: cannot start: %s", strerror(errno));
 }

@@ -419,20 +419,21 @@ container_grpc_call(struct container_src *s, const char *path,
 	container_grpc_header(body, msglen);
 	if (msglen > 0)
 		memcpy(body + 5, msg, msglen);
-	memset(&o, 0, sizeof(o));
-	o.method = "POST";
-	o.url = url;
-	o.headers = hdrs;
-	o.body = body;
-	o.bodylen = msglen + 5;
-	o.unix_socket = s->sock;
-	o.no_proxy = 1;
-	o.http2 = 1;
-	o.timeout_ms = ct.timeout_ms;
-	o.connect_timeout_ms = ct.timeout_ms;
-	o.max_body = 2 * CONTAINER_GRPC_MSG_MAX;
-	o.done = done;
-	o.arg = s;
+	o = (struct http_req_opts){
+		.method = "POST",
+		.url = url,
+		.headers = hdrs,
+		.body = body,
+		.bodylen = msglen + 5,
+		.unix_socket = s->sock,
+		.no_proxy = 1,
+		.http2 = 1,
+		.timeout_ms = ct.timeout_ms,
+		.connect_timeout_ms = ct.timeout_ms,
+		.max_body = 2 * CONTAINER_GRPC_MSG_MAX,
+		.done = done,
+		.arg = s,
+	};
 	if ((s->req = http_request(&o)) == NULL)
 		return (-EIO);
 	return (0);
@@ -462,16 +463,17 @@ container_src_start(struct container_src *s)
 
 	switch (s->kind) {
 	case CONTAINER_DOCKER_API:
-		memset(&o, 0, sizeof(o));
-		o.method = "GET";
-		o.url = "http://localhost/containers/json";
-		o.unix_socket = s->sock;
-		o.no_proxy = 1;
-		o.timeout_ms = ct.timeout_ms;
-		o.connect_timeout_ms = ct.timeout_ms;
-		o.max_body = 64 << 20;
-		o.done = container_docker_done;
-		o.arg = s;
+		o = (struct http_req_opts){
+			.method = "GET",
+			.url = "http://localhost/containers/json",
+			.unix_socket = s->sock,
+			.no_proxy = 1,
+			.timeout_ms = ct.timeout_ms,
+			.connect_timeout_ms = ct.timeout_ms,
+			.max_body = 64 << 20,
+			.done = container_docker_done,
+			.arg = s,
+		};
 		if ((s->req = http_request(&o)) == NULL)
 			rc = -EIO;
 		break;
@@ -632,10 +634,11 @@ container_pid_key(int32_t pid)
 	    CONTAINER_PID_TTL_S)
 		return (p->key);
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.path = path;
-	spec.owner = -1;
+	spec = (struct gp_open_spec){
+		.size = sizeof(spec),
+		.path = path,
+		.owner = -1,
+	};
 	if ((n = safeopen_read(&spec, buf, sizeof(buf))) < 0)
 		return (NULL);
 	if (container_key_parse(buf, (size_t)n, key) != 0)

@@ -285,12 +285,13 @@ logship_send(void)
 {
 	struct http_req_opts o;
 
-	memset(&o, 0, sizeof(o));
-	o.method = "POST";
-	o.url = ls.url;
-	o.headers = ls.headers;
-	o.body = ls.body;
-	o.bodylen = ls.bodylen;
+	o = (struct http_req_opts){
+		.method = "POST",
+		.url = ls.url,
+		.headers = ls.headers,
+		.body = ls.body,
+		.bodylen = ls.bodylen,
+	};
 	o.connect_timeout_ms = 1500;	/* gProfiler's */
 	o.timeout_ms = 10000;
 	o.max_body = 64 * 1024;

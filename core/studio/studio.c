@@ -85,13 +85,14 @@ studio_hc_send(evutil_socket_t fd, short what, void *arg)
 	char *url;
 
 	xasprintf(&url, "%s/api/v1/health_check", studio.server_host);
-	memset(&o, 0, sizeof(o));
-	o.method = "GET";
-	o.url = url;
-	o.headers = studio_headers();
-	o.timeout_ms = STUDIO_HC_TIMEOUT_MS;
-	o.max_body = 64 << 10;
-	o.done = studio_hc_done;
+	o = (struct http_req_opts){
+		.method = "GET",
+		.url = url,
+		.headers = studio_headers(),
+		.timeout_ms = STUDIO_HC_TIMEOUT_MS,
+		.max_body = 64 << 10,
+		.done = studio_hc_done,
+	};
 	studio.hc_req = http_request(&o);
 	free(url);
 	if (studio.hc_req == NULL)

@@ -256,15 +256,16 @@ upload_send(void)
 	hdrs[i++] = "Content-Encoding: gzip";
 	hdrs[i++] = "Content-Type: application/json";
 	hdrs[i] = NULL;
-	memset(&o, 0, sizeof(o));
-	o.method = "POST";
-	o.url = url;
-	o.headers = hdrs;
-	o.body = body;
-	o.bodylen = blen;
-	o.timeout_ms = up.timeout_ms;
-	o.max_body = 1 << 20;
-	o.done = upload_done;
+	o = (struct http_req_opts){
+		.method = "POST",
+		.url = url,
+		.headers = hdrs,
+		.body = body,
+		.bodylen = blen,
+		.timeout_ms = up.timeout_ms,
+		.max_body = 1 << 20,
+		.done = upload_done,
+	};
 	up.cur = e;
 	e->busy = 1;
 	up.req = http_request(&o);

@@ -327,15 +327,16 @@ run_launch(struct iaprof *ia)
 	argv[1] = interval;
 	argv[2] = subsample;
 	argv[3] = NULL;
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.argv = argv;
-	spec.on_stdout_data = run_on_data;
-	spec.on_stderr_line = run_on_stderr;
-	spec.on_exit = run_on_exit;
-	spec.arg = ia;
-	spec.stderr_keep = IAPROF_STDERR_KEEP;
-	spec.max_line = 4096;
+	spec = (struct gp_child_spec){
+		.size = sizeof(spec),
+		.argv = argv,
+		.on_stdout_data = run_on_data,
+		.on_stderr_line = run_on_stderr,
+		.on_exit = run_on_exit,
+		.arg = ia,
+		.stderr_keep = IAPROF_STDERR_KEEP,
+		.max_line = 4096,
+	};
 	ia->err[0] = '\0';
 	if ((ia->child = ia->api->child_spawn(ia->ctx, &spec)) == NULL) {
 		snprintf(ia->err, sizeof(ia->err), "iaprof failed to start: "
@@ -445,14 +446,15 @@ run_version(struct iaprof *ia)
 	struct gp_child_spec spec;
 	int rc;
 
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.argv = argv;
-	spec.on_stdout_line = run_ver_out;
-	spec.on_stderr_line = run_ver_err;
-	spec.on_exit = run_ver_exit;
-	spec.arg = ia;
-	spec.max_line = 256;
+	spec = (struct gp_child_spec){
+		.size = sizeof(spec),
+		.argv = argv,
+		.on_stdout_line = run_ver_out,
+		.on_stderr_line = run_ver_err,
+		.on_exit = run_ver_exit,
+		.arg = ia,
+		.max_line = 256,
+	};
 	ia->vout[0] = ia->verr[0] = '\0';
 	ia->vtimedout = 0;
 	if ((ia->child = ia->api->child_spawn(ia->ctx, &spec)) == NULL) {

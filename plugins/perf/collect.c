@@ -71,13 +71,14 @@ collect_report(struct perf *p, const struct sample_view *v,
 		    v->hdr.gen, ips[i]);
 		user[i] = f != NULL ? f : "[unknown]";
 	}
-	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
-	st.nkernel = nk;
-	st.kernel = kern;
-	st.nuser = nu;
-	st.user = user;
-	st.user_ips = ips;
+	st = (struct gp_sample_stack){
+		.size = sizeof(st),
+		.nkernel = nk,
+		.kernel = kern,
+		.nuser = nu,
+		.user = user,
+		.user_ips = ips,
+	};
 	/* the walk's outcome, its frames root first as well */
 	switch (v->hdr.walk_stat) {
 	case STAT_WALK_OK:

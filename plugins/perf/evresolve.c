@@ -32,10 +32,11 @@ perf_platforms(struct perf *p, char *model, size_t modellen, char *pmu,
 	size_t i;
 
 	model[0] = pmu[0] = '\0';
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.owner = -1;
-	spec.path = "/proc/cpuinfo";
+	spec = (struct gp_open_spec){
+		.size = sizeof(spec),
+		.owner = -1,
+		.path = "/proc/cpuinfo",
+	};
 	/* the first processor's block holds the model name */
 	if ((n = p->api->file_read(p->ctx, &spec, buf, sizeof(buf))) > 0)
 		hwevents_cpuinfo_model(buf, (size_t)n, model, modellen);
@@ -71,11 +72,12 @@ perf_event_resolve(struct perf *p, const char *name, struct perfevent *ev,
 	file = p->api->option_get(p->ctx, "hw-events-file");
 	if (file == NULL || file[0] == '\0')
 		return (-EINVAL);	/* perf's own list: err says it */
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.owner = -1;
-	spec.path = file;
-	spec.max_size = HWEVENTS_MAX_FILE;
+	spec = (struct gp_open_spec){
+		.size = sizeof(spec),
+		.owner = -1,
+		.path = file,
+		.max_size = HWEVENTS_MAX_FILE,
+	};
 	if ((buf = malloc(HWEVENTS_MAX_FILE)) == NULL)
 		return (-ENOMEM);
 	if ((n = p->api->file_read(p->ctx, &spec, buf,

@@ -499,9 +499,10 @@ collector_spawn(struct ps_collector *c)
 	if (c->cfg.debug)
 		argv[n++] = "--debug";
 	argv[n] = NULL;
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.argv = argv;
+	spec = (struct gp_child_spec){
+		.size = sizeof(spec),
+		.argv = argv,
+	};
 	spec.cwd = c->dir;	/* perfspect.log is written to the cwd */
 	spec.on_stdout_line = on_stdout_cb;
 	spec.on_stderr_line = on_stderr_cb;

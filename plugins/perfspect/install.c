@@ -260,12 +260,13 @@ install_check_version(struct ps_install *in, const char *bin)
 	struct gp_child_spec spec;
 	const char *argv[] = { bin, "--version", NULL };
 
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.argv = argv;
-	spec.on_stdout_line = version_line_cb;
-	spec.on_exit = version_exit_cb;
-	spec.arg = in;
+	spec = (struct gp_child_spec){
+		.size = sizeof(spec),
+		.argv = argv,
+		.on_stdout_line = version_line_cb,
+		.on_exit = version_exit_cb,
+		.arg = in,
+	};
 	in->version_ok = 0;
 	if ((in->child = in->api->child_spawn(in->ctx, &spec)) == NULL)
 		return (-errno);

@@ -40,11 +40,9 @@ langdrv_walk_off(struct langdrv *d, struct langdrv_proc *dp)
 static int
 langdrv_walk_tell(struct langdrv *d, struct langdrv_proc *dp)
 {
-	struct gp_frame_walk w;
+	struct gp_frame_walk w = { .size = sizeof(w) };
 	int rc;
 
-	memset(&w, 0, sizeof(w));
-	w.size = sizeof(w);
 	if ((rc = d->ops->walk_layout(d->arg, &dp->lp, &w, &dp->walk_tid,
 	    &dp->walk_root, &dp->walk_check)) != 0)
 		return (rc);

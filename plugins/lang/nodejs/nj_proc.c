@@ -34,10 +34,11 @@ nj_read_proc(struct nj *n, int32_t pid, const char *what)
 	int64_t got;
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.path = path;
-	spec.owner = -1;
+	spec = (struct gp_open_spec){
+		.size = sizeof(spec),
+		.path = path,
+		.owner = -1,
+	};
 	got = n->api->file_read(n->ctx, &spec, n->rbuf, NJ_READ_MAX - 1);
 	if (got >= 0)
 		n->rbuf[got] = '\0';

@@ -392,10 +392,11 @@ pkg_dir_local(struct py_pkgidx *x, pid_t pid, const char *path, int fd,
 	if ((text = malloc(PKG_MOUNTS_MAX + 1)) == NULL)
 		return (-ENOMEM);
 	snprintf(mpath, sizeof(mpath), "/proc/%d/mountinfo", (int)pid);
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.path = mpath;
-	spec.owner = -1;
+	spec = (struct gp_open_spec){
+		.size = sizeof(spec),
+		.path = mpath,
+		.owner = -1,
+	};
 	if ((len = x->api->file_read(x->ctx, &spec, text,
 	    PKG_MOUNTS_MAX)) < 0) {
 		rc = (int)len;

@@ -114,14 +114,15 @@ sym_open_for(struct symbolizer *s, const char *root, const char *path,
 		memset(info, 0, sizeof(*info));
 	if (s->open == NULL)
 		return (-ENOSYS);
-	memset(&spec, 0, sizeof(spec));
-	spec.size = sizeof(spec);
-	spec.flags = flags;
-	spec.root = root;
-	spec.path = path;
-	spec.max_size = max_size;
-	spec.owner = owner;
-	spec.reader = reader;
+	spec = (struct gp_open_spec){
+		.size = sizeof(spec),
+		.flags = flags,
+		.root = root,
+		.path = path,
+		.max_size = max_size,
+		.owner = owner,
+		.reader = reader,
+	};
 	return (s->open(s->open_arg, &spec, info));
 }
 
