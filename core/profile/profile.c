@@ -18,6 +18,8 @@
 
 #include <json-c/json.h>
 
+#include "hash64.h"
+
 #include "base/textesc.h"
 #include "base/log.h"
 #include "base/xmalloc.h"
@@ -26,20 +28,6 @@
 
 #define PROFILE_MAGIC	0x50524f46u
 #define HT_MIN		16
-
-/* FNV-1a over bytes. */
-static uint64_t
-hash_bytes(const void *p, size_t n, uint64_t h)
-{
-	const unsigned char *b = p;
-
-	while (n-- > 0) {
-		h ^= *b++;
-		h *= 0x100000001b3ULL;
-	}
-	return (h);
-}
-#define HASH_INIT	0xcbf29ce484222325ULL
 
 /* Interned strings: open addressing, linear probing. */
 struct strtab {
@@ -110,7 +98,7 @@ strtab_intern(struct strtab *t, const char *s, size_t len)
 static const char *
 strtab_intern_clean(struct strtab *t, const char *s, size_t len)
 {
-	uint64_t h = hash_bytes(s, len, HASH_INIT);
+	uint64_t h = hash64_fmix(hash64_bytes(HASH64_INIT, s, len));
 	size_t i, j, ncap;
 	char **ns;
 	uint64_t *nh;
@@ -282,12 +270,13 @@ profile_add_stack(struct profile *p, int32_t pid, const char *comm,
 	if (nframes > sizeof(ifr) / sizeof(ifr[0]))
 		fr = xreallocarray(NULL, nframes, sizeof(*fr));
 	icomm = strtab_intern(&p->strs, comm, strlen(comm));
-	h = hash_bytes(&icomm, sizeof(icomm), HASH_INIT);
+	h = hash64_add(HASH64_INIT, (uint64_t)(uintptr_t)icomm);
 	for (k = 0; k < nframes; k++) {
 		fr[k] = strtab_intern(&p->strs, frames[k] ? frames[k] : "",
 		    frames[k] ? strlen(frames[k]) : 0);
-		h = hash_bytes(&fr[k], sizeof(fr[k]), h);
+		h = hash64_add(h, (uint64_t)(uintptr_t)fr[k]);
 	}
+	h = hash64_fmix(h);
 	e = pid_get(p, pid);
 	e->comm = icomm;
 	if ((e->n + 1) * 10 >= e->cap * 7)

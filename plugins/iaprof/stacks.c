@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash64.h"
 #include "stacks.h"
 
 #define ARENA_BLOCK	(64 * 1024)
@@ -62,42 +63,6 @@ struct stacks {
 	uint32_t *sslot;
 	uint32_t smask;
 };
-
-/* Eight bytes a step (FNV-style multiply); hash_final() mixes the rest. */
-static uint64_t
-hash_bytes(uint64_t h, const char *s, size_t n)
-{
-	uint64_t w;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0x100000001b3ULL;
-		h ^= h >> 29;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w ^ ((uint64_t)n << 56)) * 0x100000001b3ULL;
-	return (h ^ (h >> 29));
-}
-
-static uint64_t
-hash_u64(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-	return (h * 0x100000001b3ULL);
-}
-
-/* Murmur3's finaliser: FNV's low bits alone cluster in a power-of-2 table. */
-static uint64_t
-hash_final(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return (h);
-}
 
 static void *
 arena_alloc(struct stacks *s, size_t n)
@@ -271,7 +236,7 @@ prefix_split(struct stacks *s, struct prefix *p)
 uint32_t
 stacks_prefix(struct stacks *s, int32_t pid, const char *joined, size_t len)
 {
-	uint64_t h = hash_final(hash_bytes(hash_u64(0xcbf29ce484222325ULL,
+	uint64_t h = hash64_fmix(hash64_bytes(hash64_add(HASH64_INIT,
 	    (uint32_t)pid), joined, len));
 	struct prefix *p;
 	uint32_t j;
@@ -363,8 +328,9 @@ stacks_add(struct stacks *s, uint32_t prefix, const char *insn,
 	uint32_t j;
 	unsigned i;
 
-	h = hash_u64(0xcbf29ce484222325ULL, prefix);
-	h = hash_final(hash_bytes(hash_bytes(h, insn, insnlen), off, offlen));
+	h = hash64_add(HASH64_INIT, prefix);
+	h = hash64_fmix(hash64_bytes(hash64_bytes(h, insn, insnlen), off,
+	    offlen));
 	if (s->sslot != NULL) {
 		for (j = (uint32_t)h & s->smask; s->sslot[j] != 0;
 		    j = (j + 1) & s->smask) {

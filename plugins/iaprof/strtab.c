@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash64.h"
 #include "parse.h"
 #include "strtab.h"
 
@@ -19,15 +20,6 @@ struct strtab {
 	uint32_t *slot;	/* index + 1, 0 empty */
 	uint32_t mask;
 };
-
-static uint32_t
-strtab_hash(uint64_t id)
-{
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return ((uint32_t)id);
-}
 
 struct strtab *
 strtab_new(uint32_t max_entries, size_t max_bytes)
@@ -69,7 +61,7 @@ strtab_free(struct strtab *t)
 static uint32_t
 strtab_find(const struct strtab *t, uint64_t id)
 {
-	uint32_t j = strtab_hash(id) & t->mask;
+	uint32_t j = (uint32_t)hash64_fmix(id) & t->mask;
 
 	while (t->slot[j] != 0 && t->e[t->slot[j] - 1].id != id)
 		j = (j + 1) & t->mask;

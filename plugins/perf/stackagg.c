@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash64.h"
 #include "stackagg.h"
 
 #define STACKAGG_MIN_BUCKETS	256
@@ -20,32 +21,21 @@ struct stackagg {
 };
 
 static uint64_t
-stackagg_mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return (h);
-}
-
-static uint64_t
 stackagg_hash(int32_t pid, uint32_t gen, int32_t tid, const char *comm,
     const uint64_t *kips, uint16_t nk, const uint64_t *uips, uint16_t nu)
 {
-	uint64_t h = stackagg_mix(gen | (uint64_t)(uint32_t)tid << 32,
+	uint64_t h = hash64_add(gen | (uint64_t)(uint32_t)tid << 32,
 	    ((uint64_t)(uint32_t)pid << 32) |
 	    ((uint64_t)nk << 16) | nu), w[2];
 	uint16_t i;
 
 	memcpy(w, comm, sizeof(w));
-	h = stackagg_mix(stackagg_mix(h, w[0]), w[1]);
-
+	h = hash64_add(hash64_add(h, w[0]), w[1]);
 	for (i = 0; i < nk; i++)
-		h = stackagg_mix(h, kips[i]);
+		h = hash64_add(h, kips[i]);
 	for (i = 0; i < nu; i++)
-		h = stackagg_mix(h, uips[i]);
-	return (h);
+		h = hash64_add(h, uips[i]);
+	return (hash64_fmix(h));
 }
 
 static int

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash64.h"
 #include "pyreader.h"
 
 #define PY_CODE_SLOTS	4096	/* at most; power of two */
@@ -110,20 +111,11 @@ py_code_cache_free(struct py_code_cache *cc)
 	free(cc);
 }
 
-static uint32_t
-py_code_hash(uint64_t addr)
-{
-	addr ^= addr >> 33;
-	addr *= 0xff51afd7ed558ccdull;
-	addr ^= addr >> 33;
-	return ((uint32_t)addr);
-}
-
 /* The empty slot for addr (the table is never full: grown at 3/4). */
 static struct py_code *
 py_code_free_slot(struct py_code *slots, uint32_t nslots, uint64_t addr)
 {
-	uint32_t h = py_code_hash(addr), i;
+	uint32_t h = (uint32_t)hash64_fmix(addr), i;
 
 	for (i = 0; i < nslots; i++)
 		if (slots[(h + i) & (nslots - 1)].addr == 0)
@@ -255,7 +247,7 @@ py_code_get(struct py_code_cache *cc, struct py_mem *m,
 
 	if (!py_ptr_ok(addr))
 		return (-EINVAL);
-	h = py_code_hash(addr);
+	h = (uint32_t)hash64_fmix(addr);
 	for (i = 0; i < cc->nslots; i++) {
 		s = &cc->slots[(h + i) & (cc->nslots - 1)];
 		if (s->addr == addr) {

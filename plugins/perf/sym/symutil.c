@@ -21,6 +21,7 @@
 #include <gprofiler/plugin.h>
 
 #include "clockns.h"
+#include "hash64.h"
 #include "symbolize_int.h"
 
 #define ARENA_CHUNK	(64 * 1024)
@@ -219,12 +220,7 @@ sym_strdup(struct symbolizer *s, const char *str, size_t len)
 static size_t
 derived_slot(const void *key, size_t cap)
 {
-	uint64_t h = (uint64_t)(uintptr_t)key;
-
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return ((size_t)h & (cap - 1));
+	return ((size_t)hash64_fmix((uint64_t)(uintptr_t)key) & (cap - 1));
 }
 
 const char *
