@@ -126,20 +126,21 @@ head -1 "$col" | grep -q '"loadavg_1m"'; ok $? "with the third-party plugin's me
 [ $st -eq 0 ]; ok $? "it stops cleanly on SIGTERM (status $st)"
 [ $st -eq 0 ] || tail -20 "$TMP/agent.log" | sed 's/^/# /'
 
-# PerfSpect in the same sandbox: the project's fake, which unpacks tools it
-# runs into its temp directory as PerfSpect does (its set-up shortened to
-# 1 s here; 640-perfspect-realtime runs it at real timing).  Its directory
-# and the agent's must be writable and allow exec, and be gone at exit.
+# PerfSpect in the same sandbox: the project's fake, at its real timing
+# (7 s of set-up, a row each 5 s), which unpacks tools it runs into its
+# temp directory as PerfSpect does.  Its directory and the agent's must be
+# writable and allow exec, and be gone at exit.  At -d 10 the second cycle
+# is the first whose window holds rows.
 metrics_ok() { head -1 "$col" 2>/dev/null | grep -q '"perfspect_status": *"ok"'; }
 rm -f "$col"
 # shellcheck disable=SC2086
-GPROFILER_PROFILING_DURATION=5 GPROFILER_LOCK_NAME=gptest-deb-ps-$$ \
-    FAKE_PERFSPECT_STARTUP=1 sh "$sandbox" "$unit" $exec_start \
-    --enable-hw-metrics-collection --perfspect-path "$src/tests/fakes/fake_perfspect" \
-    --child-env 'FAKE_PERFSPECT_*' >"$TMP/ps.log" 2>&1 &
+GPROFILER_PROFILING_DURATION=10 GPROFILER_LOCK_NAME=gptest-deb-ps-$$ \
+    sh "$sandbox" "$unit" $exec_start \
+    --enable-hw-metrics-collection \
+    --perfspect-path "$src/tests/fakes/fake_perfspect" >"$TMP/ps.log" 2>&1 &
 agent=$!
 i=0
-while [ $i -lt 60 ] && ! metrics_ok; do sleep 1; i=$((i + 1)); done
+while [ $i -lt 90 ] && ! metrics_ok; do sleep 1; i=$((i + 1)); done
 kill -TERM $agent 2>/dev/null
 wait $agent
 st=$?
