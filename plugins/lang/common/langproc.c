@@ -16,6 +16,7 @@
 
 #include "langfile.h"
 #include "langproc.h"
+#include "langtab.h"
 #include "procstat.h"
 
 void
@@ -168,8 +169,7 @@ langproc_read_stat(pid_t pid, char *buf, size_t len, uint64_t *exe_id)
 	struct stat st;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	*exe_id = stat(path, &st) == 0 ? (uint64_t)st.st_dev << 40 ^
-	    (uint64_t)st.st_ino : 0;
+	*exe_id = stat(path, &st) == 0 ? langtab_exe_id(&st) : 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	return (langproc_read_small_file(path, buf, len));
 }

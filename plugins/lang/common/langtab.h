@@ -7,6 +7,7 @@
 #ifndef GP_LANGTAB_H
 #define GP_LANGTAB_H
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <stddef.h>
@@ -87,6 +88,13 @@ void langtab_remove(struct langtab *, struct langtab_proc *);
  */
 int langtab_same(struct langtab *, struct langtab_proc **prp,
 	    uint64_t start, uint64_t exe_id);
+/* The identity of a process's executable, st of its /proc/PID/exe
+ * (inline: the readers' langproc.c is linked without this table). */
+static inline uint64_t
+langtab_exe_id(const struct stat *st)
+{
+	return ((uint64_t)st->st_dev << 40 ^ (uint64_t)st->st_ino);
+}
 /* The entry is about to be examined, its virtual size vsize, at uptime. */
 void langtab_looked(struct langtab_proc *, uint64_t vsize, double uptime);
 /* Whether an ignored entry is to be examined again (LANGTAB_RECHECK_MIN_S):

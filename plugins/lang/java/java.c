@@ -83,6 +83,7 @@ jv_snapshot(void *priv, struct gp_snapshot *snap)
 		return (0);
 	}
 	jv_scan(p);
+	jv_others_age(p);
 	for (i = 0; i < p->njvms; i++) {
 		struct jv_jvm *j = p->jvms[i];
 
@@ -104,9 +105,11 @@ jv_snapshot(void *priv, struct gp_snapshot *snap)
 			j->rkind = JV_NO_REPORT;
 	}
 	p->api->log(p->ctx, GP_LOG_DEBUG, "snapshot: %u JVMs, %llu perf maps "
-	    "written in %llu rounds, %llu not asked for (every frame named)",
+	    "written in %llu rounds, %llu not asked for (every frame named); "
+	    "%u other processes known, %llu reads of their maps spared",
 	    p->njvms, (unsigned long long)p->perfmaps,
-	    (unsigned long long)p->rounds, (unsigned long long)p->spared);
+	    (unsigned long long)p->rounds, (unsigned long long)p->spared,
+	    p->others.n, (unsigned long long)p->maps_spared);
 	jv_arm(p);
 	p->api->snapshot_done(snap, 0, NULL);
 	return (0);
@@ -221,6 +224,8 @@ jv_reset(struct jv *p)
 	for (i = 0; i < p->njvms; i++)
 		p->jvms[i]->gone = 1;
 	jv_prune(p);
+	langtab_unsee(&p->others);
+	langtab_prune(&p->others);
 	if (p->stacks)
 		(void)p->api->sample_subscribe_stack(p->ctx, NULL, NULL);
 	p->stacks = 0;
@@ -290,6 +295,13 @@ jv_stop(void *priv)
 	return (0);
 }
 
+static void
+jv_other_release(void *arg, struct langtab_proc *lp)
+{
+	(void)arg;
+	free(lp);
+}
+
 static int
 jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
@@ -299,7 +311,9 @@ jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 
 	if ((p = langplug_new(api, sizeof(*p), &rc)) == NULL)
 		return (rc);
-	if ((p->jvms = calloc(JV_MAX_JVMS, sizeof(*p->jvms))) == NULL) {
+	if ((p->jvms = calloc(JV_MAX_JVMS, sizeof(*p->jvms))) == NULL ||
+	    langtab_init(&p->others, jv_other_release, NULL) != 0) {
+		free(p->jvms);
 		free(p);
 		return (-ENOMEM);
 	}
@@ -329,6 +343,7 @@ jv_destroy(void *priv)
 		free(p->jvms[i]);
 	}
 	jv_filters_free(p);
+	langtab_free(&p->others);
 	free(p->jvms);
 	free(p->pending);
 	free(p);

@@ -17,6 +17,7 @@
 #include <gprofiler/plugin.h>
 
 #include "langcpu.h"
+#include "langtab.h"
 #include "jv_parse.h"
 #include "jv_proc.h"
 
@@ -34,6 +35,8 @@
 #define JV_IDLE_RATE	1.0	/* CPU ticks a second (1% of a CPU) */
 #define JV_PENDING_MAX	4096	/* reported processes not yet examined */
 #define JV_PENDING_MS	1000
+/* Snapshots a process known not to be a JVM is kept without a sign of it. */
+#define JV_OTHER_KEEP	2
 
 /*
  * What to ask a JVM, in this order.  JV_OP_ALLINFO asks the three INFO
@@ -105,8 +108,11 @@ struct jv {
 	pid_t *pending;
 	uint32_t npending;
 	struct gp_timer *pending_timer;
+	/* Processes found not to be JVMs (jv_watch.c, jv_is_jvm), kept
+	 * while seen in a cycle. */
+	struct langtab others;
 	uint32_t running;
-	uint64_t rounds, perfmaps, spared;
+	uint64_t rounds, perfmaps, spared, maps_spared;
 };
 
 /* jv_round.c */
@@ -117,6 +123,7 @@ void jv_arm(struct jv *);
 void jv_discover_sync(struct jv *);
 void jv_pending_flush(struct jv *);
 void jv_prune(struct jv *);
+void jv_others_age(struct jv *);
 void jv_scan(struct jv *);
 void jv_sample_cb(void *, int32_t, int32_t, uint64_t,
 	    const struct gp_sample_stack *);

@@ -19,6 +19,7 @@
 
 #include "jv_proc.h"
 #include "langfile.h"
+#include "langtab.h"
 #include "procstat.h"
 
 #define JV_SMALL_MAX	(256 * 1024)
@@ -26,7 +27,7 @@
 #define JV_SIGQUIT_BIT	(1ull << (3 - 1))
 
 int
-jv_proc_starttime(pid_t pid, uint64_t *start, uint64_t *cpu)
+jv_proc_stat(pid_t pid, uint64_t *start, uint64_t *cpu, uint64_t *vsize)
 {
 	char path[64], *b;
 	size_t len;
@@ -38,8 +39,20 @@ jv_proc_starttime(pid_t pid, uint64_t *start, uint64_t *cpu)
 	rc = procstat_u64(b, len, 22, start);
 	if (rc == 0 && cpu != NULL)
 		rc = procstat_cpu(b, len, cpu);
+	if (rc == 0 && vsize != NULL)
+		rc = procstat_u64(b, len, 23, vsize);
 	free(b);
 	return (rc);
+}
+
+uint64_t
+jv_proc_exe_id(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return (stat(path, &st) == 0 ? langtab_exe_id(&st) : 0);
 }
 
 int
@@ -154,19 +167,10 @@ jv_proc_attach_safe(pid_t pid, char *why, size_t whylen, int *permanent)
 	return (0);
 }
 
-/* Seconds since the process started (start in clock ticks since boot). */
 double
 jv_proc_age(uint64_t start)
 {
-	long hz = sysconf(_SC_CLK_TCK);
-	char *b;
-	size_t len;
-	double up;
+	double age = langtab_age(start, langtab_uptime());
 
-	if (hz <= 0 || (b = langfile_read("/proc/uptime", 128, &len,
-	    NULL)) == NULL)
-		return (0);
-	up = strtod(b, NULL);
-	free(b);
-	return (up - (double)start / (double)hz);
+	return (age < 0 ? 0 : age);
 }

@@ -56,15 +56,74 @@ jv_watch(struct jv *p, struct jv_jvm *j, int on)
 	j->watched = 0;
 }
 
+/*
+ * Whether pid, started at start, is a JVM.  One found not to be is
+ * remembered by its identity (start time and executable: a wrapper that
+ * execs java is a new process) while it is seen (JV_OTHER_KEEP), and its maps
+ * -- up to JV_MAPS_MAX of text the kernel writes for us -- are read again
+ * only when its virtual size changed, at most once a minute at length
+ * (langtab_recheck: libjvm may still be loaded late, by an application
+ * that embeds a JVM).  Before, each process sampled in a cycle that was
+ * not a JVM had its maps read again in every cycle.
+ */
+static int
+jv_is_jvm(struct jv *p, pid_t pid, uint64_t start, uint64_t vsize)
+{
+	struct langtab_proc *lp = langtab_find(&p->others, pid);
+	uint64_t exe_id = jv_proc_exe_id(pid);
+	double uptime = langtab_uptime();
+
+	if (langtab_same(&p->others, &lp, start, exe_id)) {
+		lp->seen = JV_OTHER_KEEP;
+		if (!langtab_recheck(lp, vsize, uptime)) {
+			p->maps_spared++;
+			return (0);
+		}
+	}
+	if (jv_proc_is_jvm(pid)) {
+		if (lp != NULL)
+			langtab_remove(&p->others, lp);
+		return (1);
+	}
+	if (lp == NULL && (lp = langtab_new(&p->others, sizeof(*lp), pid,
+	    start, exe_id)) != NULL) {
+		lp->state = LANGTAB_IGNORED;
+		lp->seen = JV_OTHER_KEEP;
+		langtab_looked(lp, vsize, uptime);
+	}
+	return (0);
+}
+
+/*
+ * At each snapshot: a process not seen for JV_OTHER_KEEP snapshots is
+ * forgotten.  Not at the first: one sampled late in a cycle is reported
+ * when the system profiler drains its samples, and examined a second
+ * later (JV_PENDING_MS), after the next snapshot.
+ */
+void
+jv_others_age(struct jv *p)
+{
+	struct langtab_proc *lp;
+	uint32_t i;
+
+	for (i = 0; i < p->others.n;) {
+		lp = p->others.procs[i];
+		if (lp->seen-- > 0)
+			i++;
+		else
+			langtab_remove(&p->others, lp);	/* the last moves to i */
+	}
+}
+
 /* Consider one /proc entry: a new JVM, a reused PID, or a known one. */
 static void
 jv_scan_pid(struct jv *p, pid_t pid)
 {
 	struct jv_jvm *j = jv_find(p, pid);
-	uint64_t start, ticks;
+	uint64_t start, ticks, vsize;
 	double age;
 
-	if (jv_proc_starttime(pid, &start, &ticks) != 0)
+	if (jv_proc_stat(pid, &start, &ticks, &vsize) != 0)
 		return;
 	if (j != NULL && j->starttime == start) {
 		j->seen = 1;
@@ -75,7 +134,7 @@ jv_scan_pid(struct jv *p, pid_t pid)
 	if (j != NULL)
 		j->gone = 1;	/* PID reused */
 	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
-	    p->njvms >= JV_MAX_JVMS || !jv_proc_is_jvm(pid))
+	    p->njvms >= JV_MAX_JVMS || !jv_is_jvm(p, pid, start, vsize))
 		return;
 	age = jv_proc_age(start);	/* a JVM: worth reading uptime */
 	if (p->min_duration > 0 && age < p->min_duration)
@@ -125,7 +184,7 @@ jv_refresh(struct jv *p)
 		j = p->jvms[i];
 		if (j->gone)
 			continue;
-		if (jv_proc_starttime(j->pid, &start, &ticks) != 0 ||
+		if (jv_proc_stat(j->pid, &start, &ticks, NULL) != 0 ||
 		    start != j->starttime) {
 			j->gone = 1;
 			continue;
