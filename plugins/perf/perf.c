@@ -710,6 +710,7 @@ perf_metadata(void *priv, struct gp_json *md, struct gp_json *hdr)
 	if (p->maps != NULL)
 		a->json_set_int(md, "perf_mappings_from_kernel_records",
 		    (int64_t)c->logged_maps);
+	a->json_set_int(md, "perf_maps_rereads", (int64_t)c->maps_rereads);
 	return (0);
 }
 

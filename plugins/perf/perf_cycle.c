@@ -88,6 +88,8 @@ perf_stats_delta(struct perf *p)
 	symbolizer_stats(p->sym, &ss);
 	p->cur.logged_maps = ss.logged_maps - p->logged_prev;
 	p->logged_prev = ss.logged_maps;
+	p->cur.maps_rereads = ss.maps_rereads - p->rereads_prev;
+	p->rereads_prev = ss.maps_rereads;
 	sampler_stats(p->sampler, now);
 	for (i = 0; i < STAT_NSTATS; i++) {
 		p->cur.stat[i] = now[i] - p->stat_prev[i];

@@ -79,6 +79,7 @@ struct perf_cycle_stats {
 	uint64_t cgroups;	/* --perf-use-cgroups: chosen */
 	/* mappings /proc could not show, from the kernel's records */
 	uint64_t logged_maps;
+	uint64_t maps_rereads;	/* /proc/PID/maps read again on a miss */
 	int cpus;
 };
 
@@ -131,6 +132,7 @@ struct perf {
 
 	uint64_t stat_prev[STAT_NSTATS];
 	uint64_t logged_prev;
+	uint64_t rereads_prev;
 	struct perf_cycle_stats cur;	/* being collected */
 	struct perf_cycle_stats last;	/* the last snapshot's */
 	struct ratelim complain_limit;	/* of bad input: a line a

@@ -134,6 +134,24 @@ perf_maps_lookup(void *arg, int32_t pid, uint32_t gen, uint64_t addr,
 	return (0);
 }
 
+/*
+ * Whether the records prove pid's image gen mapped no code since since_ns
+ * (the symbolizer's test before reading its maps again).  An image they
+ * do not follow (running before the log began, left out of the seed) is
+ * followed from now: the maps read next are its own as of a time the
+ * records cover.
+ */
+static int
+perf_maps_quiet(void *arg, int32_t pid, uint32_t gen, uint64_t since_ns)
+{
+	struct execmaps *em = ((struct perf *)arg)->maps->em;
+	int r;
+
+	if ((r = execmaps_quiet_since(em, pid, gen, since_ns)) == -ENOENT)
+		(void)execmaps_follow(em, pid, gen, perf_now_ns());
+	return (r == 1);
+}
+
 static void
 perf_maps_wakeup(int32_t fd, uint32_t events, void *arg)
 {
@@ -279,7 +297,7 @@ perf_maps_start(struct perf *p)
 	if (p->api->fd_watch != NULL)
 		m->watch = p->api->fd_watch(p->ctx, mmapfollow_fd(m->mf),
 		    GP_EV_READ, perf_maps_wakeup, p);
-	symbolizer_set_map_log(p->sym, perf_maps_lookup, p);
+	symbolizer_set_map_log(p->sym, perf_maps_lookup, perf_maps_quiet, p);
 	perf_maps_seed(p);
 }
 
@@ -367,7 +385,7 @@ perf_maps_stop(struct perf *p)
 	if (m == NULL)
 		return;
 	if (p->sym != NULL)
-		symbolizer_set_map_log(p->sym, NULL, NULL);
+		symbolizer_set_map_log(p->sym, NULL, NULL, NULL);
 	if (m->watch != NULL)
 		p->api->fd_unwatch(m->watch);
 	perf_maps_free(m);

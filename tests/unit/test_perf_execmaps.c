@@ -299,6 +299,63 @@ test_seed(void)
 	execmaps_free(m);
 }
 
+static size_t
+lost(uint64_t count)
+{
+	size_t n = header(PERF_RECORD_LOST, 0, 16, 1);
+
+	put64(8, 1);
+	put64(16, count);
+	return (n);
+}
+
+/*
+ * Whether an image provably mapped no code since a time: the symbolizer's
+ * test before it reads a process's maps again for an address no mapping
+ * held (execmaps_quiet_since).
+ */
+static void
+test_quiet(void)
+{
+	struct execmaps *m = execmaps_new();
+	struct execmap v = { 0x400000, 0x401000, 0, 77, 8, 1, "/bin/q" };
+	uint64_t t = 1000;
+
+	CHECK_EQ(execmaps_seed(m, 500, 2, &v, 1, t), 0);
+	CHECK_EQ(execmaps_quiet_since(m, 500, 2, t + 1), 1);
+	CHECK_EQ(execmaps_quiet_since(m, 500, 2, t), 0);
+	CHECK_EQ(execmaps_quiet_since(m, 500, 1, t + 1), -ENOENT);
+	CHECK_EQ(execmaps_quiet_since(m, 501, 0, t + 1), -ENOENT);
+	/* data is no code */
+	CHECK_EQ(feed(m, at(mmap2(500, 0x600000, 0x1000, 0, PROT_READ,
+	    "/data"), t + 2), t + 2), 0);
+	CHECK_EQ(execmaps_quiet_since(m, 500, 2, t + 1), 1);
+	/* code mapped at t + 3 */
+	CHECK_EQ(feed(m, at(mmap2(500, 0x700000, 0x1000, 0, PROT_EXEC,
+	    "/lib/late.so"), t + 3), t + 3), 0);
+	CHECK_EQ(execmaps_quiet_since(m, 500, 2, t + 1), 0);
+	CHECK_EQ(execmaps_quiet_since(m, 500, 2, t + 4), 1);
+	/* records lost at t + 5: nothing is known of anyone since */
+	CHECK_EQ(feed(m, at(lost(3), t + 5), t + 5), 0);
+	CHECK_EQ(execmaps_quiet_since(m, 500, 2, t + 4), 0);
+	CHECK_EQ(execmaps_quiet_since(m, 500, 2, t + 6), 1);
+	/* an exec: the old image is no longer current, the new one is */
+	CHECK_EQ(feed(m, at(comm(500, 1), t + 7), t + 7), 0);
+	CHECK_EQ(execmaps_quiet_since(m, 500, 2, t + 8), 0);
+	CHECK_EQ(execmaps_quiet_since(m, 500, 3, t + 8), 1);
+	/* one the seed left out, followed from t + 9: what /proc shows
+	 * after is its own until a record says otherwise */
+	CHECK_EQ(execmaps_follow(m, 501, 0, t + 9), 0);
+	CHECK_EQ(execmaps_follow(m, 501, 0, t + 9), -EEXIST);
+	CHECK_EQ(execmaps_follow(m, 500, 4, t + 9), -EEXIST);
+	CHECK_EQ(execmaps_quiet_since(m, 501, 0, t + 9), 0);
+	CHECK_EQ(execmaps_quiet_since(m, 501, 0, t + 10), 1);
+	CHECK_EQ(feed(m, at(mmap2(501, 0x700000, 0x1000, 0, PROT_EXEC,
+	    "/lib/dl.so"), t + 11), t + 11), 0);
+	CHECK_EQ(execmaps_quiet_since(m, 501, 0, t + 10), 0);
+	execmaps_free(m);
+}
+
 /* One image holds EXECMAPS_MAX_PER mappings; more are counted. */
 static void
 test_bounds(void)
@@ -322,6 +379,7 @@ main(void)
 	test_parse();
 	test_log();
 	test_seed();
+	test_quiet();
 	test_bounds();
 	return (testing_done());
 }

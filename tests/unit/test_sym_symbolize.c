@@ -805,6 +805,72 @@ test_reread_backoff(void)
 	symbolizer_free(s);
 }
 
+static int test_quiet_answer;
+static uint64_t test_quiet_since;
+
+static int
+test_no_record(void *arg, int32_t pid, uint32_t gen, uint64_t addr,
+    struct procmaps_entry *e, const char **path, int32_t *parent)
+{
+	(void)arg;
+	(void)pid;
+	(void)gen;
+	(void)addr;
+	(void)e;
+	(void)path;
+	*parent = 0;
+	return (-ENOENT);
+}
+
+static int
+test_quiet(void *arg, int32_t pid, uint32_t gen, uint64_t since_ns)
+{
+	(void)arg;
+	(void)pid;
+	(void)gen;
+	test_quiet_since = since_ns;
+	return (test_quiet_answer);
+}
+
+/*
+ * An address no mapping holds, in an image the kernel's records prove
+ * mapped no code since its maps were read: no code at all, and the maps
+ * are not read again for it (each read of a large process's maps is
+ * thousands of lines of kernel work); while the records cannot tell, they
+ * are, at the usual pace.
+ */
+static void
+test_reread_quiet(void)
+{
+	struct symbolizer *s = test_sym_new(test_log, NULL);
+	struct symbolizer_stats st;
+	struct sym_proc *p;
+	const uint64_t nowhere = 0x10000;	/* below any mapping */
+
+	symbolizer_set_map_log(s, test_no_record, test_quiet, NULL);
+	(void)symbolizer_user_frame(s, getpid(), (uintptr_t)test_reread_quiet);
+	p = sym_proc_find(s, getpid(), sym_gen_now(s, getpid()));
+	if (p == NULL || p->snap == NULL) {
+		CHECK(0, "our own image");
+		symbolizer_free(s);
+		return;
+	}
+	p->rereads = SYM_YOUNG_REREADS;	/* not young: once a second */
+	usleep(1100000);
+	test_quiet_answer = 1;
+	CHECK_STREQ(symbolizer_user_frame(s, getpid(), nowhere), "[unknown]",
+	    "quiet: an address nothing maps");
+	symbolizer_stats(s, &st);
+	CHECK(st.maps_rereads == 0 && test_quiet_since == p->snap->read_ns &&
+	    test_quiet_since != 0, "quiet since the maps were read: not read "
+	    "again");
+	test_quiet_answer = 0;
+	(void)symbolizer_user_frame(s, getpid(), nowhere);
+	symbolizer_stats(s, &st);
+	CHECK(st.maps_rereads == 1, "the records cannot tell: read again");
+	symbolizer_free(s);
+}
+
 /* A truncated ELF mapped executable: "(dso)", not a crash. */
 static void
 test_truncated(struct symbolizer *s)
@@ -933,6 +999,7 @@ main(int argc, char **argv)
 	symbolizer_free(s);
 	test_generations();
 	test_reread_backoff();
+	test_reread_quiet();
 	test_fork_exec();
 	test_stripped();
 	test_debuglink();

@@ -33,6 +33,7 @@ struct execmaps {
 	uint64_t maps;
 	uint64_t dropped;
 	uint64_t lost;
+	uint64_t lost_ns;	/* the last record of lost records */
 };
 
 static uint32_t
@@ -358,6 +359,7 @@ execmaps_feed(struct execmaps *m, const struct execrec *r, uint64_t now_ns)
 		return (0);
 	case EXECREC_LOST:
 		m->lost += r->lost;
+		m->lost_ns = now_ns;
 		return (0);
 	default:
 		return (0);
@@ -423,6 +425,28 @@ execmaps_parent(const struct execmaps *m, int32_t pid, uint32_t gen)
 		if (im->pid == pid && im->gen == gen)
 			return (im->parent);
 	return (0);
+}
+
+int
+execmaps_quiet_since(const struct execmaps *m, int32_t pid, uint32_t gen,
+    uint64_t since_ns)
+{
+	const struct em_img *im;
+
+	for (im = m->b[(uint32_t)pid % EM_BUCKETS]; im != NULL; im = im->next)
+		if (im->pid == pid && im->gen == gen)
+			return (im->exited_ns == 0 && im->touched_ns < since_ns &&
+			    m->lost_ns < since_ns);
+	return (-ENOENT);
+}
+
+int
+execmaps_follow(struct execmaps *m, int32_t pid, uint32_t gen,
+    uint64_t now_ns)
+{
+	if (em_live(m, pid) != NULL)
+		return (-EEXIST);
+	return (em_img_new(m, pid, gen, now_ns) != NULL ? 0 : -ENOMEM);
 }
 
 void

@@ -82,6 +82,24 @@ int execmaps_find(const struct execmaps *, int32_t pid,
 /* The parent a forked pid's image gen 0 was copied from, or 0. */
 int32_t execmaps_parent(const struct execmaps *, int32_t pid,
 		    uint32_t gen);
+/*
+ * Whether pid's image gen provably mapped no code since since_ns (the
+ * records' clock, CLOCK_MONOTONIC): 1 when the log follows that image,
+ * has had no mapping of it and lost no record since; 0 when it did or
+ * may have; -ENOENT when the log does not follow it.  A symbolizer whose
+ * snapshot of the image's maps was read at since_ns then knows an address
+ * outside it is no code at all.
+ */
+int execmaps_quiet_since(const struct execmaps *, int32_t pid,
+		    uint32_t gen, uint64_t since_ns);
+/*
+ * Follow pid's image gen from now_ns (a process running before the log
+ * began that the seed left out): its mappings are left to /proc, the
+ * records from now on mark it as having mapped code.  0, -EEXIST when a
+ * live image of pid is followed, or -ENOMEM.
+ */
+int execmaps_follow(struct execmaps *, int32_t pid, uint32_t gen,
+		    uint64_t now_ns);
 /* Drop what is older than EXECMAPS_KEEP_NS. */
 void execmaps_expire(struct execmaps *, uint64_t now_ns);
 /*

@@ -59,6 +59,9 @@ struct symbolizer_stats {
 	/* Mappings taken from the kernel's records (images /proc had
 	 * lost, or had not shown yet). */
 	uint64_t logged_maps;
+	/* /proc/PID/maps read again for an address no mapping held (its
+	 * cost grows with the process's mappings: thousands of lines). */
+	uint64_t maps_rereads;
 	/* The tables' byte budget (tables, perf maps, kallsyms) and how
 	 * many tables it evicted, in all. */
 	uint64_t perfmap_bytes;	/* every process's perf map */
@@ -125,12 +128,17 @@ int symbolizer_process_seen_gen(struct symbolizer *, int32_t,
  * maps were read, or mapped code after they were.  map_log(arg, pid, gen,
  * addr, &e, &path, &parent) fills the mapping holding addr (e's path
  * fields unused): 0, or -ENOENT; and, found or not, the parent the image
- * was forked from (0: none known).
+ * was forked from (0: none known).  map_quiet(arg, pid, gen, since_ns)
+ * (optional): 1 when the records prove the image mapped no code since
+ * since_ns (sym_now_ns's clock or earlier), so an address outside what
+ * /proc showed then is no code, and its maps are not read again for it.
  */
 struct procmaps_entry;
 void symbolizer_set_map_log(struct symbolizer *,
 		    int (*map_log)(void *, int32_t, uint32_t, uint64_t,
-		    struct procmaps_entry *, const char **, int32_t *), void *);
+		    struct procmaps_entry *, const char **, int32_t *),
+		    int (*map_quiet)(void *, int32_t, uint32_t, uint64_t),
+		    void *);
 /* pid's executable mappings from /proc/PID/maps, read as every /proc
  * file is (the core's guarded open): 0, or -errno. */
 struct procmaps;

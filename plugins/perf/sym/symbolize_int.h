@@ -114,6 +114,9 @@ struct sym_filekey {
 /* One look at a process's executable mappings. */
 struct sym_snap {
 	struct procmaps maps;
+	/* when /proc was read (sym_now_ns, taken before): the maps are
+	 * the image's as of then */
+	uint64_t read_ns;
 	struct sym_binary **bins;	/* parallel to maps.v */
 	char **dso;			/* "(path)", made on demand */
 	struct sym_snap *next;		/* retired list */
@@ -192,6 +195,7 @@ struct symbolizer {
 	int (*map_log)(void *, int32_t, uint32_t,
 				    uint64_t, struct procmaps_entry *,
 				    const char **, int32_t *);
+	int (*map_quiet)(void *, int32_t, uint32_t, uint64_t);
 	void *map_log_arg;
 
 	struct sym_binary *bins;

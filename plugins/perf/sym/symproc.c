@@ -82,9 +82,10 @@ symbolizer_set_gen_resolver(struct symbolizer *s,
 void
 symbolizer_set_map_log(struct symbolizer *s, int (*fn)(void *, int32_t,
     uint32_t, uint64_t, struct procmaps_entry *, const char **, int32_t *),
-    void *arg)
+    int (*quiet)(void *, int32_t, uint32_t, uint64_t), void *arg)
 {
 	s->map_log = fn;
+	s->map_quiet = quiet;
 	s->map_log_arg = arg;
 }
 
@@ -207,6 +208,7 @@ sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p, int reread)
 
 	if ((sn = calloc(1, sizeof(*sn))) == NULL)
 		return (-ENOMEM);
+	sn->read_ns = sym_now_ns();
 	if ((r = symbolizer_read_maps(s, p->pid, &sn->maps)) != 0) {
 		sym_snap_free(s, sn);
 		return (r);
@@ -224,6 +226,7 @@ sym_proc_snapshot(struct symbolizer *s, struct sym_proc *p, int reread)
 	 * such addresses at every sample. */
 	if (reread && p->snap != NULL && procmaps_same(&p->snap->maps,
 	    &sn->maps)) {
+		p->snap->read_ns = sn->read_ns;	/* still the image's */
 		sym_snap_free(s, sn);
 		if (p->stable < SYM_REREAD_BACKOFF)
 			p->stable++;
@@ -458,6 +461,8 @@ sym_proc_logged(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 		k = (long)i;
 	}
 	free(src);
+	/* what /proc showed then, and a record since */
+	sn->read_ns = old != NULL ? old->read_ns : 0;
 	sym_snap_retire(s, old);
 	p->snap = sn;
 	s->st.logged_maps++;
@@ -465,10 +470,25 @@ sym_proc_logged(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 }
 
 /*
+ * Whether the kernel's records prove p's image mapped no code since its
+ * maps were read: then an address outside them is no code (a frame
+ * pointer walk through code built without them makes such addresses up
+ * at every sample), and reading the maps again -- thousands of lines for
+ * a large process, at 3-4 us of kernel time a line -- would find nothing.
+ */
+static int
+sym_proc_quiet(struct symbolizer *s, const struct sym_proc *p)
+{
+	return (s->map_quiet != NULL && p->snap != NULL &&
+	    p->snap->read_ns != 0 && s->map_quiet(s->map_log_arg, p->pid,
+	    p->gen, p->snap->read_ns) == 1);
+}
+
+/*
  * The mapping of addr: re-reading maps on a miss while the image is
- * current (once a second, up to 2^SYM_REREAD_BACKOFF seconds while the
- * re-reads find nothing new: a library mapped meanwhile is in the
- * kernel's records), then the kernel's records.
+ * current and may have mapped code since they were read (once a second,
+ * up to 2^SYM_REREAD_BACKOFF seconds while the re-reads find nothing
+ * new), then the kernel's records.
  */
 long
 sym_proc_mapping(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
@@ -480,11 +500,13 @@ sym_proc_mapping(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
 	if (p->snap != NULL && (i = procmaps_find(&p->snap->maps, addr)) >= 0)
 		return (i);
 	now = sym_now_ns();
-	if (!p->gone && (p->reread_ns == 0 || now - p->reread_ns >=
+	if (!p->gone && !sym_proc_quiet(s, p) && (p->reread_ns == 0 ||
+	    now - p->reread_ns >=
 	    (p->rereads < SYM_YOUNG_REREADS ? SYM_YOUNG_REREAD_NS :
 	    SYM_RECHECK_NS << p->stable))) {
 		p->reread_ns = now;
 		p->rereads++;
+		s->st.maps_rereads++;
 		r = sym_proc_snapshot(s, p, 1);
 		if (r == -ESRCH || r == -ESTALE)
 			p->gone = 1;
