@@ -41,9 +41,12 @@ const char *metadata_arch_codename(int family, int model);
 void metadata_free(void);
 
 /* appmeta.c */
-/* {exe, execfn, arch} of a PID (NULL: gone), merged with plugin keys;
+/* {exe, execfn, arch} of a PID (NULL: gone; read once per image, the
+ * cache's object: not to be changed), merged with plugin keys;
  * appmeta_index dedups into the header list (entry 0 null), taking md. */
 struct json_object *appmeta_base(int32_t pid);
+/* At a cycle's end: the images not asked for in it forgotten. */
+void appmeta_sweep(void);
 struct json_object *appmeta_for_pid(int32_t pid, struct json_object *extra);
 uint32_t appmeta_index(struct json_object *list,
 		    struct json_object *md);

@@ -398,6 +398,7 @@ cycle_finish(struct run *r)
 		e.appmd = !config_get_bool(r->cfg,
 		    "disable-application-metadata");
 		profile_foreach_pid(e.prof, enrich_pid, &e);
+		appmeta_sweep();
 		hdr = cycle_header(r, &e, &end);
 		cycle_emit(r, e.prof, hdr, &end);
 		json_object_put(hdr);

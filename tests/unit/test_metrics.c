@@ -1,7 +1,11 @@
 /* Unit tests of core/meta/metrics.c and core/meta/appmeta.c against this host. */
 #include "config.h"
 
+#include <sys/wait.h>
+
 #include <limits.h>
+#include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -94,6 +98,75 @@ test_appmeta(void)
 	json_object_put(list);
 }
 
+/*
+ * The base is read once per image: asked again in a cycle, the cached
+ * object (its AT_EXECFN check reads all of /proc/PID/maps); after an exec
+ * the new image's; not asked for in a cycle, forgotten at its end.
+ */
+static void
+test_appmeta_cache(void)
+{
+	struct json_object *a, *b, *v;
+	int go[2], st;
+	char c = 'x';
+	pid_t pid;
+	int i;
+
+	a = appmeta_base(getpid());
+	b = appmeta_base(getpid());
+	CHECK(a != NULL && a == b, "asked again: the same object");
+	json_object_put(b);
+	appmeta_sweep();	/* asked for in that cycle: kept */
+	b = appmeta_base(getpid());
+	CHECK(b == a, "kept across a cycle it was asked for in");
+	json_object_put(b);
+	appmeta_sweep();
+	appmeta_sweep();	/* a cycle without it: forgotten */
+	b = appmeta_base(getpid());
+	CHECK(b != NULL && b != a && json_object_equal(a, b),
+	    "forgotten after a cycle without it, read again the same");
+	json_object_put(a);
+	json_object_put(b);
+
+	/* a shell that execs sleep once told to: another image, same pid */
+	if (pipe(go) != 0 || (pid = fork()) < 0) {
+		CHECK(0, "pipe and fork");
+		return;
+	}
+	if (pid == 0) {
+		dup2(go[0], 0);
+		close(go[1]);
+		execl("/bin/sh", "sh", "-c", "read x; exec sleep 5", (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	for (i = 0; i < 200 && ((a = appmeta_base(pid)) == NULL ||
+	    !json_object_object_get_ex(a, "execfn", &v) || v == NULL ||
+	    strcmp(json_object_get_string(v), "/bin/sh") != 0); i++) {
+		json_object_put(a);
+		a = NULL;
+		usleep(10000);
+	}
+	CHECK(a != NULL, "the shell's base");
+	(void)write(go[1], &c, 1);
+	close(go[1]);
+	for (i = 0; i < 200; i++) {
+		b = appmeta_base(pid);
+		if (b != NULL && b != a)
+			break;
+		json_object_put(b);
+		b = NULL;
+		usleep(10000);
+	}
+	CHECK(b != NULL && json_object_object_get_ex(b, "exe", &v) &&
+	    strstr(json_object_get_string(v), "sleep") != NULL,
+	    "after its exec: the new image's base");
+	json_object_put(a);
+	json_object_put(b);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
 int
 main(void)
 {
@@ -101,5 +174,6 @@ main(void)
 	test_cpu_mem_math();
 	test_cycle();
 	test_appmeta();
+	test_appmeta_cache();
 	return (testing_done());
 }
