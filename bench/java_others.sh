@@ -29,26 +29,7 @@ for x in "$gp" "$rusage"; do
 done
 [ "$(id -u)" -eq 0 ] || { echo "run as root (BPF)"; exit 1; }
 
-python3 - 100 5000 $((2 * secs + 60)) <<'PY' &
-import mmap, os, sys, time
-n, m, secs = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-kids = []
-for _ in range(n):
-    pid = os.fork()
-    if pid == 0:
-        # shared anonymous mappings do not merge: one line of maps each
-        maps = [mmap.mmap(-1, 4096) for _ in range(m)]
-        end = time.time() + secs
-        while time.time() < end:
-            t = time.perf_counter() + 0.001
-            while time.perf_counter() < t:
-                pass
-            time.sleep(0.1)
-        os._exit(0)
-    kids.append(pid)
-for k in kids:
-    os.waitpid(k, 0)
-PY
+python3 "$(dirname "$0")/maps_many.py" 100 5000 $((2 * secs + 60)) &
 wl=$!
 sleep 15	# every child has its mappings
 

@@ -29,25 +29,7 @@ trap cleanup EXIT
 [ -x "$gp" ] || { echo "missing $gp: build first (make check)"; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "run as root (BPF)"; exit 1; }
 
-python3 - "$n" "$m" 260 <<'PY' &
-import mmap, os, sys, time
-n, m, secs = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-kids = []
-for _ in range(n):
-    pid = os.fork()
-    if pid == 0:
-        maps = [mmap.mmap(-1, 4096) for _ in range(m)]
-        end = time.time() + secs
-        while time.time() < end:
-            t = time.perf_counter() + 0.001
-            while time.perf_counter() < t:
-                pass
-            time.sleep(0.1)
-        os._exit(0)
-    kids.append(pid)
-for k in kids:
-    os.waitpid(k, 0)
-PY
+python3 "$(dirname "$0")/maps_many.py" "$n" "$m" 260 &
 wl=$!
 sleep 15	# every child has its mappings
 

@@ -755,6 +755,25 @@ test_perfmap_reread(void)
 	munmap(code, 8192);
 }
 
+/* Our own process, symbolized once and past its young re-reads, a
+ * second after its maps were read (re-reads are once a second); NULL
+ * (said) if it is not known. */
+static struct sym_proc *
+test_own_settled(struct symbolizer *s)
+{
+	struct sym_proc *p;
+
+	(void)symbolizer_user_frame(s, getpid(), (uintptr_t)test_own_settled);
+	p = sym_proc_find(s, getpid(), sym_gen_now(s, getpid()));
+	if (p == NULL || p->snap == NULL) {
+		CHECK(0, "our own image");
+		return (NULL);
+	}
+	p->rereads = SYM_YOUNG_REREADS;	/* not young: once a second */
+	usleep(1100000);
+	return (p);
+}
+
 /*
  * Addresses no mapping holds (a frame-pointer walk through code built
  * without them makes some up at every sample): the maps are read again
@@ -772,16 +791,11 @@ test_reread_backoff(void)
 	void *m;
 	int fd;
 
-	(void)symbolizer_user_frame(s, getpid(), (uintptr_t)test_reread_backoff);
-	p = sym_proc_find(s, getpid(), sym_gen_now(s, getpid()));
-	if (p == NULL || p->snap == NULL) {
-		CHECK(0, "our own image");
+	if ((p = test_own_settled(s)) == NULL) {
 		symbolizer_free(s);
 		return;
 	}
-	p->rereads = SYM_YOUNG_REREADS;	/* not young: once a second */
 	snap = p->snap;
-	usleep(1100000);
 	CHECK_STREQ(symbolizer_user_frame(s, getpid(), nowhere), "[unknown]",
 	    "an address nothing maps");
 	CHECK(p->snap == snap && p->stable == 1, "re-read, unchanged: the "
@@ -848,15 +862,10 @@ test_reread_quiet(void)
 	const uint64_t nowhere = 0x10000;	/* below any mapping */
 
 	symbolizer_set_map_log(s, test_no_record, test_quiet, NULL);
-	(void)symbolizer_user_frame(s, getpid(), (uintptr_t)test_reread_quiet);
-	p = sym_proc_find(s, getpid(), sym_gen_now(s, getpid()));
-	if (p == NULL || p->snap == NULL) {
-		CHECK(0, "our own image");
+	if ((p = test_own_settled(s)) == NULL) {
 		symbolizer_free(s);
 		return;
 	}
-	p->rereads = SYM_YOUNG_REREADS;	/* not young: once a second */
-	usleep(1100000);
 	test_quiet_answer = 1;
 	CHECK_STREQ(symbolizer_user_frame(s, getpid(), nowhere), "[unknown]",
 	    "quiet: an address nothing maps");
