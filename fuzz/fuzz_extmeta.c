@@ -3,7 +3,7 @@
  * asserts its promise: success gives an object, failure gives nothing and
  * a reason.
  * FUZZ_SOURCES: core/config/extmeta.c core/base/xmalloc.c core/base/log.c core/base/textesc.c
- * FUZZ_SOURCES: core/base/safeopen.c core/base/procstr.c core/base/safefs.c lib/fsguard.c
+ * FUZZ_SOURCES: core/base/safeopen.c core/base/procstr.c core/base/mapsread.c core/base/safefs.c lib/fsguard.c
  * FUZZ_LIBS: -ljson-c
  */
 #include <stddef.h>

@@ -1,11 +1,13 @@
 /*
- * libFuzzer target for the /proc, os-release, auxv, maps and ELF parsers.
- * FUZZ_SOURCES: core/base/procfs.c core/base/safeopen.c core/base/procstr.c core/base/safefs.c lib/fsguard.c core/base/xmalloc.c core/base/log.c core/base/textesc.c lib/procstat.c
+ * libFuzzer target for the /proc, os-release, auxv, maps, status and ELF
+ * parsers.
+ * FUZZ_SOURCES: core/base/procfs.c core/base/safeopen.c core/base/procstr.c core/base/mapsread.c core/base/safefs.c lib/fsguard.c core/base/xmalloc.c core/base/log.c core/base/textesc.c lib/procstat.c
  * FUZZ_LIBS: -ljson-c
  */
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/mapsread.h"
 #include "base/procfs.h"
 #include "base/procstr.h"
 
@@ -31,5 +33,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	procfs_elf_arch(data, size);
 	procstr_maps_anon(s, size, 0x7ffd00001000, 4096);
 	procstr_parse_stat(s, size, &r);
+	mapsread_status_root(s, size);
 	return (0);
 }

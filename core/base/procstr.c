@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 
@@ -15,12 +16,31 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/mapsread.h"
 #include "base/procstr.h"
 
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC	0x9fa0
 #endif
 #define PROCSTR_CHUNK		16384	/* a maps line is at most ~4.2 KiB */
+
+/* Linux 6.11's question to /proc/PID/maps by address (uapi linux/fs.h,
+ * newer than the headers of the oldest distributions built on). */
+struct procstr_query {
+	uint64_t size;
+	uint64_t query_flags;
+	uint64_t query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset;
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+	uint32_t vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCSTR_QUERY		_IOWR('f', 17, struct procstr_query)
+#define PROCSTR_QUERY_NEXT	0x10	/* COVERING_OR_NEXT_VMA */
+#define PROCSTR_QUERY_FILE	0x20	/* FILE_BACKED_VMA */
+
+static int procstr_no_query;	/* the kernel said ENOTTY once */
 
 static int procstr_last_refused;
 
@@ -94,20 +114,48 @@ procstr_maps_anon(const char *maps, size_t mlen, uint64_t addr, uint64_t len)
 	return (0);
 }
 
-int
-procstr_range_anon(int pid, uint64_t addr, uint64_t len)
+/*
+ * The first mapping of a file that ends above addr, asked of the kernel
+ * (one ioctl, whatever the length of the maps): 0 when none starts below
+ * addr + len, -EREMOTE when one does, -ENOTTY before Linux 6.11 (or
+ * for any other failure: the text then answers).
+ */
+static int
+procstr_query_anon(int fd, uint64_t addr, uint64_t len)
 {
-	char path[64], buf[PROCSTR_CHUNK];
+	struct procstr_query q;
+	uint64_t stop = addr + len < addr ? UINT64_MAX : addr + len;
+
+	if (procstr_no_query)
+		return (-ENOTTY);
+	memset(&q, 0, sizeof(q));	/* a kernel struct: all fields zero */
+	q.size = sizeof(q);
+	q.query_flags = PROCSTR_QUERY_NEXT | PROCSTR_QUERY_FILE;
+	q.query_addr = addr;
+	if (ioctl(fd, PROCSTR_QUERY, &q) != 0) {
+		if (errno == ENOENT)
+			return (0);
+		if (errno == ENOTTY || errno == EINVAL)
+			procstr_no_query = 1;
+		return (-ENOTTY);	/* (a process without memory: -ESRCH)
+					 * the text says it */
+	}
+	return (q.vma_start < stop ? -EREMOTE : 0);
+}
+
+/* The same over the text, a chunk at a time: the reads the kernel
+ * writes for us are the ones the budget counts (mapsread.h). */
+static int
+procstr_text_anon(int pid, int fd, uint64_t addr, uint64_t len)
+{
+	char buf[PROCSTR_CHUNK];
 	const char *nl;
 	size_t have = 0, total = 0, whole;
 	ssize_t n;
-	int fd, rc = 0;
+	int begun, rc = 0;
 
-	if (len == 0)
-		return (0);
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return (-errno);
+	if ((begun = mapsread_begin(pid)) < 0)
+		return (begun);
 	for (;;) {
 		n = read(fd, buf + have, sizeof(buf) - have);
 		if (n < 0 && errno == EINTR)
@@ -139,8 +187,31 @@ procstr_range_anon(int pid, uint64_t addr, uint64_t len)
 		memmove(buf, buf + whole, have - whole);
 		have -= whole;
 	}
-	close(fd);
+	mapsread_end(begun, total);
 	return (rc == 1 ? 0 : rc);
+}
+
+void
+procstr_set_query(int on)
+{
+	procstr_no_query = !on;
+}
+
+int
+procstr_range_anon(int pid, uint64_t addr, uint64_t len)
+{
+	char path[64];
+	int fd, rc;
+
+	if (len == 0)
+		return (0);
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (-errno);
+	if ((rc = procstr_query_anon(fd, addr, len)) == -ENOTTY)
+		rc = procstr_text_anon(pid, fd, addr, len);
+	close(fd);
+	return (rc);
 }
 
 /* "/proc/N/NAME" or "/proc/N/task/T/NAME": N, or -1. */

@@ -36,9 +36,14 @@ int procstr_parse_stat(const char *, size_t, struct procstr_ranges *);
  * maps cannot touch it: they are sorted).  Pure.
  */
 int procstr_maps_anon(const char *, size_t, uint64_t addr, uint64_t len);
-/* The same over pid's live maps, read a chunk at a time up to
- * PROCSTR_MAPS_MAX: 0, -EREMOTE, -E2BIG or -errno. */
+/* The same over pid's live maps: asked by address where the kernel
+ * answers that (Linux 6.11, PROCMAP_QUERY), else read a chunk at a time
+ * up to PROCSTR_MAPS_MAX under the maps budget (mapsread.h): 0,
+ * -EREMOTE, -E2BIG, -EAGAIN (deferred) or -errno. */
 int procstr_range_anon(int pid, uint64_t addr, uint64_t len);
+/* Whether to ask by address where the kernel answers (default 1; tests
+ * compare both ways). */
+void procstr_set_query(int);
 /*
  * For safeopen, on an O_PATH fd it resolved (st: its fstat): 0 if it is
  * not a process's cmdline or environ, or if that process's strings are

@@ -151,9 +151,11 @@ appmeta_image(int32_t pid, struct appmeta_key *k, char *exe, size_t exesz)
 	return (0);
 }
 
-/* {exe, execfn, arch} of image k of pid, read now.  Caller owns. */
+/* {exe, execfn, arch} of image k of pid, read now.  Caller owns.
+ * *deferred: execfn was not checked (the maps budget), not for keeps. */
 static struct json_object *
-appmeta_read(int32_t pid, const struct appmeta_key *k, const char *exe)
+appmeta_read(int32_t pid, const struct appmeta_key *k, const char *exe,
+    int *deferred)
 {
 	static struct complain remote;
 	struct json_object *o;
@@ -164,6 +166,7 @@ appmeta_read(int32_t pid, const struct appmeta_key *k, const char *exe)
 	o = json_object_new_object();
 	json_object_object_add(o, "exe", json_object_new_string(exe));
 	rc = appmeta_execfn(pid, k->execfn, fn, sizeof(fn));
+	*deferred = rc == -EAGAIN;
 	if (rc == -EREMOTE)
 		log_complain(&remote, LOG_LEVEL_WARN, "metadata", "pid %d: "
 		    "its AT_EXECFN string is in a page mapped from a file "
@@ -186,6 +189,7 @@ appmeta_base(int32_t pid)
 	    APPMETA_BUCKETS], *e;
 	struct appmeta_key k;
 	char exe[PATH_MAX];
+	int deferred;
 
 	if (appmeta_image(pid, &k, exe, sizeof(exe)) != 0)
 		return (NULL);
@@ -204,11 +208,13 @@ appmeta_base(int32_t pid)
 		appmeta_cached++;
 	}
 	if (e == NULL)
-		return (appmeta_read(pid, &k, exe));
+		return (appmeta_read(pid, &k, exe, &deferred));
 	json_object_put(e->base);
 	e->key = k;
-	e->base = appmeta_read(pid, &k, exe);
+	e->base = appmeta_read(pid, &k, exe, &deferred);
 	e->cycle = appmeta_cycle;
+	if (deferred)	/* a key no image has: read again next cycle */
+		memset(&e->key, 0, sizeof(e->key));
 	return (json_object_get(e->base));
 }
 

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "base/log.h"
+#include "base/mapsread.h"
 #include "base/utctime.h"
 #include "base/xmalloc.h"
 #include "config/configuration.h"
@@ -342,6 +343,31 @@ cycle_emit(struct run *r, struct profile *prof, struct json_object *hdr,
 	}
 }
 
+/*
+ * Reads of maps that their budget deferred in the cycle (mapsread.h):
+ * one line a cycle, a warning the first time.  Their processes' frames
+ * wait for the kernel's mapping records or a later read meanwhile.
+ */
+static void
+cycle_maps_deferred(void)
+{
+	static struct mapsread_stats last;
+	static int warned;
+	struct mapsread_stats st;
+
+	mapsread_stats(&st);
+	if (st.deferred != last.deferred)
+		log_msg(warned ? LOG_LEVEL_INFO : LOG_LEVEL_WARN, NULL,
+		    "maps reads: %llu deferred, the budget for processes not "
+		    "run by root spent (%u MiB, then %u KiB a second; %llu MiB "
+		    "read in all): their frames may stay unresolved for a "
+		    "while", (unsigned long long)(st.deferred - last.deferred),
+		    MAPSREAD_BURST >> 20, MAPSREAD_RATE >> 10,
+		    (unsigned long long)(st.bytes >> 20));
+	warned |= st.deferred != last.deferred;
+	last = st;
+}
+
 /* Every answer is in or the bound expired: build and hand over. */
 static void
 cycle_finish(struct run *r)
@@ -399,6 +425,7 @@ cycle_finish(struct run *r)
 		    "disable-application-metadata");
 		profile_foreach_pid(e.prof, enrich_pid, &e);
 		appmeta_sweep();
+		cycle_maps_deferred();
 		hdr = cycle_header(r, &e, &end);
 		cycle_emit(r, e.prof, hdr, &end);
 		json_object_put(hdr);
