@@ -18,6 +18,7 @@
 #include "base/child.h"
 #include "base/http.h"
 #include "base/log.h"
+#include "base/mapsread.h"
 #include "base/procfs.h"
 #include "base/procstr.h"
 #include "base/safeopen.h"
@@ -416,6 +417,24 @@ host_file_read(struct gp_plugin_ctx *ctx, const struct gp_open_spec *spec,
 	    (size_t)bufsz)));
 }
 
+/* Every maps read under one budget: core/base/mapsread.c. */
+static int32_t
+host_maps_read(struct gp_plugin_ctx *ctx, int32_t pid, uint64_t max,
+    char **text, uint64_t *len)
+{
+	size_t n = 0;
+	int rc;
+
+	CHECK_OBJ(ctx, PLUGIN_CTX_MAGIC);
+	*text = NULL;
+	*len = 0;
+	if (pid <= 0 || max == 0 || max > SSIZE_MAX / 2)
+		return (-EINVAL);
+	rc = mapsread(pid, (size_t)max, text, &n);
+	*len = n;
+	return (rc);
+}
+
 void
 host_ctx_check(struct gp_plugin_ctx *ctx)
 {
@@ -469,6 +488,7 @@ static const struct gp_host_api host_api_table = {
 	.sample_walk = host_sample_walk,
 	.sample_walk_thread = host_sample_walk_thread,
 	.sample_walker = host_sample_walker,
+	.maps_read = host_maps_read,
 };
 
 const struct gp_host_api *

@@ -41,6 +41,8 @@
  *   1.7 (2026-12-06)  gp_frame_walk's array walk (frame_stride), code
  *                     word behind a pointer (frame_alt) and roots in
  *                     the thread's TLS (root_tls).
+ *   1.8 (2026-12-07)  gp_host_api.maps_read (a process's maps under the
+ *                     host's budget).
  *
  * Types: fixed-width integers, double, const char *, pointers to ABI structs
  * and function pointers only; no bool, enum, long, time_t or structs by value.
@@ -66,7 +68,7 @@ extern "C" {
 
 #define GP_PLUGIN_MAGIC		0x47504c47u	/* "GPLG" */
 #define GP_ABI_MAJOR		1
-#define GP_ABI_MINOR		7
+#define GP_ABI_MINOR		8
 #define GP_PLUGIN_SYMBOL	"gprofiler_plugin"
 
 /*
@@ -660,6 +662,20 @@ struct gp_host_api {
 			    int32_t (*thread)(void *arg, int32_t pid,
 			    int32_t tid, uint64_t root, uint64_t check),
 			    void *arg);
+
+	/*
+	 * A process's maps (1.8): /proc/PID/maps, whose length its owner
+	 * chooses (up to 65,530 lines, each written by the kernel at every
+	 * read), at most max bytes, cut after the last whole line that
+	 * fits, NUL-terminated, in *text (the caller free()s it) of *len
+	 * bytes: 0 whole, 1 cut, -ESRCH gone, or -errno.  Reads of the maps
+	 * of processes not run by root share one budget of the host's
+	 * (docs/SECURITY.md): -EAGAIN says it is spent, the read deferred.
+	 * Ask again later (it refills within seconds); it is not an answer
+	 * about the process.
+	 */
+	int32_t (*maps_read)(struct gp_plugin_ctx *ctx, int32_t pid,
+			    uint64_t max, char **text, uint64_t *len);
 };
 
 /* Whether the host's table has `member` (added after ABI 1.0). */

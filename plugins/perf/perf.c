@@ -223,6 +223,19 @@ perf_file_open(void *arg, const struct gp_open_spec *spec,
 	return (p->api->file_open(p->ctx, spec, info));
 }
 
+/* Processes' maps, under the host's budget (1.8). */
+static int
+perf_maps_read(void *arg, int32_t pid, size_t max, char **text, size_t *len)
+{
+	struct perf *p = arg;
+	uint64_t n = 0;
+	int rc;
+
+	rc = p->api->maps_read(p->ctx, pid, max, text, &n);
+	*len = (size_t)n;
+	return (rc);
+}
+
 static int
 perf_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
@@ -555,8 +568,11 @@ perf_start(void *priv)
 	p->fp = stackagg_new();
 	p->dw = stackagg_new();
 	p->seen = pidtab_new();
-	if (p->sym != NULL)
+	if (p->sym != NULL) {
 		symbolizer_set_opener(p->sym, perf_file_open, p);
+		if (GP_API_HAS(p->api, maps_read))
+			symbolizer_set_maps_reader(p->sym, perf_maps_read, p);
+	}
 	p->uw = p->sym != NULL ? unwinder_new(p->sym) : NULL;
 	if (p->sym == NULL || p->fp == NULL || p->dw == NULL ||
 	    p->seen == NULL || p->uw == NULL) {

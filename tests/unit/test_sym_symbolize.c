@@ -30,6 +30,7 @@
 #include "sym/symbolize_int.h"
 #include "testing.h"
 #include "test_sym_util.h"
+#include "base/mapsread.h"
 #include "base/safeopen.h"
 
 /* A symbolizer opening files as the perf plugin does: the daemon's safe
@@ -880,6 +881,61 @@ test_reread_quiet(void)
 	symbolizer_free(s);
 }
 
+static int test_defer_left;	/* maps reads still to be deferred */
+static int test_defer_calls;
+
+/* The host's maps_read, its budget spent for test_defer_left reads. */
+static int
+test_defer_maps(void *arg, int32_t pid, size_t max, char **text,
+    size_t *len)
+{
+	(void)arg;
+	test_defer_calls++;
+	if (test_defer_left > 0) {
+		test_defer_left--;
+		return (-EAGAIN);
+	}
+	return (mapsread(pid, max, text, len));
+}
+
+/*
+ * The maps budget spent (a user's processes with huge maps): the image is
+ * known, not taken for gone; a sample's frames wait (the kernel's records
+ * meanwhile) and the read is asked again at the re-read pace, not at every
+ * sample; once the budget allows, they resolve.
+ */
+static void
+test_maps_deferred(void)
+{
+	struct symbolizer *s = test_sym_new(test_log, NULL);
+	struct sym_proc *p;
+	const char *name;
+	int i, calls;
+
+	symbolizer_set_map_log(s, test_no_record, test_quiet, NULL);
+	symbolizer_set_maps_reader(s, test_defer_maps, NULL);
+	test_quiet_answer = 0;
+	test_defer_left = 1000;
+	CHECK(symbolizer_process_seen(s, getpid()) == 0, "maps deferred: "
+	    "the process is known");
+	p = sym_proc_find(s, getpid(), sym_gen_now(s, getpid()));
+	CHECK(p != NULL && !p->gone && p->snap == NULL, "not gone, no "
+	    "snapshot yet");
+	calls = test_defer_calls;
+	for (i = 0; i < 1000; i++)
+		name = symbolizer_user_frame(s, getpid(),
+		    (uintptr_t)test_maps_deferred);
+	CHECK_STREQ(name, "[unknown]", "its frames wait");
+	CHECK(test_defer_calls - calls <= 2, "asked again at the re-read "
+	    "pace, not at each of 1000 samples");
+	test_defer_left = 0;
+	usleep(20000);	/* past a young image's 5 ms */
+	name = symbolizer_user_frame(s, getpid(),
+	    (uintptr_t)test_maps_deferred);
+	CHECK_STREQ(name, "test_maps_deferred", "the budget back: resolved");
+	symbolizer_free(s);
+}
+
 /* A truncated ELF mapped executable: "(dso)", not a crash. */
 static void
 test_truncated(struct symbolizer *s)
@@ -1009,6 +1065,7 @@ main(int argc, char **argv)
 	test_generations();
 	test_reread_backoff();
 	test_reread_quiet();
+	test_maps_deferred();
 	test_fork_exec();
 	test_stripped();
 	test_debuglink();

@@ -30,6 +30,10 @@ langattach_find(pid_t pid, langattach_find_fn find, void *arg,
 	if (stat(path, &st) != 0)
 		st.st_ino = 0;
 	if ((maps = langproc_read_maps(pid, &len)) == NULL) {
+		if (errno == EAGAIN) {
+			snprintf(why, whylen, "maps read deferred (budget)");
+			return (-EINPROGRESS);	/* tried again */
+		}
 		snprintf(why, whylen, "cannot read maps");
 		return (-ESRCH);
 	}
@@ -112,6 +116,10 @@ langattach_read(struct langattach_elf *e, int fd, const char *path,
 int
 langattach_guard_failed(int rc, char *why, size_t whylen)
 {
+	if (rc == -EAGAIN) {
+		snprintf(why, whylen, "maps read deferred (budget)");
+		return (-EINPROGRESS);	/* tried again */
+	}
 	snprintf(why, whylen, "cannot read its maps and mounts: %s",
 	    strerror(-rc));
 	return (rc == -ENOMEM ? rc : -ESRCH);

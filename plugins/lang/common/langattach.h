@@ -29,7 +29,8 @@ typedef int (*langattach_find_fn)(void *arg, const char *maps, size_t len,
 /*
  * pid's maps read and searched by find: 0; -ESRCH, they cannot be read;
  * -ENOENT, no interpreter ("no <what> found"); -EAGAIN, none yet (the
- * dynamic linker at work, *linking set).
+ * dynamic linker at work, *linking set); -EINPROGRESS, the read deferred
+ * by the host's budget of maps reads (tried again).
  */
 int langattach_find(pid_t, langattach_find_fn, void *arg, const char *what,
 	    int *linking, char *why, size_t whylen);

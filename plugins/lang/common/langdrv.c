@@ -14,6 +14,7 @@
 #include "elfread.h"
 #include "langagg.h"
 #include "langdrv.h"
+#include "langfile.h"
 #include "langplug.h"
 #include "langproc.h"
 
@@ -251,6 +252,7 @@ langdrv_init(struct langdrv *d, struct gp_plugin_ctx *ctx,
 		return (-ENOMEM);
 	}
 	langproc_set_opener(langplug_open, ctx);
+	langfile_set_maps_reader(langplug_maps, ctx);
 	elfread_set_log(langplug_warn, ctx);
 	return (0);
 }

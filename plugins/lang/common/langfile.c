@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -11,6 +12,8 @@
 
 static langfile_open_fn langfile_opener;
 static void *langfile_opener_arg;
+static langfile_maps_fn langfile_maps;
+static void *langfile_maps_arg;
 
 void
 langfile_set_opener(langfile_open_fn fn, void *arg)
@@ -74,4 +77,33 @@ out:
 		*more = cut;
 	close(fd);
 	return (buf);
+}
+
+void
+langfile_set_maps_reader(langfile_maps_fn fn, void *arg)
+{
+	langfile_maps = fn;
+	langfile_maps_arg = arg;
+}
+
+char *
+langfile_read_maps(int32_t pid, size_t max, size_t *lenp, int *more)
+{
+	char path[64], *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (langfile_maps != NULL && (rc = langfile_maps(langfile_maps_arg,
+	    pid, max, &text, &len)) != -ENOSYS) {
+		if (rc < 0) {
+			errno = -rc;
+			return (NULL);
+		}
+		if (more != NULL)
+			*more = rc == 1;
+		*lenp = len;
+		return (text);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	return (langfile_read(path, max, lenp, more));
 }

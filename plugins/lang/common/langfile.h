@@ -31,4 +31,16 @@ int langfile_open(const char *root, const char *path, uint32_t flags,
  */
 char *langfile_read(const char *path, size_t max, size_t *lenp, int *more);
 
+/*
+ * A process's maps are read through fn(arg, pid, max, &text, &len), the
+ * host's maps_read (its budget: 0 whole, 1 cut, -EAGAIN deferred,
+ * -errno; -ENOSYS an older host), else as a /proc file.
+ */
+typedef int (*langfile_maps_fn)(void *, int32_t, size_t, char **,
+		    size_t *);
+void langfile_set_maps_reader(langfile_maps_fn, void *);
+/* pid's /proc/PID/maps as langfile_read gives it, cut after a whole
+ * line; NULL with errno EAGAIN while the host's budget defers it. */
+char *langfile_read_maps(int32_t pid, size_t max, size_t *lenp, int *more);
+
 #endif

@@ -395,13 +395,14 @@ langguard_refresh(struct langguard *g, int budgeted, const char *given,
 	if ((mi = langfile_read(path, LANGGUARD_MOUNTS_MAX, &mlen,
 	    &mmore)) == NULL)
 		goto out;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)g->pid);
 	if (given != NULL) {
 		more = givenlen > LANGGUARD_MAPS_MAX;
 		len = more ? LANGGUARD_MAPS_MAX : givenlen;
-	} else if ((maps = langfile_read(path, LANGGUARD_MAPS_MAX, &len,
-	    &more)) == NULL)
+	} else if ((maps = langfile_read_maps(g->pid, LANGGUARD_MAPS_MAX,
+	    &len, &more)) == NULL) {
+		rc = errno == EAGAIN ? -EAGAIN : rc;
 		goto out;
+	}
 	langguard_budget_used += mlen + len;
 	rc = -ENOMEM;
 	nm = langguard_parse_mountinfo(mi, mlen, NULL, 0);

@@ -44,6 +44,19 @@ langplug_open(void *ctx, const struct gp_open_spec *spec,
 	return (langplug_api->file_open(ctx, spec, info));
 }
 
+int
+langplug_maps(void *ctx, int32_t pid, size_t max, char **text, size_t *len)
+{
+	uint64_t n = 0;
+	int rc;
+
+	if (!GP_API_HAS(langplug_api, maps_read))
+		return (-ENOSYS);
+	rc = langplug_api->maps_read(ctx, pid, max, text, &n);
+	*len = (size_t)n;
+	return (rc);
+}
+
 void
 langplug_warn(void *ctx, const char *msg)
 {

@@ -19,6 +19,10 @@ void *langplug_new(const struct gp_host_api *, size_t size, int *rcp);
 /* The host's file_open for the readers' openers; arg: the plugin's ctx. */
 int langplug_open(void *, const struct gp_open_spec *,
 	    struct gp_file_info *);
+/* The host's maps_read for the readers (langfile_set_maps_reader); arg:
+ * the ctx.  -ENOSYS from a host before 1.8. */
+int langplug_maps(void *, int32_t pid, size_t max, char **text,
+	    size_t *len);
 /* A warning through the host's log (the ELF reader's); arg: the ctx. */
 void langplug_warn(void *, const char *msg);
 

@@ -64,36 +64,7 @@ langproc_read_fd(int fd, char *buf, size_t len)
 char *
 langproc_read_maps(pid_t pid, size_t *lenp)
 {
-	char path[64], *buf = NULL, *nb;
-	size_t cap = 64 * 1024, len = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((fd = langproc_open(NULL, path, 0, 0)) < 0)
-		return (NULL);
-	for (;;) {
-		if (buf == NULL && (buf = malloc(cap)) == NULL)
-			break;
-		if (len + 4096 > cap) {
-			if (cap >= LANGPROC_MAPS_MAX ||
-			    (nb = realloc(buf, cap * 2)) == NULL)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (buf != NULL)
-		buf[len] = '\0';
-	*lenp = len;
-	return (buf);
+	return (langfile_read_maps(pid, LANGPROC_MAPS_MAX, lenp, NULL));
 }
 
 int

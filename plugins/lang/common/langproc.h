@@ -36,7 +36,8 @@ ssize_t langproc_read_small_file(const char *path, char *buf, size_t len);
 /* The same of an open file, which it closes: the count (>= 0). */
 size_t langproc_read_fd(int fd, char *buf, size_t len);
 /* The whole of /proc/PID/maps (at most LANGPROC_MAPS_MAX), NUL-terminated;
- * the caller frees it.  NULL when unreadable. */
+ * the caller frees it.  NULL when unreadable: errno EAGAIN while the
+ * host's budget of maps reads defers it (ask again later). */
 char *langproc_read_maps(pid_t, size_t *lenp);
 /* The object mapped at [start, end) with this path: through the kernel's
  * map_files link (or, for the executable, its exe link), else the path

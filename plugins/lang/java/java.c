@@ -323,6 +323,7 @@ jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	p->api = api;
 	/* /proc reads of jv_proc.c, through the host's safe open */
 	langfile_set_opener(langplug_open, ctx);
+	langfile_set_maps_reader(langplug_maps, ctx);
 	*privp = p;
 	return (0);
 }

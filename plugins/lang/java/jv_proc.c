@@ -58,13 +58,12 @@ jv_proc_exe_id(pid_t pid)
 int
 jv_proc_is_jvm(pid_t pid)
 {
-	char path[64], *b;
+	char *b;
 	size_t len;
 	int hit;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((b = langfile_read(path, JV_MAPS_MAX, &len, NULL)) == NULL)
-		return (0);
+	if ((b = langfile_read_maps(pid, JV_MAPS_MAX, &len, NULL)) == NULL)
+		return (errno == EAGAIN ? -EAGAIN : 0);
 	hit = jv_maps_has_libjvm(b, len);
 	free(b);
 	return (hit);

@@ -22,6 +22,8 @@ int jv_proc_stat(pid_t pid, uint64_t *start, uint64_t *cpu,
 	    uint64_t *vsize);
 /* The executable's identity (langtab_exe_id); 0 if unreadable. */
 uint64_t jv_proc_exe_id(pid_t pid);
+/* 1 a JVM (libjvm mapped), 0 not, -EAGAIN its maps read deferred by
+ * the host's budget (not an answer: ask at a later snapshot). */
 int jv_proc_is_jvm(pid_t pid);
 /* Seconds since a process started start ticks after boot. */
 double jv_proc_age(uint64_t start);

@@ -23,6 +23,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,10 +81,13 @@ jv_is_jvm(struct jv *p, pid_t pid, uint64_t start, uint64_t vsize)
 			return (0);
 		}
 	}
-	if (jv_proc_is_jvm(pid)) {
+	switch (jv_proc_is_jvm(pid)) {
+	case 1:
 		if (lp != NULL)
 			langtab_remove(&p->others, lp);
 		return (1);
+	case -EAGAIN:
+		return (0);	/* not remembered: asked again */
 	}
 	if (lp == NULL && (lp = langtab_new(&p->others, sizeof(*lp), pid,
 	    start, exe_id)) != NULL) {

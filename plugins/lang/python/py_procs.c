@@ -110,7 +110,9 @@ pyp_examine(struct pyp *p, struct pyp_proc *pr, double age)
 	size_t len;
 
 	if ((maps = langproc_read_maps(pr->lp.pid, &len)) == NULL)
-		pr->lp.state = LANGTAB_IGNORED;
+		/* deferred by the host's budget: tried again */
+		pr->lp.state = errno == EAGAIN ? LANGTAB_NEW :
+		    LANGTAB_IGNORED;
 	else if (!py_discover_candidate_maps(pr->lp.pid, maps, len))
 		/* libpython may be mapped in a moment, just after an
 		 * execve: the dynamic linker is at work */

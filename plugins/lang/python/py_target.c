@@ -217,6 +217,10 @@ py_target_attach(pid_t pid, struct py_target *t, char *why, size_t whylen)
 
 	if ((maps = langproc_read_maps(pid, &len)) == NULL) {
 		memset(t, 0, sizeof(*t));
+		if (errno == EAGAIN) {
+			snprintf(why, whylen, "maps read deferred (budget)");
+			return (-EINPROGRESS);	/* tried again */
+		}
 		snprintf(why, whylen, "cannot read maps");
 		return (-ESRCH);
 	}

@@ -44,6 +44,7 @@
 
 #include "elfread.h"
 
+#include "langfile.h"
 #include "langplug.h"
 #include "py_plugin.h"
 
@@ -539,6 +540,7 @@ pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	}
 	/* every file of the reader through the host's safe open */
 	py_set_opener(langplug_open, ctx);
+	langfile_set_maps_reader(langplug_maps, ctx);
 	elfread_set_log(langplug_warn, ctx);
 	*privp = p;
 	return (0);

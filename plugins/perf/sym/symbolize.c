@@ -108,6 +108,13 @@ symbolizer_set_opener(struct symbolizer *s, sym_open_fn fn, void *arg)
 		s->btime = sym_read_btime(s);
 }
 
+void
+symbolizer_set_maps_reader(struct symbolizer *s, sym_maps_fn fn, void *arg)
+{
+	s->read_maps = fn;
+	s->read_maps_arg = arg;
+}
+
 int
 symbolizer_set_debug_root(struct symbolizer *s, const char *dir)
 {

@@ -190,6 +190,15 @@ void symbolizer_stats(const struct symbolizer *,
  * until this is called nothing can be opened. */
 void symbolizer_set_opener(struct symbolizer *, sym_open_fn,
 		    void *);
+/*
+ * Read a process's maps through fn(arg, pid, max, &text, &len)
+ * (gp_host_api.maps_read: the host's budget, 0 whole, 1 cut, -EAGAIN
+ * deferred, -errno), instead of opening them.  A deferred read is
+ * tried again at a later miss, as a re-read would be.
+ */
+typedef int (*sym_maps_fn)(void *, int32_t, size_t, char **, size_t *);
+void symbolizer_set_maps_reader(struct symbolizer *, sym_maps_fn,
+		    void *);
 /* Where separate debug info lives (default /usr/lib/debug); copied. */
 int symbolizer_set_debug_root(struct symbolizer *, const char *);
 /*

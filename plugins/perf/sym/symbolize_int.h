@@ -181,6 +181,8 @@ struct symbolizer {
 	void *log_arg;
 	sym_open_fn open;	/* the host's file_open */
 	void *open_arg;
+	sym_maps_fn read_maps;	/* the host's maps_read, or NULL */
+	void *read_maps_arg;
 	char *debug_root;
 	char *kallsyms_path;
 	int insert_dso;	/* --insert-dso-name */

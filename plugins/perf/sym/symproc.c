@@ -190,9 +190,21 @@ symbolizer_read_maps(struct symbolizer *s, int32_t pid, struct procmaps *out)
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((r = sym_read_file(s, path, SYM_MAX_PROC_FILE, &buf, &len)) != 0)
-		return (r == -ENOENT ? -ESRCH : r);
+	if (s->read_maps != NULL) {
+		r = s->read_maps(s->read_maps_arg, pid, SYM_MAX_PROC_FILE,
+		    &buf, &len);
+		if (r == 1) {	/* over the cap: as sym_read_file says */
+			free(buf);
+			r = -EFBIG;
+		}
+		if (r != 0)
+			return (r);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+		if ((r = sym_read_file(s, path, SYM_MAX_PROC_FILE, &buf,
+		    &len)) != 0)
+			return (r == -ENOENT ? -ESRCH : r);
+	}
 	r = procmaps_parse(buf, len, out);
 	free(buf);
 	return (r);
@@ -370,7 +382,17 @@ symbolizer_process_seen_gen(struct symbolizer *s, int32_t pid, uint32_t gen)
 	} else if ((r = sym_proc_add(s, pid, gen, &p)) != 0)
 		return (r);
 	p->checked_ns = now;
-	if ((r = sym_proc_load(s, p, starttime, &exe)) != 0) {
+	if ((r = sym_proc_load(s, p, starttime, &exe)) == -EAGAIN) {
+		/* The maps budget is spent: known, its maps read at a later
+		 * miss (sym_proc_mapping), the kernel's records meanwhile.
+		 * A snapshot of the image before is not this one's. */
+		sym_snap_retire(s, p->snap);
+		p->snap = NULL;
+		p->stable = 0;
+		p->reread_ns = now;
+		return (0);
+	}
+	if (r != 0) {
 		if (p->snap == NULL && r != -ESTALE && s->map_log == NULL) {
 			sym_proc_free(s, p);
 			return (r);
