@@ -1,4 +1,5 @@
-/* lib/procstat.c: /proc/PID/stat's fields, counted from the last ')'. */
+/* lib/procstat.c: /proc/PID/stat's fields, counted from the last ')';
+ * lib/procexe.h: a process's executable's identity. */
 #include "config.h"
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "procexe.h"
 #include "procstat.h"
 #include "testing.h"
 
@@ -94,6 +96,18 @@ main(void)
 		    v == (uint64_t)getppid() && procstat_state(buf, n,
 		    &state) == 0 && state == 'R', "this process: its parent, "
 		    "running");
+	}
+	/* the identity stat() gives, without asking the file's server */
+	{
+		struct stat a, b;
+
+		CHECK(procexe_stat(getpid(), &a) == 0 &&
+		    stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino, "our executable's device and inode");
+		CHECK(procexe_stat(2, &a) == -ENOENT && a.st_ino == 0,
+		    "a kernel thread has none");
+		CHECK(procexe_stat(0x3fffffff, &a) == -ENOENT,
+		    "nor a process that is not");
 	}
 	return (testing_done());
 }

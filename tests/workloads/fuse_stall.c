@@ -5,7 +5,10 @@
  * blocks until the server is killed (or STALL_S seconds); but a name ending
  * in "-packages" (site-packages, dist-packages) is a directory whose listing
  * blocks the same way, and a name that begins with "hang" is one whose
- * look-up (getattr) never answers.  A page of it,
+ * look-up (getattr) never answers.  With FUSE_STALL_EXE set, a name that
+ * begins with "exe" is that program, served (runnable), whose getattr
+ * never answers once the file FUSE_STALL_TRIGGER exists: a program a user
+ * runs from the mount, whose server then goes away.  A page of it,
  * mapped by the victim and never touched, left behind a pointer the agent
  * follows, or the file itself where the agent opens one on a process's
  * behalf, makes a reader that reaches it wait for this server: in an
@@ -16,7 +19,8 @@
  * the file is opened without direct_io (which forbids a shared mapping and
  * sends reads straight to the server), and nothing has read the page yet.
  *
- *	[FUSE_STALL_UID=uid] fuse_stall MOUNTPOINT [libfuse options]
+ *	[FUSE_STALL_UID=uid] [FUSE_STALL_EXE=program FUSE_STALL_TRIGGER=file]
+ *	    fuse_stall MOUNTPOINT [libfuse options]
  *
  * The files belong to FUSE_STALL_UID when set, else to the server's user.
  * Run it multi-threaded (no -s): the victim's close (FLUSH) must not queue
@@ -27,6 +31,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fuse.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +43,9 @@
 
 static uid_t stall_uid;
 static gid_t stall_gid;
+static const char *stall_exe, *stall_trigger;
+static int stall_exe_fd = -1;
+static off_t stall_exe_size;
 
 static void
 stall_sleep(void)
@@ -55,6 +63,13 @@ stall_is_dir(const char *path)
 	size_t len = strlen(path);
 
 	return (len > 9 && strcmp(path + len - 9, "-packages") == 0);
+}
+
+/* "/exe...": the program (FUSE_STALL_EXE). */
+static int
+stall_is_exe(const char *path)
+{
+	return (stall_exe_fd >= 0 && strncmp(path, "/exe", 4) == 0);
 }
 
 static int
@@ -81,6 +96,17 @@ stall_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 		st->st_nlink = 2;
 		return (0);
 	}
+	if (stall_is_exe(path)) {
+		if (access(stall_trigger, F_OK) == 0) {
+			stall_sleep();
+			return (-EIO);
+		}
+		st->st_mode = S_IFREG | 0755;
+		st->st_nlink = 1;
+		st->st_size = stall_exe_size;
+		st->st_atime = st->st_mtime = st->st_ctime = 1;
+		return (0);
+	}
 	st->st_mode = S_IFREG | 0644;
 	st->st_nlink = 1;
 	st->st_size = STALL_SIZE;
@@ -102,9 +128,10 @@ static int
 stall_read(const char *path, char *buf, size_t size, off_t off,
     struct fuse_file_info *fi)
 {
-	(void)path;
 	(void)off;
 	(void)fi;
+	if (stall_is_exe(path))
+		return ((int)pread(stall_exe_fd, buf, size, off));
 	stall_sleep();
 	size = size < STALL_SIZE ? size : STALL_SIZE;
 	memset(buf, 0, size);
@@ -144,5 +171,10 @@ main(int argc, char *argv[])
 
 	stall_uid = u != NULL ? (uid_t)atoi(u) : getuid();
 	stall_gid = u != NULL ? (gid_t)atoi(u) : getgid();
+	stall_exe = getenv("FUSE_STALL_EXE");
+	stall_trigger = getenv("FUSE_STALL_TRIGGER");
+	if (stall_exe != NULL && stall_trigger != NULL &&
+	    (stall_exe_fd = open(stall_exe, O_RDONLY)) >= 0)
+		stall_exe_size = lseek(stall_exe_fd, 0, SEEK_END);
 	return (fuse_main(argc, argv, &stall_ops, NULL));
 }

@@ -15,20 +15,19 @@
 #include "elfread.h"
 #include "langattach.h"
 #include "langmaps.h"
+#include "procexe.h"
 
 int
 langattach_find(pid_t pid, langattach_find_fn find, void *arg,
     const char *what, int *linking, char *why, size_t whylen)
 {
 	struct stat st;
-	char path[64], *maps;
+	char *maps;
 	size_t len;
 	int rc;
 
 	*linking = 0;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if (stat(path, &st) != 0)
-		st.st_ino = 0;
+	(void)procexe_stat(pid, &st);	/* st_ino 0 if unknown */
 	if ((maps = langproc_read_maps(pid, &len)) == NULL) {
 		if (errno == EAGAIN) {
 			snprintf(why, whylen, "maps read deferred (budget)");

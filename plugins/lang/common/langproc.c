@@ -17,6 +17,7 @@
 #include "langfile.h"
 #include "langproc.h"
 #include "langtab.h"
+#include "procexe.h"
 #include "procstat.h"
 
 void
@@ -139,8 +140,7 @@ langproc_read_stat(pid_t pid, char *buf, size_t len, uint64_t *exe_id)
 	char path[64];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	*exe_id = stat(path, &st) == 0 ? langtab_exe_id(&st) : 0;
+	*exe_id = procexe_stat(pid, &st) == 0 ? langtab_exe_id(&st) : 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	return (langproc_read_small_file(path, buf, len));
 }

@@ -20,6 +20,7 @@
 #include "jv_proc.h"
 #include "langfile.h"
 #include "langtab.h"
+#include "procexe.h"
 #include "procstat.h"
 
 #define JV_SMALL_MAX	(256 * 1024)
@@ -48,11 +49,9 @@ jv_proc_stat(pid_t pid, uint64_t *start, uint64_t *cpu, uint64_t *vsize)
 uint64_t
 jv_proc_exe_id(pid_t pid)
 {
-	char path[64];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	return (stat(path, &st) == 0 ? langtab_exe_id(&st) : 0);
+	return (procexe_stat(pid, &st) == 0 ? langtab_exe_id(&st) : 0);
 }
 
 int

@@ -19,6 +19,7 @@
 
 #include "langattach.h"
 #include "langproc.h"
+#include "procexe.h"
 #include "py_target.h"
 
 static int
@@ -237,7 +238,6 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	struct py_object lib = { 0 }, exe = { 0 }, *ob;
 	struct py_elf pe, exe_pe;
 	struct stat st;
-	char path[64];
 	uint64_t bias;
 	int fd, rc;
 
@@ -247,9 +247,7 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 	t->mem.arg = &t->guard;
 	if ((rc = langguard_init(&t->guard, pid, maps, len)) != 0)
 		return (langattach_guard_failed(rc, why, whylen));
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if (stat(path, &st) != 0)
-		st.st_ino = 0;
+	(void)procexe_stat(pid, &st);	/* st_ino 0 if unknown */
 	py_find_objects(maps, len, (uint64_t)st.st_ino, &lib, &exe);
 	ob = lib.found ? &lib : &exe;
 	if (!ob->found) {

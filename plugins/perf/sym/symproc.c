@@ -19,6 +19,7 @@
 
 #include <gprofiler/plugin.h>
 
+#include "procexe.h"
 #include "symbolize_int.h"
 
 void
@@ -140,9 +141,7 @@ sym_proc_identity(struct symbolizer *s, int32_t pid, uint64_t *starttime,
 	free(buf);
 	if (r != 0)
 		return (-ESRCH);
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if (stat(path, exe) != 0)
-		memset(exe, 0, sizeof(*exe));	/* kernel thread, zombie */
+	(void)procexe_stat(pid, exe);	/* zero: kernel thread, zombie */
 	return (0);
 }
 
