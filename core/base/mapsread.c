@@ -27,8 +27,8 @@ mapsread_bucket_may(struct mapsread_bucket *b, uint64_t now_ns)
 		b->t_ns = now_ns;
 	}
 	dt = now_ns - b->t_ns;
-	/* Past a full refill the sum would only be capped: no overflow. */
-	if (dt >= (uint64_t)MAPSREAD_BURST / MAPSREAD_RATE * 2000000000ull) {
+	/* An hour refills any debt a read can leave (no overflow below). */
+	if (dt >= 3600 * 1000000000ull) {
 		b->tokens = MAPSREAD_BURST;
 		b->t_ns = now_ns;
 	} else if ((add = dt * MAPSREAD_RATE / 1000000000ull) > 0) {
@@ -45,7 +45,9 @@ mapsread_bucket_may(struct mapsread_bucket *b, uint64_t now_ns)
 void
 mapsread_bucket_spend(struct mapsread_bucket *b, uint64_t bytes)
 {
-	b->tokens -= bytes > INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)bytes;
+	/* No maps are longer than 65,530 lines of 4 KiB paths (270 MB):
+	 * the debt stays within what an hour repays. */
+	b->tokens -= bytes > (1ull << 30) ? (int64_t)1 << 30 : (int64_t)bytes;
 }
 
 int
