@@ -22,6 +22,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cpu_info ci;
 	uint64_t a, b;
 	int32_t pp;
+	uint32_t uid;
 	struct procstr_ranges r;
 
 	procfs_stat_ppid(s, size, &pp);
@@ -33,6 +34,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	procfs_elf_arch(data, size);
 	procstr_maps_anon(s, size, 0x7ffd00001000, 4096);
 	procstr_parse_stat(s, size, &r);
-	mapsread_status_root(s, size);
+	mapsread_status_root(s, size, &uid);
 	return (0);
 }

@@ -13,7 +13,10 @@
 
 #include "base/mapsread.h"
 
-static struct mapsread_bucket mapsread_budget;
+static struct mapsread_bucket mapsread_all = {
+	0, 0, MAPSREAD_ALL_BURST, MAPSREAD_ALL_RATE
+};
+static struct mapsread_users mapsread_us;
 static struct mapsread_stats mapsread_st;
 
 int
@@ -23,21 +26,21 @@ mapsread_bucket_may(struct mapsread_bucket *b, uint64_t now_ns)
 
 	if (b->t_ns == 0 || now_ns < b->t_ns) {
 		if (b->t_ns == 0)
-			b->tokens = MAPSREAD_BURST;
+			b->tokens = b->burst;
 		b->t_ns = now_ns;
 	}
 	dt = now_ns - b->t_ns;
-	/* An hour refills any debt a read can leave (no overflow below). */
-	if (dt >= 3600 * 1000000000ull) {
-		b->tokens = MAPSREAD_BURST;
+	/* An hour refills any debt a read can leave (no overflow below:
+	 * rates are below 4 GiB a second). */
+	if (dt >= 3600 * 1000000000ull || b->rate == 0) {
+		b->tokens = b->burst;
 		b->t_ns = now_ns;
-	} else if ((add = dt * MAPSREAD_RATE / 1000000000ull) > 0) {
+	} else if ((add = dt * b->rate / 1000000000ull) > 0) {
 		b->tokens += (int64_t)add;
-		if (b->tokens > (int64_t)MAPSREAD_BURST)
-			b->tokens = MAPSREAD_BURST;
+		if (b->tokens > (int64_t)b->burst)
+			b->tokens = b->burst;
 		/* only the time turned into bytes: frequent calls refill */
-		b->t_ns += (add * 1000000000ull + MAPSREAD_RATE - 1) /
-		    MAPSREAD_RATE;
+		b->t_ns += (add * 1000000000ull + b->rate - 1) / b->rate;
 	}
 	return (b->tokens > 0 ? 0 : -EAGAIN);
 }
@@ -50,13 +53,47 @@ mapsread_bucket_spend(struct mapsread_bucket *b, uint64_t bytes)
 	b->tokens -= bytes > (1ull << 30) ? (int64_t)1 << 30 : (int64_t)bytes;
 }
 
+struct mapsread_bucket *
+mapsread_user(struct mapsread_users *t, uint32_t uid, uint64_t now_ns)
+{
+	struct mapsread_bucket *b;
+	int i, free_i = -1;
+
+	for (i = 0; i < MAPSREAD_USERS; i++) {
+		if (t->used[i] && t->uid[i] == uid) {
+			(void)mapsread_bucket_may(&t->b[i], now_ns);
+			return (&t->b[i]);
+		}
+		/* A bucket full again is as good as a new one: its user has
+		 * no debt left to remember. */
+		if (free_i < 0 && (!t->used[i] ||
+		    (mapsread_bucket_may(&t->b[i], now_ns) == 0 &&
+		    t->b[i].tokens == (int64_t)t->b[i].burst)))
+			free_i = i;
+	}
+	if (free_i >= 0) {
+		b = &t->b[free_i];
+		t->used[free_i] = 1;
+		t->uid[free_i] = uid;
+	} else
+		b = &t->b[MAPSREAD_USERS];	/* the rest's */
+	if (b->burst == 0) {
+		b->burst = MAPSREAD_USER_BURST;
+		b->rate = MAPSREAD_USER_RATE;
+		b->t_ns = 0;
+	}
+	(void)mapsread_bucket_may(b, now_ns);
+	return (b);
+}
+
 int
-mapsread_status_root(const char *buf, size_t len)
+mapsread_status_root(const char *buf, size_t len, uint32_t *uid)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	uint64_t v;
-	int i;
+	int i, root = 1;
 
+	*uid = 0;
 	for (; p < end; p = nl + 1) {
 		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
 			nl = end;
@@ -71,10 +108,12 @@ mapsread_status_root(const char *buf, size_t len)
 			for (v = 0; p < nl && *p >= '0' && *p <= '9'; p++)
 				v = v > UINT32_MAX ? v : v * 10 +
 				    (uint64_t)(*p - '0');
+			if (i == 0)
+				*uid = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 			if (v != 0)
-				return (0);
+				root = 0;
 		}
-		return (1);
+		return (root);
 	}
 	return (-EINVAL);
 }
@@ -88,9 +127,10 @@ mapsread_now(void)
 	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
 }
 
-/* Whether pid is root's: 1, 0, or -errno (-ESRCH gone). */
+/* Whether pid is root's: 1, 0, or -errno (-ESRCH gone); its real uid
+ * in *uid. */
 static int
-mapsread_root(int pid)
+mapsread_root(int pid, uint32_t *uid)
 {
 	char path[64], buf[4096];
 	ssize_t n;
@@ -99,32 +139,47 @@ mapsread_root(int pid)
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return (errno == ENOENT ? -ESRCH : -errno);
+	*uid = UINT32_MAX;
 	n = read(fd, buf, sizeof(buf));
-	rc = n < 0 ? -errno : mapsread_status_root(buf, (size_t)n);
+	rc = n < 0 ? -errno : mapsread_status_root(buf, (size_t)n, uid);
 	close(fd);
 	return (rc == -EINVAL ? 0 : rc);	/* unreadable: budgeted */
 }
 
 int
-mapsread_begin(int pid)
+mapsread_begin(int pid, struct mapsread_ticket *tk)
 {
+	struct mapsread_bucket *user;
+	uint64_t now;
 	int rc;
 
-	if ((rc = mapsread_root(pid)) != 0)
+	if ((rc = mapsread_root(pid, &tk->uid)) < 0)
 		return (rc);
-	if (mapsread_bucket_may(&mapsread_budget, mapsread_now()) != 0) {
+	if ((tk->root = rc) != 0)
+		return (0);
+	now = mapsread_now();
+	user = mapsread_user(&mapsread_us, tk->uid, now);
+	/* The user's own first: a user past their share does not spend
+	 * what all users share. */
+	if (user->tokens <= 0 ||
+	    mapsread_bucket_may(&mapsread_all, now) != 0) {
 		mapsread_st.deferred++;
+		mapsread_st.last_uid = tk->uid;
+		mapsread_st.last_all = user->tokens > 0;
 		return (-EAGAIN);
 	}
 	return (0);
 }
 
 void
-mapsread_end(int begun, uint64_t bytes)
+mapsread_end(const struct mapsread_ticket *tk, uint64_t bytes)
 {
-	if (begun != 0)
+	if (tk->root)
 		return;
-	mapsread_bucket_spend(&mapsread_budget, bytes);
+	/* Single-threaded: no other user took the place since begin. */
+	mapsread_bucket_spend(mapsread_user(&mapsread_us, tk->uid,
+	    mapsread_now()), bytes);
+	mapsread_bucket_spend(&mapsread_all, bytes);
 	mapsread_st.bytes += bytes;
 }
 
@@ -134,12 +189,13 @@ mapsread(int pid, size_t max, char **text, size_t *len)
 	char path[64], *buf = NULL, *nb, *nl;
 	size_t cap = 0, have = 0, got = 0, next;
 	ssize_t n;
-	int fd = -1, begun, rc;
+	struct mapsread_ticket tk;
+	int fd = -1, rc;
 
 	*text = NULL;
 	*len = 0;
-	if ((begun = mapsread_begin(pid)) < 0)
-		return (begun);
+	if ((rc = mapsread_begin(pid, &tk)) < 0)
+		return (rc);
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		rc = errno == ENOENT ? -ESRCH : -errno;
@@ -186,7 +242,7 @@ mapsread(int pid, size_t max, char **text, size_t *len)
 	*len = have;
 	buf = NULL;
 out:
-	mapsread_end(begun, got);
+	mapsread_end(&tk, got);
 	if (fd >= 0)
 		close(fd);
 	free(buf);

@@ -152,10 +152,11 @@ procstr_text_anon(int pid, int fd, uint64_t addr, uint64_t len)
 	const char *nl;
 	size_t have = 0, total = 0, whole;
 	ssize_t n;
-	int begun, rc = 0;
+	struct mapsread_ticket tk;
+	int rc;
 
-	if ((begun = mapsread_begin(pid)) < 0)
-		return (begun);
+	if ((rc = mapsread_begin(pid, &tk)) < 0)
+		return (rc);
 	for (;;) {
 		n = read(fd, buf + have, sizeof(buf) - have);
 		if (n < 0 && errno == EINTR)
@@ -187,7 +188,7 @@ procstr_text_anon(int pid, int fd, uint64_t addr, uint64_t len)
 		memmove(buf, buf + whole, have - whole);
 		have -= whole;
 	}
-	mapsread_end(begun, total);
+	mapsread_end(&tk, total);
 	return (rc == 1 ? 0 : rc);
 }
 

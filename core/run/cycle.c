@@ -358,11 +358,15 @@ cycle_maps_deferred(void)
 	mapsread_stats(&st);
 	if (st.deferred != last.deferred)
 		log_msg(warned ? LOG_LEVEL_INFO : LOG_LEVEL_WARN, NULL,
-		    "maps reads: %llu deferred, the budget for processes not "
-		    "run by root spent (%u MiB, then %u KiB a second; %llu MiB "
-		    "read in all): their frames may stay unresolved for a "
-		    "while", (unsigned long long)(st.deferred - last.deferred),
-		    MAPSREAD_BURST >> 20, MAPSREAD_RATE >> 10,
+		    "maps reads: %llu deferred, the last by %s (uid %u; a user "
+		    "%u MiB, then %u KiB a second, all users %u MiB, then %u "
+		    "KiB a second; %llu MiB read in all): their frames may "
+		    "stay unresolved for a while",
+		    (unsigned long long)(st.deferred - last.deferred),
+		    st.last_all ? "all users' budget" : "its user's budget",
+		    st.last_uid, MAPSREAD_USER_BURST >> 20,
+		    MAPSREAD_USER_RATE >> 10, MAPSREAD_ALL_BURST >> 20,
+		    MAPSREAD_ALL_RATE >> 10,
 		    (unsigned long long)(st.bytes >> 20));
 	warned |= st.deferred != last.deferred;
 	last = st;

@@ -2,8 +2,9 @@
  * Unit tests of core/base/mapsread.c: the bucket's arithmetic and the
  * status parser on fixed input, then the budget against the real kernel:
  * a child running as nobody with 20,000 mappings (maps of ~1 MB) read
- * until the budget defers it, while root's processes are still read and
- * procstr's questions by address (Linux 6.11) need no budget at all.
+ * until its user's budget defers it, while root's processes and another
+ * user's are still read and procstr's questions by address (Linux 6.11)
+ * need no budget at all.
  */
 #include "config.h"
 
@@ -24,24 +25,25 @@
 #include "testing.h"
 
 #define NOBODY		65534
+#define OTHER		65533	/* a second user, without a name */
 #define CHILD_MAPS	20000
 #define SEC		1000000000ull
 
 static void
 test_bucket(void)
 {
-	struct mapsread_bucket b = { 0, 0 };
+	struct mapsread_bucket b = { 0, 0, 16u << 20, 512u << 10 };
 	uint64_t t = 5 * SEC, i;
 
 	CHECK(mapsread_bucket_may(&b, t) == 0, "a new bucket is full");
-	CHECK(b.tokens == MAPSREAD_BURST, "(the whole burst)");
-	mapsread_bucket_spend(&b, MAPSREAD_BURST - 1);
+	CHECK(b.tokens == b.burst, "(the whole burst)");
+	mapsread_bucket_spend(&b, b.burst - 1);
 	CHECK(mapsread_bucket_may(&b, t) == 0, "one byte left: a read may "
 	    "start");
 	mapsread_bucket_spend(&b, 3u << 20);	/* that read was long */
 	CHECK(mapsread_bucket_may(&b, t) == -EAGAIN, "in debt: deferred");
 	/* 3 MiB - 1 owed: repaid in (3 MiB - 1) / rate seconds */
-	i = ((3ull << 20) - 1) * SEC / MAPSREAD_RATE;
+	i = ((3ull << 20) - 1) * SEC / b.rate;
 	CHECK(mapsread_bucket_may(&b, t + i - SEC) == -EAGAIN, "a second "
 	    "before the debt is repaid: still deferred");
 	CHECK(mapsread_bucket_may(&b, t + i + SEC / 10) == 0,
@@ -51,15 +53,46 @@ test_bucket(void)
 	b.t_ns = t = 100 * SEC;
 	for (i = 1; i <= 1000000; i++)
 		(void)mapsread_bucket_may(&b, t + i * 1000);
-	CHECK(b.tokens >= MAPSREAD_RATE / 1000 * 999 &&
-	    b.tokens <= MAPSREAD_RATE,
+	CHECK(b.tokens >= b.rate / 1000 * 999 &&
+	    b.tokens <= (int64_t)b.rate,
 	    "a million calls over a second refill the rate, none lost");
 	mapsread_bucket_spend(&b, UINT64_MAX);
 	CHECK(b.tokens < 0, "a huge charge does not wrap");
 	CHECK(mapsread_bucket_may(&b, t + 3600 * SEC) == 0 &&
-	    b.tokens == MAPSREAD_BURST, "an hour idle: full, not more");
+	    b.tokens == b.burst, "an hour idle: full, not more");
 	CHECK(mapsread_bucket_may(&b, t) == 0, "a clock going back is "
 	    "not a refill");
+}
+
+static void
+test_users(void)
+{
+	static struct mapsread_users t;
+	struct mapsread_bucket *a, *b, *rest;
+	uint64_t now = 7 * SEC;
+	uint32_t u;
+
+	a = mapsread_user(&t, 1000, now);
+	CHECK(a->tokens == MAPSREAD_USER_BURST && a->rate ==
+	    MAPSREAD_USER_RATE, "a new user: a full bucket of a user's size");
+	mapsread_bucket_spend(a, MAPSREAD_USER_BURST + 1);
+	b = mapsread_user(&t, 1001, now);
+	CHECK(b != a && b->tokens == MAPSREAD_USER_BURST, "another user: "
+	    "its own, full, while the first is in debt");
+	CHECK(mapsread_user(&t, 1000, now) == a && a->tokens < 0,
+	    "the first user finds its debt again");
+	for (u = 2000; u < 2000 + MAPSREAD_USERS; u++)
+		mapsread_bucket_spend(mapsread_user(&t, u, now), 1);
+	rest = mapsread_user(&t, 5000, now);
+	CHECK(rest == &t.b[MAPSREAD_USERS], "every place in debt: a new "
+	    "user has the rest's bucket");
+	CHECK(mapsread_user(&t, 5001, now) == rest, "shared by the rest");
+	CHECK(mapsread_user(&t, 1000, now) == a && a->tokens < 0,
+	    "a user in debt keeps its place");
+	now += 60 * SEC;	/* 32 places refilled; user 1000's too */
+	b = mapsread_user(&t, 5000, now);
+	CHECK(b != rest && b->tokens == MAPSREAD_USER_BURST, "once a "
+	    "user's bucket is full again, a new one takes its place");
 }
 
 static void
@@ -75,25 +108,29 @@ test_status(void)
 	static const char cut[] = "Uid:\t0\t0";
 	static const char huge[] = "Uid:\t99999999999999999999999\t0\t0\t0\n";
 
-	CHECK(mapsread_status_root(root, sizeof(root) - 1) == 1, "root");
-	CHECK(mapsread_status_root(user, sizeof(user) - 1) == 0, "nobody");
-	CHECK(mapsread_status_root(suid, sizeof(suid) - 1) == 0, "a setuid "
-	    "program a user ran is the user's");
-	CHECK(mapsread_status_root(saved, sizeof(saved) - 1) == 0, "a saved "
-	    "uid not root: not root's");
-	CHECK(mapsread_status_root(noline, sizeof(noline) - 1) == -EINVAL,
-	    "no Uid line");
-	CHECK(mapsread_status_root(cut, sizeof(cut) - 1) == -EINVAL,
+	uint32_t uid;
+
+	CHECK(mapsread_status_root(root, sizeof(root) - 1, &uid) == 1 &&
+	    uid == 0, "root");
+	CHECK(mapsread_status_root(user, sizeof(user) - 1, &uid) == 0 &&
+	    uid == 65534, "nobody, its uid");
+	CHECK(mapsread_status_root(suid, sizeof(suid) - 1, &uid) == 0 &&
+	    uid == 1000, "a setuid program a user ran is the user's");
+	CHECK(mapsread_status_root(saved, sizeof(saved) - 1, &uid) == 0,
+	    "a saved uid not root: not root's");
+	CHECK(mapsread_status_root(noline, sizeof(noline) - 1, &uid) ==
+	    -EINVAL, "no Uid line");
+	CHECK(mapsread_status_root(cut, sizeof(cut) - 1, &uid) == -EINVAL,
 	    "a line cut short");
-	CHECK(mapsread_status_root(huge, sizeof(huge) - 1) == 0,
-	    "a number past 64 bits is not 0");
-	CHECK(mapsread_status_root("", 0) == -EINVAL, "empty");
+	CHECK(mapsread_status_root(huge, sizeof(huge) - 1, &uid) == 0 &&
+	    uid == UINT32_MAX, "a number past 64 bits is not 0");
+	CHECK(mapsread_status_root("", 0, &uid) == -EINVAL, "empty");
 }
 
 /* The child: nobody, CHILD_MAPS mappings that do not merge, a page of a
  * file; sends that page's address and one of its stack's, then waits. */
 static pid_t
-spawn_child(uint64_t addrs[2])
+spawn_child(uid_t uid, uint64_t addrs[2])
 {
 	int fds[2], fd;
 	uint64_t a[2];
@@ -105,8 +142,8 @@ spawn_child(uint64_t addrs[2])
 		return (-1);
 	if ((pid = fork()) == 0) {
 		close(fds[0]);
-		if (setresgid(NOBODY, NOBODY, NOBODY) != 0 ||
-		    setresuid(NOBODY, NOBODY, NOBODY) != 0)
+		if (setresgid(uid, uid, uid) != 0 ||
+		    setresuid(uid, uid, uid) != 0)
 			_exit(1);
 		for (i = 0; i < CHILD_MAPS; i++)
 			if (mmap(NULL, 4096, i % 2 ? PROT_READ : PROT_NONE,
@@ -146,8 +183,9 @@ static void
 test_live(void)
 {
 	struct mapsread_stats st0, st;
-	uint64_t addrs[2];
+	uint64_t addrs[2], addrs2[2];
 	size_t len, first, n;
+	pid_t other;
 	char *text;
 	double t0;
 	pid_t pid;
@@ -157,7 +195,7 @@ test_live(void)
 		CHECK(1, "# SKIP not root: no nobody child");
 		return;
 	}
-	pid = spawn_child(addrs);
+	pid = spawn_child(NOBODY, addrs);
 	CHECK(pid > 0, "a child of nobody with 20,000 mappings");
 	if (pid <= 0)
 		return;
@@ -195,7 +233,7 @@ test_live(void)
 		free(text);
 	}
 	CHECK(rc == -EAGAIN, "read after read, the budget defers one");
-	n = MAPSREAD_BURST / first;
+	n = MAPSREAD_USER_BURST / first;
 	CHECK((size_t)reads + 3 >= n && (size_t)reads <= n + 1,
 	    "after about a burst's worth");
 	mapsread_stats(&st);
@@ -203,6 +241,15 @@ test_live(void)
 	CHECK(mapsread(getpid(), 64u << 20, &text, &len) == 0 && len > 0,
 	    "root's process is still read");
 	free(text);
+	other = spawn_child(OTHER, addrs2);
+	CHECK(other > 0 && mapsread(other, 64u << 20, &text, &len) == 0 &&
+	    len > CHILD_MAPS * 45, "another user's process is still read "
+	    "whole: it has its own budget");
+	free(text);
+	if (other > 0) {
+		kill(other, SIGKILL);
+		waitpid(other, NULL, 0);
+	}
 	procstr_set_query(0);
 	CHECK(procstr_range_anon(pid, addrs[1], 8) == -EAGAIN, "by text: "
 	    "deferred too");
@@ -213,11 +260,12 @@ test_live(void)
 	/* It refills at the rate: within the debt's time plus a second. */
 	t0 = now_s();
 	while ((rc = mapsread(pid, 4096, &text, &len)) == -EAGAIN &&
-	    now_s() - t0 < 6)
+	    now_s() - t0 < 12)
 		usleep(100000);
 	free(text);
 	CHECK(rc == 1 && now_s() - t0 <= 1.0 + (double)first /
-	    MAPSREAD_RATE + 0.5, "read again once the rate repaid the debt");
+	    MAPSREAD_USER_RATE + 0.5, "read again once the rate repaid the "
+	    "debt");
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	CHECK(mapsread(pid, 4096, &text, &len) == -ESRCH && text == NULL,
@@ -228,6 +276,7 @@ int
 main(void)
 {
 	test_bucket();
+	test_users();
 	test_status();
 	test_live();
 	return (testing_done());
