@@ -143,7 +143,11 @@ mapsread_root(int pid, uint32_t *uid)
 	n = read(fd, buf, sizeof(buf));
 	rc = n < 0 ? -errno : mapsread_status_root(buf, (size_t)n, uid);
 	close(fd);
-	return (rc == -EINVAL ? 0 : rc);	/* unreadable: budgeted */
+	if (rc == -EINVAL) {	/* unreadable: budgeted, as no one's */
+		*uid = UINT32_MAX;
+		rc = 0;
+	}
+	return (rc);
 }
 
 int
