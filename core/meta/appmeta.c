@@ -1,7 +1,7 @@
 /*
  * Per-process application metadata (docs/specs/gprofiler-compat.md §6, last
  * paragraph): the host's base {exe, execfn, arch}, merged with a plugin's
- * keys, and the header's deduplicated "application_metadata" list.
+ * keys (the header's list of them: appmeta_set.c).
  *
  * The base is read once per image, not each cycle: the check that
  * AT_EXECFN's string is in anonymous memory reads the whole of
@@ -257,25 +257,4 @@ appmeta_for_pid(int32_t pid, struct json_object *extra)
 			json_object_object_add(o, k, json_object_get(v));
 	}
 	return (o);
-}
-
-/*
- * Index of md in the list (a json array whose entry 0 is null), appending
- * it when no equal entry exists.  Takes ownership of md.
- */
-uint32_t
-appmeta_index(struct json_object *list, struct json_object *md)
-{
-	size_t i, n = json_object_array_length(list);
-
-	if (md == NULL)
-		return (0);
-	for (i = 1; i < n; i++)
-		if (json_object_equal(json_object_array_get_idx(list, i),
-		    md)) {
-			json_object_put(md);
-			return (i);
-		}
-	json_object_array_add(list, md);
-	return (n);
 }

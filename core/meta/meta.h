@@ -42,14 +42,20 @@ void metadata_free(void);
 
 /* appmeta.c */
 /* {exe, execfn, arch} of a PID (NULL: gone; read once per image, the
- * cache's object: not to be changed), merged with plugin keys;
- * appmeta_index dedups into the header list (entry 0 null), taking md. */
+ * cache's object: not to be changed), merged with plugin keys. */
 struct json_object *appmeta_base(int32_t pid);
 /* At a cycle's end: the images not asked for in it forgotten. */
 void appmeta_sweep(void);
 struct json_object *appmeta_for_pid(int32_t pid, struct json_object *extra);
-uint32_t appmeta_index(struct json_object *list,
-		    struct json_object *md);
+
+/* appmeta_set.c: the header's list (a json array, entry 0 null, the
+ * caller's), deduplicated in constant time an entry.  appmeta_set_index
+ * takes md and gives its index in the list: an equal entry's, else the
+ * one it was appended at (0 for NULL, or out of memory). */
+struct appmeta_set;
+struct appmeta_set *appmeta_set_new(struct json_object *list);
+uint32_t appmeta_set_index(struct appmeta_set *, struct json_object *md);
+void appmeta_set_free(struct appmeta_set *);
 
 /* container.c (the rest in core/meta/container.h) */
 /* The container id in /proc/PID/cgroup text (last 64-hex run); 0/-ENOENT */

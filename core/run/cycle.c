@@ -183,6 +183,7 @@ struct enrich {
 	struct profile *prof;
 	struct json_object *containers;	/* array */
 	struct json_object *appmeta;	/* array, [0] = null */
+	struct appmeta_set *appset;	/* its entries, found by text */
 	int names, appids, appmd;
 };
 
@@ -220,10 +221,11 @@ enrich_pid(int32_t pid, void *arg)
 	enrich_container(e, pid);
 	if (!e->appids)
 		profile_set_appid(e->prof, pid, NULL);
-	if (e->appmd && pid > 0 && profile_pid_total(e->prof, pid) > 0) {
+	if (e->appset != NULL && pid > 0 &&
+	    profile_pid_total(e->prof, pid) > 0) {
 		md = appmeta_for_pid(pid, profile_pid_appmeta(e->prof, pid));
 		profile_set_appmeta_idx(e->prof, pid,
-		    appmeta_index(e->appmeta, md));
+		    appmeta_set_index(e->appset, md));
 	}
 	return (0);
 }
@@ -427,7 +429,10 @@ cycle_finish(struct run *r)
 		    "disable-application-identifiers");
 		e.appmd = !config_get_bool(r->cfg,
 		    "disable-application-metadata");
+		if (e.appmd)	/* NULL, out of memory: no entries */
+			e.appset = appmeta_set_new(e.appmeta);
 		profile_foreach_pid(e.prof, enrich_pid, &e);
+		appmeta_set_free(e.appset);
 		appmeta_sweep();
 		cycle_maps_deferred();
 		hdr = cycle_header(r, &e, &end);

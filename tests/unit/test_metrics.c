@@ -60,12 +60,29 @@ test_cycle(void)
 	event_base_free(base);
 }
 
+/* An entry as appmeta_for_pid builds it, of a program named i. */
+static struct json_object *
+name_md(int i)
+{
+	struct json_object *o = json_object_new_object();
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/u/prog-%d", i);
+	json_object_object_add(o, "exe", json_object_new_string(
+	    "/usr/bin/python3.11"));
+	json_object_object_add(o, "execfn", json_object_new_string(path));
+	json_object_object_add(o, "arch", json_object_new_string("x86_64"));
+	return (o);
+}
+
 static void
 test_appmeta(void)
 {
 	struct json_object *o, *v, *list, *extra;
+	struct appmeta_set *set;
 	char exe[PATH_MAX];
 	ssize_t n;
+	int i, ok;
 
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
@@ -86,14 +103,25 @@ test_appmeta(void)
 	extra = json_object_new_object();
 	json_object_object_add(extra, "python_version",
 	    json_object_new_string("3.11.2"));
-	CHECK_INTEQ(appmeta_index(list, appmeta_for_pid(getpid(), NULL)), 1,
+	set = appmeta_set_new(list);
+	CHECK_INTEQ(appmeta_set_index(set, appmeta_for_pid(getpid(), NULL)), 1,
 	    "first entry is 1");
-	CHECK_INTEQ(appmeta_index(list, appmeta_for_pid(getpid(), NULL)), 1,
+	CHECK_INTEQ(appmeta_set_index(set, appmeta_for_pid(getpid(), NULL)), 1,
 	    "equal object deduplicated");
-	CHECK_INTEQ(appmeta_index(list, appmeta_for_pid(getpid(), extra)), 2,
+	CHECK_INTEQ(appmeta_set_index(set, appmeta_for_pid(getpid(), extra)), 2,
 	    "plugin keys make another entry");
-	CHECK_INTEQ(appmeta_index(list, NULL), 0, "none: 0");
+	CHECK_INTEQ(appmeta_set_index(set, NULL), 0, "none: 0");
 	CHECK_INTEQ(json_object_array_length(list), 3, "null + 2 entries");
+	/* A user's program under 20,000 names: each its own entry, each
+	 * found again (the cost is bench/appmeta_cost's). */
+	for (i = 0, ok = 1; i < 20000; i++)
+		ok &= appmeta_set_index(set, name_md(i)) == 3 + i;
+	for (i = 0; i < 20000; i++)
+		ok &= appmeta_set_index(set, name_md(19999 - i)) == 20002 - i;
+	CHECK(ok && json_object_array_length(list) == 20003,
+	    "20,000 distinct entries appended once, found again");
+	appmeta_set_free(set);
+	appmeta_set_free(NULL);
 	json_object_put(extra);
 	json_object_put(list);
 }
