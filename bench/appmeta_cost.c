@@ -12,8 +12,6 @@
  */
 #include "config.h"
 
-#include <sys/resource.h>
-
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,16 +19,7 @@
 #include <json-c/json.h>
 
 #include "meta/meta.h"
-
-static double
-cpu_us(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ((double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec +
-	    (double)ru.ru_stime.tv_sec * 1e6 + (double)ru.ru_stime.tv_usec);
-}
+#include "cpu_us.h"
 
 static struct json_object *
 entry(int i)

@@ -10,8 +10,6 @@
  */
 #include "config.h"
 
-#include <sys/resource.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +18,7 @@
 #include <gprofiler/plugin.h>
 
 #include "base/safeopen.h"
-
-static double
-cpu_us(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ((double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec +
-	    (double)ru.ru_stime.tv_sec * 1e6 + (double)ru.ru_stime.tv_usec);
-}
+#include "cpu_us.h"
 
 static void
 one(const char *what, const char *path, int n)
