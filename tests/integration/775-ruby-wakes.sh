@@ -29,14 +29,15 @@ def hot_wake(secs) = spin(secs)
 t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 at = ->(t) { d = t0 + t - Process.clock_gettime(Process::CLOCK_MONOTONIC); sleep d if d > 0 }
 File.write(ARGV[0], "#{Process.pid}\n")
-at.(0.5); hot_warm(3.0)
+at.(0.5); hot_warm(4.0)
 at.(13.0); hot_wake(3.5)
 sleep 30
 RB
 
-# Cycles of 6 s: [0,6] the warm-up (the process is attached; 3 s of it,
-# as on a loaded CI host the attach once came after a 1 s one), [6,12]
-# asleep, [12,18] busy from 13 to 16.5.
+# Cycles of 6 s: [0,6] the warm-up (the process is attached; 4 s of it,
+# as on a loaded CI host the perf-events backend's first reads once came
+# after a 1 s one and once after a 3 s one), [6,12] asleep, [12,18] busy
+# from 13 to 16.5.
 run() {	# label, agent options...
 	label=$1
 	shift
