@@ -28,6 +28,24 @@ attack_perf_setup() {
 	mkdir -p "$TMP/u"
 }
 
+# attack_maps_wait PARENT N M: waits (60 s at most) until N children of
+# PARENT have M lines of maps or more (bench/maps_many.py's workload:
+# mmap is quick, the children are many); prints how many have.
+attack_maps_wait() {
+	_i=0
+	while [ $_i -lt 600 ]; do
+		_full=0
+		for _k in $(pgrep -P "$1"); do
+			[ "$(wc -l <"/proc/$_k/maps" 2>/dev/null || echo 0)" -ge "$3" ] &&
+			    _full=$((_full + 1))
+		done
+		[ $_full -ge "$2" ] && break
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo "$_full"
+}
+
 attack_start() {
 	_out=$1; _d=$2; shift 2
 	mkdir -p "$_out"

@@ -33,17 +33,7 @@ setpriv --reuid=65532 --regid=65532 --clear-groups /usr/bin/python3 \
 wl=$!
 cleanup_wl() { pkill -KILL -P "$wl" 2>/dev/null; kill -KILL "$wl" 2>/dev/null; }
 # every child with its mappings (mmap is quick; the children are many)
-i=0
-while [ $i -lt 600 ]; do
-	full=0
-	for k in $(pgrep -P "$wl"); do
-		[ "$(wc -l <"/proc/$k/maps" 2>/dev/null || echo 0)" -ge $M ] &&
-		    full=$((full + 1))
-	done
-	[ $full -ge $N ] && break
-	sleep 0.1
-	i=$((i + 1))
-done
+full=$(attack_maps_wait "$wl" $N $M)
 kids=$(pgrep -P "$wl" | tr '\n' ',' | sed 's/,$//')
 bytes=$(wc -c <"/proc/$(pgrep -P "$wl" | head -1)/maps" 2>/dev/null)
 [ "$full" -ge $N ]

@@ -35,17 +35,7 @@ victim=
 cleanup() {
 	pkill -KILL -P "$wl" 2>/dev/null; kill -KILL "$wl" $victim 2>/dev/null
 }
-i=0
-while [ $i -lt 600 ]; do
-	full=0
-	for k in $(pgrep -P "$wl"); do
-		[ "$(wc -l <"/proc/$k/maps" 2>/dev/null || echo 0)" -ge $M ] &&
-		    full=$((full + 1))
-	done
-	[ $full -ge $N ] && break
-	sleep 0.1
-	i=$((i + 1))
-done
+full=$(attack_maps_wait "$wl" $N $M)
 [ "$full" -ge $N ]
 ok $? "uid $HOG runs $N processes of $M mappings each"
 
