@@ -23,6 +23,7 @@
 #include "clockns.h"
 #include "langfile.h"
 #include "langguard.h"
+#include "sorted.h"
 
 /*
  * The pagemaps of the processes last looked at: a few descriptors, not
@@ -295,8 +296,8 @@ int
 langguard_lookup(const struct langguard_range *r, uint32_t n, uint64_t addr,
     uint64_t len, const struct langguard_range **bad)
 {
-	uint32_t lo = 0, hi = n, mid;
 	uint64_t end = addr + len;
+	size_t lo;
 
 	*bad = NULL;
 	if (len == 0)
@@ -304,13 +305,8 @@ langguard_lookup(const struct langguard_range *r, uint32_t n, uint64_t addr,
 	if (end < addr)
 		return (-ENOENT);
 	/* The last range starting at or below addr. */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (r[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = sorted_upper(r, n, sizeof(*r), offsetof(struct langguard_range,
+	    start), addr);
 	if (lo == 0)
 		return (-ENOENT);
 	for (lo--; lo < n && r[lo].start <= addr; lo++) {

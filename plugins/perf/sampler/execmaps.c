@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "execmaps.h"
+#include "sorted.h"
 
 #define EM_BUCKETS	1024
 
@@ -371,22 +372,16 @@ execmaps_find(const struct execmaps *m, int32_t pid, uint32_t gen,
     uint64_t addr, struct execmap *out)
 {
 	const struct em_img *im;
-	size_t lo, hi, mid;
+	size_t lo;
 
 	for (im = m->b[(uint32_t)pid % EM_BUCKETS]; im != NULL; im = im->next)
 		if (im->pid == pid && im->gen == gen)
 			break;
 	if (im == NULL)
 		return (-ENOENT);
-	lo = 0;
-	hi = im->n;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (im->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the first mapping ending above addr */
+	lo = sorted_upper(im->v, im->n, sizeof(*im->v),
+	    offsetof(struct execmap, end), addr);
 	if (lo == im->n || im->v[lo].start > addr)
 		return (-ENOENT);
 	*out = im->v[lo];

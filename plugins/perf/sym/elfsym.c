@@ -19,6 +19,7 @@
 #include "elfread.h"
 #include "elfsym.h"
 #include "elfsym_int.h"
+#include "sorted.h"
 
 #define NAME_MAX_LEN	4096
 
@@ -425,15 +426,10 @@ elfsym_name(const struct elfsym_table *t, size_t idx, char *buf, size_t len)
 long
 elfsym_find(const struct elfsym_table *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->nsyms, mid, i, k;
+	size_t lo, i, k;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (t->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = sorted_upper(t->syms, t->nsyms, sizeof(*t->syms),
+	    offsetof(struct elfsym_sym, addr), vaddr);
 	for (i = lo, k = 0; i > 0 && k < ELFSYM_LOOKBACK; i--, k++) {
 		if (vaddr - t->syms[i - 1].addr < t->syms[i - 1].size ||
 		    vaddr == t->syms[i - 1].addr)

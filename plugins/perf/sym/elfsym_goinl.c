@@ -12,6 +12,7 @@
 
 #include "elfsym_int.h"
 #include "gopclntab.h"
+#include "sorted.h"
 
 /* Append n uint32 to the chain array; the index of the first. */
 static int
@@ -67,15 +68,9 @@ struct elfsym_go_fnw {
 static int32_t
 elfsym_go_ix_at(const struct elfsym_go_fnw *w, uint64_t pc)
 {
-	size_t lo = 0, hi = w->n, mid;
+	size_t lo = sorted_upper(w->r, w->n, sizeof(*w->r),
+	    offsetof(struct elfsym_go_rng, lo), pc);
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (w->r[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || pc >= w->r[lo - 1].hi)
 		return (-1);
 	return (w->r[lo - 1].ix);
@@ -236,15 +231,9 @@ static const struct elfsym_goinl *
 elfsym_go_fn_at(const struct elfsym_table *t, uint64_t vaddr)
 {
 	struct elfsym_goinl *f;
-	size_t lo = 0, hi = t->go_ninl, mid;
+	size_t lo = sorted_upper(t->go_inl, t->go_ninl, sizeof(*t->go_inl),
+	    offsetof(struct elfsym_goinl, addr), vaddr);
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (t->go_inl[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || vaddr - t->go_inl[lo - 1].addr >= t->go_inl[lo - 1].size)
 		return (NULL);
 	/* The cache is built on demand: the table is const to readers,

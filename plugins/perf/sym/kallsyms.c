@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kallsyms.h"
+#include "sorted.h"
 
 struct ksym_tmp {
 	uint64_t addr;
@@ -175,15 +176,8 @@ kallsyms_free(struct kallsyms *k)
 const char *
 kallsyms_lookup(const struct kallsyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi = k->n, mid;
+	size_t lo = sorted_upper(k->addr, k->n, sizeof(*k->addr), 0, addr);
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (k->addr[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || addr - k->addr[lo - 1] >= KALLSYMS_MAX_FUNC)
 		return (NULL);
 	return (k->names + k->name[lo - 1]);

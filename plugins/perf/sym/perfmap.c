@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "perfmap.h"
+#include "sorted.h"
 
 #define PERFMAP_LOOKBACK	16
 
@@ -177,15 +178,10 @@ const char *
 perfmap_lookup(const struct perfmap *pm, uint64_t addr)
 {
 	const struct perfmap_entry *best = NULL, *e;
-	size_t lo = 0, hi = pm->sorted, mid, k;
+	size_t lo, k;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (pm->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = sorted_upper(pm->v, pm->sorted, sizeof(*pm->v),
+	    offsetof(struct perfmap_entry, start), addr);
 	for (k = 0; lo > 0 && k < PERFMAP_LOOKBACK; lo--, k++) {
 		e = &pm->v[lo - 1];
 		if (addr < e->end && (best == NULL || e->seq > best->seq))

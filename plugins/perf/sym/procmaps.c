@@ -9,6 +9,7 @@
 
 #include "procmaps.h"
 #include "procstat.h"
+#include "sorted.h"
 
 #define DELETED_TAG	" (deleted)"
 
@@ -220,16 +221,11 @@ procmaps_path(const struct procmaps *m, const struct procmaps_entry *e)
 long
 procmaps_find(const struct procmaps *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->n, mid;
+	size_t lo;
 	long i;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (m->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = sorted_upper(m->v, m->n, sizeof(*m->v),
+	    offsetof(struct procmaps_entry, start), addr);
 	if (lo > 0 && addr < m->v[lo - 1].end)
 		return ((long)lo - 1);
 	for (i = 0; i < (long)m->n; i++)
