@@ -73,11 +73,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    sizeof(err));
 	}
 	t.codes = py_code_cache_new();
-	t.frames = calloc(PY_MAX_FRAMES, sizeof(*t.frames));
-	t.ptrs = calloc(PY_MAX_FRAMES, sizeof(*t.ptrs));
+	t.scratch.frames = calloc(PY_MAX_FRAMES,
+	    sizeof(*t.scratch.frames));
+	t.scratch.ptrs = calloc(PY_MAX_FRAMES,
+	    sizeof(*t.scratch.ptrs));
 	if (data[1] & 2)
 		(void)py_mem_cache_init(&t.mem);
-	if (t.codes != NULL && t.frames != NULL && t.ptrs != NULL) {
+	if (t.codes != NULL && t.scratch.frames != NULL &&
+	    t.scratch.ptrs != NULL) {
 		if (data[1] & 4) {
 			/* frames as a BPF walk would hand them: pairs of
 			 * (code word, position) taken from the image */

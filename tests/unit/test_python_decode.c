@@ -272,8 +272,10 @@ image_target(struct py_target *t, struct image *im, int line_mode)
 	t->line_mode = line_mode;
 	py_offsets_for_version(3, 11, &t->off);
 	t->codes = py_code_cache_new();
-	t->frames = calloc(PY_MAX_FRAMES, sizeof(*t->frames));
-	t->ptrs = calloc(PY_MAX_FRAMES, sizeof(*t->ptrs));
+	t->scratch.frames = calloc(PY_MAX_FRAMES,
+	    sizeof(*t->scratch.frames));
+	t->scratch.ptrs = calloc(PY_MAX_FRAMES,
+	    sizeof(*t->scratch.ptrs));
 }
 
 static int

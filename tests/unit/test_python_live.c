@@ -342,8 +342,9 @@ test_nested(const struct py_interp *pi, const char *srcdir)
 	/* A cycle without a sample lets its caches go; the next sample
 	 * makes them again. */
 	py_target_idle(&t);
-	CHECK(t.codes == NULL && t.frames == NULL && t.ptrs == NULL &&
-	    t.text == NULL && t.mem.pages == NULL, "idle: the caches let go");
+	CHECK(t.codes == NULL && t.scratch.frames == NULL &&
+	    t.scratch.ptrs == NULL && t.scratch.text == NULL &&
+	    t.mem.pages == NULL, "idle: the caches let go");
 	sample_many(&t, &st, 150);
 	CHECK(stacks_find(&st, want), "and made again by the next sample");
 	stacks_free(&st);

@@ -266,10 +266,7 @@ langdrv_free(struct langdrv *d)
 	free(d->texts);
 	free(d->frames);
 	free(d->named);
-	d->agg = NULL;
-	d->texts = NULL;
-	d->frames = NULL;
-	d->named = NULL;
+	memset(d, 0, sizeof(*d));
 }
 
 void

@@ -68,27 +68,37 @@ py_sample_wanted(struct py_target *t, int32_t tid)
 }
 
 static int
-py_sample_reserve(struct py_target *t, size_t need)
+py_sample_reserve(struct py_scratch *s, size_t need)
 {
-	size_t cap = t->textcap ? t->textcap : 16384;
+	size_t cap = s->textcap ? s->textcap : 16384;
 	char *nt;
 
-	if (need <= t->textcap)
+	if (need <= s->textcap)
 		return (0);
 	while (cap < need)
 		cap *= 2;
-	if ((nt = realloc(t->text, cap)) == NULL)
+	if ((nt = realloc(s->text, cap)) == NULL)
 		return (-ENOMEM);
-	t->text = nt;
-	t->textcap = cap;
+	s->text = nt;
+	s->textcap = cap;
 	return (0);
 }
 
-/* Format frames[0..n) (leaf first) into t->ptrs, root first: each frame's
- * text comes made from its code object (py_code_text). */
+void
+py_scratch_free(struct py_scratch *s)
+{
+	free(s->frames);
+	free(s->text);
+	free(s->ptrs);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Format frames[0..n) (leaf first) into the scratch's ptrs, root first:
+ * each frame's text comes made from its code object (py_code_text). */
 static int
 py_sample_format(struct py_target *t, uint32_t n, uint32_t *out)
 {
+	struct py_scratch *s = &t->scratch;
 	struct py_code *c;
 	const char *text;
 	size_t used = 0, need;
@@ -98,25 +108,25 @@ py_sample_format(struct py_target *t, uint32_t n, uint32_t *out)
 
 	for (i = n; i-- > 0;) {
 		rc = py_code_get(t->codes, &t->mem, &t->off, t->code_type,
-		    t->frames[i].code, &c);
+		    s->frames[i].code, &c);
 		if (rc == -EINVAL && t->off.minor >= 13)
 			continue;	/* 3.13 non-code executable */
 		if (rc != 0)
 			return (rc);
 		text = py_code_text(t->codes, &t->off, c,
-		    t->line_mode == PY_LINE_CURRENT ? t->frames[i].pos :
+		    t->line_mode == PY_LINE_CURRENT ? s->frames[i].pos :
 		    PY_TEXT_FIRST);
 		if (text == NULL)
 			return (-ENOMEM);
 		need = strlen(text) + 1;
-		if (py_sample_reserve(t, used + need) != 0)
+		if (py_sample_reserve(s, used + need) != 0)
 			return (-ENOMEM);
-		memcpy(t->text + used, text, need);
+		memcpy(s->text + used, text, need);
 		offs[k++] = used;
 		used += need;
 	}
 	for (i = 0; i < k; i++)
-		t->ptrs[i] = t->text + offs[i];
+		s->ptrs[i] = s->text + offs[i];
 	*out = k;
 	return (0);
 }
@@ -182,14 +192,14 @@ py_sample_emit(struct py_target *t, int32_t tid, const struct py_tstate *ts,
 
 	if (ts->top == 0)
 		return (0);
-	if ((rc = py_walk_frames(&t->mem, &t->off, ts, t->frames,
+	if ((rc = py_walk_frames(&t->mem, &t->off, ts, t->scratch.frames,
 	    PY_MAX_FRAMES, &n)) != 0)
 		return (rc);
 	if (n == 0 || (rc = py_sample_format(t, n, &k)) != 0)
 		return (rc);
 	if (k == 0)
 		return (0);
-	emit(arg, t, tid, t->ptrs, k);
+	emit(arg, t, tid, t->scratch.ptrs, k);
 	return (1);
 }
 
@@ -333,15 +343,17 @@ py_target_sample_walked(struct py_target *t, int32_t tid,
 	py_mem_cache_begin(&t->mem);
 	/* py_sample_format wants them leaf first */
 	for (i = 0; i < n; i++) {
-		t->frames[n - 1 - i].code = walk[2 * i];
-		t->frames[n - 1 - i].pos = t->off.pos_kind == PY_POS_PTR ?
+		struct py_frame *f = &t->scratch.frames[n - 1 - i];
+
+		f->code = walk[2 * i];
+		f->pos = t->off.pos_kind == PY_POS_PTR ?
 		    (int64_t)walk[2 * i + 1] : (int32_t)walk[2 * i + 1];
 	}
 	t->walked++;
 	if (n == 0 || (rc = py_sample_format(t, n, &k)) != 0)
 		return (rc);
 	if (k > 0)
-		emit(arg, t, tid, t->ptrs, k);
+		emit(arg, t, tid, t->scratch.ptrs, k);
 	return (0);
 }
 

@@ -301,13 +301,15 @@ py_target_attach_maps(pid_t pid, struct py_target *t, const char *maps,
 int
 py_target_caches(struct py_target *t)
 {
+	struct py_scratch *s = &t->scratch;
+
 	if (t->codes == NULL && (t->codes = py_code_cache_new()) == NULL)
 		return (-ENOMEM);
-	if (t->frames == NULL &&
-	    (t->frames = calloc(PY_MAX_FRAMES, sizeof(*t->frames))) == NULL)
+	if (s->frames == NULL &&
+	    (s->frames = calloc(PY_MAX_FRAMES, sizeof(*s->frames))) == NULL)
 		return (-ENOMEM);
-	if (t->ptrs == NULL &&
-	    (t->ptrs = calloc(PY_MAX_FRAMES, sizeof(*t->ptrs))) == NULL)
+	if (s->ptrs == NULL &&
+	    (s->ptrs = calloc(PY_MAX_FRAMES, sizeof(*s->ptrs))) == NULL)
 		return (-ENOMEM);
 	/* once: py_mem_cache_init starts the generations over */
 	return (t->mem.pages == NULL ? py_mem_cache_init(&t->mem) : 0);
@@ -317,15 +319,9 @@ void
 py_target_idle(struct py_target *t)
 {
 	py_code_cache_free(t->codes);
-	py_mem_cache_free(&t->mem);
-	free(t->frames);
-	free(t->text);
-	free(t->ptrs);
 	t->codes = NULL;
-	t->frames = NULL;
-	t->text = NULL;
-	t->ptrs = NULL;
-	t->textcap = 0;
+	py_mem_cache_free(&t->mem);
+	py_scratch_free(&t->scratch);
 }
 
 void

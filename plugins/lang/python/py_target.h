@@ -35,6 +35,15 @@ struct py_ts_slot {
 
 #define PY_TS_SLOTS	16
 
+/* A sample's scratch (py_sample.c): the frames read, leaf first, then
+ * their texts and pointers to them, root first. */
+struct py_scratch {
+	struct py_frame *frames;
+	char *text;
+	size_t textcap;
+	const char **ptrs;
+};
+
 struct py_target {
 	pid_t pid;
 	uint64_t starttime;
@@ -56,11 +65,7 @@ struct py_target {
 	uint64_t ts_interp;		/* the interpreter of ts_slots */
 	uint32_t ts_next;		/* the slot replaced next */
 	uint64_t ts_hits, ts_walks;	/* samples served each way */
-	/* Sample scratch: frame texts and pointers, root first. */
-	struct py_frame *frames;
-	char *text;
-	size_t textcap;
-	const char **ptrs;
+	struct py_scratch scratch;
 	int line_mode;
 	int tid_fallback;	/* TIDs not established: all threads */
 	/* The thread state py_target_sample_tid last read, for the system
@@ -83,6 +88,7 @@ int py_target_caches(struct py_target *);
 /* Those let go (a process not sampled for a cycle): made again at its
  * next sample. */
 void py_target_idle(struct py_target *);
+void py_scratch_free(struct py_scratch *);
 void py_target_release(struct py_target *);
 int py_target_sample(struct py_target *, py_emit_fn, void *, uint32_t *);
 int py_target_sample_tid(struct py_target *, int32_t, py_emit_fn, void *);
