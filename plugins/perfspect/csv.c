@@ -283,11 +283,11 @@ raw_same_header(const struct ps_raw *raw, const struct field *f, int n)
 }
 
 static int
-raw_grow(struct ps_raw *raw, size_t *cap)
+raw_grow(struct ps_raw *raw)
 {
 	struct ps_raw_row *r;
 	double *v;
-	size_t ncap = *cap ? *cap * 2 : 64;
+	size_t ncap = raw->cap ? raw->cap * 2 : 64;
 
 	if (ncap > PS_CSV_MAX_ROWS)
 		ncap = PS_CSV_MAX_ROWS;
@@ -298,7 +298,7 @@ raw_grow(struct ps_raw *raw, size_t *cap)
 	    NULL)
 		return (-ENOMEM);
 	raw->vals = v;
-	*cap = ncap;
+	raw->cap = ncap;
 	return (0);
 }
 
@@ -349,18 +349,11 @@ raw_row(struct ps_raw *raw, const struct field *f, int n, size_t lineno,
 	return (0);
 }
 
-/* A row array's size while a file is parsed into it. */
-struct raw_walk {
-	struct ps_raw *raw;
-	size_t cap;
-};
-
 static int
 raw_record(void *arg, struct field *f, int n, size_t lineno, char *err,
     size_t errlen)
 {
-	struct raw_walk *w = arg;
-	struct ps_raw *raw = w->raw;
+	struct ps_raw *raw = arg;
 	int rc;
 
 	if (raw->names == NULL)
@@ -369,7 +362,7 @@ raw_record(void *arg, struct field *f, int n, size_t lineno, char *err,
 		return (0);
 	if (raw->nrows == PS_CSV_MAX_ROWS)
 		return (csv_err(err, errlen, lineno, "too many rows"));
-	if (raw->nrows == w->cap && (rc = raw_grow(raw, &w->cap)) != 0)
+	if (raw->nrows == raw->cap && (rc = raw_grow(raw)) != 0)
 		return (rc);
 	return (raw_row(raw, f, n, lineno, err, errlen));
 }
@@ -378,14 +371,13 @@ int
 ps_raw_parse(const char *buf, size_t len, struct ps_raw *raw, char *err,
     size_t errlen)
 {
-	struct raw_walk w = { raw, 0 };
 	size_t lineno = 0;
 	int rc;
 
 	memset(raw, 0, sizeof(*raw));
 	/* The file is appended to while PerfSpect runs: a last line without
 	 * its newline is still being written. */
-	rc = csv_each(buf, len, &raw->partial, raw_record, &w, &lineno, err,
+	rc = csv_each(buf, len, &raw->partial, raw_record, raw, &lineno, err,
 	    errlen);
 	if (rc == 0 && raw->names == NULL)
 		rc = csv_err(err, errlen, lineno, "no header");
@@ -531,29 +523,24 @@ summary_row(struct ps_summary *sum, struct field *f, int n, size_t lineno,
 	return (0);
 }
 
-/* A row array's size while a file is parsed into it. */
-struct summary_walk {
-	struct ps_summary *sum;
-	size_t cap;
-};
-
 static int
 summary_record(void *arg, struct field *f, int n, size_t lineno, char *err,
     size_t errlen)
 {
-	struct summary_walk *w = arg;
-	struct ps_summary *sum = w->sum;
+	struct ps_summary *sum = arg;
 	struct ps_summary_row *nr;
+	size_t ncap;
 
 	if (sum->cols == NULL)
 		return (summary_header(sum, f, n, lineno, err, errlen));
 	if (sum->nrows == PS_CSV_MAX_ROWS)
 		return (csv_err(err, errlen, lineno, "too many rows"));
-	if (sum->nrows == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 64;
-		if ((nr = realloc(sum->rows, w->cap * sizeof(*nr))) == NULL)
+	if (sum->nrows == sum->cap) {
+		ncap = sum->cap ? sum->cap * 2 : 64;
+		if ((nr = realloc(sum->rows, ncap * sizeof(*nr))) == NULL)
 			return (-ENOMEM);
 		sum->rows = nr;
+		sum->cap = ncap;
 	}
 	return (summary_row(sum, f, n, lineno, err, errlen));
 }
@@ -562,12 +549,11 @@ int
 ps_summary_parse(const char *buf, size_t len, struct ps_summary *sum,
     char *err, size_t errlen)
 {
-	struct summary_walk w = { sum, 0 };
 	size_t lineno = 0;
 	int rc;
 
 	memset(sum, 0, sizeof(*sum));
-	rc = csv_each(buf, len, NULL, summary_record, &w, &lineno, err,
+	rc = csv_each(buf, len, NULL, summary_record, sum, &lineno, err,
 	    errlen);
 	if (rc == 0 && sum->cols == NULL)
 		rc = csv_err(err, errlen, lineno, "no header");

@@ -34,7 +34,7 @@ struct ps_raw {
 	char **names;	/* metric display names */
 	size_t nmetrics;
 	struct ps_raw_row *rows;
-	size_t nrows;
+	size_t nrows, cap;	/* rows read, and room for */
 	double *vals;	/* nrows * nmetrics; NaN = empty */
 	int partial;	/* an unterminated last line was dropped */
 };
@@ -56,7 +56,7 @@ struct ps_summary {
 	char **cols;	/* value column names */
 	size_t ncols;
 	struct ps_summary_row *rows;
-	size_t nrows;
+	size_t nrows, cap;	/* rows read, and room for */
 };
 
 struct ps_stats {
