@@ -168,6 +168,21 @@ stat_inc(__u32 idx)
 		*v += 1;
 }
 
+/* A stack's frames from bpf_get_stack's answer (its bytes, or -errno),
+ * at most SAMPLE_MAX_DEPTH; a stack that could not be read is flagged
+ * on the sample and counted. */
+static __always_inline long
+stack_depth(struct sample_buf *s, long n, __u32 flag, __u32 stat)
+{
+	if (n < 0) {
+		s->hdr.flags |= flag;
+		stat_inc(stat);
+		return 0;
+	}
+	n /= 8;
+	return n > SAMPLE_MAX_DEPTH ? SAMPLE_MAX_DEPTH : n;
+}
+
 /* Saved registers in DWARF order (sampler.h). */
 static __always_inline void
 regs_to_dwarf(struct sample_buf *s, const struct kregs *r)
@@ -407,31 +422,17 @@ sample_take(void *ctx, __u64 period, int compat, int ctx_regs, int loop)
 	s->hdr.gen = genp != NULL ? *genp : 0;
 	bpf_get_current_comm(s->hdr.comm, sizeof(s->hdr.comm));
 
-	kn = bpf_get_stack(ctx, s->ips, SAMPLE_MAX_DEPTH * 8, 0);
-	if (kn < 0) {
-		kn = 0;
-		s->hdr.flags |= SAMPLE_F_KERN_ERR;
-		stat_inc(STAT_KSTACK_ERR);
-	}
-	kn /= 8;
-	if (kn > SAMPLE_MAX_DEPTH)
-		kn = SAMPLE_MAX_DEPTH;
+	kn = stack_depth(s, bpf_get_stack(ctx, s->ips, SAMPLE_MAX_DEPTH * 8,
+	    0), SAMPLE_F_KERN_ERR, STAT_KSTACK_ERR);
 	/* kernel threads have no user stack: not an error */
 	is_user = tgid != 0 && (compat || task_is_user());
 	dwarf = want_dwarf && is_user && (compat ? ctx_regs &&
 	    copy_ctx_regs(s, ctx) == 0 : copy_user_regs(s) == 0);
 	if ((want_fp || (compat && want_dwarf && !dwarf)) && is_user) {
 		s->hdr.flags |= SAMPLE_F_FP;
-		un = bpf_get_stack(ctx, &s->ips[kn & 0xff],
-		    SAMPLE_MAX_DEPTH * 8, BPF_F_USER_STACK);
-		if (un < 0) {
-			un = 0;
-			s->hdr.flags |= SAMPLE_F_USER_ERR;
-			stat_inc(STAT_USTACK_ERR);
-		}
-		un /= 8;
-		if (un > SAMPLE_MAX_DEPTH)
-			un = SAMPLE_MAX_DEPTH;
+		un = stack_depth(s, bpf_get_stack(ctx, &s->ips[kn & 0xff],
+		    SAMPLE_MAX_DEPTH * 8, BPF_F_USER_STACK), SAMPLE_F_USER_ERR,
+		    STAT_USTACK_ERR);
 	}
 	s->hdr.nkern = kn;
 	s->hdr.nuser = un;
