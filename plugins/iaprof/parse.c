@@ -219,7 +219,11 @@ kernel_cpu_stack(struct iaprof_parser *p, const struct strtab_entry *e)
 	return (0);
 }
 
-static void
+/*
+ * Each record type's reader: 0, or -1 for a malformed line, which
+ * parse_line reports (one place says what a malformed line costs).
+ */
+static int
 parse_kernel(struct iaprof_parser *p, const char *s, size_t n)
 {
 	struct field f[FIELDS_MAX];
@@ -236,21 +240,18 @@ parse_kernel(struct iaprof_parser *p, const char *s, size_t n)
 	    parse_ref(p, &f[2], &comm) != 0 ||
 	    parse_ref(p, &f[4], &stack) != 0 ||
 	    parse_ref(p, &f[5], &file) != 0 ||
-	    parse_ref(p, &f[6], &sym) != 0) {
-		parse_malformed(p, s, n);
-		return;
-	}
+	    parse_ref(p, &f[6], &sym) != 0)
+		return (-1);
 	p->kframeslen = 0;
 	if (kernel_named(p, comm, "") != 0 ||
 	    kernel_cpu_stack(p, stack) != 0 ||
 	    kernel_frame(p, "-", 1, "") != 0 ||
 	    kernel_named(p, file, "_[G]") != 0 ||
-	    kernel_named(p, sym, "_[G]") != 0) {
-		parse_malformed(p, s, n);
-		return;
-	}
+	    kernel_named(p, sym, "_[G]") != 0)
+		return (-1);
 	p->kpid = (int32_t)v;
 	p->have_kernel = 1;
+	return (0);
 }
 
 /* Add one `eustall` line's counts to the current kernel. */
@@ -276,7 +277,7 @@ eustall_add(struct iaprof_parser *p, const uint64_t *cnt, const char *insn,
 		p->dropped += cnt[i];
 }
 
-static void
+static int
 parse_eustall(struct iaprof_parser *p, const char *s, size_t n)
 {
 	struct field f[FIELDS_MAX];
@@ -288,21 +289,19 @@ parse_eustall(struct iaprof_parser *p, const char *s, size_t n)
 	if (!p->have_kernel || parse_split(s, n, f, 14) != 13 ||
 	    iaprof_parse_int(f[1].s, f[1].n, 1, &neg, &v) != 0 ||
 	    parse_ref(p, &f[2], &insn) != 0)
-		goto malformed;
+		return (-1);
 	for (i = 0; i < NSTALLS; i++)
 		if (iaprof_parse_int(f[3 + i].s, f[3 + i].n, 0, &neg,
 		    &cnt[i]) != 0 || (neg && cnt[i] != 0))
-			goto malformed;
+			return (-1);
 	if (insn == NULL)
 		eustall_add(p, cnt, "[unknown]", 9, &f[1]);
 	else
 		eustall_add(p, cnt, insn->clean, insn->cleanlen, &f[1]);
-	return;
-malformed:
-	parse_malformed(p, s, n);
+	return (0);
 }
 
-static void
+static int
 parse_interval(struct iaprof_parser *p, const char *s, size_t n)
 {
 	struct field f[FIELDS_MAX];
@@ -314,16 +313,15 @@ parse_interval(struct iaprof_parser *p, const char *s, size_t n)
 	p->kprefix = STACKS_NONE;
 	if (parse_split(s, n, f, 4) != 3 ||
 	    iaprof_parse_int(f[1].s, f[1].n, 0, &neg, &v) != 0 ||
-	    iaprof_parse_float(f[2].s, f[2].n) != 0) {
-		parse_malformed(p, s, n);
-		return;
-	}
+	    iaprof_parse_float(f[2].s, f[2].n) != 0)
+		return (-1);
 	p->ticks++;
 	if (p->on_tick != NULL)
 		p->on_tick(p->arg, v);
+	return (0);
 }
 
-static void
+static int
 parse_string(struct iaprof_parser *p, const char *s, size_t n)
 {
 	struct field f[FIELDS_MAX];
@@ -335,31 +333,40 @@ parse_string(struct iaprof_parser *p, const char *s, size_t n)
 	if (parse_split(s, n, f, 3) != 3 ||
 	    iaprof_parse_int(f[1].s, f[1].n, 0, &neg, &id) != 0 ||
 	    neg || id == 0)
-		goto malformed;
+		return (-1);
 	text = f[2].s;
 	len = f[2].n;
 	if (!iaprof_utf8_valid(text, len)) {
 		if (buf_reserve(&p->scratch, &p->scratchcap, 3 * len + 1) != 0)
-			goto malformed;
+			return (-1);
 		len = iaprof_utf8_sanitize(p->scratch, text, len);
 		text = p->scratch;
 	}
-	if (strtab_set(p->strs, id, text, len) != 0)
-		goto malformed;
-	return;
-malformed:
-	parse_malformed(p, s, n);
+	return (strtab_set(p->strs, id, text, len) != 0 ? -1 : 0);
 }
 
-static void
+static int
 parse_metric(struct iaprof_parser *p, const char *s, size_t n)
 {
 	struct field f[FIELDS_MAX];
 
-	if (parse_split(s, n, f, 4) != 3 ||
-	    iaprof_parse_float(f[2].s, f[2].n) != 0)
-		parse_malformed(p, s, n);
+	(void)p;
+	return (parse_split(s, n, f, 4) != 3 ||
+	    iaprof_parse_float(f[2].s, f[2].n) != 0 ? -1 : 0);
 }
+
+/* The record types, by the text before a line's first TAB. */
+static const struct parse_record {
+	const char *type;
+	size_t len;
+	int (*parse)(struct iaprof_parser *, const char *, size_t);
+} parse_records[] = {
+	{ "eustall", 7, parse_eustall },
+	{ "string", 6, parse_string },
+	{ "kernel", 6, parse_kernel },
+	{ "interval", 8, parse_interval },
+	{ "metric", 6, parse_metric },
+};
 
 /* Whether the record type (the text before the first TAB) is word. */
 static int
@@ -369,24 +376,24 @@ parse_type_is(const char *s, size_t n, const char *word, size_t wl)
 	    memcmp(s, word, wl) == 0);
 }
 
-/* One line without its LF. */
+/* One line without its LF: an unknown type is malformed too. */
 static void
 parse_line(struct iaprof_parser *p, const char *s, size_t n)
 {
+	size_t i;
+
 	if (n == 0)
 		return;
-	if (parse_type_is(s, n, "eustall", 7))
-		parse_eustall(p, s, n);
-	else if (parse_type_is(s, n, "string", 6))
-		parse_string(p, s, n);
-	else if (parse_type_is(s, n, "kernel", 6))
-		parse_kernel(p, s, n);
-	else if (parse_type_is(s, n, "interval", 8))
-		parse_interval(p, s, n);
-	else if (parse_type_is(s, n, "metric", 6))
-		parse_metric(p, s, n);
-	else
-		parse_malformed(p, s, n);
+	for (i = 0; i < sizeof(parse_records) / sizeof(parse_records[0]);
+	    i++) {
+		if (parse_type_is(s, n, parse_records[i].type,
+		    parse_records[i].len)) {
+			if (parse_records[i].parse(p, s, n) != 0)
+				parse_malformed(p, s, n);
+			return;
+		}
+	}
+	parse_malformed(p, s, n);
 }
 
 /* A line longer than max_line: malformed, but its type still counts. */
