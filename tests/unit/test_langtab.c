@@ -47,24 +47,7 @@ add(struct langtab *tab, pid_t pid, uint64_t start, uint64_t exe, int state)
 	return (&e->lp);
 }
 
-static int walked, examined;
-
-static int
-stat_fake(pid_t pid, uint64_t *start, uint64_t *exe)
-{
-	if (pid == 3)
-		return (-ESRCH);
-	*start = 10;
-	*exe = pid == 2 ? 99 : 1;	/* 2 exec'd */
-	return (0);
-}
-
-static void
-examine_cb(void *arg, struct langtab_proc *lp, double age)
-{
-	examined++;
-	lp->state = LANGTAB_ACTIVE;
-}
+static int walked;
 
 static void
 walk_cb(void *arg, pid_t pid, double uptime)
@@ -184,7 +167,7 @@ main(void)
 	CHECK_INTEQ(langtab_attach_state(-EIO, 0.5), LANGTAB_NEW,
 	    "error while young: try again");
 
-	/* new entries and the refresh of the young ones */
+	/* new entries */
 	freed = 0;
 	CHECK(langtab_init(&tab, release, &freed) == 0, "init again");
 	a = langtab_new(&tab, sizeof(struct entry), 1, 10, 1);
@@ -195,19 +178,6 @@ main(void)
 	    "langtab_new: identity set, seen, state 0 (new)");
 	CHECK(langtab_new(&tab, 4, 4, 1, 1) == NULL, "an entry smaller than "
 	    "its langtab_proc is refused");
-	langtab_refresh(&tab, 1, stat_fake, examine_cb, NULL);
-	CHECK(examined == 1 && a->state == LANGTAB_ACTIVE &&
-	    b->state == LANGTAB_GONE && lp->state == LANGTAB_GONE,
-	    "refresh of the young: the one still itself examined, the "
-	    "exec'd and the exited gone");
-	langtab_prune(&tab);
-	CHECK(tab.n == 1 && freed == 2, "and pruned");
-	a->seen = 0;
-	langtab_refresh(&tab, 1, stat_fake, examine_cb, NULL);
-	CHECK(examined == 1 && !a->seen, "young_only: a settled entry is "
-	    "not looked at");
-	langtab_refresh(&tab, 0, stat_fake, examine_cb, NULL);
-	CHECK(examined == 1 && a->seen, "all: seen again, not re-examined");
 	langtab_free(&tab);
 
 	/* an ignored process looked at again when its mappings change,

@@ -1,9 +1,9 @@
 /*
- * The runtime plugins' driver (langdrv.h).  Processes are found from the
- * system profiler's samples when it reports them (ABI 1.4: an idle
- * process is never examined), else by a walk of /proc each rescan_ms; a
+ * The runtime plugins' driver (langdrv.h).  Processes are found by
+ * langfind.c (the system profiler's reports, else a walk of /proc); a
  * profiler that starts after the plugin is found at the first loop turn,
- * once every plugin has started, so that no walk is needed.
+ * once every plugin has started, so that no walk is needed; the sample
+ * timer runs while a process needs it.
  */
 #include "config.h"
 
@@ -20,22 +20,16 @@
 
 static void langdrv_sample_cb(void *);
 static void langdrv_retry_cb(void *);
-static void langdrv_scan_cb(void *);
-static void langdrv_discover_sync(struct langdrv *);
 
 /* The plugin examines; an attached process may then be walked in the
  * samples (langdrv_walk.c), one that is no longer, no more. */
 static void
-langdrv_examine(struct langdrv *d, struct langtab_proc *lp, double age)
+langdrv_examine(void *arg, struct langtab_proc *lp, double age)
 {
+	struct langdrv *d = arg;
+
 	d->ops->examine(d->arg, lp, age);
 	langdrv_walk_sync(d, (struct langdrv_proc *)lp);
-}
-
-static void
-langdrv_reexamine(void *arg, struct langtab_proc *lp, double age)
-{
-	langdrv_examine(arg, lp, age);
 }
 
 /* A process forgotten: walked no more, then the plugin's entry freed. */
@@ -46,56 +40,6 @@ langdrv_release(void *arg, struct langtab_proc *lp)
 
 	langdrv_walk_off(d, (struct langdrv_proc *)lp);
 	d->ops->release(d->arg, lp);
-}
-
-/* Consider one process: new, re-exec'd (new identity) or known. */
-static void
-langdrv_scan_pid(void *arg, pid_t pid, double uptime)
-{
-	struct langdrv *d = arg;
-	struct langtab_proc *lp = langtab_find(&d->tab, pid);
-	uint64_t start, exe_id, vsize;
-	double age;
-
-	if (langproc_stat_vsize(pid, &start, &exe_id, &vsize) != 0)
-		return;
-	age = langtab_age(start, uptime);
-	if (langtab_same(&d->tab, &lp, start, exe_id)) {
-		if (langtab_due(lp, vsize, uptime, d->api, d->ctx))
-			langdrv_examine(d, lp, age);
-		return;
-	}
-	/* --min-duration: too young now, considered again next scan. */
-	if (!d->api->pid_wanted(d->ctx, (int32_t)pid) ||
-	    (d->min_duration > 0 && (age < 0 || age < d->min_duration)))
-		return;
-	if ((lp = langtab_new(&d->tab, d->ops->proc_size, pid, start,
-	    exe_id)) != NULL) {
-		langtab_looked(lp, vsize, uptime);
-		langdrv_examine(d, lp, age);
-	}
-}
-
-/* The known processes checked (langtab_refresh). */
-static void
-langdrv_refresh(struct langdrv *d, int young_only)
-{
-	langtab_refresh(&d->tab, young_only, langproc_stat, langdrv_reexamine,
-	    d);
-}
-
-void
-langdrv_scan(struct langdrv *d)
-{
-	if (d->discover && !d->walk_once)
-		langdrv_refresh(d, 0);
-	else {
-		d->walk_once = 0;
-		langtab_unsee(&d->tab);
-		(void)langtab_walk_proc(langdrv_scan_pid, d);
-	}
-	/* Forget vanished processes, unless their stacks await a snapshot. */
-	langtab_prune(&d->tab);
 }
 
 /*
@@ -109,7 +53,7 @@ static int
 langdrv_timed(const struct langdrv *d, const struct langdrv_proc *dp)
 {
 	return (dp->lp.state == LANGTAB_ACTIVE && !dp->walking &&
-	    (dp->ran || !d->discover));
+	    (dp->ran || !d->find.discover));
 }
 
 void
@@ -124,8 +68,8 @@ langdrv_timer_sync(struct langdrv *d)
 	if (!any && d->sample_timer != NULL) {
 		d->api->timer_del(d->sample_timer);
 		d->sample_timer = NULL;
-	} else if (any && d->sample_timer == NULL && (d->scan_timer != NULL ||
-	    d->discover))
+	} else if (any && d->sample_timer == NULL &&
+	    (d->find.scan_timer != NULL || d->find.discover))
 		d->sample_timer = d->api->timer_add(d->ctx, 1000 / d->freq, 1,
 		    langdrv_sample_cb, d);
 	langtab_retry_sync(&d->tab, d->api, d->ctx, langdrv_retry_cb, d);
@@ -147,60 +91,30 @@ langdrv_sample_cb(void *arg)
 static void
 langdrv_retry_cb(void *arg)
 {
-	langdrv_refresh(arg, 1);
-	langdrv_timer_sync(arg);
+	struct langdrv *d = arg;
+
+	langfind_refresh(&d->find, 1);
+	langdrv_timer_sync(d);
 }
 
 /*
  * The system profiler sampled pid (its first sample of the cycle, or of a
- * new image): examine it if new or re-exec'd; a known one costs a lookup.
+ * new image): examined if new or re-exec'd; a known one costs a lookup.
  */
 static void
 langdrv_process_cb(void *arg, int32_t pid)
 {
 	struct langdrv *d = arg;
 	struct langtab_proc *lp = langtab_find(&d->tab, (pid_t)pid);
-	struct langdrv_proc *dp;
-	uint32_t n = d->tab.n;
-	int was = lp != NULL ? lp->state : -1;
-	int ran = lp != NULL && ((struct langdrv_proc *)lp)->ran;
+	int asleep = lp != NULL && !((struct langdrv_proc *)lp)->ran;
+	int changed = langfind_report(&d->find, pid, &lp);
 
-	if (!d->discover)	/* a source that started after us */
-		langdrv_discover_sync(d);
-	if (lp == NULL && d->tab.n >= LANGTAB_MAX)
-		langdrv_scan(d);	/* make room: the dead go */
-	langdrv_scan_pid(d, (pid_t)pid, langtab_uptime());
-	if ((dp = (struct langdrv_proc *)langtab_find(&d->tab,
-	    (pid_t)pid)) != NULL)
-		dp->ran = 2;
+	if (lp != NULL)
+		((struct langdrv_proc *)lp)->ran = 2;
 	/* new, replaced, looked at again and attached, or running again
 	 * after a cycle asleep: sampled now */
-	if (d->tab.n != n || (struct langtab_proc *)dp != lp || (lp != NULL &&
-	    (lp->state != was || !ran)))
+	if (changed || asleep)
 		langdrv_timer_sync(d);
-}
-
-/* Whether a system profiler reports processes now (it may start after
- * us): then no scan timer wakes the loop each second. */
-static void
-langdrv_discover_sync(struct langdrv *d)
-{
-	int was;
-
-	if (!GP_API_HAS(d->api, process_subscribe))
-		return;
-	was = d->discover;
-	d->discover = d->api->process_subscribe(d->ctx, langdrv_process_cb,
-	    d) == 0;
-	/* Processes the source reported before we listened: one walk. */
-	if (d->discover && !was && d->scan_timer != NULL)
-		d->walk_once = 1;
-	if (d->discover) {
-		d->api->timer_del(d->scan_timer);
-		d->scan_timer = NULL;
-	} else if (d->scan_timer == NULL)
-		d->scan_timer = d->api->timer_add(d->ctx, d->ops->rescan_ms, 1,
-		    langdrv_scan_cb, d);
 }
 
 /*
@@ -215,19 +129,18 @@ langdrv_first_cb(void *arg)
 
 	d->api->timer_del(d->first_timer);
 	d->first_timer = NULL;
-	langdrv_discover_sync(d);
-	d->walk_once = 0;
+	langfind_discover_sync(&d->find);
+	d->find.walk_once = 0;
 	langdrv_walk_cycle(d);	/* a system profiler that walks started */
 	langdrv_timer_sync(d);
 	if (d->ops->started != NULL)
 		d->ops->started(d->arg);
 }
 
+/* The scan timer walked /proc. */
 static void
-langdrv_scan_cb(void *arg)
+langdrv_scanned(void *arg)
 {
-	langdrv_discover_sync(arg);
-	langdrv_scan(arg);
 	langdrv_timer_sync(arg);
 }
 
@@ -242,6 +155,12 @@ langdrv_init(struct langdrv *d, struct gp_plugin_ctx *ctx,
 	d->arg = arg;
 	if (langtab_init(&d->tab, langdrv_release, d) != 0)
 		return (-ENOMEM);
+	d->find_ops.proc_size = ops->proc_size;
+	d->find_ops.rescan_ms = ops->rescan_ms;
+	d->find_ops.examine = langdrv_examine;
+	d->find_ops.report = langdrv_process_cb;
+	d->find_ops.scanned = langdrv_scanned;
+	langfind_init(&d->find, &d->tab, api, ctx, &d->find_ops, d);
 	d->texts = calloc(ops->max_frames, ops->text_size);
 	d->frames = calloc(ops->max_frames, sizeof(*d->frames));
 	d->named = malloc(ops->text_size);
@@ -273,13 +192,10 @@ void
 langdrv_reset(struct langdrv *d)
 {
 	d->api->timer_del(d->sample_timer);
-	d->api->timer_del(d->scan_timer);
 	d->api->timer_del(d->first_timer);
-	d->sample_timer = d->scan_timer = d->first_timer = NULL;
+	d->sample_timer = d->first_timer = NULL;
 	langtab_retry_stop(&d->tab, d->api);
-	if (GP_API_HAS(d->api, process_subscribe))
-		(void)d->api->process_subscribe(d->ctx, NULL, NULL);
-	d->discover = 0;
+	langfind_stop(&d->find);
 	langdrv_walk_stop(d);
 	while (d->tab.n > 0)
 		langtab_remove(&d->tab, d->tab.procs[d->tab.n - 1]);
@@ -299,7 +215,7 @@ langdrv_start(struct langdrv *d)
 	    GP_DEFAULT_FREQUENCY);
 	d->freq = f < 1 ? 1 : f > d->ops->max_freq ? d->ops->max_freq :
 	    (uint32_t)f;
-	d->min_duration = (double)d->api->option_get_int(d->ctx,
+	d->find.min_duration = (double)d->api->option_get_int(d->ctx,
 	    "min-duration", 0);
 	/*
 	 * No walk when a system profiler reports processes.  Without one
@@ -308,15 +224,15 @@ langdrv_start(struct langdrv *d)
 	 * spares the walk: it examines every process on the host (a fifth
 	 * of the default agent's CPU in bench/plugin_cost.sh's case b).
 	 */
-	langdrv_discover_sync(d);
+	langfind_discover_sync(&d->find);
 	langdrv_walk_start(d);
 	langdrv_walk_cycle(d);
 	if (d->ops->scan_at_start)
-		langdrv_scan(d);
-	if (!d->discover)
+		langfind_scan(&d->find);
+	if (!d->find.discover)
 		d->first_timer = d->api->timer_add(d->ctx, 0, 0,
 		    langdrv_first_cb, d);
-	if (d->scan_timer == NULL && !d->discover) {
+	if (d->find.scan_timer == NULL && !d->find.discover) {
 		langdrv_reset(d);
 		return (-ENOMEM);
 	}

@@ -1,7 +1,7 @@
 /*
  * The driver of a sampling runtime plugin (PHP, Ruby): which processes it
- * knows (a langtab), how it finds them (the system profiler's reports, or
- * a walk of /proc each second without one), how their stacks are sampled
+ * knows (a langtab), how it finds them (langfind.h: the system profiler's
+ * reports, or a walk of /proc each second without one), how their stacks are sampled
  * (walked in the system profiler's samples when it walks them and the
  * plugin gives a layout, langdrv_walk.c; else the -f Hz timer, running
  * only while a process needs it); their stacks until the snapshot
@@ -20,6 +20,7 @@
 
 #include <gprofiler/plugin.h>
 
+#include "langfind.h"
 #include "langtab.h"
 
 struct langagg;
@@ -110,13 +111,11 @@ struct langdrv {
 	void *arg;	/* the plugin's, for its ops */
 	int enabled;	/* its mode option says so */
 	uint32_t freq;
-	double min_duration;
 	struct gp_timer *sample_timer;
-	struct gp_timer *scan_timer;
 	struct gp_timer *first_timer;	/* once all plugins started */
-	int discover;			/* from the host's reports */
-	int walk_once;			/* reports began: what came before */
 	struct langtab tab;
+	struct langfind find;		/* how its processes are found */
+	struct langfind_ops find_ops;	/* ops' part for it */
 	/* the stacks since the last snapshot, and the one being read
 	 * (root last) */
 	struct langagg *agg;
@@ -139,8 +138,6 @@ void langdrv_free(struct langdrv *);
 int langdrv_start(struct langdrv *);
 /* Timers off, reports unsubscribed, every process forgotten. */
 void langdrv_reset(struct langdrv *);
-/* The known processes checked, or /proc walked; the vanished pruned. */
-void langdrv_scan(struct langdrv *);
 /* The sample timer on while a process is attached, the retry timer while
  * one waits to be. */
 void langdrv_timer_sync(struct langdrv *);

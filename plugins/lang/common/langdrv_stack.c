@@ -131,7 +131,7 @@ langdrv_snapshot(struct langdrv *d, struct gp_snapshot *snap)
 	struct langdrv_proc *pr;
 	uint32_t i;
 
-	langdrv_scan(d);
+	langfind_scan(&d->find);
 	langagg_foreach(d->agg, langdrv_deliver_stack, &dl);
 	for (i = 0; i < d->tab.n; i++) {
 		pr = LANGDRV_PROC(d->tab.procs[i]);

@@ -146,8 +146,8 @@ langproc_read_stat(pid_t pid, char *buf, size_t len, uint64_t *exe_id)
 }
 
 int
-langproc_stat_vsize(pid_t pid, uint64_t *start, uint64_t *exe_id,
-    uint64_t *vsize)
+langproc_stat_cpu(pid_t pid, uint64_t *start, uint64_t *exe_id,
+    uint64_t *vsize, uint64_t *ticks)
 {
 	char buf[1024];
 	ssize_t n;
@@ -157,7 +157,16 @@ langproc_stat_vsize(pid_t pid, uint64_t *start, uint64_t *exe_id,
 		return (-ESRCH);
 	if (vsize != NULL && procstat_u64(buf, (size_t)n, 23, vsize) != 0)
 		*vsize = 0;
+	if (ticks != NULL && procstat_cpu(buf, (size_t)n, ticks) != 0)
+		return (-EINVAL);
 	return (0);
+}
+
+int
+langproc_stat_vsize(pid_t pid, uint64_t *start, uint64_t *exe_id,
+    uint64_t *vsize)
+{
+	return (langproc_stat_cpu(pid, start, exe_id, vsize, NULL));
 }
 
 int

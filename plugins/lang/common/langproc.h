@@ -54,6 +54,9 @@ int langproc_stat(pid_t, uint64_t *start, uint64_t *exe_id);
  * process maps a library. */
 int langproc_stat_vsize(pid_t, uint64_t *start, uint64_t *exe_id,
 	    uint64_t *vsize);
+/* And its CPU time (utime + stime, ticks; -EINVAL if unreadable). */
+int langproc_stat_cpu(pid_t, uint64_t *start, uint64_t *exe_id,
+	    uint64_t *vsize, uint64_t *ticks);
 /* The text of /proc/PID/stat (as langproc_read_small_file: the count),
  * and *exe_id as langproc_stat's, for a caller parsing more of it. */
 ssize_t langproc_read_stat(pid_t, char *buf, size_t len, uint64_t *exe_id);

@@ -196,29 +196,6 @@ langtab_attach_log(const struct gp_host_api *api, struct gp_plugin_ctx *ctx,
 		    (int)lp->pid, comm, age, reason);
 }
 
-void
-langtab_refresh(struct langtab *tab, int young_only,
-    int (*stat)(pid_t, uint64_t *, uint64_t *),
-    void (*examine)(void *, struct langtab_proc *, double), void *arg)
-{
-	struct langtab_proc *lp;
-	uint64_t start, exe_id;
-	double uptime = langtab_uptime();
-	uint32_t i;
-
-	for (i = 0; i < tab->n; i++) {
-		lp = tab->procs[i];
-		if (young_only && lp->state != LANGTAB_NEW)
-			continue;
-		lp->seen = stat(lp->pid, &start, &exe_id) == 0 &&
-		    start == lp->starttime && exe_id == lp->exe_id;
-		if (!lp->seen && young_only)
-			lp->state = LANGTAB_GONE;	/* pruned at the scan */
-		else if (lp->seen && lp->state == LANGTAB_NEW)
-			examine(arg, lp, langtab_age(start, uptime));
-	}
-}
-
 uint32_t
 langtab_count(const struct langtab *tab, int state)
 {

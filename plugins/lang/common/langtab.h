@@ -117,15 +117,6 @@ int langtab_attach_state(int rc, double age);
 void langtab_attach_log(const struct gp_host_api *, struct gp_plugin_ctx *,
 	    const struct langtab_proc *, double age, const char *comm,
 	    const char *reason);
-/*
- * The known entries checked (all, or only the young ones to be tried
- * again) without a walk of /proc: stat gives a PID's identity; one that
- * is no longer itself is unseen (young_only: gone), one still itself and
- * LANGTAB_NEW is examined again.
- */
-void langtab_refresh(struct langtab *, int young_only,
-	    int (*stat)(pid_t, uint64_t *, uint64_t *),
-	    void (*examine)(void *, struct langtab_proc *, double), void *);
 /* How many entries are in this state. */
 uint32_t langtab_count(const struct langtab *, int state);
 /* The retry timer (every LANGTAB_RETRY_MS, calling fn) armed while an

@@ -1,7 +1,7 @@
 /*
  * Python process discovery over /proc: which PIDs are candidates (maps
- * regex, exclusions), how old they are, their comm, and their appid, with
- * paths resolved inside the target's root (/proc/PID/root).
+ * regex, exclusions), their comm and their appid, with paths resolved
+ * inside the target's root (/proc/PID/root).
  */
 #include "config.h"
 
@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "langfile.h"
-#include "procstat.h"
 #include "py_discover.h"
 #include "py_target.h"
 
@@ -105,35 +104,6 @@ py_discover_candidate_maps(pid_t pid, const char *maps, size_t len)
 	hit = n > 0 && !py_proc_cmdline_excluded(cmd, (size_t)n);
 	free(cmd);
 	return (hit);
-}
-
-/*
- * Identity of a process (docs/specs/cpython.md §1): start time (clock ticks
- * since boot) and the executable's device and inode, which change on exec while
- * the PID and start time stay; its age in seconds (from uptime, see
- * langtab_uptime), the CPU time it has used (clock ticks), to rank
- * processes by CPU, and its virtual size (langtab_recheck; 0 if unread;
- * vsize may be NULL).
- */
-int
-py_discover_stat(pid_t pid, double uptime, uint64_t *starttime,
-    uint64_t *exe_id, double *age, uint64_t *cpu_ticks, uint64_t *vsize)
-{
-	char buf[1024], state;
-	ssize_t n;
-	long hz = sysconf(_SC_CLK_TCK);
-
-	if ((n = langproc_read_stat(pid, buf, sizeof(buf), exe_id)) <= 0)
-		return (-ESRCH);
-	if (py_proc_stat_state(buf, (size_t)n, &state, starttime) != 0 ||
-	    procstat_cpu(buf, (size_t)n, cpu_ticks) != 0)
-		return (-EINVAL);
-	if (vsize != NULL && procstat_u64(buf, (size_t)n, 23, vsize) != 0)
-		*vsize = 0;
-	if (uptime < 0 || hz <= 0)
-		return (-EIO);
-	*age = uptime - (double)*starttime / (double)hz;
-	return (0);
 }
 
 int

@@ -12,8 +12,6 @@
 
 int py_discover_candidate(pid_t);
 int py_discover_candidate_maps(pid_t, const char *, size_t);
-int py_discover_stat(pid_t, double, uint64_t *, uint64_t *, double *,
-	    uint64_t *, uint64_t *);
 int py_discover_comm(pid_t, char *, size_t);
 int py_discover_appid(pid_t, char *, size_t);
 int64_t py_discover_euid(pid_t);

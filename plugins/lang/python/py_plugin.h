@@ -14,6 +14,7 @@
 
 #include "langagg.h"
 #include "langcpu.h"
+#include "langfind.h"
 #include "langtab.h"
 #include "py_mixed.h"
 #include "py_discover.h"
@@ -49,16 +50,13 @@ struct pyp {
 	const struct gp_host_api *api;
 	int enabled;
 	uint32_t freq;
-	double min_duration;
 	uint32_t max_procs;	/* top N by CPU; 0: every process */
 	struct gp_timer *sample_timer;
-	struct gp_timer *scan_timer;
 	struct langtab tab;	/* of struct pyp_proc */
+	struct langfind find;	/* how its processes are found */
 	struct langagg *agg;
 	uint64_t nsamples, nfailed, nwalked;
 	int subscribed;	/* sample reports from the host */
-	int discover;	/* processes from the host's reports */
-	int walk_once;	/* reports began: what came before */
 	int by_reports;	/* watched PIDs sampled on reports */
 	uint64_t count;	/* samples the stack being emitted is */
 	/* The report being read: its native frames join the Python ones. */
@@ -74,9 +72,9 @@ struct pyp {
 /* py_procs.c */
 struct pyp_proc *pyp_find(struct pyp *, pid_t);
 void pyp_release(void *, struct langtab_proc *);
+/* Its finder (langfind.h) set up, with the table. */
+void pyp_find_init(struct pyp *);
 void pyp_scan(struct pyp *);
-void pyp_scan_proc(struct pyp *);
-void pyp_discover_sync(struct pyp *);
 void pyp_timer_sync(struct pyp *);
 
 /* python.c */

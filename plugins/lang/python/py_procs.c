@@ -1,8 +1,8 @@
 /*
- * The Python plugin's process table: which processes are CPython (a /proc
- * scan each second, or the processes the system profiler reports), their
- * identity (a reused PID or an exec is a new process), the attach and its
- * outcome, and which are sampled (the top --max-processes by CPU).
+ * The Python plugin's process table: which processes are CPython (found
+ * by langfind.c: the processes the system profiler reports, or a /proc
+ * scan each second), the attach and its outcome, and which are sampled
+ * (the top --max-processes by CPU).
  */
 #include "config.h"
 
@@ -18,10 +18,7 @@
 #include "langmaps.h"
 #include "py_plugin.h"
 
-static void pyp_process_cb(void *, int32_t);
-static void pyp_scan_cb(void *);
 static void pyp_retry_cb(void *);
-static void pyp_refresh(struct pyp *, int);
 
 struct pyp_proc *
 pyp_find(struct pyp *p, pid_t pid)
@@ -104,8 +101,10 @@ pyp_attach(struct pyp *p, struct pyp_proc *pr, const char *maps, size_t len,
 
 /* Read the maps once for both the candidate test and the attach. */
 static void
-pyp_examine(struct pyp *p, struct pyp_proc *pr, double age)
+pyp_examine(void *arg, struct langtab_proc *lp, double age)
 {
+	struct pyp *p = arg;
+	struct pyp_proc *pr = PYP(lp);
 	char *maps;
 	size_t len;
 
@@ -123,35 +122,16 @@ pyp_examine(struct pyp *p, struct pyp_proc *pr, double age)
 	free(maps);
 }
 
-/* Consider one process: new, re-exec'd (new identity) or known. */
+/* Its CPU use, for --max-processes-runtime-profiler. */
 static void
-pyp_scan_pid(void *arg, pid_t pid, double uptime)
+pyp_ticks(void *arg, struct langtab_proc *lp, int fresh, double age,
+    uint64_t ticks)
 {
-	struct pyp *p = arg;
-	struct langtab_proc *lp = langtab_find(&p->tab, pid);
-	struct pyp_proc *pr;
-	uint64_t start, exe_id, ticks, vsize;
-	double age;
-
-	if (py_discover_stat(pid, uptime, &start, &exe_id, &age, &ticks,
-	    &vsize) != 0)
-		return;
-	if (langtab_same(&p->tab, &lp, start, exe_id)) {
+	(void)arg;
+	if (fresh)
+		langcpu_first(&PYP(lp)->cpu, age, ticks);
+	else
 		langcpu_update(&PYP(lp)->cpu, age, ticks);
-		if (langtab_due(lp, vsize, uptime, p->api, p->ctx))
-			pyp_examine(p, PYP(lp), age);
-		return;
-	}
-	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
-	    age < p->min_duration)
-		return;
-	if ((lp = langtab_new(&p->tab, sizeof(*pr), pid, start,
-	    exe_id)) == NULL)
-		return;
-	pr = PYP(lp);
-	langcpu_first(&pr->cpu, age, ticks);
-	langtab_looked(lp, vsize, uptime);
-	pyp_examine(p, pr, age);
 }
 
 static int
@@ -244,8 +224,8 @@ pyp_timer_sync(struct pyp *p)
 	if (p->by_reports == 1) {
 		p->api->timer_del(p->sample_timer);
 		p->sample_timer = NULL;
-	} else if (p->sample_timer == NULL && (p->scan_timer != NULL ||
-	    p->discover))
+	} else if (p->sample_timer == NULL && (p->find.scan_timer != NULL ||
+	    p->find.discover))
 		p->sample_timer = p->api->timer_add(p->ctx, 1000 / p->freq, 1,
 		    pyp_sample_cb, p);
 	langtab_retry_sync(&p->tab, p->api, p->ctx, pyp_retry_cb, p);
@@ -258,7 +238,7 @@ pyp_retry_cb(void *arg)
 	struct pyp *p = arg;
 	uint32_t n = langtab_count(&p->tab, LANGTAB_ACTIVE);
 
-	pyp_refresh(p, 1);
+	langfind_refresh(&p->find, 1);
 	if (langtab_count(&p->tab, LANGTAB_ACTIVE) != n) {
 		pyp_choose(p);
 		pyp_watch_sync(p);
@@ -266,122 +246,52 @@ pyp_retry_cb(void *arg)
 	pyp_timer_sync(p);
 }
 
-/*
- * Processes from reports: what is known is checked (CPU use for
- * --max-processes-runtime-profiler; the dead and the re-exec'd go), one
- * /proc/PID/stat each, instead of a walk of /proc; with young_only, only
- * those whose attach is to be tried again.
- */
+/* After a scan: the busiest chosen, watched, sampled. */
 static void
-pyp_refresh(struct pyp *p, int young_only)
+pyp_scanned(void *arg)
 {
-	struct pyp_proc *pr;
-	uint64_t start, exe_id, ticks;
-	double age, uptime = langtab_uptime();
-	uint32_t i;
+	struct pyp *p = arg;
 
-	for (i = 0; i < p->tab.n; i++) {
-		pr = PYP_AT(p, i);
-		if (young_only && pr->lp.state != LANGTAB_NEW)
-			continue;
-		pr->lp.seen = py_discover_stat(pr->lp.pid, uptime, &start,
-		    &exe_id, &age, &ticks, NULL) == 0 &&
-		    start == pr->lp.starttime &&
-		    exe_id == pr->lp.exe_id;
-		if (!pr->lp.seen) {
-			if (young_only)
-				pr->lp.state = LANGTAB_GONE;	/* pruned later */
-			continue;
-		}
-		if (!young_only)	/* the rate is per scan */
-			langcpu_update(&pr->cpu, age, ticks);
-		if (pr->lp.state == LANGTAB_NEW)
-			pyp_examine(p, pr, age);
-	}
-}
-
-void
-pyp_scan_proc(struct pyp *p)
-{
-	p->walk_once = 0;
-	langtab_unsee(&p->tab);
-	(void)langtab_walk_proc(pyp_scan_pid, p);
-}
-
-/*
- * Whether a system profiler reports processes now (it may start after
- * us): then the scan timer goes, and the loop no longer wakes each second.
- */
-void
-pyp_discover_sync(struct pyp *p)
-{
-	int was;
-
-	if (!GP_API_HAS(p->api, process_subscribe))
-		return;
-	was = p->discover;
-	p->discover = p->api->process_subscribe(p->ctx, pyp_process_cb,
-	    p) == 0;
-	/* Processes the source reported before we listened: one walk. */
-	if (p->discover && !was && p->scan_timer != NULL)
-		p->walk_once = 1;
-	if (p->discover) {
-		p->api->timer_del(p->scan_timer);
-		p->scan_timer = NULL;
-	} else if (p->scan_timer == NULL)
-		p->scan_timer = p->api->timer_add(p->ctx, PYP_RESCAN_MS, 1,
-		    pyp_scan_cb, p);
-}
-
-void
-pyp_scan(struct pyp *p)
-{
-	if (p->discover && !p->walk_once)
-		pyp_refresh(p, 0);
-	else
-		pyp_scan_proc(p);
-	/* Forget vanished processes, unless their stacks await a snapshot. */
-	langtab_prune(&p->tab);
 	pyp_choose(p);
 	pyp_watch_sync(p);
 	pyp_timer_sync(p);
 }
 
-static void
-pyp_scan_cb(void *arg)
+void
+pyp_scan(struct pyp *p)
 {
-	struct pyp *p = arg;
-
-	pyp_discover_sync(p);
-	pyp_scan(p);
+	langfind_scan(&p->find);
+	pyp_scanned(p);
 }
 
 /*
  * The system profiler sampled pid (its first sample of the cycle, or of a
- * new image): examine it if it is new or re-exec'd; a known one costs a
+ * new image): examined if it is new or re-exec'd; a known one costs a
  * lookup.  A new Python process is watched from now on.
  */
 static void
 pyp_process_cb(void *arg, int32_t pid)
 {
 	struct pyp *p = arg;
-	struct pyp_proc *pr = pyp_find(p, (pid_t)pid);
-	uint32_t n = p->tab.n;
-	int was = pr != NULL ? pr->lp.state : -1;
+	struct langtab_proc *lp;
 
-	if (!p->enabled)
-		return;
-	if (!p->discover)	/* a source that started after us */
-		pyp_discover_sync(p);
-	if (pr == NULL && p->tab.n >= LANGTAB_MAX)
-		pyp_scan(p);	/* make room: the dead go */
-	pyp_scan_pid(p, (pid_t)pid, langtab_uptime());
 	/* new, replaced, or looked at again and attached (langtab_recheck):
 	 * sampled from now, not from the next scan */
-	if (p->tab.n != n || pyp_find(p, (pid_t)pid) != pr ||
-	    (pr != NULL && pr->lp.state != was)) {
-		pyp_choose(p);
-		pyp_watch_sync(p);
-		pyp_timer_sync(p);
-	}
+	if (p->enabled && langfind_report(&p->find, pid, &lp))
+		pyp_scanned(p);
+}
+
+static const struct langfind_ops pyp_find_ops = {
+	.proc_size = sizeof(struct pyp_proc),
+	.rescan_ms = PYP_RESCAN_MS,
+	.examine = pyp_examine,
+	.ticks = pyp_ticks,
+	.report = pyp_process_cb,
+	.scanned = pyp_scanned,
+};
+
+void
+pyp_find_init(struct pyp *p)
+{
+	langfind_init(&p->find, &p->tab, p->api, p->ctx, &pyp_find_ops, p);
 }

@@ -416,17 +416,14 @@ static void
 pyp_reset(struct pyp *p)
 {
 	p->api->timer_del(p->sample_timer);
-	p->api->timer_del(p->scan_timer);
-	p->sample_timer = p->scan_timer = NULL;
+	p->sample_timer = NULL;
+	langfind_stop(&p->find);
 	langtab_retry_stop(&p->tab, p->api);
 	while (p->tab.n > 0)
 		langtab_remove(&p->tab, p->tab.procs[p->tab.n - 1]);
 	if (p->subscribed)
 		(void)p->api->sample_subscribe(p->ctx, NULL, NULL);
 	p->subscribed = 0;
-	if (GP_API_HAS(p->api, process_subscribe))
-		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
-	p->discover = 0;
 	py_pkgidx_free(p->pkgs);
 	p->pkgs = NULL;
 	p->by_reports = 0;
@@ -448,7 +445,7 @@ pyp_start(void *priv)
 	f = p->api->option_get_int(p->ctx, "profiling-frequency",
 	    GP_DEFAULT_FREQUENCY);
 	p->freq = f < 1 ? 1 : f > PYP_MAX_FREQ ? PYP_MAX_FREQ : (uint32_t)f;
-	p->min_duration = (double)p->api->option_get_int(p->ctx,
+	p->find.min_duration = (double)p->api->option_get_int(p->ctx,
 	    "min-duration", 0);
 	f = p->api->option_get_int(p->ctx, "max-processes-runtime-profiler",
 	    0);
@@ -471,25 +468,25 @@ pyp_start(void *priv)
 	p->by_reports = -1;	/* logged once decided */
 	/* No scan at all when a system profiler reports processes: each
 	 * one's first sample names it (an idle one is never examined). */
-	pyp_discover_sync(p);
+	langfind_discover_sync(&p->find);
 	/* The busiest N are chosen among all at once, not among the first
 	 * reported: one walk of /proc at the start. */
-	if (p->discover && p->max_procs > 0)
-		pyp_scan_proc(p);
+	if (p->find.discover && p->max_procs > 0)
+		langfind_walk(&p->find);
 	/* Without a source yet, the first walk is the scan timer's, a
-	 * second from now: one that starts after us spares it (ruby.c). */
-	if (p->discover)
+	 * second from now: one that starts after us spares it. */
+	if (p->find.discover)
 		pyp_scan(p);
 	pyp_timer_sync(p);
-	if ((p->scan_timer == NULL && !p->discover) || (p->by_reports != 1 &&
-	    p->sample_timer == NULL)) {
+	if ((p->find.scan_timer == NULL && !p->find.discover) ||
+	    (p->by_reports != 1 && p->sample_timer == NULL)) {
 		pyp_reset(p);
 		return (-ENOMEM);
 	}
 	p->api->log(p->ctx, GP_LOG_INFO, "sampling Python at %u Hz, %u "
 	    "processes tracked%s; processes found %s", p->freq, p->tab.n,
 	    p->max_procs > 0 ? ", the busiest only "
-	    "(--max-processes-runtime-profiler)" : "", p->discover ?
+	    "(--max-processes-runtime-profiler)" : "", p->find.discover ?
 	    "from the system profiler's samples" : "by scanning /proc each "
 	    "second");
 	return (0);
@@ -538,6 +535,7 @@ pyp_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 		pyp_free(p);
 		return (-ENOMEM);
 	}
+	pyp_find_init(p);
 	/* every file of the reader through the host's safe open */
 	py_set_opener(langplug_open, ctx);
 	langfile_set_maps_reader(langplug_maps, ctx);

@@ -129,7 +129,7 @@ rubyp_say_started(void *arg)
 	struct langdrv *d = &((struct rubyp *)arg)->drv;
 
 	d->api->log(d->ctx, GP_LOG_INFO, "sampling Ruby at %u Hz; processes "
-	    "found %s", d->freq, d->discover ? "from the system profiler's "
+	    "found %s", d->freq, d->find.discover ? "from the system profiler's "
 	    "samples" : "by scanning /proc each second");
 }
 
