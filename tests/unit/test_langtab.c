@@ -167,6 +167,37 @@ main(void)
 	CHECK_INTEQ(langtab_attach_state(-EIO, 0.5), LANGTAB_NEW,
 	    "error while young: try again");
 
+	/* a read's outcome: torn reads, a run of them, a refused one */
+	{
+		struct langtab_proc e;
+		uint32_t fails = 0;
+		int k, errs = 0;
+
+		memset(&e, 0, sizeof(e));
+		e.state = LANGTAB_ACTIVE;
+		for (k = 0; k < 4; k++)
+			errs += langtab_read_done(&e, -EFAULT, &fails, 5);
+		CHECK(errs == 0 && fails == 4 && e.state == LANGTAB_ACTIVE,
+		    "torn reads below the limit: still attached");
+		CHECK(langtab_read_done(&e, 0, &fails, 5) == 0 && fails == 0,
+		    "a read that worked starts the count over");
+		for (k = 0; k < 5; k++)
+			errs += langtab_read_done(&e, -EFAULT, &fails, 5);
+		CHECK(errs == 1 && e.state == LANGTAB_ERROR,
+		    "the limit in a row: an error, said once");
+		e.state = LANGTAB_ACTIVE;
+		fails = 0;
+		CHECK(langtab_read_done(&e, -EREMOTE, &fails, 5) == 1 &&
+		    e.state == LANGTAB_ERROR, "refused by the guard: an error "
+		    "at once");
+		e.state = LANGTAB_ACTIVE;
+		CHECK(langtab_read_done(&e, -EPERM, &fails, 5) == 1,
+		    "refused by the kernel: at once too");
+		e.state = LANGTAB_ACTIVE;
+		CHECK(langtab_read_done(&e, -ESRCH, &fails, 5) == 0 &&
+		    e.state == LANGTAB_GONE, "exited: gone, no error");
+	}
+
 	/* new entries */
 	freed = 0;
 	CHECK(langtab_init(&tab, release, &freed) == 0, "init again");

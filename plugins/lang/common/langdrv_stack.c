@@ -41,36 +41,20 @@ langdrv_sample_end(struct langdrv *d, struct langdrv_proc *pr, int rc,
 	uint32_t i;
 
 	d->nsamples++;
-	if (rc == 0 || rc == -E2BIG) {
-		pr->fails = 0;
-		if (d->ntexts == 0)	/* idle: no code of the runtime runs */
-			return;
-		for (i = 0; i < d->ntexts; i++)	/* root first */
-			d->frames[i] = d->texts + (size_t)(d->ntexts - 1 - i) *
-			    d->ops->text_size;
-		if (langagg_add(d->agg, (int32_t)pr->lp.pid, d->frames,
-		    d->ntexts, count) == 0)
-			pr->lp.samples++;
+	if (rc == -E2BIG)	/* the deepest max_frames: a stack still */
+		rc = 0;
+	if (langtab_read_done(&pr->lp, rc, &pr->fails, d->ops->fail_limit))
+		langtab_read_error(d->api, d->ctx, &pr->lp, rc, refused_why,
+		    pr->reason, sizeof(pr->reason));
+	d->nfailed += rc != 0;
+	if (rc != 0 || d->ntexts == 0)	/* idle: no code of the runtime */
 		return;
-	}
-	d->nfailed++;
-	if (rc == -ESRCH) {
-		pr->lp.state = LANGTAB_GONE;
-		return;
-	}
-	/* Torn reads while the stack changes are normal; a run is not.
-	 * A read the guard refused would be refused again. */
-	if (++pr->fails < d->ops->fail_limit && rc != -EPERM &&
-	    rc != -EREMOTE)
-		return;
-	if (rc == -EREMOTE && refused_why != NULL)
-		snprintf(pr->reason, sizeof(pr->reason), "%s", refused_why);
-	else
-		snprintf(pr->reason, sizeof(pr->reason), "cannot read process "
-		    "memory: %s", strerror(-rc));
-	pr->lp.state = LANGTAB_ERROR;
-	d->api->log(d->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->lp.pid,
-	    pr->reason);
+	for (i = 0; i < d->ntexts; i++)	/* root first */
+		d->frames[i] = d->texts + (size_t)(d->ntexts - 1 - i) *
+		    d->ops->text_size;
+	if (langagg_add(d->agg, (int32_t)pr->lp.pid, d->frames, d->ntexts,
+	    count) == 0)
+		pr->lp.samples++;
 }
 
 void

@@ -10,7 +10,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -194,6 +196,40 @@ langtab_attach_log(const struct gp_host_api *api, struct gp_plugin_ctx *ctx,
 	else if (lp->state == LANGTAB_IGNORED)
 		api->log(ctx, GP_LOG_DEBUG, "pid %d (%s, %.1f s old): %s",
 		    (int)lp->pid, comm, age, reason);
+}
+
+int
+langtab_read_done(struct langtab_proc *lp, int rc, uint32_t *fails,
+    uint32_t limit)
+{
+	if (rc == 0) {
+		*fails = 0;
+		return (0);
+	}
+	if (rc == -ESRCH) {
+		lp->state = LANGTAB_GONE;
+		return (0);
+	}
+	/* Torn reads while the stack changes are normal; a run is not.
+	 * A read refused (the guard's, or the kernel's) would be refused
+	 * again. */
+	if (++*fails < limit && rc != -EPERM && rc != -EREMOTE)
+		return (0);
+	lp->state = LANGTAB_ERROR;
+	return (1);
+}
+
+void
+langtab_read_error(const struct gp_host_api *api, struct gp_plugin_ctx *ctx,
+    const struct langtab_proc *lp, int rc, const char *refused_why,
+    char *reason, size_t len)
+{
+	if (rc == -EREMOTE && refused_why != NULL)
+		snprintf(reason, len, "%s", refused_why);
+	else
+		snprintf(reason, len, "cannot read process memory: %s",
+		    strerror(-rc));
+	api->log(ctx, GP_LOG_INFO, "pid %d: %s", (int)lp->pid, reason);
 }
 
 uint32_t

@@ -117,6 +117,20 @@ int langtab_attach_state(int rc, double age);
 void langtab_attach_log(const struct gp_host_api *, struct gp_plugin_ctx *,
 	    const struct langtab_proc *, double age, const char *comm,
 	    const char *reason);
+/*
+ * A read of an attached process returned rc, *fails its failures in a
+ * row (reset by one that worked): it is gone (-ESRCH), or an error after
+ * limit in a row or at once when the read was refused (-EPERM; -EREMOTE,
+ * the memory guard's): then 1; else it stays attached (a torn read while
+ * the stack changes is normal).
+ */
+int langtab_read_done(struct langtab_proc *, int rc, uint32_t *fails,
+	    uint32_t limit);
+/* An entry made an error by a read: its reason written (the guard's
+ * refused_why for -EREMOTE) and said once at INFO. */
+void langtab_read_error(const struct gp_host_api *, struct gp_plugin_ctx *,
+	    const struct langtab_proc *, int rc, const char *refused_why,
+	    char *reason, size_t len);
 /* How many entries are in this state. */
 uint32_t langtab_count(const struct langtab *, int state);
 /* The retry timer (every LANGTAB_RETRY_MS, calling fn) armed while an

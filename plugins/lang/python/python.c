@@ -108,29 +108,10 @@ static void
 pyp_sample_done(struct pyp *p, struct pyp_proc *pr, int rc)
 {
 	p->nsamples++;
-	if (rc == 0) {
-		pr->fails = 0;
-		return;
-	}
-	p->nfailed++;
-	if (rc == -ESRCH) {
-		pr->lp.state = LANGTAB_GONE;
-		return;
-	}
-	/* Torn reads are normal; only a run of failures is an error.  A
-	 * read the guard refused would be refused again. */
-	if (++pr->fails >= PYP_FAIL_LIMIT || rc == -EPERM ||
-	    rc == -EREMOTE) {
-		if (rc == -EREMOTE)
-			snprintf(pr->reason, sizeof(pr->reason), "%s",
-			    pr->t.guard.why);
-		else
-			snprintf(pr->reason, sizeof(pr->reason), "cannot "
-			    "read process memory: %s", strerror(-rc));
-		pr->lp.state = LANGTAB_ERROR;
-		p->api->log(p->ctx, GP_LOG_INFO, "pid %d: %s", (int)pr->lp.pid,
-		    pr->reason);
-	}
+	p->nfailed += rc != 0;
+	if (langtab_read_done(&pr->lp, rc, &pr->fails, PYP_FAIL_LIMIT))
+		langtab_read_error(p->api, p->ctx, &pr->lp, rc,
+		    pr->t.guard.why, pr->reason, sizeof(pr->reason));
 }
 
 void
