@@ -32,9 +32,13 @@ def duty_busy(ms):
         pass
 
 
+tid_written = threading.Event()
+
+
 def duty_thread(path):
     with open(path, 'w') as f:
         f.write('%d\n' % threading.get_native_id())
+    tid_written.set()
     while True:
         duty_busy(2)
         time.sleep(0.018)
@@ -43,6 +47,8 @@ def duty_thread(path):
 if sys.argv[1] == 'duty':
     threading.Thread(target=duty_thread, args=(sys.argv[2],),
                      daemon=True).start()
+    # ready once its TID is on file: the test reads it at once
+    tid_written.wait()
     print('ready', flush=True)
     busy_main()
 else:
