@@ -37,13 +37,22 @@ helf_write() {
 helf_map() {
 	# setpriv itself in the background (not a function: a subshell), so
 	# that $! is the mapper the trap ends
+	# each mapper its own output: a second one must not share the
+	# first's file (the first still holds it open)
+	HELF_N=$((${HELF_N:-0} + 1))
+	_out=$TMP/ready.$1.$HELF_N
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$HELF_MAPPER" \
-	    "$TMP/lib/$1" "$2" "$3" >"$TMP/ready.$1" 2>&1 &
-	MAPPER_PIDS="$MAPPER_PIDS $!"
+	    "$TMP/lib/$1" "$2" "$3" >"$_out" 2>&1 &
+	_m=$!
+	MAPPER_PIDS="$MAPPER_PIDS $_m"
 	_i=0
-	while ! grep -q '^ready' "$TMP/ready.$1" 2>/dev/null &&
-	    [ $_i -lt 50 ]; do
+	while ! grep -q '^ready' "$_out" 2>/dev/null && [ $_i -lt 50 ]; do
 		sleep 0.1; _i=$((_i + 1))
 	done
-	grep -q '^ready' "$TMP/ready.$1"
+	grep -q '^ready' "$_out" && return 0
+	# why not: what it said, and whether it still runs
+	diag "mapper $_m of $1 not ready in 5 s: $(kill -0 "$_m" 2>/dev/null &&
+	    echo running || echo exited); its output: $(head -c 300 "$_out" |
+	    tr '\n' ' ')"
+	return 1
 }
