@@ -148,23 +148,18 @@ iaprof_start(void *priv)
 	return (iaprof_run_start(ia));
 }
 
-struct deliver {
-	struct iaprof *ia;
-	struct gp_snapshot *snap;
-};
-
 /* One folded stack to the host: comm apart, the rest root first. */
 static int
 iaprof_deliver(void *arg, int32_t pid, const char *const *frames,
     uint32_t nframes, uint64_t count)
 {
-	struct deliver *d = arg;
-	const struct gp_host_api *api = d->ia->api;
+	struct iaprof *ia = arg;
+	const struct gp_host_api *api = ia->api;
 
-	if (!api->pid_wanted(d->ia->ctx, pid))
+	if (!api->pid_wanted(ia->ctx, pid))
 		return (0);
 	/* A refused stack (the host's own limits) does not end the walk. */
-	(void)api->snapshot_add_stack(d->snap, pid, frames[0], frames + 1,
+	(void)api->snapshot_add_stack(ia->snap, pid, frames[0], frames + 1,
 	    nframes - 1, count);
 	return (0);
 }
@@ -196,13 +191,13 @@ iaprof_log_malformed(struct iaprof *ia)
 void
 iaprof_snapshot_fulfil(struct iaprof *ia)
 {
-	struct deliver d = { ia, ia->snap };
+	struct gp_snapshot *snap = ia->snap;
 
-	ia->snap = NULL;
 	iaprof_log_malformed(ia);
-	iaprof_parser_take(ia->parser, iaprof_deliver, &d);
+	iaprof_parser_take(ia->parser, iaprof_deliver, ia);	/* to ia->snap */
+	ia->snap = NULL;
 	ia->failures = 0;
-	ia->api->snapshot_done(d.snap, 0, NULL);
+	ia->api->snapshot_done(snap, 0, NULL);
 }
 
 /* Fail the pending snapshot, if any; msg is logged by the host. */

@@ -165,7 +165,8 @@ langagg_add(struct langagg *a, int32_t pid, const char *const *frames,
 }
 
 void
-langagg_foreach(struct langagg *a, langagg_fn fn, void *arg)
+langagg_foreach(struct langagg *a, struct gp_snapshot *snap, langagg_fn fn,
+    void *arg)
 {
 	uint32_t i, k;
 	const char *p;
@@ -179,7 +180,7 @@ langagg_foreach(struct langagg *a, langagg_fn fn, void *arg)
 			a->ptrs[k] = p;
 			p += strlen(p) + 1;
 		}
-		fn(arg, e->pid, a->ptrs, e->nframes, e->count);
+		fn(arg, snap, e->pid, a->ptrs, e->nframes, e->count);
 	}
 }
 

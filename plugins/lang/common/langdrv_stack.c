@@ -92,31 +92,25 @@ langdrv_walked(struct langdrv *d, struct langdrv_proc *pr,
 	langdrv_sample_end(d, pr, rc, why, count);
 }
 
-struct langdrv_deliver {
-	struct langdrv *d;
-	struct gp_snapshot *snap;
-};
-
 static void
-langdrv_deliver_stack(void *arg, int32_t pid, const char *const *frames,
-    uint32_t n, uint64_t count)
+langdrv_deliver_stack(void *arg, struct gp_snapshot *snap, int32_t pid,
+    const char *const *frames, uint32_t n, uint64_t count)
 {
-	struct langdrv_deliver *dl = arg;
-	struct langtab_proc *lp = langtab_find(&dl->d->tab, pid);
+	struct langdrv *d = arg;
+	struct langtab_proc *lp = langtab_find(&d->tab, pid);
 
-	dl->d->api->snapshot_add_stack(dl->snap, pid, lp != NULL ?
-	    LANGDRV_PROC(lp)->comm : dl->d->ops->comm, frames, n, count);
+	d->api->snapshot_add_stack(snap, pid, lp != NULL ?
+	    LANGDRV_PROC(lp)->comm : d->ops->comm, frames, n, count);
 }
 
 int
 langdrv_snapshot(struct langdrv *d, struct gp_snapshot *snap)
 {
-	struct langdrv_deliver dl = { d, snap };
 	struct langdrv_proc *pr;
 	uint32_t i;
 
 	langfind_scan(&d->find);
-	langagg_foreach(d->agg, langdrv_deliver_stack, &dl);
+	langagg_foreach(d->agg, snap, langdrv_deliver_stack, d);
 	for (i = 0; i < d->tab.n; i++) {
 		pr = LANGDRV_PROC(d->tab.procs[i]);
 		/* A process that cannot be read is named once, not each

@@ -243,17 +243,11 @@ pyp_report_stack_cb(void *arg, int32_t pid, int32_t tid, uint64_t count,
 	p->st = NULL;
 }
 
-struct pyp_deliver {
-	struct pyp *p;
-	struct gp_snapshot *snap;
-};
-
 static void
-pyp_deliver_stack(void *arg, int32_t pid, const char *const *frames,
-    uint32_t n, uint64_t count)
+pyp_deliver_stack(void *arg, struct gp_snapshot *snap, int32_t pid,
+    const char *const *frames, uint32_t n, uint64_t count)
 {
-	struct pyp_deliver *d = arg;
-	struct pyp *p = d->p;
+	struct pyp *p = arg;
 	struct pyp_proc *pr = pyp_find(p, pid);
 	size_t off = 0;
 	uint32_t i;
@@ -268,7 +262,7 @@ pyp_deliver_stack(void *arg, int32_t pid, const char *const *frames,
 		}
 		frames = p->decop;
 	}
-	p->api->snapshot_add_stack(d->snap, pid, pr != NULL ? pr->comm :
+	p->api->snapshot_add_stack(snap, pid, pr != NULL ? pr->comm :
 	    "python", frames, n, count);
 }
 
@@ -330,7 +324,6 @@ static int
 pyp_snapshot(void *priv, struct gp_snapshot *snap)
 {
 	struct pyp *p = priv;
-	struct pyp_deliver d = { p, snap };
 	uint32_t i;
 
 	if (!p->enabled) {
@@ -338,7 +331,7 @@ pyp_snapshot(void *priv, struct gp_snapshot *snap)
 		return (0);
 	}
 	pyp_scan(p);
-	langagg_foreach(p->agg, pyp_deliver_stack, &d);
+	langagg_foreach(p->agg, snap, pyp_deliver_stack, p);
 	for (i = 0; i < p->tab.n; i++) {
 		struct pyp_proc *pr = PYP_AT(p, i);
 		int sampled = pr->lp.samples > 0;
