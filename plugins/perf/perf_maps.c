@@ -124,12 +124,10 @@ perf_maps_lookup(void *arg, int32_t pid, uint32_t gen, uint64_t addr,
 	*parent = execmaps_parent(m->em, pid, gen);
 	if (execmaps_find(m->em, pid, gen, addr, &x) != 0)
 		return (-ENOENT);
-	e->start = x.start;
-	e->end = x.end;
-	e->pgoff = x.pgoff;
-	e->inode = x.ino;
-	e->dev_major = x.maj;
-	e->dev_minor = x.min;
+	/* the whole entry: no path of the caller's left in it */
+	*e = (struct procmaps_entry){ .start = x.start, .end = x.end,
+	    .pgoff = x.pgoff, .inode = x.ino, .dev_major = x.maj,
+	    .dev_minor = x.min };
 	*path = x.path;
 	return (0);
 }
