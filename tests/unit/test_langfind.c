@@ -5,7 +5,9 @@
  * of the young keeps the one still itself, gives up the exec'd and the
  * exited; a refresh of all counts CPU time and re-examines nothing; the
  * host's reports are listened to once a source exists, replacing the
- * scan timer, and a report of a new process examines it.
+ * scan timer, and a report of a new process examines it; one of no
+ * interest reported again is not examined; a plugin that scans at its own
+ * times has no timer.
  */
 #include "config.h"
 
@@ -154,6 +156,13 @@ static const struct langfind_ops ops = {
 	.scanned = t_scanned,
 };
 
+/* Java's: scanned at its own times, nothing after a scan. */
+static const struct langfind_ops ops_own = {
+	.proc_size = sizeof(struct entry),
+	.examine = t_examine,
+	.report = t_report,
+};
+
 /* A child that sleeps until killed. */
 static pid_t
 child(void)
@@ -267,9 +276,27 @@ main(void)
 	    "reported: found and examined");
 	CHECK(langfind_report(&f, kpid, &lp) == 0 &&
 	    lp == langtab_find(&tab, kpid), "reported again: no change");
+	/* one of no interest, its mappings as they were: nothing read */
+	lp->state = LANGTAB_IGNORED;
+	nexamined = 0;
+	CHECK(langfind_report(&f, kpid, &lp) == 0 && nexamined == 0 &&
+	    f.spared == 1, "an ignored one reported again: not examined, "
+	    "counted as spared");
 
 	langfind_stop(&f);
 	CHECK(!f.discover && report_cb == NULL, "stop: no more reports");
+
+	/* rescan_ms 0: the plugin scans at its own times, no timer */
+	source = 0;
+	langfind_init(&f, &tab, &api, &ctx, &ops_own, &f);
+	langfind_discover_sync(&f);
+	CHECK(!f.discover && f.scan_timer == NULL && ntimers == 0 &&
+	    f.spared == 0, "no reports, rescan_ms 0: no scan timer");
+	while (tab.n > 0)
+		langtab_remove(&tab, tab.procs[tab.n - 1]);
+	langfind_scan(&f);
+	CHECK(langtab_find(&tab, kpid) != NULL, "its own scan walks /proc");
+	langfind_stop(&f);
 	(void)kill(kpid, SIGKILL);
 	(void)waitpid(kpid, &status, 0);
 	langtab_free(&tab);

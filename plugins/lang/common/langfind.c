@@ -25,6 +25,7 @@ langfind_init(struct langfind *f, struct langtab *tab,
 	f->min_duration = 0;
 	f->discover = f->walk_once = 0;
 	f->scan_timer = NULL;
+	f->spared = 0;
 }
 
 void
@@ -63,6 +64,8 @@ langfind_look(void *arg, pid_t pid, double uptime)
 			f->ops->ticks(f->arg, lp, 0, age, ticks);
 		if (langtab_due(lp, vsize, uptime, f->api, f->ctx))
 			f->ops->examine(f->arg, lp, age);
+		else if (lp->state == LANGTAB_IGNORED)
+			f->spared++;
 		return;
 	}
 	/* --min-duration: too young now, considered again next scan. */
@@ -142,7 +145,7 @@ langfind_discover_sync(struct langfind *f)
 	if (f->discover) {
 		f->api->timer_del(f->scan_timer);
 		f->scan_timer = NULL;
-	} else if (f->scan_timer == NULL)
+	} else if (f->scan_timer == NULL && f->ops->rescan_ms > 0)
 		f->scan_timer = f->api->timer_add(f->ctx, f->ops->rescan_ms, 1,
 		    langfind_scan_cb, f);
 }
@@ -154,7 +157,8 @@ langfind_scan_cb(void *arg)
 
 	langfind_discover_sync(f);
 	langfind_scan(f);
-	f->ops->scanned(f->arg);
+	if (f->ops->scanned != NULL)
+		f->ops->scanned(f->arg);
 }
 
 int

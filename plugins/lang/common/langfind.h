@@ -1,9 +1,9 @@
 /*
- * How a runtime plugin finds its processes (the driver's, langdrv.c, and
- * Python's): from the system profiler's reports when it gives them (ABI
- * 1.4: an idle process is never examined), else by a walk of /proc each
- * rescan_ms; a profiler that starts after the plugin is listened to from
- * its first report.  Each process found is checked for identity (a reused
+ * How a runtime plugin finds its processes (the driver's, langdrv.c,
+ * Python's and Java's): from the system profiler's reports when it gives
+ * them (ABI 1.4: an idle process is never examined), else by a walk of
+ * /proc each rescan_ms (or when the plugin asks); a profiler that starts
+ * after the plugin is listened to from its first report.  Each process found is checked for identity (a reused
  * PID or an exec is a new process), --min-duration and the host's PID
  * filter, and examined by the plugin when new or due again (langtab.h).
  * The plugin says what examining means and what follows a change.
@@ -22,7 +22,9 @@
 
 struct langfind_ops {
 	size_t proc_size;	/* the plugin's entry, a langtab_proc first */
-	uint32_t rescan_ms;	/* the walk's period without reports */
+	/* The walk's period without reports; 0: no timer, the plugin
+	 * scans when it needs to (Java: at each round). */
+	uint32_t rescan_ms;
 	/* A new or re-exec'd process, or one due again: sets lp->state. */
 	void (*examine)(void *, struct langtab_proc *, double age);
 	/* Its CPU time at each look, the entry new or known (optional: a
@@ -32,7 +34,7 @@ struct langfind_ops {
 	/* The host reported pid (process_subscribe's callback): the
 	 * plugin's own, calling langfind_report. */
 	void (*report)(void *, int32_t pid);
-	/* The scan timer walked /proc (langfind_scan done). */
+	/* The scan timer walked /proc (langfind_scan done; optional). */
 	void (*scanned)(void *);
 };
 
@@ -46,6 +48,9 @@ struct langfind {
 	int discover;		/* processes from the host's reports */
 	int walk_once;		/* reports began: what came before */
 	struct gp_timer *scan_timer;
+	/* Looks at a known process of no interest (LANGTAB_IGNORED) that
+	 * examined nothing: its maps not read again. */
+	uint64_t spared;
 };
 
 void langfind_init(struct langfind *, struct langtab *,

@@ -83,7 +83,6 @@ jv_snapshot(void *priv, struct gp_snapshot *snap)
 		return (0);
 	}
 	jv_scan(p);
-	jv_others_age(p);
 	for (i = 0; i < p->njvms; i++) {
 		struct jv_jvm *j = p->jvms[i];
 
@@ -109,7 +108,8 @@ jv_snapshot(void *priv, struct gp_snapshot *snap)
 	    "%u other processes known, %llu reads of their maps spared",
 	    p->njvms, (unsigned long long)p->perfmaps,
 	    (unsigned long long)p->rounds, (unsigned long long)p->spared,
-	    p->others.n, (unsigned long long)p->maps_spared);
+	    langtab_count(&p->tab, LANGTAB_IGNORED),
+	    (unsigned long long)p->find.spared);
 	jv_arm(p);
 	p->api->snapshot_done(snap, 0, NULL);
 	return (0);
@@ -215,17 +215,12 @@ jv_timers_off(struct jv *p)
 static void
 jv_reset(struct jv *p)
 {
-	uint32_t i;
-
 	jv_timers_off(p);
-	if (GP_API_HAS(p->api, process_subscribe))
-		(void)p->api->process_subscribe(p->ctx, NULL, NULL);
-	p->discover = 0;
-	for (i = 0; i < p->njvms; i++)
-		p->jvms[i]->gone = 1;
+	langfind_stop(&p->find);
+	/* every entry released: their JVMs gone, freed once not running */
+	langtab_unsee(&p->tab);
+	langtab_prune(&p->tab);
 	jv_prune(p);
-	langtab_unsee(&p->others);
-	langtab_prune(&p->others);
 	if (p->stacks)
 		(void)p->api->sample_subscribe_stack(p->ctx, NULL, NULL);
 	p->stacks = 0;
@@ -247,7 +242,7 @@ jv_start(void *priv)
 		return (0);
 	if (jv_filters_compile(p, err, sizeof(err)) != 0)
 		p->api->log(p->ctx, GP_LOG_WARN, "%s; no filters used", err);
-	p->min_duration = (double)p->api->option_get_int(p->ctx,
+	p->find.min_duration = (double)p->api->option_get_int(p->ctx,
 	    "min-duration", 0);
 	d = p->api->option_get_int(p->ctx, "max-processes-runtime-profiler",
 	    0);
@@ -264,7 +259,7 @@ jv_start(void *priv)
 		p->api->log(p->ctx, GP_LOG_WARN, "jattach not found (looked "
 		    "in /usr/bin, /usr/local/bin, /usr/lib/gprofiler): Java "
 		    "JIT frames stay unnamed");
-	jv_discover_sync(p);
+	langfind_discover_sync(&p->find);
 	if (GP_API_HAS(p->api, sample_subscribe_stack))
 		p->stacks = p->api->sample_subscribe_stack(p->ctx,
 		    jv_sample_cb, p) == 0;
@@ -295,13 +290,6 @@ jv_stop(void *priv)
 	return (0);
 }
 
-static void
-jv_other_release(void *arg, struct langtab_proc *lp)
-{
-	(void)arg;
-	free(lp);
-}
-
 static int
 jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
     void **privp)
@@ -311,16 +299,16 @@ jv_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 
 	if ((p = langplug_new(api, sizeof(*p), &rc)) == NULL)
 		return (rc);
+	p->ctx = ctx;
+	p->api = api;
 	if ((p->jvms = calloc(JV_MAX_JVMS, sizeof(*p->jvms))) == NULL ||
-	    langtab_init(&p->others, jv_other_release, NULL) != 0) {
+	    jv_find_init(p) != 0) {
 		free(p->jvms);
 		free(p);
 		return (-ENOMEM);
 	}
 	/* without it, reported processes are examined at once */
 	p->pending = calloc(JV_PENDING_MAX, sizeof(*p->pending));
-	p->ctx = ctx;
-	p->api = api;
 	/* /proc reads of jv_proc.c, through the host's safe open */
 	langfile_set_opener(langplug_open, ctx);
 	langfile_set_maps_reader(langplug_maps, ctx);
@@ -338,13 +326,13 @@ jv_destroy(void *priv)
 		return;
 	p->api->timer_del(p->round_timer);
 	p->api->timer_del(p->pending_timer);
+	langtab_free(&p->tab);	/* before the JVMs its entries point at */
 	/* The host reaps children we leave behind without calling us. */
 	for (i = 0; i < p->njvms; i++) {
 		jv_job_forget(p->jvms[i]->job);
 		free(p->jvms[i]);
 	}
 	jv_filters_free(p);
-	langtab_free(&p->others);
 	free(p->jvms);
 	free(p->pending);
 	free(p);

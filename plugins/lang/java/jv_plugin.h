@@ -17,6 +17,7 @@
 #include <gprofiler/plugin.h>
 
 #include "langcpu.h"
+#include "langfind.h"
 #include "langtab.h"
 #include "jv_parse.h"
 #include "jv_proc.h"
@@ -59,9 +60,8 @@ struct jv;
 struct jv_jvm {
 	struct jv *p;
 	pid_t pid;
-	uint64_t starttime;
 	struct langcpu cpu;
-	int seen, gone;
+	int gone;		/* its process went: freed after its run */
 	int sampled;	/* reported by the system profiler this cycle */
 	int watched;		/* sample reports on (sample_watch) */
 	int judged;		/* watched during this cycle */
@@ -85,16 +85,22 @@ struct jv_jvm {
 	char flags[JV_FLAGS_MAX];
 };
 
+/* An entry of the table of processes: a JVM's, or one known not to be
+ * (LANGTAB_IGNORED; LANGTAB_NEW: asked again). */
+struct jv_proc {
+	struct langtab_proc lp;
+	struct jv_jvm *jvm;	/* a JVM's record, or NULL */
+	uint64_t ticks;		/* CPU time at the last look */
+};
+
 struct jv {
 	struct gp_plugin_ctx *ctx;
 	const struct gp_host_api *api;
 	int enabled, stopping;
-	int discover;	/* JVMs from the host's reports */
 	int stacks;	/* sample reports subscribed */
 	char jattach[PATH_MAX];
 	regex_t filters[JV_MAX_FILTERS];
 	size_t nfilters;
-	double min_duration;
 	uint32_t max_procs;	/* top N by CPU; 0: all */
 	uint32_t timeout_ms;	/* one jattach run */
 	uint64_t round_ms;
@@ -108,11 +114,12 @@ struct jv {
 	pid_t *pending;
 	uint32_t npending;
 	struct gp_timer *pending_timer;
-	/* Processes found not to be JVMs (jv_watch.c, jv_is_jvm), kept
-	 * while seen in a cycle. */
-	struct langtab others;
+	/* The processes seen: JVMs and the others (jv_watch.c), found
+	 * from the host's reports or walks of /proc. */
+	struct langtab tab;
+	struct langfind find;
 	uint32_t running;
-	uint64_t rounds, perfmaps, spared, maps_spared;
+	uint64_t rounds, perfmaps, spared;
 };
 
 /* jv_round.c */
@@ -120,10 +127,9 @@ void jv_report(struct jv_jvm *, int, const char *);
 void jv_arm(struct jv *);
 
 /* jv_watch.c */
-void jv_discover_sync(struct jv *);
+int jv_find_init(struct jv *);
 void jv_pending_flush(struct jv *);
 void jv_prune(struct jv *);
-void jv_others_age(struct jv *);
 void jv_scan(struct jv *);
 void jv_sample_cb(void *, int32_t, int32_t, uint64_t,
 	    const struct gp_sample_stack *);

@@ -19,40 +19,10 @@
 
 #include "jv_proc.h"
 #include "langfile.h"
-#include "langtab.h"
-#include "procexe.h"
-#include "procstat.h"
 
 #define JV_SMALL_MAX	(256 * 1024)
 #define JV_MAPS_MAX	(16u << 20)
 #define JV_SIGQUIT_BIT	(1ull << (3 - 1))
-
-int
-jv_proc_stat(pid_t pid, uint64_t *start, uint64_t *cpu, uint64_t *vsize)
-{
-	char path[64], *b;
-	size_t len;
-	int rc;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((b = langfile_read(path, 4096, &len, NULL)) == NULL)
-		return (-ESRCH);
-	rc = procstat_u64(b, len, 22, start);
-	if (rc == 0 && cpu != NULL)
-		rc = procstat_cpu(b, len, cpu);
-	if (rc == 0 && vsize != NULL)
-		rc = procstat_u64(b, len, 23, vsize);
-	free(b);
-	return (rc);
-}
-
-uint64_t
-jv_proc_exe_id(pid_t pid)
-{
-	struct stat st;
-
-	return (procexe_stat(pid, &st) == 0 ? langtab_exe_id(&st) : 0);
-}
 
 int
 jv_proc_is_jvm(pid_t pid)
@@ -66,23 +36,6 @@ jv_proc_is_jvm(pid_t pid)
 	hit = jv_maps_has_libjvm(b, len);
 	free(b);
 	return (hit);
-}
-
-void
-jv_proc_comm(pid_t pid, char *out, size_t len)
-{
-	char path[64], *b;
-	size_t n;
-
-	snprintf(out, len, "java");
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if ((b = langfile_read(path, 256, &n, NULL)) == NULL)
-		return;
-	while (n > 0 && b[n - 1] == '\n')
-		b[--n] = '\0';
-	if (n > 0)
-		snprintf(out, len, "%s", b);
-	free(b);
 }
 
 /* The JVM's options in the order it applies them; later ones win. */
@@ -163,12 +116,4 @@ jv_proc_attach_safe(pid_t pid, char *why, size_t whylen, int *permanent)
 	}
 	free(st);
 	return (0);
-}
-
-double
-jv_proc_age(uint64_t start)
-{
-	double age = langtab_age(start, langtab_uptime());
-
-	return (age < 0 ? 0 : age);
 }

@@ -16,18 +16,9 @@
 
 /* Files are opened through langfile_set_opener's (gp_host_api.file_open);
  * until it is set nothing opens. */
-/* Start time (ticks since boot), and if cpu utime + stime (ticks), if
- * vsize the virtual size. */
-int jv_proc_stat(pid_t pid, uint64_t *start, uint64_t *cpu,
-	    uint64_t *vsize);
-/* The executable's identity (langtab_exe_id); 0 if unreadable. */
-uint64_t jv_proc_exe_id(pid_t pid);
 /* 1 a JVM (libjvm mapped), 0 not, -EAGAIN its maps read deferred by
  * the host's budget (not an answer: ask at a later snapshot). */
 int jv_proc_is_jvm(pid_t pid);
-/* Seconds since a process started start ticks after boot. */
-double jv_proc_age(uint64_t start);
-void jv_proc_comm(pid_t pid, char *out, size_t len);
 int jv_proc_attach_safe(pid_t pid, char *why, size_t whylen,
 	    int *permanent);
 

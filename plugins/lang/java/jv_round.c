@@ -243,7 +243,7 @@ jv_plan(struct jv *p, struct jv_jvm *j)
 		return;
 	j->rkind = JV_NO_REPORT;	/* a new cycle, a new verdict */
 	/* Not sampled: no JIT frame of it to name, nothing to ask. */
-	if (p->discover && !j->sampled)
+	if (p->find.discover && !j->sampled)
 		return;
 	if (p->jattach[0] == '\0') {
 		jv_report(j, GP_PID_SKIPPED, "jattach not found: install the "
@@ -307,7 +307,7 @@ jv_plan_round(struct jv *p)
 	}
 	for (i = 0; i < p->njvms; i++)
 		if (!p->jvms[i]->gone && !p->jvms[i]->skip &&
-		    (!p->discover || p->jvms[i]->sampled))
+		    (!p->find.discover || p->jvms[i]->sampled))
 			v[n++] = p->jvms[i];
 	qsort(v, n, sizeof(*v), jv_cmp_rate);
 	for (i = 0; i < n && i < p->max_procs; i++)
@@ -327,7 +327,7 @@ jv_round_cb(void *arg)
 	p->api->timer_del(p->round_timer);
 	p->round_timer = NULL;
 	p->rounds++;
-	jv_discover_sync(p);
+	langfind_discover_sync(&p->find);
 	jv_pending_flush(p);
 	jv_scan(p);
 	jv_plan_round(p);

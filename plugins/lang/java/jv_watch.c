@@ -19,16 +19,22 @@
  * JV_WATCH_MAX reports in a cycle, so a busy one wakes us a bounded
  * number of times a cycle.  Without sample reports (no system profiler
  * reporting them), every sampled JVM is asked, as before.
+ *
+ * The processes are found and told apart by the runtimes' common finder
+ * (langfind.h): the reports, or a walk of /proc at each round and
+ * snapshot without them; identity, --min-duration and the PID filter;
+ * the vanished forgotten.  A JVM's record (its jattach runs, answers and
+ * reports) hangs off its entry and outlives it while a run points at it.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jv_plugin.h"
+#include "langproc.h"
 
 static struct jv_jvm *
 jv_find(struct jv *p, pid_t pid)
@@ -58,103 +64,78 @@ jv_watch(struct jv *p, struct jv_jvm *j, int on)
 }
 
 /*
- * Whether pid, started at start, is a JVM.  One found not to be is
- * remembered by its identity (start time and executable: a wrapper that
- * execs java is a new process) while it is seen (JV_OTHER_KEEP), and its maps
- * -- up to JV_MAPS_MAX of text the kernel writes for us -- are read again
- * only when its virtual size changed, at most once a minute at length
- * (langtab_recheck: libjvm may still be loaded late, by an application
- * that embeds a JVM).  Before, each process sampled in a cycle that was
- * not a JVM had its maps read again in every cycle.
+ * An entry of the table goes (the process exited, exec'd or its PID was
+ * reused; or a reset): its JVM's record goes with it once no jattach run
+ * points at it (jv_prune).
  */
-static int
-jv_is_jvm(struct jv *p, pid_t pid, uint64_t start, uint64_t vsize)
+static void
+jv_proc_release(void *arg, struct langtab_proc *lp)
 {
-	struct langtab_proc *lp = langtab_find(&p->others, pid);
-	uint64_t exe_id = jv_proc_exe_id(pid);
-	double uptime = langtab_uptime();
+	struct jv_proc *e = (struct jv_proc *)lp;
 
-	if (langtab_same(&p->others, &lp, start, exe_id)) {
-		lp->seen = JV_OTHER_KEEP;
-		if (!langtab_recheck(lp, vsize, uptime)) {
-			p->maps_spared++;
-			return (0);
-		}
-	}
-	switch (jv_proc_is_jvm(pid)) {
-	case 1:
-		if (lp != NULL)
-			langtab_remove(&p->others, lp);
-		return (1);
-	case -EAGAIN:
-		return (0);	/* not remembered: asked again */
-	}
-	if (lp == NULL && (lp = langtab_new(&p->others, sizeof(*lp), pid,
-	    start, exe_id)) != NULL) {
-		lp->state = LANGTAB_IGNORED;
-		lp->seen = JV_OTHER_KEEP;
-		langtab_looked(lp, vsize, uptime);
-	}
-	return (0);
+	(void)arg;
+	if (e->jvm != NULL)
+		e->jvm->gone = 1;
+	free(e);
+}
+
+/* Its CPU time at each look: a JVM's rate ranks it for
+ * --max-processes-runtime-profiler. */
+static void
+jv_ticks(void *arg, struct langtab_proc *lp, int fresh, double age,
+    uint64_t ticks)
+{
+	struct jv_proc *e = (struct jv_proc *)lp;
+
+	(void)arg;
+	(void)fresh;
+	e->ticks = ticks;
+	if (e->jvm != NULL)
+		langcpu_update(&e->jvm->cpu, age < 0 ? 0 : age, ticks);
 }
 
 /*
- * At each snapshot: a process not seen for JV_OTHER_KEEP snapshots is
- * forgotten.  Not at the first: one sampled late in a cycle is reported
- * when the system profiler drains its samples, and examined a second
- * later (JV_PENDING_MS), after the next snapshot.
+ * Whether a process found (new, exec'd, or due again) is a JVM: libjvm
+ * mapped.  One that is not is remembered by its identity (start time and
+ * executable: a wrapper that execs java is a new process) while it runs,
+ * and its maps -- up to JV_MAPS_MAX of text the kernel writes for us --
+ * are read again only when its virtual size changed, at most once a
+ * minute at length (langtab_due: libjvm may still be loaded late, by an
+ * application that embeds a JVM).  Before, each process sampled in a
+ * cycle that was not a JVM had its maps read again in every cycle.
  */
-void
-jv_others_age(struct jv *p)
-{
-	struct langtab_proc *lp;
-	uint32_t i;
-
-	for (i = 0; i < p->others.n;) {
-		lp = p->others.procs[i];
-		if (lp->seen-- > 0)
-			i++;
-		else
-			langtab_remove(&p->others, lp);	/* the last moves to i */
-	}
-}
-
-/* Consider one /proc entry: a new JVM, a reused PID, or a known one. */
 static void
-jv_scan_pid(struct jv *p, pid_t pid)
+jv_examine(void *arg, struct langtab_proc *lp, double age)
 {
-	struct jv_jvm *j = jv_find(p, pid);
-	uint64_t start, ticks, vsize;
-	double age;
+	struct jv *p = arg;
+	struct jv_proc *e = (struct jv_proc *)lp;
+	struct jv_jvm *j;
+	int rc;
 
-	if (jv_proc_stat(pid, &start, &ticks, &vsize) != 0)
+	/* full, or its maps deferred by the host's budget: not an answer,
+	 * asked again at the next look */
+	lp->state = LANGTAB_NEW;
+	if (p->njvms >= JV_MAX_JVMS || (rc = jv_proc_is_jvm(lp->pid)) ==
+	    -EAGAIN)
 		return;
-	if (j != NULL && j->starttime == start) {
-		j->seen = 1;
-		age = jv_proc_age(start);
-		langcpu_update(&j->cpu, age, ticks);
+	if (rc == 0) {
+		lp->state = LANGTAB_IGNORED;
 		return;
 	}
-	if (j != NULL)
-		j->gone = 1;	/* PID reused */
-	if (!p->api->pid_wanted(p->ctx, (int32_t)pid) ||
-	    p->njvms >= JV_MAX_JVMS || !jv_is_jvm(p, pid, start, vsize))
-		return;
-	age = jv_proc_age(start);	/* a JVM: worth reading uptime */
-	if (p->min_duration > 0 && age < p->min_duration)
-		return;
 	if ((j = calloc(1, sizeof(*j))) == NULL)
 		return;
 	j->p = p;
-	j->pid = pid;
-	j->starttime = start;
-	j->seen = 1;
+	j->pid = lp->pid;
 	j->rkind = JV_NO_REPORT;
-	langcpu_first(&j->cpu, age, ticks);
-	jv_proc_comm(pid, j->comm, sizeof(j->comm));
+	langcpu_first(&j->cpu, age < 0 ? 0 : age, e->ticks);
+	if (langproc_comm(lp->pid, j->comm, sizeof(j->comm)) != 0 ||
+	    j->comm[0] == '\0')
+		snprintf(j->comm, sizeof(j->comm), "java");
+	e->jvm = j;
+	lp->state = LANGTAB_ACTIVE;
 	p->jvms[p->njvms++] = j;
 	p->api->log(p->ctx, GP_LOG_DEBUG, "pid %d (%s): JVM found",
-	    (int)pid, j->comm);
+	    (int)j->pid, j->comm);
 }
 
 /* A JVM's record goes only when no jattach run still points at it. */
@@ -175,57 +156,12 @@ jv_prune(struct jv *p)
 	}
 }
 
-/* JVMs from reports: the known ones checked, no walk of /proc. */
-static void
-jv_refresh(struct jv *p)
-{
-	struct jv_jvm *j;
-	uint64_t start, ticks;
-	double age;
-	uint32_t i;
-
-	for (i = 0; i < p->njvms; i++) {
-		j = p->jvms[i];
-		if (j->gone)
-			continue;
-		if (jv_proc_stat(j->pid, &start, &ticks, NULL) != 0 ||
-		    start != j->starttime) {
-			j->gone = 1;
-			continue;
-		}
-		age = jv_proc_age(start);
-		langcpu_update(&j->cpu, age, ticks);
-	}
-	jv_prune(p);
-}
-
+/* The known processes checked (with reports) or /proc walked (without),
+ * the vanished forgotten. */
 void
 jv_scan(struct jv *p)
 {
-	struct dirent *de;
-	uint32_t i;
-	char *end;
-	long pid;
-	DIR *d;
-
-	if (p->discover) {
-		jv_refresh(p);
-		return;
-	}
-	if ((d = opendir("/proc")) == NULL)
-		return;
-	for (i = 0; i < p->njvms; i++)
-		p->jvms[i]->seen = 0;
-	while ((de = readdir(d)) != NULL) {
-		pid = strtol(de->d_name, &end, 10);
-		if (*end != '\0' || pid <= 0 || pid > INT_MAX)
-			continue;
-		jv_scan_pid(p, (pid_t)pid);
-	}
-	closedir(d);
-	for (i = 0; i < p->njvms; i++)
-		if (!p->jvms[i]->seen)
-			p->jvms[i]->gone = 1;
+	langfind_scan(&p->find);
 	jv_prune(p);
 }
 
@@ -233,15 +169,16 @@ jv_scan(struct jv *p)
 static void
 jv_sampled(struct jv *p, pid_t pid)
 {
-	uint32_t i;
+	struct langtab_proc *lp;
+	struct jv_jvm *j;
 
-	jv_scan_pid(p, pid);
-	for (i = 0; i < p->njvms; i++)
-		if (p->jvms[i]->pid == pid && !p->jvms[i]->gone) {
-			p->jvms[i]->sampled = 1;
-			if (!p->jvms[i]->needmap)
-				jv_watch(p, p->jvms[i], 1);
-		}
+	(void)langfind_report(&p->find, (int32_t)pid, &lp);
+	if (lp == NULL || (j = ((struct jv_proc *)lp)->jvm) == NULL ||
+	    j->gone)
+		return;
+	j->sampled = 1;
+	if (!j->needmap)
+		jv_watch(p, j, 1);
 }
 
 void
@@ -277,7 +214,8 @@ jv_process_cb(void *arg, int32_t pid)
 
 	if (!p->enabled || p->stopping)
 		return;
-	p->discover = 1;	/* a source, if one that started after us */
+	if (!p->find.discover)	/* a source that started after us */
+		langfind_discover_sync(&p->find);
 	if (((j = jv_find(p, (pid_t)pid)) != NULL && !j->gone) ||
 	    p->pending == NULL) {
 		jv_sampled(p, (pid_t)pid);
@@ -325,12 +263,19 @@ jv_sample_cb(void *arg, int32_t pid, int32_t tid, uint64_t count,
 		jv_watch(p, j, 0);	/* judged: no more wake-ups */
 }
 
-/* Whether a system profiler reports processes now (it may start after
- * us): asked again each round. */
-void
-jv_discover_sync(struct jv *p)
+static const struct langfind_ops jv_find_ops = {
+	.proc_size = sizeof(struct jv_proc),
+	.rescan_ms = 0,		/* scanned at each round and snapshot */
+	.examine = jv_examine,
+	.ticks = jv_ticks,
+	.report = jv_process_cb,
+};
+
+int
+jv_find_init(struct jv *p)
 {
-	if (GP_API_HAS(p->api, process_subscribe))
-		p->discover = p->api->process_subscribe(p->ctx, jv_process_cb,
-		    p) == 0;
+	if (langtab_init(&p->tab, jv_proc_release, p) != 0)
+		return (-ENOMEM);
+	langfind_init(&p->find, &p->tab, p->api, p->ctx, &jv_find_ops, p);
+	return (0);
 }
