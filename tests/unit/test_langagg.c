@@ -43,6 +43,18 @@ record(void *arg, struct gp_snapshot *snap, int32_t pid,
 	}
 }
 
+/* Each stack of agg handed over for snap, pid's leaf looked for. */
+static void
+walk(struct langagg *agg, struct gp_snapshot *snap, struct seen *s,
+    int32_t pid, const char *leaf)
+{
+	memset(s, 0, sizeof(*s));
+	s->snap = snap;
+	s->pid = pid;
+	s->leaf = leaf;
+	langagg_foreach(agg, snap, record, s);
+}
+
 int
 main(void)
 {
@@ -69,11 +81,7 @@ main(void)
 	CHECK_INTEQ(langagg_pid_total(agg, 10), 9, "pid 10's samples");
 	CHECK_INTEQ(langagg_pid_total(agg, 12), 0, "an unknown pid's");
 
-	memset(&s, 0, sizeof(s));
-	s.snap = &snap;
-	s.pid = 10;
-	s.leaf = "leaf_a";
-	langagg_foreach(agg, &snap, record, &s);
+	walk(agg, &snap, &s, 10, "leaf_a");
 	CHECK_INTEQ(s.calls, 4, "each stack once");
 	CHECK_INTEQ(s.wrong_snap, 0, "with the snapshot it was handed");
 	CHECK_INTEQ(s.total, 10, "every sample");
@@ -89,18 +97,13 @@ main(void)
 	CHECK_INTEQ(langagg_count(agg), 2004, "all kept through growth");
 	CHECK_INTEQ(langagg_pid_total(agg, 20), 2000 * 2001 / 2,
 	    "their counts kept");
-	memset(&s, 0, sizeof(s));
-	s.snap = &snap;
-	s.pid = 20;
-	s.leaf = "f1234";
-	langagg_foreach(agg, &snap, record, &s);
+	walk(agg, &snap, &s, 20, "f1234");
 	CHECK_INTEQ(s.calls, 2004, "each once after growth");
 	CHECK_INTEQ(s.count, 1235, "a moved entry's count");
 
 	langagg_clear(agg);
 	CHECK_INTEQ(langagg_count(agg), 0, "clear empties");
-	memset(&s, 0, sizeof(s));
-	langagg_foreach(agg, &snap, record, &s);
+	walk(agg, &snap, &s, 10, "leaf_a");
 	CHECK_INTEQ(s.calls, 0, "nothing after clear");
 	CHECK_INTEQ(langagg_add(agg, 10, a, 3, 1), 0, "usable after clear");
 	langagg_free(agg);
