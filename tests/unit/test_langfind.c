@@ -7,7 +7,7 @@
  * host's reports are listened to once a source exists, replacing the
  * scan timer, and a report of a new process examines it; one of no
  * interest reported again is not examined; a plugin that scans at its own
- * times has no timer.
+ * times has no timer; a candidate test keeps the refused out.
  */
 #include "config.h"
 
@@ -156,6 +156,25 @@ static const struct langfind_ops ops = {
 	.scanned = t_scanned,
 };
 
+static pid_t candidate_pid;
+static unsigned ncandidate, ncandidate_pid;
+
+static int
+t_candidate(void *arg, pid_t pid)
+{
+	(void)arg;
+	ncandidate++;
+	ncandidate_pid += pid == candidate_pid;
+	return (pid == candidate_pid);
+}
+
+/* Node's: a cheap test before the stat. */
+static const struct langfind_ops ops_cand = {
+	.proc_size = sizeof(struct entry),
+	.examine = t_examine,
+	.candidate = t_candidate,
+};
+
 /* Java's: scanned at its own times, nothing after a scan. */
 static const struct langfind_ops ops_own = {
 	.proc_size = sizeof(struct entry),
@@ -296,6 +315,22 @@ main(void)
 		langtab_remove(&tab, tab.procs[tab.n - 1]);
 	langfind_scan(&f);
 	CHECK(langtab_find(&tab, kpid) != NULL, "its own scan walks /proc");
+	langfind_stop(&f);
+
+	/* a candidate test: the refused are not even read, nor kept */
+	while (tab.n > 0)
+		langtab_remove(&tab, tab.procs[tab.n - 1]);
+	candidate_pid = kpid;
+	ncandidate = 0;
+	langfind_init(&f, &tab, &api, &ctx, &ops_cand, &f);
+	langfind_walk(&f);
+	CHECK(tab.n == 1 && langtab_find(&tab, kpid) != NULL && ncandidate > 2,
+	    "a candidate test: only the process it takes is kept");
+	ncandidate = ncandidate_pid = 0;
+	langfind_walk(&f);
+	CHECK(tab.n == 1 && ((struct entry *)langtab_find(&tab,
+	    kpid))->examined == 1 && ncandidate > 0 && ncandidate_pid == 0,
+	    "walked again: the known one is not asked about, nor examined");
 	langfind_stop(&f);
 	(void)kill(kpid, SIGKILL);
 	(void)waitpid(kpid, &status, 0);

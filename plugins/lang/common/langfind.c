@@ -56,7 +56,9 @@ langfind_look(void *arg, pid_t pid, double uptime)
 	uint64_t start, exe_id, vsize, ticks = 0;
 	double age;
 
-	if (langfind_stat(f, pid, &start, &exe_id, &vsize, &ticks) != 0)
+	if ((lp == NULL && f->ops->candidate != NULL &&
+	    !f->ops->candidate(f->arg, pid)) ||
+	    langfind_stat(f, pid, &start, &exe_id, &vsize, &ticks) != 0)
 		return;
 	age = langtab_age(start, uptime);
 	if (langtab_same(f->tab, &lp, start, exe_id)) {

@@ -1,6 +1,6 @@
 /*
  * How a runtime plugin finds its processes (the driver's, langdrv.c,
- * Python's and Java's): from the system profiler's reports when it gives
+ * Python's, Java's and Node's): from the system profiler's reports when it gives
  * them (ABI 1.4: an idle process is never examined), else by a walk of
  * /proc each rescan_ms (or when the plugin asks); a profiler that starts
  * after the plugin is listened to from its first report.  Each process found is checked for identity (a reused
@@ -36,6 +36,10 @@ struct langfind_ops {
 	void (*report)(void *, int32_t pid);
 	/* The scan timer walked /proc (langfind_scan done; optional). */
 	void (*scanned)(void *);
+	/* Whether an unknown process may be this runtime's at all, before
+	 * its stat is read (optional: a cheap test, such as Node's name of
+	 * the executable; one refused is not kept in the table). */
+	int (*candidate)(void *, pid_t);
 };
 
 struct langfind {

@@ -11,6 +11,9 @@
 
 #include <gprofiler/plugin.h>
 
+#include "langfind.h"
+#include "langtab.h"
+
 #define NJ_SCAN_MS	2000	/* new node processes are seen within this */
 #define NJ_HELPER_MS	8000	/* one helper run (its own limit is 6 s),
 				 * then it is stopped */
@@ -23,7 +26,6 @@
 #define NJ_TRIES	3
 #define NJ_YOUNG_MS	1000	/* a node without SIGUSR1 handler yet: */
 #define NJ_YOUNG_LOOKS	5	/* looked at again, this many times */
-#define NJ_MAX_PROCS	4096
 #define NJ_MAX_NETNS	4096
 #define NJ_READ_MAX	(256 * 1024)
 #define NJ_NOUID	UINT32_MAX
@@ -35,11 +37,11 @@
 #define NJ_RUN		1	/* its helper runs */
 #define NJ_DONE		2	/* attached, refused, or given up */
 
+/* A node process: its entry in the table (langtab.h; LANGTAB_NEW while
+ * its namespace could not be read) and where its attach stands. */
 struct nj_proc {
-	int32_t pid;
-	uint64_t starttime;
-	int seen;
-	int state;	/* NJ_WAIT, ... */
+	struct langtab_proc lp;
+	int att;	/* NJ_WAIT, ... */
 	uint32_t tries;
 	uint64_t seq;		/* first seen: the oldest goes first */
 	uint64_t not_before;	/* NJ_WAIT: ms, monotonic */
@@ -87,8 +89,10 @@ struct nj {
 	int stopping;	/* stop_done when helpers end */
 	struct nj_slot slots[NJ_SLOTS];
 	uint32_t running;
-	struct nj_proc *procs;
-	uint32_t nprocs;
+	/* The node processes seen (langfind: a walk of /proc each
+	 * NJ_SCAN_MS, idle ones too -- an attach is once a process). */
+	struct langtab tab;
+	struct langfind find;
 	uint64_t seq;
 	int full_said;
 	uint32_t attached, left_alone;
@@ -102,7 +106,6 @@ struct nj {
 /* nodejs.c */
 /* nj_proc.c */
 int64_t nj_read_proc(struct nj *, int32_t, const char *);
-uint64_t nj_starttime(struct nj *, int32_t);
 int nj_is_node(int32_t);
 void nj_comm(struct nj *, int32_t, char *, size_t);
 /* Why pid must be left alone (a line), or NULL to attach. */

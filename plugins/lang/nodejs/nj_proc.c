@@ -45,20 +45,6 @@ nj_read_proc(struct nj *n, int32_t pid, const char *what)
 	return (got);
 }
 
-uint64_t
-nj_starttime(struct nj *n, int32_t pid)
-{
-	char *p;
-	int i;
-
-	if (nj_read_proc(n, pid, "stat") <= 0 ||
-	    (p = strrchr(n->rbuf, ')')) == NULL)
-		return (0);
-	for (i = 2; i < 22 && p != NULL; i++)
-		p = strchr(p + 1, ' ');
-	return (p == NULL ? 0 : strtoull(p + 1, NULL, 10));
-}
-
 /* Whether pid runs a node binary (the comm may be a process.title). */
 int
 nj_is_node(int32_t pid)

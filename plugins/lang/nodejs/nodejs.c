@@ -33,7 +33,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -48,6 +47,7 @@
 
 #include "clockns.h"
 #include "langplug.h"
+#include "langproc.h"
 #include "nj_proto.h"
 #include "nj_int.h"
 
@@ -173,12 +173,10 @@ nj_child_line(void *arg, const char *line, size_t len)
 static struct nj_proc *
 nj_find(struct nj *n, int32_t pid, uint64_t start)
 {
-	uint32_t i;
+	struct langtab_proc *lp = langtab_find(&n->tab, pid);
 
-	for (i = 0; i < n->nprocs; i++)
-		if (n->procs[i].pid == pid && n->procs[i].starttime == start)
-			return (&n->procs[i]);
-	return (NULL);
+	return (lp != NULL && lp->starttime == start ? (struct nj_proc *)lp :
+	    NULL);
 }
 
 static void
@@ -229,7 +227,7 @@ nj_child_exit(void *arg, int status)
 		    (int)sl->pid, sl->comm, sl->line);
 	}
 	if (pr != NULL)
-		pr->state = again ? NJ_WAIT : NJ_DONE;
+		pr->att = again ? NJ_WAIT : NJ_DONE;
 	if (n->stopping) {
 		if (n->running == 0) {
 			n->stopping = 0;
@@ -253,24 +251,24 @@ nj_spawn(struct nj *n, struct nj_slot *sl, struct nj_proc *pr)
 
 	memset(sl, 0, sizeof(*sl));
 	sl->n = n;
-	sl->pid = pr->pid;
-	sl->start = pr->starttime;
+	sl->pid = pr->lp.pid;
+	sl->start = pr->lp.starttime;
 	sl->netns = pr->netns;
 	sl->uid = pr->uid;
 	sl->tmpfd = -1;
-	nj_comm(n, pr->pid, sl->comm, sizeof(sl->comm));
-	if ((fd = nj_open_tmp(pr->pid)) < 0) {
+	nj_comm(n, pr->lp.pid, sl->comm, sizeof(sl->comm));
+	if ((fd = nj_open_tmp(pr->lp.pid)) < 0) {
 		n->left_alone++;
 		n->api->log(n->ctx, GP_LOG_WARN, "pid %d (%s): attach-maps "
 		    "left it alone, its JS frames stay unnamed: its /tmp "
-		    "cannot be opened: %s", (int)pr->pid, sl->comm,
+		    "cannot be opened: %s", (int)pr->lp.pid, sl->comm,
 		    strerror(-fd));
 		return (fd);
 	}
 	sl->tmpfd = fd;
-	snprintf(pidstr, sizeof(pidstr), "%d", (int)pr->pid);
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pr->lp.pid);
 	snprintf(startstr, sizeof(startstr), "%llu",
-	    (unsigned long long)pr->starttime);
+	    (unsigned long long)pr->lp.starttime);
 	argv[0] = n->helper;
 	argv[1] = pidstr;
 	argv[2] = startstr;
@@ -284,14 +282,14 @@ nj_spawn(struct nj *n, struct nj_slot *sl, struct nj_proc *pr)
 	if ((sl->child = n->api->child_spawn(n->ctx, &spec)) == NULL) {
 		fd = -errno;
 		n->api->log(n->ctx, GP_LOG_WARN, "pid %d: cannot run %s: %s",
-		    (int)pr->pid, n->helper, strerror(-fd));
+		    (int)pr->lp.pid, n->helper, strerror(-fd));
 		close(sl->tmpfd);
 		sl->tmpfd = -1;
 		return (fd);
 	}
 	n->running++;
 	pr->tries++;
-	pr->state = NJ_RUN;
+	pr->att = NJ_RUN;
 	sl->kill_timer = n->api->timer_add(n->ctx, NJ_HELPER_MS, 0,
 	    nj_kill_timeout, sl);
 	return (0);
@@ -331,9 +329,10 @@ nj_fill(struct nj *n)
 	while (n->mode == NJ_MODE_ATTACH && !n->stopping &&
 	    n->running < NJ_SLOTS) {
 		best = NULL;
-		for (i = 0; i < n->nprocs; i++) {
-			pr = &n->procs[i];
-			if (pr->state != NJ_WAIT || pr->not_before > now ||
+		for (i = 0; i < n->tab.n; i++) {
+			pr = (struct nj_proc *)n->tab.procs[i];
+			if (pr->lp.state != LANGTAB_ACTIVE ||
+			    pr->att != NJ_WAIT || pr->not_before > now ||
 			    (best != NULL && pr->seq > best->seq) ||
 			    !nj_may_start(n, pr))
 				continue;
@@ -342,8 +341,8 @@ nj_fill(struct nj *n)
 		if ((pr = best) == NULL)
 			return;
 		/* Its namespace and user now, not at first sight. */
-		if (nj_proc_ns_uid(n, pr->pid, &netns, &uid, &usr1) != 0) {
-			pr->state = NJ_DONE;
+		if (nj_proc_ns_uid(n, pr->lp.pid, &netns, &uid, &usr1) != 0) {
+			pr->att = NJ_DONE;
 			continue;
 		}
 		/* A node still starting has no SIGUSR1 handler yet: look
@@ -360,11 +359,11 @@ nj_fill(struct nj *n)
 			if (!nj_may_start(n, pr))
 				continue;
 		}
-		if (!n->shared_ok && (r = nj_netns_shared(n, pr->pid, uid,
+		if (!n->shared_ok && (r = nj_netns_shared(n, pr->lp.pid, uid,
 		    &ouid, &opid)) != 0) {
-			pr->state = NJ_DONE;
+			pr->att = NJ_DONE;
 			n->left_alone++;
-			nj_comm(n, pr->pid, comm, sizeof(comm));
+			nj_comm(n, pr->lp.pid, comm, sizeof(comm));
 			if (r > 0)
 				n->api->log(n->ctx, GP_LOG_WARN, "pid %d (%s): "
 				    "attach-maps leaves it alone: its network "
@@ -373,7 +372,7 @@ nj_fill(struct nj *n)
 				    "use its inspector on 127.0.0.1:9229 while "
 				    "it is open and run code as uid %u; "
 				    "--nodejs-attach-shared-netns allows it "
-				    "(see docs/RUNTIMES.md)", (int)pr->pid,
+				    "(see docs/RUNTIMES.md)", (int)pr->lp.pid,
 				    comm, (unsigned long long)netns, ouid,
 				    (int)opid, uid);
 			else
@@ -383,86 +382,82 @@ nj_fill(struct nj *n)
 				    "other users cannot be told (over %u "
 				    "namespaces); --nodejs-attach-shared-netns "
 				    "allows it (see docs/RUNTIMES.md)",
-				    (int)pr->pid, comm, NJ_MAX_NETNS);
+				    (int)pr->lp.pid, comm, NJ_MAX_NETNS);
 			continue;
 		}
 		for (k = 0; k < NJ_SLOTS && n->slots[k].child != NULL; k++)
 			;
 		sl = &n->slots[k];
 		if (nj_spawn(n, sl, pr) != 0)
-			pr->state = NJ_DONE;
+			pr->att = NJ_DONE;
 	}
 }
 
-/* One pass over /proc: each node process is recorded once per process
- * (PID and start time) and waits for a helper. */
+/* Whether pid runs node, by its executable's name: before its stat, so
+ * that a walk costs other processes one readlink. */
+static int
+nj_candidate(void *arg, pid_t pid)
+{
+	(void)arg;
+	return (nj_is_node((int32_t)pid));
+}
+
+/* A node process met: where it stands at first sight (its namespace,
+ * its user, whether it must be left alone). */
+static void
+nj_examine(void *arg, struct langtab_proc *lp, double age)
+{
+	struct nj *n = arg;
+	struct nj_proc *pr = (struct nj_proc *)lp;
+	const char *why;
+	char comm[64];
+	int quiet;
+
+	(void)age;
+	lp->state = LANGTAB_NEW;	/* unreadable now: the next scan */
+	if (nj_proc_ns_uid(n, lp->pid, &pr->netns, &pr->uid, NULL) != 0)
+		return;
+	lp->state = LANGTAB_ACTIVE;
+	pr->seq = n->seq++;
+	pr->att = NJ_WAIT;
+	if ((why = nj_reason(n, lp->pid, &quiet)) == NULL)
+		return;
+	pr->att = NJ_DONE;
+	nj_comm(n, lp->pid, comm, sizeof(comm));
+	n->left_alone += !quiet;
+	n->api->log(n->ctx, quiet ? GP_LOG_DEBUG : GP_LOG_INFO, "pid %d (%s): "
+	    "attach-maps leaves it alone: %s", (int)lp->pid, comm, why);
+}
+
+static void
+nj_release(void *arg, struct langtab_proc *lp)
+{
+	(void)arg;
+	free(lp);
+}
+
+static const struct langfind_ops nj_find_ops = {
+	.proc_size = sizeof(struct nj_proc),
+	.rescan_ms = 0,		/* its own timer: no reports wanted */
+	.examine = nj_examine,
+	.candidate = nj_candidate,
+};
+
+/* One pass over /proc (langfind): each node process is recorded once per
+ * process (PID, start time and executable) and waits for a helper; the
+ * vanished are forgotten (a new one may reuse the PID). */
 static void
 nj_scan(void *arg)
 {
 	struct nj *n = arg;
-	struct nj_proc *pr;
-	struct dirent *de;
-	const char *why;
-	char comm[64], *end;
-	uint64_t start, netns;
-	uint32_t i, uid;
-	DIR *d;
-	long pid;
-	int quiet;
 
-	if ((d = opendir("/proc")) == NULL)
-		return;
 	n->ns_valid = 0;	/* the users of each namespace, again */
-	for (i = 0; i < n->nprocs; i++)
-		n->procs[i].seen = 0;
-	while ((de = readdir(d)) != NULL) {
-		pid = strtol(de->d_name, &end, 10);
-		if (*end != '\0' || pid <= 0 || pid > INT32_MAX)
-			continue;
-		if (!nj_is_node((int32_t)pid) ||
-		    (start = nj_starttime(n, (int32_t)pid)) == 0)
-			continue;
-		if ((pr = nj_find(n, (int32_t)pid, start)) != NULL) {
-			pr->seen = 1;
-			continue;
-		}
-		if (!n->api->pid_wanted(n->ctx, (int32_t)pid))
-			continue;
-		if (n->nprocs == NJ_MAX_PROCS) {
-			if (!n->full_said)
-				n->api->log(n->ctx, GP_LOG_WARN, "more than %u "
-				    "node processes: the others are not "
-				    "attached to", NJ_MAX_PROCS);
-			n->full_said = 1;
-			continue;
-		}
-		if (nj_proc_ns_uid(n, (int32_t)pid, &netns, &uid, NULL) != 0)
-			continue;
-		pr = &n->procs[n->nprocs++];
-		memset(pr, 0, sizeof(*pr));
-		pr->pid = (int32_t)pid;
-		pr->starttime = start;
-		pr->seen = 1;
-		pr->seq = n->seq++;
-		pr->netns = netns;
-		pr->uid = uid;
-		pr->state = NJ_WAIT;
-		if ((why = nj_reason(n, (int32_t)pid, &quiet)) != NULL) {
-			pr->state = NJ_DONE;
-			nj_comm(n, (int32_t)pid, comm, sizeof(comm));
-			n->left_alone += !quiet;
-			n->api->log(n->ctx, quiet ? GP_LOG_DEBUG : GP_LOG_INFO,
-			    "pid %d (%s): attach-maps leaves it alone: %s",
-			    (int)pid, comm, why);
-		}
+	langfind_scan(&n->find);
+	if (n->tab.n >= LANGTAB_MAX && !n->full_said) {
+		n->api->log(n->ctx, GP_LOG_WARN, "more than %u node processes: "
+		    "the others are not attached to", LANGTAB_MAX);
+		n->full_said = 1;
 	}
-	closedir(d);
-	/* Forget processes that are gone (a new one may reuse the PID). */
-	for (i = 0; i < n->nprocs;)
-		if (!n->procs[i].seen && n->procs[i].state != NJ_RUN)
-			n->procs[i] = n->procs[--n->nprocs];
-		else
-			i++;
 	nj_fill(n);
 }
 
@@ -596,7 +591,7 @@ nj_snapshot(void *priv, struct gp_snapshot *snap)
 	/* Nothing of its own to deliver: perf's stacks carry the names. */
 	if (n->mode == NJ_MODE_ATTACH)
 		n->api->log(n->ctx, GP_LOG_DEBUG, "%u node processes seen, "
-		    "%u attached, %u left alone", n->nprocs, n->attached,
+		    "%u attached, %u left alone", n->tab.n, n->attached,
 		    n->left_alone);
 	n->api->snapshot_done(snap, 0, NULL);
 	return (0);
@@ -629,16 +624,19 @@ nj_init(struct gp_plugin_ctx *ctx, const struct gp_host_api *api,
 	n->api = api;
 	for (i = 0; i < NJ_SLOTS; i++)
 		n->slots[i].tmpfd = -1;
-	n->procs = calloc(NJ_MAX_PROCS, sizeof(*n->procs));
+	rc = langtab_init(&n->tab, nj_release, NULL);
 	n->ns = calloc(NJ_MAX_NETNS, sizeof(*n->ns));
 	n->rbuf = malloc(NJ_READ_MAX);
-	if (n->procs == NULL || n->ns == NULL || n->rbuf == NULL) {
-		free(n->procs);
+	if (rc != 0 || n->ns == NULL || n->rbuf == NULL) {
+		langtab_free(&n->tab);
 		free(n->ns);
 		free(n->rbuf);
 		free(n);
 		return (-ENOMEM);
 	}
+	langfind_init(&n->find, &n->tab, api, ctx, &nj_find_ops, n);
+	/* the finder's reads of /proc, through the host's safe open */
+	langproc_set_opener(langplug_open, ctx);
 	*privp = n;
 	return (0);
 }
@@ -662,7 +660,7 @@ nj_destroy(void *priv)
 		if (n->slots[i].tmpfd != -1)
 			close(n->slots[i].tmpfd);
 	}
-	free(n->procs);
+	langtab_free(&n->tab);
 	free(n->ns);
 	free(n->rbuf);
 	free(n);
