@@ -1,6 +1,6 @@
 #!/bin/sh
 # java plugin: a sampled process that is not a JVM has its maps read once,
-# not again in every cycle (jv_watch.c, jv_is_jvm: remembered by its start
+# not again in every cycle (jv_watch.c, jv_examine: remembered by its start
 # time and executable); and a wrapper that execs java after it was found not
 # to be one -- same PID, same start time -- is a new process, found to be a
 # JVM and asked for its perf map.  Four 4 s cycles over a busy native

@@ -36,8 +36,6 @@
 #define JV_IDLE_RATE	1.0	/* CPU ticks a second (1% of a CPU) */
 #define JV_PENDING_MAX	4096	/* reported processes not yet examined */
 #define JV_PENDING_MS	1000
-/* Snapshots a process known not to be a JVM is kept without a sign of it. */
-#define JV_OTHER_KEEP	2
 
 /*
  * What to ask a JVM, in this order.  JV_OP_ALLINFO asks the three INFO
