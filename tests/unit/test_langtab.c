@@ -150,6 +150,37 @@ main(void)
 	CHECK(freed == 4 + LANGTAB_MAX && tab.procs == NULL,
 	    "free releases every entry");
 
+	/* a full table: the ignored entry due soonest gives its place to a
+	 * new one; a table of none ignored takes no more */
+	{
+		struct langtab full;
+		struct langtab_proc *lp;
+		int nfreed = 0;
+
+		CHECK(langtab_init(&full, release, &nfreed) == 0, "a table");
+		for (i = 0; i < LANGTAB_MAX; i++) {
+			lp = langtab_new(&full, sizeof(struct entry), 5000 + i,
+			    1, 1);
+			lp->state = LANGTAB_IGNORED;
+			lp->recheck_at = i == 7 ? 1.0 : 100.0 + i;
+		}
+		full.procs[9]->state = LANGTAB_ACTIVE;
+		full.procs[9]->recheck_at = 0;
+		lp = langtab_new(&full, sizeof(struct entry), 4, 1, 1);
+		CHECK(lp != NULL && full.n == LANGTAB_MAX && nfreed == 1 &&
+		    langtab_find(&full, 5007) == NULL &&
+		    langtab_find(&full, 5009) != NULL &&
+		    langtab_find(&full, 4) == lp,
+		    "full: the ignored one due soonest makes room, not an "
+		    "attached one");
+		for (i = 0; i < (int)full.n; i++)
+			full.procs[i]->state = LANGTAB_ACTIVE;
+		CHECK(langtab_new(&full, sizeof(struct entry), 5, 1, 1) ==
+		    NULL && full.n == LANGTAB_MAX && nfreed == 1,
+		    "full of attached processes: no room");
+		langtab_free(&full);
+	}
+
 	/* attach outcomes */
 	CHECK_INTEQ(langtab_attach_state(0, 0.1), LANGTAB_ACTIVE, "attached");
 	CHECK_INTEQ(langtab_attach_state(-ESRCH, 0.1), LANGTAB_GONE, "gone");

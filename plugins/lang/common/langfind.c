@@ -6,9 +6,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "langfind.h"
 #include "langproc.h"
+
+#define LANGFIND_ROOM_MS	1000
 
 static void langfind_scan_cb(void *);
 
@@ -25,7 +28,7 @@ langfind_init(struct langfind *f, struct langtab *tab,
 	f->min_duration = 0;
 	f->discover = f->walk_once = 0;
 	f->scan_timer = NULL;
-	f->spared = 0;
+	f->spared = f->room_ms = 0;
 }
 
 void
@@ -163,6 +166,20 @@ langfind_scan_cb(void *arg)
 		f->ops->scanned(f->arg);
 }
 
+static int
+langfind_room_due(struct langfind *f)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	if (f->room_ms != 0 && now - f->room_ms < LANGFIND_ROOM_MS)
+		return (0);
+	f->room_ms = now;
+	return (1);
+}
+
 int
 langfind_report(struct langfind *f, int32_t pid, struct langtab_proc **lpp)
 {
@@ -172,8 +189,11 @@ langfind_report(struct langfind *f, int32_t pid, struct langtab_proc **lpp)
 
 	if (!f->discover)	/* a source that started after us */
 		langfind_discover_sync(f);
-	if (lp == NULL && f->tab->n >= LANGTAB_MAX)
-		langfind_scan(f);	/* make room: the dead go */
+	/* Make room: the dead go.  Once a second at most: a table full of
+	 * live processes would otherwise be stat'ed whole at every report
+	 * of a new one (4096 reads, ~60 ms, each). */
+	if (lp == NULL && f->tab->n >= LANGTAB_MAX && langfind_room_due(f))
+		langfind_scan(f);
 	langfind_look(f, (pid_t)pid, langtab_uptime());
 	*lpp = langtab_find(f->tab, (pid_t)pid);
 	return (f->tab->n != n || *lpp != lp ||

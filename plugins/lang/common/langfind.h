@@ -55,6 +55,7 @@ struct langfind {
 	/* Looks at a known process of no interest (LANGTAB_IGNORED) that
 	 * examined nothing: its maps not read again. */
 	uint64_t spared;
+	uint64_t room_ms;	/* the last scan to make room (monotonic) */
 };
 
 void langfind_init(struct langfind *, struct langtab *,

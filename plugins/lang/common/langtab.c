@@ -64,14 +64,40 @@ langtab_add(struct langtab *tab, struct langtab_proc *pr)
 	return (0);
 }
 
+/*
+ * The table is full: the process of another runtime due for a recheck
+ * soonest gives its place.  Forgetting it costs at most one more look if
+ * it is sampled again (its maps read on its own user's budget); without
+ * this a user who keeps 4096 processes alive, each sampled once, would
+ * keep every later interpreter or JVM out.  -ENOSPC when every entry is
+ * one of ours.
+ */
+static int
+langtab_make_room(struct langtab *tab)
+{
+	struct langtab_proc *old = NULL, *lp;
+	uint32_t i;
+
+	for (i = 0; i < tab->n; i++) {
+		lp = tab->procs[i];
+		if (lp->state == LANGTAB_IGNORED &&
+		    (old == NULL || lp->recheck_at < old->recheck_at))
+			old = lp;
+	}
+	if (old == NULL)
+		return (-ENOSPC);
+	langtab_remove(tab, old);
+	return (0);
+}
+
 struct langtab_proc *
 langtab_new(struct langtab *tab, size_t size, pid_t pid, uint64_t start,
     uint64_t exe_id)
 {
 	struct langtab_proc *lp;
 
-	if (size < sizeof(*lp) || tab->n >= LANGTAB_MAX ||
-	    (lp = calloc(1, size)) == NULL)
+	if (size < sizeof(*lp) || (tab->n >= LANGTAB_MAX &&
+	    langtab_make_room(tab) != 0) || (lp = calloc(1, size)) == NULL)
 		return (NULL);
 	lp->pid = pid;
 	lp->starttime = start;

@@ -77,7 +77,8 @@ struct langtab_proc *langtab_find(const struct langtab *, pid_t);
 int langtab_add(struct langtab *, struct langtab_proc *);
 /* A new entry of size bytes (the plugin's struct, beginning with its
  * langtab_proc), zeroed, its identity set, added; NULL if out of memory
- * or the table is full. */
+ * or the table is full of entries that are not LANGTAB_IGNORED (one of
+ * those, due for a recheck soonest, gives its place). */
 struct langtab_proc *langtab_new(struct langtab *, size_t size, pid_t,
 	    uint64_t start, uint64_t exe_id);
 void langtab_remove(struct langtab *, struct langtab_proc *);
