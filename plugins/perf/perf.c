@@ -44,13 +44,16 @@ static const struct gp_option perf_options[] = {
 		.name = "perf-backend",
 		.type = GP_OPT_ENUM,
 		.defval = "auto",
-		.choices = "auto|bpf|bpf-compat|perf-events",
+		.choices = "auto|bpf|bpf-compat|bpf-legacy|perf-events",
 		.help = "how samples are taken: a BPF program (bpf, Linux "
 		    "5.15+), the same without the task's BTF helpers "
 		    "(bpf-compat, 5.8+; DWARF stacks only for samples taken "
-		    "in user mode), perf events' own ring buffers as perf "
-		    "record does, for kernels or hosts where BPF cannot load "
-		    "(perf-events), or the first of these that works (auto)",
+		    "in user mode), the same through perf events' rings "
+		    "without global data or loops (bpf-legacy, 4.18+; no "
+		    "interpreter frame walk), perf events' own ring buffers "
+		    "as perf record does, for kernels or hosts where BPF "
+		    "cannot load (perf-events), or the first of these that "
+		    "works (auto)",
 	},
 	{
 		.name = "perf-dwarf-stack-size",
@@ -673,10 +676,7 @@ perf_start(void *priv)
 	    sampler_event_name(p->sampler), p->have_ev ? ", " : "",
 	    p->have_ev ? perfevent_kind(&p->ev) : "", perf_mode_name(p->mode),
 	    o.pids != NULL ? ", --pids" : "",
-	    strcmp(sampler_backend_name(p->sampler), "bpf") == 0 ?
-	    "a BPF program" : strcmp(sampler_backend_name(p->sampler),
-	    "bpf-compat") == 0 ? "a BPF program for older kernels" :
-	    "perf events");
+	    sampler_backend_desc(p->sampler));
 	return (0);
 }
 

@@ -4,7 +4,10 @@
 # tests of fp and dwarf stacks and of exec tracking are run again through
 # it (200, 230, 250-perf-exec with PERF_TEST_BACKEND), and those of fp and
 # dwarf stacks through the BPF program for older kernels (bpf-compat: the
-# same program without the task's BTF helpers); with BPF denied (no
+# same program without the task's BTF helpers), and all three through the
+# legacy build of that program (bpf-legacy: perf events' rings, no global
+# data, no loop, for 4.18 to 5.7), with Python named through it too
+# (no frame walk there: its samples wake the Python profiler); with BPF denied (no
 # CAP_BPF, no CAP_SYS_ADMIN: as on a locked-down host) the default, auto,
 # falls back to it and says so, while --perf-backend bpf fails and says why.
 . "$top_srcdir/tests/tap.sh"
@@ -16,7 +19,8 @@ tap_tmpdir
 # their checks is one here.
 for bt in perf-events:200-perf-shares perf-events:230-perf-dwarf \
     perf-events:250-perf-exec bpf-compat:200-perf-shares \
-    bpf-compat:230-perf-dwarf; do
+    bpf-compat:230-perf-dwarf bpf-legacy:200-perf-shares \
+    bpf-legacy:230-perf-dwarf bpf-legacy:250-perf-exec; do
 	be=${bt%%:*} t=${bt#*:}
 	PERF_TEST_BACKEND=$be sh "$top_srcdir/tests/integration/$t.sh" \
 	    >"$TMP/$t.tap" 2>&1
@@ -72,6 +76,29 @@ ok $? "the profile's metadata says perf_backend perf-events"
 PRE= daemon "$TMP/bpf" 3
 [ "$(backend_of "$TMP/bpf")" = bpf ]
 ok $? "auto picks BPF where it loads ($(backend_of "$TMP/bpf"))"
+
+# The legacy program with a Python process: its samples wake the Python
+# profiler, which reads the sampled thread (no walk in this program).
+py=$(. "$top_srcdir/tests/workloads/py_lib.sh"; py_interps | awk 'NR == 1 { print $2 }')
+"$py" -S "$top_srcdir/tests/vm/py_hot.py" 30 & pyw=$!
+sleep 1
+PRE= daemon "$TMP/legacy" 4 --perf-backend bpf-legacy --python-mode auto
+ok $? "--perf-backend bpf-legacy: one cycle"
+grep -q 'through a BPF program for kernels before 5.8' "$TMP/legacy.log"
+ok $? "its start-up line names the legacy program"
+[ "$(backend_of "$TMP/legacy")" = bpf-legacy ]
+ok $? "the profile's metadata says perf_backend bpf-legacy"
+n=$(named_busy "$TMP/legacy")
+[ "${n:-0}" -gt 0 ]
+ok $? "the legacy program: the busy program's hot functions named ($n stacks)"
+grep -q ';vm_py_outer ([^)]*)_\[p\];vm_py_hot ([^)]*)_\[p\]' \
+    "$TMP"/legacy/profile_*.col
+ok $? "the legacy program: Python frames named (vm_py_outer;vm_py_hot, _[p])" ||
+    { grep -v '^#' "$TMP"/legacy/profile_*.col | grep python |
+      cut -c1-200 | head -3 | sed 's/^/# /'; }
+! grep -E '^(WARN|ERROR)' "$TMP/legacy.log" | sed 's/^/# /' | grep .
+ok $? "the legacy program: no WARN or ERROR line"
+kill $pyw 2>/dev/null
 
 # BPF denied to root: what a locked-down host or a seccomp'd container does.
 PRE="setpriv --inh-caps=-bpf,-sys_admin --bounding-set=-bpf,-sys_admin --"

@@ -6,26 +6,51 @@
  * top of the user stack to user space through a ring buffer.  Stacks go
  * into the record itself, not a stack map, so none is lost to hash
  * collisions; whatever is lost is counted in "stats".
+ *
+ * Built twice.  sampler.bpf.o holds the full program (Linux 5.15 and
+ * later) and the compat one (5.8 to 5.14); with SAMPLER_LEGACY
+ * (sampler_legacy.bpf.c), the legacy one, for 4.18 to 5.7: no global
+ * data (5.2: its settings are the "cfg" map's), perf events' rings
+ * instead of the BPF ring buffer (5.8), no loop the verifier must bound
+ * (5.3: the stack copy is unrolled), bpf_probe_read (5.5 split it), no
+ * call between BPF functions, no interpreter frame walk and no kernel
+ * symbol resolver.  Raw tracepoints (exec and exit), bpf_get_stack and
+ * the cgroup id are 4.17 and 4.18: that is its floor.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
 #include "sampler.h"
 
-/* Set by user space before loading. */
-const volatile __u32 self_tgid = 0;	/* never sample the agent itself */
-const volatile __u8 filter_pids = 0;	/* only tgids in "pids" */
-const volatile __u8 filter_cgroups = 0;	/* only tasks of "cgroups" */
-const volatile __u8 want_fp = 1;	/* frame-pointer user stack */
-const volatile __u8 want_dwarf = 0;	/* registers + user stack bytes */
-const volatile __u32 dwarf_size = 8192;
-/* A tracepoint's program runs at every hit whatever the perf event's
- * sample_period: one sample every tp_period hits, counted here. */
-const volatile __u64 tp_period = 1;
-/* At most max_rate samples a second on each CPU (0: no cap).  With a
- * period the rate is the event's: page faults or a tracepoint at period
- * 1 would otherwise flood the ring and the agent. */
-const volatile __u32 max_rate = 0;
+/*
+ * Set by user space before loading (struct sampler_cfg).  A tracepoint's
+ * program runs at every hit whatever the perf event's sample_period: one
+ * sample every tp_period hits, counted here.  At most max_rate samples a
+ * second on each CPU (0: no cap): with a period the rate is the event's,
+ * and page faults or a tracepoint at period 1 would otherwise flood the
+ * ring and the agent.
+ */
+#ifdef SAMPLER_LEGACY
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sampler_cfg);
+} cfg SEC(".maps");
+
+/*
+ * Two rings per CPU: "urgent" wakes user space at every record (what the
+ * BPF ring buffer's forced wake-up does), "events" a quarter full.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} events SEC(".maps"), urgent SEC(".maps");
+#else
+const volatile struct sampler_cfg cfg = {
+	.tp_period = 1, .dwarf_size = 8192, .want_fp = 1,
+};
 /* Set by user space while it reads what runs already (sampler_resume). */
 volatile __u8 paused = 0;
 
@@ -33,6 +58,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);	/* resized by user space */
 } events SEC(".maps");
+#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -286,33 +312,59 @@ task_is_user(void)
  * Copy up to dwarf_size bytes from the user sp upwards, page by page, so a
  * stack whose mapping ends before dwarf_size still yields what it has.
  */
+#ifdef SAMPLER_LEGACY
+#define COPY_MAX_STACK	SAMPLE_LEGACY_MAX_STACK
+#define probe_read_user	bpf_probe_read
+#else
+#define COPY_MAX_STACK	SAMPLE_MAX_STACK
+#define probe_read_user	bpf_probe_read_user
+#endif
+
+/* One page's worth at *off, at most up to want: 0 when the copy ends. */
+static __always_inline int
+copy_user_page(struct sample_buf *s, __u64 sp, __u64 *off, __u64 want)
+{
+	__u64 o = *off, n;
+
+	if (o >= want)
+		return 0;
+	n = SAMPLE_PAGE - ((sp + o) & (SAMPLE_PAGE - 1));
+	if (n > want - o)
+		n = want - o;
+	/* bounds the verifier can see, whatever the compiler knows */
+	barrier_var(n);
+	n &= 2 * SAMPLE_PAGE - 1;
+	if (n == 0 || n > SAMPLE_PAGE)
+		return 0;
+	barrier_var(o);
+	o &= 0xffff;
+	if (probe_read_user(&s->stack[o], n, (void *)(sp + o)) != 0)
+		return 0;
+	*off = o + n;
+	return 1;
+}
+
 static __always_inline __u32
-copy_user_stack(struct sample_buf *s)
+copy_user_stack(struct sample_buf *s, __u64 want)
 {
 	__u64 sp = s->regs[SAMPLE_REG_SP];
-	__u64 off = 0, want = dwarf_size, n;
-	int i;
+	__u64 off = 0;
 
-	if (want > SAMPLE_MAX_STACK)
-		want = SAMPLE_MAX_STACK;
-	for (i = 0; i < SAMPLE_MAX_STACK / SAMPLE_PAGE + 2; i++) {
-		if (off >= want)
+	if (want > COPY_MAX_STACK)
+		want = COPY_MAX_STACK;
+#ifdef SAMPLER_LEGACY
+	/* COPY_MAX_STACK / SAMPLE_PAGE + 2 steps, spelled out: a verifier
+	 * before 5.3 refuses any loop, and clang does not unroll this one */
+#define STEP	if (!copy_user_page(s, sp, &off, want)) goto out
+	STEP; STEP; STEP; STEP; STEP; STEP; STEP; STEP;
+	STEP; STEP; STEP; STEP; STEP; STEP; STEP; STEP;
+#undef STEP
+out:
+#else
+	for (int i = 0; i < COPY_MAX_STACK / SAMPLE_PAGE + 2; i++)
+		if (!copy_user_page(s, sp, &off, want))
 			break;
-		n = SAMPLE_PAGE - ((sp + off) & (SAMPLE_PAGE - 1));
-		if (n > want - off)
-			n = want - off;
-		/* bounds the verifier can see, whatever the compiler knows */
-		barrier_var(n);
-		n &= 2 * SAMPLE_PAGE - 1;
-		if (n == 0 || n > SAMPLE_PAGE)
-			break;
-		barrier_var(off);
-		off &= 0xffff;
-		if (bpf_probe_read_user(&s->stack[off], n,
-		    (void *)(sp + off)) != 0)
-			break;
-		off += n;
-	}
+#endif
 	return ((__u32)off);
 }
 
@@ -325,25 +377,45 @@ copy_user_stack(struct sample_buf *s)
  * wait for the cycle's snapshot or the slow drain timer: no wake-up per
  * sample, nor per fixed period.
  */
-static __always_inline __u64
-wakeup_flags(__u32 tgid, __u32 gen, int is_user, int urgent)
+static __always_inline int
+wake_due(__u32 tgid, __u32 gen, int is_user, int urgent)
 {
 	__u32 *seen, want = gen + 1;
 
 	if (urgent)
-		return BPF_RB_FORCE_WAKEUP;
+		return 1;
 	if (is_user && ((seen = bpf_map_lookup_elem(&announced, &tgid)) ==
 	    NULL || *seen != want)) {
 		bpf_map_update_elem(&announced, &tgid, &want, BPF_ANY);
-		return BPF_RB_FORCE_WAKEUP;
+		return 1;
 	}
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+	return 0;
+}
+
+#ifdef SAMPLER_LEGACY
+/* A wake-up due goes through the ring that wakes at every record. */
+static __always_inline long
+sample_output(void *ctx, struct sample_buf *s, __u64 size, int wake)
+{
+	if (wake)
+		return bpf_perf_event_output(ctx, &urgent, BPF_F_CURRENT_CPU,
+		    s, size);
+	return bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, s,
+	    size);
+}
+#else
+static __always_inline long
+sample_output(void *ctx, struct sample_buf *s, __u64 size, int wake)
+{
+	if (!wake && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
 	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4)
-		return BPF_RB_FORCE_WAKEUP;
-	return BPF_RB_NO_WAKEUP;
+		wake = 1;
+	return bpf_ringbuf_output(&events, s, size, wake ?
+	    BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 #include "walk.bpf.h"
+#endif
 
 /*
  * One sample; ctx is what bpf_get_stack takes in both program types (the
@@ -356,31 +428,44 @@ wakeup_flags(__u32 tgid, __u32 gen, int is_user, int urgent)
  * back to the frame-pointer stack).
  */
 static __always_inline int
-sample_take(void *ctx, __u64 period, int compat, int ctx_regs, int loop)
+sample_take(void *ctx, int tp, int compat, int ctx_regs, int loop)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, cpu = bpf_get_smp_processor_id();
 	struct sample_buf *s;
-	struct walk_cfg *wc;
-	__u32 *genp, walk;
-	__u64 size;
+	__u32 *genp;
+	__u64 size, period;
 	long kn, un = 0;
 	int is_user, watched, urgent, dwarf;
+#ifdef SAMPLER_LEGACY
+	__u32 zero = 0;
+	const struct sampler_cfg *c = bpf_map_lookup_elem(&cfg, &zero);
 
-	if (paused || (tgid != 0 && tgid == self_tgid))
+	if (c == NULL || c->paused)
 		return 0;
-	if (filter_pids && bpf_map_lookup_elem(&pids, &tgid) == NULL)
+#else
+	const volatile struct sampler_cfg *c = &cfg;
+	struct walk_cfg *wc;
+	__u32 walk;
+
+	if (paused)
+		return 0;
+#endif
+	if (tgid != 0 && tgid == c->self_tgid)
+		return 0;
+	if (c->filter_pids && bpf_map_lookup_elem(&pids, &tgid) == NULL)
 		return 0;
 	/* A process profiler's process is sampled wherever it runs: its
 	 * profiler reads the thread caught here, and gProfiler's -G limits
 	 * perf, not the runtime profilers (whose stacks replace perf's). */
-	if (filter_cgroups) {
+	if (c->filter_cgroups) {
 		__u64 cg = bpf_get_current_cgroup_id();
 
 		if (bpf_map_lookup_elem(&cgroups, &cg) == NULL &&
 		    bpf_map_lookup_elem(&watch, &tgid) == NULL)
 			return 0;
 	}
+	period = tp ? c->tp_period : 1;
 	if (period > 1) {
 		__u32 k = 0;
 		__u64 *n = bpf_map_lookup_elem(&tp_hits, &k);
@@ -389,7 +474,7 @@ sample_take(void *ctx, __u64 period, int compat, int ctx_regs, int loop)
 			return 0;
 		*n = 0;
 	}
-	if (max_rate != 0) {
+	if (c->max_rate != 0) {
 		__u32 k = 0;
 		struct rate_window *w = bpf_map_lookup_elem(&rate, &k);
 		__u64 now = bpf_ktime_get_ns();
@@ -400,7 +485,7 @@ sample_take(void *ctx, __u64 period, int compat, int ctx_regs, int loop)
 			w->start = now;
 			w->n = 0;
 		}
-		if (++w->n > max_rate) {
+		if (++w->n > c->max_rate) {
 			stat_inc(STAT_RATE_CAPPED);
 			return 0;
 		}
@@ -426,9 +511,9 @@ sample_take(void *ctx, __u64 period, int compat, int ctx_regs, int loop)
 	    0), SAMPLE_F_KERN_ERR, STAT_KSTACK_ERR);
 	/* kernel threads have no user stack: not an error */
 	is_user = tgid != 0 && (compat || task_is_user());
-	dwarf = want_dwarf && is_user && (compat ? ctx_regs &&
+	dwarf = c->want_dwarf && is_user && (compat ? ctx_regs &&
 	    copy_ctx_regs(s, ctx) == 0 : copy_user_regs(s) == 0);
-	if ((want_fp || (compat && want_dwarf && !dwarf)) && is_user) {
+	if ((c->want_fp || (compat && c->want_dwarf && !dwarf)) && is_user) {
 		s->hdr.flags |= SAMPLE_F_FP;
 		un = stack_depth(s, bpf_get_stack(ctx, &s->ips[kn & 0xff],
 		    SAMPLE_MAX_DEPTH * 8, BPF_F_USER_STACK), SAMPLE_F_USER_ERR,
@@ -444,6 +529,7 @@ sample_take(void *ctx, __u64 period, int compat, int ctx_regs, int loop)
 	/* A process profiler reads a watched thread's stack at once, unless
 	 * its frames were walked here. */
 	urgent = watched;
+#ifndef SAMPLER_LEGACY
 	if (watched && is_user &&
 	    (wc = bpf_map_lookup_elem(&walk_cfgs, &tgid)) != NULL) {
 		/* a 1.7 layout only where the program has its walk */
@@ -458,13 +544,14 @@ sample_take(void *ctx, __u64 period, int compat, int ctx_regs, int loop)
 		} else
 			s->hdr.nwalk = 0;
 	}
+#endif
 	size = sizeof(s->hdr) + (kn + un + 2 * (__u64)(s->hdr.nwalk &
 	    0xff)) * 8;
 
 	if (dwarf) {
 		s->hdr.flags |= SAMPLE_F_DWARF;
 		s->hdr.stack_off = __builtin_offsetof(struct sample_buf, regs);
-		s->hdr.stack_len = copy_user_stack(s);
+		s->hdr.stack_len = copy_user_stack(s, c->dwarf_size);
 		if (s->hdr.stack_len == 0)
 			stat_inc(STAT_DWARF_ERR);
 		size = s->hdr.stack_off + sizeof(s->regs) + s->hdr.stack_len;
@@ -475,18 +562,34 @@ sample_take(void *ctx, __u64 period, int compat, int ctx_regs, int loop)
 	}
 	if (watched)
 		s->hdr.flags |= SAMPLE_F_WATCHED;
-	if (bpf_ringbuf_output(&events, s, size, wakeup_flags(tgid,
-	    s->hdr.gen, is_user, urgent)) != 0)
+	if (sample_output(ctx, s, size, wake_due(tgid, s->hdr.gen, is_user,
+	    urgent)) != 0)
 		stat_inc(STAT_RB_FULL);
 	return 0;
 }
+
+#ifdef SAMPLER_LEGACY
+SEC("perf_event")
+int
+on_sample(void *ctx)
+{
+	return sample_take(ctx, 0, 1, 1, 0);
+}
+
+SEC("tracepoint")
+int
+on_tracepoint(void *ctx)
+{
+	return sample_take(ctx, 1, 1, 0, 0);
+}
+#else
 
 /* A hardware, software, cache or raw event overflowed (--perf-event). */
 SEC("perf_event")
 int
 on_sample(void *ctx)
 {
-	return sample_take(ctx, 1, 0, 1, 0);
+	return sample_take(ctx, 0, 0, 1, 0);
 }
 
 /* The same with the walks of ABI 1.7, for kernels with bpf_loop. */
@@ -494,7 +597,7 @@ SEC("perf_event")
 int
 on_sample_loop(void *ctx)
 {
-	return sample_take(ctx, 1, 0, 1, 1);
+	return sample_take(ctx, 0, 0, 1, 1);
 }
 
 /* The same for kernels without the task's BTF helpers (sample_take). */
@@ -502,7 +605,7 @@ SEC("perf_event")
 int
 on_sample_compat(void *ctx)
 {
-	return sample_take(ctx, 1, 1, 1, 0);
+	return sample_take(ctx, 0, 1, 1, 0);
 }
 
 /*
@@ -514,22 +617,23 @@ SEC("tracepoint")
 int
 on_tracepoint(void *ctx)
 {
-	return sample_take(ctx, tp_period, 0, 0, 0);
+	return sample_take(ctx, 1, 0, 0, 0);
 }
 
 SEC("tracepoint")
 int
 on_tracepoint_loop(void *ctx)
 {
-	return sample_take(ctx, tp_period, 0, 0, 1);
+	return sample_take(ctx, 1, 0, 0, 1);
 }
 
 SEC("tracepoint")
 int
 on_tracepoint_compat(void *ctx)
 {
-	return sample_take(ctx, tp_period, 1, 0, 0);
+	return sample_take(ctx, 1, 1, 0, 0);
 }
+#endif
 
 /*
  * A new image: the exec'ing task is current, its mm and comm already the
@@ -559,16 +663,21 @@ on_exit(void *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
 
+#ifndef SAMPLER_LEGACY
 	/* every thread: its walk root dies with it */
 	bpf_map_delete_elem(&walk_roots, &tid);
+#endif
 	if (tid != tgid)
 		return 0;
+#ifndef SAMPLER_LEGACY
 	bpf_map_delete_elem(&walk_cfgs, &tgid);
+#endif
 	bpf_map_delete_elem(&exec_gen, &tgid);
 	bpf_map_delete_elem(&announced, &tgid);
 	return 0;
 }
 
+#ifndef SAMPLER_LEGACY
 /*
  * Kernel symbol names for user space, by the kernel's own kallsyms lookup
  * (%pS: "name+0xoff/0xsize [module]"): user space writes ksym_n addresses into ksym_addr (mmapped .bss),
@@ -595,5 +704,6 @@ ksym_resolve(void *ctx)
 	}
 	return 0;
 }
+#endif
 
 char LICENSE[] SEC("license") = "GPL";

@@ -2,10 +2,11 @@
  * The sampler: one of its backends, chosen by --perf-backend.  "auto"
  * takes the BPF program (sampler_bpf.c: stacks, generations and filters in
  * the kernel); when this kernel cannot load it, the same program without
- * the task's BTF helpers (bpf-compat, Linux 5.8 to 5.14); when neither
- * loads, perf events alone (sampler_pev.c: what `perf record` does, on
- * every kernel perf runs on), saying why and what that costs.
- * Everything else is the backend's.
+ * the task's BTF helpers (bpf-compat, Linux 5.8 to 5.14), then its legacy
+ * build (bpf-legacy, 4.18 to 5.7: perf events' rings, no global data, no
+ * loop); when none loads, perf events alone (sampler_pev.c: what `perf
+ * record` does, on every kernel perf runs on), saying why and what that
+ * costs.  Everything else is the backend's.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 static const struct sampler_ops *const sampler_backends[] = {
 	&sampler_bpf_ops,
 	&sampler_bpf_compat_ops,
+	&sampler_bpf_legacy_ops,
 	&sampler_pev_ops,
 };
 #define NBACKENDS (sizeof(sampler_backends) / sizeof(sampler_backends[0]))
@@ -58,6 +60,16 @@ sampler_open(const struct sampler_opts *o, char *err, size_t errlen)
 		}
 		return (s);
 	}
+	if ((s = sampler_bpf_legacy_ops.open(&q, why2, sizeof(why2))) != NULL) {
+		if (o->log != NULL) {
+			snprintf(msg, sizeof(msg), "%s; sampling through the "
+			    "BPF program for kernels before 5.8 instead "
+			    "(--perf-backend bpf-legacy): %s", why,
+			    sampler_legacy_costs(o));
+			o->log(o->arg, 1, msg);
+		}
+		return (s);
+	}
 	/* A named event that cannot be opened fails either way. */
 	if ((s = sampler_pev_ops.open(o, err, errlen)) == NULL) {
 		snprintf(msg, sizeof(msg), "%s; %s", why, err);
@@ -83,10 +95,29 @@ sampler_compat_costs(const struct sampler_opts *o)
 	    "frame-pointer mode");
 }
 
+/* What the legacy program gives up against the full one, in words. */
+const char *
+sampler_legacy_costs(const struct sampler_opts *o)
+{
+	return (o->want_dwarf ? "no interpreter frame walk in the kernel "
+	    "(runtime profilers read the sampled thread's stack after a "
+	    "wake-up), kernel names from /proc/kallsyms, DWARF user stacks "
+	    "only for samples taken in user mode and copied up to 56 KiB" :
+	    "no interpreter frame walk in the kernel (runtime profilers read "
+	    "the sampled thread's stack after a wake-up), kernel names from "
+	    "/proc/kallsyms");
+}
+
 const char *
 sampler_backend_name(const struct sampler *s)
 {
 	return (s->ops->name);
+}
+
+const char *
+sampler_backend_desc(const struct sampler *s)
+{
+	return (s->ops->desc);
 }
 
 void

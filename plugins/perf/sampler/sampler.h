@@ -111,6 +111,31 @@
 #define STAT_WALK_WAKE		12	/* walked samples that woke user space */
 #define STAT_NSTATS		13
 
+/*
+ * What user space tells the program before it loads (sampler.bpf.c): in
+ * the program's read-only data, or, in the legacy program (kernels
+ * without global data, before 5.2), the one element of its "cfg" map,
+ * where paused lives too.
+ */
+struct sampler_cfg {
+	__u64 tp_period;	/* a tracepoint: one sample every n hits */
+	__u32 self_tgid;	/* never sample the agent itself */
+	__u32 dwarf_size;	/* user stack bytes copied for DWARF */
+	__u32 max_rate;		/* samples a second per CPU, 0: no cap */
+	__u8 filter_pids;	/* only tgids in "pids" */
+	__u8 filter_cgroups;	/* only tasks of "cgroups" */
+	__u8 want_fp;		/* frame-pointer user stack */
+	__u8 want_dwarf;	/* registers + user stack bytes */
+	__u8 paused;		/* legacy: sampler_resume clears it */
+	__u8 pad[7];
+};
+
+/*
+ * The legacy program's records go through perf events' rings, whose
+ * record size is 16 bits: its DWARF stack copy stops short of that.
+ */
+#define SAMPLE_LEGACY_MAX_STACK	(14 * SAMPLE_PAGE)
+
 struct sample_hdr {
 	__u32 pid;	/* tgid; 0 = idle */
 	__u32 tid;
@@ -233,12 +258,16 @@ struct sampler_opts {
 	int quiet_load;	/* no libbpf lines (sampler_open) */
 	void *arg;
 };
-/* "auto", "bpf", "bpf-compat" or "perf-events": a backend, or -EINVAL. */
+/* "auto", "bpf", "bpf-compat", "bpf-legacy" or "perf-events": a backend,
+ * or -EINVAL. */
 int sampler_backend_parse(const char *);
-/* The backend sampling: "bpf", "bpf-compat" or "perf-events". */
+/* The backend sampling: "bpf", "bpf-compat", "bpf-legacy" or
+ * "perf-events"; and in words ("a BPF program", ..., "perf events"). */
 const char *sampler_backend_name(const struct sampler *);
+const char *sampler_backend_desc(const struct sampler *);
 /* What the compat BPF program gives up against the full one, in words. */
 const char *sampler_compat_costs(const struct sampler_opts *);
+const char *sampler_legacy_costs(const struct sampler_opts *);
 /* What the perf-events backend gives up against BPF, for o, in words. */
 const char *sampler_pev_costs(const struct sampler_opts *o);
 /* NULL with a message in err saying what is missing. */

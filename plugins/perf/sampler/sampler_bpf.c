@@ -3,7 +3,9 @@
  * program (sampler.bpf.c, through its libbpf skeleton), open
  * one sampling perf event per online CPU and attach the program to each,
  * and drain the ring buffer on demand.  Knows nothing about stacks beyond
- * handing each record to the caller.
+ * handing each record to the caller.  Three programs: the full one, the
+ * compat one (same object) and the legacy one (its own object, its
+ * records in perf events' rings, its settings in a map).
  */
 #include "config.h"
 
@@ -27,23 +29,7 @@
 #include "bpflog.h"
 #include "sampler_int.h"
 #include "sampler.skel.h"
-
-struct sbpf {
-	struct sampler base;	/* first */
-	struct sampler_bpf *skel;
-	struct ring_buffer *rb;
-	struct sampler_opts opts;
-	int ncpus;	/* possible CPUs */
-	int *fds;	/* perf event per CPU, -1 */
-	struct bpf_link **links;
-	struct sampler_ev ev;
-	int ksym_ok;			/* ksym_resolve loaded */
-	int compat;			/* the *_compat programs */
-	int tp_known;			/* task_tp_off looked up */
-	int have_loop;			/* bpf_loop: 1.7's walks */
-	struct bpf_link *exec_link;	/* exec generations */
-	struct bpf_link *exit_link;
-};
+#include "sbpf_int.h"
 
 /* libbpf's printer is process-global: route it to the sampler loading. */
 static void sbpf_close(struct sampler *);
@@ -114,11 +100,15 @@ sampler_cpu_close(struct sbpf *s, int cpu)
 static struct bpf_program *
 sampler_prog(const struct sbpf *s)
 {
+	int compat = s->kind == SBPF_COMPAT;
+
+	if (s->kind == SBPF_LEGACY)
+		return (sbpf_legacy_prog(s));
 	if (s->ev.type == PERF_TYPE_TRACEPOINT)
-		return (s->compat ? s->skel->progs.on_tracepoint_compat :
+		return (compat ? s->skel->progs.on_tracepoint_compat :
 		    s->have_loop ? s->skel->progs.on_tracepoint_loop :
 		    s->skel->progs.on_tracepoint);
-	return (s->compat ? s->skel->progs.on_sample_compat :
+	return (compat ? s->skel->progs.on_sample_compat :
 	    s->have_loop ? s->skel->progs.on_sample_loop :
 	    s->skel->progs.on_sample);
 }
@@ -216,8 +206,8 @@ sampler_rb_cb(void *arg, void *data, size_t len)
  * nothing and user space wakes rarely; a power of two from 64 KiB to
  * 16 MiB (its pages are resident once written, and mapped twice).
  */
-static uint32_t
-sampler_ring_size(const struct sampler_opts *o, int ncpus)
+uint32_t
+sbpf_ring_size(const struct sampler_opts *o, int ncpus)
 {
 	uint64_t rec = sizeof(struct sample_hdr) + 2 * SAMPLE_MAX_DEPTH * 8;
 	uint64_t want, sz = 64 * 1024;
@@ -276,6 +266,54 @@ sampler_explain(int rc, char *err, size_t errlen)
 	    strerror(-rc), hint, buf[0] ? ", perf_event_paranoid=" : "", buf);
 }
 
+/* The settings the program reads (struct sampler_cfg). */
+static void
+sbpf_cfg_fill(struct sbpf *s)
+{
+	struct sampler_cfg *c = &s->cfg;
+
+	memset(c, 0, sizeof(*c));
+	c->self_tgid = (uint32_t)s->opts.self_pid;
+	c->filter_pids = s->opts.pids != NULL;
+	c->filter_cgroups = s->opts.filter_cgroups != 0;
+	c->want_fp = s->opts.want_fp != 0;
+	c->want_dwarf = s->opts.want_dwarf != 0;
+	c->dwarf_size = s->opts.dwarf_size;
+	c->tp_period = s->opts.period > 0 ? s->opts.period : 1;
+	c->max_rate = s->opts.max_rate;
+	c->paused = s->opts.start_paused != 0;
+}
+
+/* The maps sized by the host and the options, before loading. */
+int
+sbpf_sizes(struct sbpf *s)
+{
+	int rc;
+
+	if ((rc = bpf_map__set_max_entries(s->m.scratch,
+	    (uint32_t)s->ncpus)) != 0)
+		return (rc);
+	if (s->opts.npids > 4096)
+		return (bpf_map__set_max_entries(s->m.pids, s->opts.npids));
+	return (0);
+}
+
+/* -p's PIDs, once loaded. */
+int
+sbpf_pids_fill(struct sbpf *s)
+{
+	uint32_t key, i;
+	uint8_t one = 1;
+
+	for (i = 0; s->opts.pids != NULL && i < s->opts.npids; i++) {
+		key = (uint32_t)s->opts.pids[i];
+		if (bpf_map__update_elem(s->m.pids, &key, sizeof(key), &one,
+		    sizeof(one), BPF_ANY) != 0)
+			return (-errno);
+	}
+	return (0);
+}
+
 /* The object opened, set up and loaded, with the resolver or not. */
 static int
 sampler_load(struct sbpf *s, int with_ksym)
@@ -283,8 +321,6 @@ sampler_load(struct sbpf *s, int with_ksym)
 	struct bpf_program *progs[6];
 	size_t k;
 	struct sampler_bpf *skel;
-	uint32_t key, i;
-	uint8_t one = 1;
 	int rc;
 
 	skel = sampler_bpf__open();
@@ -305,33 +341,22 @@ sampler_load(struct sbpf *s, int with_ksym)
 	for (k = 0; k < 6; k++)
 		if (progs[k] != sampler_prog(s))
 			bpf_program__set_autoload(progs[k], false);
-	skel->rodata->self_tgid = (uint32_t)s->opts.self_pid;
-	skel->rodata->filter_pids = s->opts.pids != NULL;
-	skel->rodata->filter_cgroups = s->opts.filter_cgroups != 0;
-	skel->rodata->want_fp = s->opts.want_fp != 0;
-	skel->rodata->want_dwarf = s->opts.want_dwarf != 0;
-	skel->rodata->dwarf_size = s->opts.dwarf_size;
-	skel->rodata->tp_period = s->opts.period > 0 ? s->opts.period : 1;
-	skel->rodata->max_rate = s->opts.max_rate;
-	if ((rc = bpf_map__set_max_entries(skel->maps.scratch,
-	    (uint32_t)s->ncpus)) != 0 ||
+	skel->rodata->cfg = s->cfg;
+	s->m = (struct sbpf_maps)SBPF_MAPS(skel);
+	s->m.walk_cfgs = skel->maps.walk_cfgs;
+	s->m.walk_roots = skel->maps.walk_roots;
+	if ((rc = sbpf_sizes(s)) != 0 ||
 	    (rc = bpf_map__set_max_entries(skel->maps.events,
-	    sampler_ring_size(&s->opts, s->ncpus))) != 0 ||
-	    (s->opts.npids > 4096 && (rc = bpf_map__set_max_entries(
-	    skel->maps.pids, s->opts.npids)) != 0))
+	    sbpf_ring_size(&s->opts, s->ncpus))) != 0)
 		return (rc);
-	if ((rc = sampler_bpf__load(skel)) != 0)
+	if ((rc = sampler_bpf__load(skel)) != 0 ||
+	    (rc = sbpf_pids_fill(s)) != 0)
 		return (rc);
-	for (i = 0; s->opts.pids != NULL && i < s->opts.npids; i++) {
-		key = (uint32_t)s->opts.pids[i];
-		if (bpf_map__update_elem(skel->maps.pids, &key, sizeof(key),
-		    &one, sizeof(one), BPF_ANY) != 0)
-			return (-errno);
-	}
 	s->rb = ring_buffer__new(bpf_map__fd(skel->maps.events),
 	    sampler_rb_cb, s, NULL);
 	return (s->rb == NULL ? -errno : 0);
 }
+
 
 /*
  * Follow exec and exit (exec generations, sampler.bpf.c).  Without them
@@ -343,9 +368,9 @@ sampler_attach_exec(struct sbpf *s)
 {
 	char msg[256];
 
-	s->exec_link = bpf_program__attach(s->skel->progs.on_exec);
+	s->exec_link = bpf_program__attach(s->m.on_exec);
 	if (s->exec_link != NULL)
-		s->exit_link = bpf_program__attach(s->skel->progs.on_exit);
+		s->exit_link = bpf_program__attach(s->m.on_exit);
 	if (s->exec_link != NULL && s->exit_link != NULL)
 		return;
 	snprintf(msg, sizeof(msg), "cannot follow exec and exit "
@@ -368,70 +393,16 @@ sbpf_watch(struct sampler *base, int32_t pid, int on)
 	int rc;
 
 	if (on)
-		rc = bpf_map__update_elem(s->skel->maps.watch, &key,
+		rc = bpf_map__update_elem(s->m.watch, &key,
 		    sizeof(key), &one, sizeof(one), BPF_ANY);
 	else {
-		rc = bpf_map__delete_elem(s->skel->maps.watch, &key,
+		rc = bpf_map__delete_elem(s->m.watch, &key,
 		    sizeof(key), 0);
-		(void)bpf_map__delete_elem(s->skel->maps.walk_cfgs, &key,
-		    sizeof(key), 0);
+		if (s->m.walk_cfgs != NULL)
+			(void)bpf_map__delete_elem(s->m.walk_cfgs, &key,
+			    sizeof(key), 0);
 	}
 	return (rc != 0 && !(rc == -ENOENT && !on) ? rc : 0);
-}
-
-static int
-sbpf_walk_set(struct sampler *base, int32_t pid, const struct walk_cfg *c)
-{
-	struct sbpf *s = (struct sbpf *)base;
-	uint32_t key = (uint32_t)pid;
-	int rc;
-
-	if (c == NULL) {
-		rc = bpf_map__delete_elem(s->skel->maps.walk_cfgs, &key,
-		    sizeof(key), 0);
-		return (rc == -ENOENT ? 0 : rc);
-	}
-	if (c->looped && !s->have_loop)
-		return (-ENOTSUP);
-	/* A root in the TLS needs the thread pointer's place in the task,
-	 * looked up in the kernel's BTF once, when first needed (a few MB
-	 * parsed, then freed). */
-	if (c->root_tls == WALK_ROOT_TLS && !s->tp_known) {
-		s->skel->bss->task_tp_off = sampler_task_tp_off();
-		s->tp_known = 1;
-	}
-	if (c->root_tls == WALK_ROOT_TLS && s->skel->bss->task_tp_off == 0)
-		return (-ENOTSUP);
-	return (bpf_map__update_elem(s->skel->maps.walk_cfgs, &key,
-	    sizeof(key), c, sizeof(*c), BPF_ANY));
-}
-
-/* Roots are keyed by TID; the tgid in the value keeps one process's
- * profiler from walking another's thread. */
-static int
-sbpf_walk_root(struct sampler *base, int32_t pid, int32_t tid, uint64_t root,
-    uint64_t check)
-{
-	struct sbpf *s = (struct sbpf *)base;
-	uint32_t key = (uint32_t)pid, tkey = (uint32_t)tid;
-	struct walk_cfg c;
-	struct walk_root r;
-	int rc;
-
-	if (root == 0) {
-		rc = bpf_map__delete_elem(s->skel->maps.walk_roots, &tkey,
-		    sizeof(tkey), 0);
-		return (rc == -ENOENT ? 0 : rc);
-	}
-	if (bpf_map__lookup_elem(s->skel->maps.walk_cfgs, &key, sizeof(key),
-	    &c, sizeof(c), 0) != 0)
-		return (-ENOENT);
-	memset(&r, 0, sizeof(r));
-	r.root = root;
-	r.check = check;
-	r.tgid = (uint32_t)pid;
-	return (bpf_map__update_elem(s->skel->maps.walk_roots, &tkey,
-	    sizeof(tkey), &r, sizeof(r), BPF_ANY));
 }
 
 /* Is id among ids[0..n)?  n is at most a few thousand, once a cycle. */
@@ -459,24 +430,24 @@ sbpf_cgroups_set(struct sampler *base, const uint64_t *ids, size_t n)
 		return (-E2BIG);
 	/* add the new ones first, so a cgroup kept is never left out */
 	for (i = 0; i < n; i++)
-		if (bpf_map__update_elem(s->skel->maps.cgroups, &ids[i],
+		if (bpf_map__update_elem(s->m.cgroups, &ids[i],
 		    sizeof(ids[i]), &one, sizeof(one), BPF_ANY) != 0)
 			return (-errno);
 	/* then the stale ones, found in batches (deleting while iterating
 	 * would restart the iteration) */
 	do {
 		nstale = 0;
-		more = bpf_map__get_next_key(s->skel->maps.cgroups, NULL,
+		more = bpf_map__get_next_key(s->m.cgroups, NULL,
 		    &next, sizeof(next)) == 0;
 		while (more && nstale < sizeof(stale) / sizeof(stale[0])) {
 			key = next;
 			if (!sampler_cg_member(ids, n, key))
 				stale[nstale++] = key;
-			more = bpf_map__get_next_key(s->skel->maps.cgroups,
+			more = bpf_map__get_next_key(s->m.cgroups,
 			    &key, &next, sizeof(next)) == 0;
 		}
 		for (i = 0; i < nstale; i++) {
-			rc = bpf_map__delete_elem(s->skel->maps.cgroups,
+			rc = bpf_map__delete_elem(s->m.cgroups,
 			    &stale[i], sizeof(stale[i]), 0);
 			if (rc != 0 && rc != -ENOENT)
 				return (rc);
@@ -501,7 +472,7 @@ sbpf_exec_gen(struct sampler *base, int32_t pid, uint32_t *gen)
 	*gen = 0;
 	if (s == NULL || s->exec_link == NULL)
 		return (-ENOENT);
-	if (bpf_map__lookup_elem(s->skel->maps.exec_gen, &key, sizeof(key),
+	if (bpf_map__lookup_elem(s->m.exec_gen, &key, sizeof(key),
 	    gen, sizeof(*gen), 0) != 0) {
 		*gen = 0;
 		return (-ENOENT);
@@ -510,7 +481,7 @@ sbpf_exec_gen(struct sampler *base, int32_t pid, uint32_t *gen)
 }
 
 static struct sampler *
-sbpf_open_as(const struct sampler_opts *opts, int compat, char *err,
+sbpf_open_as(const struct sampler_opts *opts, enum sbpf_kind kind, char *err,
     size_t errlen)
 {
 	struct sbpf *s;
@@ -522,11 +493,13 @@ sbpf_open_as(const struct sampler_opts *opts, int compat, char *err,
 		snprintf(err, errlen, "out of memory");
 		return (NULL);
 	}
-	s->base.ops = compat ? &sampler_bpf_compat_ops : &sampler_bpf_ops;
-	s->compat = compat;
+	s->base.ops = kind == SBPF_LEGACY ? &sampler_bpf_legacy_ops :
+	    kind == SBPF_COMPAT ? &sampler_bpf_compat_ops : &sampler_bpf_ops;
+	s->kind = kind;
+	s->epfd = -1;
 	/* 1.7's walks (walk_frames_loop) need bpf_loop (5.17): the program
 	 * that has them is loaded only then (sampler_prog) */
-	s->have_loop = !compat && libbpf_probe_bpf_helper(
+	s->have_loop = kind == SBPF_FULL && libbpf_probe_bpf_helper(
 	    BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 1;
 	s->opts = *opts;
 	if (opts->ev_name != NULL) {
@@ -549,6 +522,7 @@ sbpf_open_as(const struct sampler_opts *opts, int compat, char *err,
 	}
 	for (i = 0; i < s->ncpus; i++)
 		s->fds[i] = -1;
+	sbpf_cfg_fill(s);
 
 	sampler_log_opts = &s->opts;
 	old = libbpf_set_print(sampler_libbpf_print);
@@ -556,13 +530,16 @@ sbpf_open_as(const struct sampler_opts *opts, int compat, char *err,
 	 * bpf_snprintf (Linux 5.14): without them, load the sampler alone
 	 * (the symbolizer then reads /proc/kallsyms). */
 	sampler_log_opts = NULL;
-	rc = sampler_load(s, 1);
-	/* auto's compat attempt after the full program's: libbpf's lines
+	rc = kind == SBPF_LEGACY ? -1 : sampler_load(s, 1);
+	/* auto's later attempts after the full program's: libbpf's lines
 	 * said it all the first time (sampler_open) */
-	sampler_log_opts = compat && opts->quiet_load ? NULL : &s->opts;
+	sampler_log_opts = kind != SBPF_FULL && opts->quiet_load ? NULL :
+	    &s->opts;
 	sampler_refused[0] = '\0';
 	sampler_refused_id = -1;
-	if (rc != 0) {
+	if (kind == SBPF_LEGACY)
+		rc = sbpf_legacy_load(s);
+	else if (rc != 0) {
 		sampler_bpf__destroy(s->skel);
 		s->skel = NULL;
 		rc = sampler_load(s, 0);
@@ -575,7 +552,7 @@ sbpf_open_as(const struct sampler_opts *opts, int compat, char *err,
 	}
 	/* Paused from the first event on, if asked (without a mapped .bss,
 	 * a kernel before 5.5, it cannot be and samples from the start). */
-	if (opts->start_paused && s->skel->bss != NULL)
+	if (opts->start_paused && s->skel != NULL && s->skel->bss != NULL)
 		s->skel->bss->paused = 1;
 	/* Before the first sample: a sample's generation must never be
 	 * older than one user space could ask about. */
@@ -598,20 +575,29 @@ out_free:
 static struct sampler *
 sbpf_open(const struct sampler_opts *opts, char *err, size_t errlen)
 {
-	return (sbpf_open_as(opts, 0, err, errlen));
+	return (sbpf_open_as(opts, SBPF_FULL, err, errlen));
 }
 
 static struct sampler *
 sbpf_open_compat(const struct sampler_opts *opts, char *err, size_t errlen)
 {
-	return (sbpf_open_as(opts, 1, err, errlen));
+	return (sbpf_open_as(opts, SBPF_COMPAT, err, errlen));
+}
+
+static struct sampler *
+sbpf_open_legacy(const struct sampler_opts *opts, char *err, size_t errlen)
+{
+	return (sbpf_open_as(opts, SBPF_LEGACY, err, errlen));
 }
 
 static void
 sbpf_resume(struct sampler *base)
 {
 	struct sbpf *s = (struct sbpf *)base;
-	if (s->skel->bss != NULL)
+
+	if (s->kind == SBPF_LEGACY)
+		sbpf_legacy_resume(s);
+	else if (s->skel->bss != NULL)
 		s->skel->bss->paused = 0;
 }
 
@@ -628,6 +614,7 @@ sbpf_close(struct sampler *base)
 	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->exit_link);
 	ring_buffer__free(s->rb);
+	sbpf_legacy_free(s);
 	sampler_bpf__destroy(s->skel);
 	free(s->fds);
 	free(s->links);
@@ -638,16 +625,20 @@ static int
 sbpf_drain(struct sampler *base)
 {
 	struct sbpf *s = (struct sbpf *)base;
-	return (ring_buffer__consume(s->rb));
+
+	return (s->kind == SBPF_LEGACY ? sbpf_legacy_drain(s) :
+	    ring_buffer__consume(s->rb));
 }
 
-/* The ring's own fd: level-triggered, readable while it holds data, and
- * woken only by the program's forced wake-ups. */
+/* The ring's own fd (legacy: an epoll fd over both rings' epoll fds):
+ * level-triggered, readable while it holds data, and woken only by the
+ * program's forced wake-ups (legacy: every urgent record, or a ring a
+ * quarter full). */
 static int
 sbpf_wakeup_fd(const struct sampler *base)
 {
 	const struct sbpf *s = (const struct sbpf *)base;
-	return (bpf_map__fd(s->skel->maps.events));
+	return (s->kind == SBPF_LEGACY ? s->epfd : bpf_map__fd(s->m.events));
 }
 
 static int
@@ -680,12 +671,13 @@ sbpf_stats(struct sampler *base, uint64_t out[STAT_NSTATS])
 	if (vals == NULL)
 		return;
 	for (k = 0; k < STAT_NSTATS; k++) {
-		if (bpf_map__lookup_elem(s->skel->maps.stats, &k, sizeof(k),
+		if (bpf_map__lookup_elem(s->m.stats, &k, sizeof(k),
 		    vals, sizeof(*vals) * (size_t)s->ncpus, 0) != 0)
 			continue;
 		for (c = 0; c < s->ncpus; c++)
 			out[k] += vals[c];
 	}
+	out[STAT_RB_FULL] += s->lost;
 	free(vals);
 }
 
@@ -698,7 +690,8 @@ sbpf_ksym_resolve(struct sampler *base, const uint64_t *addrs, size_t n,
 	size_t i, j, k, len;
 	int rc;
 
-	if (s == NULL || !s->ksym_ok || s->skel->bss == NULL)
+	if (s == NULL || !s->ksym_ok || s->skel == NULL ||
+	    s->skel->bss == NULL)
 		return (-ENOTSUP);
 	for (i = 0; i < n; i += k) {
 		k = n - i < KSYM_BATCH ? n - i : KSYM_BATCH;
@@ -725,9 +718,10 @@ sbpf_event_name(const struct sampler *base)
 	return (s->ev.name != NULL ? s->ev.name : "none");
 }
 
-/* The full program and the compat one differ in their name and open. */
-#define SBPF_OPS(n, o) {						\
+/* The programs differ in their name, their open and whether they walk. */
+#define SBPF_OPS(n, d, o, ws, wr) {					\
 	.name = n,							\
+	.desc = d,							\
 	.open = o,							\
 	.close = sbpf_close,						\
 	.resume = sbpf_resume,						\
@@ -739,15 +733,22 @@ sbpf_event_name(const struct sampler *base)
 	.ksym_resolve = sbpf_ksym_resolve,				\
 	.exec_gen = sbpf_exec_gen,					\
 	.watch = sbpf_watch,						\
-	.walk_set = sbpf_walk_set,					\
-	.walk_root = sbpf_walk_root,					\
+	.walk_set = ws,							\
+	.walk_root = wr,						\
 	.cgroups_set = sbpf_cgroups_set,				\
 	.follows_exec = sbpf_follows_exec,				\
 	.event_name = sbpf_event_name,					\
 }
 
-const struct sampler_ops sampler_bpf_ops = SBPF_OPS("bpf", sbpf_open);
+const struct sampler_ops sampler_bpf_ops =
+    SBPF_OPS("bpf", "a BPF program", sbpf_open, sbpf_walk_set, sbpf_walk_root);
 /* The same program for kernels without the task's BTF helpers
  * (sampler.bpf.c's sample_take). */
 const struct sampler_ops sampler_bpf_compat_ops =
-    SBPF_OPS("bpf-compat", sbpf_open_compat);
+    SBPF_OPS("bpf-compat", "a BPF program for older kernels",
+    sbpf_open_compat, sbpf_walk_set, sbpf_walk_root);
+/* Its legacy build, for kernels without the BPF ring buffer or global
+ * data (sampler.bpf.c's head). */
+const struct sampler_ops sampler_bpf_legacy_ops =
+    SBPF_OPS("bpf-legacy", "a BPF program for kernels before 5.8",
+    sbpf_open_legacy, NULL, NULL);

@@ -20,6 +20,7 @@ struct sampler {
 /* One row per backend; every operation is that of sampler.h. */
 struct sampler_ops {
 	const char *name;	/* as --perf-backend names it */
+	const char *desc;	/* "sampling ... through" it */
 	struct sampler *(*open)(const struct sampler_opts *, char *, size_t);
 	void (*close)(struct sampler *);
 	void (*resume)(struct sampler *);
@@ -45,6 +46,7 @@ struct sampler_ops {
 
 extern const struct sampler_ops sampler_bpf_ops;	/* sampler_bpf.c */
 extern const struct sampler_ops sampler_bpf_compat_ops;
+extern const struct sampler_ops sampler_bpf_legacy_ops;
 extern const struct sampler_ops sampler_pev_ops;	/* sampler_pev.c */
 
 /* sampler_ev.c: the sampling event. */
