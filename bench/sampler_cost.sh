@@ -1,6 +1,7 @@
 #!/bin/bash
-# What each sampler costs (--perf-backend bpf, bpf-compat, perf-events), in
-# fp and dwarf mode: two busy threads, the daemon with the perf plugin only
+# What each sampler costs (--perf-backend bpf, bpf-compat, bpf-legacy,
+# perf-events), in fp and dwarf mode: two busy threads, the daemon with the
+# perf plugin only
 # at 99 Hz for one cycle of SECONDS, RUNS times, alternating.  Prints the
 # agent's CPU (user + sys, from getrusage: start-up included) and, for the
 # BPF samplers, the program's own run time per sample in the kernel
@@ -26,7 +27,7 @@ sleep 1
 printf '%-4s %-12s %-6s %10s %9s %8s %14s\n' run backend mode "agent CPU" "RSS KiB" \
     samples "BPF us/sample"
 for r in $(seq "$runs"); do
-	for be in bpf bpf-compat perf-events; do
+	for be in bpf bpf-compat bpf-legacy perf-events; do
 		for m in fp dwarf; do
 			rm -rf "$tmp/o"
 			GPROFILER_LOCK_NAME=samplercost$$ "$b/bench/rusage" \

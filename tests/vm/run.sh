@@ -197,7 +197,7 @@ boot() {
 	local q=$1 k=$2 i=$3 con=$4
 	shift 4
 	timeout "$boot_timeout" "$q" -accel tcg -m 1536 -smp 2 -kernel "$k" \
-	    -initrd "$i" -append "console=${tty:-ttyS0} panic=-1 quiet loglevel=4${gpargs:+ gpargs=$gpargs}${gpargs2:+ gpargs2=$gpargs2}${gpargs3:+ gpargs3=$gpargs3}${gpargs4:+ gpargs4=$gpargs4}${gpnobtf:+ gpnobtf=$gpnobtf}" \
+	    -initrd "$i" -append "console=${tty:-ttyS0} panic=-1 quiet loglevel=4${gpargs:+ gpargs=$gpargs}${gpargs2:+ gpargs2=$gpargs2}${gpargs3:+ gpargs3=$gpargs3}${gpargs4:+ gpargs4=$gpargs4}${gpargs5:+ gpargs5=$gpargs5}${gpnobtf:+ gpnobtf=$gpnobtf}" \
 	    -display none -monitor none -serial "file:$con" -no-reboot "$@" \
 	    </dev/null >"$con.qemu" 2>&1
 }
@@ -208,8 +208,8 @@ section() {
 	    sed '1d;$d' | tr -d '\r' | sed '/^$/d'
 }
 
-# run_amd64 CASE SUITE [AGENT-OPTIONS,COMMA,SEPARATED [SECOND- [THIRD-RUN-
-# OPTIONS]]]: boot Debian SUITE's amd64 kernel; $con is the console, $rc
+# run_amd64 CASE SUITE [AGENT-OPTIONS,COMMA,SEPARATED [SECOND- [THIRD-
+# [FOURTH-RUN-OPTIONS]]]]: boot Debian SUITE's amd64 kernel; $con is the console, $rc
 # the agent's exit status (empty if it never ran).
 run_amd64() {
 	local k
@@ -219,12 +219,13 @@ run_amd64() {
 	k=$(ls "$cache/root/$2-amd64"/boot/vmlinuz-* 2>/dev/null | head -1)
 	[ -n "$k" ] || return 1
 	[ -f "$work/initrd-amd64" ] || initramfs_amd64 "$work/initrd-amd64"
-	gpargs=${3:-} gpargs2=${4:-} gpargs3=${5:-} gpnobtf=${nobtf:-} \
+	gpargs=${3:-} gpargs2=${4:-} gpargs3=${5:-} gpargs4=${6:-} \
+	    gpnobtf=${nobtf:-} \
 	    boot qemu-system-x86_64 "$k" "$work/initrd-amd64" "$con"
 	rc=$(sed -n 's/^=== GPVM RC \([0-9]*\) ===.*/\1/p' "$con" | tr -d '\r')
 }
 
-# run_arm64 CASE SUITE [AGENT-OPTIONS [SECOND- [THIRD- [FOURTH-RUN-OPTIONS]]]]: as run_amd64,
+# run_arm64 CASE SUITE [AGENT-OPTIONS [SECOND- ... [FIFTH-RUN-OPTIONS]]]: as run_amd64,
 # Debian SUITE's arm64 kernel and the arm64 build ($arm64) on qemu's
 # generic arm64 board.  -cpu max without pointer authentication, which
 # the kernel uses when the CPU has it and TCG emulates slowly: the case
@@ -239,6 +240,7 @@ run_arm64() {
 	[ -f "$work/initrd-arm64" ] || initramfs_arm64 "$work/initrd-arm64" ||
 	    return 1
 	tty=ttyAMA0 gpargs=${3:-} gpargs2=${4:-} gpargs3=${5:-} gpargs4=${6:-} \
+	    gpargs5=${7:-} \
 	    boot qemu-system-aarch64 \
 	    "$k" "$work/initrd-arm64" "$con" -M virt -cpu max,pauth=off
 	rc=$(sed -n 's/^=== GPVM RC \([0-9]*\) ===.*/\1/p' "$con" | tr -d '\r')
@@ -276,6 +278,27 @@ profile_checks() {
 	# rootfs once made every mapping unreadable, and said so only here)
 	! section "$con" LOG | grep '^ERROR' | sed 's/^/# /' | grep .
 	ok $? "$c: the agent's log has no ERROR line" "$todo"
+}
+
+# legacy_checks CASE N: run N forced the legacy program (Linux 4.18 to
+# 5.7's: perf events' rings, no global data, no loop) on this kernel.
+legacy_checks() {
+	local c=$1 k=$2 r col=$work/$1.col$2
+	r=$(sed -n "s/^=== GPVM RC$k \([0-9]*\) ===.*/\1/p" "$con" | tr -d '\r')
+	section "$con" COL$k >"$col"
+	[ "$r" = 0 ] && section "$con" LOG$k |
+	    grep -q 'through a BPF program for kernels before 5.8'
+	ok $? "$c: --perf-backend bpf-legacy ran (exit ${r:-none})"
+	comm perf_busy <"$col" | grep -q ';busy_round;hot_fifty\( \|;\)'
+	ok $? "$c: the legacy program named native frames"
+	comm perf_syscalls <"$col" | grep -q ';main;.*;[a-z_]*read[a-z_]*_\[k\]'
+	ok $? "$c: and kernel frames above the syscall workload's main"
+	comm python3 <"$col" |
+	    grep -q 'vm_py_outer ([^)]*)_\[p\];vm_py_hot ([^)]*)_\[p\]'
+	ok $? "$c: and Python frames, read after its wake-ups"
+	! section "$con" LOG$k | grep -E '^(ERROR|WARN perf)' |
+	    sed 's/^/# /' | grep .
+	ok $? "$c: its log has no ERROR line, nor a WARN of the perf plugin"
 }
 
 echo "# the VM tier: mirror ${mirror:-none}, cache $cache"
@@ -340,9 +363,9 @@ for c in $cases; do
 		ok $? "$c: Debian 11's kernel fetched (cached in $cache)" ||
 		    continue
 		# auto, then the compat program's DWARF mode, then perf
-		# events
+		# events, then the legacy program
 		run_amd64 "$c" bullseye "" --perf-mode,dwarf \
-		    --perf-backend,perf-events
+		    --perf-backend,perf-events --perf-backend,bpf-legacy
 		grep -q '^=== GPVM KERNEL' "$con"; ok $? "$c: booted"
 		[ "$rc" = 0 ]; ok $? "$c: the agent ran and exited 0 (exit ${rc:-none})"
 		# The BPF sampler needs bpf_get_current_task_btf (5.11) and
@@ -367,6 +390,7 @@ for c in $cases; do
 		[ "$rc3" = 0 ] && section "$con" COL3 | comm perf_busy |
 		    grep -q ';busy_round;hot_fifty\( \|;\)'
 		ok $? "$c: perf events, as asked, named native frames (exit ${rc3:-none})"
+		legacy_checks "$c" 4
 		# What the operator is told: the verifier's own reason and
 		# the helper's name, not a listing cut mid-word.
 		section "$con" LOG >"$work/$c.log"
@@ -388,7 +412,8 @@ for c in $cases; do
 		# arm64 refuses at start-up
 		run_arm64 "$c" bookworm "" --perf-mode,dwarf \
 		    --perf-mode,dwarf,--perf-backend,perf-events \
-		    --perf-mode,dwarf,--perf-backend,bpf-compat
+		    --perf-mode,dwarf,--perf-backend,bpf-compat \
+		    --perf-backend,bpf-legacy
 		grep -q '^=== GPVM KERNEL.* aarch64 ===' "$con"
 		ok $? "$c: booted (aarch64, qemu TCG)"
 		[ "$rc" = 0 ]; ok $? "$c: the agent ran and exited 0 (exit ${rc:-none})"
@@ -433,6 +458,7 @@ for c in $cases; do
 		section "$con" COL4 | comm perf_busy_nofp |
 		    grep -q ';main;busy_run;busy_round;hot_fifty\( \|;\)'
 		ok $? "$c: its user-mode samples DWARF-unwound from the event's registers"
+		legacy_checks "$c" 5
 		;;
 	*)
 		ok 1 "$c: a case this tier knows"

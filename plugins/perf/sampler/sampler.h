@@ -1,9 +1,10 @@
 /*
- * The sampler room (plugins/perf/sampler/): the two samplers behind one
- * table (sampler.c; the BPF program, sampler_bpf.c and sampler.bpf.c, or
- * perf events' own rings, sampler_pev.c), the records they write, CPU
- * lists, --perf-event names (perfevent.h) and the kernel's mapping records
- * (mmapfollow.h, execmaps.h).  It includes no header of the symbolizer
+ * The sampler room (plugins/perf/sampler/): the samplers behind one
+ * table (sampler.c; the BPF program, sampler_bpf.c and sampler.bpf.c, its
+ * legacy build, sampler_legacy.c, or perf events' own rings,
+ * sampler_pev.c), the records they write, CPU lists, --perf-event names
+ * (perfevent.h) and the kernel's mapping records (mmapfollow.h,
+ * execmaps.h).  It includes no header of the symbolizer
  * (plugins/perf/sym/) nor of the plugin glue, which includes this header
  * as "sampler/sampler.h".
  *
