@@ -371,7 +371,7 @@ for c in $cases; do
 		# The BPF sampler needs bpf_get_current_task_btf (5.11) and
 		# bpf_task_pt_regs (5.15): auto takes the compat program.
 		profile_checks "$c" ""
-		section "$con" LOG | grep 'sampling through the BPF program for older kernels instead' |
+		section "$con" LOG | grep 'sampling through a BPF program for older kernels instead' |
 		    grep -q 'cannot load the BPF sampler'
 		ok $? "$c: auto fell back to the compat BPF program and said why"
 		head -1 "$work/$c.col" | grep -q '"perf_walked_samples": [1-9]'

@@ -37,50 +37,51 @@ sampler_backend_parse(const char *name)
 	return (-EINVAL);
 }
 
+/*
+ * A backend asked for by name is the only one tried, and says what it
+ * gives up (INFO); auto tries each in the table's order and says why the
+ * first could not load and what the one taken gives up (WARN).  The
+ * reasons of those between are not repeated: they fail for the first
+ * one's reason or for the kernel's age.  perf events, the last, has the
+ * final word when none opens (a named event that cannot be opened fails
+ * every backend alike).
+ */
 struct sampler *
 sampler_open(const struct sampler_opts *o, char *err, size_t errlen)
 {
+	const struct sampler_ops *b;
 	struct sampler_opts q = *o;
-	struct sampler *s;
-	char why[1024], why2[1024], msg[2200];
+	struct sampler *s = NULL;
+	char why[1024], msg[2200];
+	size_t i;
 
-	if (o->backend >= 0 && (size_t)o->backend < NBACKENDS)
-		return (sampler_backends[o->backend]->open(o, err, errlen));
-	if ((s = sampler_bpf_ops.open(o, why, sizeof(why))) != NULL)
+	if (o->backend >= 0 && (size_t)o->backend < NBACKENDS) {
+		b = sampler_backends[o->backend];
+		s = b->open(o, err, errlen);
+		if (s != NULL && b->costs != NULL && o->log != NULL) {
+			snprintf(msg, sizeof(msg), "--perf-backend %s: %s",
+			    b->name, b->costs(o));
+			o->log(o->arg, SAMPLER_LOG_INFO, msg);
+		}
 		return (s);
-	/* A named event that cannot be opened fails every backend alike. */
+	}
+	if ((s = sampler_backends[0]->open(o, why, sizeof(why))) != NULL)
+		return (s);
+	/* libbpf's lines said it all the first time */
 	q.quiet_load = 1;
-	if ((s = sampler_bpf_compat_ops.open(&q, why2, sizeof(why2))) != NULL) {
-		if (o->log != NULL) {
-			snprintf(msg, sizeof(msg), "%s; sampling through the "
-			    "BPF program for older kernels instead "
-			    "(--perf-backend bpf-compat): %s", why,
-			    sampler_compat_costs(o));
-			o->log(o->arg, 1, msg);
-		}
-		return (s);
-	}
-	if ((s = sampler_bpf_legacy_ops.open(&q, why2, sizeof(why2))) != NULL) {
-		if (o->log != NULL) {
-			snprintf(msg, sizeof(msg), "%s; sampling through the "
-			    "BPF program for kernels before 5.8 instead "
-			    "(--perf-backend bpf-legacy): %s", why,
-			    sampler_legacy_costs(o));
-			o->log(o->arg, 1, msg);
-		}
-		return (s);
-	}
-	/* A named event that cannot be opened fails either way. */
-	if ((s = sampler_pev_ops.open(o, err, errlen)) == NULL) {
+	for (i = 1; i < NBACKENDS && s == NULL; i++)
+		s = sampler_backends[i]->open(&q, err, errlen);
+	if (s == NULL) {
 		snprintf(msg, sizeof(msg), "%s; %s", why, err);
 		snprintf(err, errlen, "%s", msg);
 		return (NULL);
 	}
+	b = s->ops;
 	if (o->log != NULL) {
-		snprintf(msg, sizeof(msg), "%s; sampling through perf events "
-		    "instead (--perf-backend perf-events): %s", why,
-		    sampler_pev_costs(o));
-		o->log(o->arg, 1, msg);
+		snprintf(msg, sizeof(msg), "%s; sampling through %s instead "
+		    "(--perf-backend %s): %s", why, b->desc, b->name,
+		    b->costs(o));
+		o->log(o->arg, SAMPLER_LOG_WARN, msg);
 	}
 	return (s);
 }

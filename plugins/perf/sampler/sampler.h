@@ -226,6 +226,10 @@ struct sample_buf {
  */
 struct sampler;
 #define SAMPLER_AUTO	(-1)	/* sampler_opts.backend: the best that loads */
+/* sampler_opts.log's levels: the plugin API's WARN, INFO and DEBUG */
+#define SAMPLER_LOG_WARN	1
+#define SAMPLER_LOG_INFO	2
+#define SAMPLER_LOG_DEBUG	3
 struct sampler_opts {
 	/* SAMPLER_AUTO, or sampler_backend_parse's answer */
 	int backend;
@@ -254,7 +258,7 @@ struct sampler_opts {
 	int start_paused;
 	/* one record (a ring-buffer sample); non-zero stops the drain */
 	int (*on_record)(void *arg, const void *rec, size_t len);
-	/* libbpf warnings and sampler notes */
+	/* libbpf warnings and sampler notes, at a SAMPLER_LOG_* level */
 	void (*log)(void *arg, int level, const char *msg);
 	int quiet_load;	/* no libbpf lines (sampler_open) */
 	void *arg;
@@ -266,11 +270,6 @@ int sampler_backend_parse(const char *);
  * "perf-events"; and in words ("a BPF program", ..., "perf events"). */
 const char *sampler_backend_name(const struct sampler *);
 const char *sampler_backend_desc(const struct sampler *);
-/* What the compat BPF program gives up against the full one, in words. */
-const char *sampler_compat_costs(const struct sampler_opts *);
-const char *sampler_legacy_costs(const struct sampler_opts *);
-/* What the perf-events backend gives up against BPF, for o, in words. */
-const char *sampler_pev_costs(const struct sampler_opts *o);
 /* NULL with a message in err saying what is missing. */
 struct sampler *sampler_open(const struct sampler_opts *, char *err,
 		    size_t errlen);

@@ -74,7 +74,8 @@ sampler_libbpf_print(enum libbpf_print_level level, const char *fmt,
 	    sizeof(sampler_refused));
 	if (id >= 0)
 		sampler_refused_id = id;
-	sampler_log_level = level == LIBBPF_WARN ? 1 : 3;
+	sampler_log_level = level == LIBBPF_WARN ? SAMPLER_LOG_WARN :
+	    SAMPLER_LOG_DEBUG;
 	bpflog_lines(msg, (size_t)n, BPFLOG_WIDTH, BPFLOG_KEEP,
 	    sampler_libbpf_line, (void *)sampler_log_opts);
 	free(msg);
@@ -381,7 +382,7 @@ sampler_attach_exec(struct sbpf *s)
 	bpf_link__destroy(s->exit_link);
 	s->exec_link = s->exit_link = NULL;
 	if (s->opts.log != NULL)
-		s->opts.log(s->opts.arg, 1, msg);
+		s->opts.log(s->opts.arg, SAMPLER_LOG_WARN, msg);
 }
 
 static int
@@ -719,9 +720,10 @@ sbpf_event_name(const struct sampler *base)
 }
 
 /* The programs differ in their name, their open and whether they walk. */
-#define SBPF_OPS(n, d, o, ws, wr) {					\
+#define SBPF_OPS(n, d, c, o, ws, wr) {					\
 	.name = n,							\
 	.desc = d,							\
+	.costs = c,							\
 	.open = o,							\
 	.close = sbpf_close,						\
 	.resume = sbpf_resume,						\
@@ -741,14 +743,14 @@ sbpf_event_name(const struct sampler *base)
 }
 
 const struct sampler_ops sampler_bpf_ops =
-    SBPF_OPS("bpf", "a BPF program", sbpf_open, sbpf_walk_set, sbpf_walk_root);
+    SBPF_OPS("bpf", "a BPF program", NULL, sbpf_open, sbpf_walk_set, sbpf_walk_root);
 /* The same program for kernels without the task's BTF helpers
  * (sampler.bpf.c's sample_take). */
 const struct sampler_ops sampler_bpf_compat_ops =
     SBPF_OPS("bpf-compat", "a BPF program for older kernels",
-    sbpf_open_compat, sbpf_walk_set, sbpf_walk_root);
+    sampler_compat_costs, sbpf_open_compat, sbpf_walk_set, sbpf_walk_root);
 /* Its legacy build, for kernels without the BPF ring buffer or global
  * data (sampler.bpf.c's head). */
 const struct sampler_ops sampler_bpf_legacy_ops =
     SBPF_OPS("bpf-legacy", "a BPF program for kernels before 5.8",
-    sbpf_open_legacy, NULL, NULL);
+    sampler_legacy_costs, sbpf_open_legacy, NULL, NULL);

@@ -21,6 +21,9 @@ struct sampler {
 struct sampler_ops {
 	const char *name;	/* as --perf-backend names it */
 	const char *desc;	/* "sampling ... through" it */
+	/* what it gives up against the full BPF program, for o, in words
+	 * (NULL: nothing) */
+	const char *(*costs)(const struct sampler_opts *o);
 	struct sampler *(*open)(const struct sampler_opts *, char *, size_t);
 	void (*close)(struct sampler *);
 	void (*resume)(struct sampler *);
@@ -48,6 +51,12 @@ extern const struct sampler_ops sampler_bpf_ops;	/* sampler_bpf.c */
 extern const struct sampler_ops sampler_bpf_compat_ops;
 extern const struct sampler_ops sampler_bpf_legacy_ops;
 extern const struct sampler_ops sampler_pev_ops;	/* sampler_pev.c */
+
+/* The costs of the compat and legacy programs (sampler.c) and of perf
+ * events (sampler_pev.c). */
+const char *sampler_compat_costs(const struct sampler_opts *);
+const char *sampler_legacy_costs(const struct sampler_opts *);
+const char *sampler_pev_costs(const struct sampler_opts *);
 
 /* sampler_ev.c: the sampling event. */
 struct sampler_ev {

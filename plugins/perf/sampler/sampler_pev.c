@@ -645,6 +645,7 @@ sampler_pev_costs(const struct sampler_opts *o)
 const struct sampler_ops sampler_pev_ops = {
 	.name = "perf-events",
 	.desc = "perf events",
+	.costs = sampler_pev_costs,
 	.open = pev_open,
 	.close = pev_close,
 	.resume = pev_resume,
