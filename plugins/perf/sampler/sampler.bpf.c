@@ -355,6 +355,8 @@ copy_user_stack(struct sample_buf *s, __u64 want)
 #ifdef SAMPLER_LEGACY
 	/* COPY_MAX_STACK / SAMPLE_PAGE + 2 steps, spelled out: a verifier
 	 * before 5.3 refuses any loop, and clang does not unroll this one */
+	_Static_assert(COPY_MAX_STACK / SAMPLE_PAGE + 2 == 16,
+	    "the steps below are COPY_MAX_STACK's");
 #define STEP	if (!copy_user_page(s, sp, &off, want)) goto out
 	STEP; STEP; STEP; STEP; STEP; STEP; STEP; STEP;
 	STEP; STEP; STEP; STEP; STEP; STEP; STEP; STEP;
@@ -372,8 +374,9 @@ out:
  * Wake user space only when it has work that cannot wait: the first
  * sample of a process image, a (tgid, exec generation) pair (its maps are
  * read while it lives, and short-lived processes exec and exit within a
- * drain period), or a ring a quarter full (three
- * quarters of headroom for the wake-up to be served).  Otherwise samples
+ * drain period), a watched process's sample (urgent), or a ring a
+ * quarter full (three quarters of headroom for the wake-up to be served:
+ * sample_output's, or the legacy rings' watermark).  Otherwise samples
  * wait for the cycle's snapshot or the slow drain timer: no wake-up per
  * sample, nor per fixed period.
  */

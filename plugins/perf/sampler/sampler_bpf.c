@@ -358,7 +358,6 @@ sampler_load(struct sbpf *s, int with_ksym)
 	return (s->rb == NULL ? -errno : 0);
 }
 
-
 /*
  * Follow exec and exit (exec generations, sampler.bpf.c).  Without them
  * every sample is generation 0: symbolized against the latest image of
@@ -529,9 +528,10 @@ sbpf_open_as(const struct sampler_opts *opts, enum sbpf_kind kind, char *err,
 	old = libbpf_set_print(sampler_libbpf_print);
 	/* The kernel symbol resolver needs BPF_PROG_TYPE_SYSCALL and
 	 * bpf_snprintf (Linux 5.14): without them, load the sampler alone
-	 * (the symbolizer then reads /proc/kallsyms). */
+	 * (the symbolizer then reads /proc/kallsyms).  The legacy object
+	 * has no resolver. */
 	sampler_log_opts = NULL;
-	rc = kind == SBPF_LEGACY ? -1 : sampler_load(s, 1);
+	rc = kind != SBPF_LEGACY ? sampler_load(s, 1) : 0;
 	/* auto's later attempts after the full program's: libbpf's lines
 	 * said it all the first time (sampler_open) */
 	sampler_log_opts = kind != SBPF_FULL && opts->quiet_load ? NULL :
