@@ -571,22 +571,12 @@ sample_take(void *ctx, int tp, int compat, int ctx_regs, int loop)
 	return 0;
 }
 
-#ifdef SAMPLER_LEGACY
-SEC("perf_event")
-int
-on_sample(void *ctx)
-{
-	return sample_take(ctx, 0, 1, 1, 0);
-}
-
-SEC("tracepoint")
-int
-on_tracepoint(void *ctx)
-{
-	return sample_take(ctx, 1, 1, 0, 0);
-}
-#else
-
+/*
+ * The programs: per event type, the full one, the same with the walks of
+ * ABI 1.7 (bpf_loop), and the compat one; the legacy object has only the
+ * compat ones.
+ */
+#ifndef SAMPLER_LEGACY
 /* A hardware, software, cache or raw event overflowed (--perf-event). */
 SEC("perf_event")
 int
@@ -602,6 +592,7 @@ on_sample_loop(void *ctx)
 {
 	return sample_take(ctx, 0, 0, 1, 1);
 }
+#endif
 
 /* The same for kernels without the task's BTF helpers (sample_take). */
 SEC("perf_event")
@@ -616,6 +607,7 @@ on_sample_compat(void *ctx)
  * tracepoint program to it, once (to the tracepoint, for every CPU), and
  * runs it at every hit on any CPU; loaded only then.
  */
+#ifndef SAMPLER_LEGACY
 SEC("tracepoint")
 int
 on_tracepoint(void *ctx)
@@ -629,6 +621,7 @@ on_tracepoint_loop(void *ctx)
 {
 	return sample_take(ctx, 1, 0, 0, 1);
 }
+#endif
 
 SEC("tracepoint")
 int
@@ -636,7 +629,6 @@ on_tracepoint_compat(void *ctx)
 {
 	return sample_take(ctx, 1, 1, 0, 0);
 }
-#endif
 
 /*
  * A new image: the exec'ing task is current, its mm and comm already the

@@ -117,7 +117,8 @@ sbpf_legacy_load(struct sbpf *s)
 	s->lskel = skel;
 	s->m = (struct sbpf_maps)SBPF_MAPS(skel);
 	bpf_program__set_autoload(s->ev.type == PERF_TYPE_TRACEPOINT ?
-	    skel->progs.on_sample : skel->progs.on_tracepoint, false);
+	    skel->progs.on_sample_compat :
+	    skel->progs.on_tracepoint_compat, false);
 	if ((rc = sbpf_sizes(s)) != 0 ||
 	    (rc = sampler_legacy_bpf__load(skel)) != 0)
 		return (rc);
@@ -146,7 +147,8 @@ struct bpf_program *
 sbpf_legacy_prog(const struct sbpf *s)
 {
 	return (s->ev.type == PERF_TYPE_TRACEPOINT ?
-	    s->lskel->progs.on_tracepoint : s->lskel->progs.on_sample);
+	    s->lskel->progs.on_tracepoint_compat :
+	    s->lskel->progs.on_sample_compat);
 }
 
 /* The urgent rings first: their records announce what follows. */
