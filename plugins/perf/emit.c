@@ -14,6 +14,7 @@
 #include "perf_int.h"
 #include "pidtab.h"
 #include "stackagg.h"
+#include "stackroot.h"
 #include "sym/symbolize.h"
 
 #define EMIT_INLINE_MAX	32	/* inlined frames per sampled one */
@@ -32,20 +33,40 @@ emit_known(const char *f)
 	return (f != NULL && strcmp(f, "[unknown]") != 0);
 }
 
+/*
+ * The user frames' names into names[], leaf first ("[unknown]" for none):
+ * how many are the stack's, not read past its entry frames (stackroot.h).
+ */
+static size_t
+emit_user_names(struct perf *p, const struct stack_entry *e,
+    const char *names[SAMPLE_MAX_DEPTH])
+{
+	size_t i, n = e->nuser < SAMPLE_MAX_DEPTH ? e->nuser : SAMPLE_MAX_DEPTH;
+
+	for (i = 0; i < n; i++) {
+		names[i] = symbolizer_user_frame_gen(p->sym, e->pid, e->gen,
+		    e->ips[e->nkern + i]);
+		if (names[i] == NULL)
+			names[i] = "[unknown]";
+	}
+	return (stackroot_keep(names, n));
+}
+
 /* Smart mode: known user frames per PID, weighted by count. */
 static int
 emit_tally_cb(const struct stack_entry *e, void *arg)
 {
 	struct emit *em = arg;
 	struct pidinfo *pi = pidtab_find_gen(em->p->seen, e->pid, e->gen);
+	const char *names[SAMPLE_MAX_DEPTH];
 	uint64_t known = 0;
-	uint16_t i;
+	size_t i, nu;
 
 	if (pi == NULL)
 		return (0);
-	for (i = 0; i < e->nuser; i++)
-		known += emit_known(symbolizer_user_frame_gen(em->p->sym,
-		    e->pid, e->gen, e->ips[e->nkern + i]));
+	nu = emit_user_names(em->p, e, names);
+	for (i = 0; i < nu; i++)
+		known += emit_known(names[i]);
 	if (em->is_dwarf)
 		pi->dw_frames += known * e->count;
 	else
@@ -170,9 +191,9 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 	/* Room for inlined frames beside the sampled ones (and a thread
 	 * frame). */
 	const char *frames[4 * SAMPLE_MAX_DEPTH + 1], *comm;
-	const char *inl[EMIT_INLINE_MAX];
+	const char *inl[EMIT_INLINE_MAX], *names[SAMPLE_MAX_DEPTH];
 	char thread[STACKAGG_COMM_LEN + 32];
-	size_t ni, k, room;
+	size_t ni, k, room, nu;
 	uint32_t n = 0;
 	uint64_t count;
 	int i;
@@ -187,11 +208,9 @@ emit_stack_cb(const struct stack_entry *e, void *arg)
 	comm = emit_comm(p, pi, e);
 	if (emit_java_thread(p, pi, e, &comm, thread, sizeof(thread)))
 		frames[n++] = thread;
-	for (i = (int)e->nuser - 1; i >= 0; i--) {
-		frames[n] = symbolizer_user_frame_gen(p->sym, e->pid, e->gen,
-		    e->ips[e->nkern + i]);
-		if (frames[n] == NULL)
-			frames[n] = "[unknown]";
+	nu = emit_user_names(p, e, names);
+	for (i = (int)nu - 1; i >= 0; i--) {
+		frames[n] = names[i];
 		p->cur.user_frames += count;
 		if (emit_known(frames[n]) && frames[n][0] != '(')
 			p->cur.user_resolved += count;
