@@ -51,7 +51,8 @@ agent() {	# agent OUT LOG: one agent on 1 s cycles, in the background
 }
 agent "$TMP/out" "$TMP/log"
 pid=$!
-cycles() { grep -c "output: wrote" "$1"; }
+# 0 before the agent (in the background) has opened its log
+cycles() { _c=$(grep -c "output: wrote" "$1" 2>/dev/null); echo "${_c:-0}"; }
 wait_cycles() {	# wait_cycles LOG N
 	i=0
 	while [ $i -lt 600 ] && [ "$(cycles "$1")" -lt "$2" ]; do

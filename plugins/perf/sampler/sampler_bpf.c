@@ -496,7 +496,7 @@ sbpf_open_as(const struct sampler_opts *opts, enum sbpf_kind kind, char *err,
 	s->base.ops = kind == SBPF_LEGACY ? &sampler_bpf_legacy_ops :
 	    kind == SBPF_COMPAT ? &sampler_bpf_compat_ops : &sampler_bpf_ops;
 	s->kind = kind;
-	s->epfd = -1;
+	s->epfd = s->more_fd = -1;
 	/* 1.7's walks (walk_frames_loop) need bpf_loop (5.17): the program
 	 * that has them is loaded only then (sampler_prog) */
 	s->have_loop = kind == SBPF_FULL && libbpf_probe_bpf_helper(

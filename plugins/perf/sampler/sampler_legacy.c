@@ -5,10 +5,17 @@
  * into its "cfg" map, and its records read from perf events' rings, two
  * per CPU: "urgent" wakes user space at every record, as the BPF ring
  * buffer's forced wake-up does, "events" a quarter full.
+ *
+ * A drain that stops early (the caller's slice ran out, -EAGAIN) leaves
+ * records behind, and a perf ring's fd is readable only after a wake-up,
+ * not while it holds data as the BPF ring buffer's is: an eventfd in the
+ * same epoll set stays readable until the next drain, so the loop comes
+ * back for them.
  */
 #include "config.h"
 
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 
 #include <linux/perf_event.h>
 
@@ -43,7 +50,9 @@ legacy_rec_max(const struct sampler_opts *o)
 /*
  * A ring's record: a raw sample (its size, then the program's bytes, 4
  * bytes past an 8-byte boundary: copied to s->rec, aligned) or the count
- * of records the ring had no room for.
+ * of records the ring had no room for.  libbpf moves past a record
+ * whatever the answer, so each is handed on; when the caller asks to
+ * stop, this ring's reading stops after it.
  */
 static enum bpf_perf_event_ret
 legacy_event(void *arg, int cpu, struct perf_event_header *e)
@@ -51,6 +60,7 @@ legacy_event(void *arg, int cpu, struct perf_event_header *e)
 	struct sbpf *s = arg;
 	uint32_t len;
 	uint64_t lost;
+	int rc;
 
 	(void)cpu;
 	if (e->type == PERF_RECORD_LOST && e->size >= sizeof(*e) + 16) {
@@ -65,8 +75,21 @@ legacy_event(void *arg, int cpu, struct perf_event_header *e)
 		return (LIBBPF_PERF_EVENT_CONT);
 	memcpy(s->rec, (char *)(e + 1) + 4, len);
 	s->nrec++;
-	return (s->opts.on_record(s->opts.arg, s->rec, len) != 0 ?
-	    LIBBPF_PERF_EVENT_DONE : LIBBPF_PERF_EVENT_CONT);
+	rc = s->opts.on_record(s->opts.arg, s->rec, len);
+	if (rc == 0)
+		return (LIBBPF_PERF_EVENT_CONT);
+	s->stop_rc = rc < 0 ? rc : -EAGAIN;
+	return (LIBBPF_PERF_EVENT_DONE);
+}
+
+static int
+legacy_epoll_add(struct sbpf *s, int fd)
+{
+	struct epoll_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	return (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0 ? -errno : 0);
 }
 
 /* One ring per CPU of at least bytes (pages a power of two), in epfd. */
@@ -75,7 +98,6 @@ legacy_ring_open(struct sbpf *s, int i, struct bpf_map *map, size_t bytes,
     int urgent)
 {
 	struct perf_event_attr attr;
-	struct epoll_event ev;
 	size_t pages = 1, pg = (size_t)sysconf(_SC_PAGESIZE);
 
 	while (pages * pg < bytes)
@@ -95,12 +117,7 @@ legacy_ring_open(struct sbpf *s, int i, struct bpf_map *map, size_t bytes,
 	    legacy_event, s, NULL);
 	if (s->pb[i] == NULL)
 		return (-errno);
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, perf_buffer__epoll_fd(s->pb[i]),
-	    &ev) != 0)
-		return (-errno);
-	return (0);
+	return (legacy_epoll_add(s, perf_buffer__epoll_fd(s->pb[i])));
 }
 
 int
@@ -132,6 +149,9 @@ sbpf_legacy_load(struct sbpf *s)
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->rec == NULL || s->epfd < 0)
 		return (s->rec == NULL ? -ENOMEM : -errno);
+	s->more_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->more_fd < 0 || (rc = legacy_epoll_add(s, s->more_fd)) != 0)
+		return (s->more_fd < 0 ? -errno : rc);
 	/* the BPF ring buffer's budget shared out among the CPUs, each ring
 	 * above a few of the largest records */
 	per_cpu = sbpf_ring_size(&s->opts, s->ncpus) / (size_t)s->ncpus;
@@ -155,13 +175,22 @@ sbpf_legacy_prog(const struct sbpf *s)
 int
 sbpf_legacy_drain(struct sbpf *s)
 {
+	uint64_t v;
 	int rc, i;
 
+	if (read(s->more_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return (-errno);
 	s->nrec = 0;
-	for (i = 0; i < 2; i++)
+	s->stop_rc = 0;
+	for (i = 0; i < 2 && s->stop_rc == 0; i++)
 		if ((rc = perf_buffer__consume(s->pb[i])) < 0)
 			return (rc);
-	return (s->nrec);
+	if (s->stop_rc == 0)
+		return (s->nrec);
+	v = 1;
+	if (write(s->more_fd, &v, sizeof(v)) < 0)
+		return (-errno);
+	return (s->stop_rc);
 }
 
 void
@@ -181,6 +210,8 @@ sbpf_legacy_free(struct sbpf *s)
 	perf_buffer__free(s->pb[1]);
 	if (s->epfd >= 0)
 		close(s->epfd);
+	if (s->more_fd >= 0)
+		close(s->more_fd);
 	sampler_legacy_bpf__destroy(s->lskel);
 	free(s->rec);
 }

@@ -46,6 +46,8 @@ struct sbpf {
 	 * rec holds a record aligned (a raw sample's data is 4 bytes off) */
 	struct perf_buffer *pb[2];
 	int epfd;
+	int more_fd;	/* eventfd: readable after a drain stopped early */
+	int stop_rc;	/* the drain's stop (-EAGAIN), 0: it ran through */
 	uint64_t lost;
 	uint64_t *rec;
 	size_t rec_max;
