@@ -33,7 +33,8 @@
 /*
  * The largest record for o: the stacks, or with DWARF the registers and
  * stack bytes at their fixed place (a perf record's size is 16 bits: the
- * program copies at most SAMPLE_LEGACY_MAX_STACK).
+ * program copies at most SAMPLE_LEGACY_MAX_STACK); and the kernel's
+ * padding of a raw sample to 8 bytes, which its size counts.
  */
 static size_t
 legacy_rec_max(const struct sampler_opts *o)
@@ -41,10 +42,12 @@ legacy_rec_max(const struct sampler_opts *o)
 	size_t stack = o->dwarf_size;
 
 	if (!o->want_dwarf)
-		return (sizeof(struct sample_hdr) + 2 * SAMPLE_MAX_DEPTH * 8);
+		return (sizeof(struct sample_hdr) + 2 * SAMPLE_MAX_DEPTH * 8 +
+		    8);
 	if (stack > SAMPLE_LEGACY_MAX_STACK)
 		stack = SAMPLE_LEGACY_MAX_STACK;
-	return (offsetof(struct sample_buf, regs) + SAMPLE_NREGS * 8 + stack);
+	return (offsetof(struct sample_buf, regs) + SAMPLE_NREGS * 8 + stack +
+	    8);
 }
 
 /*
@@ -71,8 +74,10 @@ legacy_event(void *arg, int cpu, struct perf_event_header *e)
 	if (e->type != PERF_RECORD_SAMPLE || e->size < sizeof(*e) + 4)
 		return (LIBBPF_PERF_EVENT_CONT);
 	memcpy(&len, e + 1, sizeof(len));
-	if (len > e->size - sizeof(*e) - 4 || len > s->rec_max)
+	if (len > e->size - sizeof(*e) - 4 || len > s->rec_max) {
+		s->lost++;	/* none the program writes */
 		return (LIBBPF_PERF_EVENT_CONT);
+	}
 	memcpy(s->rec, (char *)(e + 1) + 4, len);
 	s->nrec++;
 	rc = s->opts.on_record(s->opts.arg, s->rec, len);
