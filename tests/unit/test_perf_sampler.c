@@ -455,8 +455,11 @@ main(void)
 	expect = reap_expect(a, 0.5, before);
 	printf("# legacy dwarf: mine %d dwarf %d ok %d\n", s.mine, s.dwarf,
 	    s.dwarf_ok);
-	CHECK(s.mine >= expect && s.dwarf == s.mine,
-	    "legacy: every sample carries regs and its whole stack copy");
+	/* registers come from the event's context: a sample taken while
+	 * the kernel ran for the workload (its exit, a page fault) has none */
+	CHECK(s.mine >= expect && s.dwarf >= s.mine * 9 / 10,
+	    "legacy: its samples taken in user mode carry regs and their "
+	    "whole stack copy");
 	CHECK(s.dwarf_ok >= s.dwarf * 9 / 10, "legacy: ip in text, stack copied");
 
 	/* 5: stopped drains, through each backend */
