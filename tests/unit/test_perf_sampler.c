@@ -215,6 +215,33 @@ open_sampler(struct seen *s, int dwarf, const int32_t *pids, uint32_t npids)
 }
 
 /*
+ * One second of a busy workload's DWARF samples through backend, stacks
+ * of size bytes copied, into *s: the samples its CPU time should give.
+ */
+static int
+run_dwarf(struct seen *s, int backend, uint32_t size, const char *what)
+{
+	struct sampler *sm;
+	double before;
+	pid_t a;
+
+	memset(s, 0, sizeof(*s));
+	s->want = a = spawn_busy(BUSY_SECS);
+	text_range(a, s);
+	dwarf_size = size;
+	sm = open_backend(s, backend, 1, NULL, 0);
+	dwarf_size = 8192;
+	before = proc_cpu(a);
+	CHECK(sm != NULL, what);
+	if (sm != NULL) {
+		run(sm, 1);
+		sampler_close(sm);
+	}
+	kill(a, SIGKILL);
+	return (reap_expect(a, 0.5, before));
+}
+
+/*
  * A drain the caller stops (-EAGAIN: its slice ran out) leaves the rest
  * readable: the wakeup fd polls ready at once, and later drains deliver
  * every sample taken.  Each backend: the legacy program's perf rings are
@@ -421,38 +448,15 @@ main(void)
 	CHECK_INTEQ(s.records, s.mine, "nothing but the wanted pid");
 
 	/* 3: DWARF: registers and stack bytes */
-	memset(&s, 0, sizeof(s));
-	s.want = a = spawn_busy(BUSY_SECS);
-	text_range(a, &s);
-	sm = open_sampler(&s, 1, NULL, 0);
-	before = proc_cpu(a);
-	CHECK(sm != NULL, "sampler with dwarf");
-	if (sm != NULL) {
-		run(sm, 1);
-		sampler_close(sm);
-	}
-	kill(a, SIGKILL);
-	expect = reap_expect(a, 0.5, before);
+	expect = run_dwarf(&s, SAMPLER_AUTO, 8192, "sampler with dwarf");
 	printf("# dwarf: mine %d dwarf %d ok %d\n", s.mine, s.dwarf, s.dwarf_ok);
 	CHECK(s.mine >= expect && s.dwarf == s.mine, "every sample carries regs");
 	CHECK(s.dwarf_ok >= s.dwarf * 9 / 10, "ip in text, stack copied");
 
 	/* 4: the legacy program's largest records (a whole 1 KiB stack
 	 * copy, padded by the kernel) reach user space too */
-	memset(&s, 0, sizeof(s));
-	s.want = a = spawn_busy(BUSY_SECS);
-	text_range(a, &s);
-	dwarf_size = 1024;
-	sm = open_backend(&s, sampler_backend_parse("bpf-legacy"), 1, NULL, 0);
-	dwarf_size = 8192;
-	before = proc_cpu(a);
-	CHECK(sm != NULL, "the legacy program with dwarf");
-	if (sm != NULL) {
-		run(sm, 1);
-		sampler_close(sm);
-	}
-	kill(a, SIGKILL);
-	expect = reap_expect(a, 0.5, before);
+	expect = run_dwarf(&s, sampler_backend_parse("bpf-legacy"), 1024,
+	    "the legacy program with dwarf");
 	printf("# legacy dwarf: mine %d dwarf %d ok %d\n", s.mine, s.dwarf,
 	    s.dwarf_ok);
 	/* registers come from the event's context: a sample taken while
